@@ -1,0 +1,54 @@
+/**
+ * The benchmark engine's input. The CLI (`stallscope bench`) and the
+ * dashboard (RunSpec) both build one of these; the engine validates it
+ * before anything is sent (see validate.ts).
+ */
+import type { TimeoutKind } from '../../shared/types.ts';
+
+export type DatasetConfig =
+  | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
+  | { name: 'seed-tts'; path: string; locale: 'en' | 'zh' | string; outputLen?: number; noOversample: boolean; disableShuffle?: boolean; systemPrompt?: string }
+  | { name: 'trace'; path: string };
+
+export interface TimeoutConfig {
+  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h. */
+  totalS?: number;
+  /** Seconds until the response headers/first byte; optional. */
+  firstByteS?: number;
+  /** Seconds without an SSE event; optional. */
+  idleS?: number;
+}
+
+export interface BenchConfig {
+  /** Run id; used in request ids (`<runId>-<index>`) unless requestIdPrefix is set. */
+  runId: string;
+  baseUrl: string;
+  endpoint: string; // default '/v1/chat/completions'
+  backend: string; // 'openai-chat-omni' (also accepted: 'openai-chat')
+  model: string;
+  servedModelName?: string;
+  label?: string | null;
+  apiKey?: string | null;
+  headers?: Record<string, string>;
+  requestIdPrefix?: string;
+  metadata?: Record<string, string>;
+  dataset: DatasetConfig;
+  numPrompts: number;
+  maxConcurrency: number | null;
+  requestRate: number | 'inf';
+  burstiness: number;
+  /** Self-timed dispatch from the trace's timestamps. */
+  selfTimed?: boolean;
+  seed: number;
+  numWarmups: number;
+  readyCheckTimeoutS?: number;
+  extraBody?: Record<string, unknown>;
+  percentileMetrics: string[];
+  metricPercentiles: number[];
+  timeouts: TimeoutConfig;
+  failFast: boolean;
+  thresholds: string[];
+  save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
+}
+
+export type { TimeoutKind };

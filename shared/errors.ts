@@ -1,0 +1,57 @@
+/**
+ * One table of errors with stable codes. Every user-facing error (API 400s,
+ * CLI refusals, per-request errors) names one of these codes; messages add
+ * the specifics. Codes never change once shipped; add new ones at the end of
+ * their group.
+ */
+export const ERRORS = {
+  // Configuration (refused before anything is sent).
+  CONFIG_INVALID: { status: 400, exit: 2, message: 'invalid configuration' },
+  CONFIG_FAIL_FAST_NO_TIMEOUT: { status: 400, exit: 2, message: 'fail-fast needs an effective timeout' },
+  CONFIG_BACKEND_UNSUPPORTED: { status: 400, exit: 2, message: 'unsupported backend' },
+  CONFIG_SELF_TIMED_NEEDS_TRACE: { status: 400, exit: 2, message: 'self-timed dispatch needs a trace dataset' },
+  CONFIG_EXTRA_BODY: { status: 400, exit: 2, message: 'malformed --extra-body' },
+  CONFIG_DATASET_UNREADABLE: { status: 400, exit: 2, message: 'dataset cannot be read' },
+  CONFIG_WATCHDOG_INVALID: { status: 400, exit: 2, message: 'invalid watchdog timeout' },
+  CONFIG_FAULT_INVALID: { status: 400, exit: 2, message: 'invalid fault specification' },
+  // Per-request failures (one request fails, the run goes on).
+  REQ_HTTP_STATUS: { status: 502, exit: 1, message: 'target answered with an HTTP error' },
+  REQ_STREAM_ERROR: { status: 502, exit: 1, message: 'target reported an error in the stream' },
+  REQ_BAD_JSON: { status: 502, exit: 1, message: 'invalid JSON in an SSE event' },
+  REQ_BAD_SSE: { status: 502, exit: 1, message: 'malformed SSE stream' },
+  REQ_BAD_AUDIO: { status: 502, exit: 1, message: 'undecodable audio chunk' },
+  REQ_EVENT_TOO_LARGE: { status: 502, exit: 1, message: 'SSE event exceeds the size bound' },
+  REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
+  REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
+  REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
+  // Dashboard API.
+  API_NOT_FOUND: { status: 404, exit: 1, message: 'not found' },
+  API_CONFLICT: { status: 409, exit: 1, message: 'conflict' },
+  API_FORBIDDEN_ORIGIN: { status: 403, exit: 1, message: 'foreign origin or host refused' },
+  API_UNAUTHORIZED: { status: 401, exit: 1, message: 'missing or wrong token' },
+  API_IMPORT_INVALID: { status: 400, exit: 1, message: 'the file is not a vLLM result' },
+  INTERNAL: { status: 500, exit: 5, message: 'internal error' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a stable code, an optional field path and a readable message. */
+export class StallscopeError extends Error {
+  readonly code: ErrorCode;
+  readonly field?: string;
+  constructor(code: ErrorCode, detail?: string, field?: string) {
+    super(detail ? `${ERRORS[code].message}: ${detail}` : ERRORS[code].message);
+    this.name = 'StallscopeError';
+    this.code = code;
+    this.field = field;
+  }
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+  get exitCode(): number {
+    return ERRORS[this.code].exit;
+  }
+  toJSON(): { code: ErrorCode; message: string; field?: string } {
+    return { code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) };
+  }
+}

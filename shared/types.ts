@@ -1,0 +1,95 @@
+/**
+ * Domain types shared by the engine, the target, the dashboard and the web UI.
+ * Pure data: no Node or DOM globals, no local imports.
+ */
+
+/** Lifecycle of one benchmark request (DESIGN.md section 4). */
+export type RequestStatus =
+  | 'pending'
+  | 'queued'
+  | 'sent'
+  | 'streaming'
+  | 'completed'
+  | 'failed'
+  | 'timed_out'
+  | 'cancelled_after_timeout'
+  | 'not_dispatched';
+
+/** End states only. */
+export type RequestEndStatus = Extract<
+  RequestStatus,
+  'completed' | 'failed' | 'timed_out' | 'cancelled_after_timeout' | 'not_dispatched'
+>;
+
+/** Structural timeout kinds; classification never looks at message text. */
+export type TimeoutKind = 'total' | 'first_byte' | 'idle';
+
+/** Verdict of a run (DESIGN.md section 4). */
+export type Verdict = 'passed' | 'failed' | 'failed_closed' | 'interrupted' | 'errored';
+
+/** Status of a run as the dashboard tracks it. */
+export type RunStatus = 'running' | 'finished' | 'interrupted' | 'errored';
+
+/** Code2Wav phases, in order (DESIGN.md section 5). */
+export const C2W_PHASES = ['setup', 'encoder', 'cfm', 'cache_materialization', 'hift', 'output_copy'] as const;
+export type C2wPhase = (typeof C2W_PHASES)[number];
+
+/** Fault kinds of the reproduction target's fault plan. */
+export type FaultKind = 'block' | 'spin' | 'slow';
+
+/** One stack frame; `language` says which runtime produced it. */
+export interface StackFrame {
+  function: string;
+  file: string;
+  line: number;
+  column: number;
+  language: 'js' | 'python' | string;
+}
+
+/** Bounded phase details: flat string/number/boolean values. */
+export type PhaseDetails = Record<string, string | number | boolean | null>;
+
+/** What tripped the fail-fast breaker. */
+export interface BreakerCause {
+  /** Dataset index of the request whose timeout fired first. */
+  requestIndex: number;
+  requestId: string;
+  kind: TimeoutKind;
+  /** Seconds from the request's start until the timeout fired. */
+  elapsedS: number;
+  /** Last server-side phase known for this request from telemetry, if any. */
+  lastPhase?: string | null;
+}
+
+/** Counts of request outcomes in a run. */
+export interface RunCounts {
+  total: number;
+  completed: number;
+  failed: number;
+  timedOut: number;
+  /** Every request the breaker cancelled, queued or in flight (the seed's meaning). */
+  cancelledAfterTimeout: number;
+  /** The never-sent subset of `cancelledAfterTimeout`. */
+  notDispatched: number;
+}
+
+/** A watchdog stall report (one per Code2Wav operation). */
+export interface StallReport {
+  model: string;
+  workerId: number;
+  opId: number;
+  requestIds: string[];
+  phase: string;
+  details: PhaseDetails;
+  /** Seconds the op had been in `phase` when the report was made. */
+  inPhaseS: number;
+  /** Seconds since the op began. */
+  inOpS: number;
+  /** Wall-clock ms (epoch) when the stack was captured. */
+  capturedAtMs: number;
+  /** Wall-clock ms (epoch) of the deadline that expired. */
+  deadlineMs: number;
+  /** Top frame first. Empty with `stackError` set when capture failed. */
+  stack: StackFrame[];
+  stackError?: string;
+}
