@@ -1,0 +1,26 @@
+/**
+ * `npm run bench`: runs every test/perf/*.bench.ts in its own process, one
+ * after another (they measure, so they must not compete for the 2 cores),
+ * and lets each print its own figures.
+ */
+import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const dir = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+let failed = 0;
+for (const f of files) {
+  console.log(`\n## ${f}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(dir, f)], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.log(`(${f} exited with ${r.status ?? r.signal})`);
+  }
+}
+process.exitCode = failed ? 1 : 0;
