@@ -1,0 +1,73 @@
+/**
+ * Named, ready-to-run RunSpecs. `GET /api/presets` serves these; the web
+ * form offers them. Each must pass `runSpecIssues` without errors (tested).
+ */
+import type { Preset } from './schemas.ts';
+
+/**
+ * Reproduces the incident on the embedded target in seconds instead of hours:
+ * the Code2Wav worker blocks in `hift` after a few operations; the watchdog
+ * (1 s) captures the blocked thread's stack long before the total timeout
+ * (4 s) fires; fail-fast then cancels everything else, so the run ends
+ * `failed_closed` with a stall report well within ~30 s.
+ */
+export const CODE2WAV_HANG: Preset = {
+  id: 'code2wav-hang',
+  title: 'Reproduce the Code2Wav hang (embedded)',
+  description:
+    'Embedded target, 1,088 requests, concurrency 10, rate inf, 4 s total timeout, fail-fast on, watchdog 1 s, a block fault in hift after 3 operations. Ends failed closed with a stall report.',
+  spec: {
+    label: 'code2wav-hang',
+    metadata: { preset: 'code2wav-hang' },
+    target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block', after: 3 }], watchdogTimeoutS: 1, workers: 1, maxBatch: 4, seed: 0 },
+    model: 'openbmb/MiniCPM-o-4_5',
+    backend: 'openai-chat-omni',
+    endpoint: '/v1/chat/completions',
+    dataset: { name: 'random', inputLen: 32, outputLen: 16 },
+    numPrompts: 1088,
+    maxConcurrency: 10,
+    requestRate: 'inf',
+    burstiness: 1,
+    selfTimed: false,
+    seed: 0,
+    numWarmups: 0,
+    extraBody: { modalities: ['text', 'audio'] },
+    timeouts: { totalS: 4 },
+    failFast: true,
+    thresholds: [],
+    percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
+    metricPercentiles: [99],
+  },
+};
+
+/** The nightly CI job's shape, pointed at a real server: fill in the URL and dataset path. */
+export const SEED_TTS_URL: Preset = {
+  id: 'seed-tts-url',
+  title: 'Seed-TTS accuracy against a URL',
+  description:
+    'MiniCPM-o 4.5 Seed-TTS (en), 1,088 requests, concurrency 10, rate inf, 900 s timeout, fail-fast on, against a vLLM-Omni server at a URL.',
+  spec: {
+    label: 'seed-tts-accuracy',
+    metadata: {},
+    target: { kind: 'url', baseUrl: 'http://127.0.0.1:8000' },
+    model: 'openbmb/MiniCPM-o-4_5',
+    backend: 'openai-chat-omni',
+    endpoint: '/v1/chat/completions',
+    dataset: { name: 'seed-tts', path: './seed-tts-eval', locale: 'en', noOversample: true },
+    numPrompts: 1088,
+    maxConcurrency: 10,
+    requestRate: 'inf',
+    burstiness: 1,
+    selfTimed: false,
+    seed: 0,
+    numWarmups: 0,
+    extraBody: { modalities: ['text', 'audio'] },
+    timeouts: { totalS: 900 },
+    failFast: true,
+    thresholds: ['failed==0'],
+    percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
+    metricPercentiles: [99],
+  },
+};
+
+export const PRESETS: Preset[] = [CODE2WAV_HANG, SEED_TTS_URL];

@@ -1,0 +1,233 @@
+/**
+ * RunSpec: what the dashboard's "New run" form submits to `POST /api/runs`.
+ *
+ * One TypeBox schema, three uses: Fastify validates request bodies with it,
+ * the web form validates with it before submit (`runSpecIssues`), and the
+ * TypeScript type comes from `Static`. Cross-field rules that JSON Schema
+ * cannot express (fail-fast needs a timeout, self-timed needs a trace) live in
+ * `runSpecIssues` too, so the form and the server say the same thing.
+ */
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+
+const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
+
+/** One entry of the embedded target's fault plan (`--fault PHASE:KIND[:after=N][:p=P][:min-inflight=C]`). */
+export const FaultSpecSchema = Type.Object(
+  {
+    phase: Type.Union([
+      Type.Literal('setup'), Type.Literal('encoder'), Type.Literal('cfm'),
+      Type.Literal('cache_materialization'), Type.Literal('hift'), Type.Literal('output_copy'),
+    ], { description: 'Code2Wav phase in which the operation hangs' }),
+    kind: Type.Union([Type.Literal('block'), Type.Literal('spin'), Type.Literal('slow')], { description: 'block: waits forever; spin: busy loop; slow: extra delay then completes' }),
+    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Trigger at the Nth operation (0-based count of earlier ops)' })),
+    p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Trigger probability per operation' })),
+    minInflight: Type.Optional(Type.Integer({ minimum: 1, description: 'Only when at least this many requests are in flight' })),
+  },
+  { additionalProperties: false },
+);
+export type FaultSpec = Static<typeof FaultSpecSchema>;
+
+/** The reproduction target launched by the dashboard as a child process for this run. */
+export const EmbeddedTargetSchema = Type.Object(
+  {
+    kind: Type.Literal('embedded'),
+    faults: Type.Array(FaultSpecSchema, { maxItems: 16, default: [] }),
+    /** 0 = watchdog off. Keep it well below `timeouts.totalS` so the stack exists before the breaker trips. */
+    watchdogTimeoutS: Type.Number({ minimum: 0, maximum: 86400, default: 0, description: 'Code2Wav no-progress watchdog timeout in seconds; 0 = off' }),
+    workers: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Code2Wav worker threads (stage replicas)' }),
+    maxBatch: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Code2Wav batch size bound' }),
+    tokenRate: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Thinker text tokens per second' })),
+    seed: Type.Optional(Type.Integer({ description: 'Seed of the fault plan and the synthetic model' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Any OpenAI-compatible omni server, e.g. a real vLLM-Omni. */
+export const UrlTargetSchema = Type.Object(
+  {
+    kind: Type.Literal('url'),
+    baseUrl: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048, description: 'Base URL, e.g. http://127.0.0.1:8000' }),
+    apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+  },
+  { additionalProperties: false },
+);
+
+export const TargetSpecSchema = Type.Union([EmbeddedTargetSchema, UrlTargetSchema]);
+export type TargetSpec = Static<typeof TargetSpecSchema>;
+
+export const DatasetSpecSchema = Type.Union([
+  Type.Object(
+    {
+      name: Type.Literal('random'),
+      inputLen: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
+      outputLen: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 32 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      name: Type.Literal('seed-tts'),
+      path: Type.String({ minLength: 1, maxLength: 4096, description: 'Directory holding {locale}/meta.lst' }),
+      locale: Type.String({ minLength: 1, maxLength: 16, default: 'en' }),
+      noOversample: Type.Boolean({ default: true }),
+      outputLen: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { name: Type.Literal('trace'), path: Type.String({ minLength: 1, maxLength: 4096, description: 'JSONL trace file' }) },
+    { additionalProperties: false },
+  ),
+]);
+export type DatasetSpec = Static<typeof DatasetSpecSchema>;
+
+export const RunSpecSchema = Type.Object(
+  {
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    /** Free metadata (CI build, node, GPU/ROCm version, server commit): shown and filterable. */
+    metadata: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { default: {} }),
+    target: TargetSpecSchema,
+    model: Type.String({ minLength: 1, maxLength: 256, default: 'openbmb/MiniCPM-o-4_5' }),
+    backend: Type.Union([Type.Literal('openai-chat-omni'), Type.Literal('openai-chat')], { default: 'openai-chat-omni' }),
+    endpoint: Type.String({ pattern: '^/', maxLength: 512, default: '/v1/chat/completions' }),
+    dataset: DatasetSpecSchema,
+    numPrompts: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1088 }),
+    maxConcurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()], { default: 10 }),
+    requestRate: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('inf')], { default: 'inf' }),
+    burstiness: Type.Number({ exclusiveMinimum: 0, default: 1 }),
+    selfTimed: Type.Boolean({ default: false, description: 'Send each trace row at its own timestamp' }),
+    seed: Type.Integer({ default: 0 }),
+    numWarmups: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
+    readyCheckTimeoutS: Type.Optional(PositiveSeconds('Retry the first request until it succeeds, up to this long')),
+    extraBody: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+    timeouts: Type.Object(
+      {
+        /** Whole request; ≤ 0 restores vLLM's legacy 6 h. */
+        totalS: Type.Number({ default: 900, description: 'Per-request total timeout (s); <= 0 = legacy 6 h' }),
+        firstByteS: Type.Optional(PositiveSeconds('Timeout until the first byte (s)')),
+        idleS: Type.Optional(PositiveSeconds('Timeout without an SSE event (s)')),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
+    thresholds: Type.Array(Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }), { maxItems: 64, default: [] }),
+    percentileMetrics: Type.Array(Type.String({ maxLength: 32 }), { default: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'], maxItems: 16 }),
+    metricPercentiles: Type.Array(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100 }), { default: [99], maxItems: 16 }),
+  },
+  { additionalProperties: false },
+);
+export type RunSpec = Static<typeof RunSpecSchema>;
+
+/** A problem with a spec, named by its dotted field path (e.g. `timeouts.totalS`). */
+export interface SpecIssue {
+  field: string;
+  message: string;
+  /** `warning`s do not block submission. */
+  severity: 'error' | 'warning';
+}
+
+const compiled = Compile(RunSpecSchema);
+
+/** The discriminated unions, checked branch by branch so errors name the chosen branch only. */
+const BRANCHES: Record<'target' | 'dataset', { tag: string; byTag: Record<string, ReturnType<typeof Compile>> }> = {
+  target: { tag: 'kind', byTag: { embedded: Compile(EmbeddedTargetSchema), url: Compile(UrlTargetSchema) } },
+  dataset: {
+    tag: 'name',
+    byTag: Object.fromEntries(DatasetSpecSchema.anyOf.map((s) => [s.properties.name.const as string, Compile(s)])),
+  },
+};
+
+/** `/timeouts/totalS` → `timeouts.totalS`. */
+export function pointerToField(pointer: string): string {
+  return pointer.replace(/^\//, '').split('/').filter(Boolean).join('.');
+}
+
+function join(prefix: string, field: string): string {
+  return prefix && field ? `${prefix}.${field}` : prefix || field;
+}
+
+/** Schema errors as one issue per field (a missing property becomes its own field). */
+function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix: string, skip: string[]): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  const seen = new Set<string>();
+  const push = (field: string, message: string) => {
+    if (seen.has(field) || skip.some((s) => field === s || field.startsWith(`${s}.`))) return;
+    seen.add(field);
+    out.push({ field, message, severity: 'error' });
+  };
+  for (const e of check.Errors(value)) {
+    const at = join(prefix, pointerToField(e.instancePath));
+    const params = e.params as { requiredProperties?: string[]; additionalProperties?: string[] };
+    if (e.keyword === 'boolean') continue;
+    if (e.keyword === 'required' && params.requiredProperties) {
+      for (const p of params.requiredProperties) push(join(at, p), 'is required');
+    } else if (e.keyword === 'additionalProperties' && params.additionalProperties) {
+      for (const p of params.additionalProperties) push(join(at, p), 'is not a known field');
+    } else push(at, e.message ?? 'invalid');
+  }
+  return out;
+}
+
+/** Whether the spec leaves an effective request timeout for the breaker to trip on. */
+function hasEffectiveTimeout(t: RunSpec['timeouts']): boolean {
+  // A total ≤ 0 still means "6 h" (legacy), which is a timeout, but useless for fail-fast in practice;
+  // the engine decides; we only flag the case where no kind is configured at all.
+  return (typeof t.totalS === 'number' && Number.isFinite(t.totalS)) || t.firstByteS !== undefined || t.idleS !== undefined;
+}
+
+/**
+ * Every issue with a (possibly partial) spec: schema errors first, then the
+ * cross-field rules. Empty array (or only warnings) = submittable.
+ */
+export function runSpecIssues(value: unknown): SpecIssue[] {
+  if (!compiled.Check(value)) {
+    const out = schemaIssues(compiled, value, '', ['target', 'dataset']);
+    const obj = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+    for (const [key, { tag, byTag }] of Object.entries(BRANCHES)) {
+      const v = obj[key] as Record<string, unknown> | undefined;
+      if (v === undefined) {
+        if (typeof value === 'object' && value !== null) out.push({ field: key, message: 'is required', severity: 'error' });
+        continue;
+      }
+      const branch = typeof v === 'object' && v !== null ? byTag[String(v[tag])] : undefined;
+      if (!branch) {
+        out.push({ field: `${key}.${tag}`, message: `must be one of ${Object.keys(byTag).join(', ')}`, severity: 'error' });
+      } else out.push(...schemaIssues(branch, v, key, []));
+    }
+    return out;
+  }
+  const spec = value as RunSpec;
+  const out: SpecIssue[] = [];
+  if (spec.failFast && !hasEffectiveTimeout(spec.timeouts)) {
+    out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });
+  }
+  if (spec.selfTimed && spec.dataset.name !== 'trace') {
+    out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
+  }
+  if (spec.target.kind === 'embedded' && spec.target.watchdogTimeoutS > 0) {
+    const total = spec.timeouts.totalS > 0 ? spec.timeouts.totalS : 6 * 3600;
+    if (spec.target.watchdogTimeoutS >= total * 0.5) {
+      out.push({
+        field: 'target.watchdogTimeoutS',
+        message: `watchdog timeout ${spec.target.watchdogTimeoutS}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
+        severity: 'warning',
+      });
+    }
+  }
+  return out;
+}
+
+/** A named, ready-to-run spec (the form's presets). */
+export interface Preset {
+  id: string;
+  title: string;
+  description: string;
+  spec: RunSpec;
+}
+
+/** Fills in every default the schema declares (on a copy), e.g. for a partial form state. */
+export function withRunSpecDefaults(value: unknown): unknown {
+  return Value.Default(RunSpecSchema, Value.Clone(value));
+}
