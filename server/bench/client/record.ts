@@ -1,0 +1,79 @@
+/**
+ * The per-request record the benchmark client fills while it reads a stream.
+ * Field meanings follow vLLM-Omni's `MixRequestFuncOutput` (DESIGN.md section
+ * 3): times are seconds on a monotonic clock (like `time.perf_counter`), and
+ * `ttft`/`itl`/`latency`/`audio*` are relative to `startTime`.
+ */
+import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
+
+export interface RequestRecord {
+  success: boolean;
+  /** `""` on success; the in-stream error message, the HTTP reason phrase or a clear client-side message otherwise. */
+  error: string;
+  errorCode: ErrorCode | null;
+  /** Seconds from `startTime` to the first text event that carried at least one token (0 if none). */
+  ttft: number;
+  /** Per-token inter-token latencies in seconds (k-token rule, DESIGN.md section 3). */
+  itl: number[];
+  /** Seconds from `startTime` to the last non-`[DONE]` event; 0 until the stream ended cleanly. */
+  latency: number;
+  outputTokens: number;
+  /** Client estimate at first; replaced by the server's `usage.prompt_tokens` when it arrives. */
+  promptLen: number;
+  generatedText: string;
+  /** Seconds from `startTime` to the first audio event (0 when the request had no audio). */
+  audioTtfp: number;
+  /** Seconds of decoded PCM audio (frames / WAV rate). */
+  audioDuration: number;
+  audioFrames: number;
+  /** (last audio event − start) / audioDuration; 0 without audio. */
+  audioRtf: number;
+  /** ttft + Σitl once the stream ended (or the time of the last token event while it runs). */
+  textLatency: number;
+  /** Monotonic seconds just before the request was sent (reset per retry attempt). */
+  startTime: number;
+  /** Stage metrics from the events' `metrics` objects, keyed by stage id. */
+  stageMetrics: Record<string, unknown>;
+  /** Per-request warnings (format drift, a tolerated protocol deviation), each at most once. */
+  warnings: string[];
+  /** True once any audio event arrived. */
+  hasAudio: boolean;
+  /** HTTP attempts made for this request (retries of transport errors count). */
+  attempts: number;
+}
+
+export function newRecord(promptLen: number, startTime: number): RequestRecord {
+  return {
+    success: false,
+    error: '',
+    errorCode: null,
+    ttft: 0,
+    itl: [],
+    latency: 0,
+    outputTokens: 0,
+    promptLen,
+    generatedText: '',
+    audioTtfp: 0,
+    audioDuration: 0,
+    audioFrames: 0,
+    audioRtf: 0,
+    textLatency: 0,
+    startTime,
+    stageMetrics: {},
+    warnings: [],
+    hasAudio: false,
+    attempts: 1,
+  };
+}
+
+/**
+ * Mark a record failed with a stable code. `detail` is used verbatim as the
+ * error string when `verbatim` is set (HTTP reason phrases, in-stream error
+ * messages: what vLLM would store); otherwise it is prefixed with the code's
+ * table message so every client-side failure reads the same way.
+ */
+export function markFailed(record: RequestRecord, code: ErrorCode, detail: string, verbatim = false): void {
+  record.success = false;
+  record.errorCode = code;
+  record.error = verbatim ? detail : new StallscopeError(code, detail).message;
+}

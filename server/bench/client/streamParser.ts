@@ -1,0 +1,277 @@
+/**
+ * Turns the body of one `openai-chat-omni` streaming response into a
+ * RequestRecord, with the same numbers vLLM-Omni's client produces for the
+ * same bytes and read boundaries (DESIGN.md sections 2-3, golden fixtures).
+ *
+ * Timing: every complete message is timestamped with `now()` when it is
+ * handled, i.e. after reassembly across reads; messages completed by one read
+ * share that read's time. `[DONE]` and comments take no timestamp.
+ *
+ * Failure policy (a misbehaving target fails one request, never the run):
+ * - fatal, `failed` becomes true at once and the caller stops reading: bytes
+ *   that are not UTF-8 or not SSE (REQ_BAD_SSE), invalid JSON or a non-object
+ *   event (REQ_BAD_JSON), an event over `maxEventBytes` (REQ_EVENT_TOO_LARGE),
+ *   undecodable audio (REQ_BAD_AUDIO);
+ * - an in-stream `{"error": ...}` (REQ_STREAM_ERROR, current upstream
+ *   behaviour): parsing goes on so its timestamp still counts for latency;
+ *   the request fails at `end()` with error = the error's message.
+ * Tolerated with one warning each: `data:` without a space (vLLM's client
+ * would fail the request; the SSE spec allows it), WAV chunks whose format
+ * differs from the first (dropped, as upstream does), a clean EOF inside an
+ * unterminated event (ignored, as upstream does).
+ */
+import type { RequestRecord } from './record.ts';
+import { markFailed } from './record.ts';
+import { FramingError, SseFramer, parseSseMessage } from './sseFraming.ts';
+import { coercePositiveInt, isObject, outputTokensFromMetrics, sequentialSum, streamErrorMessage, type Json } from './payload.ts';
+import { WavError, decodeBase64Strict, parseWav } from './wav.ts';
+
+export interface MessageInfo {
+  ts: number;
+  modality: 'text' | 'audio' | null;
+  newTokens: number;
+  firstToken: boolean;
+  firstAudio: boolean;
+}
+
+export interface ParserHooks {
+  onMessage?(info: MessageInfo): void;
+  onWarning?(msg: string): void;
+}
+
+export interface StreamParserOptions {
+  /** Monotonic seconds (like `performance.now() / 1000`); injected so tests control time. */
+  now: () => number;
+  /** Bound on one SSE event; default 16 MiB. */
+  maxEventBytes?: number;
+  hooks?: ParserHooks;
+}
+
+export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+type AudioParams = readonly [channels: number, width: number, rate: number];
+
+export class StreamParser {
+  private readonly framer: SseFramer;
+  private readonly st: number;
+  private lastTs: number;
+  private lastTokenTs: number;
+  private tokensSeen = 0;
+  private firstTokenSeen = false;
+  private text = '';
+  private audioParams: AudioParams | null = null;
+  private pcmBytes = 0;
+  private droppedChunks = 0;
+  private firstOddParams: AudioParams | null = null;
+  private audioGenerateTime = 0;
+  private streamError: string | null = null;
+  private warnedNoSpace = false;
+  private ended = false;
+  private fatal = false;
+
+  constructor(
+    private readonly record: RequestRecord,
+    private readonly opts: StreamParserOptions,
+  ) {
+    this.framer = new SseFramer(opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
+    this.st = record.startTime;
+    this.lastTs = this.st;
+    this.lastTokenTs = this.st;
+  }
+
+  /** True once the request is known to have failed (fatally while reading, or by an in-stream error at `end()`). */
+  get failed(): boolean {
+    return this.fatal || (this.ended && this.streamError !== null);
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.fatal || this.ended || chunk.length === 0) return;
+    this.guard(() => {
+      for (const message of this.framer.push(chunk)) {
+        this.handleMessage(message);
+        if (this.fatal) return;
+      }
+    });
+  }
+
+  end(): void {
+    if (this.fatal || this.ended) return;
+    this.ended = true;
+    this.guard(() => this.finish());
+  }
+
+  /** Nothing may escape push()/end(): an unexpected throw fails the request with its message. */
+  private guard(work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.fatal = true;
+      if (err instanceof FramingError) markFailed(this.record, err.code, err.message);
+      else if (err instanceof WavError) markFailed(this.record, 'REQ_BAD_AUDIO', err.message);
+      else if (err instanceof SyntaxError) markFailed(this.record, 'REQ_BAD_JSON', err.message);
+      else markFailed(this.record, 'INTERNAL', `stream parser: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private warn(message: string): void {
+    this.record.warnings.push(message);
+    this.opts.hooks?.onWarning?.(message);
+  }
+
+  private handleMessage(message: string): void {
+    const { data, dataWithoutSpace } = parseSseMessage(message);
+    if (data === null) return;
+    if (dataWithoutSpace && !this.warnedNoSpace) {
+      this.warnedNoSpace = true;
+      this.warn("SSE 'data:' field without a space after the colon: accepted (vLLM's client would fail this request)");
+    }
+    if (data === '[DONE]') return;
+    const ts = this.opts.now();
+    this.lastTs = ts;
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch (err) {
+      const shown = data.length > 60 ? `${data.slice(0, 60)}…` : data;
+      throw new SyntaxError(`${(err as Error).message}; the event was ${JSON.stringify(shown)}`);
+    }
+    if (!isObject(event)) throw new SyntaxError(`the event is not a JSON object: ${JSON.stringify(data.slice(0, 60))}`);
+    const info = this.handleEvent(event, ts);
+    this.opts.hooks?.onMessage?.(info);
+  }
+
+  private handleEvent(event: Json, ts: number): MessageInfo {
+    const info: MessageInfo = { ts, modality: null, newTokens: 0, firstToken: false, firstAudio: false };
+    const rec = this.record;
+    if (event.error !== undefined && event.error !== null) {
+      // Current upstream: remember the error, keep reading; the event's time still counts.
+      this.streamError = streamErrorMessage(event.error);
+      rec.error = this.streamError;
+      rec.errorCode = 'REQ_STREAM_ERROR';
+      return info;
+    }
+    if (isObject(event.metrics)) this.applyMetrics(event.metrics);
+    let completionTokens: number | null = null;
+    if (isObject(event.usage)) {
+      const promptTokens = coercePositiveInt(event.usage.prompt_tokens);
+      if (promptTokens !== null) rec.promptLen = promptTokens;
+      completionTokens = coercePositiveInt(event.usage.completion_tokens);
+      if (completionTokens !== null) rec.outputTokens = Math.max(rec.outputTokens, completionTokens);
+    }
+    const choices = event.choices;
+    if (!Array.isArray(choices) || choices.length === 0) return info;
+    const choice = isObject(choices[0]) ? choices[0] : {};
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    let content: unknown = delta.content;
+    if (!content && isObject(delta.audio)) content = delta.audio.data;
+    if (event.modality === 'text') {
+      info.modality = 'text';
+      this.handleText(choice, content, completionTokens, ts, info);
+    } else if (event.modality === 'audio') {
+      info.modality = 'audio';
+      this.handleAudio(content, ts, info);
+    }
+    return info;
+  }
+
+  private handleText(choice: Json, content: unknown, completionTokens: number | null, ts: number, info: MessageInfo): void {
+    let k = 0;
+    if (completionTokens !== null && completionTokens > this.tokensSeen) {
+      k = completionTokens - this.tokensSeen;
+      this.tokensSeen = completionTokens;
+    }
+    const tokenIds = choice.token_ids;
+    if (k === 0 && Array.isArray(tokenIds) && tokenIds.length > 0) {
+      k = tokenIds.length;
+      if (completionTokens !== null) this.tokensSeen = Math.max(this.tokensSeen, completionTokens);
+    }
+    const text = typeof content === 'string' ? content : '';
+    if (k === 0 && text !== '' && completionTokens === null) k = 1;
+    if (k > 0) this.recordTokens(k, ts, info);
+    this.text += text;
+  }
+
+  /** The k-token ITL rule (DESIGN.md section 3). */
+  private recordTokens(k: number, ts: number, info: MessageInfo): void {
+    const rec = this.record;
+    info.newTokens = k;
+    if (!this.firstTokenSeen) {
+      this.firstTokenSeen = true;
+      info.firstToken = true;
+      rec.ttft = ts - this.st;
+      rec.textLatency = ts - this.st;
+      for (let i = 1; i < k; i++) rec.itl.push(0);
+    } else {
+      const perToken = Math.max(ts - this.lastTokenTs, 0) / k;
+      for (let i = 0; i < k; i++) rec.itl.push(perToken);
+      rec.textLatency = ts - this.st;
+    }
+    this.lastTokenTs = ts;
+  }
+
+  private handleAudio(content: unknown, ts: number, info: MessageInfo): void {
+    const rec = this.record;
+    if (!rec.hasAudio) {
+      rec.hasAudio = true;
+      info.firstAudio = true;
+      rec.audioTtfp = ts - this.st;
+    }
+    this.audioGenerateTime = ts - this.st;
+    if (!content) return;
+    if (typeof content !== 'string') throw new WavError('an audio chunk is not a base64 string');
+    const wav = parseWav(decodeBase64Strict(content));
+    const params: AudioParams = [wav.channels, wav.sampleWidth, wav.sampleRate];
+    if (this.audioParams === null) this.audioParams = params;
+    else if (params.some((v, i) => v !== this.audioParams![i])) {
+      // Dropped like upstream; its arrival time above still counts for audio_rtf.
+      this.droppedChunks++;
+      this.firstOddParams ??= params;
+      return;
+    }
+    this.pcmBytes += wav.pcmBytes;
+  }
+
+  private applyMetrics(metrics: Json): void {
+    const rec = this.record;
+    const tokens = outputTokensFromMetrics(metrics);
+    if (tokens !== null) rec.outputTokens = Math.max(rec.outputTokens, tokens);
+    if (isObject(metrics.stage_metrics)) Object.assign(rec.stageMetrics, metrics.stage_metrics);
+    else {
+      // A flat per-stage object (no `stage_metrics` map): keep it under its stage id.
+      const id = typeof metrics.stage_id === 'number' || typeof metrics.stage_id === 'string' ? String(metrics.stage_id) : 'metrics';
+      rec.stageMetrics[id] = metrics;
+    }
+  }
+
+  private finish(): void {
+    const rec = this.record;
+    if (this.framer.pending) this.warn(`the stream ended inside an unterminated SSE event (${this.framer.pending.length} characters ignored)`);
+    if (this.droppedChunks > 0) {
+      this.warn(
+        `Dropped ${this.droppedChunks} wav chunks with inconsistent params (expected=(${this.audioParams!.join(', ')}), ` +
+          `first_inconsistent=(${this.firstOddParams!.join(', ')})). Audio frames/duration may be undercounted.`,
+      );
+    }
+    rec.latency = this.lastTs - this.st;
+    rec.generatedText = this.text;
+    if (rec.itl.length > 0) rec.textLatency = rec.ttft + sequentialSum(rec.itl);
+    if (this.audioParams !== null && this.pcmBytes > 0) {
+      const [channels, width, rate] = this.audioParams;
+      const frames = Math.floor(this.pcmBytes / (width * channels));
+      if (frames > 0) {
+        rec.audioFrames = frames;
+        rec.audioDuration = frames / rate;
+        rec.audioRtf = this.audioGenerateTime / rec.audioDuration;
+      }
+    }
+    if (this.streamError !== null) {
+      rec.success = false;
+      rec.error = this.streamError;
+      rec.errorCode = 'REQ_STREAM_ERROR';
+    } else {
+      rec.success = true;
+      rec.error = '';
+      rec.errorCode = null;
+    }
+  }
+}
