@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { createRunStore } from '../../web/state/runStore.ts';
+import { failFastRun, numbered } from './events.ts';
+
+const all = numbered(failFastRun());
+
+describe('app store', () => {
+  it('takes a snapshot, then keeps the active run current from deltas', () => {
+    const store = createRunStore();
+    const seen: number[] = [];
+    store.subscribe(() => seen.push(store.getSnapshot().active.run1?.seq ?? -1));
+    store.dispatch({ type: 'server', msg: { type: 'hello', v: 1 } });
+    store.dispatch({
+      type: 'server',
+      msg: {
+        type: 'snapshot',
+        runs: [{ runId: 'run1', status: 'running', seq: 0, startedAtMs: null, label: null, counts: { total: 4, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 }, inFlight: 0, breaker: { tripped: false, cause: null }, verdict: null }],
+      },
+    });
+    store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(0, 20) } });
+    store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(20) } });
+    const s = store.getSnapshot();
+    expect(s.serverVersion).toBe(1);
+    expect(s.active.run1).toMatchObject({ seq: all.length, status: 'finished', verdict: 'failed_closed', breaker: { tripped: true } });
+    expect(s.runs.run1.requests).toHaveLength(4);
+    expect(seen.at(-1)).toBe(all.length);
+  });
+
+  it('does not notify for duplicate deltas, counts resyncs, and forgets removed runs', () => {
+    const store = createRunStore();
+    store.dispatch({ type: 'history', runId: 'run1', events: all });
+    let calls = 0;
+    store.subscribe(() => calls++);
+    store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(3, 9) } });
+    expect(calls).toBe(0);
+    store.dispatch({ type: 'server', msg: { type: 'resync', reason: 'slow client' } });
+    expect(store.getSnapshot().resyncs).toBe(1);
+    store.dispatch({ type: 'server', msg: { type: 'run.removed', runId: 'run1' } });
+    expect(store.getSnapshot().runs.run1).toBeUndefined();
+  });
+
+  it('goes live, reconnecting and offline', () => {
+    const store = createRunStore();
+    expect(store.getSnapshot().connection).toBe('connecting');
+    store.dispatch({ type: 'connection', state: 'reconnecting', attempt: 3 });
+    expect(store.getSnapshot()).toMatchObject({ connection: 'reconnecting', reconnectAttempt: 3 });
+    store.dispatch({ type: 'connection', state: 'live' });
+    expect(store.getSnapshot()).toMatchObject({ connection: 'live', reconnectAttempt: 0 });
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * The pure reducer of a run's numbered event stream.
+ *
+ * `applyEvents(model, events)` returns a new model and never mutates its
+ * input. Within one call it copies each collection at most once (copy on
+ * first write), so a batch of thousands of events costs one array copy, not
+ * thousands: the live stream arrives in batches of ~50–100 ms.
+ *
+ * Ordering: events with seq ≤ model.seq are duplicates and are dropped; an
+ * event past a gap waits in `pending` until the gap is filled (the live
+ * client resubscribes from `model.seq` to fill it).
+ */
+import { assertNever, type BenchEvent, type RunEvent, type SeqEvent } from '../../shared/protocol.ts';
+import type { TelemetryEvent } from '../../shared/telemetry.ts';
+import type { RequestEndStatus } from '../../shared/types.ts';
+import {
+  emptyCounts, emptyRow, isInFlight, MAX_PENDING, MAX_WARNINGS,
+  type OpRecord, type RequestRow, type RunModel,
+} from './runModel.ts';
+
+/** Mutable working copy of a model for one batch. */
+class Draft {
+  m: RunModel;
+  private rowsOwned = false;
+  private ownedRows = new Set<number>();
+  private owned = new Set<string>();
+  constructor(base: RunModel) {
+    this.m = { ...base };
+  }
+  /** Copy a top-level collection once per batch before writing into it. */
+  own<K extends 'indexById' | 'ops' | 'opsByRequest' | 'stalls' | 'warnings' | 'pending' | 'counts'>(k: K): RunModel[K] {
+    if (!this.owned.has(k)) {
+      this.owned.add(k);
+      const v = this.m[k];
+      (this.m as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : { ...v };
+    }
+    return this.m[k];
+  }
+  row(index: number, requestId?: string): RequestRow {
+    if (!this.rowsOwned) {
+      this.rowsOwned = true;
+      this.m.requests = [...this.m.requests];
+    }
+    const rows = this.m.requests;
+    for (let i = rows.length; i <= index; i++) rows.push(emptyRow(i));
+    if (!this.ownedRows.has(index)) {
+      this.ownedRows.add(index);
+      rows[index] = { ...rows[index] };
+    }
+    const r = rows[index];
+    if (requestId && r.requestId !== requestId) {
+      r.requestId = requestId;
+      this.own('indexById')[requestId] = index;
+    }
+    return r;
+  }
+  op(key: string): OpRecord | undefined {
+    const cur = this.m.ops[key];
+    if (!cur) return undefined;
+    if (!this.owned.has(`op:${key}`)) {
+      this.owned.add(`op:${key}`);
+      this.own('ops')[key] = { ...cur, phases: [...cur.phases] };
+    }
+    return this.m.ops[key];
+  }
+}
+
+export function applyEvents(model: RunModel, events: readonly SeqEvent[]): RunModel {
+  if (events.length === 0) return model;
+  const d = new Draft(model);
+  let changed = false;
+  for (const se of events) {
+    if (se.seq <= d.m.seq || d.m.pending[se.seq]) continue; // duplicate
+    changed = true;
+    if (se.seq > d.m.seq + 1) {
+      if (Object.keys(d.m.pending).length >= MAX_PENDING) d.m.needsResync = true;
+      else d.own('pending')[se.seq] = se;
+      continue;
+    }
+    applyOne(d, se.event);
+    d.m.seq = se.seq;
+    // Drain events that were waiting for this gap.
+    let next = d.m.pending[d.m.seq + 1];
+    while (next) {
+      delete d.own('pending')[next.seq];
+      applyOne(d, next.event);
+      d.m.seq = next.seq;
+      next = d.m.pending[d.m.seq + 1];
+    }
+  }
+  if (!changed) return model; // only duplicates: keep identity so React skips a render
+  if (d.m.needsResync && Object.keys(d.m.pending).length === 0) d.m.needsResync = false;
+  return d.m;
+}
+
+export function applyEvent(model: RunModel, e: SeqEvent): RunModel {
+  return applyEvents(model, [e]);
+}
+
+function applyOne(d: Draft, e: RunEvent): void {
+  if (e.t > d.m.lastT) d.m.lastT = e.t;
+  switch (e.type) {
+    case 'telemetry':
+      applyTelemetry(d, e.event, e.t);
+      return;
+    case 'run.status':
+      d.m.status = e.status;
+      d.m.statusMessage = e.message ?? null;
+      if (e.status !== 'running' && d.m.finishedT === null) d.m.finishedT = e.t;
+      return;
+    default:
+      applyBench(d, e);
+  }
+}
+
+const END_STATUS_BY_EVENT = {
+  'request.completed': 'completed',
+  'request.failed': 'failed',
+  'request.timed_out': 'timed_out',
+  'request.cancelled': 'cancelled_after_timeout',
+  'request.not_dispatched': 'not_dispatched',
+} as const satisfies Record<string, RequestEndStatus>;
+
+function applyBench(d: Draft, e: BenchEvent): void {
+  switch (e.type) {
+    case 'run.started': {
+      const { t: _t, type: _type, ...info } = e;
+      d.m.info = info;
+      d.m.startedAtMs = e.startedAtMs;
+      if (d.m.status === 'unknown') d.m.status = 'running';
+      d.own('counts').total = e.numRequests;
+      // Pre-size the rows so the timeline shows every request from the start.
+      if (d.m.requests.length < e.numRequests) {
+        d.m.requests = [...d.m.requests];
+        for (let i = d.m.requests.length; i < e.numRequests; i++) d.m.requests.push(emptyRow(i));
+      }
+      return;
+    }
+    case 'request.queued': {
+      const r = d.row(e.index, e.requestId);
+      r.queuedT = e.t;
+      if (r.status === 'pending') r.status = 'queued';
+      return;
+    }
+    case 'request.sent': {
+      const r = d.row(e.index, e.requestId);
+      if (!isInFlight(r.status)) d.m.inFlight++;
+      // A retry starts the request's record afresh, like the engine does.
+      r.sentT = e.t;
+      r.firstTokenT = null;
+      r.firstAudioT = null;
+      r.attempts = e.attempt;
+      r.status = 'sent';
+      return;
+    }
+    case 'request.first_token': {
+      const r = d.row(e.index);
+      r.firstTokenT = e.t;
+      if (r.status === 'sent') r.status = 'streaming';
+      return;
+    }
+    case 'request.first_audio': {
+      const r = d.row(e.index);
+      r.firstAudioT = e.t;
+      if (r.status === 'sent') r.status = 'streaming';
+      return;
+    }
+    case 'request.progress': {
+      const r = d.row(e.index);
+      r.outputTokens = e.outputTokens;
+      r.audioS = e.audioS;
+      if (r.status === 'sent') r.status = 'streaming';
+      return;
+    }
+    case 'request.completed':
+    case 'request.failed':
+    case 'request.timed_out':
+    case 'request.cancelled':
+    case 'request.not_dispatched': {
+      const o = e.outcome;
+      const r = d.row(o.index, o.requestId);
+      if (r.endT !== null) return; // an end state is final
+      if (isInFlight(r.status)) d.m.inFlight = Math.max(0, d.m.inFlight - 1);
+      const status = o.status ?? END_STATUS_BY_EVENT[e.type];
+      r.status = status;
+      r.endT = e.t;
+      r.outcome = o;
+      r.attempts = Math.max(r.attempts, o.attempts);
+      if (o.outputTokens) r.outputTokens = o.outputTokens;
+      if (o.audioDurationS) r.audioS = o.audioDurationS;
+      if (r.sentT === null && o.sentT !== null) r.sentT = o.sentT;
+      if (e.type === 'request.timed_out') r.timeoutKind = e.kind;
+      countEnd(d, status);
+      return;
+    }
+    case 'breaker.tripped':
+      d.m.breaker = { tripped: true, cause: e.cause, t: e.t };
+      return;
+    case 'run.finished':
+      d.m.summary = e.summary;
+      d.m.verdict = e.summary.verdict;
+      d.m.finishedT = e.t;
+      d.m.breaker = { ...d.m.breaker, tripped: d.m.breaker.tripped || e.summary.failFastTripped, cause: d.m.breaker.cause ?? e.summary.cause };
+      // The engine's counts are authoritative once the run is over.
+      d.own('counts');
+      d.m.counts = { ...e.summary.counts };
+      if (d.m.status === 'running' || d.m.status === 'unknown') d.m.status = 'finished';
+      return;
+    case 'run.warning': {
+      const w = d.own('warnings');
+      if (w.length < MAX_WARNINGS) w.push({ t: e.t, index: e.index, message: e.message });
+      return;
+    }
+    default:
+      assertNever(e);
+  }
+}
+
+function countEnd(d: Draft, status: RequestEndStatus): void {
+  const c = d.own('counts');
+  if (status === 'completed') c.completed++;
+  else if (status === 'failed') c.failed++;
+  else if (status === 'timed_out') c.timedOut++;
+  else if (status === 'cancelled_after_timeout') c.cancelledAfterTimeout++;
+  else {
+    // Never sent: counted in both, as the engine does (the seed's meaning).
+    c.notDispatched++;
+    c.cancelledAfterTimeout++;
+  }
+}
+
+/** Run-clock time of a telemetry event: from its source wall clock when the run start is known. */
+function telemetryT(d: Draft, ts: number, fallback: number): number {
+  return d.m.startedAtMs !== null ? ts - d.m.startedAtMs : fallback;
+}
+
+function applyTelemetry(d: Draft, ev: TelemetryEvent, wrapT: number): void {
+  const t = telemetryT(d, ev.ts, wrapT);
+  switch (ev.type) {
+    case 'c2w.op.begin': {
+      const key = `${ev.workerId}:${ev.opId}`;
+      d.own('ops')[key] = {
+        key, workerId: ev.workerId, opId: ev.opId, requestIds: ev.requestIds,
+        beginT: t, endT: null, ok: null, error: null, phases: [], stalled: false,
+      };
+      const by = d.own('opsByRequest');
+      for (const id of ev.requestIds) by[id] = by[id] ? [...by[id], key] : [key];
+      return;
+    }
+    case 'c2w.phase': {
+      const op = d.op(`${ev.workerId}:${ev.opId}`);
+      if (!op) return;
+      const last = op.phases[op.phases.length - 1];
+      // Steps inside a phase replace its details; they do not start a new segment.
+      if (last && last.phase === ev.phase) op.phases[op.phases.length - 1] = { ...last, details: ev.details };
+      else op.phases.push({ phase: ev.phase, t, details: ev.details });
+      return;
+    }
+    case 'c2w.op.end': {
+      const op = d.op(`${ev.workerId}:${ev.opId}`);
+      if (!op) return;
+      op.endT = t;
+      op.ok = ev.ok;
+      op.error = ev.error ?? null;
+      return;
+    }
+    case 'watchdog.stall': {
+      const r = ev.report;
+      const st = d.m.startedAtMs !== null ? r.capturedAtMs - d.m.startedAtMs : wrapT;
+      d.own('stalls').push({ t: st, report: r, recovered: null });
+      const op = d.op(`${r.workerId}:${r.opId}`);
+      if (op) op.stalled = true;
+      return;
+    }
+    case 'watchdog.recovered': {
+      const stalls = d.own('stalls');
+      const i = stalls.findIndex((s) => s.report.workerId === ev.workerId && s.report.opId === ev.opId);
+      if (i >= 0) stalls[i] = { ...stalls[i], recovered: { t, stalledS: ev.stalledS } };
+      return;
+    }
+    case 'telemetry.dropped':
+      d.m.telemetryDropped += ev.count;
+      return;
+    case 'worker.busy':
+    case 'worker.idle':
+    case 'stage.progress':
+      return; // Not drawn: the ops and phases already show what each worker does.
+    default:
+      assertNever(ev);
+  }
+}
+
+export { emptyCounts };

@@ -1,0 +1,141 @@
+/**
+ * The browser's model of one run, built only from the run's numbered event
+ * stream (live over the WebSocket, or replayed from the store over REST).
+ * Plain data so that the reducer stays pure and testable in Node.
+ */
+import type { BreakerCause, PhaseDetails, RequestStatus, RunCounts, RunStatus, StallReport, Verdict } from '../../shared/types.ts';
+import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../shared/protocol.ts';
+
+/** One benchmark request as a timeline row. Times are ms since the run clock started. */
+export interface RequestRow {
+  index: number;
+  requestId: string;
+  status: RequestStatus;
+  queuedT: number | null;
+  sentT: number | null;
+  firstTokenT: number | null;
+  firstAudioT: number | null;
+  endT: number | null;
+  attempts: number;
+  outputTokens: number;
+  audioS: number;
+  timeoutKind: string | null;
+  outcome: RequestOutcome | null;
+}
+
+/** One phase of a Code2Wav operation; it lasts until the next phase or the op's end. */
+export interface OpPhase {
+  phase: string;
+  t: number;
+  details: PhaseDetails;
+}
+
+/** One Code2Wav batch decode, joined to its requests by x-request-id. */
+export interface OpRecord {
+  key: string;
+  workerId: number;
+  opId: number;
+  requestIds: string[];
+  beginT: number;
+  endT: number | null;
+  ok: boolean | null;
+  error: string | null;
+  phases: OpPhase[];
+  stalled: boolean;
+}
+
+/** A watchdog report plus what became of it. */
+export interface StallRecord {
+  /** Run-clock ms of the capture (from the report's wall clock when the run start is known). */
+  t: number;
+  report: StallReport;
+  recovered: { t: number; stalledS: number } | null;
+}
+
+export interface RunModel {
+  runId: string;
+  /** Last seq applied; every event with seq ≤ this one is in the model. */
+  seq: number;
+  status: RunStatus | 'unknown';
+  statusMessage: string | null;
+  info: Omit<RunStarted, 't' | 'type'> | null;
+  startedAtMs: number | null;
+  requests: RequestRow[];
+  /** x-request-id → row index. */
+  indexById: Record<string, number>;
+  ops: Record<string, OpRecord>;
+  /** x-request-id → keys of its ops, in begin order. */
+  opsByRequest: Record<string, string[]>;
+  stalls: StallRecord[];
+  breaker: { tripped: boolean; cause: BreakerCause | null; t: number | null };
+  summary: RunSummary | null;
+  verdict: Verdict | null;
+  counts: RunCounts;
+  inFlight: number;
+  /** Latest run-clock time seen in any event. */
+  lastT: number;
+  finishedT: number | null;
+  warnings: { t: number; index?: number; message: string }[];
+  telemetryDropped: number;
+  /** Events that arrived ahead of a gap, keyed by seq, applied once the gap fills. */
+  pending: Record<number, SeqEvent>;
+  /** Set when the pending buffer overflowed: the client must resubscribe from `seq`. */
+  needsResync: boolean;
+}
+
+export const MAX_WARNINGS = 200;
+export const MAX_PENDING = 20_000;
+
+export function emptyCounts(total = 0): RunCounts {
+  return { total, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
+}
+
+export function emptyRun(runId: string): RunModel {
+  return {
+    runId,
+    seq: 0,
+    status: 'unknown',
+    statusMessage: null,
+    info: null,
+    startedAtMs: null,
+    requests: [],
+    indexById: {},
+    ops: {},
+    opsByRequest: {},
+    stalls: [],
+    breaker: { tripped: false, cause: null, t: null },
+    summary: null,
+    verdict: null,
+    counts: emptyCounts(),
+    inFlight: 0,
+    lastT: 0,
+    finishedT: null,
+    warnings: [],
+    telemetryDropped: 0,
+    pending: {},
+    needsResync: false,
+  };
+}
+
+export function emptyRow(index: number, requestId = ''): RequestRow {
+  return {
+    index,
+    requestId,
+    status: 'pending',
+    queuedT: null,
+    sentT: null,
+    firstTokenT: null,
+    firstAudioT: null,
+    endT: null,
+    attempts: 0,
+    outputTokens: 0,
+    audioS: 0,
+    timeoutKind: null,
+    outcome: null,
+  };
+}
+
+/** True for the states in which a request holds a concurrency slot. */
+export function isInFlight(s: RequestStatus): boolean {
+  return s === 'sent' || s === 'streaming';
+}
