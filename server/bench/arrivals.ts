@@ -1,0 +1,55 @@
+/**
+ * The arrival schedule: for each request, seconds after the benchmark clock
+ * starts at which it arrives (and then waits for a concurrency slot).
+ * Mirrors `vllm bench serve`'s get_request without ramp-up.
+ */
+import { Rng } from './rng.ts';
+
+export type ArrivalSpec =
+  | { mode: 'immediate' }
+  | { mode: 'rate'; rate: number; burstiness: number; seed: number }
+  | { mode: 'self-timed'; timestamps: number[] };
+
+/** Offsets in seconds, non-decreasing, one per request. */
+export function arrivalOffsets(n: number, spec: ArrivalSpec): number[] {
+  switch (spec.mode) {
+    case 'immediate':
+      return new Array<number>(n).fill(0);
+    case 'rate':
+      return gammaOffsets(n, spec.rate, spec.burstiness, spec.seed);
+    case 'self-timed':
+      return selfTimedOffsets(n, spec.timestamps);
+  }
+}
+
+/**
+ * Gamma intervals with shape = burstiness and scale = 1/(rate·burstiness)
+ * (burstiness 1 is Poisson, infinite burstiness is a constant 1/rate),
+ * summed, then rescaled so the last arrival is exactly n/rate.
+ */
+function gammaOffsets(n: number, rate: number, burstiness: number, seed: number): number[] {
+  const out = new Array<number>(n);
+  if (n === 0) return out;
+  const rng = new Rng(seed);
+  let acc = 0;
+  for (let i = 0; i < n; i++) {
+    const interval = Number.isFinite(burstiness) ? rng.gamma(burstiness, 1 / (rate * burstiness)) : 1 / rate;
+    acc += interval;
+    out[i] = acc;
+  }
+  const target = n / rate;
+  const factor = acc > 0 ? target / acc : 0;
+  for (let i = 0; i < n; i++) out[i] *= factor;
+  out[n - 1] = target;
+  return out;
+}
+
+/** Each request's own timestamp (seconds from the start; missing means 0). */
+function selfTimedOffsets(n: number, timestamps: number[]): number[] {
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const t = timestamps[i];
+    out[i] = Number.isFinite(t) && t > 0 ? t : 0;
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+/**
+ * `random` dataset: seeded synthetic prompts of a given input/output length
+ * (lengths drawn uniformly within ±rangeRatio, as vLLM's random dataset).
+ * Words stand in for tokens, since there is no tokenizer here.
+ */
+import { Rng } from '../rng.ts';
+import type { LoadedDataset, SampleRequest } from './sample.ts';
+
+const VOCAB = (
+  'time person year way day thing man world life hand part child eye woman place work week case point ' +
+  'government company number group problem fact stage audio wave token stream model chunk frame voice ' +
+  'signal cache window batch phase thread worker server client request result metric latency'
+).split(' ');
+
+export function loadRandom(
+  numPrompts: number,
+  inputLen: number,
+  outputLen: number,
+  rangeRatio: number,
+  seed: number,
+): LoadedDataset {
+  const rng = new Rng(seed);
+  const span = (len: number): [number, number] => [
+    Math.max(1, Math.floor(len * (1 - rangeRatio))),
+    Math.max(1, Math.ceil(len * (1 + rangeRatio))),
+  ];
+  const [inLo, inHi] = span(inputLen);
+  const [outLo, outHi] = span(outputLen);
+  const samples: SampleRequest[] = [];
+  for (let i = 0; i < numPrompts; i++) {
+    const n = rangeRatio > 0 ? rng.int(inLo, inHi) : inputLen;
+    const words = new Array<string>(n);
+    for (let w = 0; w < n; w++) words[w] = VOCAB[rng.int(0, VOCAB.length - 1)];
+    samples.push({
+      messages: [{ role: 'user', content: [{ type: 'text', text: words.join(' ') }] }],
+      promptLen: n,
+      outputLen: rangeRatio > 0 ? rng.int(outLo, outHi) : outputLen,
+      // vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends.
+      bodyDefaults: { ignore_eos: true },
+    });
+  }
+  return { samples, warnings: [] };
+}

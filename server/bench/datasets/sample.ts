@@ -1,0 +1,34 @@
+/**
+ * One request of a dataset, before ids and the common body keys are added.
+ */
+export interface SampleRequest {
+  /** Chat messages, sent verbatim. */
+  messages: unknown[];
+  /** Prompt length estimate (no tokenizer here; the server's usage is authoritative). */
+  promptLen: number;
+  /** `max_tokens` for this request. */
+  outputLen: number;
+  /** Top-level body keys this row adds; they win over --extra-body (as vLLM-Omni merges them). */
+  rowBody?: Record<string, unknown>;
+  /** Body keys set only when the body lacks them after the merge (Seed-TTS `modalities`). */
+  bodyDefaults?: Record<string, unknown>;
+  /** Keys the row adds that are expensive to hold for a whole run (ref audio), loaded at send time. */
+  loadRowBody?: () => Promise<Record<string, unknown>>;
+  /** Seconds from the benchmark start (trace datasets: the self-timed arrival). */
+  timestamp?: number;
+}
+
+export interface LoadedDataset {
+  samples: SampleRequest[];
+  /** One line each; printed by the CLI and emitted as run.warning events. */
+  warnings: string[];
+}
+
+/**
+ * A rough token count: words of letters/digits, each CJK character, and each
+ * punctuation mark count as one. Only used where vLLM would run a tokenizer.
+ */
+export function estimateTokens(text: string): number {
+  const m = text.match(/\p{Script=Han}|[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu);
+  return m ? m.length : 0;
+}

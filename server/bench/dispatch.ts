@@ -1,0 +1,193 @@
+/**
+ * The timed part of a run: the producer walks the arrival schedule, each
+ * arrived request waits FIFO for a concurrency slot, then runs to its end
+ * state. The fail-fast breaker and an interrupt stop the producer at once
+ * (its sleep is abortable), empty the queue (`not_dispatched`) and abort the
+ * requests in flight; `runDispatch` resolves only after every request task
+ * has settled.
+ */
+import type { RequestOutcome } from '../../shared/protocol.ts';
+import type { BreakerCause, RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
+import { markFailed, newRecord, type RequestRecord } from './client/record.ts';
+import { Breaker } from './breaker.ts';
+import type { RunEvents } from './events.ts';
+import type { AttemptTarget } from './http/attempt.ts';
+import { CancelledError } from './http/reasons.ts';
+import { runRequest, type RequestJob } from './requestRunner.ts';
+import { Semaphore } from './semaphore.ts';
+
+export interface DispatchInput {
+  target: AttemptTarget;
+  events: RunEvents;
+  /** Arrival offsets in seconds, one per request. */
+  offsets: number[];
+  maxConcurrency: number | null;
+  failFast: boolean;
+  /** Builds request i's headers and body (may read files); called once a slot is held. */
+  prepare: (index: number) => Promise<RequestJob>;
+  requestId: (index: number) => string;
+  promptLen: (index: number) => number;
+  interrupt?: AbortSignal;
+  lastPhaseOf?: (requestId: string) => string | null | undefined;
+}
+
+export interface DispatchResult {
+  records: RequestRecord[];
+  statuses: RequestEndStatus[];
+  timeoutKinds: (TimeoutKind | null)[];
+  /** Seconds from the clock start until the last request settled. */
+  durationS: number;
+  cause: BreakerCause | null;
+  failFastTripped: boolean;
+  interrupted: boolean;
+}
+
+export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
+  const n = inp.offsets.length;
+  const { events, target } = inp;
+  const records: RequestRecord[] = new Array(n);
+  const statuses: RequestEndStatus[] = new Array(n);
+  const timeoutKinds: (TimeoutKind | null)[] = new Array(n).fill(null);
+  const sentT: (number | null)[] = new Array(n).fill(null);
+  const inFlight = new Map<number, AbortController>();
+  const stop = new AbortController();
+  const sem = new Semaphore(inp.maxConcurrency);
+
+  const breaker = new Breaker(
+    inp.failFast,
+    (cause) => {
+      events.emit({ type: 'breaker.tripped', cause, inFlight: inFlight.size, queued: sem.waiting });
+      const reason = new CancelledError('breaker');
+      for (const c of inFlight.values()) c.abort(reason);
+    },
+    inp.lastPhaseOf,
+  );
+  const onBreakerStop = (): void => stop.abort(breaker.stopSignal.reason);
+  breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
+  const onInterrupt = (): void => {
+    const reason = new CancelledError('interrupted');
+    stop.abort(reason);
+    for (const c of inFlight.values()) c.abort(reason);
+  };
+  if (inp.interrupt?.aborted) onInterrupt();
+  else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
+
+  const finish = (index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void => {
+    records[index] = record;
+    statuses[index] = status;
+    if (kind) timeoutKinds[index] = kind;
+    events.end(outcomeOf(index, inp.requestId(index), record, status, sentT[index]), kind);
+  };
+  const notDispatched = (index: number): void => {
+    const record = newRecord(inp.promptLen(index), 0);
+    const why = stop.signal.reason instanceof CancelledError ? stop.signal.reason.message : 'the run stopped';
+    markFailed(record, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
+    finish(index, record, 'not_dispatched');
+  };
+
+  const runOne = async (index: number): Promise<void> => {
+    try {
+      await sem.acquire(stop.signal);
+    } catch {
+      return notDispatched(index);
+    }
+    const ctrl = new AbortController();
+    // The runner makes a fresh record per attempt; the hooks read the latest one.
+    let current: RequestRecord | null = null;
+    try {
+      if (stop.signal.aborted) return notDispatched(index);
+      const job = await inp.prepare(index);
+      if (stop.signal.aborted) return notDispatched(index);
+      inFlight.set(index, ctrl);
+      const end = await runRequest(target, job, ctrl.signal, {
+        onAttempt: (attempt, record) => {
+          current = record;
+          if (sentT[index] === null) sentT[index] = events.nowT();
+          events.emit({ type: 'request.sent', index, requestId: job.requestId, attempt });
+        },
+        onTimeout: (e) => breaker.report({ index, requestId: job.requestId, kind: e.kind, elapsedS: e.elapsedS }),
+        onMessage: (info) => {
+          const rec = current;
+          if (info.firstToken) events.emit({ type: 'request.first_token', index, ttftS: info.ts - (rec?.startTime ?? info.ts) });
+          if (info.firstAudio) events.emit({ type: 'request.first_audio', index, audioTtfpS: info.ts - (rec?.startTime ?? info.ts) });
+          if (rec) events.progress(index, rec.outputTokens, rec.audioDuration);
+        },
+        onWarning: (message) => events.emit({ type: 'run.warning', index, message }),
+      });
+      finish(index, end.record, end.status, end.timeoutKind);
+    } catch (err) {
+      // Only a bug in our own code lands here (the runner never throws for the target).
+      const record = newRecord(inp.promptLen(index), 0);
+      markFailed(record, 'INTERNAL', (err as Error).message);
+      finish(index, record, 'failed');
+    } finally {
+      inFlight.delete(index);
+      sem.release();
+    }
+  };
+
+  const t0 = events.originMs; // the caller started the run clock
+  const tasks: Promise<void>[] = [];
+  let next = 0;
+  for (; next < n; next++) {
+    if (stop.signal.aborted) break;
+    try {
+      // A loop because one setTimeout cannot wait more than ~24.8 days.
+      for (let waitMs = t0 + inp.offsets[next] * 1000 - performance.now(); waitMs > 0; waitMs = t0 + inp.offsets[next] * 1000 - performance.now()) {
+        await abortableSleep(waitMs, stop.signal);
+      }
+    } catch {
+      break;
+    }
+    events.emit({ type: 'request.queued', index: next, requestId: inp.requestId(next) });
+    tasks.push(runOne(next));
+  }
+  for (let i = next; i < n; i++) notDispatched(i);
+  await Promise.all(tasks);
+  await breaker.settled();
+  const durationS = (performance.now() - t0) / 1000;
+  breaker.stopSignal.removeEventListener('abort', onBreakerStop);
+  inp.interrupt?.removeEventListener('abort', onInterrupt);
+  return {
+    records,
+    statuses,
+    timeoutKinds,
+    durationS,
+    cause: breaker.cause,
+    failFastTripped: breaker.cause !== null,
+    interrupted: inp.interrupt?.aborted ?? false,
+  };
+}
+
+/** setTimeout that clears itself when `signal` aborts (no timer left behind). */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.min(ms, 2_147_483_647));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function outcomeOf(index: number, requestId: string, r: RequestRecord, status: RequestEndStatus, sentT: number | null): RequestOutcome {
+  return {
+    index,
+    requestId,
+    status,
+    ttftS: r.ttft,
+    e2elS: r.latency,
+    audioTtfpS: r.audioTtfp,
+    audioDurationS: r.audioDuration,
+    outputTokens: r.outputTokens,
+    promptLen: r.promptLen,
+    attempts: r.attempts,
+    error: r.error,
+    sentT,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * One HTTP attempt of one request: POST, check the status, feed the body to
+ * the stream parser, all under the attempt's structural timers. Returns how
+ * the attempt ended; never throws for anything the target does.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { markFailed, type RequestRecord } from '../client/record.ts';
+import { StreamParser } from '../client/streamParser.ts';
+import { AttemptTimers, type EffectiveTimeouts } from './timeouts.ts';
+import { classifyFailure, describeError, type FailureClass } from './classify.ts';
+import type { TimeoutError } from './reasons.ts';
+
+export interface AttemptTarget {
+  dispatcher: Dispatcher;
+  origin: string;
+  path: string;
+  limits: EffectiveTimeouts;
+  /** Monotonic seconds. */
+  now: () => number;
+  maxEventBytes?: number;
+}
+
+export interface AttemptHooks {
+  /** Runs synchronously when one of this attempt's timers fires. */
+  onTimeout?: (e: TimeoutError) => void;
+  onHeaders?: () => void;
+  onMessage?: (info: { ts: number; modality: string | null; newTokens: number; firstToken: boolean; firstAudio: boolean }) => void;
+  onWarning?: (message: string) => void;
+}
+
+export type AttemptResult =
+  | { type: 'ok' }
+  /** The target answered but the request failed (HTTP status, stream error): not retried. */
+  | { type: 'failed' }
+  | FailureClass;
+
+export async function sendAttempt(
+  target: AttemptTarget,
+  headers: Record<string, string>,
+  body: string,
+  record: RequestRecord,
+  cancel: AbortSignal,
+  hooks: AttemptHooks,
+): Promise<AttemptResult> {
+  if (cancel.aborted) return classifyFailure(cancel.reason, cancel.reason);
+  const ctrl = new AbortController();
+  const onCancel = (): void => ctrl.abort(cancel.reason);
+  cancel.addEventListener('abort', onCancel, { once: true });
+  const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
+  try {
+    const res = await target.dispatcher.request({
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers,
+      body,
+      signal: ctrl.signal,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    timers.headersReceived();
+    hooks.onHeaders?.();
+    if (res.statusCode !== 200) {
+      // vLLM stores the reason phrase; the body is drained (bounded) or destroyed.
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      markFailed(record, 'REQ_HTTP_STATUS', `HTTP ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim(), true);
+      return { type: 'failed' };
+    }
+    const parser = new StreamParser(record, {
+      now: target.now,
+      maxEventBytes: target.maxEventBytes,
+      hooks: {
+        onMessage: (info) => {
+          timers.eventReceived();
+          hooks.onMessage?.(info);
+        },
+        onWarning: hooks.onWarning,
+      },
+    });
+    for await (const chunk of res.body) {
+      parser.push(chunk as Uint8Array);
+      if (parser.failed) break; // leaving the loop destroys the body and its socket
+    }
+    if (!parser.failed) parser.end();
+    return record.success ? { type: 'ok' } : { type: 'failed' };
+  } catch (err) {
+    const cls = classifyFailure(err, ctrl.signal.aborted ? ctrl.signal.reason : undefined);
+    switch (cls.type) {
+      case 'timeout':
+        markFailed(record, 'REQ_TIMEOUT', (ctrl.signal.reason as Error).message);
+        break;
+      case 'cancelled':
+        markFailed(record, 'REQ_CANCELLED', (ctrl.signal.reason as Error).message, true);
+        break;
+      default:
+        markFailed(record, 'REQ_TRANSPORT', describeError(err));
+    }
+    return cls;
+  } finally {
+    timers.clear();
+    cancel.removeEventListener('abort', onCancel);
+  }
+}

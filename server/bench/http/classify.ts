@@ -1,0 +1,71 @@
+/**
+ * What kind of failure an attempt ended in, decided from the abort reason's
+ * type or the error's `code` — never from message text.
+ */
+import { CancelledError, TimeoutError } from './reasons.ts';
+import type { TimeoutKind } from '../../../shared/types.ts';
+
+export type FailureClass =
+  | { type: 'timeout'; kind: TimeoutKind; elapsedS: number }
+  | { type: 'cancelled'; cause: 'breaker' | 'interrupted' }
+  | { type: 'transport'; code: string }
+  | { type: 'other' };
+
+/**
+ * Connection-level failures that vLLM-Omni retries (aiohttp.ClientError:
+ * refused, reset, server disconnected, payload cut short).
+ */
+const TRANSPORT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT', // the kernel's TCP timeout, not one of our structural kinds
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+
+/**
+ * `abortReason` is the attempt controller's reason when it was aborted; it
+ * wins over the error undici surfaced (which may be a generic wrapper).
+ */
+export function classifyFailure(err: unknown, abortReason?: unknown): FailureClass {
+  const reason = abortReason ?? err;
+  if (reason instanceof TimeoutError) return { type: 'timeout', kind: reason.kind, elapsedS: reason.elapsedS };
+  if (reason instanceof CancelledError) return { type: 'cancelled', cause: reason.cause };
+  const code = errorCode(err);
+  if (code && TRANSPORT_CODES.has(code)) return { type: 'transport', code };
+  return { type: 'other' };
+}
+
+function errorCode(err: unknown): string | null {
+  let e: unknown = err;
+  // undici and node wrap system errors in AggregateError or `cause` chains.
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const agg = (e as { errors?: unknown[] }).errors;
+    if (Array.isArray(agg) && agg.length > 0) {
+      e = agg[0];
+      continue;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** A one-line description for the request's `error` field. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const code = errorCode(err);
+    const msg = err.message || err.name;
+    return code && !msg.includes(code) ? `${code}: ${msg}` : msg;
+  }
+  return String(err);
+}

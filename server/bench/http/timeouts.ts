@@ -1,0 +1,81 @@
+/**
+ * The structural timers of one request attempt: `total` (connect, headers
+ * and the whole body), optional `first_byte` (until the response headers)
+ * and optional `idle` (no SSE event for N s, counted from the send and
+ * restarted at each event). Each one aborts the attempt's controller with a
+ * TimeoutError carrying its kind. undici's own timeouts are disabled by the
+ * dispatcher (see dispatcher.ts), so these are the only clocks that classify.
+ */
+import { TimeoutError } from './reasons.ts';
+import type { TimeoutConfig } from '../config.ts';
+import type { TimeoutKind } from '../../../shared/types.ts';
+
+export const DEFAULT_TOTAL_TIMEOUT_S = 900;
+export const LEGACY_TOTAL_TIMEOUT_S = 6 * 60 * 60;
+
+/** Effective limits in seconds; null = that kind is off. */
+export interface EffectiveTimeouts {
+  totalS: number;
+  firstByteS: number | null;
+  idleS: number | null;
+}
+
+/** undefined → 900 s; ≤ 0 → legacy 6 h (as vLLM-Omni's --omni-request-timeout-s). */
+export function effectiveTimeouts(t: TimeoutConfig): EffectiveTimeouts {
+  const total = t.totalS === undefined || t.totalS === null ? DEFAULT_TOTAL_TIMEOUT_S : t.totalS <= 0 ? LEGACY_TOTAL_TIMEOUT_S : t.totalS;
+  const pos = (v: number | undefined): number | null => (v !== undefined && v !== null && v > 0 ? v : null);
+  return { totalS: total, firstByteS: pos(t.firstByteS), idleS: pos(t.idleS) };
+}
+
+// setTimeout's delay is a signed 32-bit ms value; larger values fire at once.
+const MAX_DELAY_MS = 2_147_483_647;
+
+export class AttemptTimers {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private firstByte: NodeJS.Timeout | null = null;
+  private idle: NodeJS.Timeout | null = null;
+  private readonly startMs = performance.now();
+
+  /** `onFire` runs synchronously when a timer fires, before the abort. */
+  constructor(
+    private readonly ctrl: AbortController,
+    limits: EffectiveTimeouts,
+    private readonly onFire: (e: TimeoutError) => void,
+  ) {
+    this.arm('total', limits.totalS);
+    if (limits.firstByteS !== null) this.firstByte = this.arm('first_byte', limits.firstByteS);
+    if (limits.idleS !== null) this.idle = this.arm('idle', limits.idleS);
+  }
+
+  private arm(kind: TimeoutKind, limitS: number): NodeJS.Timeout {
+    const ms = Math.min(Math.max(1, Math.round(limitS * 1000)), MAX_DELAY_MS);
+    const timer = setTimeout(() => this.fire(kind, limitS), ms);
+    this.timers.push(timer);
+    return timer;
+  }
+
+  private fire(kind: TimeoutKind, limitS: number): void {
+    if (this.ctrl.signal.aborted) return;
+    const err = new TimeoutError(kind, limitS, (performance.now() - this.startMs) / 1000);
+    this.onFire(err);
+    this.ctrl.abort(err);
+  }
+
+  /** The response headers arrived: the first-byte limit is met. */
+  headersReceived(): void {
+    if (this.firstByte) clearTimeout(this.firstByte);
+    this.firstByte = null;
+  }
+
+  /** An SSE event arrived: restart the idle clock (refresh is cheap). */
+  eventReceived(): void {
+    this.idle?.refresh();
+  }
+
+  clear(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.length = 0;
+    this.firstByte = null;
+    this.idle = null;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The request vLLM-Omni's openai-chat-omni backend sends (DESIGN.md
+ * section 2): common keys, then `--extra-body` merged shallowly at the top
+ * level, then the row's own keys, then defaults for keys still absent.
+ */
+import type { BenchConfig } from './config.ts';
+import type { SampleRequest } from './datasets/sample.ts';
+
+export async function buildRequestBody(config: BenchConfig, sample: SampleRequest): Promise<string> {
+  const body: Record<string, unknown> = {
+    model: config.servedModelName || config.model,
+    messages: sample.messages,
+    temperature: 0,
+    max_tokens: sample.outputLen,
+    stream: true,
+    stream_options: { include_usage: true, continuous_usage_stats: true },
+  };
+  if (config.extraBody) Object.assign(body, config.extraBody);
+  if (sample.rowBody) Object.assign(body, sample.rowBody);
+  if (sample.loadRowBody) Object.assign(body, await sample.loadRowBody());
+  if (sample.bodyDefaults) {
+    for (const [k, v] of Object.entries(sample.bodyDefaults)) if (!(k in body)) body[k] = v;
+  }
+  return JSON.stringify(body);
+}
+
+/** Headers for one request; `x-request-id` last so a --header cannot replace it. */
+export function buildHeaders(config: BenchConfig, requestId: string): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json' };
+  if (config.apiKey) h.authorization = `Bearer ${config.apiKey}`;
+  if (config.headers) for (const [k, v] of Object.entries(config.headers)) h[k.toLowerCase()] = v;
+  h['x-request-id'] = requestId;
+  return h;
+}
+
+/** Default request-id prefix: `<runId>-`. */
+export function requestIdPrefix(config: BenchConfig): string {
+  return config.requestIdPrefix ?? `${config.runId}-`;
+}

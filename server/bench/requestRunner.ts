@@ -1,0 +1,63 @@
+/**
+ * Runs one request to its end state: attempts with vLLM-Omni's retry policy
+ * (transport errors only, up to 3 more attempts 100 ms apart, the record
+ * reset per attempt; never after a timeout, never once `cancel` fired).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
+import { markFailed, newRecord, type RequestRecord } from './client/record.ts';
+import { CancelledError } from './http/reasons.ts';
+import { sendAttempt, type AttemptHooks, type AttemptTarget } from './http/attempt.ts';
+
+export const MAX_ATTEMPTS = 4;
+export const RETRY_DELAY_MS = 100;
+
+export interface RequestJob {
+  index: number;
+  requestId: string;
+  headers: Record<string, string>;
+  body: string;
+  promptLen: number;
+}
+
+export interface RequestEnd {
+  record: RequestRecord;
+  status: RequestEndStatus;
+  timeoutKind?: TimeoutKind;
+}
+
+export interface RunnerHooks extends AttemptHooks {
+  onAttempt?: (attempt: number, record: RequestRecord) => void;
+}
+
+export async function runRequest(target: AttemptTarget, job: RequestJob, cancel: AbortSignal, hooks: RunnerHooks): Promise<RequestEnd> {
+  for (let attempt = 1; ; attempt++) {
+    const record = newRecord(job.promptLen, target.now());
+    record.attempts = attempt;
+    hooks.onAttempt?.(attempt, record);
+    const r = await sendAttempt(target, job.headers, job.body, record, cancel, hooks);
+    switch (r.type) {
+      case 'ok':
+        return { record, status: 'completed' };
+      case 'failed':
+      case 'other':
+        return { record, status: 'failed' };
+      case 'timeout':
+        return { record, status: 'timed_out', timeoutKind: r.kind };
+      case 'cancelled':
+        return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'failed' };
+      case 'transport': {
+        if (attempt >= MAX_ATTEMPTS || cancel.aborted) return { record, status: 'failed' };
+        try {
+          await sleep(RETRY_DELAY_MS, undefined, { signal: cancel });
+        } catch {
+          // Cancelled during the back-off: the request was dispatched, so it is cancelled, not undispatched.
+          const reason = cancel.reason;
+          const byBreaker = reason instanceof CancelledError && reason.cause === 'breaker';
+          if (reason instanceof Error) markFailed(record, 'REQ_CANCELLED', reason.message, true);
+          return { record, status: byBreaker ? 'cancelled_after_timeout' : 'failed' };
+        }
+      }
+    }
+  }
+}

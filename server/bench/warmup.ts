@@ -1,0 +1,71 @@
+/**
+ * Before the clock starts: the optional ready check (re-send the first
+ * request until it succeeds or the deadline passes, so an unreachable
+ * target is reported as `errored`, never as a hang) and the warmups (the
+ * first request N times, concurrently under the run's concurrency limit,
+ * with their own ids, untimed and uncounted).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AttemptTarget } from './http/attempt.ts';
+import { runRequest, type RequestJob } from './requestRunner.ts';
+import { Semaphore } from './semaphore.ts';
+
+export const READY_RETRY_INTERVAL_MS = 500;
+
+/** Returns null when ready, else the last error seen. */
+export async function readyCheck(
+  target: AttemptTarget,
+  timeoutS: number,
+  job: (attempt: number) => Promise<RequestJob>,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<string | null> {
+  const deadline = performance.now() + timeoutS * 1000;
+  let lastError = 'no attempt made';
+  for (let attempt = 1; ; attempt++) {
+    const remainingS = (deadline - performance.now()) / 1000;
+    if (remainingS <= 0 || signal.aborted) break;
+    // Each try is bounded by what is left of the ready-check budget.
+    const limits = { ...target.limits, totalS: Math.min(target.limits.totalS, remainingS) };
+    const end = await runRequest({ ...target, limits }, await job(attempt), signal, {});
+    if (end.status === 'completed') return null;
+    lastError = end.record.error || end.status;
+    log(`ready check attempt ${attempt} failed: ${lastError}`);
+    const wait = Math.min(READY_RETRY_INTERVAL_MS, deadline - performance.now());
+    if (wait <= 0) break;
+    try {
+      await sleep(wait, undefined, { signal });
+    } catch {
+      break;
+    }
+  }
+  return `endpoint not ready after ${timeoutS} s: ${lastError}`;
+}
+
+/** Runs the warmups; returns how many completed. */
+export async function runWarmups(
+  target: AttemptTarget,
+  count: number,
+  maxConcurrency: number | null,
+  job: (i: number) => Promise<RequestJob>,
+  signal: AbortSignal,
+): Promise<number> {
+  const sem = new Semaphore(maxConcurrency);
+  let ok = 0;
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      try {
+        await sem.acquire(signal);
+      } catch {
+        return;
+      }
+      try {
+        const end = await runRequest(target, await job(i), signal, {});
+        if (end.status === 'completed') ok++;
+      } finally {
+        sem.release();
+      }
+    }),
+  );
+  return ok;
+}
