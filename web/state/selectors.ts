@@ -1,0 +1,97 @@
+/**
+ * Derived views of a run model for the charts and tables, pure. Each takes
+ * plain data and returns plain data; components memoize on the inputs.
+ */
+import type { StallRecord, RequestRow, RunModel } from './runModel.ts';
+
+export interface SeriesPoint {
+  /** Bucket end, seconds on the run clock. */
+  s: number;
+  inFlight: number;
+  completed: number;
+  failed: number;
+  timedOut: number;
+  cancelled: number;
+}
+
+/** Requests active in each time bucket, and outcomes per bucket, over [0, end] ms. */
+export function outcomeSeries(rows: readonly RequestRow[], endMs: number, buckets = 120): SeriesPoint[] {
+  const end = Math.max(endMs, 1);
+  const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
+  const width = end / n;
+  const pts: SeriesPoint[] = Array.from({ length: n }, (_, i) => ({ s: ((i + 1) * width) / 1000, inFlight: 0, completed: 0, failed: 0, timedOut: 0, cancelled: 0 }));
+  const delta = new Float64Array(n + 1);
+  const bucketOf = (t: number) => Math.min(n - 1, Math.max(0, Math.floor(t / width)));
+  for (const r of rows) {
+    if (r.endT !== null) {
+      const p = pts[bucketOf(r.endT)];
+      if (r.status === 'completed') p.completed++;
+      else if (r.status === 'failed') p.failed++;
+      else if (r.status === 'timed_out') p.timedOut++;
+      else if (r.status === 'cancelled_after_timeout' || r.status === 'not_dispatched') p.cancelled++;
+    }
+    if (r.sentT === null) continue;
+    // Active in every bucket its [sentT, endT] overlaps (vLLM's per-second concurrency, finer).
+    delta[bucketOf(r.sentT)] += 1;
+    delta[(r.endT === null ? n - 1 : bucketOf(r.endT)) + 1] -= 1;
+  }
+  let cur = 0;
+  for (let i = 0; i < n; i++) {
+    cur += delta[i];
+    pts[i].inFlight = cur;
+  }
+  return pts;
+}
+
+export interface Bin {
+  from: number;
+  to: number;
+  count: number;
+  label: string;
+}
+
+/** Histogram of `values` in `bins` equal bins between min and max. */
+export function histogram(values: readonly number[], bins = 20): Bin[] {
+  const xs = values.filter((v) => Number.isFinite(v));
+  if (xs.length === 0) return [];
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of xs) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (hi === lo) return [{ from: lo, to: hi, count: xs.length, label: fmtNum(lo) }];
+  const w = (hi - lo) / bins;
+  const out: Bin[] = Array.from({ length: bins }, (_, i) => ({ from: lo + i * w, to: lo + (i + 1) * w, count: 0, label: fmtNum(lo + (i + 0.5) * w) }));
+  for (const v of xs) out[Math.min(bins - 1, Math.floor((v - lo) / w))].count++;
+  return out;
+}
+
+/** Per-request latencies in ms of completed requests, from their outcomes. */
+export function latenciesMs(rows: readonly RequestRow[], key: 'ttftS' | 'e2elS' | 'audioTtfpS'): number[] {
+  const out: number[] = [];
+  for (const r of rows) if (r.status === 'completed' && r.outcome && r.outcome[key] > 0) out.push(r.outcome[key] * 1000);
+  return out;
+}
+
+export function fmtNum(v: number | null | undefined, digits = 2): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (Number.isInteger(v)) return v.toLocaleString('en-US');
+  return Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 0 }) : v.toFixed(digits);
+}
+
+/** Seconds a stall has lasted: counting while the run is live, frozen at recovery or the run's end. */
+export function stallAgeS(s: StallRecord, m: Pick<RunModel, 'startedAtMs' | 'finishedT'>, nowWallMs: number): number {
+  const base = s.report.inPhaseS;
+  let endWall = nowWallMs;
+  if (s.recovered) return base + Math.max(0, (s.recovered.stalledS - base));
+  if (m.finishedT !== null && m.startedAtMs !== null) endWall = Math.min(nowWallMs, m.startedAtMs + m.finishedT);
+  return base + Math.max(0, endWall - s.report.capturedAtMs) / 1000;
+}
+
+/** Number of stall reports per phase. */
+export function stallsByPhase(phases: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of phases) out[p] = (out[p] ?? 0) + 1;
+  return out;
+}
