@@ -1,0 +1,149 @@
+/**
+ * Live state of one run, folded from its numbered events: the light
+ * `RunState` that snapshots carry, one `RequestRow` per request (what the
+ * store writes when a request ends), the last Code2Wav phase seen per request
+ * id (to name the phase a breaker cause was stuck in), and the stall reports.
+ * Pure bookkeeping: no I/O, no timers.
+ */
+import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
+import type { StallReport } from '../../shared/types.ts';
+import type { RequestRow } from '../../shared/apiSchemas.ts';
+
+export const emptyCounts = () => ({ total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 });
+
+/** What applying one event changed that the store must persist. */
+export interface Effects {
+  endedRow?: RequestRow;
+  stall?: StallReport;
+  recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
+}
+
+export function blankRow(index: number, requestId: string): RequestRow {
+  return {
+    index, requestId, status: 'pending', queuedT: null, sentT: null, firstTokenT: null, firstAudioT: null, endT: null,
+    ttftS: 0, e2elS: 0, audioTtfpS: 0, audioDurationS: 0, outputTokens: 0, promptLen: 0, attempts: 0, error: '', timeoutKind: null,
+  };
+}
+
+export class RunTracker {
+  readonly state: RunState;
+  readonly requests = new Map<number, RequestRow>();
+  private readonly inFlight = new Set<number>();
+  private readonly lastPhase = new Map<string, string>();
+
+  constructor(runId: string, label: string | null, startedAtMs: number | null = null) {
+    this.state = {
+      runId, status: 'running', seq: 0, startedAtMs, label, counts: emptyCounts(), inFlight: 0,
+      breaker: { tripped: false, cause: null }, verdict: null,
+    };
+  }
+
+  private row(index: number, requestId?: string): RequestRow {
+    let r = this.requests.get(index);
+    if (!r) {
+      r = blankRow(index, requestId ?? `${this.state.runId}-${index}`);
+      this.requests.set(index, r);
+    }
+    return r;
+  }
+
+  private end(t: number, o: RequestOutcome, timeoutKind: string | null): RequestRow {
+    const r = this.row(o.index, o.requestId);
+    Object.assign(r, {
+      status: o.status, endT: t, ttftS: o.ttftS, e2elS: o.e2elS, audioTtfpS: o.audioTtfpS, audioDurationS: o.audioDurationS,
+      outputTokens: o.outputTokens, promptLen: o.promptLen, attempts: o.attempts, error: o.error, timeoutKind,
+    });
+    if (o.sentT !== null && o.sentT !== undefined) r.sentT = o.sentT;
+    this.inFlight.delete(o.index);
+    this.state.inFlight = this.inFlight.size;
+    return r;
+  }
+
+  /** Folds one event in; returns what the store must persist. */
+  apply(seq: number, e: RunEvent): Effects {
+    this.state.seq = seq;
+    const c = this.state.counts;
+    switch (e.type) {
+      case 'run.started':
+        this.state.startedAtMs = e.startedAtMs;
+        c.total = e.numRequests;
+        return {};
+      case 'request.queued':
+        Object.assign(this.row(e.index, e.requestId), { status: 'queued', queuedT: e.t });
+        return {};
+      case 'request.sent': {
+        const r = this.row(e.index, e.requestId);
+        Object.assign(r, { status: 'sent', sentT: e.t, attempts: e.attempt, firstTokenT: null, firstAudioT: null });
+        this.inFlight.add(e.index);
+        this.state.inFlight = this.inFlight.size;
+        return {};
+      }
+      case 'request.first_token':
+        Object.assign(this.row(e.index), { status: 'streaming', firstTokenT: e.t, ttftS: e.ttftS });
+        return {};
+      case 'request.first_audio':
+        Object.assign(this.row(e.index), { status: 'streaming', firstAudioT: e.t, audioTtfpS: e.audioTtfpS });
+        return {};
+      case 'request.progress':
+        Object.assign(this.row(e.index), { outputTokens: e.outputTokens, audioDurationS: e.audioS });
+        return {};
+      case 'request.completed':
+        c.completed++;
+        return { endedRow: this.end(e.t, e.outcome, null) };
+      case 'request.failed':
+        c.failed++;
+        return { endedRow: this.end(e.t, e.outcome, null) };
+      case 'request.timed_out':
+        c.timedOut++;
+        return { endedRow: this.end(e.t, e.outcome, e.kind) };
+      case 'request.cancelled':
+        c.cancelledAfterTimeout++;
+        return { endedRow: this.end(e.t, e.outcome, null) };
+      case 'request.not_dispatched':
+        c.notDispatched++;
+        if (this.state.breaker.tripped) c.cancelledAfterTimeout++;
+        return { endedRow: this.end(e.t, e.outcome, null) };
+      case 'breaker.tripped': {
+        // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
+        const lastPhase = e.cause.lastPhase ?? this.lastPhase.get(e.cause.requestId) ?? null;
+        if (lastPhase && !e.cause.lastPhase) e.cause.lastPhase = lastPhase;
+        this.state.breaker = { tripped: true, cause: { ...e.cause, lastPhase } };
+        return {};
+      }
+      case 'run.finished':
+        Object.assign(c, e.summary.counts);
+        this.state.verdict = e.summary.verdict;
+        if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
+        return {};
+      case 'run.warning':
+        return {};
+      case 'run.status':
+        this.state.status = e.status;
+        if (e.status === 'interrupted' && !this.state.verdict) this.state.verdict = 'interrupted';
+        if (e.status === 'errored' && !this.state.verdict) this.state.verdict = 'errored';
+        return {};
+      case 'telemetry':
+        return this.applyTelemetry(e.event);
+    }
+  }
+
+  private applyTelemetry(t: Extract<RunEvent, { type: 'telemetry' }>['event']): Effects {
+    switch (t.type) {
+      case 'c2w.phase':
+        for (const id of t.requestIds) this.lastPhase.set(id, t.phase);
+        return {};
+      case 'watchdog.stall':
+        for (const id of t.report.requestIds) this.lastPhase.set(id, t.report.phase);
+        return { stall: t.report };
+      case 'watchdog.recovered':
+        return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
+      default:
+        return {};
+    }
+  }
+
+  /** Last Code2Wav phase seen for a request id, if any telemetry named it. */
+  phaseOf(requestId: string): string | undefined {
+    return this.lastPhase.get(requestId);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Versioned schema migrations. `PRAGMA user_version` holds the number of
+ * migrations applied; each runs once, in its own transaction, in order.
+ * Append new migrations at the end; never edit a shipped one.
+ */
+import type Database from 'better-sqlite3';
+
+export const MIGRATIONS: string[] = [
+  // 1: runs, requests, events, stall reports, run metadata.
+  `
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,              -- 'dashboard' | 'cli' | 'import'
+    status TEXT NOT NULL,              -- RunStatus
+    verdict TEXT,
+    label TEXT,
+    model TEXT,
+    target TEXT,                       -- base URL or 'embedded'
+    dataset TEXT,
+    num_prompts INTEGER,
+    max_concurrency INTEGER,
+    request_rate TEXT,
+    fail_fast INTEGER NOT NULL DEFAULT 0,
+    created_at_ms INTEGER NOT NULL,
+    started_at_ms INTEGER,
+    finished_at_ms INTEGER,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    spec_json TEXT,
+    config_json TEXT,
+    state_json TEXT,                   -- RunState at the last flushed batch
+    summary_json TEXT,                 -- RunSummary once finished
+    result_json TEXT,                  -- vLLM result object (engine's or imported)
+    import_json TEXT,                  -- which parts an import had
+    metadata_json TEXT NOT NULL DEFAULT '{}',
+    error TEXT
+  );
+  CREATE INDEX runs_created ON runs(created_at_ms DESC);
+  CREATE TABLE run_metadata (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_metadata_kv ON run_metadata(key, value);
+  CREATE TABLE requests (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    row_json TEXT NOT NULL,            -- RequestRow
+    status TEXT NOT NULL,
+    PRIMARY KEY (run_id, idx)
+  ) WITHOUT ROWID;
+  CREATE TABLE events (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    json TEXT NOT NULL,                -- RunEvent
+    PRIMARY KEY (run_id, seq)
+  ) WITHOUT ROWID;
+  CREATE TABLE stall_reports (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    worker_id INTEGER NOT NULL,
+    op_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    phase TEXT NOT NULL,
+    report_json TEXT NOT NULL,         -- StallReport
+    recovered_json TEXT,               -- {stalledS, ts} once recovered
+    PRIMARY KEY (run_id, worker_id, op_id)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** Applies the pending migrations; returns the schema version reached. */
+export function migrate(db: Database.Database): number {
+  let version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new Error(`database schema version ${version} is newer than this stallscope (${MIGRATIONS.length})`);
+  }
+  for (; version < MIGRATIONS.length; version++) {
+    const sql = MIGRATIONS[version];
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+  return version;
+}

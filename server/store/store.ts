@@ -1,0 +1,65 @@
+/**
+ * The dashboard's persistence: one SQLite database (WAL), read through
+ * `RunQueries`, written live through the `BatchWriter`. On open, runs a
+ * previous process left `running` (it crashed or was killed) become
+ * `interrupted`, keeping every request and stall report already committed.
+ */
+import type Database from 'better-sqlite3';
+import type { RunEvent, RunState } from '../../shared/protocol.ts';
+import { openDb } from './db.ts';
+import { RunQueries } from './runQueries.ts';
+import { BatchWriter } from './writer.ts';
+
+export interface StoreOptions {
+  /** null → in memory. */
+  dataDir: string | null;
+  flushIntervalMs?: number;
+  maxBatch?: number;
+  now?: () => number;
+}
+
+export class Store {
+  readonly db: Database.Database;
+  readonly runs: RunQueries;
+  readonly writer: BatchWriter;
+  private stateOf: (runId: string) => RunState | undefined = () => undefined;
+
+  constructor(opts: StoreOptions) {
+    this.db = openDb(opts.dataDir);
+    this.runs = new RunQueries(this.db);
+    this.writer = new BatchWriter(this.db, {
+      intervalMs: opts.flushIntervalMs,
+      maxBatch: opts.maxBatch,
+      stateOf: (id) => this.stateOf(id),
+    });
+  }
+
+  /** The hub tells the writer where live run states are. */
+  setStateSource(fn: (runId: string) => RunState | undefined): void {
+    this.stateOf = fn;
+  }
+
+  /**
+   * Marks runs left `running` as `interrupted` and appends a `run.status`
+   * event so replays end the same way. Returns their ids.
+   */
+  recoverInterrupted(now: number): string[] {
+    const ids: string[] = [];
+    for (const r of this.runs.runningIds()) {
+      const seq = r.lastSeq + 1;
+      const ev: RunEvent = { type: 'run.status', t: 0, status: 'interrupted', message: 'the dashboard stopped while this run was running' };
+      const state = r.state ? { ...r.state, status: 'interrupted' as const, seq, inFlight: 0, verdict: r.state.verdict ?? 'interrupted' } : undefined;
+      this.db.transaction(() => {
+        this.db.prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)').run(r.id, seq, JSON.stringify(ev));
+        this.runs.update(r.id, { status: 'interrupted', verdict: state?.verdict ?? 'interrupted', finishedAtMs: now, lastSeq: seq, state });
+      })();
+      ids.push(r.id);
+    }
+    return ids;
+  }
+
+  close(): void {
+    this.writer.close();
+    this.db.close();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Batched writer for live runs: events, the request rows they end, stall
+ * reports and the run's light state go to SQLite in one transaction per
+ * batch — every `intervalMs` or as soon as `maxBatch` events wait. A crash
+ * (even SIGKILL) loses at most the batch that had not been committed yet.
+ */
+import type Database from 'better-sqlite3';
+import type { RunState } from '../../shared/protocol.ts';
+import type { Effects } from '../hub/runTracker.ts';
+
+interface PendingEvent {
+  runId: string;
+  seq: number;
+  json: string;
+  effects: Effects;
+}
+
+export interface WriterOptions {
+  intervalMs?: number;
+  maxBatch?: number;
+  /** The run's current state, stored with each batch so a restart shows the counts reached. */
+  stateOf: (runId: string) => RunState | undefined;
+}
+
+export class BatchWriter {
+  private pending: PendingEvent[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly intervalMs: number;
+  private readonly maxBatch: number;
+  private readonly insertEvent: Database.Statement;
+  private readonly upsertRequest: Database.Statement;
+  private readonly insertStall: Database.Statement;
+  private readonly markRecovered: Database.Statement;
+  private readonly updateRun: Database.Statement;
+  private readonly tx: (batch: PendingEvent[]) => void;
+  /** Committed batches and events, for tests and the benchmark. */
+  stats = { batches: 0, events: 0 };
+
+  constructor(private readonly db: Database.Database, private readonly opts: WriterOptions) {
+    this.intervalMs = opts.intervalMs ?? 100;
+    this.maxBatch = opts.maxBatch ?? 5000;
+    this.insertEvent = db.prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)');
+    this.upsertRequest = db.prepare('INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
+    this.insertStall = db.prepare(
+      'INSERT OR IGNORE INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json) VALUES (?,?,?,?,?,?)',
+    );
+    this.markRecovered = db.prepare('UPDATE stall_reports SET recovered_json = ? WHERE run_id = ? AND worker_id = ? AND op_id = ?');
+    this.updateRun = db.prepare('UPDATE runs SET last_seq = MAX(last_seq, ?), state_json = COALESCE(?, state_json) WHERE id = ?');
+    this.tx = db.transaction((batch: PendingEvent[]) => this.write(batch));
+  }
+
+  /** Queues one numbered event; never blocks on I/O. */
+  push(runId: string, seq: number, json: string, effects: Effects): void {
+    this.pending.push({ runId, seq, json, effects });
+    if (this.pending.length >= this.maxBatch) this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Commits everything queued, now, in one transaction. */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.tx(batch);
+    this.stats.batches++;
+    this.stats.events += batch.length;
+  }
+
+  private write(batch: PendingEvent[]): void {
+    const lastSeq = new Map<string, number>();
+    for (const p of batch) {
+      this.insertEvent.run(p.runId, p.seq, p.json);
+      const { endedRow, stall, recovered } = p.effects;
+      if (endedRow) this.upsertRequest.run(p.runId, endedRow.index, JSON.stringify(endedRow), endedRow.status);
+      if (stall) this.insertStall.run(p.runId, stall.workerId, stall.opId, p.seq, stall.phase, JSON.stringify(stall));
+      if (recovered) {
+        this.markRecovered.run(JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }), p.runId, recovered.workerId, recovered.opId);
+      }
+      lastSeq.set(p.runId, p.seq);
+    }
+    for (const [runId, seq] of lastSeq) {
+      const state = this.opts.stateOf(runId);
+      this.updateRun.run(seq, state ? JSON.stringify(state) : null, runId);
+    }
+  }
+
+  /** Flushes and stops the timer (the database stays open). */
+  close(): void {
+    this.flush();
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Reply shapes of the dashboard's REST API (TypeBox). The server declares
+ * them as Fastify response schemas; the web client types its fetches with
+ * `Static<...>`. Times named `...T` are ms since the run's benchmark clock
+ * started; `...Ms` are epoch ms; `...S` are seconds (vLLM units).
+ */
+import { Type, type Static } from 'typebox';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const RunCountsSchema = Type.Object({
+  total: Type.Integer(),
+  completed: Type.Integer(),
+  failed: Type.Integer(),
+  timedOut: Type.Integer(),
+  cancelledAfterTimeout: Type.Integer(),
+  notDispatched: Type.Integer(),
+});
+
+export const BreakerCauseSchema = Type.Object({
+  requestIndex: Type.Integer(),
+  requestId: Type.String(),
+  kind: Type.String(),
+  elapsedS: Type.Number(),
+  lastPhase: Type.Optional(Nullable(Type.String())),
+});
+
+export const BreakerStateSchema = Type.Object({ tripped: Type.Boolean(), cause: Nullable(BreakerCauseSchema) });
+
+/** One row of the Runs page. */
+export const RunListItemSchema = Type.Object({
+  id: Type.String(),
+  /** Who produced it: the dashboard's run manager, a CLI `--report-to`, or an import. */
+  source: Type.Union([Type.Literal('dashboard'), Type.Literal('cli'), Type.Literal('import')]),
+  status: Type.String(),
+  verdict: Nullable(Type.String()),
+  label: Nullable(Type.String()),
+  model: Nullable(Type.String()),
+  /** Base URL, or `embedded`. */
+  target: Nullable(Type.String()),
+  dataset: Nullable(Type.String()),
+  numPrompts: Nullable(Type.Integer()),
+  maxConcurrency: Nullable(Type.Integer()),
+  requestRate: Nullable(Type.String()),
+  failFast: Type.Boolean(),
+  createdAtMs: Type.Number(),
+  startedAtMs: Nullable(Type.Number()),
+  finishedAtMs: Nullable(Type.Number()),
+  durationS: Nullable(Type.Number()),
+  counts: RunCountsSchema,
+  metadata: Type.Record(Type.String(), Type.String()),
+  stallCount: Type.Integer(),
+  /** The phase most stall reports of this run name. */
+  stallPhase: Nullable(Type.String()),
+  breaker: BreakerStateSchema,
+});
+export type RunListItem = Static<typeof RunListItemSchema>;
+
+export const RunListReplySchema = Type.Object({ runs: Type.Array(RunListItemSchema), total: Type.Integer() });
+export type RunListReply = Static<typeof RunListReplySchema>;
+
+/** A watchdog stall report as stored: `report` is shared/types.ts `StallReport`. */
+export const StallEntrySchema = Type.Object({
+  seq: Type.Integer(),
+  report: Type.Unknown(),
+  recovered: Nullable(Type.Object({ stalledS: Type.Number(), ts: Type.Number() })),
+});
+export type StallEntry = Static<typeof StallEntrySchema>;
+
+export const RunDetailSchema = Type.Intersect([
+  RunListItemSchema,
+  Type.Object({
+    /** The RunSpec it was started from (dashboard runs). */
+    spec: Type.Unknown(),
+    /** The engine's BenchConfig (dashboard and CLI runs). */
+    config: Type.Unknown(),
+    /** shared/protocol.ts `RunSummary` once finished. */
+    summary: Type.Unknown(),
+    lastSeq: Type.Integer(),
+    stallReports: Type.Array(StallEntrySchema),
+    /** For imports: which parts of a vLLM result were present. */
+    importInfo: Type.Unknown(),
+    error: Nullable(Type.String()),
+    /** Whether the run is live in this server (events still arriving on /ws). */
+    active: Type.Boolean(),
+  }),
+]);
+export type RunDetail = Static<typeof RunDetailSchema>;
+
+/** One request of a run. End fields stay null/0 until the request ends. */
+export const RequestRowSchema = Type.Object({
+  index: Type.Integer(),
+  requestId: Type.String(),
+  status: Type.String(),
+  queuedT: Nullable(Type.Number()),
+  sentT: Nullable(Type.Number()),
+  firstTokenT: Nullable(Type.Number()),
+  firstAudioT: Nullable(Type.Number()),
+  endT: Nullable(Type.Number()),
+  ttftS: Type.Number(),
+  e2elS: Type.Number(),
+  audioTtfpS: Type.Number(),
+  audioDurationS: Type.Number(),
+  outputTokens: Type.Number(),
+  promptLen: Type.Number(),
+  attempts: Type.Integer(),
+  error: Type.String(),
+  timeoutKind: Nullable(Type.String()),
+});
+export type RequestRow = Static<typeof RequestRowSchema>;
+
+export const RequestsReplySchema = Type.Object({ total: Type.Integer(), requests: Type.Array(RequestRowSchema) });
+
+/** `events` are shared/protocol.ts `SeqEvent`s in seq order; `more` = call again with after=last seq. */
+export const EventsReplySchema = Type.Object({ events: Type.Array(Type.Unknown()), lastSeq: Type.Integer(), more: Type.Boolean() });
+
+export const ErrorReplySchema = Type.Object({
+  code: Type.String(),
+  message: Type.String(),
+  /** Dotted path of the offending field, e.g. `timeouts.totalS`. */
+  field: Type.Optional(Type.String()),
+  issues: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String(), severity: Type.String() }))),
+});
+export type ErrorReply = Static<typeof ErrorReplySchema>;
+
+export const StartRunReplySchema = Type.Object({
+  id: Type.String(),
+  warnings: Type.Array(Type.Object({ field: Type.String(), message: Type.String(), severity: Type.String() })),
+});
+
+export const ImportReplySchema = Type.Object({
+  runs: Type.Array(
+    Type.Object({ id: Type.String(), label: Nullable(Type.String()), present: Type.Array(Type.String()), missing: Type.Array(Type.String()) }),
+  ),
+});
+export type ImportReply = Static<typeof ImportReplySchema>;
+
+export const IngestReplySchema = Type.Object({
+  accepted: Type.Integer(),
+  rejected: Type.Integer(),
+  /** Valid events that matched no run (no runId and no known request id). */
+  unjoined: Type.Integer(),
+  errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() })),
+});
+export type IngestReply = Static<typeof IngestReplySchema>;
