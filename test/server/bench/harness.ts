@@ -1,0 +1,45 @@
+/** Builds a runDispatch input against a test server (shared by the dispatch tests). */
+import type { Agent } from 'undici';
+import { createDispatcher } from '../../../server/bench/http/dispatcher.ts';
+import { effectiveTimeouts } from '../../../server/bench/http/timeouts.ts';
+import { RunEvents } from '../../../server/bench/events.ts';
+import type { DispatchInput } from '../../../server/bench/dispatch.ts';
+import type { BenchEvent } from '../../../shared/protocol.ts';
+
+export interface Harness {
+  input: DispatchInput;
+  agent: Agent;
+  events: BenchEvent[];
+}
+
+export function harness(
+  url: string,
+  offsets: number[],
+  o: { maxConcurrency?: number | null; failFast?: boolean; totalS?: number; firstByteS?: number; idleS?: number; interrupt?: AbortSignal } = {},
+): Harness {
+  const agent = createDispatcher(o.maxConcurrency ?? null);
+  const events: BenchEvent[] = [];
+  const runEvents = new RunEvents((e) => events.push(e));
+  runEvents.startClock();
+  const id = (i: number): string => `t-${i}`;
+  const input: DispatchInput = {
+    target: {
+      dispatcher: agent,
+      origin: new URL(url).origin,
+      path: '/v1/chat/completions',
+      limits: effectiveTimeouts({ totalS: o.totalS ?? 5, firstByteS: o.firstByteS, idleS: o.idleS }),
+      now: () => performance.now() / 1000,
+    },
+    events: runEvents,
+    offsets,
+    maxConcurrency: o.maxConcurrency ?? null,
+    failFast: o.failFast ?? false,
+    prepare: async (i) => ({ index: i, requestId: id(i), headers: { 'content-type': 'application/json', 'x-request-id': id(i) }, body: '{}', promptLen: 1 }),
+    requestId: id,
+    promptLen: () => 1,
+    interrupt: o.interrupt,
+  };
+  return { input, agent, events };
+}
+
+export const indexOf = (requestId: string): number => Number(requestId.split('-').pop());
