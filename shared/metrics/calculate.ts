@@ -1,0 +1,111 @@
+/**
+ * The aggregate metrics of a run, as vLLM-Omni's `calculate_metrics` computes
+ * them (current upstream, DESIGN.md section 3), keyed as its result JSON keys
+ * them. Distributions use successful requests only; `failed` counts every
+ * other record passed in (so the engine passes placeholders for timed-out,
+ * cancelled and never-sent requests and `completed + failed` = the run size).
+ *
+ * Never NaN: a metric without samples gets no mean/median/p keys (its
+ * `num_*_samples` says 0), and a zero duration gives zero throughputs.
+ */
+import { METRIC_SUFFIX, PERCENTILE_METRICS, SAMPLE_COUNT_METRICS, type MetricInput, type MetricOptions, type PercentileMetric } from './input.ts';
+import { mean, median, percentileLabel, percentileSorted } from './stats.ts';
+import { timelinePeaks } from './timeline.ts';
+
+/**
+ * Output length of one request as the aggregates count it: the server's
+ * token count; for a success without one, 0 when it produced no text but some
+ * audio (current upstream), else 1 (upstream's no-tokenizer placeholder);
+ * 0 for a failed request.
+ */
+export function outputLength(r: MetricInput): number {
+  if (!r.success) return 0;
+  if (r.outputTokens) return r.outputTokens;
+  if (r.generatedText === '' && (r.audioDuration > 0 || r.audioFrames > 0)) return 0;
+  return 1;
+}
+
+/** Per-request TPOT in seconds, or null when it is not measurable (output ≤ 1 token, no positive interval). */
+export function requestTpot(r: MetricInput, outputLen: number): number | null {
+  if (outputLen <= 1) return null;
+  if (r.itl.length > 0) {
+    let sum = 0;
+    for (const v of r.itl) sum += v; // Python's sequential sum(), as upstream does it
+    const tpot = sum / r.itl.length;
+    return Number.isFinite(tpot) && tpot > 0 ? tpot : null;
+  }
+  if (Number.isFinite(r.textLatency) && Number.isFinite(r.ttft) && r.textLatency > r.ttft && r.ttft > 0) {
+    return (r.textLatency - r.ttft) / (outputLen - 1);
+  }
+  return null;
+}
+
+type Samples = Record<PercentileMetric, number[]>;
+
+export function calculateMetrics(records: readonly MetricInput[], opts: MetricOptions): Record<string, number> {
+  const samples: Samples = { ttft: [], tpot: [], itl: [], e2el: [], audio_ttfp: [], audio_rtf: [], audio_duration: [] };
+  let completed = 0;
+  let totalInput = 0;
+  let totalOutput = 0;
+  let totalAudioDuration = 0;
+  let totalAudioFrames = 0;
+  for (const r of records) {
+    if (!r.success) continue;
+    completed++;
+    const outputLen = outputLength(r);
+    totalOutput += outputLen;
+    totalInput += r.promptLen;
+    const tpot = requestTpot(r, outputLen);
+    if (tpot !== null) samples.tpot.push(tpot);
+    for (const v of r.itl) samples.itl.push(v);
+    samples.ttft.push(r.ttft);
+    samples.e2el.push(r.latency);
+    samples.audio_ttfp.push(r.audioTtfp);
+    samples.audio_rtf.push(r.audioRtf);
+    samples.audio_duration.push(r.audioDuration);
+    totalAudioDuration += r.audioDuration;
+    totalAudioFrames += r.audioFrames;
+  }
+  const dur = opts.durationS;
+  const per = (x: number): number => (dur > 0 ? x / dur : 0);
+  const peaks = timelinePeaks(records);
+  const out: Record<string, number> = {
+    duration: dur,
+    completed,
+    failed: records.length - completed,
+    total_input_tokens: totalInput,
+    total_output_tokens: totalOutput,
+    request_throughput: per(completed),
+    output_throughput: per(totalOutput),
+    total_token_throughput: per(totalInput + totalOutput),
+    total_audio_duration_s: totalAudioDuration,
+    total_audio_frames: totalAudioFrames,
+    audio_throughput: per(totalAudioDuration),
+    total_images: 0,
+    image_throughput: 0,
+    average_pixels_per_image: 0,
+    mean_denoise_step_latency_ms: 0,
+    max_output_tokens_per_s: peaks.maxOutputTokensPerS,
+    max_concurrent_requests: peaks.maxConcurrentRequests,
+    max_concurrent_requests_exact: peaks.maxConcurrentRequestsExact,
+    rtfx: 0,
+  };
+  for (const m of SAMPLE_COUNT_METRICS) out[`num_${m}_samples`] = samples[m].length;
+  const selected = new Set(opts.percentileMetrics);
+  for (const m of PERCENTILE_METRICS) {
+    if (!selected.has(m) || samples[m].length === 0) continue;
+    // Text latency statistics are meaningless when no text token was produced (upstream skips them too).
+    if ((m === 'ttft' || m === 'tpot' || m === 'itl') && totalOutput === 0) continue;
+    writeStats(out, m, samples[m], opts.metricPercentiles);
+  }
+  return out;
+}
+
+function writeStats(out: Record<string, number>, m: PercentileMetric, values: number[], percentiles: readonly number[]): void {
+  const suffix = METRIC_SUFFIX[m];
+  const scale = suffix === '_ms' ? 1000 : 1;
+  const sorted = Float64Array.from(values).sort();
+  out[`mean_${m}${suffix}`] = mean(values) * scale;
+  out[`median_${m}${suffix}`] = median(values) * scale;
+  for (const p of percentiles) out[`p${percentileLabel(p)}_${m}${suffix}`] = percentileSorted(sorted, p) * scale;
+}
