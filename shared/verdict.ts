@@ -1,0 +1,134 @@
+/**
+ * The verdict of a run (DESIGN.md section 4), with reasons a person can act on.
+ *
+ * Precedence: `errored` (the run could not start) > `interrupted` (SIGINT,
+ * SIGTERM, a crash) > `failed_closed` (any request timed out, was cancelled by
+ * the breaker or never sent: a partial run must never pass, whatever its
+ * scores) > `failed` (a failed request, a failed or unevaluable threshold) >
+ * `passed` (every request completed and every threshold holds).
+ * Thresholds are always evaluated so their outcome is in the reasons, even
+ * when the verdict is already decided by the counts.
+ */
+import { StallscopeError } from './errors.ts';
+import type { RunCounts, Verdict } from './types.ts';
+
+export type ThresholdOp = '<=' | '<' | '>=' | '>' | '==' | '!=';
+
+export interface Threshold {
+  /** The expression as written, e.g. `mean_e2el_ms<=5000`. */
+  expr: string;
+  /** A result key, e.g. `mean_e2el_ms` or `failed`. */
+  key: string;
+  op: ThresholdOp;
+  value: number;
+}
+
+const THRESHOLD = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(<=|>=|==|!=|<|>)\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$/;
+
+/** Parse `KEY OP NUMBER`; throws CONFIG_INVALID naming the expression when it is malformed. */
+export function parseThreshold(expr: string): Threshold {
+  const m = THRESHOLD.exec(expr);
+  if (!m) {
+    throw new StallscopeError(
+      'CONFIG_INVALID',
+      `threshold ${JSON.stringify(expr)} is not KEY OP NUMBER (OP one of <=, <, >=, >, ==, !=), e.g. mean_e2el_ms<=5000`,
+      'threshold',
+    );
+  }
+  return { expr: expr.trim(), key: m[1], op: m[2] as ThresholdOp, value: Number(m[3]) };
+}
+
+export function compare(actual: number, op: ThresholdOp, value: number): boolean {
+  switch (op) {
+    case '<=':
+      return actual <= value;
+    case '<':
+      return actual < value;
+    case '>=':
+      return actual >= value;
+    case '>':
+      return actual > value;
+    case '==':
+      return actual === value;
+    case '!=':
+      return actual !== value;
+    default: {
+      const never: never = op;
+      throw new Error(`unknown operator ${String(never)}`);
+    }
+  }
+}
+
+export interface ThresholdOutcome {
+  expr: string;
+  holds: boolean;
+  reason: string;
+}
+
+/** Evaluate one threshold against the result; a missing or non-numeric key fails, never passes silently. */
+export function evaluateThreshold(expr: string, metrics: Record<string, unknown>): ThresholdOutcome {
+  let t: Threshold;
+  try {
+    t = parseThreshold(expr);
+  } catch (err) {
+    return { expr, holds: false, reason: (err as Error).message };
+  }
+  if (!Object.prototype.hasOwnProperty.call(metrics, t.key)) {
+    return { expr: t.expr, holds: false, reason: `threshold ${t.expr} failed: the result has no key ${t.key}` };
+  }
+  const actual = metrics[t.key];
+  if (typeof actual !== 'number' || Number.isNaN(actual)) {
+    return { expr: t.expr, holds: false, reason: `threshold ${t.expr} failed: ${t.key} is ${JSON.stringify(actual)}, not a number` };
+  }
+  const holds = compare(actual, t.op, t.value);
+  return { expr: t.expr, holds, reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${actual}` };
+}
+
+export interface VerdictInput {
+  counts: RunCounts;
+  metrics: Record<string, unknown>;
+  thresholds: readonly string[];
+  interrupted?: boolean;
+  errored?: boolean;
+}
+
+export interface VerdictOutcome {
+  verdict: Verdict;
+  reasons: string[];
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
+  const { counts } = input;
+  const reasons: string[] = [];
+  if (input.errored) reasons.push('the run could not start');
+  if (input.interrupted) reasons.push('the run was interrupted (signal or crash); in-flight requests were aborted');
+  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.notDispatched;
+  if (counts.timedOut > 0) reasons.push(`${plural(counts.timedOut, 'request')} timed out`);
+  if (counts.cancelledAfterTimeout > 0) {
+    reasons.push(
+      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled after a timeout (${counts.notDispatched} never sent)`,
+    );
+  } else if (counts.notDispatched > 0) {
+    reasons.push(`${plural(counts.notDispatched, 'request')} never sent`);
+  }
+  if (counts.failed > 0) reasons.push(`${plural(counts.failed, 'request')} failed`);
+  const incomplete = counts.total - counts.completed;
+  // notDispatched is the never-sent subset of cancelledAfterTimeout (shared/types.ts).
+  const accounted = counts.timedOut + Math.max(counts.cancelledAfterTimeout, counts.notDispatched) + counts.failed;
+  if (incomplete > accounted) reasons.push(`${plural(incomplete - accounted, 'request')} did not complete`);
+  if (counts.total === 0) reasons.push('the run has no requests');
+  const outcomes = input.thresholds.map((expr) => evaluateThreshold(expr, input.metrics));
+  for (const o of outcomes) reasons.push(o.reason);
+
+  let verdict: Verdict;
+  if (input.errored) verdict = 'errored';
+  else if (input.interrupted) verdict = 'interrupted';
+  else if (partial > 0) verdict = 'failed_closed';
+  else if (counts.total === 0 || counts.completed < counts.total || outcomes.some((o) => !o.holds)) verdict = 'failed';
+  else verdict = 'passed';
+  if (verdict === 'failed_closed') reasons.unshift('failed closed: a partial run never passes, whatever its scores');
+  if (verdict === 'passed') reasons.unshift(`all ${counts.total} requests completed`);
+  return { verdict, reasons };
+}
