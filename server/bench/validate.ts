@@ -1,0 +1,120 @@
+/**
+ * Refuses a configuration before anything is sent (DESIGN.md section 4).
+ * Each refusal is a StallscopeError naming the offending field; the CLI maps
+ * it to exit 2 and the dashboard API to a 400.
+ */
+import { accessSync, constants, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { StallscopeError } from '../../shared/errors.ts';
+import { parseThreshold } from '../../shared/verdict.ts';
+import { PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
+import type { BenchConfig } from './config.ts';
+
+export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
+
+const bad = (detail: string, field: string): never => {
+  throw new StallscopeError('CONFIG_INVALID', detail, field);
+};
+
+export function validateBenchConfig(c: BenchConfig): void {
+  if (!(SUPPORTED_BACKENDS as readonly string[]).includes(c.backend)) {
+    throw new StallscopeError('CONFIG_BACKEND_UNSUPPORTED', `'${c.backend}' (supported: ${SUPPORTED_BACKENDS.join(', ')})`, 'backend');
+  }
+  let url: URL;
+  try {
+    url = new URL(`${c.baseUrl}${c.endpoint}`);
+  } catch {
+    return bad(`'${c.baseUrl}${c.endpoint}' is not a URL`, 'baseUrl');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`'${c.baseUrl}' must be http(s)`, 'baseUrl');
+  if (!/chat\/completions$|profile$/.test(url.pathname)) bad(`'${c.endpoint}' must end with chat/completions`, 'endpoint');
+  if (!c.model) bad('a model name is required', 'model');
+  if (!c.runId) bad('a run id is required', 'runId');
+
+  if (!Number.isInteger(c.numPrompts) || c.numPrompts < 1) bad(`num-prompts must be an integer ≥ 1 (got ${c.numPrompts})`, 'numPrompts');
+  if (c.maxConcurrency !== null && (!Number.isInteger(c.maxConcurrency) || c.maxConcurrency < 1)) {
+    bad(`max-concurrency must be an integer ≥ 1 (got ${c.maxConcurrency})`, 'maxConcurrency');
+  }
+  if (c.requestRate !== 'inf' && !(typeof c.requestRate === 'number' && c.requestRate > 0 && !Number.isNaN(c.requestRate))) {
+    bad(`request-rate must be > 0 or inf (got ${c.requestRate})`, 'requestRate');
+  }
+  if (!(c.burstiness > 0)) bad(`burstiness must be > 0 (got ${c.burstiness})`, 'burstiness');
+  if (!Number.isInteger(c.numWarmups) || c.numWarmups < 0) bad(`num-warmups must be an integer ≥ 0 (got ${c.numWarmups})`, 'numWarmups');
+  if (!Number.isFinite(c.seed)) bad('seed must be a number', 'seed');
+  if (c.readyCheckTimeoutS !== undefined && !(c.readyCheckTimeoutS >= 0)) bad('ready-check-timeout-sec must be ≥ 0', 'readyCheckTimeoutS');
+
+  validateTimeouts(c);
+  if (c.selfTimed && c.dataset.name !== 'trace') {
+    throw new StallscopeError('CONFIG_SELF_TIMED_NEEDS_TRACE', `dataset is '${c.dataset.name}'`, 'selfTimed');
+  }
+  if (c.extraBody !== undefined && (c.extraBody === null || typeof c.extraBody !== 'object' || Array.isArray(c.extraBody))) {
+    throw new StallscopeError('CONFIG_EXTRA_BODY', 'must be a JSON object', 'extraBody');
+  }
+  for (const m of c.percentileMetrics) {
+    if (!(PERCENTILE_METRICS as readonly string[]).includes(m)) bad(`unknown metric '${m}' (known: ${PERCENTILE_METRICS.join(', ')})`, 'percentileMetrics');
+  }
+  for (const p of c.metricPercentiles) if (!(p > 0 && p <= 100)) bad(`percentile ${p} is not in (0, 100]`, 'metricPercentiles');
+  for (const t of c.thresholds) {
+    try {
+      parseThreshold(t);
+    } catch (e) {
+      bad(`'${t}': ${(e as Error).message}`, 'thresholds');
+    }
+  }
+  validateDataset(c);
+}
+
+function validateTimeouts(c: BenchConfig): void {
+  const { totalS, firstByteS, idleS } = c.timeouts;
+  for (const [v, field] of [[totalS, 'timeouts.totalS'], [firstByteS, 'timeouts.firstByteS'], [idleS, 'timeouts.idleS']] as const) {
+    if (v !== undefined && v !== null && !Number.isFinite(v)) bad(`${v} is not a finite number of seconds`, field);
+  }
+  if (firstByteS !== undefined && firstByteS !== null && firstByteS <= 0) bad('first-byte timeout must be > 0', 'timeouts.firstByteS');
+  if (idleS !== undefined && idleS !== null && idleS <= 0) bad('idle timeout must be > 0', 'timeouts.idleS');
+  // A total ≤ 0 restores vLLM's legacy 6 h cap: as a breaker that is no bound at all.
+  const legacyTotal = totalS !== undefined && totalS !== null && totalS <= 0;
+  if (c.failFast && legacyTotal && !firstByteS && !idleS) {
+    throw new StallscopeError(
+      'CONFIG_FAIL_FAST_NO_TIMEOUT',
+      '--omni-request-timeout-s ≤ 0 restores the legacy 6 h cap; give a positive timeout or --first-byte-timeout-s/--idle-timeout-s',
+      'failFast',
+    );
+  }
+}
+
+function validateDataset(c: BenchConfig): void {
+  const d = c.dataset;
+  const unreadable = (detail: string): never => {
+    throw new StallscopeError('CONFIG_DATASET_UNREADABLE', detail, 'dataset.path');
+  };
+  switch (d.name) {
+    case 'random':
+      if (!Number.isInteger(d.inputLen) || d.inputLen < 1) bad('random input length must be an integer ≥ 1', 'dataset.inputLen');
+      if (!Number.isInteger(d.outputLen) || d.outputLen < 1) bad('random output length must be an integer ≥ 1', 'dataset.outputLen');
+      if (d.rangeRatio !== undefined && !(d.rangeRatio >= 0 && d.rangeRatio < 1)) bad('random range ratio must be in [0, 1)', 'dataset.rangeRatio');
+      return;
+    case 'seed-tts': {
+      if (!d.path) unreadable('seed-tts needs --dataset-path (a directory with {locale}/meta.lst)');
+      const meta = join(d.path, d.locale, 'meta.lst');
+      try {
+        accessSync(meta, constants.R_OK);
+      } catch {
+        unreadable(`${meta} is missing or unreadable`);
+      }
+      if (d.outputLen !== undefined && (!Number.isInteger(d.outputLen) || d.outputLen < 1)) bad('output length must be an integer ≥ 1', 'dataset.outputLen');
+      return;
+    }
+    case 'trace':
+      if (!d.path) unreadable('trace needs --dataset-path (a JSONL file)');
+      try {
+        if (!statSync(d.path).isFile()) unreadable(`${d.path} is not a file`);
+        accessSync(d.path, constants.R_OK);
+      } catch (e) {
+        if (e instanceof StallscopeError) throw e;
+        unreadable(`${d.path} is missing or unreadable`);
+      }
+      return;
+    default:
+      bad(`unknown dataset '${(d as { name: string }).name}'`, 'dataset.name');
+  }
+}
