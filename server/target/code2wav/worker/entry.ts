@@ -1,0 +1,51 @@
+/**
+ * Code2Wav worker thread entry: owns the per-request caches of the requests
+ * assigned to it and decodes one batch at a time. Imports no server code
+ * beyond the kernels and the progress record.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createModel } from '../kernels/model.ts';
+import { ProgressWriter } from '../../watchdog/progress.ts';
+import { decodeBatch, type DecodeContext } from './decodeBatch.ts';
+import type { MainToWorker, WorkerInit, WorkerToMain } from './messages.ts';
+import type { RequestState } from './requestState.ts';
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const post = (m: WorkerToMain, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+let currentOp = 0;
+const ctx: DecodeContext = {
+  model: createModel(init.modelName),
+  seed: init.seed,
+  progress: new ProgressWriter(init.progress),
+  states: new Map<string, RequestState>(),
+  onPhase: (phase, details) => post({ type: 'phase', opId: currentOp, phase, details, ts: Date.now() }),
+};
+
+port.on('message', (msg: MainToWorker) => {
+  switch (msg.type) {
+    case 'decode': {
+      currentOp = msg.opId;
+      const t0 = performance.now();
+      try {
+        const outputs = decodeBatch(ctx, msg.opId, msg.items, msg.settings, msg.fault);
+        const transfer = outputs.flatMap((o) => (o.wav ? [o.wav.buffer as ArrayBuffer] : []));
+        post({ type: 'done', opId: msg.opId, outputs, durationMs: performance.now() - t0 }, transfer);
+      } catch (err) {
+        ctx.progress.end();
+        const e = err instanceof Error ? err : new Error(String(err));
+        post({ type: 'failed', opId: msg.opId, error: { name: e.name, message: e.message, stack: e.stack } });
+      }
+      break;
+    }
+    case 'release':
+      for (const k of msg.keys) ctx.states.delete(k);
+      break;
+    default: {
+      const never: never = msg;
+      throw new Error(`unknown message ${JSON.stringify(never)}`);
+    }
+  }
+});
+post({ type: 'ready', workerId: init.workerId });

@@ -1,0 +1,105 @@
+/**
+ * Telemetry over HTTP: NDJSON batches POSTed to the given URL (used verbatim,
+ * e.g. the dashboard's ingest endpoint with its runId). The queue is bounded
+ * and sending runs in the background, so a slow or absent sink never blocks
+ * the server; events that cannot be queued or delivered are counted and
+ * reported in a `telemetry.dropped` event with the next batch.
+ */
+import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
+import type { TelemetrySink } from './hub.ts';
+
+export interface HttpSinkOptions {
+  url: string;
+  maxQueue?: number;
+  maxBatch?: number;
+  flushIntervalMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export class HttpTelemetrySink implements TelemetrySink {
+  private queue: TelemetryEvent[] = [];
+  private sent = 0;
+  private dropped = 0;
+  private unreported = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private sending: Promise<void> | null = null;
+  private closed = false;
+  private readonly maxQueue: number;
+  private readonly maxBatch: number;
+  private readonly interval: number;
+  private readonly timeout: number;
+
+  constructor(private readonly opts: HttpSinkOptions) {
+    this.maxQueue = opts.maxQueue ?? 10_000;
+    this.maxBatch = opts.maxBatch ?? 500;
+    this.interval = opts.flushIntervalMs ?? 100;
+    this.timeout = opts.requestTimeoutMs ?? 3000;
+  }
+
+  push(e: TelemetryEvent): void {
+    if (this.closed || this.queue.length >= this.maxQueue) {
+      this.dropped++;
+      this.unreported++;
+      return;
+    }
+    this.queue.push(e);
+    if (!this.timer && !this.sending) {
+      this.timer = setTimeout(() => { this.timer = null; void this.drain(); }, this.interval);
+    }
+  }
+
+  /** Sends until the queue is empty; concurrent callers share one drain loop. */
+  private drain(): Promise<void> {
+    if (!this.sending) {
+      this.sending = (async () => {
+        while (this.queue.length > 0 || this.unreported > 0) {
+          const batch = this.queue.splice(0, this.maxBatch);
+          if (this.unreported > 0) {
+            batch.push({ v: TELEMETRY_VERSION, type: 'telemetry.dropped', ts: Date.now(), model: batch[0]?.model, count: this.unreported });
+            this.unreported = 0;
+          }
+          await this.post(batch);
+        }
+      })().finally(() => {
+        this.sending = null;
+        // Events pushed while the last POST was finishing still need a send.
+        if ((this.queue.length > 0 || this.unreported > 0) && !this.timer && !this.closed) {
+          this.timer = setTimeout(() => { this.timer = null; void this.drain(); }, this.interval);
+        }
+      });
+    }
+    return this.sending;
+  }
+
+  private async post(batch: TelemetryEvent[]): Promise<void> {
+    const body = batch.map((e) => JSON.stringify(e)).join('\n') + '\n';
+    try {
+      const res = await fetch(this.opts.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body,
+        signal: AbortSignal.timeout(this.timeout),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      this.sent += batch.length;
+    } catch {
+      // Delivery failed: these events are lost. Count them, but do not report
+      // a drop notice about the drop notice itself.
+      // (Re-queueing a notice for them would retry forever against an absent
+      // sink; the totals are in flush()'s answer and in /health.)
+      this.dropped += batch.filter((e) => e.type !== 'telemetry.dropped').length;
+    }
+  }
+
+  async flush(): Promise<{ sent: number; dropped: number }> {
+    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    await this.drain();
+    return { sent: this.sent, dropped: this.dropped };
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The no-progress watchdog. It lives in the main thread (a hung worker
+ * cannot report itself) and polls each worker's progress record. When an
+ * op has made no progress for the timeout, it pauses the worker through the
+ * inspector, re-checks — while the worker is paused, so nothing can move —
+ * that the same op is still at the same progress point, reads the stack,
+ * resumes, and reports once per op. Work that completes, even right at the
+ * deadline, changes the progress counter first and is never reported. A
+ * reported op that completes later yields `recovered`.
+ */
+import type { StallReport } from '../../../shared/types.ts';
+import type { TelemetryInput } from '../telemetry/hub.ts';
+import type { ProgressReader } from './progress.ts';
+import { captureWorkerStack, type CaptureResult } from './stackCapture.ts';
+import { formatStallReport } from './report.ts';
+
+export interface MonitoredWorker {
+  readonly id: number;
+  readonly threadId: number;
+  readonly reader: ProgressReader;
+  requestIdsOf(opId: number): string[] | null;
+}
+
+export interface MonitorOptions {
+  timeoutS: number;
+  model: string;
+  workers: () => ReadonlyArray<MonitoredWorker>;
+  emit: (e: TelemetryInput) => void;
+  log: (block: string) => void;
+  pollMs?: number;
+  capture?: (threadId: number, whilePaused: () => boolean) => Promise<CaptureResult>;
+  /** Observes every report (tests, the server's /health). */
+  onReport?: (r: StallReport) => void;
+}
+
+interface Reported {
+  lastProgressMs: number;
+  requestIds: string[];
+}
+
+export class WatchdogMonitor {
+  private timer: NodeJS.Timeout | null = null;
+  private capturing: Promise<void> | null = null;
+  private readonly reported = new Map<string, Reported>();
+  private readonly timeoutMs: number;
+  private readonly capture: NonNullable<MonitorOptions['capture']>;
+  reports = 0;
+
+  constructor(private readonly opts: MonitorOptions) {
+    this.timeoutMs = opts.timeoutS * 1000;
+    this.capture = opts.capture ?? ((id, check) => captureWorkerStack(id, check));
+  }
+
+  start(): void {
+    const poll = this.opts.pollMs ?? Math.min(50, Math.max(5, this.timeoutMs / 10));
+    this.timer = setInterval(() => this.tick(), poll);
+    this.timer.unref();
+  }
+
+  /** The pool saw op `opId` of `workerId` end; a reported op becomes `recovered`. */
+  opEnded(workerId: number, opId: number, endMs: number): void {
+    const key = `${workerId}:${opId}`;
+    const r = this.reported.get(key);
+    if (!r) return;
+    this.reported.delete(key);
+    this.opts.emit({ type: 'watchdog.recovered', workerId, opId, requestIds: r.requestIds, stalledS: (endMs - r.lastProgressMs) / 1000 });
+  }
+
+  private tick(now = Date.now()): void {
+    if (this.capturing) return;
+    for (const w of this.opts.workers()) {
+      const snap = w.reader.snapshot();
+      if (!snap.busy || this.reported.has(`${w.id}:${snap.opId}`)) continue;
+      const deadlineMs = snap.lastProgressMs + this.timeoutMs;
+      if (now < deadlineMs) continue;
+      this.capturing = this.investigate(w, snap.opId, snap.counter, deadlineMs).finally(() => { this.capturing = null; });
+      return;
+    }
+  }
+
+  private async investigate(w: MonitoredWorker, opId: number, counter: number, deadlineMs: number): Promise<void> {
+    const requestIds = w.requestIdsOf(opId) ?? [];
+    let snap = w.reader.snapshot();
+    const still = () => {
+      snap = w.reader.snapshot();
+      return snap.busy && snap.opId === opId && snap.counter === counter;
+    };
+    const cap = await this.capture(w.threadId, still);
+    // Without a pause there is no frozen state to trust: re-check now instead.
+    const stalled = cap.capturedAtMs > 0 ? cap.verified : still();
+    if (!stalled) return; // it moved on (or completed): not a stall
+    const at = cap.capturedAtMs || Date.now();
+    const report: StallReport = {
+      model: this.opts.model,
+      workerId: w.id,
+      opId,
+      requestIds,
+      phase: snap.phase ?? 'unknown',
+      details: snap.details,
+      inPhaseS: (at - snap.phaseStartMs) / 1000,
+      inOpS: (at - snap.opStartMs) / 1000,
+      capturedAtMs: at,
+      deadlineMs,
+      stack: cap.frames,
+      ...(cap.error ? { stackError: cap.error } : {}),
+    };
+    this.reported.set(`${w.id}:${opId}`, { lastProgressMs: snap.lastProgressMs, requestIds });
+    this.reports++;
+    this.opts.emit({ type: 'watchdog.stall', report });
+    this.opts.log(formatStallReport(report, this.opts.timeoutS));
+    this.opts.onReport?.(report);
+  }
+
+  /** Stops polling and waits for a capture in progress; leaves no timer or session behind. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.capturing;
+    this.reported.clear();
+  }
+}
