@@ -77,3 +77,16 @@ export function markFailed(record: RequestRecord, code: ErrorCode, detail: strin
   record.errorCode = code;
   record.error = verbatim ? detail : new StallscopeError(code, detail).message;
 }
+
+/**
+ * The record of a request that was never sent (fail-fast cancelled it while
+ * queued, or the run was interrupted first): the client's prompt length,
+ * start time 0, and an error saying why. Used as the dataset-order
+ * placeholder in the result arrays.
+ */
+export function placeholderRecord(promptLen: number, code: ErrorCode, detail: string): RequestRecord {
+  const record = newRecord(promptLen, 0);
+  record.attempts = 0;
+  markFailed(record, code, detail);
+  return record;
+}

@@ -1,0 +1,110 @@
+/**
+ * JSON text as vLLM writes and reads it. Writing: Python's `json.dump`
+ * layout (`", "` and `": "` separators, non-ASCII escaped as `\uXXXX`), so our
+ * files look like vLLM's; never a bare NaN/Infinity (those keys are left out
+ * upstream of this, and any stray one is written as null). Reading: vLLM's
+ * files may contain bare `NaN`, `Infinity` and `-Infinity` (Python's json
+ * allows them), and `--append-result` files hold several objects, one per
+ * line; both are accepted.
+ */
+import { StallscopeError } from '../../../shared/errors.ts';
+
+function pyString(s: string): string {
+  return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Serialise like Python's `json.dumps(obj)` with default arguments (but NaN/±Infinity become null). */
+export function pyJsonDumps(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'string') return pyString(value);
+  if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`;
+  if (typeof value === 'object') {
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === undefined) continue;
+      parts.push(`${pyString(k)}: ${pyJsonDumps(v)}`);
+    }
+    return `{${parts.join(', ')}}`;
+  }
+  return 'null';
+}
+
+const NAN = '\u0000stallscope:NaN';
+const POS_INF = '\u0000stallscope:Infinity';
+const NEG_INF = '\u0000stallscope:-Infinity';
+const LITERALS: [string, string][] = [
+  ['-Infinity', NEG_INF],
+  ['Infinity', POS_INF],
+  ['NaN', NAN],
+];
+
+/**
+ * Split `text` into its top-level JSON values, rewriting the bare literals
+ * outside strings into sentinel strings that `revive` turns back into numbers.
+ */
+function splitValues(text: string): string[] {
+  const values: string[] = [];
+  let out = '';
+  let depth = 0;
+  let inString = false;
+  let started = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === '"') inString = false;
+      continue;
+    }
+    const literal = LITERALS.find(([word]) => text.startsWith(word, i));
+    if (literal) {
+      out += JSON.stringify(literal[1]);
+      i += literal[0].length - 1;
+      started = true;
+    } else {
+      if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') depth--;
+      if (!/\s/.test(c)) started = true;
+      out += c;
+    }
+    if (started && depth === 0 && !inString && (c === '}' || c === ']' || /\s/.test(text[i + 1] ?? ' '))) {
+      if (out.trim()) values.push(out);
+      out = '';
+      started = false;
+    }
+  }
+  if (out.trim()) values.push(out);
+  return values;
+}
+
+function revive(_key: string, value: unknown): unknown {
+  if (value === NAN) return Number.NaN;
+  if (value === POS_INF) return Number.POSITIVE_INFINITY;
+  if (value === NEG_INF) return Number.NEGATIVE_INFINITY;
+  return value;
+}
+
+/**
+ * Parse a vLLM result file: one JSON object, or JSON-lines from
+ * `--append-result` (objects separated by newlines); bare NaN/Infinity
+ * literals are accepted. Throws API_IMPORT_INVALID saying which object is bad.
+ */
+export function parseResultText(text: string): Record<string, unknown>[] {
+  const pieces = splitValues(text.replace(/^\uFEFF/, ''));
+  if (pieces.length === 0) throw new StallscopeError('API_IMPORT_INVALID', 'the file is empty');
+  return pieces.map((piece, i) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(piece, revive);
+    } catch (err) {
+      throw new StallscopeError('API_IMPORT_INVALID', `object ${i + 1} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new StallscopeError('API_IMPORT_INVALID', `object ${i + 1} is not a JSON object`);
+    }
+    return value as Record<string, unknown>;
+  });
+}

@@ -1,0 +1,55 @@
+/** The result file's name (vLLM's pattern) and writing it, whole or appended as JSON-lines. */
+import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { pyJsonDumps } from './pyJson.ts';
+
+/** `%Y%m%d-%H%M%S` in local time, as vLLM's `datetime.now().strftime` writes it. */
+export function formatResultDate(d: Date): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+/** Python's `str(float)` for the rate in the file name: `inf`, `10.0`, `0.5`. */
+function pyFloat(x: number): string {
+  if (x === Infinity) return 'inf';
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return `${x}.0`;
+  return String(x);
+}
+
+export interface ResultFilenameInput {
+  label: string | null;
+  backend: string;
+  requestRate: number;
+  maxConcurrency: number | null;
+  modelId: string;
+  /** A Date (formatted in local time) or an already formatted `%Y%m%d-%H%M%S`. */
+  date: Date | string;
+}
+
+/** `{label or backend}-{rate}qps[-concurrency{N}]-{model basename}-{date}.json`, as `vllm bench serve` names it. */
+export function resultFilename(input: ResultFilenameInput): string {
+  const label = input.label || input.backend;
+  const concurrency = input.maxConcurrency === null ? '' : `-concurrency${input.maxConcurrency}`;
+  const model = input.modelId.split('/').pop();
+  const date = typeof input.date === 'string' ? input.date : formatResultDate(input.date);
+  return `${label}-${pyFloat(input.requestRate)}qps${concurrency}-${model}-${date}.json`;
+}
+
+/**
+ * Write the result as vLLM does: the whole file, or with `append` one more
+ * object after a newline (JSON-lines; no newline before the first object or
+ * after the last). The directory is created when missing.
+ */
+export async function writeResult(path: string, obj: Record<string, unknown>, opts: { append?: boolean } = {}): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const text = pyJsonDumps(obj);
+  if (!opts.append) {
+    await writeFile(path, text, 'utf8');
+    return;
+  }
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
+  await appendFile(path, size > 0 ? `\n${text}` : text, 'utf8');
+}

@@ -1,0 +1,139 @@
+/**
+ * The saved result: vLLM's result dict, in vLLM's key order, plus
+ * stallscope's keys (DESIGN.md section 3). Anything that reads a vLLM result
+ * file reads ours; the extra keys come last.
+ *
+ * Order: the header `main_async` writes (date … num_prompts, the `--metadata`
+ * pairs, request_rate, burstiness, max_concurrency); then omni `benchmark()`'s
+ * keys as the golden aggregate fixture records them, with the per-request
+ * arrays (`--save-detailed` only) where vLLM puts them, between
+ * `mean_denoise_step_latency_ms` and `max_output_tokens_per_s`; then the
+ * sample counts and mean/median/p keys; any other metric key; then ours.
+ */
+import { outputLength } from '../../../shared/metrics/index.ts';
+import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../../shared/types.ts';
+import type { RequestRecord } from '../client/record.ts';
+import { formatResultDate } from './resultFile.ts';
+
+export { parseResultText, pyJsonDumps } from './pyJson.ts';
+export { resultFilename, formatResultDate, writeResult } from './resultFile.ts';
+
+/** What a result is built from. Records are in dataset order, one per request. */
+export interface ResultJsonInput {
+  /** `%Y%m%d-%H%M%S` (see formatResultDate) or a Date, formatted in local time as vLLM does. */
+  date: string | Date;
+  backend: string;
+  /** vLLM writes the backend here too; defaults to `backend`. */
+  endpointType?: string;
+  /** `--label`; null when not given (vLLM writes null). */
+  label: string | null;
+  modelId: string;
+  /** Defaults to `modelId`. */
+  tokenizerId?: string;
+  /** The `--num-prompts` argument (not the number actually sent). */
+  numPrompts: number;
+  /** `--metadata KEY=VALUE` pairs, in order; written between num_prompts and request_rate. */
+  metadata?: readonly (readonly [string, string])[];
+  /** Requests per second; Infinity is written as the string "inf". */
+  requestRate: number;
+  burstiness: number;
+  maxConcurrency: number | null;
+  /** From `calculateMetrics`; non-finite values are left out, never written as NaN. */
+  metrics: Record<string, number>;
+  /** `--save-detailed`: include the per-request arrays. */
+  detailed: boolean;
+  /**
+   * One record per request in dataset order. A request that was never sent
+   * is a placeholder record (see `placeholderRecord`): its client prompt
+   * length, start time 0, and its error string.
+   */
+  records: readonly Pick<RequestRecord, 'success' | 'error' | 'ttft' | 'itl' | 'outputTokens' | 'promptLen' | 'generatedText' | 'audioDuration' | 'audioFrames' | 'startTime' | 'latency' | 'audioTtfp' | 'audioRtf' | 'textLatency'>[];
+  /** End state per request, dataset order. */
+  statuses: readonly RequestEndStatus[];
+  counts: RunCounts;
+  failFast: { enabled: boolean; tripped: boolean; cause: BreakerCause | null };
+  verdict: Verdict;
+  verdictReasons: readonly string[];
+}
+
+/** Keys of omni `benchmark()`'s result before the per-request arrays. */
+const HEAD_METRICS = [
+  'duration',
+  'completed',
+  'failed',
+  'total_input_tokens',
+  'total_output_tokens',
+  'request_throughput',
+  'request_goodput',
+  'output_throughput',
+  'total_token_throughput',
+  'total_audio_duration_s',
+  'total_audio_frames',
+  'audio_throughput',
+  'total_images',
+  'image_throughput',
+  'average_pixels_per_image',
+  'mean_denoise_step_latency_ms',
+];
+const TAIL_METRICS = ['max_output_tokens_per_s', 'max_concurrent_requests', 'max_concurrent_requests_exact', 'rtfx'];
+
+export function buildResultJson(input: ResultJsonInput): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    date: typeof input.date === 'string' ? input.date : formatResultDate(input.date),
+    endpoint_type: input.endpointType ?? input.backend,
+    backend: input.backend,
+    label: input.label,
+    model_id: input.modelId,
+    tokenizer_id: input.tokenizerId ?? input.modelId,
+    num_prompts: input.numPrompts,
+  };
+  for (const [k, v] of input.metadata ?? []) out[k] = v;
+  out.request_rate = Number.isFinite(input.requestRate) ? input.requestRate : 'inf';
+  out.burstiness = input.burstiness;
+  out.max_concurrency = input.maxConcurrency;
+
+  const metrics = input.metrics;
+  const placed = new Set<string>();
+  const put = (key: string): void => {
+    placed.add(key);
+    const v = metrics[key];
+    if (typeof v === 'number' && Number.isFinite(v)) out[key] = v;
+  };
+  for (const key of HEAD_METRICS) {
+    if (key === 'request_goodput') out.request_goodput = null; // no --goodput support: vLLM writes null
+    else put(key);
+  }
+  if (input.detailed) {
+    const recs = input.records;
+    out.input_lens = recs.map((r) => r.promptLen);
+    out.start_times = recs.map((r) => r.startTime);
+    out.output_lens = recs.map((r) => outputLength(r));
+    out.ttfts = recs.map((r) => r.ttft);
+    out.itls = recs.map((r) => [...r.itl]);
+    out.generated_texts = recs.map((r) => r.generatedText);
+    out.errors = recs.map((r) => r.error);
+  }
+  for (const key of TAIL_METRICS) put(key);
+  for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
+
+  const c = input.counts;
+  out.timed_out_requests = c.timedOut;
+  out.cancelled_after_timeout_requests = c.cancelledAfterTimeout;
+  out.not_dispatched_requests = c.notDispatched;
+  out.fail_fast_enabled = input.failFast.enabled;
+  out.fail_fast_tripped = input.failFast.tripped;
+  const cause = input.failFast.cause;
+  out.fail_fast_cause = cause
+    ? {
+        request_index: cause.requestIndex,
+        request_id: cause.requestId,
+        kind: cause.kind,
+        elapsed_s: cause.elapsedS,
+        last_phase: cause.lastPhase ?? null,
+      }
+    : null;
+  out.verdict = input.verdict;
+  out.verdict_reasons = [...input.verdictReasons];
+  out.statuses = [...input.statuses];
+  return out;
+}

@@ -1,0 +1,108 @@
+/**
+ * The console summary: vLLM-Omni's `print_metrics` block, byte for byte
+ * (people grep it in CI logs; checked against a golden console capture),
+ * followed by stallscope's Fail-fast block with the counts and the verdict.
+ * Built from the result JSON so the console and the file can never disagree.
+ */
+import { METRIC_SUFFIX, PERCENTILE_METRICS, percentileLabel, type PercentileMetric } from '../../../shared/metrics/index.ts';
+import { centre, fixed2, percent2, row } from './pyFormat.ts';
+
+export interface SummaryExtras {
+  /** `--percentile-metrics`, e.g. `['ttft','tpot','itl','e2el','audio_ttfp','audio_rtf']`. */
+  percentileMetrics: readonly string[];
+  /** `--metric-percentiles`, e.g. `[99]`. */
+  metricPercentiles: readonly number[];
+}
+
+const HEADERS: Record<PercentileMetric, string> = {
+  ttft: 'Time to First Token',
+  tpot: 'Time per Output Token (excl. 1st token)',
+  itl: 'Inter-token Latency',
+  e2el: 'End-to-end Latency',
+  audio_ttfp: 'Time to First Packet',
+  audio_rtf: 'Real Time Factor',
+  audio_duration: 'Audio Duration',
+};
+
+const num = (result: Record<string, unknown>, key: string): number => {
+  const v = result[key];
+  return typeof v === 'number' ? v : 0;
+};
+
+/** One metric's block; nothing when the result has no statistics for it (no samples). */
+function metricBlock(lines: string[], result: Record<string, unknown>, m: PercentileMetric, percentiles: readonly number[]): void {
+  const suffix = METRIC_SUFFIX[m];
+  if (typeof result[`mean_${m}${suffix}`] !== 'number') return;
+  const unit = suffix === '_ms' ? ' (ms)' : suffix === '_s' ? ' (s)' : '';
+  const name = m.toUpperCase();
+  lines.push(centre(HEADERS[m], '-'));
+  lines.push(row(`Mean ${name}${unit}:`, fixed2(num(result, `mean_${m}${suffix}`))));
+  lines.push(row(`Median ${name}${unit}:`, fixed2(num(result, `median_${m}${suffix}`))));
+  for (const p of percentiles) {
+    const key = `p${percentileLabel(p)}_${m}${suffix}`;
+    if (typeof result[key] === 'number') lines.push(row(`P${percentileLabel(p)} ${name}${unit}:`, fixed2(result[key] as number)));
+  }
+}
+
+export function formatSummary(result: Record<string, unknown>, extras: SummaryExtras): string {
+  const selected = new Set(extras.percentileMetrics);
+  const pcts = extras.metricPercentiles;
+  const lines: string[] = [];
+  lines.push(centre(' Serving Benchmark Result ', '='));
+  lines.push(row('Successful requests:', String(num(result, 'completed'))));
+  lines.push(row('Failed requests:', String(num(result, 'failed'))));
+  if (typeof result.max_concurrency === 'number') lines.push(row('Maximum request concurrency:', String(result.max_concurrency)));
+  if (typeof result.request_rate === 'number') lines.push(row('Request rate configured (RPS):', fixed2(result.request_rate)));
+  lines.push(row('Benchmark duration (s):', fixed2(num(result, 'duration'))));
+  lines.push(row('Request throughput (req/s):', fixed2(num(result, 'request_throughput'))));
+  lines.push(row('Peak concurrent requests:', fixed2(num(result, 'max_concurrent_requests'))));
+  if (selected.has('e2el')) metricBlock(lines, result, 'e2el', pcts);
+
+  lines.push(centre(' Text Result ', '='));
+  lines.push(row('Total input tokens:', String(num(result, 'total_input_tokens'))));
+  lines.push(row('Total generated tokens:', String(num(result, 'total_output_tokens'))));
+  lines.push(row('Output token throughput (tok/s):', fixed2(num(result, 'output_throughput'))));
+  lines.push(row('Peak output token throughput (tok/s):', fixed2(num(result, 'max_output_tokens_per_s'))));
+  lines.push(row('Peak concurrent requests:', fixed2(num(result, 'max_concurrent_requests'))));
+  lines.push(row('Total Token throughput (tok/s):', fixed2(num(result, 'total_token_throughput'))));
+  if (num(result, 'total_output_tokens') > 0) {
+    for (const m of ['ttft', 'tpot', 'itl'] as const) if (selected.has(m)) metricBlock(lines, result, m, pcts);
+  }
+
+  if (num(result, 'total_audio_duration_s') > 0 || num(result, 'total_audio_frames') > 0) {
+    lines.push(centre(' Audio Result ', '='));
+    lines.push(row('Total audio duration generated(s):', fixed2(num(result, 'total_audio_duration_s'))));
+    lines.push(row('Total audio frames generated:', String(num(result, 'total_audio_frames'))));
+    lines.push(row('Audio throughput(audio duration/s):', fixed2(num(result, 'audio_throughput'))));
+    // stallscope measures no playback continuity; like vLLM-Omni's chat client, every request counts as continuous.
+    lines.push(row('Streaming continuity OK rate:', percent2(1)));
+    for (const m of extras.percentileMetrics) {
+      if (m.startsWith('audio') && (PERCENTILE_METRICS as readonly string[]).includes(m)) metricBlock(lines, result, m as PercentileMetric, pcts);
+    }
+  }
+  lines.push('='.repeat(50));
+  lines.push(...failFastBlock(result));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Our block: the breaker, the partial-run counts and the verdict with its reasons. */
+function failFastBlock(result: Record<string, unknown>): string[] {
+  const yes = (v: unknown): string => (v === true ? 'yes' : 'no');
+  const lines = [centre(' Fail-fast ', '=')];
+  lines.push(row('Fail-fast enabled:', yes(result.fail_fast_enabled)));
+  lines.push(row('Breaker tripped:', yes(result.fail_fast_tripped)));
+  const cause = result.fail_fast_cause as Record<string, unknown> | null | undefined;
+  if (cause) {
+    const elapsed = typeof cause.elapsed_s === 'number' ? `${fixed2(cause.elapsed_s)} s` : '?';
+    const phase = cause.last_phase ? `, last phase ${String(cause.last_phase)}` : '';
+    lines.push(row('Cause:', `request ${String(cause.request_index)} (${String(cause.request_id)}): ${String(cause.kind)} timeout after ${elapsed}${phase}`));
+  }
+  lines.push(row('Timed out requests:', String(num(result, 'timed_out_requests'))));
+  lines.push(row('Cancelled after timeout:', String(num(result, 'cancelled_after_timeout_requests'))));
+  lines.push(row('Not dispatched:', String(num(result, 'not_dispatched_requests'))));
+  lines.push(row('Verdict:', String(result.verdict ?? 'unknown')));
+  const reasons = Array.isArray(result.verdict_reasons) ? (result.verdict_reasons as unknown[]) : [];
+  for (const reason of reasons) lines.push(`  - ${String(reason)}`);
+  lines.push('='.repeat(50));
+  return lines;
+}
