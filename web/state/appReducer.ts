@@ -5,7 +5,7 @@
  */
 import { PROTOCOL_VERSION, assertNever, type RunState, type SeqEvent, type ServerMessage } from '../../shared/protocol.ts';
 import { applyEvents } from './applyEvent.ts';
-import { emptyRun, type RunModel } from './runModel.ts';
+import { emptyRun, type RequestRow, type RunModel } from './runModel.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
@@ -30,6 +30,8 @@ export type AppAction =
   | { type: 'history'; runId: string; events: SeqEvent[] }
   /** Start a model for a run (so deltas for it are kept). */
   | { type: 'watch'; runId: string }
+  /** Request rows read over REST, for runs with no event stream (imports). */
+  | { type: 'rows'; runId: string; rows: RequestRow[] }
   | { type: 'forget'; runId: string };
 
 export const initialState: AppState = {
@@ -60,6 +62,15 @@ export function reduce(state: AppState, action: AppAction): AppState {
     }
     case 'history':
       return withEvents(state, action.runId, action.events);
+    case 'rows': {
+      const m = state.runs[action.runId] ?? emptyRun(action.runId);
+      // Events, when there are any, are the richer source: rows only fill a run without them.
+      if (m.seq > 0) return state;
+      const indexById: Record<string, number> = {};
+      for (const r of action.rows) if (r.requestId) indexById[r.requestId] = r.index;
+      const lastT = action.rows.reduce((a, r) => Math.max(a, r.endT ?? r.sentT ?? 0), 0);
+      return { ...state, runs: { ...state.runs, [action.runId]: { ...m, requests: action.rows, indexById, lastT, finishedT: lastT } } };
+    }
     case 'server':
       return reduceServer(state, action.msg);
     default:

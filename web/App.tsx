@@ -1,0 +1,50 @@
+/** The shell: navigation, the connection indicator, and the page for the current route. */
+import { ConnectionIndicator } from './components/ConnectionIndicator.tsx';
+import { Empty } from './components/States.tsx';
+import { ComparePage } from './pages/ComparePage.tsx';
+import { NewRunPage } from './pages/NewRunPage.tsx';
+import { RunPage } from './pages/RunPage.tsx';
+import { RunsPage } from './pages/RunsPage.tsx';
+import { href, useRoute, type Route } from './state/router.ts';
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'runs':
+      return <RunsPage />;
+    case 'new':
+      return <NewRunPage />;
+    case 'run':
+      return <RunPage key={route.id} id={route.id} request={route.request} />;
+    case 'compare':
+      return <ComparePage ids={route.ids} />;
+    case 'notFound':
+      return <Empty>There is no page at {route.path}. <a href={href({ page: 'runs' })}>Go to the runs.</a></Empty>;
+  }
+}
+
+export function App() {
+  const route = useRoute();
+  const nav = (r: Route, label: string, active: boolean) => (
+    <a href={href(r)} className={active ? 'active' : ''} aria-current={active ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <>
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="topbar">
+        <a className="brand" href={href({ page: 'runs' })}>stallscope</a>
+        <nav aria-label="Main">
+          {nav({ page: 'runs' }, 'Runs', route.page === 'runs' || route.page === 'run')}
+          {nav({ page: 'new' }, 'New run', route.page === 'new')}
+          {nav({ page: 'compare', ids: route.page === 'compare' ? route.ids : [] }, 'Compare', route.page === 'compare')}
+        </nav>
+        <span className="spacer" />
+        <ConnectionIndicator />
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * The REST side of the dashboard API: commands and reads. Replies are typed
+ * with the server's own reply schemas (shared/apiSchemas.ts); errors become
+ * `ApiError` carrying the server's code, field and per-field issues.
+ */
+import type { ImportReply, RunDetail, RunListReply, RequestRow } from '../../shared/apiSchemas.ts';
+import type { SeqEvent } from '../../shared/protocol.ts';
+import type { Preset, RunSpec, SpecIssue } from '../../shared/schemas.ts';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly issues: SpecIssue[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+async function call<T>(path: string, init?: RequestInit): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError(0, 'NETWORK', `cannot reach the dashboard server (${(e as Error).message})`);
+  }
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!res.ok) {
+    const b = (body ?? {}) as { code?: string; message?: string; field?: string; issues?: SpecIssue[] };
+    throw new ApiError(res.status, b.code ?? `HTTP_${res.status}`, b.message ?? (text || res.statusText), b.field, b.issues ?? []);
+  }
+  return body as T;
+}
+
+const json = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+export interface RunFilter {
+  q?: string;
+  verdict?: string;
+  status?: string;
+  /** `key=value` pairs matched against run metadata. */
+  metadata?: string[];
+  limit?: number;
+  offset?: number;
+}
+
+export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
+  const p = new URLSearchParams();
+  if (f.q) p.set('q', f.q);
+  if (f.verdict) p.set('verdict', f.verdict);
+  if (f.status) p.set('status', f.status);
+  for (const m of f.metadata ?? []) p.append('metadata', m);
+  p.set('limit', String(f.limit ?? 25));
+  p.set('offset', String(f.offset ?? 0));
+  return call(`/api/runs?${p}`);
+}
+
+export const getRun = (id: string) => call<RunDetail>(`/api/runs/${encodeURIComponent(id)}`);
+
+export function getEvents(id: string, after: number): Promise<{ events: SeqEvent[]; lastSeq: number; more: boolean }> {
+  return call(`/api/runs/${encodeURIComponent(id)}/events?after=${after}`);
+}
+
+export function getRequests(id: string, offset: number, limit: number): Promise<{ total: number; requests: RequestRow[] }> {
+  return call(`/api/runs/${encodeURIComponent(id)}/requests?offset=${offset}&limit=${limit}`);
+}
+
+export const startRun = (spec: RunSpec) => call<{ id: string; warnings: SpecIssue[] }>('/api/runs', json('POST', spec));
+export const cancelRun = (id: string) => call<unknown>(`/api/runs/${encodeURIComponent(id)}/cancel`, json('POST', {}));
+export const deleteRun = (id: string) => call<unknown>(`/api/runs/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+export async function getPresets(): Promise<Preset[]> {
+  const r = await call<Preset[] | { presets: Preset[] }>('/api/presets');
+  return Array.isArray(r) ? r : r.presets;
+}
+
+/** Upload a vLLM result file (JSON or JSON lines) as it is; the server parses NaN/Infinity too. */
+export function importResult(text: string, filename: string): Promise<ImportReply> {
+  return call('/api/import', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'x-filename': encodeURIComponent(filename) },
+    body: text,
+  });
+}
+
+export const exportUrl = (id: string, format: 'vllm' | 'trace' | 'csv') =>
+  `/api/runs/${encodeURIComponent(id)}/export?format=${format}`;

@@ -1,0 +1,76 @@
+/**
+ * Charts of one run (Recharts, animations off: the data changes every
+ * batch while live): active requests and outcomes over time, and the
+ * distributions of TTFT, E2E latency and audio TTFP.
+ */
+import { memo, useMemo } from 'react';
+import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { RequestRow } from '../state/runModel.ts';
+import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
+
+const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
+const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
+
+export const RunCharts = memo(function RunCharts({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
+  // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick.
+  const end = Math.max(1000, Math.ceil(endMs / 1000) * 1000);
+  const series = useMemo(() => outcomeSeries(rows, end, Math.min(120, end / 100)), [rows, end]);
+  const dists = useMemo(
+    () => [
+      ['TTFT (ms)', histogram(latenciesMs(rows, 'ttftS'))],
+      ['E2E latency (ms)', histogram(latenciesMs(rows, 'e2elS'))],
+      ['Audio TTFP (ms)', histogram(latenciesMs(rows, 'audioTtfpS'))],
+    ] as const,
+    [rows],
+  );
+  return (
+    <section className="charts" aria-label="Charts" data-testid="charts">
+      <figure className="chart">
+        <figcaption>Active requests over time</figcaption>
+        <ResponsiveContainer width="100%" height={180}>
+          <AreaChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+            <CartesianGrid stroke="var(--grid)" vertical={false} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={(s: number) => `${s.toFixed(0)}s`} />
+            <YAxis allowDecimals={false} tick={AXIS} />
+            <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
+            <Area type="stepAfter" dataKey="inFlight" name="active" stroke="var(--c-inflight)" fill="var(--c-inflight)" fillOpacity={0.25} isAnimationActive={false} />
+          </AreaChart>
+        </ResponsiveContainer>
+      </figure>
+      <figure className="chart">
+        <figcaption>Completions, failures, timeouts, cancellations</figcaption>
+        <ResponsiveContainer width="100%" height={180}>
+          <BarChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+            <CartesianGrid stroke="var(--grid)" vertical={false} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={(s: number) => `${s.toFixed(0)}s`} />
+            <YAxis allowDecimals={false} tick={AXIS} />
+            <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
+            <Legend wrapperStyle={{ fontSize: 11 }} />
+            <Bar dataKey="completed" stackId="o" fill="var(--c-completed)" isAnimationActive={false} />
+            <Bar dataKey="failed" stackId="o" fill="var(--c-failed)" isAnimationActive={false} />
+            <Bar dataKey="timedOut" name="timed out" stackId="o" fill="var(--c-timed_out)" isAnimationActive={false} />
+            <Bar dataKey="cancelled" stackId="o" fill="var(--c-cancelled)" isAnimationActive={false} />
+          </BarChart>
+        </ResponsiveContainer>
+      </figure>
+      {dists.map(([title, bins]) => (
+        <figure className="chart small" key={title}>
+          <figcaption>{title}</figcaption>
+          {bins.length === 0 ? (
+            <p className="muted chart-empty">No completed requests yet.</p>
+          ) : (
+            <ResponsiveContainer width="100%" height={150}>
+              <BarChart data={bins} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+                <CartesianGrid stroke="var(--grid)" vertical={false} />
+                <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
+                <YAxis allowDecimals={false} tick={AXIS} />
+                <Tooltip {...TIP} />
+                <Bar dataKey="count" name="requests" fill="var(--c-text)" isAnimationActive={false} />
+              </BarChart>
+            </ResponsiveContainer>
+          )}
+        </figure>
+      ))}
+    </section>
+  );
+});

@@ -1,0 +1,22 @@
+/** Live / reconnecting / offline, from the live client's state in the store. */
+import { useAppState, useServices } from '../state/hooks.ts';
+
+const TEXT = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting', offline: 'offline' } as const;
+
+export function ConnectionIndicator() {
+  const { live } = useServices();
+  const conn = useAppState((s) => s.connection);
+  const attempt = useAppState((s) => s.reconnectAttempt);
+  return (
+    <div className={`conn conn-${conn}`} data-testid="connection" data-state={conn} role="status" aria-live="polite">
+      <span className="conn-dot" aria-hidden="true" />
+      {TEXT[conn]}
+      {conn === 'reconnecting' && attempt > 1 ? ` (try ${attempt})` : ''}
+      {conn === 'offline' && (
+        <button type="button" className="link" onClick={() => live.reconnectNow()}>
+          retry now
+        </button>
+      )}
+    </div>
+  );
+}

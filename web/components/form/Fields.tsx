@@ -1,0 +1,149 @@
+/**
+ * Form fields bound to a dotted path of the spec being edited. Each shows the
+ * schema's (or the server's) message for its path right beside it, linked
+ * with aria-describedby, so the error is read out with the field.
+ */
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import type { SpecIssue } from '../../../shared/schemas.ts';
+import { getPath, parseNumberInput } from './paths.ts';
+
+export interface FormApi {
+  value: unknown;
+  set(path: string, v: unknown): void;
+  issues: readonly SpecIssue[];
+}
+
+export const FormContext = createContext<FormApi | null>(null);
+const useForm = () => useContext(FormContext)!;
+
+export const fieldId = (path: string) => `f-${path.replace(/\./g, '-')}`;
+
+export function Field({ path, label, hint, children, wide }: { path: string; label: string; hint?: string; children: ReactNode; wide?: boolean }) {
+  const { issues } = useForm();
+  const mine = issues.filter((i) => i.field === path);
+  const err = mine.find((i) => i.severity === 'error');
+  const warn = mine.find((i) => i.severity === 'warning');
+  return (
+    <div className={`field${err ? ' has-error' : ''}${warn ? ' has-warning' : ''}${wide ? ' wide' : ''}`} data-field={path}>
+      <label htmlFor={fieldId(path)}>{label}</label>
+      {children}
+      {hint && !err && <small className="hint">{hint}</small>}
+      {err && (
+        <small className="field-error" id={`${fieldId(path)}-msg`} role="alert" data-testid={`error-${path}`}>
+          {err.message}
+        </small>
+      )}
+      {warn && (
+        <small className="field-warning" id={`${fieldId(path)}-warn`} data-testid={`warning-${path}`}>
+          {warn.message}
+        </small>
+      )}
+    </div>
+  );
+}
+
+function describedBy(issues: readonly SpecIssue[], path: string): string | undefined {
+  const mine = issues.filter((i) => i.field === path);
+  if (!mine.length) return undefined;
+  return mine.map((i) => `${fieldId(path)}-${i.severity === 'error' ? 'msg' : 'warn'}`).join(' ');
+}
+
+export function TextField({ path, label, hint, placeholder, optional }: { path: string; label: string; hint?: string; placeholder?: string; optional?: boolean }) {
+  const f = useForm();
+  const v = getPath(f.value, path);
+  return (
+    <Field path={path} label={label} hint={hint}>
+      <input
+        id={fieldId(path)}
+        type="text"
+        value={v === undefined || v === null ? '' : String(v)}
+        placeholder={placeholder}
+        aria-invalid={f.issues.some((i) => i.field === path && i.severity === 'error')}
+        aria-describedby={describedBy(f.issues, path)}
+        onChange={(e) => f.set(path, optional && e.target.value === '' ? undefined : e.target.value)}
+      />
+    </Field>
+  );
+}
+
+/**
+ * A number field that keeps what the user typed ("1.", "-") while it is not a
+ * number yet; the spec gets the number, or the raw text for the schema to refuse.
+ */
+export function NumberField({ path, label, hint, empty = undefined, allowText }: { path: string; label: string; hint?: string; empty?: undefined | null; allowText?: string }) {
+  const f = useForm();
+  const v = getPath(f.value, path);
+  const shown = v === undefined || v === null ? '' : String(v);
+  const [raw, setRaw] = useState(shown);
+  useEffect(() => {
+    if (parseNumberInput(raw, empty) !== v && !(allowText && raw.trim() === allowText && v === allowText)) setRaw(shown);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [shown]);
+  return (
+    <Field path={path} label={label} hint={hint}>
+      <input
+        id={fieldId(path)}
+        type="text"
+        inputMode="decimal"
+        value={raw}
+        aria-invalid={f.issues.some((i) => i.field === path && i.severity === 'error')}
+        aria-describedby={describedBy(f.issues, path)}
+        onChange={(e) => {
+          setRaw(e.target.value);
+          f.set(path, allowText && e.target.value.trim() === allowText ? allowText : parseNumberInput(e.target.value, empty));
+        }}
+      />
+    </Field>
+  );
+}
+
+export function CheckField({ path, label, hint }: { path: string; label: string; hint?: string }) {
+  const f = useForm();
+  return (
+    <Field path={path} label={label} hint={hint}>
+      <input id={fieldId(path)} type="checkbox" checked={getPath(f.value, path) === true} onChange={(e) => f.set(path, e.target.checked)} />
+    </Field>
+  );
+}
+
+export function SelectField({ path, label, options, onPick, hint }: { path: string; label: string; options: readonly string[]; onPick?: (v: string) => void; hint?: string }) {
+  const f = useForm();
+  const v = getPath(f.value, path);
+  return (
+    <Field path={path} label={label} hint={hint}>
+      <select id={fieldId(path)} value={String(v ?? '')} onChange={(e) => (onPick ? onPick(e.target.value) : f.set(path, e.target.value))}>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/** A textarea whose text is parsed into the value (lists, JSON, key=value lines). */
+export function ParsedArea({ path, label, hint, format, parse, rows = 3 }: { path: string; label: string; hint?: string; format: (v: unknown) => string; parse: (text: string) => unknown; rows?: number }) {
+  const f = useForm();
+  const v = getPath(f.value, path);
+  const [text, setText] = useState(() => format(v));
+  useEffect(() => {
+    // Follow outside changes (a preset) but not our own edits.
+    if (format(parse(text) as unknown) !== format(v)) setText(format(v));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [v]);
+  return (
+    <Field path={path} label={label} hint={hint} wide>
+      <textarea
+        id={fieldId(path)}
+        rows={rows}
+        value={text}
+        aria-describedby={describedBy(f.issues, path)}
+        onChange={(e) => {
+          setText(e.target.value);
+          f.set(path, parse(e.target.value));
+        }}
+      />
+    </Field>
+  );
+}

@@ -1,0 +1,20 @@
+/** Entry: one store, one live client, then React. */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createLiveClient, defaultLiveUrl } from './api/liveClient.ts';
+import { App } from './App.tsx';
+import { ServicesContext } from './state/hooks.ts';
+import { createRunStore } from './state/runStore.ts';
+import './styles/app.css';
+
+const store = createRunStore();
+const live = createLiveClient({ url: defaultLiveUrl(window.location), store });
+live.start();
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <ServicesContext.Provider value={{ store, live }}>
+      <App />
+    </ServicesContext.Provider>
+  </StrictMode>,
+);

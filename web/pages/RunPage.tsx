@@ -1,0 +1,129 @@
+/**
+ * The run view, live while the run is running and the same view replayed
+ * from the store once saved: header (status, elapsed, verdict, breaker,
+ * cancel), counters, blocked-phase view, timeline, request detail, charts,
+ * metrics table, exports.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { RunDetail } from '../../shared/apiSchemas.ts';
+import type { RunSummary } from '../../shared/protocol.ts';
+import type { BreakerCause, StallReport } from '../../shared/types.ts';
+import { cancelRun, exportUrl } from '../api/rest.ts';
+import { loadRun } from '../api/runLoader.ts';
+import { RunCharts } from '../charts/RunCharts.tsx';
+import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
+import { Counters } from '../components/Counters.tsx';
+import { MetricsTable } from '../components/MetricsTable.tsx';
+import { RequestDetail } from '../components/RequestDetail.tsx';
+import { ErrorState, Loading } from '../components/States.tsx';
+import { Timeline } from '../components/timeline/Timeline.tsx';
+import { useAppState, useNow, useServices } from '../state/hooks.ts';
+import { href } from '../state/router.ts';
+import type { StallRecord } from '../state/runModel.ts';
+import { RunHeader } from './RunHeader.tsx';
+
+export function RunPage({ id, request }: { id: string; request?: number }) {
+  const svc = useServices();
+  const [detail, setDetail] = useState<RunDetail | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [selected, setSelected] = useState<number | null>(request ?? null);
+  const [scrollTo, setScrollTo] = useState<number | null>(request ?? null);
+  const [highlight, setHighlight] = useState<ReadonlySet<string> | undefined>(undefined);
+  const model = useAppState((s) => s.runs[id]);
+
+  useEffect(() => {
+    setError(null);
+    return loadRun(svc, id, { onDetail: setDetail, onError: setError, onLoaded: () => {} });
+  }, [svc, id, attempt]);
+
+  const running = model ? model.status === 'running' || (model.status === 'unknown' && detail?.status === 'running') : false;
+  const now = useNow(running, 200);
+  const startedAtMs = model?.startedAtMs ?? detail?.startedAtMs ?? null;
+  const nowT = model ? (running && startedAtMs !== null ? Math.max(model.lastT, now - startedAtMs) : (model.finishedT ?? model.lastT)) : 0;
+
+  const stalls: StallRecord[] = useMemo(() => {
+    if (model && model.stalls.length > 0) return model.stalls;
+    // Runs without a telemetry stream (e.g. imports) may still carry stored reports.
+    return (detail?.stallReports ?? []).map((e) => {
+      const report = e.report as StallReport;
+      return { t: startedAtMs !== null ? report.capturedAtMs - startedAtMs : 0, report, recovered: e.recovered ? { t: 0, stalledS: e.recovered.stalledS } : null };
+    });
+  }, [model, detail, startedAtMs]);
+
+  if (error) return <ErrorState error={error} retry={() => setAttempt((a) => a + 1)} />;
+  if (!model || !detail) return <Loading what={`run ${id}`} />;
+
+  const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;
+  const verdict = model.verdict ?? (detail.verdict as typeof model.verdict);
+  const counts = model.seq > 0 || model.requests.length > 0 ? (model.summary ? model.summary.counts : { ...model.counts, total: Math.max(model.counts.total, detail.counts.total) }) : detail.counts;
+  const breaker = model.breaker.tripped ? model.breaker : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
+  const sel = selected !== null ? model.requests[selected] : undefined;
+  const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
+  const findRequest = (rid: string) => {
+    const i = model.indexById[rid];
+    if (i === undefined) return;
+    setSelected(i);
+    setScrollTo(i);
+    setHighlight(new Set([rid]));
+  };
+
+  return (
+    <div className="run-page" data-testid="run-page" data-run-id={id}>
+      <RunHeader
+        detail={detail}
+        status={model.status === 'unknown' ? detail.status : model.status}
+        verdict={verdict}
+        elapsedS={nowT / 1000}
+        breaker={breaker}
+        running={running}
+        onCancel={() => cancelRun(id).catch(setError)}
+      />
+      <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
+      {summary && summary.verdictReasons.length > 0 && (
+        <ul className="reasons" data-testid="verdict-reasons">
+          {summary.verdictReasons.map((r, i) => (
+            <li key={i}>{r}</li>
+          ))}
+        </ul>
+      )}
+      <BlockedPhaseView stalls={stalls} model={model} nowWallMs={now} onFindRequest={findRequest} />
+      <div className={`tl-wrap${sel ? ' with-detail' : ''}`}>
+        <Timeline
+          model={model}
+          nowT={nowT}
+          selected={selected}
+          onSelect={(i) => setSelected(i)}
+          highlight={highlight}
+          scrollTo={scrollTo}
+        />
+        {sel && <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />}
+      </div>
+      <RunCharts rows={model.requests} endMs={nowT} />
+      <section className="panel">
+        <h2>Metrics</h2>
+        <MetricsTable results={summary ? [summary.metrics] : []} />
+      </section>
+      {model.warnings.length > 0 && (
+        <section className="panel">
+          <h2>Warnings ({model.warnings.length})</h2>
+          <ul className="warnings">
+            {model.warnings.map((w, i) => (
+              <li key={i}>
+                {w.index !== undefined ? `#${w.index}: ` : ''}
+                {w.message}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section className="panel exports">
+        <h2>Export</h2>
+        <a className="button" href={exportUrl(id, 'vllm')} download>vLLM result JSON</a>
+        <a className="button" href={exportUrl(id, 'trace')} download>Perfetto trace</a>
+        <a className="button" href={exportUrl(id, 'csv')} download>CSV of requests</a>
+        <a className="button" href={href({ page: 'compare', ids: [id] })}>Compare with…</a>
+      </section>
+    </div>
+  );
+}

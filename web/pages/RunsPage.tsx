@@ -1,0 +1,117 @@
+/**
+ * Runs (home): saved runs newest first, with verdicts, counts and the phase
+ * most stalled in; filter by verdict, text and metadata; paging; select two
+ * or more to compare; import a vLLM result by file picker or drag and drop;
+ * delete with confirmation. Refreshes when a live run changes state.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { RunListReply } from '../../shared/apiSchemas.ts';
+import { deleteRun, listRuns, type RunFilter } from '../api/rest.ts';
+import { Empty, ErrorState, Loading } from '../components/States.tsx';
+import { useAppState } from '../state/hooks.ts';
+import { href, navigate } from '../state/router.ts';
+import { ImportBox } from './ImportBox.tsx';
+import { RunsTable } from './RunsTable.tsx';
+
+const PAGE = 25;
+const VERDICTS = ['', 'passed', 'failed', 'failed_closed', 'errored', 'interrupted'];
+
+export function RunsPage() {
+  const [filter, setFilter] = useState<RunFilter>({ offset: 0, limit: PAGE });
+  const [text, setText] = useState('');
+  const [meta, setMeta] = useState('');
+  const [data, setData] = useState<RunListReply | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [notice, setNotice] = useState<string | null>(null);
+  // A change in any active run's status or verdict is a reason to reload the list.
+  const activeKey = useAppState((s) => Object.values(s.active).map((r) => `${r.runId}:${r.status}:${r.verdict}`).join('|'));
+
+  const load = useCallback(() => {
+    setError(null);
+    listRuns(filter).then(setData, setError);
+  }, [filter]);
+  useEffect(load, [load, activeKey]);
+
+  // Debounce the text filters so typing does not fire a request per key.
+  useEffect(() => {
+    const id = setTimeout(() => {
+      const metadata = meta.split(/[\s,]+/).filter((m) => m.includes('='));
+      setFilter((f) => (f.q === (text || undefined) && JSON.stringify(f.metadata ?? []) === JSON.stringify(metadata) ? f : { ...f, q: text || undefined, metadata, offset: 0 }));
+    }, 250);
+    return () => clearTimeout(id);
+  }, [text, meta]);
+
+  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const remove = async (id: string) => {
+    try {
+      await deleteRun(id);
+      setSelected((s) => s.filter((x) => x !== id));
+      setNotice(`Deleted ${id}.`);
+      load();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const offset = filter.offset ?? 0;
+  return (
+    <div className="runs-page" data-testid="runs-page">
+      <div className="page-head">
+        <h1>Runs</h1>
+        <span className="spacer" />
+        <a className="button primary" href={href({ page: 'new' })}>New run</a>
+      </div>
+      <div className="filters" role="search">
+        <label>
+          Verdict{' '}
+          <select value={filter.verdict ?? ''} onChange={(e) => setFilter({ ...filter, verdict: e.target.value || undefined, offset: 0 })} data-testid="filter-verdict">
+            {VERDICTS.map((v) => (
+              <option key={v} value={v}>{v ? v.replace('_', ' ') : 'any'}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Search <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="id, label, model, target" data-testid="filter-text" />
+        </label>
+        <label>
+          Metadata <input type="search" value={meta} onChange={(e) => setMeta(e.target.value)} placeholder="build=123 node=mi300-7" />
+        </label>
+        <span className="spacer" />
+        <button type="button" disabled={selected.length < 2} onClick={() => navigate({ page: 'compare', ids: selected })} data-testid="compare-selected">
+          Compare {selected.length >= 2 ? `${selected.length} runs` : '(select 2+)'}
+        </button>
+      </div>
+      <ImportBox
+        onImported={(ids, msg) => {
+          setNotice(msg);
+          load();
+          if (ids.length === 1) setSelected((s) => [...s, ids[0]]);
+        }}
+      />
+      {notice && <p className="notice" role="status" data-testid="notice">{notice}</p>}
+      {error ? (
+        <ErrorState error={error} retry={load} />
+      ) : !data ? (
+        <Loading what="runs" />
+      ) : data.runs.length === 0 ? (
+        <Empty>
+          {filter.q || filter.verdict || filter.metadata?.length ? 'No run matches these filters.' : (
+            <>No runs yet. <a href={href({ page: 'new' })}>Start one</a> or import a vLLM result file.</>
+          )}
+        </Empty>
+      ) : (
+        <>
+          <RunsTable runs={data.runs} selected={selected} onToggle={toggle} onDelete={remove} />
+          <nav className="pager" aria-label="Pages">
+            <button type="button" disabled={offset === 0} onClick={() => setFilter({ ...filter, offset: Math.max(0, offset - PAGE) })}>← Newer</button>
+            <span>
+              {offset + 1}–{offset + data.runs.length} of {data.total}
+            </span>
+            <button type="button" disabled={offset + PAGE >= data.total} onClick={() => setFilter({ ...filter, offset: offset + PAGE })}>Older →</button>
+          </nav>
+        </>
+      )}
+    </div>
+  );
+}
