@@ -1,0 +1,95 @@
+/**
+ * POST /v1/chat/completions: streaming (SSE, vLLM-Omni format) and
+ * non-streaming (one JSON body with `message.audio.data`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseChatRequest, type ChatRequest } from '../chatRequest.ts';
+import { ChunkFactory, SSE_DONE, sseData, streamError, type StageCounters } from '../sse.ts';
+import { runOmniRequest, type OmniDeps } from '../pipeline/omniRequest.ts';
+import { concatWavs } from '../wavConcat.ts';
+import { SAMPLE_RATE } from '../code2wav/kernels/model.ts';
+
+export interface ChatRouteDeps {
+  model: string;
+  omni: OmniDeps;
+  /** Tracks requests in flight (fault trigger `min-inflight`, /health) and lets close() abort them. */
+  active: Set<AbortController>;
+}
+
+let keySeq = 0;
+
+export function registerChatRoute(app: FastifyInstance, deps: ChatRouteDeps): void {
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const req = parseChatRequest(request.body, deps.model);
+    const header = request.headers['x-request-id'];
+    const requestId = (Array.isArray(header) ? header[0] : header) || `chatcmpl-${randomUUID()}`;
+    const key = `${requestId}#${++keySeq}`;
+    const controller = new AbortController();
+    deps.active.add(controller);
+    try {
+      if (req.stream) return await streamResponse(request, reply, req, requestId, key, deps, controller);
+      return await jsonResponse(reply, req, requestId, key, deps, controller);
+    } finally {
+      deps.active.delete(controller);
+      deps.omni.pool.release(key, controller.signal.aborted);
+    }
+  });
+}
+
+async function streamResponse(
+  request: FastifyRequest, reply: FastifyReply, req: ChatRequest, requestId: string, key: string, deps: ChatRouteDeps, controller: AbortController,
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': requestId });
+  // The client went away before we finished: stop all work for it.
+  raw.on('close', () => { if (!raw.writableFinished) controller.abort(); });
+  const counters: StageCounters = { tokens: 0, textFinish: null, audioFrames: 0, sampleRate: SAMPLE_RATE };
+  const chunks = new ChunkFactory(`chatcmpl-${randomUUID().replace(/-/g, '')}`, Math.floor(Date.now() / 1000), deps.model, req, counters);
+  const write = (obj: unknown) => { if (!controller.signal.aborted && !raw.destroyed) raw.write(sseData(obj)); };
+  write(chunks.role());
+  try {
+    const outcome = await runOmniRequest(key, requestId, req, deps.omni, {
+      text(delta, tokens, isLast, finish) {
+        counters.tokens = tokens;
+        if (isLast) counters.textFinish = finish;
+        write(chunks.text(delta, isLast && !req.wantAudio ? finish : null));
+      },
+      audio(wav, samples, isLast) {
+        counters.audioFrames += samples;
+        write(chunks.audio(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength).toString('base64'), isLast ? 'stop' : null));
+      },
+    }, controller.signal);
+    if (req.wantAudio && outcome.audioWindows === 0) write(chunks.fallbackStop());
+    if (req.includeUsage) write(chunks.final());
+  } catch (err) {
+    write(streamError(err instanceof Error ? err.message : String(err)));
+  }
+  if (!controller.signal.aborted && !raw.destroyed) raw.end(SSE_DONE);
+}
+
+async function jsonResponse(
+  reply: FastifyReply, req: ChatRequest, requestId: string, key: string, deps: ChatRouteDeps, controller: AbortController,
+) {
+  reply.raw.on('close', () => { if (!reply.raw.writableFinished) controller.abort(); });
+  let text = '';
+  let tokens = 0;
+  const wavs: Uint8Array[] = [];
+  const outcome = await runOmniRequest(key, requestId, req, deps.omni, {
+    text(delta, n) { text += delta; tokens = n; },
+    audio(wav) { wavs.push(wav); },
+  }, controller.signal);
+  const audio = req.wantAudio && wavs.length > 0
+    ? { id: `audio-${randomUUID()}`, data: Buffer.from(concatWavs(wavs, SAMPLE_RATE)).toString('base64'), expires_at: Math.floor(Date.now() / 1000) + 3600, transcript: text }
+    : null;
+  return {
+    id: `chatcmpl-${randomUUID().replace(/-/g, '')}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: deps.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text, ...(audio ? { audio } : {}) }, logprobs: null, finish_reason: outcome.textFinish }],
+    usage: { prompt_tokens: req.promptTokens, completion_tokens: tokens, total_tokens: req.promptTokens + tokens },
+    ...(req.stageMetrics ? { metrics: { '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: tokens } } } : {}),
+  };
+}

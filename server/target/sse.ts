@@ -1,0 +1,83 @@
+/**
+ * Builders for vLLM-Omni `openai-chat-omni` stream events (DESIGN.md section
+ * 2): the role chunk, text deltas with cumulative usage, audio chunks whose
+ * content is the base64 of a complete WAV file, the usage-only final event,
+ * and in-stream errors. Every content event carries `modality`; `metrics`
+ * only when the request asked for stage metrics.
+ */
+import type { ChatRequest } from './chatRequest.ts';
+
+export interface StageCounters {
+  tokens: number;
+  textFinish: string | null;
+  audioFrames: number;
+  sampleRate: number;
+}
+
+export class ChunkFactory {
+  constructor(
+    private readonly id: string,
+    private readonly created: number,
+    private readonly model: string,
+    private readonly req: ChatRequest,
+    private readonly counters: StageCounters,
+  ) {}
+
+  private usage(completion: number) {
+    return { prompt_tokens: this.req.promptTokens, total_tokens: this.req.promptTokens + completion, completion_tokens: completion };
+  }
+
+  private metrics() {
+    const c = this.counters;
+    const m: Record<string, unknown> = {
+      '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: c.tokens, finish_reason: c.textFinish },
+    };
+    if (this.req.wantAudio) {
+      m['2'] = { stage_id: 2, final_output_type: 'audio', audio_frames: c.audioFrames, audio_duration_s: c.audioFrames / c.sampleRate };
+    }
+    return m;
+  }
+
+  private chunk(delta: Record<string, unknown>, finish: string | null, completion: number, modality: 'text' | 'audio') {
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(this.req.continuousUsage ? { usage: this.usage(completion) } : {}),
+      modality,
+      ...(this.req.stageMetrics ? { metrics: this.metrics() } : {}),
+    };
+  }
+
+  role() {
+    return this.chunk({ role: 'assistant', content: '' }, null, 0, 'text');
+  }
+
+  text(content: string, finish: string | null) {
+    return this.chunk({ content }, finish, this.counters.tokens, 'text');
+  }
+
+  /** Audio usage always reports 0 completion tokens, as vLLM-Omni attaches it. */
+  audio(wavBase64: string, finish: string | null) {
+    return this.chunk({ role: 'assistant', content: wavBase64 }, finish, 0, 'audio');
+  }
+
+  /** A requested modality that produced nothing still ends with `stop` (no modality key). */
+  fallbackStop() {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+  }
+
+  final() {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: this.usage(this.counters.tokens) };
+  }
+}
+
+export const sseData = (obj: unknown): string => `data: ${JSON.stringify(obj)}\n\n`;
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+/** An in-stream error, as vLLM-Omni sends it (HTTP status stays 200). */
+export function streamError(message: string, type = 'InternalServerError', code = 500) {
+  return { error: { message, type, param: null, code } };
+}
