@@ -1,0 +1,151 @@
+/** Metric math from hand-computed streams (DESIGN.md section 3), and numpy parity of the statistics. */
+import { describe, expect, it } from 'vitest';
+import {
+  calculateMetrics,
+  exactMaxConcurrency,
+  mean,
+  median,
+  npSum,
+  outputLength,
+  percentile,
+  percentileLabel,
+  requestTpot,
+  timelinePeaks,
+  type MetricInput,
+} from '../../shared/metrics/index.ts';
+import { ORACLE_DIR, readJson } from '../fixtures/golden-helpers/golden.ts';
+
+const req = (over: Partial<MetricInput>): MetricInput => ({
+  success: true,
+  ttft: 0.1,
+  itl: [],
+  latency: 1,
+  outputTokens: 0,
+  promptLen: 10,
+  generatedText: 'x',
+  audioTtfp: 0,
+  audioDuration: 0,
+  audioFrames: 0,
+  audioRtf: 0,
+  textLatency: 0.1,
+  startTime: 0,
+  ...over,
+});
+const ALL = { percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'], metricPercentiles: [99] };
+
+describe('statistics (numpy parity)', () => {
+  const ref = readJson<{ cases: { values: number[]; sum: number; mean: number; median: number; percentiles: [number, number][] }[] }>('numpy-stats.json', ORACLE_DIR);
+
+  it.each(ref.cases.map((c) => [c.values.length, c] as const))('n=%i: sum, mean, median and percentiles equal numpy bit for bit', (_n, c) => {
+    expect(npSum(c.values)).toBe(c.sum);
+    expect(mean(c.values)).toBe(c.mean);
+    expect(median(c.values)).toBe(c.median);
+    for (const [p, v] of c.percentiles) expect(percentile(c.values, p)).toBe(v);
+  });
+
+  it('hand-computed linear interpolation', () => {
+    expect(percentile([1, 2, 3, 4], 50)).toBe(2.5);
+    expect(percentile([10, 20], 90)).toBe(19);
+    expect(percentile([4, 1, 3, 2], 0)).toBe(1);
+    expect(percentile([4, 1, 3, 2], 100)).toBe(4);
+    expect(percentile([0, 1000], 99.9)).toBeCloseTo(999, 9);
+    expect(median([3, 1, 2])).toBe(2);
+    expect(mean([])).toBeNaN();
+  });
+
+  it('labels percentiles as integers when whole', () => {
+    expect([99, 99.0, 50, 99.9, 99.99, 0.5].map(percentileLabel)).toEqual(['99', '99', '50', '99.9', '99.99', '0.5']);
+  });
+});
+
+describe('per-request rules', () => {
+  it('output length: server count, else 0 for audio-only text-less, else 1; 0 when failed', () => {
+    expect(outputLength(req({ outputTokens: 7 }))).toBe(7);
+    expect(outputLength(req({ generatedText: '', audioDuration: 1 }))).toBe(0);
+    expect(outputLength(req({ generatedText: 'hi' }))).toBe(1);
+    expect(outputLength(req({ success: false, outputTokens: 7 }))).toBe(0);
+  });
+
+  it('tpot = mean(itl) when output > 1; fallback (text_latency − ttft)/(n − 1) without itl; none otherwise', () => {
+    expect(requestTpot(req({ itl: [0, 0.06, 0.03] }), 4)).toBeCloseTo(0.03, 15);
+    expect(requestTpot(req({ itl: [], ttft: 0.2, textLatency: 0.5 }), 4)).toBeCloseTo(0.1, 15);
+    expect(requestTpot(req({ itl: [0.05] }), 1)).toBeNull();
+    expect(requestTpot(req({ itl: [0, 0] }), 3)).toBeNull(); // no positive interval: not a sample (current upstream)
+    expect(requestTpot(req({ itl: [], ttft: 0.2, textLatency: 0.2 }), 3)).toBeNull();
+  });
+});
+
+describe('calculateMetrics from hand-computed streams', () => {
+  // Two requests, back to back. A: ttft 0.1, two tokens bundled then one (itl [0, 0.2]), latency 0.5.
+  // B: ttft 0.3, itl [0.1], audio 1 s arriving at 0.4 and ending at 0.6 (rtf 0.6), latency 0.7.
+  const a = req({ ttft: 0.1, itl: [0, 0.2], latency: 0.5, outputTokens: 3, promptLen: 17, textLatency: 0.3, startTime: 10 });
+  const b = req({ ttft: 0.3, itl: [0.1], latency: 0.7, outputTokens: 2, promptLen: 20, audioTtfp: 0.4, audioDuration: 1, audioFrames: 24000, audioRtf: 0.6, startTime: 10.5 });
+  const failed = req({ success: false, ttft: 0.2, itl: [0.5], latency: 0, outputTokens: 4, promptLen: 99, startTime: 11 });
+  const m = calculateMetrics([a, b, failed], { durationS: 2, ...ALL });
+
+  it('counts, totals and throughputs use successful requests only; failed counts every other record', () => {
+    expect(m).toMatchObject({
+      duration: 2,
+      completed: 2,
+      failed: 1,
+      total_input_tokens: 37,
+      total_output_tokens: 5,
+      request_throughput: 1,
+      output_throughput: 2.5,
+      total_token_throughput: 21,
+      total_audio_duration_s: 1,
+      total_audio_frames: 24000,
+      audio_throughput: 0.5,
+      rtfx: 0,
+      total_images: 0,
+    });
+  });
+
+  it('per-metric statistics in their units, zeros of audio-less requests averaged in', () => {
+    expect(m.mean_ttft_ms).toBeCloseTo(200, 9);
+    expect(m.mean_itl_ms).toBeCloseTo(100, 9); // [0, 0.2, 0.1]
+    expect(m.mean_tpot_ms).toBeCloseTo(100, 9); // mean(0.1, 0.1)
+    expect(m.mean_e2el_ms).toBeCloseTo(600, 9);
+    expect(m.mean_audio_ttfp_ms).toBeCloseTo(200, 9); // (0 + 0.4) / 2
+    expect(m.mean_audio_rtf).toBeCloseTo(0.3, 12); // no suffix
+    expect(m.mean_audio_duration_s).toBeCloseTo(0.5, 12);
+    expect(m.p99_e2el_ms).toBeCloseTo(698, 9);
+    expect(m).toMatchObject({ num_ttft_samples: 2, num_tpot_samples: 2, num_itl_samples: 3, num_e2el_samples: 2, num_audio_ttfp_samples: 2, num_audio_rtf_samples: 2 });
+  });
+
+  it('peak tokens per second and concurrency: 1-second buckets (vLLM-Omni) and the exact sweep', () => {
+    // Token times: A at 10.1, 10.1, 10.3; B at 10.8, 10.9 → all in bucket 0 → 5.
+    expect(m.max_output_tokens_per_s).toBe(5);
+    // A spans [10, 10.5], B [10.5, 11.2]: buckets 0 (A, B) and 1 (B) → 2; exactly, they only touch → 1.
+    expect(m.max_concurrent_requests).toBe(2);
+    expect(m.max_concurrent_requests_exact).toBe(1);
+    expect(exactMaxConcurrency([req({ startTime: 0, latency: 2 }), req({ startTime: 1, latency: 2 }), req({ startTime: 1.5, latency: 0.1 })])).toBe(3);
+    expect(timelinePeaks([req({ success: false })])).toEqual({ maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: 0 });
+    // A request with audio and no text seeds no token.
+    expect(timelinePeaks([req({ generatedText: '', outputTokens: 0, itl: [], audioDuration: 1 })]).maxOutputTokensPerS).toBe(0);
+  });
+
+  it('writes only the selected metrics and percentiles, with p99.9 naming', () => {
+    const sel = calculateMetrics([a, b], { durationS: 2, percentileMetrics: ['ttft', 'audio_rtf'], metricPercentiles: [50, 99.9] });
+    const statKeys = Object.keys(sel).filter((k) => /^(mean|median|p[\d.]+)_/.test(k) && k !== 'mean_denoise_step_latency_ms');
+    expect(statKeys).toEqual(['mean_ttft_ms', 'median_ttft_ms', 'p50_ttft_ms', 'p99.9_ttft_ms', 'mean_audio_rtf', 'median_audio_rtf', 'p50_audio_rtf', 'p99.9_audio_rtf']);
+    expect(sel['p99.9_ttft_ms']).toBeCloseTo(299.8, 9);
+  });
+
+  it('a metric without samples gets no keys (never NaN or a fake 0), but its sample count is written', () => {
+    const none = calculateMetrics([failed], { durationS: 0, ...ALL });
+    expect(Object.keys(none).filter((k) => /^(mean|median|p\d)/.test(k))).toEqual(['mean_denoise_step_latency_ms']); // vLLM's constant 0
+    expect(none).toMatchObject({ completed: 0, failed: 1, num_ttft_samples: 0, num_tpot_samples: 0, request_throughput: 0 });
+    expect(Object.values(none).every((v) => Number.isFinite(v))).toBe(true);
+    // One-token requests: no TPOT sample, so no tpot keys, while ttft/itl keys stay.
+    const one = calculateMetrics([req({ outputTokens: 1, itl: [] })], { durationS: 1, ...ALL });
+    expect(one.num_tpot_samples).toBe(0);
+    expect(one).not.toHaveProperty('mean_tpot_ms');
+    expect(one).toHaveProperty('mean_ttft_ms');
+    expect(one).not.toHaveProperty('mean_itl_ms');
+    // No text at all (audio only): text statistics are skipped, audio ones kept.
+    const audioOnly = calculateMetrics([req({ generatedText: '', outputTokens: 0, audioDuration: 1, audioFrames: 24000, audioTtfp: 0.2, audioRtf: 0.5 })], { durationS: 1, ...ALL });
+    expect(audioOnly).not.toHaveProperty('mean_ttft_ms');
+    expect(audioOnly.mean_audio_ttfp_ms).toBeCloseTo(200, 9);
+  });
+});
