@@ -44,7 +44,22 @@ function metricBlock(lines: string[], result: Record<string, unknown>, m: Percen
   }
 }
 
-export function formatSummary(result: Record<string, unknown>, extras: SummaryExtras): string {
+/**
+ * What the result itself says was selected: every metric with a mean key, and
+ * every percentile label found on any metric's `p{P}_` keys (in key order).
+ */
+export function extrasFromResult(result: Record<string, unknown>): SummaryExtras {
+  const percentileMetrics = PERCENTILE_METRICS.filter((m) => typeof result[`mean_${m}${METRIC_SUFFIX[m]}`] === 'number');
+  const labels: string[] = [];
+  for (const key of Object.keys(result)) {
+    const m = /^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|audio_ttfp|audio_rtf|audio_duration)(_ms|_s)?$/.exec(key);
+    if (m && !labels.includes(m[1])) labels.push(m[1]);
+  }
+  return { percentileMetrics, metricPercentiles: labels.map(Number) };
+}
+
+/** The summary; `extras` default to what the result's keys show (see extrasFromResult). */
+export function formatSummary(result: Record<string, unknown>, extras: SummaryExtras = extrasFromResult(result)): string {
   const selected = new Set(extras.percentileMetrics);
   const pcts = extras.metricPercentiles;
   const lines: string[] = [];

@@ -55,6 +55,8 @@ describe('formatSummary', () => {
     const text = formatSummary(resultFor([1, 2, 3]), EXTRAS);
     expect(text.startsWith(block)).toBe(true);
     expect(text.slice(block.length)).toMatch(/^=================== Fail-fast ====================\n/);
+    // Without explicit extras the selection is read back from the result keys: same text.
+    expect(formatSummary(resultFor([1, 2, 3]))).toBe(text);
   });
 
   it('under OMNI-NEW rules, cases 1-8 differ from the July console only in the lines case 5 touches', () => {
