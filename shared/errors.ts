@@ -30,6 +30,8 @@ export const ERRORS = {
   API_FORBIDDEN_ORIGIN: { status: 403, exit: 1, message: 'foreign origin or host refused' },
   API_UNAUTHORIZED: { status: 401, exit: 1, message: 'missing or wrong token' },
   API_IMPORT_INVALID: { status: 400, exit: 1, message: 'the file is not a vLLM result' },
+  API_BAD_REQUEST: { status: 400, exit: 1, message: 'bad request' },
+  API_PAYLOAD_TOO_LARGE: { status: 413, exit: 1, message: 'request body too large' },
   INTERNAL: { status: 500, exit: 5, message: 'internal error' },
 } as const;
 

@@ -170,11 +170,12 @@ function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix:
   return out;
 }
 
-/** Whether the spec leaves an effective request timeout for the breaker to trip on. */
+/**
+ * Whether the breaker has a timeout to trip on: a total ≤ 0 restores vLLM's
+ * legacy 6 h cap, which is no bound at all for fail-fast (as the engine rules).
+ */
 function hasEffectiveTimeout(t: RunSpec['timeouts']): boolean {
-  // A total ≤ 0 still means "6 h" (legacy), which is a timeout, but useless for fail-fast in practice;
-  // the engine decides; we only flag the case where no kind is configured at all.
-  return (typeof t.totalS === 'number' && Number.isFinite(t.totalS)) || t.firstByteS !== undefined || t.idleS !== undefined;
+  return t.totalS > 0 || t.firstByteS !== undefined || t.idleS !== undefined;
 }
 
 /**

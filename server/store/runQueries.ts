@@ -98,10 +98,10 @@ export class RunQueries {
 
   /** Sets the given columns (names are fixed by the caller's keys below, never user input). */
   update(id: string, f: { status?: string; verdict?: string | null; startedAtMs?: number | null; finishedAtMs?: number | null;
-    summary?: unknown; result?: unknown; importInfo?: unknown; error?: string | null; state?: RunState; lastSeq?: number }): void {
-    const cols: Record<string, string> = { status: 'status', verdict: 'verdict', startedAtMs: 'started_at_ms', finishedAtMs: 'finished_at_ms',
+    summary?: unknown; result?: unknown; importInfo?: unknown; error?: string | null; state?: RunState; lastSeq?: number; config?: unknown; target?: string }): void {
+    const cols: Record<string, string> = { config: 'config_json', target: 'target', status: 'status', verdict: 'verdict', startedAtMs: 'started_at_ms', finishedAtMs: 'finished_at_ms',
       summary: 'summary_json', result: 'result_json', importInfo: 'import_json', error: 'error', state: 'state_json', lastSeq: 'last_seq' };
-    const json = new Set(['summary', 'result', 'importInfo', 'state']);
+    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config']);
     const sets: string[] = [];
     const vals: unknown[] = [];
     for (const [k, v] of Object.entries(f)) {

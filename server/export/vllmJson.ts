@@ -1,0 +1,64 @@
+/**
+ * The vLLM-compatible result JSON of a run: the result the engine wrote (or
+ * the imported file's object) when stored; otherwise (a run interrupted
+ * before the engine could write one, or a CLI-reported run) one rebuilt with
+ * the engine's own builder from the stored summary and request rows.
+ */
+import type { RequestRow } from '../../shared/apiSchemas.ts';
+import type { RunSummary } from '../../shared/protocol.ts';
+import type { RequestEndStatus } from '../../shared/types.ts';
+import { buildResultJson, pyJsonDumps } from '../bench/results/resultJson.ts';
+import type { BenchConfig } from '../bench/config.ts';
+
+const END: RequestEndStatus[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
+
+export interface RunForExport {
+  id: string;
+  label: string | null;
+  model: string | null;
+  numPrompts: number | null;
+  maxConcurrency: number | null;
+  requestRate: string | null;
+  startedAtMs: number | null;
+  config: Partial<BenchConfig> | null;
+  summary: RunSummary | null;
+  counts: RunSummary['counts'];
+  verdict: string | null;
+  failFast: boolean;
+  breakerCause: RunSummary['cause'];
+  metadata: Record<string, string>;
+}
+
+export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<string, unknown> {
+  const metrics: Record<string, number> = {};
+  for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) if (typeof v === 'number') metrics[k] = v;
+  const rate = run.requestRate === null || run.requestRate === 'inf' ? Infinity : Number(run.requestRate);
+  return buildResultJson({
+    date: new Date(run.startedAtMs ?? Date.now()),
+    backend: run.config?.backend ?? 'openai-chat-omni',
+    label: run.label,
+    modelId: run.model ?? run.config?.model ?? 'unknown',
+    numPrompts: run.numPrompts ?? rows.length,
+    metadata: Object.entries(run.metadata),
+    requestRate: Number.isNaN(rate) ? Infinity : rate,
+    burstiness: run.config?.burstiness ?? 1,
+    maxConcurrency: run.maxConcurrency,
+    metrics,
+    detailed: rows.length > 0,
+    records: rows.map((r) => ({
+      success: r.status === 'completed', error: r.error, ttft: r.ttftS, itl: [], outputTokens: r.outputTokens, promptLen: r.promptLen,
+      generatedText: '', audioDuration: r.audioDurationS, audioFrames: 0, startTime: (r.sentT ?? 0) / 1000, latency: r.e2elS,
+      audioTtfp: r.audioTtfpS, audioRtf: 0, textLatency: r.e2elS,
+    })),
+    statuses: rows.map((r) => (END.includes(r.status as RequestEndStatus) ? (r.status as RequestEndStatus) : 'not_dispatched')),
+    counts: run.counts,
+    failFast: { enabled: run.failFast, tripped: run.summary?.failFastTripped ?? false, cause: run.summary?.cause ?? run.breakerCause },
+    verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],
+    verdictReasons: run.summary?.verdictReasons ?? ['rebuilt from the stored run'],
+  });
+}
+
+/** vLLM's own layout (Python json.dumps), never a bare NaN. */
+export function vllmText(result: Record<string, unknown>): string {
+  return pyJsonDumps(result);
+}

@@ -1,0 +1,51 @@
+/**
+ * GET /api/runs/:id/export?format=vllm|trace|csv — a download: the
+ * vLLM-compatible result JSON, a Chrome Trace Event JSON for Perfetto, or
+ * per-request CSV.
+ */
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { StallscopeError } from '../../shared/errors.ts';
+import type { RunEvent, RunSummary } from '../../shared/protocol.ts';
+import { buildChromeTrace } from '../export/chromeTrace.ts';
+import { requestsCsv } from '../export/csv.ts';
+import { rebuildResult, vllmText } from '../export/vllmJson.ts';
+
+const MAX_ROWS = 1_000_000;
+
+export async function exportRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/api/runs/:id/export',
+    {
+      schema: {
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        querystring: Type.Object({ format: Type.Union([Type.Literal('vllm'), Type.Literal('trace'), Type.Literal('csv')]) }),
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      const { format } = req.query as { format: 'vllm' | 'trace' | 'csv' };
+      const run = app.store.runs.get(id);
+      if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      app.store.writer.flush();
+      const rows = app.store.runs.requests(id, 0, MAX_ROWS).requests;
+      const file = (ext: string) => `attachment; filename="stallscope-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}"`;
+      if (format === 'csv') {
+        return reply.type('text/csv; charset=utf-8').header('content-disposition', file('csv')).send(requestsCsv(rows));
+      }
+      if (format === 'trace') {
+        const events = app.store.runs.eventsAfter(id, 0, 10_000_000).map((e) => JSON.parse(e.json) as RunEvent);
+        return reply.type('application/json').header('content-disposition', file('trace.json')).send(buildChromeTrace(id, run.label, events, rows));
+      }
+      const result =
+        app.store.runs.result(id) ??
+        rebuildResult(
+          {
+            ...run, config: run.config as never, summary: run.summary as RunSummary | null, breakerCause: run.breaker.cause as RunSummary['cause'],
+          },
+          rows,
+        );
+      return reply.type('application/json').header('content-disposition', file('json')).send(vllmText(result));
+    },
+  );
+}

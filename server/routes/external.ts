@@ -1,0 +1,51 @@
+/**
+ * The `--report-to` API used by server/report/remote.ts:
+ * POST /api/runs/external {runId, config, label?, metadata?} creates a live
+ * run fed by a CLI; POST /api/runs/:id/events {events: BenchEvent[]} appends
+ * a batch (the batch carrying `run.finished` ends the run).
+ */
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { BenchEvent } from '../../shared/protocol.ts';
+import { ErrorReplySchema } from '../../shared/apiSchemas.ts';
+
+export const EVENTS_BODY_LIMIT = 16 * 1024 * 1024;
+
+const Event = Type.Object({ type: Type.String({ maxLength: 64 }), t: Type.Number() }, { additionalProperties: true });
+
+export async function externalRoutes(app: FastifyInstance): Promise<void> {
+  app.post(
+    '/api/runs/external',
+    {
+      schema: {
+        body: Type.Object({
+          runId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$' }),
+          config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+          label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+          metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
+        }),
+        response: { 201: Type.Object({ id: Type.String() }), 400: ErrorReplySchema, 409: ErrorReplySchema },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body as { runId: string; config?: Record<string, unknown>; label?: string | null; metadata?: Record<string, string> };
+      return reply.status(201).send({ id: app.externalRuns.create(b) });
+    },
+  );
+  app.post(
+    '/api/runs/:id/events',
+    {
+      bodyLimit: EVENTS_BODY_LIMIT,
+      schema: {
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        body: Type.Object({ events: Type.Array(Event, { maxItems: 100_000 }) }),
+        response: { 200: Type.Object({ lastSeq: Type.Integer() }), 400: ErrorReplySchema, 404: ErrorReplySchema },
+      },
+    },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      const { events } = req.body as { events: BenchEvent[] };
+      return { lastSeq: app.externalRuns.append(id, events) };
+    },
+  );
+}

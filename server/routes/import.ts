@@ -1,0 +1,33 @@
+/**
+ * POST /api/import: the body is a vLLM `--save-result` file as it is (JSON or
+ * JSON-lines, bare NaN/Infinity allowed), so it is read as text, never as
+ * JSON. The file name may come in `x-filename` (URI-encoded).
+ */
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorReplySchema, ImportReplySchema } from '../../shared/apiSchemas.ts';
+import { importResultFile } from '../import/importFile.ts';
+
+export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
+
+export async function importRoutes(app: FastifyInstance): Promise<void> {
+  // Encapsulated: only this plugin's routes read JSON bodies as text.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser(['application/json', 'text/plain', 'application/x-ndjson', 'application/jsonl', 'application/octet-stream'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_r, body, done) => done(null, body));
+  app.post(
+    '/api/import',
+    { bodyLimit: IMPORT_BODY_LIMIT, schema: { body: Type.String(), response: { 201: ImportReplySchema, 400: ErrorReplySchema, 413: ErrorReplySchema } } },
+    async (req, reply) => {
+      const raw = req.headers['x-filename'];
+      let filename: string | null = null;
+      if (typeof raw === 'string' && raw) {
+        try {
+          filename = decodeURIComponent(raw).slice(0, 200);
+        } catch {
+          filename = raw.slice(0, 200);
+        }
+      }
+      return reply.status(201).send(importResultFile(app.store, req.body as string, filename));
+    },
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * Runs streamed in by `stallscope bench --report-to URL` (a CI job): the CLI
+ * creates the run, then posts its engine events in batches. They go through
+ * the same hub as the dashboard's own runs, so they are shown live and
+ * stored alike. A run whose CLI goes silent for `idleMs` without finishing
+ * is recorded as interrupted.
+ */
+import type { BenchEvent, RunFinished } from '../../shared/protocol.ts';
+import type { Hub } from '../hub/hub.ts';
+import { finalizeRun } from './finalize.ts';
+import { StallscopeError } from '../../shared/errors.ts';
+
+export interface ExternalRunInfo {
+  runId: string;
+  config?: Record<string, unknown>;
+  label?: string | null;
+  metadata?: Record<string, string>;
+}
+
+export class ExternalRuns {
+  private readonly idle = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly hub: Hub, private readonly idleMs = 10 * 60_000) {}
+
+  create(info: ExternalRunInfo, now = Date.now()): string {
+    const c = info.config ?? {};
+    const runs = this.hub.store.runs;
+    if (runs.exists(info.runId)) throw new StallscopeError('API_CONFLICT', `run ${info.runId} already exists`, 'runId');
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null);
+    const dataset = (c.dataset as { name?: unknown } | undefined)?.name;
+    runs.insertRun({
+      id: info.runId, source: 'cli', status: 'running', label: info.label ?? str(c.label), model: str(c.model),
+      target: str(c.baseUrl), dataset: str(dataset), numPrompts: int(c.numPrompts), maxConcurrency: int(c.maxConcurrency),
+      requestRate: c.requestRate === undefined ? null : String(c.requestRate), failFast: c.failFast === true, createdAtMs: now,
+      config: c, metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
+    });
+    this.hub.open(info.runId, info.label ?? str(c.label));
+    this.hub.append(info.runId, { type: 'run.status', t: 0, status: 'running', message: 'reported by stallscope bench --report-to' });
+    this.touch(info.runId);
+    return info.runId;
+  }
+
+  /** Appends a batch; returns the last seq. The batch's `run.finished` ends the run. */
+  append(runId: string, events: BenchEvent[]): number {
+    if (!this.idle.has(runId) || !this.hub.isActive(runId)) {
+      throw new StallscopeError('API_NOT_FOUND', `no live reported run ${runId}`, 'runId');
+    }
+    let seq = 0;
+    let finished: RunFinished | null = null;
+    for (const e of events) {
+      seq = this.hub.append(runId, e);
+      if (e.type === 'run.finished') finished = e;
+    }
+    if (finished) {
+      this.stop(runId);
+      finalizeRun(this.hub, runId, { status: 'finished', summary: finished.summary });
+    } else this.touch(runId);
+    return seq;
+  }
+
+  private touch(runId: string): void {
+    clearTimeout(this.idle.get(runId));
+    const t = setTimeout(() => {
+      this.idle.delete(runId);
+      finalizeRun(this.hub, runId, { status: 'interrupted', message: 'the reporting CLI went silent' });
+    }, this.idleMs);
+    t.unref();
+    this.idle.set(runId, t);
+  }
+
+  private stop(runId: string): void {
+    clearTimeout(this.idle.get(runId));
+    this.idle.delete(runId);
+  }
+
+  /** Records every live reported run as interrupted (dashboard shutdown). */
+  shutdown(): void {
+    for (const id of [...this.idle.keys()]) {
+      this.stop(id);
+      finalizeRun(this.hub, id, { status: 'interrupted', message: 'the dashboard stopped' });
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Runs started from the dashboard: RunSpec → BenchConfig, the embedded
+ * target launched for the run (or a URL used as is), the engine's events fed
+ * into the hub, and the ending done in the one safe order: the engine ends →
+ * the target's telemetry is flushed and ingested → the target is stopped →
+ * the held-back `run.finished` and the final status are recorded. So a stall
+ * report can never be lost to shutdown order.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RunFinished } from '../../shared/protocol.ts';
+import type { RunSpec, SpecIssue } from '../../shared/schemas.ts';
+import { StallscopeError } from '../../shared/errors.ts';
+import type { RunStatus } from '../../shared/types.ts';
+import type { runBenchmark } from '../bench/engine.ts';
+import { validateBenchConfig } from '../bench/validate.ts';
+import type { Hub } from '../hub/hub.ts';
+import { launchEmbeddedTarget, type LaunchedTarget, type LaunchOptions } from './embeddedTarget.ts';
+import { finalizeRun } from './finalize.ts';
+import { specToConfig } from './specToConfig.ts';
+import type { RunStarter } from './types.ts';
+
+export interface ManagerDeps {
+  hub: Hub;
+  /** Ingest URL for a run's embedded target, e.g. `http://127.0.0.1:7077/api/ingest?runId=ID`. */
+  ingestUrl: (runId: string) => string;
+  engine?: typeof runBenchmark;
+  launchTarget?: (o: LaunchOptions) => Promise<LaunchedTarget>;
+  targetCommand?: string[];
+  log?: (line: string) => void;
+  newId?: () => string;
+}
+
+/** Engine config fields → the RunSpec fields the form shows. */
+const FIELD_MAP: Record<string, string> = { baseUrl: 'target.baseUrl', apiKey: 'target.apiKey' };
+
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
+}
+
+export class RunManager implements RunStarter {
+  private readonly live = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly engine: typeof runBenchmark | undefined;
+  private readonly launch: (o: LaunchOptions) => Promise<LaunchedTarget>;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly deps: ManagerDeps) {
+    this.engine = deps.engine;
+    this.launch = deps.launchTarget ?? launchEmbeddedTarget;
+    this.log = deps.log ?? (() => undefined);
+  }
+
+  async start(spec: RunSpec): Promise<{ id: string; warnings: SpecIssue[] }> {
+    const id = (this.deps.newId ?? newRunId)();
+    const baseUrl = spec.target.kind === 'url' ? spec.target.baseUrl : 'http://127.0.0.1';
+    const config = specToConfig(spec, id, baseUrl);
+    try {
+      validateBenchConfig(config); // refuses before anything is sent or launched
+    } catch (e) {
+      if (e instanceof StallscopeError && e.field && FIELD_MAP[e.field]) throw new StallscopeError(e.code, e.message, FIELD_MAP[e.field]);
+      throw e;
+    }
+    const { hub } = this.deps;
+    hub.store.runs.insertRun({
+      id, source: 'dashboard', status: 'running', label: spec.label ?? null, model: spec.model,
+      target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded', dataset: spec.dataset.name,
+      numPrompts: spec.numPrompts, maxConcurrency: spec.maxConcurrency, requestRate: String(spec.requestRate),
+      failFast: spec.failFast, createdAtMs: Date.now(), spec, config, metadata: spec.metadata,
+    });
+    hub.open(id, spec.label ?? null);
+    hub.append(id, { type: 'run.status', t: 0, status: 'running', message: spec.target.kind === 'embedded' ? 'launching the embedded target' : undefined });
+    const abort = new AbortController();
+    const done = this.execute(id, spec, abort.signal).finally(() => this.live.delete(id));
+    this.live.set(id, { abort, done });
+    return { id, warnings: [] };
+  }
+
+  private async execute(id: string, spec: RunSpec, signal: AbortSignal): Promise<void> {
+    const { hub } = this.deps;
+    const log = (line: string) => this.log(`[${id}] ${line}`);
+    let target: LaunchedTarget | null = null;
+    let finished: RunFinished | null = null;
+    let final: { status: RunStatus; summary?: RunFinished['summary']; result?: Record<string, unknown>; error?: string };
+    try {
+      if (spec.target.kind === 'embedded') {
+        target = await this.launch({ spec: spec.target, model: spec.model, telemetryUrl: this.deps.ingestUrl(id), command: this.deps.targetCommand, log });
+        hub.store.runs.update(id, { config: specToConfig(spec, id, target.baseUrl) });
+      }
+      const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
+      // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
+      const engine = this.engine ?? (await import('../bench/engine.ts')).runBenchmark;
+      const out = await engine(config, {
+        signal,
+        log,
+        lastPhaseOf: (rid) => hub.tracker(id)?.phaseOf(rid),
+        onEvent: (e) => {
+          // Held back until the target's telemetry is in: "finished" must come after every stall report.
+          if (e.type === 'run.finished') finished = e;
+          else hub.append(id, e);
+        },
+      });
+      const v = out.summary.verdict;
+      final = { status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished', summary: out.summary, result: out.result };
+    } catch (e) {
+      log(`run failed: ${(e as Error).message}`);
+      final = { status: signal.aborted ? 'interrupted' : 'errored', error: (e as Error).message };
+    }
+    if (target) {
+      await target.flushTelemetry();
+      await target.stop();
+    }
+    if (finished) hub.append(id, finished);
+    finalizeRun(hub, id, final);
+  }
+
+  cancel(id: string): boolean {
+    const run = this.live.get(id);
+    if (!run) return false;
+    run.abort.abort();
+    return true;
+  }
+
+  /** Resolves when the run has been fully recorded (tests, shutdown). */
+  whenDone(id: string): Promise<void> {
+    return this.live.get(id)?.done ?? Promise.resolve();
+  }
+
+  async shutdown(): Promise<void> {
+    for (const r of this.live.values()) r.abort.abort();
+    await Promise.all([...this.live.values()].map((r) => r.done));
+  }
+}
