@@ -31,6 +31,8 @@ export interface MonitorOptions {
   capture?: (threadId: number, whilePaused: () => boolean) => Promise<CaptureResult>;
   /** Observes every report (tests, the server's /health). */
   onReport?: (r: StallReport) => void;
+  /** Wall clock (epoch ms), injectable for tests; the workers publish on the same clock. */
+  now?: () => number;
 }
 
 interface Reported {
@@ -53,8 +55,7 @@ export class WatchdogMonitor {
 
   start(): void {
     const poll = this.opts.pollMs ?? Math.min(50, Math.max(5, this.timeoutMs / 10));
-    this.timer = setInterval(() => this.tick(), poll);
-    this.timer.unref();
+    this.timer = setInterval(() => { void this.poll(); }, poll);
   }
 
   /** The pool saw op `opId` of `workerId` end; a reported op becomes `recovered`. */
@@ -66,16 +67,19 @@ export class WatchdogMonitor {
     this.opts.emit({ type: 'watchdog.recovered', workerId, opId, requestIds: r.requestIds, stalledS: (endMs - r.lastProgressMs) / 1000 });
   }
 
-  private tick(now = Date.now()): void {
-    if (this.capturing) return;
+  /** One poll over every worker; the timer calls it. Resolves when a capture it started is done. */
+  poll(): Promise<void> {
+    if (this.capturing) return this.capturing;
+    const now = (this.opts.now ?? Date.now)();
     for (const w of this.opts.workers()) {
       const snap = w.reader.snapshot();
       if (!snap.busy || this.reported.has(`${w.id}:${snap.opId}`)) continue;
       const deadlineMs = snap.lastProgressMs + this.timeoutMs;
       if (now < deadlineMs) continue;
       this.capturing = this.investigate(w, snap.opId, snap.counter, deadlineMs).finally(() => { this.capturing = null; });
-      return;
+      return this.capturing;
     }
+    return Promise.resolve();
   }
 
   private async investigate(w: MonitoredWorker, opId: number, counter: number, deadlineMs: number): Promise<void> {
@@ -89,7 +93,7 @@ export class WatchdogMonitor {
     // Without a pause there is no frozen state to trust: re-check now instead.
     const stalled = cap.capturedAtMs > 0 ? cap.verified : still();
     if (!stalled) return; // it moved on (or completed): not a stall
-    const at = cap.capturedAtMs || Date.now();
+    const at = cap.capturedAtMs || (this.opts.now ?? Date.now)();
     const report: StallReport = {
       model: this.opts.model,
       workerId: w.id,
