@@ -71,7 +71,7 @@ export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
 export const getRun = (id: string) => call<RunDetail>(`/api/runs/${encodeURIComponent(id)}`);
 
 export function getEvents(id: string, after: number): Promise<{ events: SeqEvent[]; lastSeq: number; more: boolean }> {
-  return call(`/api/runs/${encodeURIComponent(id)}/events?after=${after}`);
+  return call(`/api/runs/${encodeURIComponent(id)}/events?after=${after}&limit=20000`);
 }
 
 export function getRequests(id: string, offset: number, limit: number): Promise<{ total: number; requests: RequestRow[] }> {

@@ -27,6 +27,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const [detail, setDetail] = useState<RunDetail | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [attempt, setAttempt] = useState(0);
+  const [loaded, setLoaded] = useState(false);
   const [selected, setSelected] = useState<number | null>(request ?? null);
   const [scrollTo, setScrollTo] = useState<number | null>(request ?? null);
   const [highlight, setHighlight] = useState<ReadonlySet<string> | undefined>(undefined);
@@ -34,7 +35,8 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
 
   useEffect(() => {
     setError(null);
-    return loadRun(svc, id, { onDetail: setDetail, onError: setError, onLoaded: () => {} });
+    setLoaded(false);
+    return loadRun(svc, id, { onDetail: setDetail, onError: setError, onLoaded: () => setLoaded(true) });
   }, [svc, id, attempt]);
 
   const running = model ? model.status === 'running' || (model.status === 'unknown' && detail?.status === 'running') : false;
@@ -69,7 +71,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   };
 
   return (
-    <div className="run-page" data-testid="run-page" data-run-id={id}>
+    <div className="run-page" data-testid="run-page" data-run-id={id} data-loaded={loaded} aria-busy={!loaded}>
       <RunHeader
         detail={detail}
         status={model.status === 'unknown' ? detail.status : model.status}

@@ -1,0 +1,123 @@
+/**
+ * What the browser tests and the web benchmarks need: a fresh web build
+ * (once, only when web/ changed), the real dashboard server on a free port
+ * with a temp data dir, and Debian's Chromium driven by playwright-core.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CHROMIUM = process.env.STALLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+
+/** Fails with instructions (never skips) when the system Chromium is not there. */
+export function requireChromium(): string {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is missing (looked for ${CHROMIUM}). The browser tests drive Debian's Chromium: install it with ` +
+        '`sudo apt-get install -y chromium` (or set STALLSCOPE_CHROMIUM to a Chromium binary), then run the tests again.',
+    );
+  }
+  return CHROMIUM;
+}
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Build dist/web when it is missing or older than web/ or shared/ (vite build is the slow part). */
+export function ensureWebBuild(): void {
+  const index = join(ROOT, 'dist', 'web', 'index.html');
+  const src = Math.max(newestMtime(join(ROOT, 'web')), newestMtime(join(ROOT, 'shared')), statSync(join(ROOT, 'vite.config.ts')).mtimeMs);
+  if (existsSync(index) && statSync(index).mtimeMs >= src) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`vite build failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** `stallscope serve --port 0 --data-dir <tmp>`; resolves with the URL it prints. */
+export async function startServer(dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-'))): Promise<RunningServer> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server printed no URL within 20 s:\n${out}`)), 20_000);
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(t);
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a throwaway profile, 1280×800. */
+export async function launchBrowser(opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Browser> {
+  const executablePath = requireChromium();
+  const profile = mkdtempSync(join(tmpdir(), 'stallscope-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
+    colorScheme: opts.colorScheme ?? 'light',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export function screenshotPath(name: string): string {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return join(SCREENSHOTS, `${name}.png`);
+}

@@ -1,0 +1,188 @@
+/**
+ * Web UI benchmarks in headless Chromium against the real dashboard server:
+ * 1. open a stored 10,000-request run: time until the timeline is drawn
+ *    (target < 1.5 s) and until every event is loaded; fps while scrolling it;
+ * 2. live: 2,000 events/s for 10 s into a run the page is watching: lag of the
+ *    page's rendered counters behind the server (target p99 < 500 ms) and the
+ *    frame rate while scrolling the timeline meanwhile (target >= 30 fps).
+ * Runs are fed through the server's own `--report-to` API, so the events
+ * take the real path: hub, store, WebSocket, reducer, React.
+ */
+import type { Page } from 'playwright-core';
+import type { BenchEvent, RunEvent } from '../../shared/protocol.ts';
+import { ensureWebBuild, launchBrowser, startServer } from '../e2e/harness.ts';
+
+const T0 = Date.now();
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const i = (s.length - 1) * q;
+  const lo = Math.floor(i);
+  return s[lo] + (s[Math.min(s.length - 1, lo + 1)] - s[lo]) * (i - lo);
+};
+const line = (name: string, value: string, target: string, ok: boolean) =>
+  console.log(`${name.padEnd(46)} ${value.padStart(12)}   target ${target.padEnd(10)} ${ok ? 'OK' : 'MISSED'}`);
+
+/** The events of request i, with one Code2Wav op of three phases, starting at t ms. */
+function requestEvents(i: number, t: number, runId: string, startedAtMs: number): RunEvent[] {
+  const id = `${runId}-${i}`;
+  const tel = (dt: number, ev: Record<string, unknown>): RunEvent => ({ type: 'telemetry', t: t + dt, event: { v: 1, ts: startedAtMs + t + dt, requestIds: [id], workerId: 0, opId: i, ...ev } } as RunEvent);
+  const outcome = { index: i, requestId: id, status: 'completed' as const, ttftS: 0.05 + (i % 17) / 1000, e2elS: 0.4 + (i % 31) / 100, audioTtfpS: 0.2, audioDurationS: 1, outputTokens: 16, promptLen: 32, attempts: 1, error: '', sentT: t + 1 };
+  return [
+    { type: 'request.queued', t, index: i, requestId: id },
+    { type: 'request.sent', t: t + 1, index: i, requestId: id, attempt: 1 },
+    { type: 'request.first_token', t: t + 50, index: i, ttftS: 0.049 },
+    tel(60, { type: 'c2w.op.begin', batchSize: 1 }),
+    tel(61, { type: 'c2w.phase', phase: 'encoder', details: { codes: 28 } }),
+    tel(70, { type: 'c2w.phase', phase: 'cfm', details: { steps: 10 } }),
+    tel(120, { type: 'c2w.phase', phase: 'hift', details: { mel_frames: 50 } }),
+    tel(150, { type: 'c2w.op.end', durationMs: 90, ok: true }),
+    { type: 'request.first_audio', t: t + 200, index: i, audioTtfpS: 0.2 },
+    { type: 'request.completed', t: t + 400, outcome },
+  ];
+}
+
+async function post(url: string, path: string, body: unknown): Promise<unknown> {
+  const r = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+function started(runId: string, n: number, startedAtMs: number): BenchEvent {
+  return { type: 'run.started', t: 0, runId, startedAtMs, numRequests: n, maxConcurrency: 10, requestRate: 'inf', failFast: true, model: 'bench', baseUrl: 'embedded' };
+}
+
+/** Scroll the timeline for `ms` in the page and count frames. */
+async function scrollFps(page: Page, ms: number): Promise<{ fps: number; p95FrameMs: number }> {
+  return page.evaluate(async (dur) => {
+    const el = document.querySelector('[data-testid="timeline"]') as HTMLElement;
+    const frames: number[] = [];
+    const t0 = performance.now();
+    let last = t0;
+    await new Promise<void>((done) => {
+      const step = (now: number) => {
+        frames.push(now - last);
+        last = now;
+        el.scrollTop = (el.scrollTop + 160) % Math.max(1, el.scrollHeight - el.clientHeight);
+        if (now - t0 < dur) requestAnimationFrame(step);
+        else done();
+      };
+      requestAnimationFrame(step);
+    });
+    const sorted = frames.slice(1).sort((a, b) => a - b);
+    return { fps: (frames.length - 1) / ((last - t0) / 1000), p95FrameMs: sorted[Math.floor(sorted.length * 0.95)] ?? NaN };
+  }, ms);
+}
+
+async function storedRun(url: string, page: Page): Promise<void> {
+  const runId = 'bench-stored-10k';
+  const N = 10_000;
+  const startedAtMs = Date.now() - 60_000;
+  await post(url, '/api/runs/external', { runId, label: 'bench 10k', config: { numPrompts: N, model: 'bench' } });
+  let batch: RunEvent[] = [started(runId, N, startedAtMs)];
+  for (let i = 0; i < N; i++) {
+    batch.push(...requestEvents(i, Math.floor(i / 10) * 40, runId, startedAtMs));
+    if (batch.length >= 20_000) {
+      await post(url, `/api/runs/${runId}/events`, { events: batch });
+      batch = [];
+    }
+  }
+  const counts = { total: N, completed: N, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
+  batch.push({ type: 'run.finished', t: 40_500, summary: { verdict: 'passed', verdictReasons: [], counts, durationS: 40.5, failFastTripped: false, cause: null, metrics: { completed: N, failed: 0, mean_ttft_ms: 58, median_ttft_ms: 58, p99_ttft_ms: 66 } } });
+  await post(url, `/api/runs/${runId}/events`, { events: batch });
+  const events = N * 10 + 3;
+
+  // Two opens: the first warms Chromium's caches of the bundle, the second is measured.
+  for (const measured of [false, true]) {
+    await page.goto(`${url}/#/`);
+    await page.getByTestId('runs-page').waitFor();
+    const t0 = Date.now();
+    await page.goto(`${url}/#/runs/${runId}`);
+    await page.locator('[data-testid="timeline-row"] .seg').first().waitFor({ timeout: 30_000 });
+    const drawn = Date.now() - t0;
+    await page.locator('[data-testid="run-page"][data-loaded="true"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="timeline-row"][data-status="completed"]').first().waitFor();
+    const loaded = Date.now() - t0;
+    if (!measured) continue;
+    line(`stored 10k run: timeline drawn (${(events / 1000).toFixed(0)}k events)`, `${drawn} ms`, '< 1500 ms', drawn < 1500);
+    line('stored 10k run: every event loaded and drawn', `${loaded} ms`, '(info)', true);
+  }
+  const s = await scrollFps(page, 3000);
+  line('stored 10k run: fps while scrolling the timeline', s.fps.toFixed(1), '>= 30', s.fps >= 30);
+  console.log(`   (p95 frame ${s.p95FrameMs.toFixed(1)} ms)`);
+}
+
+async function liveRun(url: string, page: Page): Promise<void> {
+  const runId = 'bench-live';
+  const RATE = 2000; // events per second
+  const SECONDS = 10;
+  const TICK = 50;
+  const perRequest = 10;
+  const total = Math.ceil((RATE * SECONDS) / perRequest);
+  const startedAtMs = Date.now();
+  await post(url, '/api/runs/external', { runId, label: 'bench live', config: { numPrompts: total, model: 'bench' } });
+  await post(url, `/api/runs/${runId}/events`, { events: [started(runId, total, startedAtMs)] });
+  await page.goto(`${url}/#/runs/${runId}`);
+  await page.locator('[data-testid="run-page"][data-loaded="true"]').waitFor();
+  await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor();
+  // Record when the rendered "completed" counter changes, in wall-clock ms.
+  await page.evaluate(() => {
+    const w = window as unknown as { __seen: [number, number][] };
+    w.__seen = [];
+    const dd = document.querySelector('[data-testid="count-completed"] dd')!;
+    new MutationObserver(() => w.__seen.push([Date.now(), Number(dd.textContent!.replace(/,/g, ''))])).observe(dd, { childList: true, characterData: true, subtree: true });
+  });
+
+  // Pre-build the stream; request i's completion is its 10th event.
+  const stream: RunEvent[] = [];
+  for (let i = 0; i < total; i++) stream.push(...requestEvents(i, i * (1000 / (RATE / perRequest)), runId, startedAtMs));
+  stream.sort((a, b) => a.t - b.t);
+  const completedAt: number[] = []; // wall ms at which the k-th completion was posted
+  const perTick = (RATE * TICK) / 1000;
+  let next = 0;
+  let fps: { fps: number; p95FrameMs: number } | null = null;
+  const t0 = Date.now();
+  const posting: Promise<unknown>[] = [];
+  for (let tick = 0; next < stream.length; tick++) {
+    const due = t0 + tick * TICK;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const batch = stream.slice(next, next + perTick);
+    next += batch.length;
+    const sentAt = Date.now();
+    for (const e of batch) if (e.type === 'request.completed') completedAt.push(sentAt);
+    posting.push(post(url, `/api/runs/${runId}/events`, { events: batch }));
+    if (tick === Math.floor(5000 / TICK)) fps = await scrollFps(page, 2000); // scroll while the stream goes on
+  }
+  await Promise.all(posting);
+  await page.waitForTimeout(1500);
+  const seen = await page.evaluate(() => (window as unknown as { __seen: [number, number][] }).__seen);
+  const lags: number[] = [];
+  let j = 0;
+  for (let k = 0; k < completedAt.length; k++) {
+    while (j < seen.length && seen[j][1] < k + 1) j++;
+    if (j < seen.length) lags.push(seen[j][0] - completedAt[k]);
+  }
+  const elapsed = (Date.now() - t0 - 1500) / 1000;
+  console.log(`   live: ${stream.length} events in ${elapsed.toFixed(1)} s (${(stream.length / elapsed).toFixed(0)}/s), ${lags.length}/${completedAt.length} completions seen on the page`);
+  line('live: page lag behind server, p50', `${quantile(lags, 0.5).toFixed(0)} ms`, '(info)', true);
+  line('live: page lag behind server, p99', `${quantile(lags, 0.99).toFixed(0)} ms`, '< 500 ms', quantile(lags, 0.99) < 500 && lags.length === completedAt.length);
+  if (fps) {
+    line('live: fps while scrolling the timeline', fps.fps.toFixed(1), '>= 30', fps.fps >= 30);
+    console.log(`   (p95 frame ${fps.p95FrameMs.toFixed(1)} ms)`);
+  }
+}
+
+ensureWebBuild();
+const server = await startServer();
+const browser = await launchBrowser({ width: 1280, height: 800 });
+try {
+  const page = await browser.context.newPage();
+  console.log(`web UI benchmarks (headless Chromium 1280×800, server ${server.url})`);
+  await storedRun(server.url, page);
+  await liveRun(server.url, page);
+} finally {
+  await browser.close();
+  await server.stop();
+  console.log(`   total ${((Date.now() - T0) / 1000).toFixed(1)} s`);
+}
