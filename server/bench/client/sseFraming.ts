@@ -32,17 +32,19 @@ export class FramingError extends Error {
   }
 }
 
-/** UTF-8 byte length of a string, computed only when the cheap bound is not enough. */
-function exceeds(text: string, maxBytes: number): boolean {
-  if (text.length > maxBytes) return true;
-  if (text.length * 3 <= maxBytes) return false;
+/** UTF-8 byte length of a string (a lone surrogate counts 3, as the replacement character would). */
+export function utf8Length(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? (i++, 4) : 3;
-    if (bytes > maxBytes) return true;
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
   }
-  return false;
+  return bytes;
 }
 
 export class SseFramer {
@@ -51,6 +53,8 @@ export class SseFramer {
   /** Where to resume the `\n\n` search: everything before it has none. */
   private scanFrom = 0;
   private pendingCR = false;
+  /** UTF-8 bytes of `buffer`, kept incrementally so a large event split over many reads costs linear time. */
+  private pendingBytes = 0;
 
   constructor(private readonly maxEventBytes: number) {}
 
@@ -68,24 +72,32 @@ export class SseFramer {
     if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
     this.buffer += text;
     const messages: string[] = [];
+    let cut = false;
     for (;;) {
-      const cut = this.buffer.indexOf('\n\n', this.scanFrom);
-      if (cut < 0) break;
-      const message = this.buffer.slice(0, cut).trim();
-      this.buffer = this.buffer.slice(cut + 2);
+      const at = this.buffer.indexOf('\n\n', this.scanFrom);
+      if (at < 0) break;
+      cut = true;
+      const message = this.buffer.slice(0, at).trim();
+      this.buffer = this.buffer.slice(at + 2);
       this.scanFrom = 0;
       if (message) {
-        this.checkSize(message);
+        // Characters bound bytes from below and a third of them from above: count exactly only in between.
+        if (message.length > this.maxEventBytes || (message.length * 3 > this.maxEventBytes && utf8Length(message) > this.maxEventBytes)) {
+          this.tooLarge();
+        }
         messages.push(message);
       }
     }
+    // After a cut the rest lies within this read's text, so recounting it stays linear overall.
+    this.pendingBytes = cut ? utf8Length(this.buffer) : this.pendingBytes + utf8Length(text);
+    if (this.pendingBytes > this.maxEventBytes) this.tooLarge();
     this.scanFrom = Math.max(0, this.buffer.length - 1);
-    this.checkSize(this.buffer);
     const leftover = this.completeLeftover();
     if (leftover !== null) {
       messages.push(leftover);
       this.buffer = '';
       this.scanFrom = 0;
+      this.pendingBytes = 0;
     }
     return messages;
   }
@@ -115,10 +127,8 @@ export class SseFramer {
     }
   }
 
-  private checkSize(text: string): void {
-    if (exceeds(text, this.maxEventBytes)) {
-      throw new FramingError('REQ_EVENT_TOO_LARGE', `more than ${this.maxEventBytes} bytes without an event boundary`);
-    }
+  private tooLarge(): never {
+    throw new FramingError('REQ_EVENT_TOO_LARGE', `more than ${this.maxEventBytes} bytes without an event boundary`);
   }
 }
 

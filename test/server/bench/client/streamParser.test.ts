@@ -147,6 +147,12 @@ describe('StreamParser: a misbehaving target fails the request with a clear erro
     expectFailure(parse([big], { maxEventBytes: 4096 }).record, 'REQ_EVENT_TOO_LARGE', /^SSE event exceeds the size bound: more than 4096 bytes/);
     expectFailure(parse([big.slice(0, 4000), big.slice(4000, 4200)], { maxEventBytes: 4096 }).record, 'REQ_EVENT_TOO_LARGE', /4096/);
     expect(parse([big], { maxEventBytes: 8192 }).record.success).toBe(true);
+    // The bound is in UTF-8 bytes: 2,000 check marks are 6,000 bytes.
+    const wide = textEvent('✓'.repeat(2000), 1);
+    expectFailure(parse([wide], { maxEventBytes: 4096 }).record, 'REQ_EVENT_TOO_LARGE', /4096/);
+    const pieces = Array.from({ length: 8 }, (_, i) => wide.slice(i * 300, (i + 1) * 300));
+    expectFailure(parse(pieces, { maxEventBytes: 4096 }).record, 'REQ_EVENT_TOO_LARGE', /4096/);
+    expect(parse([wide], { maxEventBytes: 6200 }).record.success).toBe(true);
   });
 
   it('bytes that are not UTF-8', () => {
