@@ -18,7 +18,9 @@
  * Deviations from vLLM, all for robustness and none visible in vLLM's own
  * streams: CRLF and lone CR line ends are normalised to LF (the SSE spec
  * allows them; vLLM would never split such a stream); the leftover rule also
- * accepts `data:` without a space (we accept that field form, with a warning);
+ * accepts `data:` without a space (we accept that field form, with a warning)
+ * and only examines tails ending in `}` or `]` (a leftover JSON value that is
+ * not an object fails the request either way, just one read later here);
  * events larger than a bound fail the request instead of growing memory.
  */
 
@@ -49,12 +51,16 @@ export function utf8Length(text: string): number {
 
 export class SseFramer {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
-  private buffer = '';
-  /** Where to resume the `\n\n` search: everything before it has none. */
-  private scanFrom = 0;
-  private pendingCR = false;
-  /** UTF-8 bytes of `buffer`, kept incrementally so a large event split over many reads costs linear time. */
+  /**
+   * The unterminated tail, kept as the reads' strings: appending to one
+   * string and searching it would flatten the whole rope on every read,
+   * which is quadratic for a large event split over many reads.
+   */
+  private parts: string[] = [];
+  private partsChars = 0;
+  /** UTF-8 bytes of the tail, kept incrementally for the size bound. */
   private pendingBytes = 0;
+  private pendingCR = false;
 
   constructor(private readonly maxEventBytes: number) {}
 
@@ -70,55 +76,73 @@ export class SseFramer {
     if (this.pendingCR && text.charCodeAt(0) === 10) text = text.slice(1);
     this.pendingCR = text.endsWith('\r');
     if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
-    this.buffer += text;
+    if (text.length === 0) return [];
     const messages: string[] = [];
-    let cut = false;
-    for (;;) {
-      const at = this.buffer.indexOf('\n\n', this.scanFrom);
-      if (at < 0) break;
-      cut = true;
-      const message = this.buffer.slice(0, at).trim();
-      this.buffer = this.buffer.slice(at + 2);
-      this.scanFrom = 0;
-      if (message) {
-        // Characters bound bytes from below and a third of them from above: count exactly only in between.
-        if (message.length > this.maxEventBytes || (message.length * 3 > this.maxEventBytes && utf8Length(message) > this.maxEventBytes)) {
-          this.tooLarge();
+    const straddles = this.partsChars > 0 && text.charCodeAt(0) === 10 && this.lastPart().endsWith('\n');
+    if (straddles || text.includes('\n\n')) {
+      let buffer = this.parts.join('') + text;
+      let from = Math.max(0, this.partsChars - 1);
+      for (;;) {
+        const at = buffer.indexOf('\n\n', from);
+        if (at < 0) break;
+        const message = buffer.slice(0, at).trim();
+        buffer = buffer.slice(at + 2);
+        from = 0;
+        if (message) {
+          // Characters bound bytes from below and a third of them from above: count exactly only in between.
+          if (message.length > this.maxEventBytes || (message.length * 3 > this.maxEventBytes && utf8Length(message) > this.maxEventBytes)) {
+            this.tooLarge();
+          }
+          messages.push(message);
         }
-        messages.push(message);
       }
+      // The rest lies within this read's text, so recounting it keeps the total linear.
+      this.setTail(buffer, utf8Length(buffer));
+    } else {
+      this.parts.push(text);
+      this.partsChars += text.length;
+      this.pendingBytes += utf8Length(text);
     }
-    // After a cut the rest lies within this read's text, so recounting it stays linear overall.
-    this.pendingBytes = cut ? utf8Length(this.buffer) : this.pendingBytes + utf8Length(text);
     if (this.pendingBytes > this.maxEventBytes) this.tooLarge();
-    this.scanFrom = Math.max(0, this.buffer.length - 1);
     const leftover = this.completeLeftover();
     if (leftover !== null) {
       messages.push(leftover);
-      this.buffer = '';
-      this.scanFrom = 0;
-      this.pendingBytes = 0;
+      this.setTail('', 0);
     }
     return messages;
   }
 
   /** Bytes still buffered (an unterminated, incomplete message), for the end-of-stream warning. */
   get pending(): string {
-    return this.buffer.trim();
+    return this.parts.join('').trim();
   }
 
-  /** vLLM's rule: a leftover `data:` message counts if it is `[DONE]` or parses as JSON. */
+  private lastPart(): string {
+    return this.parts[this.parts.length - 1] ?? '';
+  }
+
+  private setTail(text: string, bytes: number): void {
+    this.parts = text ? [text] : [];
+    this.partsChars = text.length;
+    this.pendingBytes = bytes;
+  }
+
+  /**
+   * vLLM's rule: a leftover `data:` message counts if it is `[DONE]` or parses
+   * as JSON. Only a tail ending in `}` (an object; any other JSON value fails
+   * the request anyway) or `]` (`[DONE]`) is joined and examined, so a large
+   * event arriving in many reads is not re-parsed at every read.
+   */
   private completeLeftover(): string | null {
-    const buf = this.buffer;
+    let last = '';
+    for (let i = this.parts.length - 1; i >= 0 && !last; i--) last = this.parts[i].trimEnd().slice(-1);
+    if (last !== '}' && last !== ']') return null;
+    const buf = this.parts.join('');
+    this.parts = [buf];
     if (!buf.startsWith('data:')) return null;
     const content = buf.slice(buf.startsWith('data: ') ? 6 : 5).trim();
     if (content === '[DONE]') return buf.trim();
-    // Only a value ending like JSON can parse; skip the parse for the common
-    // half-received event so a large event split over many reads stays linear.
-    const last = content.charCodeAt(content.length - 1);
-    if (!content || !(last === 125 /* } */ || last === 93 /* ] */ || last === 34 /* " */ || (last >= 48 && last <= 57) || last === 101 || last === 108)) {
-      return null;
-    }
+    if (last !== '}') return null;
     try {
       JSON.parse(content);
       return buf.trim();
@@ -148,6 +172,8 @@ const IGNORED_FIELDS = new Set(['event', 'id', 'retry']);
  * event stream at all (an HTML error page, a JSON body): the request fails.
  */
 export function parseSseMessage(message: string): SseMessage {
+  // Fast path: the one-line `data: ...` message every vLLM event is.
+  if (message.startsWith('data: ') && !message.includes('\n')) return { data: message.slice(6), dataWithoutSpace: false };
   const data: string[] = [];
   let dataWithoutSpace = false;
   for (const line of message.split('\n')) {
