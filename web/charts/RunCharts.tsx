@@ -14,6 +14,7 @@ const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var
 export const RunCharts = memo(function RunCharts({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
   // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick.
   const end = Math.max(1000, Math.ceil(endMs / 1000) * 1000);
+  const fmtS = (s: number) => (end < 10_000 ? `${s.toFixed(1)}s` : `${s.toFixed(0)}s`);
   const series = useMemo(() => outcomeSeries(rows, end, Math.min(120, end / 100)), [rows, end]);
   const dists = useMemo(
     () => [
@@ -30,7 +31,7 @@ export const RunCharts = memo(function RunCharts({ rows, endMs }: { rows: readon
         <ResponsiveContainer width="100%" height={180}>
           <AreaChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
-            <XAxis dataKey="s" tick={AXIS} tickFormatter={(s: number) => `${s.toFixed(0)}s`} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} />
             <YAxis allowDecimals={false} tick={AXIS} />
             <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
             <Area type="stepAfter" dataKey="inFlight" name="active" stroke="var(--c-inflight)" fill="var(--c-inflight)" fillOpacity={0.25} isAnimationActive={false} />
@@ -42,7 +43,7 @@ export const RunCharts = memo(function RunCharts({ rows, endMs }: { rows: readon
         <ResponsiveContainer width="100%" height={180}>
           <BarChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
-            <XAxis dataKey="s" tick={AXIS} tickFormatter={(s: number) => `${s.toFixed(0)}s`} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} />
             <YAxis allowDecimals={false} tick={AXIS} />
             <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
             <Legend wrapperStyle={{ fontSize: 11 }} />

@@ -18,7 +18,7 @@ const DATASETS = {
 const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : '');
 const splitList = (t: string) => t.split(',').map((s) => s.trim()).filter(Boolean);
 const numList = (t: string) => splitList(t).map((s) => (Number.isFinite(Number(s)) ? Number(s) : s));
-const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? {}, null, 1));
+const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
 const parseJson = (t: string) => {
   try {
     return JSON.parse(t);

@@ -10,10 +10,12 @@ export interface RunHeaderProps {
   elapsedS: number;
   breaker: { tripped: boolean; cause: BreakerCause | null };
   running: boolean;
+  /** The latest run.status message (e.g. why it errored). */
+  message?: string | null;
   onCancel: () => void;
 }
 
-export function RunHeader({ detail, status, verdict, elapsedS, breaker, running, onCancel }: RunHeaderProps) {
+export function RunHeader({ detail, status, verdict, elapsedS, breaker, running, message, onCancel }: RunHeaderProps) {
   const meta = Object.entries(detail.metadata ?? {});
   return (
     <header className="run-head">
@@ -54,7 +56,7 @@ export function RunHeader({ detail, status, verdict, elapsedS, breaker, running,
           ))}
         </div>
       )}
-      {detail.error && <p className="err">{detail.error}</p>}
+      {detail.error ? <p className="err" role="alert">{detail.error}</p> : message && <p className={status === 'errored' ? 'err' : 'muted'} data-testid="status-message">{message}</p>}
     </header>
   );
 }

@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, StallReport } from '../../shared/types.ts';
-import { cancelRun, exportUrl } from '../api/rest.ts';
+import { cancelRun, exportUrl, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
 import { RunCharts } from '../charts/RunCharts.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
@@ -38,6 +38,12 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     setLoaded(false);
     return loadRun(svc, id, { onDetail: setDetail, onError: setError, onLoaded: () => setLoaded(true) });
   }, [svc, id, attempt]);
+
+  // When a watched run ends, read its detail again: summary, error and stored stall reports are final now.
+  const ended = model !== undefined && model.status !== 'running' && model.status !== 'unknown';
+  useEffect(() => {
+    if (ended && detail?.status === 'running') getRun(id).then(setDetail, () => {});
+  }, [ended, detail?.status, id]);
 
   const running = model ? model.status === 'running' || (model.status === 'unknown' && detail?.status === 'running') : false;
   const now = useNow(running, 200);
@@ -79,6 +85,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         elapsedS={nowT / 1000}
         breaker={breaker}
         running={running}
+        message={model.statusMessage}
         onCancel={() => cancelRun(id).catch(setError)}
       />
       <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />

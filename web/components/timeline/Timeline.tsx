@@ -34,7 +34,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
   const [width, setWidth] = useState(800);
   const [zoom, setZoom] = useState<{ t0: number; t1: number } | null>(null);
   const [tip, setTip] = useState<{ x: number; y: number; lines: string[] } | null>(null);
-  const domainEnd = Math.max(nowT, model.lastT, 1);
+  const domainEnd = Math.max(nowT, model.lastT, 1000);
   const trackW = Math.max(100, width - LABEL_W);
   const view: View = zoom ? clampView({ ...zoom, width: trackW }, domainEnd) : { t0: 0, t1: domainEnd, width: trackW };
 
