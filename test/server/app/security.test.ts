@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { hostOf, isLoopback, tokenMatches } from '../../../server/plugins/security.ts';
+import { testApp } from './helpers.ts';
+
+let app: FastifyInstance;
+afterEach(async () => app?.close());
+
+describe('Host and Origin checks', () => {
+  it('refuses a Host that is not loopback or configured (DNS rebinding)', async () => {
+    app = await testApp({ allowedHosts: ['dash.lab'] });
+    for (const host of ['localhost:7077', '127.0.0.1:7077', '[::1]:7077', 'dash.lab', 'DASH.LAB:80']) {
+      expect((await app.inject({ url: '/api/health', headers: { host } })).statusCode, host).toBe(200);
+    }
+    for (const host of ['evil.example:7077', 'attacker.com', '127.0.0.1.evil.com']) {
+      const r = await app.inject({ url: '/api/health', headers: { host } });
+      expect(r.statusCode, host).toBe(403);
+      expect(r.json().code).toBe('API_FORBIDDEN_ORIGIN');
+    }
+  });
+
+  it('refuses state-changing requests from a foreign Origin, allows same-host pages and reads', async () => {
+    app = await testApp();
+    const del = (origin?: string) => app.inject({ method: 'DELETE', url: '/api/runs/none', headers: origin ? { origin } : {} });
+    expect((await del('http://evil.example')).statusCode).toBe(403);
+    expect((await del('null')).statusCode).toBe(403);
+    expect((await del('http://localhost:5173')).statusCode).toBe(404); // allowed through; the run just does not exist
+    expect((await del()).statusCode).toBe(404); // no Origin: CLI, curl
+    const post = await app.inject({ method: 'POST', url: '/api/import', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, payload: '{}' });
+    expect(post.statusCode).toBe(403);
+    expect((await app.inject({ url: '/api/runs', headers: { origin: 'http://evil.example' } })).statusCode).toBe(200);
+  });
+
+  it('limits body size on ordinary routes', async () => {
+    app = await testApp();
+    const r = await app.inject({ method: 'POST', url: '/api/runs', payload: { label: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(r.statusCode).toBe(413);
+  });
+});
+
+describe('token when bound to a non-loopback address', () => {
+  it('requires the token on every route: bearer, header, query (sets a cookie) or cookie', async () => {
+    app = await testApp({ host: '0.0.0.0', token: 's3cret' });
+    expect((await app.inject({ url: '/api/health' })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer s3cret' } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/health', headers: { 'x-stallscope-token': 's3cret' } })).statusCode).toBe(200);
+    const q = await app.inject({ url: '/api/health?token=s3cret' });
+    expect(q.statusCode).toBe(200);
+    expect(String(q.headers['set-cookie'])).toMatch(/stallscope_token=s3cret; Path=\/; HttpOnly; SameSite=Strict/);
+    expect((await app.inject({ url: '/api/runs', headers: { cookie: 'a=1; stallscope_token=s3cret' } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/runs', headers: { cookie: 'stallscope_token=nope' } })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/nothing-here' })).statusCode).toBe(401);
+  });
+
+  it('compares tokens in constant time and parses hosts', () => {
+    expect(tokenMatches('abc', 'abc')).toBe(true);
+    expect(tokenMatches('abcd', 'abc')).toBe(false);
+    expect(tokenMatches(undefined, 'abc')).toBe(false);
+    expect(hostOf('[::1]:80')).toBe('::1');
+    expect(hostOf('Example.COM:7077')).toBe('example.com');
+    expect(isLoopback('127.0.0.2')).toBe(true);
+    expect(isLoopback('0.0.0.0')).toBe(false);
+  });
+});

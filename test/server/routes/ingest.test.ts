@@ -1,0 +1,57 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { testApp } from '../app/helpers.ts';
+import { newRun, stallReport } from '../store/sampleEvents.ts';
+
+let app: FastifyInstance;
+afterEach(async () => app?.close());
+
+const ndjson = (...lines: unknown[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
+const post = (payload: string, query = '') =>
+  app.inject({ method: 'POST', url: `/api/ingest${query}`, headers: { 'content-type': 'application/x-ndjson' }, payload });
+
+function live(id: string) {
+  app.store.runs.insertRun(newRun(id));
+  app.hub.open(id, null);
+}
+
+describe('POST /api/ingest', () => {
+  it('keeps good lines, counts and reports bad ones by line number, joins by request id', async () => {
+    app = await testApp();
+    live('run-1');
+    live('run-1-x'); // a longer id sharing the prefix: ids join to the longest match
+    const phase = { v: 1, ts: 1, type: 'c2w.phase', workerId: 0, opId: 1, requestIds: ['run-1-x-4'], phase: 'cfm', details: { step: 3 } };
+    const stall = { v: 1, ts: 2, type: 'watchdog.stall', report: stallReport('run-1', 9) };
+    const r = await post(ndjson(phase, '{not json', { v: 1, ts: 1, type: 'c2w.nope' }, '', stall, { v: 1, ts: 'x', type: 'worker.idle', workerId: 0 },
+      { v: 1, ts: 3, type: 'stage.progress', requestId: 'other-run-1', stage: 'talker', count: 3 }));
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body).toMatchObject({ accepted: 2, rejected: 3, unjoined: 1 });
+    expect(body.errors.map((e: { line: number }) => e.line)).toEqual([2, 3, 6]);
+    expect(body.errors[1].message).toMatch(/unknown type/);
+    expect(app.hub.tracker('run-1-x')!.phaseOf('run-1-x-4')).toBe('cfm');
+    app.store.writer.flush();
+    expect(app.store.runs.stallReports('run-1')).toHaveLength(1);
+    expect(app.store.runs.stallReports('run-1-x')).toHaveLength(0);
+  });
+
+  it('joins events to ?runId, events without request ids to the only live run, and refuses a finished run', async () => {
+    app = await testApp();
+    live('solo');
+    const idle = { v: 1, ts: 1, type: 'worker.idle', workerId: 0 };
+    expect((await post(ndjson(idle))).json()).toMatchObject({ accepted: 1 });
+    expect((await post(ndjson(idle), '?runId=solo')).json()).toMatchObject({ accepted: 1 });
+    expect((await post(ndjson(idle), '?runId=gone')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
+    live('second');
+    expect((await post(ndjson(idle))).json()).toMatchObject({ accepted: 0, unjoined: 1 });
+    expect(app.hub.headSeq('solo')).toBe(2);
+  });
+
+  it('limits the body size', async () => {
+    app = await testApp();
+    const big = 'x'.repeat(17 * 1024 * 1024);
+    const r = await post(big);
+    expect(r.statusCode).toBe(413);
+    expect(r.json().code).toBe('API_PAYLOAD_TOO_LARGE');
+  });
+});
