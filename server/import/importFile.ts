@@ -19,8 +19,9 @@ export function importResultFile(store: Store, text: string, filename: string | 
   const runs: ImportReply['runs'] = [];
   store.db.transaction(() => {
     for (const [i, { o, id, run }] of parsed.entries()) {
-      const base = typeof o.label === 'string' && o.label ? o.label : (filename ?? 'imported result');
-      const label = objects.length > 1 ? `${base} #${i + 1}` : base;
+      // An object's own --label names it; otherwise the file does, numbered when it holds several runs.
+      const own = typeof o.label === 'string' && o.label ? o.label : null;
+      const label = own ?? (objects.length > 1 ? `${filename ?? 'imported result'} #${i + 1}` : (filename ?? 'imported result'));
       const metadata = { ...run.metadata, ...(filename ? { 'import.file': filename } : {}) };
       store.runs.insertRun({
         id, source: 'import', status: 'finished', label,
