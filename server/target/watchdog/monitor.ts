@@ -42,7 +42,8 @@ interface Reported {
 
 export class WatchdogMonitor {
   private timer: NodeJS.Timeout | null = null;
-  private capturing: Promise<void> | null = null;
+  /** Captures in progress, at most one per worker; workers are investigated concurrently. */
+  private readonly capturing = new Map<number, Promise<void>>();
   private readonly reported = new Map<string, Reported>();
   private readonly timeoutMs: number;
   private readonly capture: NonNullable<MonitorOptions['capture']>;
@@ -67,19 +68,23 @@ export class WatchdogMonitor {
     this.opts.emit({ type: 'watchdog.recovered', workerId, opId, requestIds: r.requestIds, stalledS: (endMs - r.lastProgressMs) / 1000 });
   }
 
-  /** One poll over every worker; the timer calls it. Resolves when a capture it started is done. */
+  /** One poll over every worker; the timer calls it. Resolves when the captures it started are done. */
   poll(): Promise<void> {
-    if (this.capturing) return this.capturing;
     const now = (this.opts.now ?? Date.now)();
+    const started: Promise<void>[] = [];
     for (const w of this.opts.workers()) {
+      if (this.capturing.has(w.id)) continue;
       const snap = w.reader.snapshot();
       if (!snap.busy || this.reported.has(`${w.id}:${snap.opId}`)) continue;
       const deadlineMs = snap.lastProgressMs + this.timeoutMs;
       if (now < deadlineMs) continue;
-      this.capturing = this.investigate(w, snap.opId, snap.counter, deadlineMs).finally(() => { this.capturing = null; });
-      return this.capturing;
+      const p = this.investigate(w, snap.opId, snap.counter, deadlineMs)
+        .catch((err) => this.opts.log(`[stallscope watchdog] investigation of worker ${w.id} failed: ${(err as Error).message}`))
+        .finally(() => this.capturing.delete(w.id));
+      this.capturing.set(w.id, p);
+      started.push(p);
     }
-    return Promise.resolve();
+    return Promise.all(started).then(() => undefined);
   }
 
   private async investigate(w: MonitoredWorker, opId: number, counter: number, deadlineMs: number): Promise<void> {
@@ -119,7 +124,7 @@ export class WatchdogMonitor {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.capturing;
+    await Promise.all(this.capturing.values());
     this.reported.clear();
   }
 }

@@ -37,6 +37,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 function toFile(url: string): string {
+  if (url.startsWith('data:')) return '<code2wav worker bundle>';
   if (url.startsWith('file:')) {
     try { return fileURLToPath(url); } catch { return url; }
   }
@@ -97,8 +98,10 @@ export async function captureWorkerStack(threadId: number, whilePaused: () => bo
   const result: CaptureResult = { frames: [], capturedAtMs: 0, verified: false, durationMs: 0 };
   try {
     const attached = new Promise<string>((resolve) => {
+      // The inspector numbers its targets itself; the thread id is in the title: "[worker <threadId>] <name>".
       session.on('NodeWorker.attachedToWorker', ({ params }: any) => {
-        if (params.workerInfo.workerId === String(threadId)) resolve(params.sessionId);
+        const m = /^\[worker (\d+)\]/.exec(params.workerInfo.title ?? '');
+        if (m && Number(m[1]) === threadId) resolve(params.sessionId);
       });
     });
     await post('NodeWorker.enable', { waitForDebuggerOnStart: false });
