@@ -24,7 +24,8 @@ import type { RequestRecord } from './record.ts';
 import { markFailed } from './record.ts';
 import { FramingError, SseFramer, parseSseMessage } from './sseFraming.ts';
 import { coercePositiveInt, isObject, outputTokensFromMetrics, sequentialSum, streamErrorMessage, type Json } from './payload.ts';
-import { WavError, decodeBase64Strict, parseWav } from './wav.ts';
+import { WavError } from './wav.ts';
+import { AudioChunks } from './audioChunks.ts';
 
 export interface MessageInfo {
   ts: number;
@@ -49,8 +50,6 @@ export interface StreamParserOptions {
 
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
-type AudioParams = readonly [channels: number, width: number, rate: number];
-
 export class StreamParser {
   private readonly framer: SseFramer;
   private readonly st: number;
@@ -59,10 +58,7 @@ export class StreamParser {
   private tokensSeen = 0;
   private firstTokenSeen = false;
   private text = '';
-  private audioParams: AudioParams | null = null;
-  private pcmBytes = 0;
-  private droppedChunks = 0;
-  private firstOddParams: AudioParams | null = null;
+  private readonly audio = new AudioChunks();
   private audioGenerateTime = 0;
   private streamError: string | null = null;
   private warnedNoSpace = false;
@@ -216,19 +212,9 @@ export class StreamParser {
       info.firstAudio = true;
       rec.audioTtfp = ts - this.st;
     }
+    // Every audio event's time counts for audio_rtf, also a chunk dropped below for its format.
     this.audioGenerateTime = ts - this.st;
-    if (!content) return;
-    if (typeof content !== 'string') throw new WavError('an audio chunk is not a base64 string');
-    const wav = parseWav(decodeBase64Strict(content));
-    const params: AudioParams = [wav.channels, wav.sampleWidth, wav.sampleRate];
-    if (this.audioParams === null) this.audioParams = params;
-    else if (params.some((v, i) => v !== this.audioParams![i])) {
-      // Dropped like upstream; its arrival time above still counts for audio_rtf.
-      this.droppedChunks++;
-      this.firstOddParams ??= params;
-      return;
-    }
-    this.pcmBytes += wav.pcmBytes;
+    if (content) this.audio.add(content);
   }
 
   private applyMetrics(metrics: Json): void {
@@ -246,23 +232,16 @@ export class StreamParser {
   private finish(): void {
     const rec = this.record;
     if (this.framer.pending) this.warn(`the stream ended inside an unterminated SSE event (${this.framer.pending.length} characters ignored)`);
-    if (this.droppedChunks > 0) {
-      this.warn(
-        `Dropped ${this.droppedChunks} wav chunks with inconsistent params (expected=(${this.audioParams!.join(', ')}), ` +
-          `first_inconsistent=(${this.firstOddParams!.join(', ')})). Audio frames/duration may be undercounted.`,
-      );
-    }
+    const dropWarning = this.audio.dropWarning();
+    if (dropWarning) this.warn(dropWarning);
     rec.latency = this.lastTs - this.st;
     rec.generatedText = this.text;
     if (rec.itl.length > 0) rec.textLatency = rec.ttft + sequentialSum(rec.itl);
-    if (this.audioParams !== null && this.pcmBytes > 0) {
-      const [channels, width, rate] = this.audioParams;
-      const frames = Math.floor(this.pcmBytes / (width * channels));
-      if (frames > 0) {
-        rec.audioFrames = frames;
-        rec.audioDuration = frames / rate;
-        rec.audioRtf = this.audioGenerateTime / rec.audioDuration;
-      }
+    const { frames, durationS } = this.audio.totals();
+    if (frames > 0) {
+      rec.audioFrames = frames;
+      rec.audioDuration = durationS;
+      rec.audioRtf = this.audioGenerateTime / durationS;
     }
     if (this.streamError !== null) {
       rec.success = false;
