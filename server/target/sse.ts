@@ -35,7 +35,8 @@ export class ChunkFactory {
     if (this.req.wantAudio) {
       m['2'] = { stage_id: 2, final_output_type: 'audio', audio_frames: c.audioFrames, audio_duration_s: c.audioFrames / c.sampleRate };
     }
-    return m;
+    // Keyed by stage id under `stage_metrics`, with the text stage's count on top, as the client reads it.
+    return { num_tokens_out: c.tokens, stage_metrics: m };
   }
 
   private chunk(delta: Record<string, unknown>, finish: string | null, completion: number, modality: 'text' | 'audio') {

@@ -90,6 +90,6 @@ async function jsonResponse(
     model: deps.model,
     choices: [{ index: 0, message: { role: 'assistant', content: text, ...(audio ? { audio } : {}) }, logprobs: null, finish_reason: outcome.textFinish }],
     usage: { prompt_tokens: req.promptTokens, completion_tokens: tokens, total_tokens: req.promptTokens + tokens },
-    ...(req.stageMetrics ? { metrics: { '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: tokens } } } : {}),
+    ...(req.stageMetrics ? { metrics: { num_tokens_out: tokens, stage_metrics: { '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: tokens } } } } : {}),
   };
 }
