@@ -67,7 +67,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   decorateContext(app, { store, hub, runManager, externalRuns });
 
   installTypeBoxValidation(app);
-  installErrorHandler(app);
+  const web = hasWebBuild(opts.webRoot) ? opts.webRoot : null;
+  installErrorHandler(app, web ? spaFallback : undefined);
   const security: SecurityOptions = { bindHost: host, allowedHosts: opts.allowedHosts, token: opts.token ?? null };
   installSecurity(app, security);
 
@@ -80,13 +81,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(importRoutes);
   await app.register(exportRoutes);
   await app.register(wsRoutes(opts.ws ?? {}));
-  if (hasWebBuild(opts.webRoot)) {
-    await registerWebStatic(app, opts.webRoot);
-    app.setNotFoundHandler((req, reply) => {
-      if (spaFallback(req, reply)) return reply;
-      return reply.status(404).send({ code: 'API_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` });
-    });
-  }
+  if (web) await registerWebStatic(app, web);
 
   app.addHook('onClose', async () => {
     await runManager.shutdown();

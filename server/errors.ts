@@ -4,7 +4,7 @@
  * Fastify's own errors (validation, body too large, bad JSON) are mapped to
  * the same shape so clients handle one format.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, StallscopeError, type ErrorCode } from '../shared/errors.ts';
 import { pointerToField, type SpecIssue } from '../shared/schemas.ts';
 import type { ErrorReply } from '../shared/apiSchemas.ts';
@@ -40,13 +40,16 @@ export function errorReply(err: unknown): { status: number; body: ErrorReply } {
   return { status: 500, body: { code: 'INTERNAL', message: ERRORS.INTERNAL.message } };
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+/** `fallback` may answer a 404 first (the web UI's single-page fallback); it returns null to decline. */
+export function installErrorHandler(app: FastifyInstance, fallback?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | null): void {
   app.setErrorHandler((err, req, reply) => {
     const { status, body } = errorReply(err);
     if (status >= 500) req.log.error({ err }, 'request failed');
     return reply.status(status).send(body);
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.status(404).send({ code: 'API_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
-  );
+  app.setNotFoundHandler((req, reply) => {
+    const handled = fallback?.(req, reply);
+    if (handled) return handled;
+    return reply.status(404).send({ code: 'API_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+  });
 }

@@ -1,0 +1,123 @@
+/**
+ * `stallscope serve`: the dashboard (REST, /ws, web UI, embedded target).
+ * The only place that listens; server/app.ts builds. Stops cleanly on
+ * SIGINT/SIGTERM: live runs are recorded as interrupted, the store flushed.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { buildApp } from '../app.ts';
+import { defaultDataDir } from '../store/db.ts';
+import { isLoopback } from '../plugins/security.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const WEB_SRC = join(ROOT, 'web');
+const WEB_OUT = join(ROOT, 'dist', 'web');
+
+const USAGE = `usage: stallscope serve [options]
+
+  --port N             port to listen on (default 7077; 0 = any free port)
+  --host ADDR          address to bind (default 127.0.0.1); a non-loopback
+                       address requires a token
+  --data-dir DIR       where runs are stored (default $XDG_DATA_HOME/stallscope
+                       or ~/.local/share/stallscope)
+  --token T            access token (default: $STALLSCOPE_TOKEN; generated and
+                       printed when binding a non-loopback address)
+  --allowed-host NAME  also accept this name in Host/Origin (repeatable)
+  --build-if-needed    build the web UI (vite build) when dist/web is missing
+                       or older than web/
+  --verbose            log run lifecycle and target output to stderr`;
+
+/** Newest modification time under a directory (files only). */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestMtime(p));
+    else newest = Math.max(newest, statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether dist/web must be (re)built: no index.html, or older than web/ sources or the vite config. */
+export function webBuildNeeded(src = WEB_SRC, out = WEB_OUT, config = join(ROOT, 'vite.config.ts')): boolean {
+  const index = join(out, 'index.html');
+  if (!existsSync(index)) return true;
+  if (!existsSync(src)) return false;
+  const built = statSync(index).mtimeMs;
+  return newestMtime(src) > built || (existsSync(config) && statSync(config).mtimeMs > built);
+}
+
+function buildWeb(): boolean {
+  console.log('stallscope: building the web UI (vite build)...');
+  const r = spawnSync('npx', ['vite', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) console.error('stallscope: the web UI build failed; serving the API and WebSocket only');
+  return r.status === 0;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string', default: '7077' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'data-dir': { type: 'string' },
+        token: { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'build-if-needed': { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`stallscope serve: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const port = Number(args.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`stallscope serve: --port must be an integer 0-65535 (got '${args.port}')`);
+    return 2;
+  }
+  const host = args.host!;
+  let token = args.token ?? process.env.STALLSCOPE_TOKEN ?? null;
+  if (!isLoopback(host) && !token) {
+    token = randomBytes(24).toString('base64url');
+    console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
+  }
+  if (args['build-if-needed'] && webBuildNeeded()) buildWeb();
+  const dataDir = args['data-dir'] ?? defaultDataDir();
+  const verbose = args.verbose;
+  const app = await buildApp({
+    dataDir, host, port, token, allowedHosts: args['allowed-host'], webRoot: WEB_OUT,
+    manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
+  });
+  try {
+    await app.listen({ host, port });
+  } catch (e) {
+    console.error(`stallscope serve: cannot listen on ${host}:${port}: ${(e as Error).message}`);
+    await app.close();
+    return 1;
+  }
+  const addr = app.server.address();
+  const actual = addr && typeof addr === 'object' ? addr.port : port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
+  console.log(`stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`);
+  return new Promise<number>((resolve) => {
+    const stop = (sig: string) => {
+      console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
+      app.close().then(() => resolve(0), () => resolve(1));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
