@@ -13,6 +13,7 @@ import { Breaker } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
+import { abortAll } from './http/abortAll.ts';
 import { runRequest, type RequestJob } from './requestRunner.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -57,8 +58,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     inp.failFast,
     (cause) => {
       events.emit({ type: 'breaker.tripped', cause, inFlight: inFlight.size, queued: sem.waiting });
-      const reason = new CancelledError('breaker');
-      for (const c of inFlight.values()) c.abort(reason);
+      abortAll(inFlight.values(), new CancelledError('breaker'));
     },
     inp.lastPhaseOf,
   );
@@ -67,7 +67,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const onInterrupt = (): void => {
     const reason = new CancelledError('interrupted');
     stop.abort(reason);
-    for (const c of inFlight.values()) c.abort(reason);
+    abortAll(inFlight.values(), reason);
   };
   if (inp.interrupt?.aborted) onInterrupt();
   else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
@@ -190,4 +190,24 @@ function outcomeOf(index: number, requestId: string, r: RequestRecord, status: R
     error: r.error,
     sentT,
   };
+}
+
+/** The run could not start (ready check failed): every request is a never-sent placeholder. */
+export function skippedDispatch(
+  n: number,
+  events: RunEvents,
+  requestId: (i: number) => string,
+  promptLen: (i: number) => number,
+  why: string,
+): DispatchResult {
+  const records: RequestRecord[] = [];
+  const statuses: RequestEndStatus[] = [];
+  for (let i = 0; i < n; i++) {
+    const record = newRecord(promptLen(i), 0);
+    markFailed(record, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
+    records.push(record);
+    statuses.push('not_dispatched');
+    events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
+  }
+  return { records, statuses, timeoutKinds: new Array(n).fill(null), durationS: 0, cause: null, failFastTripped: false, interrupted: false };
 }

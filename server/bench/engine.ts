@@ -1,0 +1,127 @@
+/**
+ * The benchmark engine: validate, load the dataset, ready check, warmups,
+ * the timed dispatch (with the fail-fast breaker), then metrics, verdict and
+ * the result file. Throws only for configuration errors (StallscopeError,
+ * before anything is sent); whatever the target does ends in a verdict.
+ */
+import type { BenchEvent, RunSummary } from '../../shared/protocol.ts';
+import type { RequestEndStatus } from '../../shared/types.ts';
+import type { RequestRecord } from './client/record.ts';
+import type { BenchConfig } from './config.ts';
+import { arrivalOffsets, type ArrivalSpec } from './arrivals.ts';
+import { loadDataset } from './datasets/index.ts';
+import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
+import { RunEvents } from './events.ts';
+import { finalizeRun } from './finalize.ts';
+import { createDispatcher } from './http/dispatcher.ts';
+import { withoutStacks } from './http/abortAll.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
+import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
+import type { RequestJob } from './requestRunner.ts';
+import { validateBenchConfig } from './validate.ts';
+import { readyCheck, runWarmups } from './warmup.ts';
+
+export interface EngineOptions {
+  onEvent?: (e: BenchEvent) => void;
+  /** Abort → in-flight requests are aborted, verdict `interrupted`, the partial result is kept. */
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Last server phase known for a request (from telemetry), recorded in the breaker's cause. */
+  lastPhaseOf?: (requestId: string) => string | null | undefined;
+}
+
+export interface BenchOutcome {
+  summary: RunSummary;
+  result: Record<string, unknown>;
+  records: RequestRecord[];
+  statuses: RequestEndStatus[];
+  resultFile: string | null;
+}
+
+export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
+  validateBenchConfig(config);
+  const data = loadDataset(config);
+  const log = opts.log ?? (() => undefined);
+  const events = new RunEvents(opts.onEvent, log);
+  const warn = (message: string): void => {
+    log(message);
+    events.emit({ type: 'run.warning', message });
+  };
+  // Printed now; as events only after run.started, which subscribers expect first.
+  data.warnings.forEach((w) => log(w));
+
+  const n = data.samples.length;
+  const prefix = requestIdPrefix(config);
+  const limits = effectiveTimeouts(config.timeouts);
+  log(`Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
+    `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
+    `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`);
+  const url = new URL(`${config.baseUrl}${config.endpoint}`);
+  const dispatcher = createDispatcher(config.maxConcurrency);
+  const target = { dispatcher, origin: url.origin, path: url.pathname + url.search, limits, now: () => performance.now() / 1000 };
+  const interrupt = opts.signal ?? new AbortController().signal;
+  const job = async (index: number, requestId: string): Promise<RequestJob> => ({
+    index,
+    requestId,
+    headers: buildHeaders(config, requestId),
+    body: await buildRequestBody(config, data.samples[index]),
+    promptLen: data.samples[index].promptLen,
+  });
+
+  let errored: string | null = null;
+  let run: DispatchResult;
+  try {
+    if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
+      log('Starting initial single prompt test run...');
+      errored = await readyCheck(target, config.readyCheckTimeoutS, (k) => job(0, `${config.runId}-ready-${k}`), interrupt, log);
+      if (!errored) log('Initial test run completed.');
+    } else log('Skipping endpoint ready check.');
+    if (!errored && config.numWarmups > 0 && !interrupt.aborted) {
+      log(`Warming up with ${config.numWarmups} requests...`);
+      const ok = await runWarmups(target, config.numWarmups, config.maxConcurrency, (i) => job(0, `${config.runId}-warmup-${i}`), interrupt);
+      log(`Warmup finished: ${ok}/${config.numWarmups} completed.`);
+    }
+    events.startClock();
+    events.emit({
+      type: 'run.started',
+      runId: config.runId,
+      startedAtMs: Date.now(),
+      numRequests: n,
+      maxConcurrency: config.maxConcurrency,
+      requestRate: config.requestRate,
+      failFast: config.failFast,
+      model: config.model,
+      baseUrl: config.baseUrl,
+    });
+    for (const message of data.warnings) events.emit({ type: 'run.warning', message });
+    const id = (i: number): string => `${prefix}${i}`;
+    const promptLen = (i: number): number => data.samples[i].promptLen;
+    if (errored) {
+      warn(errored);
+      run = skippedDispatch(n, events, id, promptLen, errored);
+    } else {
+      run = await runDispatch({
+        target,
+        events,
+        offsets: arrivalOffsets(n, arrivalSpec(config, data.samples.map((s) => s.timestamp ?? 0))),
+        maxConcurrency: config.maxConcurrency,
+        failFast: config.failFast,
+        prepare: (i) => job(i, id(i)),
+        requestId: id,
+        promptLen,
+        interrupt,
+        lastPhaseOf: opts.lastPhaseOf,
+      });
+    }
+  } finally {
+    // Every socket closed (aborted ones included) before anything is written.
+    await withoutStacks(() => dispatcher.destroy());
+  }
+  return finalizeRun({ config, run, events, errored, log });
+}
+
+function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
+  if (config.dataset.name === 'trace' && config.selfTimed !== false) return { mode: 'self-timed', timestamps };
+  if (config.requestRate === 'inf') return { mode: 'immediate' };
+  return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
+}

@@ -1,0 +1,95 @@
+/**
+ * After the dispatch: counts, metrics, verdict, the result dict (vLLM keys
+ * plus ours), the result file, and `run.finished`. Runs after every socket
+ * of the run was closed (see engine.ts).
+ */
+import { join } from 'node:path';
+import { calculateMetrics } from '../../shared/metrics/index.ts';
+import type { RunSummary } from '../../shared/protocol.ts';
+import { evaluateVerdict } from '../../shared/verdict.ts';
+import type { BenchConfig } from './config.ts';
+import { countStatuses } from './counts.ts';
+import type { DispatchResult } from './dispatch.ts';
+import type { BenchOutcome } from './engine.ts';
+import type { RunEvents } from './events.ts';
+import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
+
+export interface FinalizeInput {
+  config: BenchConfig;
+  run: DispatchResult;
+  events: RunEvents;
+  /** Why the run could not start (ready check), or null. */
+  errored: string | null;
+  log: (line: string) => void;
+}
+
+export async function finalizeRun({ config, run, events, errored, log }: FinalizeInput): Promise<BenchOutcome> {
+  const counts = countStatuses(run.statuses, run.failFastTripped);
+  const metrics = calculateMetrics(run.records, {
+    durationS: run.durationS,
+    percentileMetrics: config.percentileMetrics,
+    metricPercentiles: config.metricPercentiles,
+  });
+  const { verdict, reasons } = evaluateVerdict({
+    counts,
+    metrics,
+    thresholds: config.thresholds,
+    interrupted: run.interrupted,
+    errored: errored !== null,
+  });
+  const verdictReasons = errored ? [...reasons, errored] : reasons;
+  const date = new Date();
+  const result = buildResultJson({
+    date,
+    backend: config.backend,
+    label: config.label ?? null,
+    modelId: config.model,
+    numPrompts: config.numPrompts,
+    metadata: Object.entries(config.metadata ?? {}),
+    requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
+    burstiness: config.burstiness,
+    maxConcurrency: config.maxConcurrency,
+    metrics,
+    detailed: config.save?.detailed ?? false,
+    records: run.records,
+    statuses: run.statuses,
+    counts,
+    failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
+    verdict,
+    verdictReasons,
+  });
+
+  let resultFile: string | null = null;
+  if (config.save) {
+    const name =
+      config.save.filename ??
+      resultFilename({ label: config.label ?? null, backend: config.backend, requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate, maxConcurrency: config.maxConcurrency, modelId: config.model, date });
+    resultFile = join(config.save.dir, name);
+    try {
+      await writeResult(resultFile, result, { append: config.save.append });
+    } catch (e) {
+      // The run happened; a full disk must not turn it into a crash. Say so loudly instead.
+      const message = `could not write the result to ${resultFile}: ${(e as Error).message}`;
+      log(message);
+      events.emit({ type: 'run.warning', message });
+      resultFile = null;
+    }
+  }
+
+  const scalars: RunSummary['metrics'] = {};
+  for (const [k, v] of Object.entries(result)) {
+    if (typeof v === 'number' || typeof v === 'string' || v === null) scalars[k] = v;
+  }
+  const summary: RunSummary = {
+    verdict,
+    verdictReasons,
+    counts,
+    durationS: run.durationS,
+    failFastTripped: run.failFastTripped,
+    cause: run.cause,
+    metrics: scalars,
+    resultFile,
+  };
+  events.emit({ type: 'run.finished', summary });
+  return { summary, result, records: run.records, statuses: run.statuses, resultFile };
+}

@@ -1,0 +1,137 @@
+/**
+ * `stallscope bench`: the CI entry point. Parses vLLM-compatible flags,
+ * runs the engine, prints the vLLM-style summary and exits with the
+ * verdict's code (0 passed, 1 failed, 2 usage/config, 3 failed_closed,
+ * 4 interrupted, 5 errored). SIGINT/SIGTERM abort the requests in flight
+ * and still write the partial result (exit 4); a second signal exits at once.
+ */
+import { StallscopeError } from '../../shared/errors.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
+import type { Verdict } from '../../shared/types.ts';
+import { runBenchmark, type BenchOutcome } from '../bench/engine.ts';
+import { formatSummary } from '../bench/results/summary.ts';
+import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
+import { BENCH_USAGE } from './benchFlags.ts';
+import { createProgress } from './benchProgress.ts';
+
+export const EXIT_CODES: Record<Verdict, number> = { passed: 0, failed: 1, failed_closed: 3, interrupted: 4, errored: 5 };
+
+/** Config fields → the flag a person typed, for refusal messages. */
+const FIELD_FLAGS: Record<string, string> = {
+  backend: '--backend',
+  baseUrl: '--base-url',
+  endpoint: '--endpoint',
+  model: '--model',
+  numPrompts: '--num-prompts',
+  maxConcurrency: '--max-concurrency',
+  requestRate: '--request-rate',
+  burstiness: '--burstiness',
+  numWarmups: '--num-warmups',
+  seed: '--seed',
+  readyCheckTimeoutS: '--ready-check-timeout-sec',
+  'timeouts.totalS': '--omni-request-timeout-s',
+  'timeouts.firstByteS': '--first-byte-timeout-s',
+  'timeouts.idleS': '--idle-timeout-s',
+  failFast: '--omni-fail-fast-on-timeout',
+  selfTimed: '--self-timed',
+  extraBody: '--extra-body',
+  percentileMetrics: '--percentile-metrics',
+  metricPercentiles: '--metric-percentiles',
+  thresholds: '--threshold',
+  'dataset.path': '--dataset-path',
+  'dataset.name': '--dataset-name',
+  'dataset.inputLen': '--random-input-len',
+  'dataset.outputLen': '--random-output-len / --hf-output-len',
+  'dataset.rangeRatio': '--random-range-ratio',
+};
+
+interface Reporter {
+  onEvent(e: BenchEvent): void;
+  close(): Promise<void>;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed: ParsedBench;
+  try {
+    parsed = parseBenchArgs(argv, process.env);
+  } catch (e) {
+    return refuse(e);
+  }
+  if (parsed.help) {
+    console.log(BENCH_USAGE);
+    return 0;
+  }
+  for (const w of parsed.warnings) console.error(w);
+
+  let reporter: Reporter | null = null;
+  if (parsed.reportTo) {
+    try {
+      reporter = await openReporter(parsed.reportTo, parsed.config.runId, parsed.config);
+    } catch (e) {
+      console.error(`stallscope bench: --report-to ${parsed.reportTo}: ${(e as Error).message}`);
+      return 2;
+    }
+  }
+
+  const ctrl = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals++;
+    if (signals === 1) {
+      console.error(`\n${sig}: aborting the requests in flight and writing the partial result...`);
+      ctrl.abort();
+    } else {
+      console.error(`${sig} again: exiting without waiting`);
+      process.exit(EXIT_CODES.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const progress = parsed.disableProgress ? null : createProgress(process.stderr);
+
+  let outcome: BenchOutcome;
+  try {
+    outcome = await runBenchmark(parsed.config, {
+      signal: ctrl.signal,
+      log: (line) => console.log(line),
+      onEvent: (e) => {
+        progress?.onEvent(e);
+        reporter?.onEvent(e);
+      },
+    });
+  } catch (e) {
+    return refuse(e);
+  } finally {
+    progress?.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await reporter?.close().catch((err: Error) => console.error(`stallscope bench: reporter: ${err.message}`));
+  }
+  console.log(formatSummary(outcome.result));
+  if (outcome.resultFile) console.log(`Result written to ${outcome.resultFile}`);
+  return EXIT_CODES[outcome.summary.verdict];
+}
+
+function refuse(e: unknown): number {
+  if (e instanceof StallscopeError) {
+    const flag = e.field ? (FIELD_FLAGS[e.field] ?? (e.field.startsWith('-') ? e.field : null)) : null;
+    console.error(`stallscope bench: ${e.message}${flag && !e.message.includes(flag) ? ` (${flag})` : ''}`);
+    console.error(`Run 'stallscope bench --help' for the options.`);
+    return e.exitCode;
+  }
+  console.error(`stallscope bench: internal error: ${(e as Error)?.stack ?? String(e)}`);
+  return EXIT_CODES.errored;
+}
+
+async function openReporter(url: string, runId: string, config: unknown): Promise<Reporter> {
+  // Written by the dashboard part; loaded only when --report-to is used.
+  const spec = '../report/remote.ts';
+  let mod: { createRemoteReporter?: (o: { url: string; runId: string; config: unknown; log: (l: string) => void }) => Reporter };
+  try {
+    mod = await import(spec);
+  } catch (e) {
+    throw new Error(`the remote reporter (server/report/remote.ts) cannot be loaded: ${(e as Error).message}`);
+  }
+  if (typeof mod.createRemoteReporter !== 'function') throw new Error('server/report/remote.ts has no createRemoteReporter');
+  return mod.createRemoteReporter({ url, runId, config, log: (l) => console.error(l) });
+}

@@ -1,0 +1,173 @@
+/**
+ * `stallscope bench` argv → BenchConfig. Syntax errors throw a
+ * StallscopeError naming the flag; semantic checks are left to
+ * validateBenchConfig so the CLI and the dashboard refuse the same things.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { StallscopeError } from '../../shared/errors.ts';
+import type { BenchConfig, DatasetConfig } from '../bench/config.ts';
+import { allOptions, IGNORED_VLLM_FLAGS } from './benchFlags.ts';
+
+export interface ParsedBench {
+  help: boolean;
+  config: BenchConfig;
+  /** One line per accepted-but-ignored vLLM flag. */
+  warnings: string[];
+  reportTo: string | null;
+  disableProgress: boolean;
+}
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+const usage = (detail: string, flag: string): never => {
+  throw new StallscopeError('CONFIG_INVALID', detail, flag);
+};
+
+export function parseBenchArgs(argv: string[], env: Record<string, string | undefined> = {}): ParsedBench {
+  let values: Values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: allOptions(), strict: true, allowPositionals: false }) as { values: Values });
+  } catch (e) {
+    return usage((e as Error).message, 'argv');
+  }
+  const str = (k: string): string | undefined => values[k] as string | undefined;
+  const warnings: string[] = [];
+  for (const [name, f] of Object.entries(IGNORED_VLLM_FLAGS)) {
+    if (values[name] !== undefined) warnings.push(`warning: --${name} is accepted for compatibility and ignored: ${f.note}`);
+  }
+
+  const runId = str('run-id') ?? `bench-${randomBytes(4).toString('hex')}`;
+  const baseUrl = (str('base-url') ?? `http://${str('host') ?? '127.0.0.1'}:${str('port') ?? '8000'}`).replace(/\/+$/, '');
+  const model = str('model');
+  if (!model) usage('--model is required', '--model');
+
+  const sampling: Record<string, unknown> = {};
+  for (const [flag, key, int] of [
+    ['temperature', 'temperature', false],
+    ['top-p', 'top_p', false],
+    ['top-k', 'top_k', true],
+    ['min-p', 'min_p', false],
+    ['frequency-penalty', 'frequency_penalty', false],
+    ['presence-penalty', 'presence_penalty', false],
+    ['repetition-penalty', 'repetition_penalty', false],
+  ] as const) {
+    if (str(flag) !== undefined) sampling[key] = int ? integer(str(flag)!, `--${flag}`) : number(str(flag)!, `--${flag}`);
+  }
+  let extraBody: Record<string, unknown> | undefined;
+  if (str('extra-body') !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(str('extra-body')!);
+    } catch (e) {
+      throw new StallscopeError('CONFIG_EXTRA_BODY', `--extra-body is not JSON: ${(e as Error).message}`, '--extra-body');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new StallscopeError('CONFIG_EXTRA_BODY', '--extra-body must be a JSON object', '--extra-body');
+    }
+    extraBody = parsed as Record<string, unknown>;
+  }
+  // vLLM merges sampling flags under --extra-body: {**sampling, **extra_body}.
+  if (Object.keys(sampling).length > 0) extraBody = { ...sampling, ...(extraBody ?? {}) };
+
+  const rateStr = str('request-rate') ?? 'inf';
+  const requestRate = rateStr.toLowerCase() === 'inf' ? ('inf' as const) : number(rateStr, '--request-rate');
+  const burstiness = str('burstiness') === undefined ? 1 : number(str('burstiness')!, '--burstiness');
+  const save = values['save-result'] || values['append-result'] || str('result-filename')
+    ? { dir: str('result-dir') ?? '.', filename: str('result-filename'), detailed: Boolean(values['save-detailed']), append: Boolean(values['append-result']) }
+    : null;
+
+  const config: BenchConfig = {
+    runId,
+    baseUrl,
+    endpoint: str('endpoint') ?? '/v1/chat/completions',
+    backend: str('backend') ?? 'openai-chat-omni',
+    model: model!,
+    servedModelName: str('served-model-name'),
+    label: str('label') ?? null,
+    apiKey: env.OPENAI_API_KEY ?? null,
+    headers: pairs(values.header as string[] | undefined, '--header'),
+    requestIdPrefix: str('request-id-prefix'),
+    metadata: pairs(values.metadata as string[] | undefined, '--metadata'),
+    dataset: dataset(values, str),
+    numPrompts: str('num-prompts') === undefined ? 1000 : integer(str('num-prompts')!, '--num-prompts'),
+    maxConcurrency: str('max-concurrency') === undefined ? null : integer(str('max-concurrency')!, '--max-concurrency'),
+    requestRate,
+    burstiness,
+    selfTimed: values['self-timed'] ? true : undefined,
+    seed: str('seed') === undefined ? 0 : integer(str('seed')!, '--seed'),
+    numWarmups: str('num-warmups') === undefined ? 0 : integer(str('num-warmups')!, '--num-warmups'),
+    readyCheckTimeoutS: str('ready-check-timeout-sec') === undefined ? 0 : number(str('ready-check-timeout-sec')!, '--ready-check-timeout-sec'),
+    extraBody,
+    percentileMetrics: list(str('percentile-metrics') ?? 'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf'),
+    metricPercentiles: list(str('metric-percentiles') ?? '99').map((p) => number(p, '--metric-percentiles')),
+    timeouts: {
+      totalS: optNumber(str('omni-request-timeout-s'), '--omni-request-timeout-s'),
+      firstByteS: optNumber(str('first-byte-timeout-s'), '--first-byte-timeout-s'),
+      idleS: optNumber(str('idle-timeout-s'), '--idle-timeout-s'),
+    },
+    failFast: Boolean(values['omni-fail-fast-on-timeout']),
+    thresholds: (values.threshold as string[] | undefined) ?? [],
+    save,
+  };
+  return {
+    help: Boolean(values.help),
+    config,
+    warnings,
+    reportTo: str('report-to') ?? null,
+    disableProgress: Boolean(values['disable-tqdm']),
+  };
+}
+
+function dataset(values: Values, str: (k: string) => string | undefined): DatasetConfig {
+  const name = str('dataset-name') ?? 'random';
+  switch (name) {
+    case 'random':
+      return {
+        name,
+        inputLen: str('random-input-len') === undefined ? 1024 : integer(str('random-input-len')!, '--random-input-len'),
+        outputLen: str('random-output-len') === undefined ? 128 : integer(str('random-output-len')!, '--random-output-len'),
+        rangeRatio: optNumber(str('random-range-ratio'), '--random-range-ratio'),
+      };
+    case 'seed-tts':
+      return {
+        name,
+        path: str('seed-tts-root') ?? str('dataset-path') ?? '',
+        locale: str('seed-tts-locale') ?? 'en',
+        outputLen: str('hf-output-len') === undefined ? undefined : integer(str('hf-output-len')!, '--hf-output-len'),
+        noOversample: Boolean(values['no-oversample']),
+        disableShuffle: Boolean(values['disable-shuffle']),
+        systemPrompt: str('seed-tts-system-prompt'),
+      };
+    case 'trace':
+      return { name, path: str('dataset-path') ?? '' };
+    default:
+      return usage(`--dataset-name '${name}' is not one of random, seed-tts, trace`, '--dataset-name');
+  }
+}
+
+function number(s: string, flag: string): number {
+  const v = Number(s);
+  if (s.trim() === '' || Number.isNaN(v)) usage(`${flag} '${s}' is not a number`, flag);
+  return v;
+}
+function optNumber(s: string | undefined, flag: string): number | undefined {
+  return s === undefined ? undefined : number(s, flag);
+}
+function integer(s: string, flag: string): number {
+  const v = number(s, flag);
+  if (!Number.isInteger(v)) usage(`${flag} '${s}' is not an integer`, flag);
+  return v;
+}
+function list(s: string): string[] {
+  return s.split(',').map((x) => x.trim()).filter(Boolean);
+}
+function pairs(items: string[] | undefined, flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items ?? []) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) usage(`${flag} '${item}' is not KEY=VALUE`, flag);
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}

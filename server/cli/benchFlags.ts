@@ -1,0 +1,114 @@
+/**
+ * The flag table of `stallscope bench`. Names follow `vllm bench serve
+ * --omni` where the concept is the same; IGNORED_VLLM_FLAGS are accepted so
+ * a CI command line can be pasted as is, each with one warning saying what
+ * is not done.
+ */
+import type { ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export const BENCH_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  omni: { type: 'boolean' }, // vLLM's switch into the omni benchmark; always on here
+  'run-id': { type: 'string' },
+  'base-url': { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  endpoint: { type: 'string' },
+  backend: { type: 'string' },
+  model: { type: 'string' },
+  'served-model-name': { type: 'string' },
+  label: { type: 'string' },
+  metadata: { type: 'string', multiple: true },
+  header: { type: 'string', multiple: true },
+  'request-id-prefix': { type: 'string' },
+  'ready-check-timeout-sec': { type: 'string' },
+  'dataset-name': { type: 'string' },
+  'dataset-path': { type: 'string' },
+  'seed-tts-root': { type: 'string' },
+  'seed-tts-locale': { type: 'string' },
+  'seed-tts-system-prompt': { type: 'string' },
+  'hf-output-len': { type: 'string' },
+  'random-input-len': { type: 'string' },
+  'random-output-len': { type: 'string' },
+  'random-range-ratio': { type: 'string' },
+  'no-oversample': { type: 'boolean' },
+  'disable-shuffle': { type: 'boolean' },
+  'self-timed': { type: 'boolean' },
+  'num-prompts': { type: 'string' },
+  'max-concurrency': { type: 'string' },
+  'request-rate': { type: 'string' },
+  burstiness: { type: 'string' },
+  seed: { type: 'string' },
+  'num-warmups': { type: 'string' },
+  'extra-body': { type: 'string' },
+  temperature: { type: 'string' },
+  'top-p': { type: 'string' },
+  'top-k': { type: 'string' },
+  'min-p': { type: 'string' },
+  'frequency-penalty': { type: 'string' },
+  'presence-penalty': { type: 'string' },
+  'repetition-penalty': { type: 'string' },
+  'percentile-metrics': { type: 'string' },
+  'metric-percentiles': { type: 'string' },
+  'omni-request-timeout-s': { type: 'string' },
+  'omni-fail-fast-on-timeout': { type: 'boolean' },
+  'first-byte-timeout-s': { type: 'string' },
+  'idle-timeout-s': { type: 'string' },
+  threshold: { type: 'string', multiple: true },
+  'save-result': { type: 'boolean' },
+  'save-detailed': { type: 'boolean' },
+  'append-result': { type: 'boolean' },
+  'result-dir': { type: 'string' },
+  'result-filename': { type: 'string' },
+  'disable-tqdm': { type: 'boolean' },
+  'report-to': { type: 'string' },
+} as const satisfies Options;
+
+/** vLLM flags accepted for compatibility, with what stallscope does not do. */
+export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; note: string }> = {
+  tokenizer: { type: 'string', note: 'no tokenizer is loaded; prompt lengths are estimates until the server reports usage' },
+  'tokenizer-mode': { type: 'string', note: 'no tokenizer is loaded' },
+  'trust-remote-code': { type: 'boolean', note: 'no model code is loaded on the client' },
+  'seed-tts-wer-eval': { type: 'boolean', note: 'no WER/ASR evaluation is run; seed_tts_* accuracy keys are not written' },
+  'seed-tts-wer-save-items': { type: 'boolean', note: 'no WER evaluation items are saved' },
+  'print-stage': { type: 'boolean', note: 'no per-stage printout (stage metrics are still kept when the server sends them)' },
+  profile: { type: 'boolean', note: 'the server profiler is not started' },
+  goodput: { type: 'string', multiple: true, note: 'request_goodput is not computed' },
+  'ignore-eos': { type: 'boolean', note: 'ignore_eos is not added (use --extra-body)' },
+  logprobs: { type: 'string', note: 'logprobs are not requested' },
+  'ramp-up-strategy': { type: 'string', note: 'no ramp-up: arrivals use --request-rate' },
+  'ramp-up-start-rps': { type: 'string', note: 'no ramp-up' },
+  'ramp-up-end-rps': { type: 'string', note: 'no ramp-up' },
+  'tokenizer-revision': { type: 'string', note: 'no tokenizer is loaded' },
+  'use-beam-search': { type: 'boolean', note: 'beam search is not requested' },
+  'hf-split': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
+  'hf-subset': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
+};
+
+export function allOptions(): Options {
+  const out: Options = { ...BENCH_OPTIONS };
+  for (const [name, f] of Object.entries(IGNORED_VLLM_FLAGS)) out[name] = { type: f.type, ...(f.multiple ? { multiple: true } : {}) };
+  return out;
+}
+
+export const BENCH_USAGE = `usage: stallscope bench [options]   (flags as vllm bench serve --omni)
+
+target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
+           --backend openai-chat-omni|openai-chat, --model M, --served-model-name N,
+           --header K=V (repeatable), --request-id-prefix P, --ready-check-timeout-sec S
+dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-locale en|zh,
+           --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
+           --random-output-len N, --random-range-ratio R, --hf-output-len N, --seed N
+load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warmups N,
+           --self-timed (trace only; default for trace)
+body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body)
+timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
+           --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
+results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
+           --save-detailed, --append-result, --result-dir D, --result-filename F,
+           --label L, --metadata K=V (repeatable), --threshold EXPR (repeatable)
+other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm
+
+exit codes: 0 passed, 1 failed, 2 usage/config error, 3 failed_closed, 4 interrupted, 5 errored`;

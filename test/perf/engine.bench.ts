@@ -1,0 +1,131 @@
+/**
+ * Engine benchmarks (issue 2): throughput vs a bare undici loop, breaker
+ * latency with 1,000 requests in flight, and the hang waves with and
+ * without fail-fast. Prints figures with their targets.
+ *
+ * The no-fail-fast wave run would take ~106 s in full (1,058 hung requests,
+ * 10 at a time, 1 s each); by default it is stopped after 5 waves and the
+ * full time extrapolated. STALLSCOPE_BENCH_FULL=1 runs it to the end.
+ */
+import { Agent } from 'undici';
+import { startServerProcess } from '../helpers/serverProcess.ts';
+import { runBenchmark } from '../../server/bench/engine.ts';
+import { runDispatch } from '../../server/bench/dispatch.ts';
+import { arrivalOffsets } from '../../server/bench/arrivals.ts';
+import { harness } from '../server/bench/harness.ts';
+import type { BenchConfig } from '../../server/bench/config.ts';
+
+const fmt = (x: number, d = 1): string => x.toFixed(d);
+
+function config(url: string, over: Partial<BenchConfig>): BenchConfig {
+  return {
+    runId: 'bench', baseUrl: url, endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', model: 'm',
+    dataset: { name: 'random', inputLen: 16, outputLen: 50 }, numPrompts: 100, maxConcurrency: 64, requestRate: 'inf', burstiness: 1,
+    seed: 0, numWarmups: 0, percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'], metricPercentiles: [99], timeouts: {}, failFast: false,
+    thresholds: [], save: null, ...over,
+  };
+}
+
+async function throughput(): Promise<void> {
+  const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48 } }); // role + 48 text + usage = 50 events
+  const n = 3000;
+  const conc = 64;
+  const body = JSON.stringify({ model: 'm', messages: [], stream: true });
+  const bare = async (): Promise<number> => {
+    const agent = new Agent({ connections: conc, headersTimeout: 0, bodyTimeout: 0 });
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: conc }, async () => {
+      while (next < n) {
+        next++;
+        const res = await agent.request({ origin: server.url, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        for await (const chunk of res.body) void chunk;
+      }
+    }));
+    const rps = n / ((performance.now() - t0) / 1000);
+    await agent.destroy();
+    return rps;
+  };
+  const engine = async (): Promise<number> => {
+    const out = await runBenchmark(config(server.url, { numPrompts: n, maxConcurrency: conc }));
+    if (out.summary.counts.completed !== n) throw new Error(`engine completed ${out.summary.counts.completed}/${n}`);
+    return n / out.summary.durationS;
+  };
+  await bare(); // warm both paths once (JIT, connections)
+  await engine();
+  const b: number[] = [], e: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    b.push(await bare());
+    e.push(await engine());
+  }
+  await server.close();
+  const med = (xs: number[]): number => [...xs].sort((x, y) => x - y)[1];
+  const ratio = med(e) / med(b);
+  console.log(`1. throughput, concurrency ${conc}, 50 SSE events/request, ${n} requests (median of 3):`);
+  console.log(`   bare undici loop ${fmt(med(b))} req/s, engine ${fmt(med(e))} req/s, ratio ${fmt(ratio, 2)} (target ≥ 0.75) ${ratio >= 0.75 ? 'OK' : 'BELOW TARGET'}`);
+}
+
+async function breakerLatency(): Promise<void> {
+  const server = await startServerProcess({ rest: { kind: 'hang' } });
+  const n = 1000;
+  // Request 0 goes first; the other 999 follow 0.2 s later, so when 0's 4 s timeout trips the breaker all 1,000 are in flight.
+  const offsets = arrivalOffsets(n, { mode: 'self-timed', timestamps: [0, ...new Array(n - 1).fill(0.2)] });
+  const h = harness(server.url, offsets, { totalS: 4, failFast: true });
+  // Timed where it happens, not after the polling loop below (the server's IPC answer can lag).
+  let doneT = 0;
+  const dispatch = runDispatch(h.input).then(async (res) => {
+    await h.agent.destroy();
+    doneT = performance.now() - h.input.events.originMs;
+    return res;
+  });
+  let arrivedBeforeTrip = 0;
+  while (!h.events.some((e) => e.type === 'breaker.tripped' || e.type === 'request.timed_out')) {
+    arrivedBeforeTrip = (await server.stats()).arrivals;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  const r = await dispatch;
+  const trip = h.events.find((e) => e.type === 'breaker.tripped');
+  const sent0 = h.events.find((e) => e.type === 'request.sent' && e.index === 0);
+  const fired = (sent0?.t ?? 0) + 4000; // request 0's total timer
+  const cancelled = r.statuses.filter((s) => s === 'cancelled_after_timeout').length;
+  const ms = doneT - (trip?.t ?? 0);
+  console.log(`2. breaker latency, ${n} in flight against a silent server (${arrivedBeforeTrip} requests had reached it just before the trip):`);
+  console.log(`   trip → all ${cancelled} aborted, settled and every client socket destroyed: ${fmt(ms)} ms (target < 100 ms) ${ms < 100 ? 'OK' : 'ABOVE TARGET'}`);
+  console.log(`   (measured from request 0's timer firing: ${fmt(doneT - fired)} ms)`);
+  await server.close();
+}
+
+async function hangWaves(): Promise<void> {
+  const full = process.env.STALLSCOPE_BENCH_FULL === '1';
+  const server = await startServerProcess({ firstN: 30, first: { kind: 'ok', tokens: 5 }, rest: { kind: 'hang' } });
+  const n = 1088;
+  const run = async (failFast: boolean, stopAfterTimeouts: number | null): Promise<{ ms: number; timedOut: number; completed: number }> => {
+    const ctrl = new AbortController();
+    const h = harness(server.url, arrivalOffsets(n, { mode: 'immediate' }), { maxConcurrency: 10, totalS: 1, failFast, interrupt: ctrl.signal });
+    let timedOut = 0;
+    const origEmit = h.input.events.end.bind(h.input.events);
+    h.input.events.end = (o, k) => {
+      if (o.status === 'timed_out' && ++timedOut === stopAfterTimeouts) ctrl.abort();
+      origEmit(o, k);
+    };
+    const t0 = performance.now();
+    const r = await runDispatch(h.input);
+    await h.agent.destroy();
+    return { ms: performance.now() - t0, timedOut, completed: r.statuses.filter((s) => s === 'completed').length };
+  };
+  const ff = await run(true, null);
+  console.log(`3. hang waves: ${n} requests, concurrency 10, every request after the 30th hangs, total timeout 1 s`);
+  console.log(`   with fail-fast: ${fmt(ff.ms)} ms wall (${ff.completed} completed, ${ff.timedOut} timed out) (target < 2000 ms) ${ff.ms < 2000 ? 'OK' : 'ABOVE TARGET'}`);
+  const waves = 5;
+  const nf = await run(false, full ? null : waves * 10);
+  if (full) console.log(`   without fail-fast: ${fmt(nf.ms / 1000)} s wall, ${nf.timedOut} timed out in ${Math.ceil(nf.timedOut / 10)} waves of 1 s`);
+  else {
+    const perWave = nf.ms / waves;
+    console.log(`   without fail-fast: first ${waves} waves took ${fmt(nf.ms)} ms (${fmt(perWave)} ms/wave); all ${n - 30} hung requests → ${Math.ceil((n - 30) / 10)} waves ≈ ${fmt((perWave * Math.ceil((n - 30) / 10)) / 1000)} s extrapolated (STALLSCOPE_BENCH_FULL=1 runs it fully)`);
+  }
+  await server.close();
+}
+
+await throughput();
+await breakerLatency();
+await hangWaves();

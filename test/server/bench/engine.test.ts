@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { refusedPort, startSseServer, type Behaviour, type TestServer } from '../../helpers/sseServer.ts';
+import { DONE, roleEvent, sse, textEvent, usageEvent } from '../../helpers/sse.ts';
+import { runBenchmark } from '../../../server/bench/engine.ts';
+import type { BenchConfig } from '../../../server/bench/config.ts';
+import type { BenchEvent } from '../../../shared/protocol.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+
+const seedRoot = fileURLToPath(new URL('../../fixtures/datasets/seed-tts', import.meta.url));
+let server: TestServer | null = null;
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'stallscope-engine-'));
+});
+afterEach(async () => {
+  await server?.close();
+  server = null;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const idx = (id: string): number => Number(id.split('-').pop());
+
+function config(url: string, over: Partial<BenchConfig> = {}): BenchConfig {
+  return {
+    runId: 'run7', baseUrl: url, endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', model: 'openbmb/MiniCPM-o-4_5',
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 }, numPrompts: 6, maxConcurrency: 2, requestRate: 'inf', burstiness: 1,
+    seed: 0, numWarmups: 0, percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'], metricPercentiles: [99],
+    timeouts: { totalS: 5 }, failFast: false, thresholds: [], save: { dir, detailed: true }, ...over,
+  };
+}
+
+describe('runBenchmark', () => {
+  it('a seed-tts run that passes: ids, bodies, result file with vLLM keys and ours, events', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 4, audioChunks: 2 }));
+    const events: BenchEvent[] = [];
+    const out = await runBenchmark(
+      config(server.url, { dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true }, numPrompts: 2000, thresholds: ['failed==0', 'mean_e2el_ms<=60000'], metadata: { build: '42' } }),
+      { onEvent: (e) => events.push(e) },
+    );
+    expect(out.summary.verdict).toBe('passed');
+    expect(out.statuses).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect(server.arrivals.map((a) => a.requestId).sort()).toEqual(['run7-0', 'run7-1', 'run7-2', 'run7-3']);
+    const body = server.arrivals[0].body;
+    expect(body.task_type).toBe('Base');
+    expect(String(body.ref_audio)).toMatch(/^data:audio\/wav;base64,/);
+    expect(out.resultFile).toMatch(/openai-chat-omni-infqps-concurrency2-MiniCPM-o-4_5-\d{8}-\d{6}\.json$/);
+    const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
+    expect(saved).toMatchObject({ backend: 'openai-chat-omni', num_prompts: 2000, build: '42', request_rate: 'inf', completed: 4, failed: 0, verdict: 'passed', fail_fast_enabled: false, fail_fast_tripped: false, timed_out_requests: 0 });
+    expect(saved.ttfts).toHaveLength(4);
+    expect(saved.mean_audio_ttfp_ms).toBeGreaterThan(0);
+    expect(events[0].type).toBe('run.started');
+    expect(events.filter((e) => e.type === 'run.warning').map((e) => (e as { message: string }).message).join()).toMatch(/missing/);
+    expect(events.at(-1)!.type).toBe('run.finished');
+    expect(events.filter((e) => e.type === 'request.completed')).toHaveLength(4);
+  });
+
+  it('fail-fast: failed_closed, counts and cause in the file, every aborted socket closed before the file exists', async () => {
+    server = await startSseServer((a) => (idx(a.requestId) < 2 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
+    let checkedAtFinish: { open: number; fileExists: boolean } | null = null;
+    const out = await runBenchmark(config(server.url, { numPrompts: 10, maxConcurrency: 3, timeouts: { totalS: 0.3 }, failFast: true, thresholds: ['mean_e2el_ms<=100000'] }), {
+      onEvent: (e) => {
+        if (e.type === 'run.finished') checkedAtFinish = { open: server!.openSockets, fileExists: existsSync(e.summary.resultFile!) };
+      },
+    });
+    expect(out.summary.verdict).toBe('failed_closed'); // a high-scoring partial run cannot pass
+    expect(out.summary.cause).toMatchObject({ requestIndex: 2, kind: 'total', requestId: 'run7-2' });
+    const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
+    expect(saved.fail_fast_tripped).toBe(true);
+    expect(saved.fail_fast_cause).toMatchObject({ request_index: 2, kind: 'total' });
+    expect(saved.completed).toBe(2);
+    expect(saved.failed).toBe(8);
+    expect(saved.timed_out_requests + saved.cancelled_after_timeout_requests).toBe(8);
+    expect(saved.not_dispatched_requests).toBe(10 - server.arrivals.length);
+    expect(saved.statuses.slice(0, 2)).toEqual(['completed', 'completed']);
+    expect(saved.generated_texts[0]).not.toBe('');
+    // The server saw every socket of the aborted requests closed before the result file was written.
+    expect(checkedAtFinish).toEqual({ open: 0, fileExists: true });
+  });
+
+  it('a run whose every request completes but one timed out (breaker off) still fails closed', async () => {
+    server = await startSseServer((a) => (idx(a.requestId) === 3 ? { kind: 'hang' } : { kind: 'ok' }));
+    const out = await runBenchmark(config(server.url, { timeouts: { totalS: 0.2 }, thresholds: ['failed<=1'] }));
+    expect(server.arrivals).toHaveLength(6);
+    expect(out.statuses.filter((s) => s === 'timed_out')).toHaveLength(1);
+    expect(out.summary.verdict).toBe('failed_closed');
+    expect(out.summary.failFastTripped).toBe(false);
+  });
+
+  it('a misbehaving target fails one request each, never the run', async () => {
+    const raw = (chunks: string[]): Behaviour => ({ kind: 'raw', chunks });
+    const behaviours: Behaviour[] = [
+      { kind: 'ok' },
+      { kind: 'status', status: 503 },
+      raw([roleEvent(), 'this is not SSE\n\n', DONE]),
+      raw([roleEvent(), 'data: {not json\n\n', DONE]),
+      raw([roleEvent(), sse({ error: { message: 'EngineDeadError: boom' } }), DONE]),
+      raw([roleEvent(), sse({ choices: [{ index: 0, delta: { content: '!!!notbase64' } }], modality: 'audio' }), DONE]),
+      raw([roleEvent(), textEvent('a', 1), usageEvent(1), DONE]),
+      { kind: 'reset-mid-stream', events: 2 },
+    ];
+    server = await startSseServer((a) => behaviours[idx(a.requestId)]);
+    const out = await runBenchmark(config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4 }));
+    expect(out.statuses).toEqual(['completed', 'failed', 'failed', 'failed', 'failed', 'failed', 'completed', 'failed']);
+    expect(out.records[1].error).toBe('HTTP 503 Service Unavailable');
+    expect(out.records[4].error).toContain('EngineDeadError: boom');
+    for (const i of [2, 3, 5, 7]) expect(out.records[i].error).not.toBe('');
+    expect(out.summary.verdict).toBe('failed');
+  });
+
+  it('warmups send the first request N times with their own ids, uncounted', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const out = await runBenchmark(config(server.url, { numPrompts: 3, numWarmups: 2, readyCheckTimeoutS: 2 }));
+    const ids = server.arrivals.map((a) => a.requestId);
+    expect(ids.slice(0, 3)).toEqual(['run7-ready-1', expect.stringMatching(/^run7-warmup-/), expect.stringMatching(/^run7-warmup-/)]);
+    expect(ids.filter((i) => /^run7-\d+$/.test(i)).sort()).toEqual(['run7-0', 'run7-1', 'run7-2']);
+    const first = server.arrivals.find((a) => a.requestId === 'run7-0')!.body.messages;
+    expect(server.arrivals[1].body.messages).toEqual(first);
+    expect(server.arrivals[2].body.messages).toEqual(first);
+    expect(out.summary.counts.total).toBe(3);
+    expect(out.summary.verdict).toBe('passed');
+  });
+
+  it('an unreachable target with a ready check is errored, quickly, not a hang', async () => {
+    const port = await refusedPort();
+    const t0 = performance.now();
+    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 0.5 }));
+    expect(out.summary.verdict).toBe('errored');
+    expect(out.summary.verdictReasons.join(' ')).toMatch(/not ready/);
+    expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+
+  it('an abort signal interrupts: verdict interrupted, partial result written with completed outputs', async () => {
+    server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
+    const ctrl = new AbortController();
+    const run = runBenchmark(config(server.url, { numPrompts: 5, maxConcurrency: 2, timeouts: { totalS: 30 } }), { signal: ctrl.signal });
+    await server.waitForArrivals(3);
+    ctrl.abort();
+    const out = await run;
+    expect(out.summary.verdict).toBe('interrupted');
+    expect(out.statuses[0]).toBe('completed');
+    const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
+    expect(saved.verdict).toBe('interrupted');
+    expect(saved.generated_texts[0]).not.toBe('');
+    expect(saved.not_dispatched_requests).toBe(2);
+  });
+
+  it('throws a StallscopeError for a bad config before anything is sent', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    await expect(runBenchmark(config(server.url, { maxConcurrency: 0 }))).rejects.toBeInstanceOf(StallscopeError);
+    expect(server.arrivals).toHaveLength(0);
+  });
+});
