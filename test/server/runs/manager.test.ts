@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { fileURLToPath } from 'node:url';
+import { testApp } from '../app/helpers.ts';
+import type { RunManager } from '../../../server/runs/manager.ts';
+import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
+import { specToConfig, faultFlags } from '../../../server/runs/specToConfig.ts';
+import { CODE2WAV_HANG } from '../../../shared/presets.ts';
+
+const FAKE = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./fakeTarget.ts', import.meta.url))];
+let app: FastifyInstance | undefined;
+let sse: TestServer | undefined;
+afterEach(async () => {
+  await app?.close();
+  await sse?.close();
+  app = sse = undefined;
+});
+
+const baseSpec = {
+  metadata: {}, model: 'm', backend: 'openai-chat-omni', endpoint: '/v1/chat/completions', dataset: { name: 'random', inputLen: 4, outputLen: 4 },
+  numPrompts: 40, maxConcurrency: 4, requestRate: 'inf', burstiness: 1, selfTimed: false, seed: 0, numWarmups: 0, extraBody: {},
+  timeouts: { totalS: 0.6 }, failFast: true, thresholds: [], percentileMetrics: ['ttft', 'e2el'], metricPercentiles: [99],
+};
+
+async function startApp(targetCommand?: string[], logs: string[] = []) {
+  app = await testApp({ manager: { targetCommand, log: (l) => logs.push(l) } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return app;
+}
+
+const eventTypes = async (id: string) =>
+  (await app!.inject({ url: `/api/runs/${id}/events?limit=50000` })).json().events.map((e: { event: { type: string; event?: { type: string } } }) =>
+    e.event.type === 'telemetry' ? `telemetry:${e.event.event!.type}` : e.event.type);
+
+describe('run manager', () => {
+  it('maps a spec to the engine config and the target flags', () => {
+    const c = specToConfig(CODE2WAV_HANG.spec, 'r1', 'http://127.0.0.1:5/');
+    expect(c).toMatchObject({ runId: 'r1', baseUrl: 'http://127.0.0.1:5', numPrompts: 1088, maxConcurrency: 10, failFast: true, timeouts: { totalS: 4 }, extraBody: { modalities: ['text', 'audio'] } });
+    expect(faultFlags([{ phase: 'hift', kind: 'block', after: 3 }, { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 }]))
+      .toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
+  });
+
+  it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {
+    sse = await startSseServer((a) => (a.n < 6 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
+    await startApp();
+    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url } } });
+    expect(r.statusCode, r.body).toBe(201);
+    const { id } = r.json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'finished', verdict: 'failed_closed', active: false, target: sse.url, breaker: { tripped: true } });
+    expect(d.counts.completed).toBe(6);
+    expect(d.counts.timedOut + d.counts.cancelledAfterTimeout).toBe(34);
+    const types = await eventTypes(id);
+    expect(types[0]).toBe('run.status');
+    expect(types.slice(-2)).toEqual(['run.finished', 'run.status']);
+    expect((await app!.inject({ url: `/api/runs/${id}/export?format=vllm` })).json()).toMatchObject({ completed: 6, fail_fast_tripped: true });
+  });
+
+  it('flushes the embedded target telemetry before finishing, then stops the target', async () => {
+    const logs: string[] = [];
+    await startApp(FAKE, logs);
+    const spec = { ...baseSpec, target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block', after: 2 }], watchdogTimeoutS: 0.2, workers: 1, maxBatch: 4 } };
+    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d.status).toBe('finished');
+    expect(d.stallReports).toHaveLength(1); // arrived only during the flush
+    expect(d.stallReports[0].report.stack[0].function).toBe('fakeBlock');
+    const types = await eventTypes(id);
+    expect(types.indexOf('telemetry:watchdog.stall')).toBeLessThan(types.indexOf('run.finished'));
+    expect(logs.some((l) => l.includes('fake target args: faults=hift:block:after=2 watchdog=0.2 workers=1'))).toBe(true);
+    expect(d.config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('cancels a run: in-flight requests are aborted and the run is recorded interrupted', async () => {
+    sse = await startSseServer(() => ({ kind: 'hang' }));
+    await startApp();
+    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } } })).json();
+    await sse.waitForArrivals(4);
+    expect((await app!.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
+    await (app!.runManager as RunManager).whenDone(id);
+    expect((await app!.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+  });
+
+  it('records a run whose embedded target cannot start as errored', async () => {
+    await startApp([process.execPath, '-e', 'process.exit(3)']);
+    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, target: { kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 } } })).json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'errored', verdict: 'errored' });
+    expect(d.error).toMatch(/embedded target did not start: it exited \(\d+\)/);
+  });
+});
