@@ -52,30 +52,43 @@ function started(runId: string, n: number, startedAtMs: number): BenchEvent {
   return { type: 'run.started', t: 0, runId, startedAtMs, numRequests: n, maxConcurrency: 10, requestRate: 'inf', failFast: true, model: 'bench', baseUrl: 'embedded' };
 }
 
-/** Scroll the timeline for `ms` in the page and count frames. */
+/**
+ * Scroll the timeline for `ms` in the page and count frames. The page code is
+ * a string: tsx's name-keeping helpers do not exist inside the page.
+ */
+const SCROLL_FPS = `(async (dur) => {
+  const el = document.querySelector('[data-testid="timeline"]');
+  const frames = [];
+  const t0 = performance.now();
+  let last = t0;
+  await new Promise((done) => {
+    const step = (now) => {
+      frames.push(now - last);
+      last = now;
+      el.scrollTop = (el.scrollTop + 160) % Math.max(1, el.scrollHeight - el.clientHeight);
+      if (now - t0 < dur) requestAnimationFrame(step); else done();
+    };
+    requestAnimationFrame(step);
+  });
+  const sorted = frames.slice(1).sort((a, b) => a - b);
+  return { fps: (frames.length - 1) / ((last - t0) / 1000), p95FrameMs: sorted[Math.floor(sorted.length * 0.95)] };
+})`;
+
 async function scrollFps(page: Page, ms: number): Promise<{ fps: number; p95FrameMs: number }> {
-  return page.evaluate(async (dur) => {
-    const el = document.querySelector('[data-testid="timeline"]') as HTMLElement;
-    const frames: number[] = [];
-    const t0 = performance.now();
-    let last = t0;
-    await new Promise<void>((done) => {
-      const step = (now: number) => {
-        frames.push(now - last);
-        last = now;
-        el.scrollTop = (el.scrollTop + 160) % Math.max(1, el.scrollHeight - el.clientHeight);
-        if (now - t0 < dur) requestAnimationFrame(step);
-        else done();
-      };
-      requestAnimationFrame(step);
-    });
-    const sorted = frames.slice(1).sort((a, b) => a - b);
-    return { fps: (frames.length - 1) / ((last - t0) / 1000), p95FrameMs: sorted[Math.floor(sorted.length * 0.95)] ?? NaN };
-  }, ms);
+  return page.evaluate(`${SCROLL_FPS}(${ms})`);
 }
 
+const WATCH_COMPLETED = `(() => {
+  window.__seen = [];
+  window.__long = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask' });
+  const dd = document.querySelector('[data-testid="count-completed"] dd');
+  new MutationObserver(() => window.__seen.push([Date.now(), Number(dd.textContent.replace(/,/g, ''))]))
+    .observe(dd, { childList: true, characterData: true, subtree: true });
+})()`;
+
 async function storedRun(url: string, page: Page): Promise<void> {
-  const runId = 'bench-stored-10k';
+  const runId = `bench-stored-10k-${Date.now()}`;
   const N = 10_000;
   const startedAtMs = Date.now() - 60_000;
   await post(url, '/api/runs/external', { runId, label: 'bench 10k', config: { numPrompts: N, model: 'bench' } });
@@ -113,7 +126,7 @@ async function storedRun(url: string, page: Page): Promise<void> {
 }
 
 async function liveRun(url: string, page: Page): Promise<void> {
-  const runId = 'bench-live';
+  const runId = `bench-live-${Date.now()}`;
   const RATE = 2000; // events per second
   const SECONDS = 10;
   const TICK = 50;
@@ -126,12 +139,7 @@ async function liveRun(url: string, page: Page): Promise<void> {
   await page.locator('[data-testid="run-page"][data-loaded="true"]').waitFor();
   await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor();
   // Record when the rendered "completed" counter changes, in wall-clock ms.
-  await page.evaluate(() => {
-    const w = window as unknown as { __seen: [number, number][] };
-    w.__seen = [];
-    const dd = document.querySelector('[data-testid="count-completed"] dd')!;
-    new MutationObserver(() => w.__seen.push([Date.now(), Number(dd.textContent!.replace(/,/g, ''))])).observe(dd, { childList: true, characterData: true, subtree: true });
-  });
+  await page.evaluate(WATCH_COMPLETED);
 
   // Pre-build the stream; request i's completion is its 10th event.
   const stream: RunEvent[] = [];
@@ -141,6 +149,8 @@ async function liveRun(url: string, page: Page): Promise<void> {
   const perTick = (RATE * TICK) / 1000;
   let next = 0;
   let fps: { fps: number; p95FrameMs: number } | null = null;
+  const cdp = process.env.WEB_BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
+  if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.start'); }
   const t0 = Date.now();
   const posting: Promise<unknown>[] = [];
   for (let tick = 0; next < stream.length; tick++) {
@@ -155,8 +165,21 @@ async function liveRun(url: string, page: Page): Promise<void> {
     if (tick === Math.floor(5000 / TICK)) fps = await scrollFps(page, 2000); // scroll while the stream goes on
   }
   await Promise.all(posting);
+  if (cdp) {
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+    const self = new Map<string, number>();
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    profile.samples.forEach((id, i) => {
+      const n = byId.get(id)!;
+      const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
+      self.set(k, (self.get(k) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+    });
+    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`   ${v.toFixed(0).padStart(6)} ms  ${k}`);
+  }
   await page.waitForTimeout(1500);
-  const seen = await page.evaluate(() => (window as unknown as { __seen: [number, number][] }).__seen);
+  const seen = (await page.evaluate('window.__seen')) as [number, number][];
+  const long = (await page.evaluate('window.__long')) as number[];
+  console.log(`   long tasks on the page: ${long.length}, total ${long.reduce((a, b) => a + b, 0).toFixed(0)} ms, max ${Math.max(0, ...long).toFixed(0)} ms`);
   const lags: number[] = [];
   let j = 0;
   for (let k = 0; k < completedAt.length; k++) {
@@ -173,8 +196,10 @@ async function liveRun(url: string, page: Page): Promise<void> {
   }
 }
 
+// `--url URL` measures an already running dashboard instead of starting one.
+const urlArg = process.argv.indexOf('--url');
 ensureWebBuild();
-const server = await startServer();
+const server = urlArg > 0 ? { url: process.argv[urlArg + 1], stop: async () => {} } : await startServer();
 const browser = await launchBrowser({ width: 1280, height: 800 });
 try {
   const page = await browser.context.newPage();

@@ -7,11 +7,19 @@ import { memo, useMemo } from 'react';
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RequestRow } from '../state/runModel.ts';
 import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
+import { useThrottled } from '../state/hooks.ts';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
 
-export const RunCharts = memo(function RunCharts({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
+export function RunCharts({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
+  // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
+  // follow the data once a second, and the memoized view below skips the redraws in between.
+  const t = useThrottled(useMemo(() => ({ rows, endMs }), [rows, endMs]), 1000);
+  return <ChartsView rows={t.rows} endMs={t.endMs} />;
+}
+
+const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
   // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick.
   const end = Math.max(1000, Math.ceil(endMs / 1000) * 1000);
   const fmtS = (s: number) => (end < 10_000 ? `${s.toFixed(1)}s` : `${s.toFixed(0)}s`);

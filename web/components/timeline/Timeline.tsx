@@ -5,7 +5,7 @@
  * on time; hover shows a segment's times, click (or Enter) opens a request.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { OpRecord, RunModel } from '../../state/runModel.ts';
 import { clampView, formatTick, niceTicks, panView, timeToX, xToTime, zoomView, type View } from './geometry.ts';
 import { describeAt } from './tooltip.ts';
@@ -14,6 +14,7 @@ import { TimelineLegend } from './TimelineLegend.tsx';
 
 const LABEL_W = 84;
 const NO_OPS: OpRecord[] = [];
+const NO_STALLS: number[] = [];
 
 export interface TimelineProps {
   model: RunModel;
@@ -60,13 +61,19 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     return m;
   }, [model.stalls]);
 
-  const opsOf = useCallback(
-    (requestId: string): OpRecord[] => {
-      const keys = model.opsByRequest[requestId];
-      return keys ? keys.map((k) => model.ops[k]).filter(Boolean) : NO_OPS;
-    },
-    [model.opsByRequest, model.ops],
-  );
+  // One ops array per request and model version, so memoized rows skip redraws when nothing changed for them.
+  const opsOf = useMemo(() => {
+    const cache = new Map<string, OpRecord[]>();
+    return (requestId: string): OpRecord[] => {
+      let v = cache.get(requestId);
+      if (!v) {
+        const keys = model.opsByRequest[requestId];
+        v = keys ? keys.map((k) => model.ops[k]).filter(Boolean) : NO_OPS;
+        cache.set(requestId, v);
+      }
+      return v;
+    };
+  }, [model.opsByRequest, model.ops]);
 
   const setView = (v: View) => setZoom(v.t0 <= 0 && v.t1 >= domainEnd ? null : { t0: v.t0, t1: v.t1 });
   const zoomBy = (f: number, anchor = (view.t0 + view.t1) / 2) => setView(zoomView(view, f, anchor, domainEnd));
@@ -207,7 +214,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
                   key={it.index}
                   row={row}
                   ops={opsOf(row.requestId)}
-                  stallTs={stallTsById.get(row.requestId) ?? []}
+                  stallTs={stallTsById.get(row.requestId) ?? NO_STALLS}
                   view={view}
                   nowT={nowT}
                   selected={selected === it.index}
