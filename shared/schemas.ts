@@ -21,7 +21,7 @@ export const FaultSpecSchema = Type.Object(
       Type.Literal('cache_materialization'), Type.Literal('hift'), Type.Literal('output_copy'),
     ], { description: 'Code2Wav phase in which the operation hangs' }),
     kind: Type.Union([Type.Literal('block'), Type.Literal('spin'), Type.Literal('slow')], { description: 'block: waits forever; spin: busy loop; slow: extra delay then completes' }),
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Trigger at the Nth operation (0-based count of earlier ops)' })),
+    after: Type.Optional(Type.Integer({ minimum: 1, description: 'Trigger at the Nth operation (1 = the first)' })),
     p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Trigger probability per operation' })),
     minInflight: Type.Optional(Type.Integer({ minimum: 1, description: 'Only when at least this many requests are in flight' })),
   },

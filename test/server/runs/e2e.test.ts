@@ -33,7 +33,7 @@ describe('fail-fast run on the embedded target, watched live, found again after 
     const spec = {
       // The first Code2Wav op hangs, so the stall comes well before the 3 s timeout even on a loaded machine.
       ...CODE2WAV_HANG.spec, numPrompts: 120, maxConcurrency: 4, timeouts: { totalS: 3 },
-      target: { ...CODE2WAV_HANG.spec.target, watchdogTimeoutS: 0.5, faults: [{ phase: 'hift' as const, kind: 'block' as const, after: 0 }] },
+      target: { ...CODE2WAV_HANG.spec.target, watchdogTimeoutS: 0.5, faults: [{ phase: 'hift' as const, kind: 'block' as const, after: 1 }] },
     };
     const started = await app.inject({ method: 'POST', url: '/api/runs', payload: spec });
     expect(started.statusCode, started.body).toBe(201);
