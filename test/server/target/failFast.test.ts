@@ -18,9 +18,11 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 describe('fail-fast against a hanging target', () => {
   it('reports the blocked hift stack once and stops the run after the first timeout', async () => {
     const reports: StallReport[] = [];
+    const recovered = new Set<number>();
     const target = await startReproServer({
-      tokenRate: 1000, faults: ['hift:block:after=3'], watchdogTimeoutS: 0.2, log: () => undefined,
-      onTelemetry: (e) => { if (e.type === 'watchdog.stall') reports.push(e.report); },
+      tokenRate: 1000, faults: ['hift:block:after=3'], watchdogTimeoutS: 0.3, log: () => undefined,
+      onTelemetry: (e) => { if (e.type === 'watchdog.stall') reports.push(e.report);
+        if (e.type === 'watchdog.recovered') recovered.add(e.opId); },
     });
     const dir = mkdtempSync(join(tmpdir(), 'stallscope-ff-'));
     try {
@@ -29,7 +31,7 @@ describe('fail-fast against a hanging target', () => {
         'bin/stallscope.js', 'bench', '--omni', '--backend', 'openai-chat-omni', '--base-url', target.url, '--model', MODEL,
         '--dataset-name', 'random', '--random-input-len', '8', '--random-output-len', '8', '--num-prompts', '12',
         '--max-concurrency', '2', '--request-rate', 'inf', '--num-warmups', '0', '--run-id', 'ff1',
-        '--omni-request-timeout-s', '1.5', '--omni-fail-fast-on-timeout', '--disable-tqdm',
+        '--omni-request-timeout-s', '2', '--omni-fail-fast-on-timeout', '--disable-tqdm',
         '--extra-body', '{"modalities":["text","audio"],"ignore_eos":true}', '--save-result', '--result-dir', dir,
       ], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -46,8 +48,11 @@ describe('fail-fast against a hanging target', () => {
       expect(result.completed + result.failed).toBe(12);
       expect(elapsed).toBeLessThan(9000);
       // One stall report, from the paused worker, naming the requests the client timed out on.
-      expect(reports).toHaveLength(1);
-      const r = reports[0];
+      // Exactly one report for the hung op. (On a loaded machine an ordinary op may
+      // also pause past the timeout: such a report is legitimate and must have recovered.)
+      const hung = reports.filter((x) => !recovered.has(x.opId));
+      expect(hung).toHaveLength(1);
+      const r = hung[0];
       expect(r.phase).toBe('hift');
       expect(r.stack[0]).toMatchObject({ function: 'blockOnDeviceSync', language: 'js' });
       expect(r.stack[0].file).toMatch(/server\/target\/code2wav\/worker\/hang\.ts$/);

@@ -5,7 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createModel } from '../kernels/model.ts';
-import { ProgressWriter } from '../../watchdog/progress.ts';
+import { createProgressBuffer, ProgressWriter } from '../../watchdog/progress.ts';
+import { SILENCE_CODE } from '../kernels/model.ts';
 import { decodeBatch, type DecodeContext } from './decodeBatch.ts';
 import type { MainToWorker, WorkerInit, WorkerToMain } from './messages.ts';
 import type { RequestState } from './requestState.ts';
@@ -48,4 +49,14 @@ port.on('message', (msg: MainToWorker) => {
     }
   }
 });
+// Warm the kernels up before taking live work (as vLLM-Omni warms HiFT up
+// before live requests): a cold first decode is several times slower and
+// would look like a stall to a tight watchdog. It uses a private progress
+// record and its own cache, so nothing of it is visible outside the thread.
+const warm: DecodeContext = { ...ctx, progress: new ProgressWriter(createProgressBuffer()), states: new Map(), onPhase: () => undefined };
+const warmCodes = Int32Array.from({ length: 28 }, (_, i) => (i < 3 ? SILENCE_CODE : (i * 7919) % 6561));
+for (let i = 0; i < 2; i++) {
+  decodeBatch(warm, 0, [{ key: 'warmup', requestId: 'warmup', chunkSeq: 0, cacheEpoch: 0, lastChunk: true, contextCodes: 3, codes: warmCodes }],
+    { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' }, null);
+}
 post({ type: 'ready', workerId: init.workerId });
