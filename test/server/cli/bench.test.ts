@@ -1,0 +1,133 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
+import { REPO, runBenchChild } from '../../helpers/benchChild.ts';
+import { run } from '../../../server/cli/bench.ts';
+
+const seedRoot = join(REPO, 'test/fixtures/datasets/seed-tts');
+let server: TestServer | null = null;
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'stallscope-cli-'));
+});
+afterEach(async () => {
+  await server?.close();
+  server = null;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const idx = (id: string): number => Number(id.split('-').pop());
+
+/** DESIGN.md section 4's CI command line, verbatim (split as a shell would). */
+const CI_LINE = [
+  '--omni', '--backend', 'openai-chat-omni', '--endpoint', '/v1/chat/completions', '--model', 'openbmb/MiniCPM-o-4_5',
+  '--dataset-name', 'seed-tts', '--seed-tts-locale', 'en', '--num-prompts', '2000', '--max-concurrency', '10', '--request-rate', 'inf',
+  '--num-warmups', '0', '--no-oversample', '--percentile-metrics', 'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf', '--save-result',
+  '--extra-body', '{"modalities":["text","audio"]}',
+];
+
+describe('stallscope bench (child process)', () => {
+  it('runs the CI command line unchanged against a loopback server and passes', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 3, audioChunks: 1 }));
+    const r = await runBenchChild([...CI_LINE, '--base-url', server.url, '--dataset-path', seedRoot, '--result-dir', dir]).done;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('============ Serving Benchmark Result ============');
+    expect(r.stdout).toMatch(/Successful requests:\s+4/);
+    expect(r.stdout).toContain('Per-request timeout: 900s');
+    expect(server.arrivals).toHaveLength(4); // the fixture has 4 usable rows; --no-oversample sends just those
+    expect(server.arrivals[0].body.modalities).toEqual(['text', 'audio']);
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^openai-chat-omni-infqps-concurrency10-MiniCPM-o-4_5-\d{8}-\d{6}\.json$/);
+    expect(JSON.parse(readFileSync(join(dir, files[0]), 'utf8')).verdict).toBe('passed');
+  });
+
+  it('accepts known vllm flags it does not act on, with one warning line each', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const r = await runBenchChild([
+      ...CI_LINE, '--base-url', server.url, '--dataset-path', seedRoot, '--result-dir', dir, '--num-prompts', '2',
+      '--tokenizer', 'openbmb/MiniCPM-o-4_5', '--trust-remote-code', '--seed-tts-wer-eval', '--result-filename', 'acc.json',
+    ]).done;
+    expect(r.code).toBe(0);
+    const warnings = r.stderr.trim().split('\n');
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toMatch(/^warning: --tokenizer is accepted for compatibility and ignored: /);
+    expect(warnings[2]).toMatch(/--seed-tts-wer-eval .*no WER/);
+    expect(readdirSync(dir)).toEqual(['acc.json']);
+  });
+
+  it('refuses invalid or contradictory flags with exit 2, naming the flag, before sending anything', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const base = ['--base-url', server.url, '--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', seedRoot, '--num-prompts', '2'];
+    const cases: [string[], RegExp][] = [
+      [['--max-concurrency', '0'], /max-concurrency/],
+      [['--request-rate', '0'], /request-rate/],
+      [['--burstiness', '-1'], /burstiness/],
+      [['--num-prompts', '0'], /num-prompts/],
+      [['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '0'], /fail-fast needs an effective timeout.*--omni-request-timeout-s/],
+      [['--extra-body', '{"modalities":'], /--extra-body/],
+      [['--backend', 'openai-completions'], /unsupported backend/],
+      [['--self-timed'], /self-timed/],
+      [['--dataset-path', '/nonexistent'], /dataset cannot be read.*\/nonexistent/],
+      [['--no-such-flag'], /no-such-flag/],
+    ];
+    // In process (the same run() the binary calls) to keep the suite fast; one case also as a real child below.
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      for (const [extra, message] of cases) {
+        errors.mockClear();
+        expect(await run([...base, ...extra]), extra.join(' ')).toBe(2);
+        expect(errors.mock.calls.map((c) => c.join(' ')).join('\n'), extra.join(' ')).toMatch(message);
+      }
+    } finally {
+      errors.mockRestore();
+    }
+    const child = await runBenchChild([...base, '--max-concurrency', '0']).done;
+    expect(child.code).toBe(2);
+    expect(child.stderr).toMatch(/max-concurrency must be an integer ≥ 1 \(got 0\)/);
+    expect(server.arrivals).toHaveLength(0);
+  });
+
+  it('fail-fast at 1 req/s × 300: exit 3 soon after the first hang, and the process exits on its own', async () => {
+    server = await startSseServer(() => ({ kind: 'hang' }));
+    const r = await runBenchChild([
+      '--base-url', server.url, '--model', 'm', '--dataset-name', 'random', '--random-input-len', '4', '--random-output-len', '4',
+      '--num-prompts', '300', '--request-rate', '1', '--omni-request-timeout-s', '0.3', '--omni-fail-fast-on-timeout', '--save-result', '--result-dir', dir,
+    ]).done;
+    expect(r.code).toBe(3);
+    expect(r.signal).toBeNull();
+    // Finishing, writing the result and exiting all happen within the timeout + 1 s of the first hang (+ slack for process teardown).
+    expect(r.exitedAtMs - server.arrivals[0].atMs).toBeLessThan(300 + 1000 + 700);
+    const saved = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]), 'utf8'));
+    expect(saved.verdict).toBe('failed_closed');
+    expect(saved.not_dispatched_requests).toBe(300 - server.arrivals.length);
+    expect(r.stdout).toMatch(/failed_closed/);
+  });
+
+  it('SIGINT: aborts in flight, writes the partial result with verdict interrupted, exit 4', async () => {
+    server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
+    const run = runBenchChild([
+      '--base-url', server.url, '--model', 'm', '--dataset-name', 'random', '--random-input-len', '4', '--random-output-len', '4',
+      '--num-prompts', '6', '--max-concurrency', '2', '--save-result', '--save-detailed', '--result-dir', dir, '--result-filename', 'partial.json',
+    ]);
+    await server.waitForArrivals(3);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code).toBe(4);
+    const saved = JSON.parse(readFileSync(join(dir, 'partial.json'), 'utf8'));
+    expect(saved.verdict).toBe('interrupted');
+    expect(saved.statuses[0]).toBe('completed');
+    expect(saved.generated_texts[0]).not.toBe('');
+    expect(saved.not_dispatched_requests).toBe(3);
+    expect(server.openSockets).toBe(0);
+  });
+
+  it('an unreachable target with a ready check: exit 5 (errored)', async () => {
+    const r = await runBenchChild(['--base-url', 'http://127.0.0.1:9', '--model', 'm', '--num-prompts', '2', '--ready-check-timeout-sec', '0.3']).done;
+    expect(r.code).toBe(5);
+    expect(r.stdout).toMatch(/not ready/);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs } from '../../../server/cli/benchArgs.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+
+describe('parseBenchArgs', () => {
+  it('defaults as vllm bench serve, prefix from a generated run id', () => {
+    const p = parseBenchArgs(['--model', 'm']);
+    expect(p.config).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8000', endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', numPrompts: 1000,
+      maxConcurrency: null, requestRate: 'inf', burstiness: 1, seed: 0, numWarmups: 0, metricPercentiles: [99], failFast: false,
+      timeouts: { totalS: undefined }, save: null, dataset: { name: 'random', inputLen: 1024, outputLen: 128 },
+    });
+    expect(p.config.runId).toMatch(/^bench-[0-9a-f]{8}$/);
+    expect(p.warnings).toEqual([]);
+  });
+
+  it('maps flags: host/port, metadata, headers, sampling merged under --extra-body, timeouts, thresholds, api key from env', () => {
+    const p = parseBenchArgs(
+      ['--host', '10.0.0.2', '--port', '9000', '--model', 'm', '--metadata', 'build=42', '--metadata', 'node=mi300-7', '--header', 'X-A=b=c',
+        '--temperature', '0.7', '--top-k', '5', '--extra-body', '{"temperature":0.1,"modalities":["text"]}', '--request-rate', '2.5',
+        '--burstiness', '0.5', '--first-byte-timeout-s', '30', '--idle-timeout-s', '60', '--omni-request-timeout-s', '120',
+        '--omni-fail-fast-on-timeout', '--threshold', 'failed==0', '--threshold', 'mean_e2el_ms<=5000', '--append-result', '--run-id', 'r1'],
+      { OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(p.config).toMatchObject({
+      baseUrl: 'http://10.0.0.2:9000', runId: 'r1', apiKey: 'sk-test', metadata: { build: '42', node: 'mi300-7' }, headers: { 'X-A': 'b=c' },
+      extraBody: { temperature: 0.1, top_k: 5, modalities: ['text'] }, requestRate: 2.5, burstiness: 0.5,
+      timeouts: { totalS: 120, firstByteS: 30, idleS: 60 }, failFast: true, thresholds: ['failed==0', 'mean_e2el_ms<=5000'],
+      save: { dir: '.', detailed: false, append: true },
+    });
+  });
+
+  it('seed-tts and trace datasets', () => {
+    expect(parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', '--seed-tts-locale', 'zh', '--no-oversample', '--hf-output-len', '512']).config.dataset)
+      .toEqual({ name: 'seed-tts', path: '/d', locale: 'zh', outputLen: 512, noOversample: true, disableShuffle: false, systemPrompt: undefined });
+    expect(parseBenchArgs(['--model', 'm', '--dataset-name', 'trace', '--dataset-path', '/t.jsonl']).config.dataset).toEqual({ name: 'trace', path: '/t.jsonl' });
+  });
+
+  it.each([
+    [['--model', 'm', '--num-prompts', 'ten'], '--num-prompts'],
+    [['--model', 'm', '--max-concurrency', '1.5'], '--max-concurrency'],
+    [['--model', 'm', '--metadata', 'novalue'], '--metadata'],
+    [['--model', 'm', '--dataset-name', 'sharegpt'], '--dataset-name'],
+    [['--num-prompts', '3'], '--model'],
+  ])('refuses %j naming %s', (argv, flag) => {
+    try {
+      parseBenchArgs(argv);
+      throw new Error('expected a refusal');
+    } catch (e) {
+      expect(e).toBeInstanceOf(StallscopeError);
+      expect((e as StallscopeError).field).toBe(flag);
+      expect((e as StallscopeError).exitCode).toBe(2);
+    }
+  });
+});
