@@ -14,6 +14,7 @@ import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
 import { abortAll } from './http/abortAll.ts';
+import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob } from './requestRunner.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -50,7 +51,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const statuses: RequestEndStatus[] = new Array(n);
   const timeoutKinds: (TimeoutKind | null)[] = new Array(n).fill(null);
   const sentT: (number | null)[] = new Array(n).fill(null);
-  const inFlight = new Map<number, AbortController>();
+  const inFlight = new Map<number, Cancellation>();
   const stop = new AbortController();
   const sem = new Semaphore(inp.maxConcurrency);
 
@@ -63,6 +64,8 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     inp.lastPhaseOf,
   );
   const onBreakerStop = (): void => stop.abort(breaker.stopSignal.reason);
+  // One listener empties the queue, rather than one listener per queued request.
+  stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason), { once: true });
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
   const onInterrupt = (): void => {
     const reason = new CancelledError('interrupted');
@@ -86,20 +89,21 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   };
 
   const runOne = async (index: number): Promise<void> => {
+    if (stop.signal.aborted) return notDispatched(index);
     try {
-      await sem.acquire(stop.signal);
+      await sem.acquire();
     } catch {
       return notDispatched(index);
     }
-    const ctrl = new AbortController();
+    const cancel = new Cancellation();
     // The runner makes a fresh record per attempt; the hooks read the latest one.
     let current: RequestRecord | null = null;
     try {
       if (stop.signal.aborted) return notDispatched(index);
       const job = await inp.prepare(index);
       if (stop.signal.aborted) return notDispatched(index);
-      inFlight.set(index, ctrl);
-      const end = await runRequest(target, job, ctrl.signal, {
+      inFlight.set(index, cancel);
+      const end = await runRequest(target, job, cancel, {
         onAttempt: (attempt, record) => {
           current = record;
           if (sentT[index] === null) sentT[index] = events.nowT();

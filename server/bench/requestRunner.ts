@@ -3,10 +3,10 @@
  * (transport errors only, up to 3 more attempts 100 ms apart, the record
  * reset per attempt; never after a timeout, never once `cancel` fired).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
 import { markFailed, newRecord, type RequestRecord } from './client/record.ts';
 import { CancelledError } from './http/reasons.ts';
+import type { Cancellation } from './http/cancellation.ts';
 import { sendAttempt, type AttemptHooks, type AttemptTarget } from './http/attempt.ts';
 
 export const MAX_ATTEMPTS = 4;
@@ -30,7 +30,7 @@ export interface RunnerHooks extends AttemptHooks {
   onAttempt?: (attempt: number, record: RequestRecord) => void;
 }
 
-export async function runRequest(target: AttemptTarget, job: RequestJob, cancel: AbortSignal, hooks: RunnerHooks): Promise<RequestEnd> {
+export async function runRequest(target: AttemptTarget, job: RequestJob, cancel: Cancellation, hooks: RunnerHooks): Promise<RequestEnd> {
   for (let attempt = 1; ; attempt++) {
     const record = newRecord(job.promptLen, target.now());
     record.attempts = attempt;
@@ -48,9 +48,7 @@ export async function runRequest(target: AttemptTarget, job: RequestJob, cancel:
         return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'failed' };
       case 'transport': {
         if (attempt >= MAX_ATTEMPTS || cancel.aborted) return { record, status: 'failed' };
-        try {
-          await sleep(RETRY_DELAY_MS, undefined, { signal: cancel });
-        } catch {
+        if (!(await backOff(RETRY_DELAY_MS, cancel))) {
           // Cancelled during the back-off: the request was dispatched, so it is cancelled, not undispatched.
           const reason = cancel.reason;
           const byBreaker = reason instanceof CancelledError && reason.cause === 'breaker';
@@ -60,4 +58,18 @@ export async function runRequest(target: AttemptTarget, job: RequestJob, cancel:
       }
     }
   }
+}
+
+/** Waits `ms`; resolves false at once if cancelled meanwhile (no timer left behind). */
+function backOff(ms: number, cancel: Cancellation): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      cancel.unbind();
+      resolve(true);
+    }, ms);
+    cancel.bind(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
 }

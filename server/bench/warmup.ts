@@ -6,6 +6,7 @@
  * with their own ids, untimed and uncounted).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Cancellation } from './http/cancellation.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { runRequest, type RequestJob } from './requestRunner.ts';
 import { Semaphore } from './semaphore.ts';
@@ -27,7 +28,8 @@ export async function readyCheck(
     if (remainingS <= 0 || signal.aborted) break;
     // Each try is bounded by what is left of the ready-check budget.
     const limits = { ...target.limits, totalS: Math.min(target.limits.totalS, remainingS) };
-    const end = await runRequest({ ...target, limits }, await job(attempt), signal, {});
+    const { cancellation, dispose } = Cancellation.following(signal);
+    const end = await runRequest({ ...target, limits }, await job(attempt), cancellation, {}).finally(dispose);
     if (end.status === 'completed') return null;
     lastError = end.record.error || end.status;
     log(`ready check attempt ${attempt} failed: ${lastError}`);
@@ -60,7 +62,8 @@ export async function runWarmups(
         return;
       }
       try {
-        const end = await runRequest(target, await job(i), signal, {});
+        const { cancellation, dispose } = Cancellation.following(signal);
+        const end = await runRequest(target, await job(i), cancellation, {}).finally(dispose);
         if (end.status === 'completed') ok++;
       } finally {
         sem.release();

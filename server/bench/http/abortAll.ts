@@ -16,9 +16,9 @@ export function withoutStacks<T>(fn: () => T): T {
   }
 }
 
-/** Aborts many requests at once (the breaker's trip, an interrupt). */
-export function abortAll(controllers: Iterable<AbortController>, reason: unknown): void {
+/** Cancels many requests at once (the breaker's trip, an interrupt). */
+export function abortAll(requests: Iterable<{ cancel(reason: unknown): void }>, reason: unknown): void {
   withoutStacks(() => {
-    for (const c of controllers) c.abort(reason);
+    for (const r of requests) r.cancel(reason);
   });
 }

@@ -10,6 +10,7 @@ import { StreamParser } from '../client/streamParser.ts';
 import { AttemptTimers, type EffectiveTimeouts } from './timeouts.ts';
 import { classifyFailure, describeError, type FailureClass } from './classify.ts';
 import type { TimeoutError } from './reasons.ts';
+import type { Cancellation } from './cancellation.ts';
 
 export interface AttemptTarget {
   dispatcher: Dispatcher;
@@ -40,13 +41,12 @@ export async function sendAttempt(
   headers: Record<string, string>,
   body: string,
   record: RequestRecord,
-  cancel: AbortSignal,
+  cancel: Cancellation,
   hooks: AttemptHooks,
 ): Promise<AttemptResult> {
   if (cancel.aborted) return classifyFailure(cancel.reason, cancel.reason);
   const ctrl = new AbortController();
-  const onCancel = (): void => ctrl.abort(cancel.reason);
-  cancel.addEventListener('abort', onCancel, { once: true });
+  cancel.bind((reason) => ctrl.abort(reason));
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   try {
     const res = await target.dispatcher.request({
@@ -99,6 +99,6 @@ export async function sendAttempt(
     return cls;
   } finally {
     timers.clear();
-    cancel.removeEventListener('abort', onCancel);
+    cancel.unbind();
   }
 }

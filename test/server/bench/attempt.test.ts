@@ -5,6 +5,7 @@ import { createDispatcher } from '../../../server/bench/http/dispatcher.ts';
 import { effectiveTimeouts } from '../../../server/bench/http/timeouts.ts';
 import { runRequest, type RequestJob } from '../../../server/bench/requestRunner.ts';
 import { CancelledError } from '../../../server/bench/http/reasons.ts';
+import { Cancellation } from '../../../server/bench/http/cancellation.ts';
 import type { AttemptTarget } from '../../../server/bench/http/attempt.ts';
 
 let server: TestServer;
@@ -32,7 +33,7 @@ function target(url: string, t: { totalS?: number; firstByteS?: number; idleS?: 
 describe('one request against a misbehaving target', () => {
   it('completes a normal stream', async () => {
     behaviour = { kind: 'ok', tokens: 4, audioChunks: 1 };
-    const end = await runRequest(target(server.url), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url), job, new Cancellation(), {});
     expect(end.status).toBe('completed');
     expect(end.record.outputTokens).toBe(4);
     expect(end.record.audioDuration).toBeCloseTo(0.1, 9);
@@ -41,7 +42,7 @@ describe('one request against a misbehaving target', () => {
   it('a 500 is a failure with the reason phrase, not a timeout, and is not retried', async () => {
     behaviour = { kind: 'status', status: 500 };
     const before = server.arrivals.length;
-    const end = await runRequest(target(server.url, { totalS: 2 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 2 }), job, new Cancellation(), {});
     expect(end.status).toBe('failed');
     expect(end.record.error).toBe('HTTP 500 Internal Server Error');
     expect(end.record.errorCode).toBe('REQ_HTTP_STATUS');
@@ -52,7 +53,7 @@ describe('one request against a misbehaving target', () => {
     behaviour = { kind: 'reset' };
     const before = server.arrivals.length;
     const t0 = performance.now();
-    const end = await runRequest(target(server.url, { totalS: 5 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 5 }), job, new Cancellation(), {});
     expect(end.status).toBe('failed');
     expect(end.timeoutKind).toBeUndefined();
     expect(end.record.errorCode).toBe('REQ_TRANSPORT');
@@ -63,7 +64,7 @@ describe('one request against a misbehaving target', () => {
 
   it('a reset mid-stream is a transport failure', async () => {
     behaviour = { kind: 'reset-mid-stream', events: 2 };
-    const end = await runRequest(target(server.url, { totalS: 5 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 5 }), job, new Cancellation(), {});
     expect(end.status).toBe('failed');
     expect(end.record.errorCode).toBe('REQ_TRANSPORT');
     expect(end.record.attempts).toBe(4);
@@ -71,7 +72,7 @@ describe('one request against a misbehaving target', () => {
 
   it('a refused connection is a transport failure, retried, not a timeout', async () => {
     const port = await refusedPort();
-    const end = await runRequest(target(`http://127.0.0.1:${port}`, { totalS: 5 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(`http://127.0.0.1:${port}`, { totalS: 5 }), job, new Cancellation(), {});
     expect(end.status).toBe('failed');
     expect(end.record.errorCode).toBe('REQ_TRANSPORT');
     expect(end.record.error).toContain('ECONNREFUSED');
@@ -81,7 +82,7 @@ describe('one request against a misbehaving target', () => {
   it('total timeout: silence after accept', async () => {
     behaviour = { kind: 'hang' };
     const before = server.arrivals.length;
-    const end = await runRequest(target(server.url, { totalS: 0.2 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 0.2 }), job, new Cancellation(), {});
     expect(end.status).toBe('timed_out');
     expect(end.timeoutKind).toBe('total');
     expect(end.record.errorCode).toBe('REQ_TIMEOUT');
@@ -90,14 +91,14 @@ describe('one request against a misbehaving target', () => {
 
   it('first_byte timeout: no headers in time', async () => {
     behaviour = { kind: 'hang' };
-    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 0.15 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 0.15 }), job, new Cancellation(), {});
     expect(end.status).toBe('timed_out');
     expect(end.timeoutKind).toBe('first_byte');
   });
 
   it('first_byte is met by the headers; idle then fires on a silent stream', async () => {
     behaviour = { kind: 'hang-mid-stream', events: 2 };
-    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 0.3, idleS: 0.15 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 0.3, idleS: 0.15 }), job, new Cancellation(), {});
     expect(end.status).toBe('timed_out');
     expect(end.timeoutKind).toBe('idle');
     expect(end.record.ttft).toBeGreaterThan(0); // partial fields kept
@@ -105,16 +106,31 @@ describe('one request against a misbehaving target', () => {
 
   it('idle is restarted by each event: a slow but steady stream completes', async () => {
     behaviour = { kind: 'ok', tokens: 6, gapMs: 60 };
-    const end = await runRequest(target(server.url, { totalS: 5, idleS: 0.2 }), job, new AbortController().signal, {});
+    const end = await runRequest(target(server.url, { totalS: 5, idleS: 0.2 }), job, new Cancellation(), {});
     expect(end.status).toBe('completed');
   });
 
   it('a cancellation by the breaker is classified as such', async () => {
     behaviour = { kind: 'hang-after-headers' };
-    const ctrl = new AbortController();
-    setTimeout(() => ctrl.abort(new CancelledError('breaker')), 50);
-    const end = await runRequest(target(server.url, { totalS: 5 }), job, ctrl.signal, {});
+    const cancel = new Cancellation();
+    setTimeout(() => cancel.cancel(new CancelledError('breaker')), 50);
+    const end = await runRequest(target(server.url, { totalS: 5 }), job, cancel, {});
     expect(end.status).toBe('cancelled_after_timeout');
     expect(end.record.errorCode).toBe('REQ_CANCELLED');
+  });
+
+  it('a cancellation during the retry back-off ends the request at once, without another attempt', async () => {
+    const port = await refusedPort();
+    const cancel = new Cancellation();
+    const t0 = performance.now();
+    const run = runRequest(target(`http://127.0.0.1:${port}`, { totalS: 5 }), job, cancel, {
+      onAttempt: (attempt) => {
+        if (attempt === 2) setTimeout(() => cancel.cancel(new CancelledError('breaker')), 20);
+      },
+    });
+    const end = await run;
+    expect(end.status).toBe('cancelled_after_timeout');
+    expect(end.record.attempts).toBe(2);
+    expect(performance.now() - t0).toBeLessThan(250);
   });
 });

@@ -35,4 +35,27 @@ describe('Semaphore', () => {
     await expect(b).rejects.toThrow('stop');
     expect(s.waiting).toBe(0);
   });
+
+  it('stays FIFO over thousands of waiters with holes from aborted ones', async () => {
+    const s = new Semaphore(1);
+    await s.acquire();
+    const order: number[] = [];
+    const ctrls: AbortController[] = [];
+    const ps = Array.from({ length: 3000 }, (_, i) => {
+      const c = new AbortController();
+      ctrls.push(c);
+      return s.acquire(c.signal).then(
+        () => {
+          order.push(i);
+          s.release();
+        },
+        () => undefined,
+      );
+    });
+    for (let i = 0; i < 3000; i += 3) ctrls[i].abort(new Error('gone'));
+    expect(s.waiting).toBe(2000);
+    s.release();
+    await Promise.all(ps);
+    expect(order).toEqual(Array.from({ length: 3000 }, (_, i) => i).filter((i) => i % 3 !== 0));
+  });
 });
