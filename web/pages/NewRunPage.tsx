@@ -114,6 +114,9 @@ export function NewRunPage() {
         <button type="submit" className="primary" disabled={busy} data-testid="start-run">
           {busy ? 'Starting…' : 'Start run'}
         </button>
+        <button type="button" onClick={() => pick(presetId)} data-testid="reset-preset">
+          Reset to preset
+        </button>
         {errors.length > 0 && <span className="field-error">{errors.length} error{errors.length > 1 ? 's' : ''}</span>}
       </div>
     </form>

@@ -1,0 +1,154 @@
+/**
+ * The dashboard in a real browser: the real server (its embedded target
+ * included) on a free port, Debian's Chromium via playwright-core. One
+ * server and one browser for the whole file; the scenarios build on each
+ * other the way a maintainer would use the dashboard.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ensureWebBuild, launchBrowser, requireChromium, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+
+const FIXTURE = new URL('../../../shared/fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+let hangRunId = '';
+let passRunId = '';
+
+async function api<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(server.url + path, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body as T;
+}
+
+describe('dashboard in Chromium', () => {
+  beforeAll(async () => {
+    requireChromium(); // fails the file with install instructions when missing
+    ensureWebBuild();
+    server = await startServer();
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('refuses a bad form value beside its field and starts nothing', async () => {
+    await page.goto(`${server.url}/#/new`);
+    await page.getByTestId('preset-code2wav-hang').check();
+    await page.locator('#f-numPrompts').fill('0');
+    await expect.poll(() => page.getByTestId('error-numPrompts').textContent()).toMatch(/>= 1|minimum|must/);
+    await page.getByTestId('start-run').click();
+    await page.getByTestId('form-errors').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-numPrompts');
+    expect(page.url()).toContain('#/new');
+    const list = await api<{ total: number }>('/api/runs');
+    expect(list.total).toBe(0);
+    await page.screenshot({ path: screenshotPath('new-run-error'), fullPage: true });
+  });
+
+  it('runs the hang preset live: timeline fills, stall with stack and a growing age, breaker trips, fails closed', async () => {
+    await page.getByTestId('reset-preset').click();
+    expect(await page.locator('#f-numPrompts').inputValue()).toBe('1088');
+    // The preset's 4 s total timeout can leave well under a second between the stall report and the
+    // trip on a loaded machine; 8 s keeps the watchdog (1 s) far below it and gives the page time to
+    // show the age counting.
+    await page.locator('#f-timeouts-totalS').fill('8');
+    await page.screenshot({ path: screenshotPath('new-run'), fullPage: true });
+    await page.getByTestId('start-run').click();
+    await page.waitForURL(/#\/runs\//);
+    hangRunId = decodeURIComponent(page.url().split('#/runs/')[1]);
+    await expect.poll(() => page.getByTestId('connection').getAttribute('data-state')).toBe('live');
+
+    // The live timeline fills in: every request has a row, and the first ones stream while the run is running.
+    await page.locator('[data-testid="timeline-row"][data-status="streaming"] .seg-text').first().waitFor();
+    expect(Number(await page.getByTestId('timeline').getAttribute('data-rows'))).toBe(1088);
+    expect(await page.getByTestId('run-status').textContent()).toBe('running');
+
+    // The watchdog report, with the owner thread's stack, while the run is still going.
+    const stall = page.getByTestId('stall-report').first();
+    await stall.waitFor();
+    expect(await stall.getAttribute('data-phase')).toBe('hift');
+    expect(await stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
+    const age = () => stall.getByTestId('stall-age').getAttribute('data-age-s').then(Number);
+    const a1 = await age();
+    await page.waitForTimeout(400);
+    const a2 = await age();
+    expect(a2).toBeGreaterThan(a1);
+    await page.screenshot({ path: screenshotPath('run-live'), fullPage: true });
+
+    await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 }).toBe('tripped');
+    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 30_000 }).toBe('failed_closed');
+    await page.locator('[data-testid="timeline-row"][data-status="timed_out"] .mark-timeout').first().waitFor();
+    await page.locator('[data-testid="timeline-row"][data-status="not_dispatched"]').first().waitFor();
+    expect(Number((await page.getByTestId('count-not_dispatched').locator('dd').textContent())!.replace(/,/g, ''))).toBeGreaterThan(1000);
+    await page.screenshot({ path: screenshotPath('run-failed-closed'), fullPage: true });
+  }, 45_000);
+
+  it('finds the run after a reload and replays the same view', async () => {
+    await page.goto(`${server.url}/#/`);
+    await page.reload();
+    const row = page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"]`);
+    await row.waitFor();
+    expect(await row.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
+    await page.screenshot({ path: screenshotPath('runs'), fullPage: true });
+
+    await row.locator('a.run-link').click();
+    await page.getByTestId('run-page').waitFor();
+    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
+    expect(await page.getByTestId('breaker').getAttribute('data-state')).toBe('tripped');
+    const stall = page.getByTestId('stall-report').first();
+    await stall.waitFor();
+    expect(await stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
+    await page.locator('[data-testid="timeline-row"][data-status="timed_out"]').first().waitFor();
+    // The replayed stall age is frozen at the run's end: two reads agree.
+    const a1 = await stall.getByTestId('stall-age').getAttribute('data-age-s');
+    await page.waitForTimeout(300);
+    expect(await stall.getByTestId('stall-age').getAttribute('data-age-s')).toBe(a1);
+    // Clicking an affected request opens its detail with its Code2Wav ops.
+    await stall.getByTestId('stall-request').first().click();
+    await page.getByTestId('request-detail').waitFor();
+    await page.screenshot({ path: screenshotPath('run-replay'), fullPage: true });
+  });
+
+  it('compares the failing run with a passing one', async () => {
+    const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
+    const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
+    const clean = { ...hang, label: 'clean-8', numPrompts: 8, failFast: false, timeouts: { totalS: 60 }, metadata: { preset: 'clean' }, target: { ...(hang.target as object), faults: [], maxBatch: 1 } };
+    ({ id: passRunId } = await api<{ id: string }>('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(clean) }));
+    await expect.poll(async () => (await api<{ verdict: string | null }>(`/api/runs/${passRunId}`)).verdict, { timeout: 20_000 }).toBe('passed');
+
+    await page.goto(`${server.url}/#/`);
+    await page.locator(`[data-testid="run-row"][data-run-id="${passRunId}"] input[type="checkbox"]`).check();
+    await page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"] input[type="checkbox"]`).check();
+    await page.getByTestId('compare-selected').click();
+    await page.getByTestId('compare-page').waitFor();
+    const verdicts = await page.getByTestId('compare-page').getByTestId('verdict-badge').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')));
+    expect(verdicts.sort()).toEqual(['failed_closed', 'passed']);
+    const differing = await page.locator('[data-testid="config-diff"] tr.differs th').allTextContents();
+    expect(differing).toEqual(expect.arrayContaining(['numPrompts', 'failFast']));
+    await page.getByTestId('stall-phase-chart').waitFor();
+    await page.getByTestId('metrics-table').waitFor();
+    await page.screenshot({ path: screenshotPath('compare'), fullPage: true });
+  }, 30_000);
+
+  it('imports a real vLLM-Omni result file and shows its metrics', async () => {
+    await page.goto(`${server.url}/#/`);
+    await page.getByTestId('import-file').setInputFiles({ name: 'omni-chat-compact-randommm.json', mimeType: 'application/json', buffer: readFileSync(FIXTURE) });
+    await expect.poll(() => page.getByTestId('notice').textContent()).toMatch(/Imported 1 run/);
+    const rows = page.getByTestId('run-row');
+    await expect.poll(() => rows.count()).toBe(3);
+    const imported = page.locator('[data-testid="run-row"]', { hasText: 'import' }).first();
+    await page.screenshot({ path: screenshotPath('runs-after-import'), fullPage: true });
+    await imported.locator('a.run-link').click();
+    await page.getByTestId('metrics-table').waitFor();
+    expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Audio Packet');
+    await page.screenshot({ path: screenshotPath('run-imported'), fullPage: true });
+  });
+});
