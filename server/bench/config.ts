@@ -49,6 +49,8 @@ export interface BenchConfig {
   failFast: boolean;
   thresholds: string[];
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
+  /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
+  maxEventBytes?: number;
 }
 
 export type { TimeoutKind };

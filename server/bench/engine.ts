@@ -58,7 +58,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`);
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   const dispatcher = createDispatcher(config.maxConcurrency);
-  const target = { dispatcher, origin: url.origin, path: url.pathname + url.search, limits, now: () => performance.now() / 1000 };
+  const target = { dispatcher, origin: url.origin, path: url.pathname + url.search, limits, now: () => performance.now() / 1000, maxEventBytes: config.maxEventBytes };
   const interrupt = opts.signal ?? new AbortController().signal;
   const job = async (index: number, requestId: string): Promise<RequestJob> => ({
     index,

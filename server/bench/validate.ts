@@ -43,6 +43,7 @@ export function validateBenchConfig(c: BenchConfig): void {
   if (!Number.isFinite(c.seed)) bad('seed must be a number', 'seed');
   if (c.readyCheckTimeoutS !== undefined && !(c.readyCheckTimeoutS >= 0)) bad('ready-check-timeout-sec must be ≥ 0', 'readyCheckTimeoutS');
 
+  if (c.maxEventBytes !== undefined && !(Number.isInteger(c.maxEventBytes) && c.maxEventBytes > 0)) bad('maxEventBytes must be an integer > 0', 'maxEventBytes');
   validateTimeouts(c);
   if (c.selfTimed && c.dataset.name !== 'trace') {
     throw new StallscopeError('CONFIG_SELF_TIMED_NEEDS_TRACE', `dataset is '${c.dataset.name}'`, 'selfTimed');

@@ -101,13 +101,20 @@ describe('runBenchmark', () => {
       raw([roleEvent(), sse({ choices: [{ index: 0, delta: { content: '!!!notbase64' } }], modality: 'audio' }), DONE]),
       raw([roleEvent(), textEvent('a', 1), usageEvent(1), DONE]),
       { kind: 'reset-mid-stream', events: 2 },
+      { kind: 'status', status: 404 },
+      raw([roleEvent(), sse({ choices: [{ index: 0, delta: { content: Buffer.from('RIFF not a wav at all').toString('base64') } }], modality: 'audio' }), DONE]),
+      raw([roleEvent(), textEvent('x'.repeat(5000), 1), DONE]),
     ];
     server = await startSseServer((a) => behaviours[idx(a.requestId)]);
-    const out = await runBenchmark(config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4 }));
-    expect(out.statuses).toEqual(['completed', 'failed', 'failed', 'failed', 'failed', 'failed', 'completed', 'failed']);
+    const out = await runBenchmark(config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4, maxEventBytes: 4096 }));
+    expect(out.statuses).toEqual(['completed', 'failed', 'failed', 'failed', 'failed', 'failed', 'completed', 'failed', 'failed', 'failed', 'failed']);
     expect(out.records[1].error).toBe('HTTP 503 Service Unavailable');
     expect(out.records[4].error).toContain('EngineDeadError: boom');
-    for (const i of [2, 3, 5, 7]) expect(out.records[i].error).not.toBe('');
+    expect(out.records[8].error).toBe('HTTP 404 Not Found');
+    expect(out.records.map((r) => r.errorCode)).toEqual([
+      null, 'REQ_HTTP_STATUS', 'REQ_BAD_SSE', 'REQ_BAD_JSON', 'REQ_STREAM_ERROR', 'REQ_BAD_AUDIO', null, 'REQ_TRANSPORT', 'REQ_HTTP_STATUS', 'REQ_BAD_AUDIO', 'REQ_EVENT_TOO_LARGE',
+    ]);
+    for (const r of out.records.filter((x) => !x.success)) expect(r.error).not.toBe('');
     expect(out.summary.verdict).toBe('failed');
   });
 
