@@ -85,7 +85,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         elapsedS={nowT / 1000}
         breaker={breaker}
         running={running}
-        message={model.statusMessage}
+        message={!model.info || model.status !== 'running' ? model.statusMessage : null}
         onCancel={() => cancelRun(id).catch(setError)}
       />
       <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
