@@ -58,6 +58,13 @@ function buildWeb(): boolean {
   return r.status === 0;
 }
 
+/** The token to enforce: the given one; a generated one when binding a non-loopback address; else none. */
+export function resolveToken(host: string, given: string | undefined): { token: string | null; generated: boolean } {
+  if (given) return { token: given, generated: false };
+  if (isLoopback(host)) return { token: null, generated: false };
+  return { token: randomBytes(24).toString('base64url'), generated: true };
+}
+
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
@@ -88,11 +95,8 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const host = args.host!;
-  let token = args.token ?? process.env.STALLSCOPE_TOKEN ?? null;
-  if (!isLoopback(host) && !token) {
-    token = randomBytes(24).toString('base64url');
-    console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
-  }
+  const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
+  if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
   if (args['build-if-needed'] && webBuildNeeded()) buildWeb();
   const dataDir = args['data-dir'] ?? defaultDataDir();
   const verbose = args.verbose;

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { RunTracker } from '../../../server/hub/runTracker.ts';
+import { hangRunEvents } from '../store/sampleEvents.ts';
+
+describe('run tracker', () => {
+  it('folds a fail-fast run: counts, in-flight, breaker cause with the phase from telemetry, request rows', () => {
+    const tr = new RunTracker('r', 'L');
+    const effects = hangRunEvents('r').map((e, i) => tr.apply(i + 1, e));
+    const s = tr.state;
+    expect(s.seq).toBe(hangRunEvents('r').length);
+    expect(s.startedAtMs).toBe(1_000_000);
+    expect(s.inFlight).toBe(0);
+    expect(s.verdict).toBe('failed_closed');
+    expect(s.counts).toEqual({ total: 6, completed: 2, failed: 4, timedOut: 1, cancelledAfterTimeout: 3, notDispatched: 2 });
+    expect(s.breaker.cause).toMatchObject({ requestIndex: 2, lastPhase: 'hift' });
+    expect(effects.filter((e) => e.stall)).toHaveLength(1);
+    expect(effects.filter((e) => e.endedRow).map((e) => e.endedRow!.status)).toEqual(['completed', 'completed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched', 'not_dispatched']);
+    expect(tr.requests.get(2)).toMatchObject({ queuedT: 10, sentT: 11, endT: 4011, timeoutKind: 'total' });
+  });
+
+  it('counts in-flight requests once per request across retries, and folds counts before run.finished', () => {
+    const tr = new RunTracker('r', null);
+    let seq = 0;
+    tr.apply(++seq, { type: 'request.sent', t: 1, index: 0, requestId: 'r-0', attempt: 1 });
+    tr.apply(++seq, { type: 'request.sent', t: 2, index: 0, requestId: 'r-0', attempt: 2 });
+    tr.apply(++seq, { type: 'request.sent', t: 2, index: 1, requestId: 'r-1', attempt: 1 });
+    expect(tr.state.inFlight).toBe(2);
+    expect(tr.requests.get(0)).toMatchObject({ attempts: 2, sentT: 2 });
+    tr.apply(++seq, { type: 'breaker.tripped', t: 3, cause: { requestIndex: 1, requestId: 'r-1', kind: 'idle', elapsedS: 1 }, inFlight: 2, queued: 1 });
+    tr.apply(++seq, { type: 'request.not_dispatched', t: 3, outcome: { index: 2, requestId: 'r-2', status: 'not_dispatched', ttftS: 0, e2elS: 0, audioTtfpS: 0, audioDurationS: 0, outputTokens: 0, promptLen: 1, attempts: 0, error: '', sentT: null } });
+    expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1 });
+    expect(tr.state.breaker.cause!.lastPhase).toBeNull();
+    tr.apply(++seq, { type: 'run.status', t: 4, status: 'interrupted' });
+    expect(tr.state).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+  });
+});
