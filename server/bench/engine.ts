@@ -74,7 +74,9 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
       log('Starting initial single prompt test run...');
       errored = await readyCheck(target, config.readyCheckTimeoutS, (k) => job(0, `${config.runId}-ready-${k}`), interrupt, log);
-      if (!errored) log('Initial test run completed.');
+      // Stopped by a signal while checking: that is an interruption, not an unreachable target.
+      if (interrupt.aborted) errored = null;
+      if (!errored) log(interrupt.aborted ? 'Interrupted during the ready check.' : 'Initial test run completed.');
     } else log('Skipping endpoint ready check.');
     if (!errored && config.numWarmups > 0 && !interrupt.aborted) {
       log(`Warming up with ${config.numWarmups} requests...`);

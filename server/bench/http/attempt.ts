@@ -11,6 +11,7 @@ import { AttemptTimers, type EffectiveTimeouts } from './timeouts.ts';
 import { classifyFailure, describeError, type FailureClass } from './classify.ts';
 import type { TimeoutError } from './reasons.ts';
 import type { Cancellation } from './cancellation.ts';
+import { AttemptSignal } from './attemptSignal.ts';
 
 export interface AttemptTarget {
   dispatcher: Dispatcher;
@@ -45,7 +46,7 @@ export async function sendAttempt(
   hooks: AttemptHooks,
 ): Promise<AttemptResult> {
   if (cancel.aborted) return classifyFailure(cancel.reason, cancel.reason);
-  const ctrl = new AbortController();
+  const ctrl = new AttemptSignal();
   cancel.bind((reason) => ctrl.abort(reason));
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   try {
@@ -55,7 +56,7 @@ export async function sendAttempt(
       method: 'POST',
       headers,
       body,
-      signal: ctrl.signal,
+      signal: ctrl,
       headersTimeout: 0,
       bodyTimeout: 0,
     });
@@ -85,13 +86,13 @@ export async function sendAttempt(
     if (!parser.failed) parser.end();
     return record.success ? { type: 'ok' } : { type: 'failed' };
   } catch (err) {
-    const cls = classifyFailure(err, ctrl.signal.aborted ? ctrl.signal.reason : undefined);
+    const cls = classifyFailure(err, ctrl.aborted ? ctrl.reason : undefined);
     switch (cls.type) {
       case 'timeout':
-        markFailed(record, 'REQ_TIMEOUT', (ctrl.signal.reason as Error).message);
+        markFailed(record, 'REQ_TIMEOUT', (ctrl.reason as Error).message);
         break;
       case 'cancelled':
-        markFailed(record, 'REQ_CANCELLED', (ctrl.signal.reason as Error).message, true);
+        markFailed(record, 'REQ_CANCELLED', (ctrl.reason as Error).message, true);
         break;
       default:
         markFailed(record, 'REQ_TRANSPORT', describeError(err));

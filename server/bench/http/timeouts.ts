@@ -8,6 +8,7 @@
  */
 import { TimeoutError } from './reasons.ts';
 import { withoutStacks } from './abortAll.ts';
+import type { AttemptSignal } from './attemptSignal.ts';
 import type { TimeoutConfig } from '../config.ts';
 import type { TimeoutKind } from '../../../shared/types.ts';
 
@@ -39,7 +40,7 @@ export class AttemptTimers {
 
   /** `onFire` runs synchronously when a timer fires, before the abort. */
   constructor(
-    private readonly ctrl: AbortController,
+    private readonly ctrl: AttemptSignal,
     limits: EffectiveTimeouts,
     private readonly onFire: (e: TimeoutError) => void,
   ) {
@@ -56,7 +57,7 @@ export class AttemptTimers {
   }
 
   private fire(kind: TimeoutKind, limitS: number): void {
-    if (this.ctrl.signal.aborted) return;
+    if (this.ctrl.aborted) return;
     const err = new TimeoutError(kind, limitS, (performance.now() - this.startMs) / 1000);
     this.onFire(err);
     withoutStacks(() => this.ctrl.abort(err));

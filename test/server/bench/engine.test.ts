@@ -162,3 +162,14 @@ describe('runBenchmark', () => {
     expect(server.arrivals).toHaveLength(0);
   });
 });
+
+describe('runBenchmark interrupted before the clock starts', () => {
+  it('a signal during the ready check is interrupted, not errored', async () => {
+    const port = await refusedPort();
+    const ctrl = new AbortController();
+    setTimeout(() => ctrl.abort(), 150);
+    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 10 }), { signal: ctrl.signal });
+    expect(out.summary.verdict).toBe('interrupted');
+    expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
+  });
+});
