@@ -48,7 +48,8 @@ export interface AppOptions {
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true });
+  // return503OnClosing off: while closing, live runs still end in order and their targets' final telemetry must get in.
+  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true, return503OnClosing: false });
   const store = new Store({ dataDir: opts.dataDir, flushIntervalMs: opts.store?.flushIntervalMs, maxBatch: opts.store?.maxBatch });
   const recovered = store.recoverInterrupted(Date.now());
   if (recovered.length) app.log.warn(`marked ${recovered.length} run(s) left running as interrupted`);
@@ -83,11 +84,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(wsRoutes(opts.ws ?? {}));
   if (web) await registerWebStatic(app, web);
 
-  app.addHook('onClose', async () => {
+  // Live runs end while the server still listens: an embedded target's last telemetry flush needs /api/ingest.
+  app.addHook('preClose', async () => {
     await runManager.shutdown();
     externalRuns.shutdown();
-    store.close();
   });
+  app.addHook('onClose', async () => store.close());
   return app;
 }
 

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testApp } from '../app/helpers.ts';
 import type { RunManager } from '../../../server/runs/manager.ts';
 import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
@@ -81,6 +84,38 @@ describe('run manager', () => {
     expect((await app!.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
     await (app!.runManager as RunManager).whenDone(id);
     expect((await app!.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+  });
+
+  it('closing the app records a live run as interrupted in order (not left for crash recovery)', async () => {
+    sse = await startSseServer(() => ({ kind: 'hang' }));
+    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
+    app = await testApp({ dataDir });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } } })).json();
+    await sse.waitForArrivals(4);
+    await app.close();
+    app = await testApp({ dataDir });
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+    const types = await eventTypes(id);
+    expect(types).toContain('run.finished'); // the engine's own partial result was recorded
+    const last = (await app.inject({ url: `/api/runs/${id}/events?after=${d.lastSeq - 1}` })).json().events[0].event;
+    expect(last).toMatchObject({ type: 'run.status', status: 'interrupted' });
+    expect(last.message ?? '').not.toMatch(/stopped while this run was running/);
+  });
+
+  it('closing the app still flushes an embedded target: the stall report survives the shutdown', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
+    app = await testApp({ dataDir, manager: { targetCommand: FAKE } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const spec = { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'embedded', faults: [], watchdogTimeoutS: 1, workers: 1, maxBatch: 4 } };
+    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
+    while (!(await eventTypes(id)).includes('request.sent')) await new Promise((r) => setTimeout(r, 20));
+    await app.close();
+    app = await testApp({ dataDir });
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
+    expect(d.status).toBe('interrupted');
+    expect(d.stallReports).toHaveLength(1);
   });
 
   it('records a run whose embedded target cannot start as errored', async () => {
