@@ -173,3 +173,22 @@ describe('runBenchmark interrupted before the clock starts', () => {
     expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
   });
 });
+
+describe('runBenchmark with a trace (self-timed)', () => {
+  it('sends each request at its own timestamp', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const trace = fileURLToPath(new URL('../../fixtures/datasets/trace.jsonl', import.meta.url));
+    const sent: number[] = [];
+    const out = await runBenchmark(config(server.url, { dataset: { name: 'trace', path: trace }, numPrompts: 10, requestRate: 1000 }), {
+      onEvent: (e) => {
+        if (e.type === 'request.queued') sent[e.index] = e.t;
+      },
+    });
+    expect(out.summary.verdict).toBe('passed');
+    // Timestamps 0, 0.05, 0.1 s (ms on the run clock); a request rate of 1000/s would have queued all three within ~3 ms.
+    expect(sent[0]).toBeLessThan(40);
+    expect(sent[1]).toBeGreaterThanOrEqual(49);
+    expect(sent[2]).toBeGreaterThanOrEqual(99);
+    expect(server.arrivals.find((a) => a.requestId === 'run7-2')!.body.modalities).toEqual(['text']);
+  });
+});
