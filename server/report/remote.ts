@@ -16,7 +16,8 @@ import type { BenchEvent } from '../../shared/protocol.ts';
 export interface RemoteReporterOptions {
   url: string;
   runId: string;
-  config: object;
+  /** The run's BenchConfig; the API key and headers are never sent. */
+  config: unknown;
   log: (line: string) => void;
   flushMs?: number;
   /** Events kept while the dashboard is slow; beyond it they are dropped and counted. */
@@ -32,7 +33,8 @@ export interface RemoteReporter {
 const BATCH = 5000;
 
 /** The config without secrets (API key, headers such as Authorization). */
-function publicConfig(c: object): Record<string, unknown> {
+function publicConfig(c: unknown): Record<string, unknown> {
+  if (typeof c !== 'object' || c === null) return {};
   const { apiKey: _k, headers: _h, ...rest } = c as Record<string, unknown>;
   return rest;
 }

@@ -1,4 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { run as benchRun } from '../../../server/cli/bench.ts';
+import { startSseServer } from '../../helpers/sseServer.ts';
 import type { FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
 import { createRemoteReporter } from '../../../server/report/remote.ts';
@@ -35,6 +37,25 @@ describe('--report-to reporter', () => {
     expect(d).toMatchObject({ source: 'cli', status: 'finished', verdict: 'failed_closed', metadata: { build: '9' } });
     expect(JSON.stringify(d.config)).not.toContain('secret');
     expect(d.lastSeq).toBe(benchEvents('ci-1').length + 2);
+  });
+
+  it('stallscope bench --report-to: a CLI run shows up in the real dashboard, stored like its own', async () => {
+    const url = await listening();
+    const target = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const code = await benchRun(['--base-url', target.url, '--model', 'm', '--num-prompts', '5', '--random-input-len', '4', '--run-id', 'cli-run', '--metadata', 'build=321', '--report-to', url]);
+      expect(code).toBe(0);
+    } finally {
+      log.mockRestore();
+      err.mockRestore();
+      await target.close();
+    }
+    const d = (await app!.inject({ url: '/api/runs/cli-run' })).json();
+    expect(d).toMatchObject({ source: 'cli', status: 'finished', verdict: 'passed', counts: { completed: 5 }, target: target.url });
+    expect((await app!.inject({ url: '/api/runs?metadata=build%3D321' })).json().total).toBe(1);
+    expect((await app!.inject({ url: '/api/runs/cli-run/requests' })).json().total).toBe(5);
   });
 
   it('sends the token from the URL', async () => {
