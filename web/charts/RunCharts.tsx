@@ -12,10 +12,10 @@ import { useThrottled } from '../state/hooks.ts';
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
 
-export function RunCharts({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
+export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; endMs: number; live: boolean }) {
   // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
-  // follow the data once a second, and the memoized view below skips the redraws in between.
-  const t = useThrottled(useMemo(() => ({ rows, endMs }), [rows, endMs]), 1000);
+  // follow the data every 2 s, and the memoized view below skips the redraws in between.
+  const t = useThrottled(useMemo(() => ({ rows, endMs }), [rows, endMs]), live ? 2000 : 0);
   return <ChartsView rows={t.rows} endMs={t.endMs} />;
 }
 
@@ -23,7 +23,7 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
   // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick.
   const end = Math.max(1000, Math.ceil(endMs / 1000) * 1000);
   const fmtS = (s: number) => (end < 10_000 ? `${s.toFixed(1)}s` : `${s.toFixed(0)}s`);
-  const series = useMemo(() => outcomeSeries(rows, end, Math.min(120, end / 100)), [rows, end]);
+  const series = useMemo(() => outcomeSeries(rows, end, Math.min(60, end / 100)), [rows, end]);
   const dists = useMemo(
     () => [
       ['TTFT (ms)', histogram(latenciesMs(rows, 'ttftS'))],

@@ -108,7 +108,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         />
         {sel && <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />}
       </div>
-      <RunCharts rows={model.requests} endMs={nowT} />
+      <RunCharts rows={model.requests} endMs={nowT} live={running} />
       <section className="panel">
         <h2>Metrics</h2>
         <MetricsTable results={summary ? [summary.metrics] : []} />
