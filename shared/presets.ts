@@ -8,14 +8,15 @@ import type { Preset } from './schemas.ts';
  * Reproduces the incident on the embedded target in seconds instead of hours:
  * the Code2Wav worker blocks in `hift` after a few operations; the watchdog
  * (1 s) captures the blocked thread's stack long before the total timeout
- * (4 s) fires; fail-fast then cancels everything else, so the run ends
- * `failed_closed` with a stall report well within ~30 s.
+ * (8 s) fires — with margin for a loaded machine, where the first decodes
+ * take ~1 s each — fail-fast then cancels everything else, so the run ends
+ * `failed_closed` with a stall report in about 9 s.
  */
 export const CODE2WAV_HANG: Preset = {
   id: 'code2wav-hang',
   title: 'Reproduce the Code2Wav hang (embedded)',
   description:
-    'Embedded target, 1,088 requests, concurrency 10, rate inf, 4 s total timeout, fail-fast on, watchdog 1 s, a block fault in hift after 3 operations. Ends failed closed with a stall report.',
+    'Embedded target, 1,088 requests, concurrency 10, rate inf, 8 s total timeout, fail-fast on, watchdog 1 s, a block fault in hift at the 3rd operation. Ends failed closed with a stall report in about 9 s.',
   spec: {
     label: 'code2wav-hang',
     metadata: { preset: 'code2wav-hang' },
@@ -32,7 +33,7 @@ export const CODE2WAV_HANG: Preset = {
     seed: 0,
     numWarmups: 0,
     extraBody: { modalities: ['text', 'audio'] },
-    timeouts: { totalS: 4 },
+    timeouts: { totalS: 8 },
     failFast: true,
     thresholds: [],
     percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],

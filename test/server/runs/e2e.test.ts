@@ -81,3 +81,24 @@ describe('fail-fast run on the embedded target, watched live, found again after 
     expect(reqs.requests.filter((r: { status: string }) => r.status === 'timed_out').length).toBe(finished.summary.counts.timedOut);
   }, 45_000);
 });
+
+describe('the code2wav-hang preset as served', () => {
+  it('finishes failed closed with a stall report well within 30 s', async () => {
+    app = await testApp({ store: { flushIntervalMs: 100 } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { presets } = (await app.inject({ url: '/api/presets' })).json();
+    const t0 = Date.now();
+    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: presets.find((p: { id: string }) => p.id === 'code2wav-hang').spec })).json();
+    while (app.hub.isActive(id)) {
+      if (Date.now() - t0 > 30_000) throw new Error('the preset ran longer than 30 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'finished', verdict: 'failed_closed', breaker: { tripped: true }, counts: { total: 1088 } });
+    const c = d.counts;
+    expect(c.completed + c.failed + c.timedOut + c.cancelledAfterTimeout).toBe(1088); // not_dispatched ⊂ cancelled_after_timeout
+    expect(d.stallReports.length).toBeGreaterThanOrEqual(1);
+    expect(d.stallReports[0].report).toMatchObject({ phase: 'hift' });
+    expect(d.stallReports[0].report.stack.length).toBeGreaterThan(0);
+  }, 40_000);
+});

@@ -38,7 +38,7 @@ const eventTypes = async (id: string) =>
 describe('run manager', () => {
   it('maps a spec to the engine config and the target flags', () => {
     const c = specToConfig(CODE2WAV_HANG.spec, 'r1', 'http://127.0.0.1:5/');
-    expect(c).toMatchObject({ runId: 'r1', baseUrl: 'http://127.0.0.1:5', numPrompts: 1088, maxConcurrency: 10, failFast: true, timeouts: { totalS: 4 }, extraBody: { modalities: ['text', 'audio'] } });
+    expect(c).toMatchObject({ runId: 'r1', baseUrl: 'http://127.0.0.1:5', numPrompts: 1088, maxConcurrency: 10, failFast: true, timeouts: { totalS: 8 }, extraBody: { modalities: ['text', 'audio'] } });
     expect(faultFlags([{ phase: 'hift', kind: 'block', after: 3 }, { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 }]))
       .toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
   });
