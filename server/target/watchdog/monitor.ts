@@ -11,7 +11,7 @@
 import type { StallReport } from '../../../shared/types.ts';
 import type { TelemetryInput } from '../telemetry/hub.ts';
 import type { ProgressReader } from './progress.ts';
-import { captureWorkerStack, type CaptureResult } from './stackCapture.ts';
+import { InspectorLink, type CaptureResult } from './inspectorLink.ts';
 import { formatStallReport } from './report.ts';
 
 export interface MonitoredWorker {
@@ -47,16 +47,31 @@ export class WatchdogMonitor {
   private readonly reported = new Map<string, Reported>();
   private readonly timeoutMs: number;
   private readonly capture: NonNullable<MonitorOptions['capture']>;
+  /** The inspector link (absent when a capture function is injected). */
+  private readonly link: InspectorLink | null;
+  private readonly prepared = new Set<number>();
   reports = 0;
 
   constructor(private readonly opts: MonitorOptions) {
     this.timeoutMs = opts.timeoutS * 1000;
-    this.capture = opts.capture ?? ((id, check) => captureWorkerStack(id, check));
+    this.link = opts.capture ? null : new InspectorLink();
+    this.capture = opts.capture ?? ((id, check) => this.link!.capture(id, check));
+  }
+
+  /** Attaches the debugger to workers not seen yet (new or replaced), ahead of any stall. */
+  private prepareWorkers(): void {
+    if (!this.link || !this.timer) return;
+    for (const w of this.opts.workers()) {
+      if (this.prepared.has(w.threadId)) continue;
+      this.prepared.add(w.threadId);
+      this.link.prepare(w.threadId).catch(() => this.prepared.delete(w.threadId));
+    }
   }
 
   start(): void {
     const poll = this.opts.pollMs ?? Math.min(50, Math.max(5, this.timeoutMs / 10));
-    this.timer = setInterval(() => { void this.poll(); }, poll);
+    this.timer = setInterval(() => { this.prepareWorkers(); void this.poll(); }, poll);
+    this.prepareWorkers();
   }
 
   /** The pool saw op `opId` of `workerId` end; a reported op becomes `recovered`. */
@@ -125,6 +140,8 @@ export class WatchdogMonitor {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await Promise.all(this.capturing.values());
+    await this.link?.close();
+    this.prepared.clear();
     this.reported.clear();
   }
 }

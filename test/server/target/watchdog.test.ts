@@ -29,7 +29,7 @@ async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   let monitor: WatchdogMonitor | null = null;
   const pool = new Code2WavPool({
     workers: C2W_PHASES.length, maxBatch: 4, modelName: MODEL, seed: 3, settings: SETTINGS, telemetry: hub, inflight: () => 0,
-    faults: new FaultPlan(C2W_PHASES.map((p, i) => parseFaultSpec(`${p}:${kind}:after=${i + 1}:ms=${kind === 'slow' ? 2500 : 0}`)), 3),
+    faults: new FaultPlan(C2W_PHASES.map((p, i) => parseFaultSpec(`${p}:${kind}:after=${i + 1}:ms=${kind === 'slow' ? 1600 : 0}`)), 3),
     onOpEnd: (w, op, end) => monitor?.opEnded(w, op, end),
   });
   monitor = new WatchdogMonitor({ timeoutS, model: MODEL, workers: () => pool.workers(), emit: (e) => hub.emit(e), log: () => undefined, onReport: (r) => reports.push(r) });
@@ -62,7 +62,9 @@ function checkReports(reports: StallReport[], kind: FaultKind) {
 describe('watchdog with real workers', () => {
   for (const kind of ['block', 'spin'] as const) {
     it(`reports a ${kind} fault in each phase once, with the helper as top frame, without disturbing it`, async () => {
-      const t = await faultInEveryPhase(kind, 0.15);
+      // Spinning threads starve the others on a small machine, so ordinary phases of the
+      // not-yet-faulted ops can pause for a while; the spin case uses a wider timeout.
+      const t = await faultInEveryPhase(kind, kind === 'spin' ? 0.8 : 0.15);
       await waitFor(() => t.reports.length >= C2W_PHASES.length, 8000);
       await new Promise((r) => setTimeout(r, 300)); // room for a wrong second report
       checkReports(t.reports, kind);
@@ -86,6 +88,6 @@ describe('watchdog with real workers', () => {
     });
     const recovered = t.events.filter((e): e is Extract<TelemetryEvent, { type: 'watchdog.recovered' }> => e.type === 'watchdog.recovered');
     expect(recovered.map((e) => `${e.workerId}:${e.opId}`).sort()).toEqual(t.reports.map((r) => `${r.workerId}:${r.opId}`).sort());
-    for (const e of recovered) expect(e.stalledS).toBeGreaterThanOrEqual(1.9);
+    for (const e of recovered) expect(e.stalledS).toBeGreaterThanOrEqual(1.5);
   });
 });

@@ -4,6 +4,8 @@
  * beyond the kernels and the progress record.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { createModel } from '../kernels/model.ts';
 import { createProgressBuffer, ProgressWriter } from '../../watchdog/progress.ts';
 import { SILENCE_CODE } from '../kernels/model.ts';
@@ -12,6 +14,14 @@ import type { MainToWorker, WorkerInit, WorkerToMain } from './messages.ts';
 import type { RequestState } from './requestState.ts';
 
 const init = workerData as WorkerInit;
+
+// Decode threads run at a slightly lower priority than the main thread (Linux:
+// setpriority on this thread's id), so /health and the watchdog stay prompt
+// while workers spin. Best effort: elsewhere the call is skipped.
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, 5);
+} catch { /* not Linux, or not permitted */ }
 const port = parentPort!;
 const post = (m: WorkerToMain, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
@@ -55,8 +65,7 @@ port.on('message', (msg: MainToWorker) => {
 // record and its own cache, so nothing of it is visible outside the thread.
 const warm: DecodeContext = { ...ctx, progress: new ProgressWriter(createProgressBuffer()), states: new Map(), onPhase: () => undefined };
 const warmCodes = Int32Array.from({ length: 28 }, (_, i) => (i < 3 ? SILENCE_CODE : (i * 7919) % 6561));
-for (let i = 0; i < 2; i++) {
-  decodeBatch(warm, 0, [{ key: 'warmup', requestId: 'warmup', chunkSeq: 0, cacheEpoch: 0, lastChunk: true, contextCodes: 3, codes: warmCodes }],
-    { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' }, null);
-}
+decodeBatch(warm, 0, [{ key: 'warmup', requestId: 'warmup', chunkSeq: 0, cacheEpoch: 0, lastChunk: true, contextCodes: 3, codes: warmCodes }],
+  { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' }, null);
+
 post({ type: 'ready', workerId: init.workerId });

@@ -1,0 +1,39 @@
+/** CDP call frames → stallscope stack frames, mapped back to the TypeScript sources. */
+import { fileURLToPath } from 'node:url';
+import type { StackFrame } from '../../../shared/types.ts';
+import { originalPosition, parseInlineSourceMap, type SourceMapIndex } from './sourceMap.ts';
+
+export interface CdpFrame {
+  functionName: string;
+  location: { scriptId: string; lineNumber: number; columnNumber?: number };
+  url?: string;
+}
+
+export interface ScriptInfo {
+  url: string;
+  sourceMapURL?: string;
+}
+
+function toFile(url: string): string {
+  if (url.startsWith('data:')) return '<code2wav worker bundle>';
+  if (url.startsWith('file:')) {
+    try { return fileURLToPath(url); } catch { return url; }
+  }
+  return url;
+}
+
+export function toFrame(f: CdpFrame, script: ScriptInfo | undefined, maps: Map<string, SourceMapIndex | null>): StackFrame {
+  const url = script?.url || f.url || '';
+  const frame: StackFrame = {
+    function: f.functionName || '(anonymous)',
+    file: toFile(url),
+    line: f.location.lineNumber + 1,
+    column: (f.location.columnNumber ?? 0) + 1,
+    language: 'js',
+  };
+  if (!script?.sourceMapURL) return frame;
+  if (!maps.has(url)) maps.set(url, parseInlineSourceMap(script.sourceMapURL, url));
+  const map = maps.get(url);
+  const pos = map ? originalPosition(map, f.location.lineNumber, f.location.columnNumber ?? 0) : null;
+  return pos ? { ...frame, file: pos.file || frame.file, line: pos.line, column: pos.column } : frame;
+}
