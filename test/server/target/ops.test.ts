@@ -34,7 +34,7 @@ describe('repro server operations', () => {
     for (const i of [0, 1]) post(s.url, chatBody({ max_tokens: 8, ignore_eos: true }), { 'x-request-id': `hang-${i}` }).then((r) => r.text()).catch(() => undefined);
     const h = await waitFor(async () => {
       const body = await health(s.url);
-      return body.workers.every((w: any) => w.busy) ? body : null;
+      return body.workers.every((w: any) => w.busy && w.phase === 'encoder') ? body : null;
     });
     expect(h.workers.map((w: any) => [w.busy, w.phase])).toEqual([[true, 'encoder'], [true, 'encoder']]);
     const times: number[] = [];
