@@ -58,6 +58,22 @@ describe('repro server operations', () => {
     await res.text();
   });
 
+  it('keeps every chunk of a request on one worker and batches windows of different requests', async () => {
+    const events: TelemetryEvent[] = [];
+    const s = await target({ workers: 2, tokenRate: 2000, onTelemetry: (e) => events.push(e) });
+    await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      post(s.url, chatBody({ max_tokens: 20, ignore_eos: true }), { 'x-request-id': `aff-${i}` }).then((r) => r.text())));
+    const begins = events.filter((e): e is Extract<TelemetryEvent, { type: 'c2w.op.begin' }> => e.type === 'c2w.op.begin');
+    for (let i = 0; i < 6; i++) {
+      const mine = begins.filter((e) => e.requestIds.includes(`aff-${i}`));
+      expect(mine).toHaveLength(4); // 100 codes: windows of 25
+      expect(new Set(mine.map((e) => e.workerId)).size).toBe(1);
+    }
+    expect(new Set(begins.map((e) => e.workerId))).toEqual(new Set([0, 1]));
+    expect(Math.max(...begins.map((e) => e.batchSize))).toBeGreaterThan(1);
+    expect(Math.max(...begins.map((e) => e.batchSize))).toBeLessThanOrEqual(4);
+  });
+
   it('fails the requests of a reset worker with an in-stream error', async () => {
     const s = await target({ tokenRate: 1000, faults: ['hift:block'] });
     const res = await post(s.url, chatBody({ max_tokens: 8, ignore_eos: true }), { 'x-request-id': 'victim' });
