@@ -51,15 +51,15 @@ interface Reporter {
 }
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(BENCH_USAGE);
+    return 0;
+  }
   let parsed: ParsedBench;
   try {
     parsed = parseBenchArgs(argv, process.env);
   } catch (e) {
     return refuse(e);
-  }
-  if (parsed.help) {
-    console.log(BENCH_USAGE);
-    return 0;
   }
   for (const w of parsed.warnings) console.error(w);
 

@@ -53,3 +53,19 @@ describe('parseBenchArgs', () => {
     }
   });
 });
+
+describe('stallscope bench --help', () => {
+  it('prints the usage and exits 0 without other flags', async () => {
+    const { run } = await import('../../../server/cli/bench.ts');
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...a: unknown[]) => void lines.push(a.join(' '));
+    try {
+      expect(await run(['--help'])).toBe(0);
+    } finally {
+      console.log = log;
+    }
+    expect(lines.join('\n')).toMatch(/--omni-fail-fast-on-timeout/);
+    expect(lines.join('\n')).toMatch(/exit codes: 0 passed, 1 failed, 2 usage\/config error, 3 failed_closed, 4 interrupted, 5 errored/);
+  });
+});
