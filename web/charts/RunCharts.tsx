@@ -3,11 +3,11 @@
  * batch while live): active requests and outcomes over time, and the
  * distributions of TTFT, E2E latency and audio TTFP.
  */
-import { memo, useMemo } from 'react';
+import { memo, useMemo, useRef } from 'react';
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { RequestRow } from '../state/runModel.ts';
 import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
-import { useThrottled } from '../state/hooks.ts';
+import { useInView, useThrottled } from '../state/hooks.ts';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
@@ -15,8 +15,15 @@ const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var
 export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; endMs: number; live: boolean }) {
   // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
   // follow the data every 2 s, and the memoized view below skips the redraws in between.
-  const t = useThrottled(useMemo(() => ({ rows, endMs }), [rows, endMs]), live ? 2000 : 0);
-  return <ChartsView rows={t.rows} endMs={t.endMs} />;
+  // Off screen (below the timeline at 1280×800) they do not redraw at all until scrolled to.
+  const box = useRef<HTMLDivElement>(null);
+  const inView = useInView(box);
+  const t = useThrottled(useMemo(() => ({ rows, endMs }), [rows, endMs]), live ? 2000 : 0, !inView);
+  return (
+    <div ref={box}>
+      <ChartsView rows={t.rows} endMs={t.endMs} />
+    </div>
+  );
 }
 
 const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {

@@ -52,10 +52,11 @@ export function useAppState<T>(select: (s: AppState) => T): T {
  * fast-changing data (live charts) then render in slices that yield to urgent
  * updates instead of blocking the page.
  */
-export function useThrottled<T>(value: T, ms: number): T {
+export function useThrottled<T>(value: T, ms: number, paused = false): T {
   const [shown, setShown] = useState(value);
   const last = useRef(0);
   useEffect(() => {
+    if (paused) return; // e.g. off screen: catch up when it matters again
     const show = () => {
       last.current = Date.now();
       startTransition(() => setShown(value));
@@ -67,7 +68,7 @@ export function useThrottled<T>(value: T, ms: number): T {
     }
     const id = setTimeout(show, wait);
     return () => clearTimeout(id);
-  }, [value, ms]);
+  }, [value, ms, paused]);
   return shown;
 }
 
@@ -81,4 +82,17 @@ export function useNow(active: boolean, everyMs = 250): number {
     return () => clearInterval(id);
   }, [active, everyMs]);
   return now;
+}
+
+/** Whether an element is on screen (with a margin), so off-screen live views can skip their redraws. */
+export function useInView(ref: React.RefObject<Element | null>, margin = '200px'): boolean {
+  const [inView, setInView] = useState(true);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => setInView(entries.some((e) => e.isIntersecting)), { rootMargin: margin });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [ref, margin]);
+  return inView;
 }

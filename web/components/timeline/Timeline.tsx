@@ -37,7 +37,11 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
   const [tip, setTip] = useState<{ x: number; y: number; lines: string[] } | null>(null);
   const domainEnd = Math.max(nowT, model.lastT, 1000);
   const trackW = Math.max(100, width - LABEL_W);
-  const view: View = zoom ? clampView({ ...zoom, width: trackW }, domainEnd) : { t0: 0, t1: domainEnd, width: trackW };
+  // One view object per change, so rows that stay on screen while scrolling keep their props and skip rendering.
+  const view: View = useMemo(
+    () => (zoom ? clampView({ ...zoom, width: trackW }, domainEnd) : { t0: 0, t1: domainEnd, width: trackW }),
+    [zoom, trackW, domainEnd],
+  );
 
   useLayoutEffect(() => {
     const el = scrollRef.current;
