@@ -115,6 +115,15 @@ describe('dashboard in Chromium', () => {
     await stall.getByTestId('stall-request').first().click();
     await page.getByTestId('request-detail').waitFor();
     await page.screenshot({ path: screenshotPath('run-replay'), fullPage: true });
+    // Keyboard: the timeline takes focus, Home selects the first request and shows its detail.
+    await page.getByTestId('timeline').focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => page.getByTestId('request-detail').locator('h2').textContent()).toContain('Request #0');
+    await page.keyboard.press('+');
+    await page.getByRole('button', { name: 'Fit' }).waitFor();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: screenshotPath('run-replay-dark'), fullPage: false });
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('compares the failing run with a passing one', async () => {
