@@ -103,6 +103,28 @@ describe('repro server operations', () => {
     expect((await health(s.url)).workers[0]).toMatchObject({ busy: false, queued: 0, requests: 0 });
   });
 
+  it('drops a departed client\'s row from the running batch at the next phase', async () => {
+    const events: TelemetryEvent[] = [];
+    const s = await target({ tokenRate: 2000, faults: ['setup:slow:p=1:ms=400'], onTelemetry: (e) => events.push(e) });
+    const body = chatBody({ max_tokens: 5, ignore_eos: true }); // 25 codes: one window each
+    const first = post(s.url, body, { 'x-request-id': 'first' }).then((r) => r.text());
+    await waitFor(() => events.some((e) => e.type === 'c2w.phase' && e.phase === 'setup'));
+    const ac = new AbortController();
+    const leaver = post(s.url, body, { 'x-request-id': 'leaver' }, ac.signal).then((r) => r.text()).catch(() => 'aborted');
+    const stayer = post(s.url, body, { 'x-request-id': 'stayer' }).then((r) => r.text());
+    // Both windows queue behind the slow first op and form one batch.
+    const batch = await waitFor(() => events.find((e) => e.type === 'c2w.op.begin' && e.requestIds.includes('leaver')));
+    expect(batch.type === 'c2w.op.begin' && batch.requestIds.sort()).toEqual(['leaver', 'stayer']);
+    ac.abort();
+    const [, , kept] = await Promise.all([first, leaver, stayer]);
+    expect(kept).toContain('"modality":"audio"');
+    const opId = batch.type === 'c2w.op.begin' ? batch.opId : -1;
+    const phases = events.filter((e): e is Extract<TelemetryEvent, { type: 'c2w.phase' }> => e.type === 'c2w.phase' && e.opId === opId);
+    expect(phases.find((e) => e.phase === 'setup')!.details.batch_size).toBe(2);
+    expect(phases.find((e) => e.phase === 'encoder')!.details.codes).toBe(28); // one row of 3 + 25 codes left
+    expect(phases.find((e) => e.phase === 'output_copy')!.details.chunks).toBe(1);
+  });
+
   it('flushes telemetry to the ingest URL only once every event has been acknowledged', async () => {
     const received: TelemetryEvent[] = [];
     let contentType = '';
