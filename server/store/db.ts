@@ -26,6 +26,9 @@ export function openDb(dataDir: string | null): Database.Database {
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a committed batch survives a process crash (SIGKILL); only power loss can drop the last one.
     db.pragma('synchronous = NORMAL');
+    // Checkpoints (WAL → database file, with an fsync) dominate the cost of a busy run's batches at the
+    // default 1,000 pages; 8,192 pages (32 MB of WAL) checkpoints 8× less often. Closing checkpoints fully.
+    db.pragma('wal_autocheckpoint = 8192');
   }
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
