@@ -42,13 +42,13 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Whether dist/web must be (re)built: no index.html, or older than web/ sources or the vite config. */
-export function webBuildNeeded(src = WEB_SRC, out = WEB_OUT, config = join(ROOT, 'vite.config.ts')): boolean {
+/** Whether dist/web must be (re)built: no index.html, or older than the web sources (web/ and the shared/ it imports) or the vite config. */
+export function webBuildNeeded(src: string | string[] = [WEB_SRC, join(ROOT, 'shared')], out = WEB_OUT, config = join(ROOT, 'vite.config.ts')): boolean {
   const index = join(out, 'index.html');
   if (!existsSync(index)) return true;
-  if (!existsSync(src)) return false;
   const built = statSync(index).mtimeMs;
-  return newestMtime(src) > built || (existsSync(config) && statSync(config).mtimeMs > built);
+  const sources = (Array.isArray(src) ? src : [src]).filter((d) => existsSync(d));
+  return sources.some((d) => newestMtime(d) > built) || (existsSync(config) && statSync(config).mtimeMs > built);
 }
 
 function buildWeb(): boolean {
