@@ -144,6 +144,9 @@ export class InspectorLink {
         if (performance.now() > deadline) throw new Error(`waiting for the worker to pause timed out after ${this.timeoutMs} ms`);
         await withTimeout(this.send(t, 'Debugger.pause'), this.timeoutMs, 'Debugger.pause');
         callFrames = await Promise.race([frames, new Promise<null>((r) => setTimeout(() => r(null), 100))]);
+        // An idle thread runs no JavaScript and cannot pause: if the work moved
+        // on meanwhile, there is nothing left to capture.
+        if (!callFrames && !whilePaused()) throw new Error('the worker moved on before it could be paused');
       }
       result.capturedAtMs = Date.now();
       result.verified = whilePaused();

@@ -50,7 +50,7 @@ function checkReports(reports: StallReport[], kind: FaultKind) {
     expect(r.stackError).toBeUndefined();
     // Captured from the paused thread after the deadline, not recorded earlier.
     expect(r.capturedAtMs).toBeGreaterThan(r.deadlineMs);
-    expect(r.inPhaseS).toBeGreaterThanOrEqual(0.15);
+    expect(r.inPhaseS).toBeGreaterThanOrEqual(0.5);
     expect(r.capturedAtMs - r.deadlineMs).toBeLessThan(2000);
     expect(r.requestIds).toHaveLength(1);
     expect(Object.keys(r.details).length).toBeGreaterThan(0);
@@ -62,9 +62,9 @@ function checkReports(reports: StallReport[], kind: FaultKind) {
 describe('watchdog with real workers', () => {
   for (const kind of ['block', 'spin'] as const) {
     it(`reports a ${kind} fault in each phase once, with the helper as top frame, without disturbing it`, async () => {
-      // Spinning threads starve the others on a small machine, so ordinary phases of the
-      // not-yet-faulted ops can pause for a while; the spin case uses a wider timeout.
-      const t = await faultInEveryPhase(kind, kind === 'spin' ? 0.8 : 0.15);
+      // Six busy threads on a small machine starve each other, so ordinary phases of the
+      // not-yet-faulted ops can pause for a while (spinning ones most): the timeouts leave room.
+      const t = await faultInEveryPhase(kind, kind === 'spin' ? 0.8 : 0.5);
       await waitFor(() => t.reports.length >= C2W_PHASES.length, 8000);
       await new Promise((r) => setTimeout(r, 300)); // room for a wrong second report
       checkReports(t.reports, kind);
@@ -81,11 +81,9 @@ describe('watchdog with real workers', () => {
     const t = await faultInEveryPhase('slow', 0.5);
     const outputs = await Promise.all(t.results);
     checkReports(t.reports, 'slow');
-    const reference = localDecoder(3);
-    C2W_PHASES.forEach((_, i) => {
-      const [ref] = reference.decode([item(`ref${i}`, windowCodes(i))]);
-      expect(sha(outputs[i].wav!)).toBe(sha(ref.wav!));
-    });
+    // Batching never changes a row's bytes (kernels test), so one batch gives all references.
+    const refs = localDecoder(3).decode(C2W_PHASES.map((_, i) => item(`ref${i}`, windowCodes(i))));
+    expect(outputs.map((o) => sha(o.wav!))).toEqual(refs.map((r) => sha(r.wav!)));
     const recovered = t.events.filter((e): e is Extract<TelemetryEvent, { type: 'watchdog.recovered' }> => e.type === 'watchdog.recovered');
     expect(recovered.map((e) => `${e.workerId}:${e.opId}`).sort()).toEqual(t.reports.map((r) => `${r.workerId}:${r.opId}`).sort());
     for (const e of recovered) expect(e.stalledS).toBeGreaterThanOrEqual(1.5);
