@@ -15,7 +15,9 @@ import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
 import { abortAll } from './http/abortAll.ts';
 import { Cancellation } from './http/cancellation.ts';
-import { runRequest, type RequestJob } from './requestRunner.ts';
+import { runRequest, type RequestJob, type RunnerHooks } from './requestRunner.ts';
+import type { TimeoutError } from './http/reasons.ts';
+import type { MessageInfo } from './client/streamParser.ts';
 import { Semaphore } from './semaphore.ts';
 
 export interface DispatchInput {
@@ -96,28 +98,12 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       return notDispatched(index);
     }
     const cancel = new Cancellation();
-    // The runner makes a fresh record per attempt; the hooks read the latest one.
-    let current: RequestRecord | null = null;
     try {
       if (stop.signal.aborted) return notDispatched(index);
       const job = await inp.prepare(index);
       if (stop.signal.aborted) return notDispatched(index);
       inFlight.set(index, cancel);
-      const end = await runRequest(target, job, cancel, {
-        onAttempt: (attempt, record) => {
-          current = record;
-          if (sentT[index] === null) sentT[index] = events.nowT();
-          events.emit({ type: 'request.sent', index, requestId: job.requestId, attempt });
-        },
-        onTimeout: (e) => breaker.report({ index, requestId: job.requestId, kind: e.kind, elapsedS: e.elapsedS }),
-        onMessage: (info) => {
-          const rec = current;
-          if (info.firstToken) events.emit({ type: 'request.first_token', index, ttftS: info.ts - (rec?.startTime ?? info.ts) });
-          if (info.firstAudio) events.emit({ type: 'request.first_audio', index, audioTtfpS: info.ts - (rec?.startTime ?? info.ts) });
-          if (rec) events.progress(index, rec.outputTokens, rec.audioDuration);
-        },
-        onWarning: (message) => events.emit({ type: 'run.warning', index, message }),
-      });
+      const end = await runRequest(target, job, cancel, new RequestHooks(index, job.requestId, events, breaker, sentT));
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
       // Only a bug in our own code lands here (the runner never throws for the target).
@@ -214,4 +200,44 @@ export function skippedDispatch(
     events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
   }
   return { records, statuses, timeoutKinds: new Array(n).fill(null), durationS: 0, cause: null, failFastTripped: false, interrupted: false };
+}
+
+/**
+ * One request's hooks, as a class rather than an object of closures: tsx
+ * (esbuild keepNames) wraps each named closure in a defineProperty call,
+ * which showed up at thousands of requests per second.
+ */
+class RequestHooks implements RunnerHooks {
+  /** The runner makes a fresh record per attempt; the hooks read the latest one. */
+  private current: RequestRecord | null = null;
+
+  constructor(
+    private readonly index: number,
+    private readonly requestId: string,
+    private readonly events: RunEvents,
+    private readonly breaker: Breaker,
+    private readonly sentT: (number | null)[],
+  ) {}
+
+  onAttempt(attempt: number, record: RequestRecord): void {
+    this.current = record;
+    if (this.sentT[this.index] === null) this.sentT[this.index] = this.events.nowT();
+    this.events.emit({ type: 'request.sent', index: this.index, requestId: this.requestId, attempt });
+  }
+
+  onTimeout(e: TimeoutError): void {
+    this.breaker.report({ index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS });
+  }
+
+  onMessage(info: MessageInfo): void {
+    const rec = this.current;
+    if (!rec) return;
+    if (info.firstToken) this.events.emit({ type: 'request.first_token', index: this.index, ttftS: info.ts - rec.startTime });
+    if (info.firstAudio) this.events.emit({ type: 'request.first_audio', index: this.index, audioTtfpS: info.ts - rec.startTime });
+    this.events.progress(this.index, rec.outputTokens, rec.audioDuration);
+  }
+
+  onWarning(message: string): void {
+    this.events.emit({ type: 'run.warning', index: this.index, message });
+  }
 }

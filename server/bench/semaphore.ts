@@ -29,23 +29,27 @@ export class Semaphore {
       this.available--;
       return Promise.resolve();
     }
+    if (!signal) {
+      // The hot path (every queued request of a run): no per-waiter closures.
+      return new Promise<void>((resolve, reject) => void this.waiters.push({ resolve, reject }));
+    }
     return new Promise<void>((resolve, reject) => {
-      const waiter = {
+      const waiter: Waiter = {
         resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
+          signal.removeEventListener('abort', onAbort);
           resolve();
         },
         reject: (e: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
+          signal.removeEventListener('abort', onAbort);
           reject(e);
         },
       };
       const onAbort = (): void => {
         const i = this.waiters.indexOf(waiter, this.head);
         if (i >= 0) this.waiters[i] = null; // a hole; skipped by release()
-        reject(signal!.reason);
+        reject(signal.reason);
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
     });
   }

@@ -6,7 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { markFailed, type RequestRecord } from '../client/record.ts';
-import { StreamParser } from '../client/streamParser.ts';
+import { StreamParser, type MessageInfo } from '../client/streamParser.ts';
 import { AttemptTimers, type EffectiveTimeouts } from './timeouts.ts';
 import { classifyFailure, describeError, type FailureClass } from './classify.ts';
 import type { TimeoutError } from './reasons.ts';
@@ -27,7 +27,7 @@ export interface AttemptHooks {
   /** Runs synchronously when one of this attempt's timers fires. */
   onTimeout?: (e: TimeoutError) => void;
   onHeaders?: () => void;
-  onMessage?: (info: { ts: number; modality: string | null; newTokens: number; firstToken: boolean; firstAudio: boolean }) => void;
+  onMessage?: (info: MessageInfo) => void;
   onWarning?: (message: string) => void;
 }
 
@@ -68,17 +68,7 @@ export async function sendAttempt(
       markFailed(record, 'REQ_HTTP_STATUS', `HTTP ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim(), true);
       return { type: 'failed' };
     }
-    const parser = new StreamParser(record, {
-      now: target.now,
-      maxEventBytes: target.maxEventBytes,
-      hooks: {
-        onMessage: (info) => {
-          timers.eventReceived();
-          hooks.onMessage?.(info);
-        },
-        onWarning: hooks.onWarning,
-      },
-    });
+    const parser = new StreamParser(record, { now: target.now, maxEventBytes: target.maxEventBytes, hooks: new ParserHooks(timers, hooks) });
     for await (const chunk of res.body) {
       parser.push(chunk as Uint8Array);
       if (parser.failed) break; // leaving the loop destroys the body and its socket
@@ -101,5 +91,26 @@ export async function sendAttempt(
   } finally {
     timers.clear();
     cancel.unbind();
+  }
+}
+
+/**
+ * The parser's hooks for one attempt, as a class: per-request closures are
+ * measurably slower here because tsx (esbuild keepNames) wraps every named
+ * closure it creates in a defineProperty call.
+ */
+class ParserHooks {
+  constructor(
+    private readonly timers: AttemptTimers,
+    private readonly hooks: AttemptHooks,
+  ) {}
+
+  onMessage(info: MessageInfo): void {
+    this.timers.eventReceived();
+    this.hooks.onMessage?.(info);
+  }
+
+  onWarning(message: string): void {
+    this.hooks.onWarning?.(message);
   }
 }
