@@ -130,4 +130,19 @@ describe('stallscope bench (child process)', () => {
     expect(r.code).toBe(5);
     expect(r.stdout).toMatch(/not ready/);
   });
+
+  it('exit 1 when a request fails (HTTP 500) or a threshold does not hold', async () => {
+    server = await startSseServer((a) => (idx(a.requestId) === 1 ? { kind: 'status', status: 500 } : { kind: 'ok' }));
+    const out = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      const base = ['--base-url', server.url, '--model', 'm', '--num-prompts', '3', '--random-input-len', '4', '--run-id', 'x'];
+      expect(await run(base)).toBe(1);
+      await server.close();
+      server = await startSseServer(() => ({ kind: 'ok' }));
+      expect(await run(['--base-url', server.url, '--model', 'm', '--num-prompts', '2', '--random-input-len', '4', '--threshold', 'mean_e2el_ms<=0.000001'])).toBe(1);
+      expect(await run(['--base-url', server.url, '--model', 'm', '--num-prompts', '2', '--random-input-len', '4', '--threshold', 'completed==2'])).toBe(0);
+    } finally {
+      out.mockRestore();
+    }
+  });
 });
