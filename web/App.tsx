@@ -1,11 +1,15 @@
 /** The shell: navigation, the connection indicator, and the page for the current route. */
 import { ConnectionIndicator } from './components/ConnectionIndicator.tsx';
 import { Empty } from './components/States.tsx';
-import { ComparePage } from './pages/ComparePage.tsx';
-import { NewRunPage } from './pages/NewRunPage.tsx';
+import { lazy, Suspense } from 'react';
+import { Loading } from './components/States.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { href, useRoute, type Route } from './state/router.ts';
+
+// Split off what the first view rarely needs: the form (with the schema compiler) and Compare.
+const NewRunPage = lazy(() => import('./pages/NewRunPage.tsx').then((m) => ({ default: m.NewRunPage })));
+const ComparePage = lazy(() => import('./pages/ComparePage.tsx').then((m) => ({ default: m.ComparePage })));
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
@@ -43,7 +47,9 @@ export function App() {
         <ConnectionIndicator />
       </header>
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        <Suspense fallback={<Loading what="the page" />}>
+          <Page route={route} />
+        </Suspense>
       </main>
     </>
   );

@@ -4,13 +4,12 @@
  * cancel), counters, blocked-phase view, timeline, request detail, charts,
  * metrics table, exports.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, StallReport } from '../../shared/types.ts';
 import { cancelRun, exportUrl, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
-import { RunCharts } from '../charts/RunCharts.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
 import { Counters } from '../components/Counters.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
@@ -21,6 +20,9 @@ import { useAppState, useNow, useServices } from '../state/hooks.ts';
 import { href } from '../state/router.ts';
 import type { StallRecord } from '../state/runModel.ts';
 import { RunHeader } from './RunHeader.tsx';
+
+// Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
+const RunCharts = lazy(() => import('../charts/RunCharts.tsx').then((m) => ({ default: m.RunCharts })));
 
 export function RunPage({ id, request }: { id: string; request?: number }) {
   const svc = useServices();
@@ -108,7 +110,9 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         />
         {sel && <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />}
       </div>
-      <RunCharts rows={model.requests} endMs={nowT} live={running} />
+      <Suspense fallback={<Loading what="charts" />}>
+        <RunCharts rows={model.requests} endMs={nowT} live={running} />
+      </Suspense>
       <section className="panel">
         <h2>Metrics</h2>
         <MetricsTable results={summary ? [summary.metrics] : []} />

@@ -22,7 +22,11 @@ export function parseRoute(hash: string): Route {
     const req = q.get('request');
     return { page: 'run', id: decodeURIComponent(run[1]), ...(req !== null && /^\d+$/.test(req) ? { request: Number(req) } : {}) };
   }
-  if (path === '/compare') return { page: 'compare', ids: (q.get('ids') ?? '').split(',').filter(Boolean).map(decodeURIComponent) };
+  if (path === '/compare') {
+    // Split the raw value before decoding, so an id holding an encoded comma stays one id.
+    const raw = /(?:^|&)ids=([^&]*)/.exec(query)?.[1] ?? '';
+    return { page: 'compare', ids: raw.split(',').filter(Boolean).map(decodeURIComponent) };
+  }
   return { page: 'notFound', path };
 }
 
