@@ -127,10 +127,12 @@ async function healthWhileSpinning() {
     times.push(performance.now() - t0);
   }
   await s.close();
+  line('/health p50 while all workers spin (ms)', pct(times, 0.5).toFixed(1), '', true);
   line('/health p99 while all workers spin (ms)', pct(times, 0.99).toFixed(1), '< 20', pct(times, 0.99) < 20);
 }
 
-console.log('reproduction target (Code2Wav stage, watchdog)');
+const { loadavg, cpus } = await import('node:os');
+console.log(`reproduction target (Code2Wav stage, watchdog) — load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`);
 await decodeSpeed();
 phaseCost();
 await detectionLatency();
