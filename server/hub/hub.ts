@@ -33,6 +33,8 @@ interface LiveRun {
 export class Hub {
   private readonly live = new Map<string, LiveRun>();
   private readonly listeners = new Set<HubListener>();
+  /** x-request-id → live run, from the runs' own queued/sent events (works with any request-id prefix). */
+  private readonly byRequestId = new Map<string, string>();
   private readonly ringSize: number;
 
   constructor(readonly store: Store, opts: { ringSize?: number } = {}) {
@@ -67,6 +69,7 @@ export class Hub {
     if (!run) throw new Error(`run ${runId} is not live`);
     const seq = run.tracker.state.seq + 1;
     const effects = run.tracker.apply(seq, event);
+    if (event.type === 'request.queued' || event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
     const json = JSON.stringify(event);
     run.ring.push({ seq, json });
     if (run.ring.length - run.ringHead > this.ringSize) run.ringHead++;
@@ -85,6 +88,7 @@ export class Hub {
     if (!run) return undefined;
     this.store.writer.flush();
     this.live.delete(runId);
+    for (const r of run.tracker.requests.values()) if (this.byRequestId.get(r.requestId) === runId) this.byRequestId.delete(r.requestId);
     this.emitActiveChanged();
     return run.tracker.state;
   }
@@ -120,6 +124,11 @@ export class Hub {
       this.store.writer.flush();
     }
     return this.store.runs.eventsAfter(runId, after, limit);
+  }
+
+  /** The live run that sent this request id, if any. */
+  runOfRequest(requestId: string): string | undefined {
+    return this.byRequestId.get(requestId);
   }
 
   subscribe(l: HubListener): () => void {

@@ -52,7 +52,7 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
           if (reply.errors.length < MAX_REPORTED_ERRORS) reply.errors.push({ line: i + 1, message: checked.message });
           continue;
         }
-        const target = joinTelemetry(checked.event, live, runId);
+        const target = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid));
         if (target === null) {
           reply.unjoined++;
           continue;

@@ -1,7 +1,9 @@
 /**
- * Which live run a telemetry event belongs to. Request ids are
- * `<runId>-<index>` (or `<runId>-warmup-<i>`), so an event naming request ids
- * joins the run whose id is their longest matching prefix. An explicit
+ * Which live run a telemetry event belongs to. An event naming request ids
+ * joins the live run that sent one of them (exact match, whatever the
+ * request-id prefix); failing that, request ids are `<runId>-<index>` (or
+ * `<runId>-warmup-<i>`), so the run whose id is their longest matching
+ * prefix. An explicit
  * `runId` (the ingest URL's query) wins. Events naming no request (worker
  * busy/idle, drop counts) join the only live run, if there is exactly one.
  */
@@ -33,8 +35,12 @@ export function runOfRequestId(requestId: string, liveRunIds: string[]): string 
   return best;
 }
 
-export function joinTelemetry(e: TelemetryEvent, liveRunIds: string[], hint?: string): string | null {
+export function joinTelemetry(e: TelemetryEvent, liveRunIds: string[], hint?: string, sentBy?: (requestId: string) => string | undefined): string | null {
   if (hint !== undefined) return liveRunIds.includes(hint) ? hint : null;
+  for (const rid of requestIdsOf(e)) {
+    const run = sentBy?.(rid);
+    if (run) return run;
+  }
   for (const rid of requestIdsOf(e)) {
     const run = runOfRequestId(rid, liveRunIds);
     if (run) return run;

@@ -47,6 +47,18 @@ describe('POST /api/ingest', () => {
     expect(app.hub.headSeq('solo')).toBe(2);
   });
 
+  it('joins by the exact x-request-id a live run sent, whatever its prefix', async () => {
+    app = await testApp();
+    live('ci-5');
+    live('other');
+    app.hub.append('ci-5', { type: 'request.queued', t: 0, index: 0, requestId: 'custom-prefix-0' });
+    const ev = { v: 1, ts: 1, type: 'c2w.op.begin', workerId: 0, opId: 1, requestIds: ['custom-prefix-0'], batchSize: 1 };
+    expect((await post(ndjson(ev))).json()).toMatchObject({ accepted: 1 });
+    expect(app.hub.headSeq('ci-5')).toBe(2);
+    app.hub.close('ci-5');
+    expect(app.hub.runOfRequest('custom-prefix-0')).toBeUndefined();
+  });
+
   it('limits the body size', async () => {
     app = await testApp();
     const big = 'x'.repeat(17 * 1024 * 1024);
