@@ -32,6 +32,13 @@ export function RunsPage() {
     listRuns(filter).then(setData, setError);
   }, [filter]);
   useEffect(load, [load, activeKey]);
+  // Counts of runs still going change without the active set changing: refresh them every few seconds.
+  const anyRunning = data?.runs.some((r) => r.status === 'running') ?? false;
+  useEffect(() => {
+    if (!anyRunning) return;
+    const id = setInterval(() => listRuns(filter).then(setData, () => {}), 3000);
+    return () => clearInterval(id);
+  }, [anyRunning, filter]);
 
   // Debounce the text filters so typing does not fire a request per key.
   useEffect(() => {
