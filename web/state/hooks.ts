@@ -85,7 +85,7 @@ export function useNow(active: boolean, everyMs = 250): number {
 }
 
 /** Whether an element is on screen (with a margin), so off-screen live views can skip their redraws. */
-export function useInView(ref: React.RefObject<Element | null>, margin = '200px'): boolean {
+export function useInView(ref: React.RefObject<Element | null>, margin = '0px'): boolean {
   const [inView, setInView] = useState(true);
   useEffect(() => {
     const el = ref.current;
