@@ -44,14 +44,14 @@ describe('fail-fast against a hanging target', () => {
       expect(result.fail_fast_tripped).toBe(true);
       expect(result.verdict).toBe('failed_closed');
       expect(result.fail_fast_cause).toMatchObject({ kind: 'total' });
-      expect(result.not_dispatched_requests).toBeGreaterThan(0); // the producer stopped at the trip
+      expect(result.not_dispatched_requests, out).toBeGreaterThan(0); // the producer stopped at the trip
       expect(result.completed + result.failed).toBe(12);
-      expect(elapsed).toBeLessThan(9000);
+      expect(elapsed, out).toBeLessThan(12_000); // a CLI start on a loaded machine takes a few seconds
       // One stall report, from the paused worker, naming the requests the client timed out on.
       // Exactly one report for the hung op. (On a loaded machine an ordinary op may
       // also pause past the timeout: such a report is legitimate and must have recovered.)
       const hung = reports.filter((x) => !recovered.has(x.opId));
-      expect(hung).toHaveLength(1);
+      expect(hung, JSON.stringify(reports.map((x) => [x.opId, x.phase, x.stack[0]?.function, x.stackError]))).toHaveLength(1);
       const r = hung[0];
       expect(r.phase).toBe('hift');
       expect(r.stack[0]).toMatchObject({ function: 'blockOnDeviceSync', language: 'js' });
