@@ -48,9 +48,16 @@ describe('dashboard in Chromium', () => {
     await page.getByTestId('form-errors').waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-numPrompts');
     expect(page.url()).toContain('#/new');
+    await page.screenshot({ path: screenshotPath('new-run-error'), fullPage: true });
+    // A value only the server can judge (the dataset directory does not exist): its 400 lands beside the field.
+    await page.getByTestId('preset-seed-tts-url').check();
+    await page.locator('#f-dataset-path').fill('./no-such-seed-tts-dir');
+    await page.getByTestId('start-run').click();
+    await expect.poll(() => page.getByTestId('error-dataset.path').textContent()).toMatch(/cannot be read|missing/);
+    expect(page.url()).toContain('#/new');
     const list = await api<{ total: number }>('/api/runs');
     expect(list.total).toBe(0);
-    await page.screenshot({ path: screenshotPath('new-run-error'), fullPage: true });
+    await page.getByTestId('preset-code2wav-hang').check();
   });
 
   it('runs the hang preset live: timeline fills, stall with stack and a growing age, breaker trips, fails closed', async () => {
