@@ -33,8 +33,8 @@ export interface LaunchOptions {
   log?: (line: string) => void;
 }
 
-const BIN = fileURLToPath(new URL('../../bin/stallscope.js', import.meta.url));
-export const DEFAULT_TARGET_COMMAND = [process.execPath, BIN, 'repro-server'];
+/** `stallscope repro-server` that also exits when our end of its stdin pipe closes (see targetChild.mjs). */
+export const DEFAULT_TARGET_COMMAND = [process.execPath, fileURLToPath(new URL('./targetChild.mjs', import.meta.url))];
 const LISTENING = /stallscope repro-server listening on (http:\/\/\S+)/;
 
 /** Children still alive, killed if the dashboard exits without stopping them. */
@@ -56,7 +56,8 @@ export function targetArgs(o: LaunchOptions): string[] {
 export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTarget> {
   const [cmd, ...pre] = o.command ?? DEFAULT_TARGET_COMMAND;
   const log = o.log ?? (() => undefined);
-  const child = spawn(cmd, [...pre, ...targetArgs(o)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // stdin is a pipe we never write: it closes when this process dies, however it dies.
+  const child = spawn(cmd, [...pre, ...targetArgs(o)], { stdio: ['pipe', 'pipe', 'pipe'] });
   alive.add(child);
   const exited = new Promise<void>((r) => child.once('exit', () => { alive.delete(child); r(); }));
   let stderrTail = '';
