@@ -13,7 +13,7 @@ import { Breaker } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
-import { abortAll } from './http/abortAll.ts';
+import { cancelAll } from './http/abortAll.ts';
 import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob, type RunnerHooks } from './requestRunner.ts';
 import type { TimeoutError } from './http/reasons.ts';
@@ -56,12 +56,14 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const inFlight = new Map<number, Cancellation>();
   const stop = new AbortController();
   const sem = new Semaphore(inp.maxConcurrency);
+  // Dispatcher destructions started by the breaker or an interrupt; awaited before returning.
+  const sweeps: Promise<void>[] = [];
 
   const breaker = new Breaker(
     inp.failFast,
     (cause) => {
       events.emit({ type: 'breaker.tripped', cause, inFlight: inFlight.size, queued: sem.waiting });
-      abortAll(inFlight.values(), new CancelledError('breaker'));
+      sweeps.push(cancelAll(inFlight.values(), new CancelledError('breaker'), target.dispatcher));
     },
     inp.lastPhaseOf,
   );
@@ -72,7 +74,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const onInterrupt = (): void => {
     const reason = new CancelledError('interrupted');
     stop.abort(reason);
-    abortAll(inFlight.values(), reason);
+    sweeps.push(cancelAll(inFlight.values(), reason, target.dispatcher));
   };
   if (inp.interrupt?.aborted) onInterrupt();
   else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
@@ -135,6 +137,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   for (let i = next; i < n; i++) notDispatched(i);
   await Promise.all(tasks);
   await breaker.settled();
+  await Promise.all(sweeps);
   const durationS = (performance.now() - t0) / 1000;
   breaker.stopSignal.removeEventListener('abort', onBreakerStop);
   inp.interrupt?.removeEventListener('abort', onInterrupt);

@@ -47,7 +47,7 @@ export async function sendAttempt(
 ): Promise<AttemptResult> {
   if (cancel.aborted) return classifyFailure(cancel.reason, cancel.reason);
   const ctrl = new AttemptSignal();
-  cancel.bind((reason) => ctrl.abort(reason));
+  cancel.bind((reason, bulk) => (bulk ? ctrl.markCancelled(reason) : ctrl.abort(reason)));
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   try {
     const res = await target.dispatcher.request({

@@ -37,6 +37,18 @@ export class AttemptSignal {
     return this.removeListener(event, fn);
   }
 
+  /**
+   * Marks the attempt cancelled without telling undici: used when the whole
+   * dispatcher is destroyed at once (the breaker's trip, an interrupt), which
+   * fails every request in one sweep; the attempt then reads `reason` to
+   * classify its failure. Its own timers no longer fire afterwards.
+   */
+  markCancelled(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+  }
+
   /** First reason wins; listeners run once, synchronously, in order. */
   abort(reason: unknown): void {
     if (this.aborted) return;

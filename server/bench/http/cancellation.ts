@@ -8,7 +8,7 @@
 export class Cancellation {
   private cancelled = false;
   private why: unknown = undefined;
-  private hook: ((reason: unknown) => void) | null = null;
+  private hook: ((reason: unknown, bulk: boolean) => void) | null = null;
 
   get aborted(): boolean {
     return this.cancelled;
@@ -19,7 +19,7 @@ export class Cancellation {
   }
 
   /** The one callback to run on cancel (replaces any previous one). */
-  bind(fn: (reason: unknown) => void): void {
+  bind(fn: (reason: unknown, bulk: boolean) => void): void {
     this.hook = fn;
   }
 
@@ -27,13 +27,18 @@ export class Cancellation {
     this.hook = null;
   }
 
-  cancel(reason: unknown): void {
+  /**
+   * `bulk`: the caller destroys the whole dispatcher right after cancelling
+   * everything, so an attempt in flight only records the reason instead of
+   * aborting its own request (one sweep instead of one abort per request).
+   */
+  cancel(reason: unknown, bulk = false): void {
     if (this.cancelled) return;
     this.cancelled = true;
     this.why = reason;
     const hook = this.hook;
     this.hook = null;
-    hook?.(reason);
+    hook?.(reason, bulk);
   }
 
   /** A Cancellation that follows `signal` (for the few requests outside the dispatch: ready check, warmups). */

@@ -15,6 +15,7 @@ export class TimeoutError extends Error {
     this.name = 'TimeoutError';
     this.kind = kind;
     this.elapsedS = elapsedS;
+    this.stack = plainStack(this);
   }
 }
 
@@ -27,9 +28,19 @@ export class CancelledError extends Error {
     super(cause === 'breaker' ? 'cancelled by the fail-fast breaker after a timeout' : 'interrupted: the run was stopped');
     this.name = 'CancelledError';
     this.cause = cause;
+    this.stack = plainStack(this);
   }
 }
 
 function formatS(s: number): string {
   return Number.isInteger(s) ? String(s) : s.toFixed(3).replace(/0+$/, '');
+}
+
+/**
+ * These errors are verdicts, not bugs: where they were created says nothing.
+ * A plain `stack` also spares the formatting Node does when a socket is
+ * destroyed with one (with source maps on, the first format parses maps).
+ */
+function plainStack(e: Error): string {
+  return `${e.name}: ${e.message}`;
 }
