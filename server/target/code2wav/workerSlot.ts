@@ -54,6 +54,7 @@ export class WorkerSlot {
     this.threadId = worker.threadId;
     this.ready = new Promise((resolve, reject) => {
       worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`Code2Wav worker ${id} exited before it was ready (code ${code})`)));
       worker.on('message', (m: WorkerToMain) => {
         if (m.type === 'ready') { this.isReady = true; resolve(); this.pump(); }
         else this.onMessage(m);
@@ -62,8 +63,13 @@ export class WorkerSlot {
     this.ready.catch(() => undefined);
     worker.on('error', (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
     this.exited = new Promise((r) => worker.once('exit', () => r()));
-    worker.once('exit', () => {
-      if (!this.dead) { this.fail(new Error(`Code2Wav worker ${id} exited`)); this.deps.onCrash(); }
+    worker.once('exit', (code) => {
+      if (this.dead) return;
+      this.dead = true;
+      this.fail(new Error(`Code2Wav worker ${id} exited (code ${code})`));
+      // Replace a worker that crashed while serving; one that never became
+      // ready would only crash again, so that surfaces through `ready` instead.
+      if (this.isReady) this.deps.onCrash();
     });
   }
 
