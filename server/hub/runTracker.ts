@@ -9,6 +9,9 @@ import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.t
 import type { StallReport } from '../../shared/types.ts';
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 
+/** Shared "nothing to persist" result (never mutated). */
+const NONE: Effects = Object.freeze({});
+
 export const emptyCounts = () => ({ total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 });
 
 /** What applying one event changed that the store must persist. */
@@ -68,9 +71,12 @@ export class RunTracker {
         this.state.startedAtMs = e.startedAtMs;
         c.total = e.numRequests;
         return {};
-      case 'request.queued':
-        Object.assign(this.row(e.index, e.requestId), { status: 'queued', queuedT: e.t });
-        return {};
+      case 'request.queued': {
+        const r = this.row(e.index, e.requestId);
+        r.status = 'queued';
+        r.queuedT = e.t;
+        return NONE;
+      }
       case 'request.sent': {
         const r = this.row(e.index, e.requestId);
         Object.assign(r, { status: 'sent', sentT: e.t, attempts: e.attempt, firstTokenT: null, firstAudioT: null });
@@ -78,15 +84,27 @@ export class RunTracker {
         this.state.inFlight = this.inFlight.size;
         return {};
       }
-      case 'request.first_token':
-        Object.assign(this.row(e.index), { status: 'streaming', firstTokenT: e.t, ttftS: e.ttftS });
-        return {};
-      case 'request.first_audio':
-        Object.assign(this.row(e.index), { status: 'streaming', firstAudioT: e.t, audioTtfpS: e.audioTtfpS });
-        return {};
-      case 'request.progress':
-        Object.assign(this.row(e.index), { outputTokens: e.outputTokens, audioDurationS: e.audioS });
-        return {};
+      case 'request.first_token': {
+        const r = this.row(e.index);
+        r.status = 'streaming';
+        r.firstTokenT = e.t;
+        r.ttftS = e.ttftS;
+        return NONE;
+      }
+      case 'request.first_audio': {
+        const r = this.row(e.index);
+        r.status = 'streaming';
+        r.firstAudioT = e.t;
+        r.audioTtfpS = e.audioTtfpS;
+        return NONE;
+      }
+      case 'request.progress': {
+        // The hottest event of a live run: plain field writes, no allocation.
+        const r = this.row(e.index);
+        r.outputTokens = e.outputTokens;
+        r.audioDurationS = e.audioS;
+        return NONE;
+      }
       case 'request.completed':
         c.completed++;
         return { endedRow: this.end(e.t, e.outcome, null) };
