@@ -43,7 +43,8 @@ export class BatchWriter {
 
   constructor(private readonly db: Database.Database, private readonly opts: WriterOptions) {
     this.intervalMs = opts.intervalMs ?? 100;
-    this.maxBatch = opts.maxBatch ?? 5000;
+    // Bounded so one synchronous commit never stalls the event loop (and the live stream) for long.
+    this.maxBatch = opts.maxBatch ?? 2000;
     this.insertEvent = db.prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)');
     // Multi-row statements: far fewer native calls per event on the hot path.
     this.insertEvents = db.prepare(`INSERT OR IGNORE INTO events (run_id, seq, json) VALUES ${Array(EVENTS_PER_STATEMENT).fill('(?,?,?)').join(',')}`);
