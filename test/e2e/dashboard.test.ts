@@ -144,6 +144,9 @@ describe('dashboard in Chromium', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: screenshotPath('run-replay-dark'), fullPage: false });
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.screenshot({ path: screenshotPath('run-replay-wide'), fullPage: false });
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('compares the failing run with a passing one', async () => {
@@ -180,6 +183,7 @@ describe('dashboard in Chromium', () => {
     await imported.locator('a.run-link').click();
     await page.getByTestId('metrics-table').waitFor();
     expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Audio Packet');
+    expect(await page.getByTestId('run-page').textContent()).toContain('No per-request data');
     await page.screenshot({ path: screenshotPath('run-imported'), fullPage: true });
   });
 });

@@ -28,7 +28,7 @@ export function RunHeader({ detail, status, verdict, elapsedS, breaker, running,
         <span>
           elapsed <b data-testid="elapsed">{elapsedS.toFixed(1)} s</b>
         </span>
-        <span>{detail.target ?? 'target ?'}</span>
+        <span>{detail.target ?? 'target unknown'}</span>
         <span>{detail.model ?? ''}</span>
         <span>
           concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}

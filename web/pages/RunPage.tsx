@@ -14,7 +14,7 @@ import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
 import { Counters } from '../components/Counters.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { RequestDetail } from '../components/RequestDetail.tsx';
-import { ErrorState, Loading } from '../components/States.tsx';
+import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { Timeline } from '../components/timeline/Timeline.tsx';
 import { useAppState, useNow, useServices } from '../state/hooks.ts';
 import { href } from '../state/router.ts';
@@ -84,7 +84,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         detail={detail}
         status={model.status === 'unknown' ? detail.status : model.status}
         verdict={verdict}
-        elapsedS={nowT / 1000}
+        elapsedS={!running && summary && summary.durationS > 0 ? summary.durationS : nowT / 1000}
         breaker={breaker}
         running={running}
         message={!model.info || model.status !== 'running' ? model.statusMessage : null}
@@ -99,20 +99,29 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         </ul>
       )}
       <BlockedPhaseView stalls={stalls} model={model} nowWallMs={now} onFindRequest={findRequest} />
-      <div className={`tl-wrap${sel ? ' with-detail' : ''}`}>
-        <Timeline
-          model={model}
-          nowT={nowT}
-          selected={selected}
-          onSelect={(i) => setSelected(i)}
-          highlight={highlight}
-          scrollTo={scrollTo}
-        />
-        {sel && <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />}
-      </div>
-      <Suspense fallback={<Loading what="charts" />}>
-        <RunCharts rows={model.requests} endMs={nowT} live={running} />
-      </Suspense>
+      {model.requests.length === 0 && !running && loaded ? (
+        <Empty>
+          No per-request data for this run{detail.source === 'import' ? ': it was imported from a result file without per-request arrays' : ''}.
+          The metrics below are what the result holds.
+        </Empty>
+      ) : (
+        <>
+          <div className={`tl-wrap${sel ? ' with-detail' : ''}`}>
+            <Timeline
+              model={model}
+              nowT={nowT}
+              selected={selected}
+              onSelect={(i) => setSelected(i)}
+              highlight={highlight}
+              scrollTo={scrollTo}
+            />
+            {sel && <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />}
+          </div>
+          <Suspense fallback={<Loading what="charts" />}>
+            <RunCharts rows={model.requests} endMs={nowT} live={running} />
+          </Suspense>
+        </>
+      )}
       <section className="panel">
         <h2>Metrics</h2>
         <MetricsTable results={summary ? [summary.metrics] : []} />
