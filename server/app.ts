@@ -47,6 +47,12 @@ export interface AppOptions {
   bodyLimit?: number;
 }
 
+/** Where this server can reach itself: loopback when bound everywhere, else the bound address. */
+export function selfHost(bindHost: string): string {
+  if (bindHost === '0.0.0.0' || bindHost === '::' || bindHost === 'localhost' || bindHost === '') return '127.0.0.1';
+  return bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // return503OnClosing off: while closing, live runs still end in order and their targets' final telemetry must get in.
   const app = Fastify({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true, return503OnClosing: false });
@@ -59,7 +65,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const addr = app.server.address();
     const port = addr && typeof addr === 'object' ? addr.port : (opts.port ?? 7077);
     const token = opts.token ? `&token=${encodeURIComponent(opts.token)}` : '';
-    return `http://127.0.0.1:${port}/api/ingest?runId=${encodeURIComponent(runId)}${token}`;
+    return `http://${selfHost(host)}:${port}/api/ingest?runId=${encodeURIComponent(runId)}${token}`;
   };
   const runManager = opts.runManager
     ? opts.runManager(hub)

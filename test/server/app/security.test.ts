@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { hostOf, isLoopback, tokenMatches } from '../../../server/plugins/security.ts';
 import { testApp } from './helpers.ts';
+import { selfHost } from '../../../server/app.ts';
 
 let app: FastifyInstance;
 afterEach(async () => app?.close());
@@ -51,6 +52,14 @@ describe('token when bound to a non-loopback address', () => {
     expect((await app.inject({ url: '/api/runs', headers: { cookie: 'a=1; stallscope_token=s3cret' } })).statusCode).toBe(200);
     expect((await app.inject({ url: '/api/runs', headers: { cookie: 'stallscope_token=nope' } })).statusCode).toBe(401);
     expect((await app.inject({ url: '/nothing-here' })).statusCode).toBe(401);
+  });
+
+  it('the embedded target reaches the dashboard at the bound address, or loopback when bound everywhere', () => {
+    expect(selfHost('0.0.0.0')).toBe('127.0.0.1');
+    expect(selfHost('::')).toBe('127.0.0.1');
+    expect(selfHost('127.0.0.1')).toBe('127.0.0.1');
+    expect(selfHost('::1')).toBe('[::1]');
+    expect(selfHost('10.1.2.3')).toBe('10.1.2.3');
   });
 
   it('compares tokens in constant time and parses hosts', () => {
