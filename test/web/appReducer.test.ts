@@ -48,3 +48,24 @@ describe('app store', () => {
     expect(store.getSnapshot()).toMatchObject({ connection: 'live', reconnectAttempt: 0 });
   });
 });
+
+describe('stored request rows', () => {
+  it('fill a run that has no events, and never override an event stream', async () => {
+    const { rowFromApi } = await import('../../web/api/runLoader.ts');
+    const api = {
+      index: 0, requestId: 'x-0', status: 'completed', queuedT: 0, sentT: 1, firstTokenT: 20, firstAudioT: 30, endT: 90,
+      ttftS: 0.019, e2elS: 0.089, audioTtfpS: 0.029, audioDurationS: 1, outputTokens: 8, promptLen: 4, attempts: 1, error: '', timeoutKind: null,
+    };
+    const row = rowFromApi(api);
+    expect(row).toMatchObject({ status: 'completed', endT: 90, outcome: { ttftS: 0.019, status: 'completed' } });
+    expect(rowFromApi({ ...api, status: 'streaming', endT: null }).outcome).toBeNull();
+
+    const store = createRunStore();
+    store.dispatch({ type: 'rows', runId: 'imp', rows: [row] });
+    expect(store.getSnapshot().runs.imp).toMatchObject({ lastT: 90, indexById: { 'x-0': 0 } });
+    store.dispatch({ type: 'history', runId: 'run1', events: all });
+    const before = store.getSnapshot();
+    store.dispatch({ type: 'rows', runId: 'run1', rows: [row] });
+    expect(store.getSnapshot()).toBe(before);
+  });
+});
