@@ -131,6 +131,8 @@ async function storedRun(url: string, page: Page): Promise<void> {
     await page.locator('[data-testid="run-page"][data-loaded="true"]').waitFor({ timeout: 60_000 });
     await page.locator('[data-testid="timeline-row"][data-status="completed"]').first().waitFor();
     const loaded = Date.now() - t0;
+    const shown = (await page.getByTestId('count-completed').locator('dd').textContent())?.replace(/,/g, '');
+    if (shown !== String(N)) throw new Error(`the page shows ${shown} completed requests, expected ${N}`);
     if (!measured) continue;
     line(`stored 10k run: timeline drawn (${(events / 1000).toFixed(0)}k events)`, `${drawn} ms`, '< 1500 ms', drawn < 1500);
     line('stored 10k run: every event loaded and drawn', `${loaded} ms`, '(info)', true);
