@@ -186,4 +186,23 @@ describe('dashboard in Chromium', () => {
     expect(await page.getByTestId('run-page').textContent()).toContain('No per-request data');
     await page.screenshot({ path: screenshotPath('run-imported'), fullPage: true });
   });
+
+  it('filters the runs and deletes one after confirmation', async () => {
+    ready();
+    await page.goto(`${server.url}/#/`);
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(3);
+    await page.getByTestId('filter-verdict').selectOption('failed_closed');
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(1);
+    expect(await page.getByTestId('run-row').getAttribute('data-run-id')).toBe(hangRunId);
+    await page.getByTestId('filter-verdict').selectOption('');
+    await page.getByTestId('filter-text').fill('clean-8');
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(1);
+    await page.getByTestId('filter-text').fill('');
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(3);
+    const row = page.locator(`[data-testid="run-row"][data-run-id="${passRunId}"]`);
+    await row.getByRole('button', { name: /^Delete / }).click();
+    await row.getByTestId('confirm-delete').click();
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(2);
+    expect((await api<{ total: number }>('/api/runs')).total).toBe(2);
+  });
 });
