@@ -205,4 +205,17 @@ describe('dashboard in Chromium', () => {
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(2);
     expect((await api<{ total: number }>('/api/runs')).total).toBe(2);
   });
+
+  it('cancels a running run from its page: it ends interrupted', async () => {
+    ready();
+    const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
+    const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
+    const long = { ...hang, label: 'to-cancel', failFast: false, timeouts: { totalS: 60 }, target: { ...(hang.target as object), faults: [], maxBatch: 1 } };
+    const { id } = await api<{ id: string }>('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(long) });
+    await page.goto(`${server.url}/#/runs/${id}`);
+    await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
+    await page.getByTestId('cancel-run').click();
+    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 }).toBe('interrupted');
+    expect(await page.getByTestId('cancel-run').count()).toBe(0);
+  }, 45_000);
 });
