@@ -15,6 +15,8 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'stallscope');
 }
 
+export const DB_FILE = 'stallscope.db';
+
 /** `dataDir` null → an in-memory database (tests). */
 export function openDb(dataDir: string | null): Database.Database {
   let db: Database.Database;
@@ -22,13 +24,10 @@ export function openDb(dataDir: string | null): Database.Database {
     db = new Database(':memory:');
   } else {
     mkdirSync(dataDir, { recursive: true });
-    db = new Database(join(dataDir, 'stallscope.db'));
+    db = new Database(join(dataDir, DB_FILE));
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a committed batch survives a process crash (SIGKILL); only power loss can drop the last one.
     db.pragma('synchronous = NORMAL');
-    // Checkpoints (WAL → database file, with an fsync) dominate the cost of a busy run's batches at the
-    // default 1,000 pages; 8,192 pages (32 MB of WAL) checkpoints 8× less often. Closing checkpoints fully.
-    db.pragma('wal_autocheckpoint = 8192');
   }
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

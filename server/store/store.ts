@@ -6,7 +6,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunEvent, RunState } from '../../shared/protocol.ts';
-import { openDb } from './db.ts';
+import { join } from 'node:path';
+import { DB_FILE, openDb } from './db.ts';
+import { Checkpointer } from './checkpointer.ts';
 import { RunQueries } from './runQueries.ts';
 import { BatchWriter } from './writer.ts';
 
@@ -24,8 +26,15 @@ export class Store {
   readonly writer: BatchWriter;
   private stateOf: (runId: string) => RunState | undefined = () => undefined;
 
+  private readonly checkpointer: Checkpointer | null = null;
+
   constructor(opts: StoreOptions) {
     this.db = openDb(opts.dataDir);
+    if (opts.dataDir !== null) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.db.pragma('journal_size_limit = 33554432'); // truncate a WAL grown past 32 MB once it is reset
+      this.checkpointer = new Checkpointer(join(opts.dataDir, DB_FILE));
+    }
     this.runs = new RunQueries(this.db);
     this.writer = new BatchWriter(this.db, {
       intervalMs: opts.flushIntervalMs,
@@ -60,6 +69,7 @@ export class Store {
 
   close(): void {
     this.writer.close();
+    this.checkpointer?.stop();
     this.db.close();
   }
 }
