@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../../server/store/store.ts';
@@ -66,6 +66,22 @@ describe('store', () => {
     expect(store.runs.delete('r2')).toBe(true);
     for (const t of ['events', 'requests', 'stall_reports', 'run_metadata']) expect(count(store, t, 'r2')).toBe(0);
     expect(store.runs.get('r2')).toBeNull();
+    store.close();
+  });
+
+  it('checkpoints the WAL from a worker thread (the live path never does)', async () => {
+    const dir = tmp();
+    const store = new Store({ dataDir: dir });
+    const hub = new Hub(store);
+    store.runs.insertRun(newRun('w'));
+    hub.open('w', null);
+    const before = statSync(join(dir, 'stallscope.db')).size;
+    for (let i = 0; i < 2000; i++) for (const e of completedRequest('w', i)) hub.append('w', e);
+    store.writer.flush();
+    expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const deadline = Date.now() + 5000;
+    while (statSync(join(dir, 'stallscope.db')).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(statSync(join(dir, 'stallscope.db')).size).toBeGreaterThan(before + 100_000);
     store.close();
   });
 
