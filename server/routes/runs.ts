@@ -11,6 +11,7 @@ import {
   ErrorReplySchema, EventsReplySchema, RequestsReplySchema, RunDetailSchema, RunListReplySchema, StartRunReplySchema,
 } from '../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
+import { redactConfig, redactSpec } from './redact.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };
@@ -52,6 +53,8 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     const { state: _stored, ...rest } = run;
     return {
       ...rest,
+      spec: redactSpec(rest.spec),
+      config: redactConfig(rest.config),
       ...(live ? { counts: live.counts, breaker: live.breaker, lastSeq: live.seq, status: live.status, startedAtMs: live.startedAtMs ?? run.startedAtMs } : {}),
       stallReports: app.store.runs.stallReports(id),
       active: live !== undefined,

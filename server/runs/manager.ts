@@ -18,6 +18,7 @@ import { launchEmbeddedTarget, type LaunchedTarget, type LaunchOptions } from '.
 import { finalizeRun } from './finalize.ts';
 import { specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
+import { redactConfig, redactSpec } from '../routes/redact.ts';
 
 export interface ManagerDeps {
   hub: Hub;
@@ -64,7 +65,7 @@ export class RunManager implements RunStarter {
       id, source: 'dashboard', status: 'running', label: spec.label ?? null, model: spec.model,
       target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded', dataset: spec.dataset.name,
       numPrompts: spec.numPrompts, maxConcurrency: spec.maxConcurrency, requestRate: String(spec.requestRate),
-      failFast: spec.failFast, createdAtMs: Date.now(), spec, config, metadata: spec.metadata,
+      failFast: spec.failFast, createdAtMs: Date.now(), spec: redactSpec(spec), config: redactConfig(config), metadata: spec.metadata,
     });
     hub.open(id, spec.label ?? null);
     hub.append(id, { type: 'run.status', t: 0, status: 'running', message: spec.target.kind === 'embedded' ? 'launching the embedded target' : undefined });
@@ -83,7 +84,7 @@ export class RunManager implements RunStarter {
     try {
       if (spec.target.kind === 'embedded') {
         target = await this.launch({ spec: spec.target, model: spec.model, telemetryUrl: this.deps.ingestUrl(id), command: this.deps.targetCommand, log });
-        hub.store.runs.update(id, { config: specToConfig(spec, id, target.baseUrl) });
+        hub.store.runs.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
       }
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.

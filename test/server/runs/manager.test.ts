@@ -46,13 +46,17 @@ describe('run manager', () => {
   it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {
     sse = await startSseServer((a) => (a.n < 6 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
     await startApp();
-    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url } } });
+    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url, apiKey: 'sk-secret' } } });
     expect(r.statusCode, r.body).toBe(201);
     const { id } = r.json();
     await (app!.runManager as RunManager).whenDone(id);
     const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({ status: 'finished', verdict: 'failed_closed', active: false, target: sse.url, breaker: { tripped: true } });
     expect(d.counts.completed).toBe(6);
+    expect(sse.arrivals[0].headers.authorization).toBe('Bearer sk-secret'); // sent to the target...
+    expect(JSON.stringify(d)).not.toContain('sk-secret'); // ...never shown
+    expect(d.spec.target.apiKey).toBe('***');
+    expect(JSON.stringify(app!.store.db.prepare('SELECT * FROM runs').all())).not.toContain('sk-secret'); // nor stored
     expect(d.counts.timedOut + d.counts.cancelledAfterTimeout).toBe(34);
     const types = await eventTypes(id);
     expect(types[0]).toBe('run.status');
