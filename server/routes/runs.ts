@@ -11,7 +11,7 @@ import {
   ErrorReplySchema, EventsReplySchema, RequestsReplySchema, RunDetailSchema, RunListReplySchema, StartRunReplySchema,
 } from '../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
-import { redactConfig, redactSpec } from './redact.ts';
+import { redactConfig, redactSpec } from '../runs/redact.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };

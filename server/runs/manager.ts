@@ -18,7 +18,7 @@ import { launchEmbeddedTarget, type LaunchedTarget, type LaunchOptions } from '.
 import { finalizeRun } from './finalize.ts';
 import { specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
-import { redactConfig, redactSpec } from '../routes/redact.ts';
+import { redactConfig, redactSpec } from './redact.ts';
 
 export interface ManagerDeps {
   hub: Hub;
