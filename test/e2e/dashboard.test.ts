@@ -22,6 +22,12 @@ const ready = () => {
   if (missing) throw missing;
 };
 
+/** A full-page screenshot from the top (a focused field may have scrolled the page under the sticky bar). */
+async function shot(name: string): Promise<void> {
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: screenshotPath(name), fullPage: true });
+}
+
 async function api<T>(path: string, init?: RequestInit): Promise<T> {
   const res = await fetch(server.url + path, init);
   const body = await res.json();
@@ -64,7 +70,7 @@ describe('dashboard in Chromium', () => {
     await page.getByTestId('form-errors').waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-numPrompts');
     expect(page.url()).toContain('#/new');
-    await page.screenshot({ path: screenshotPath('new-run-error'), fullPage: true });
+    await shot('new-run-error');
     // A value only the server can judge (the dataset directory does not exist): its 400 lands beside the field.
     await page.getByTestId('preset-seed-tts-url').check();
     await page.locator('#f-dataset-path').fill('./no-such-seed-tts-dir');
@@ -80,7 +86,7 @@ describe('dashboard in Chromium', () => {
     ready();
     await page.getByTestId('reset-preset').click();
     expect(await page.locator('#f-numPrompts').inputValue()).toBe('1088');
-    await page.screenshot({ path: screenshotPath('new-run'), fullPage: true });
+    await shot('new-run');
     await page.getByTestId('start-run').click();
     await page.waitForURL(/#\/runs\//);
     hangRunId = decodeURIComponent(page.url().split('#/runs/')[1]);
@@ -101,14 +107,14 @@ describe('dashboard in Chromium', () => {
     await page.waitForTimeout(400);
     const a2 = await age();
     expect(a2).toBeGreaterThan(a1);
-    await page.screenshot({ path: screenshotPath('run-live'), fullPage: true });
+    await shot('run-live');
 
     await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 }).toBe('tripped');
     await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 30_000 }).toBe('failed_closed');
     await page.locator('[data-testid="timeline-row"][data-status="timed_out"] .mark-timeout').first().waitFor();
     await page.locator('[data-testid="timeline-row"][data-status="not_dispatched"]').first().waitFor();
     expect(Number((await page.getByTestId('count-not_dispatched').locator('dd').textContent())!.replace(/,/g, ''))).toBeGreaterThan(1000);
-    await page.screenshot({ path: screenshotPath('run-failed-closed'), fullPage: true });
+    await shot('run-failed-closed');
   }, 45_000);
 
   it('finds the run after a reload and replays the same view', async () => {
@@ -118,7 +124,7 @@ describe('dashboard in Chromium', () => {
     const row = page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"]`);
     await row.waitFor();
     expect(await row.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
-    await page.screenshot({ path: screenshotPath('runs'), fullPage: true });
+    await shot('runs');
 
     await row.locator('a.run-link').click();
     await page.getByTestId('run-page').waitFor();
@@ -135,7 +141,7 @@ describe('dashboard in Chromium', () => {
     // Clicking an affected request opens its detail with its Code2Wav ops.
     await stall.getByTestId('stall-request').first().click();
     await page.getByTestId('request-detail').waitFor();
-    await page.screenshot({ path: screenshotPath('run-replay'), fullPage: true });
+    await shot('run-replay');
     // Keyboard: the timeline takes focus, Home selects the first request and shows its detail.
     await page.getByTestId('timeline').focus();
     await page.keyboard.press('Home');
@@ -169,7 +175,7 @@ describe('dashboard in Chromium', () => {
     expect(differing).toEqual(expect.arrayContaining(['numPrompts', 'failFast']));
     await page.getByTestId('stall-phase-chart').waitFor();
     await page.getByTestId('metrics-table').waitFor();
-    await page.screenshot({ path: screenshotPath('compare'), fullPage: true });
+    await shot('compare');
   }, 30_000);
 
   it('imports a real vLLM-Omni result file and shows its metrics', async () => {
@@ -180,12 +186,12 @@ describe('dashboard in Chromium', () => {
     const rows = page.getByTestId('run-row');
     await expect.poll(() => rows.count()).toBe(3);
     const imported = page.locator('[data-testid="run-row"]', { hasText: 'import' }).first();
-    await page.screenshot({ path: screenshotPath('runs-after-import'), fullPage: true });
+    await shot('runs-after-import');
     await imported.locator('a.run-link').click();
     await page.getByTestId('metrics-table').waitFor();
     expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Audio Packet');
     await expect.poll(() => page.getByTestId('run-page').textContent()).toContain('No per-request data');
-    await page.screenshot({ path: screenshotPath('run-imported'), fullPage: true });
+    await shot('run-imported');
   });
 
   it('filters the runs and deletes one after confirmation', async () => {
