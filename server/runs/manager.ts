@@ -70,7 +70,10 @@ export class RunManager implements RunStarter {
     hub.open(id, spec.label ?? null);
     hub.append(id, { type: 'run.status', t: 0, status: 'running', message: spec.target.kind === 'embedded' ? 'launching the embedded target' : undefined });
     const abort = new AbortController();
-    const done = this.execute(id, spec, abort.signal).finally(() => this.live.delete(id));
+    // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
+    const done = this.execute(id, spec, abort.signal)
+      .catch((e: unknown) => this.log(`[${id}] recording the end of the run failed: ${(e as Error).message}`))
+      .finally(() => this.live.delete(id));
     this.live.set(id, { abort, done });
     return { id, warnings: [] };
   }
