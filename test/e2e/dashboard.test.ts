@@ -104,9 +104,9 @@ describe('dashboard in Chromium', () => {
     expect(await stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
     const age = () => stall.getByTestId('stall-age').getAttribute('data-age-s').then(Number);
     const a1 = await age();
-    await page.waitForTimeout(400);
-    const a2 = await age();
-    expect(a2).toBeGreaterThan(a1);
+    expect(await page.getByTestId('run-status').textContent()).toBe('running');
+    // Read again until it has grown (a loaded machine may delay the page's next tick a little).
+    await expect.poll(age, { timeout: 4000, interval: 300 }).toBeGreaterThan(a1);
     await shot('run-live');
 
     await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 }).toBe('tripped');
