@@ -2,9 +2,10 @@
  * The timed part of a run: the producer walks the arrival schedule, each
  * arrived request waits FIFO for a concurrency slot, then runs to its end
  * state. The fail-fast breaker and an interrupt stop the producer at once
- * (its sleep is abortable), empty the queue (`not_dispatched`) and abort the
- * requests in flight; `runDispatch` resolves only after every request task
- * has settled.
+ * (its sleep is abortable), empty the queue (`not_dispatched`) and cancel
+ * the requests in flight in one sweep (cancelSweep.ts); `runDispatch`
+ * resolves only after every request task has settled and every socket of
+ * the sweep is closed.
  */
 import type { RequestOutcome } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
@@ -13,7 +14,7 @@ import { Breaker } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
-import { cancelAll } from './http/abortAll.ts';
+import { cancelAll } from './http/cancelSweep.ts';
 import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob, type RunnerHooks } from './requestRunner.ts';
 import type { TimeoutError } from './http/reasons.ts';
@@ -108,7 +109,8 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       const end = await runRequest(target, job, cancel, new RequestHooks(index, job.requestId, events, breaker, sentT));
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
-      // Only a bug in our own code lands here (the runner never throws for the target).
+      // The runner never throws for anything the target does: this is `prepare` failing
+      // (a prompt WAV removed mid-run) or a bug of ours — one failed request, not a crashed run.
       const record = newRecord(inp.promptLen(index), 0);
       markFailed(record, 'INTERNAL', (err as Error).message);
       finish(index, record, 'failed');

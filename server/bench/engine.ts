@@ -14,7 +14,7 @@ import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts
 import { RunEvents } from './events.ts';
 import { finalizeRun } from './finalize.ts';
 import { createDispatcher } from './http/dispatcher.ts';
-import { withoutStacks } from './http/abortAll.ts';
+import { withoutStacks } from './http/cancelSweep.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';

@@ -13,7 +13,7 @@ import { runBenchmark } from '../../server/bench/engine.ts';
 import { runDispatch } from '../../server/bench/dispatch.ts';
 import { arrivalOffsets } from '../../server/bench/arrivals.ts';
 import { harness } from '../server/bench/harness.ts';
-import { withoutStacks } from '../../server/bench/http/abortAll.ts';
+import { withoutStacks } from '../../server/bench/http/cancelSweep.ts';
 import type { BenchConfig } from '../../server/bench/config.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);

@@ -7,7 +7,7 @@
  * dispatcher (see dispatcher.ts), so these are the only clocks that classify.
  */
 import { TimeoutError } from './reasons.ts';
-import { withoutStacks } from './abortAll.ts';
+import { withoutStacks } from './cancelSweep.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
 import type { TimeoutConfig } from '../config.ts';
 import type { TimeoutKind } from '../../../shared/types.ts';

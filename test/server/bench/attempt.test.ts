@@ -98,7 +98,7 @@ describe('one request against a misbehaving target', () => {
 
   it('first_byte is met by the headers; idle then fires on a silent stream', async () => {
     behaviour = { kind: 'hang-mid-stream', events: 2 };
-    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 0.3, idleS: 0.15 }), job, new Cancellation(), {});
+    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 2, idleS: 0.2 }), job, new Cancellation(), {});
     expect(end.status).toBe('timed_out');
     expect(end.timeoutKind).toBe('idle');
     expect(end.record.ttft).toBeGreaterThan(0); // partial fields kept
@@ -106,7 +106,7 @@ describe('one request against a misbehaving target', () => {
 
   it('idle is restarted by each event: a slow but steady stream completes', async () => {
     behaviour = { kind: 'ok', tokens: 6, gapMs: 60 };
-    const end = await runRequest(target(server.url, { totalS: 5, idleS: 0.2 }), job, new Cancellation(), {});
+    const end = await runRequest(target(server.url, { totalS: 5, idleS: 0.6 }), job, new Cancellation(), {});
     expect(end.status).toBe('completed');
   });
 

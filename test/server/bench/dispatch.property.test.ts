@@ -44,10 +44,11 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
         const seen = server.arrivals.filter((a) => a.requestId.startsWith(`${run}:`));
         const seenIdx = new Set(seen.map((a) => Number(a.requestId.split(':')[1])));
         // Every request ended in exactly one state; never-sent ones never reached the server.
+        // (The converse need not hold: on a loaded machine a request can time out before the server reads it.)
         expect(r.statuses).toHaveLength(plan.length);
         r.statuses.forEach((s, i) => {
           if (s === 'not_dispatched') expect(seenIdx.has(i)).toBe(false);
-          else expect(seenIdx.has(i)).toBe(true);
+          if (s === 'completed') expect(seenIdx.has(i)).toBe(true);
         });
         const c = countStatuses(r.statuses, r.failFastTripped);
         expect(c.completed + c.failed + c.timedOut + (c.cancelledAfterTimeout - (r.failFastTripped ? c.notDispatched : 0)) + c.notDispatched).toBe(plan.length);

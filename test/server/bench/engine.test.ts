@@ -61,7 +61,7 @@ describe('runBenchmark', () => {
   it('fail-fast: failed_closed, counts and cause in the file, every aborted socket closed before the file exists', async () => {
     server = await startSseServer((a) => (idx(a.requestId) < 2 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
     let checkedAtFinish: { open: number; fileExists: boolean } | null = null;
-    const out = await runBenchmark(config(server.url, { numPrompts: 10, maxConcurrency: 3, timeouts: { totalS: 0.3 }, failFast: true, thresholds: ['mean_e2el_ms<=100000'] }), {
+    const out = await runBenchmark(config(server.url, { numPrompts: 10, maxConcurrency: 3, timeouts: { totalS: 0.6 }, failFast: true, thresholds: ['mean_e2el_ms<=100000'] }), {
       onEvent: (e) => {
         if (e.type === 'run.finished') checkedAtFinish = { open: server!.openSockets, fileExists: existsSync(e.summary.resultFile!) };
       },
@@ -83,7 +83,7 @@ describe('runBenchmark', () => {
 
   it('a run whose every request completes but one timed out (breaker off) still fails closed', async () => {
     server = await startSseServer((a) => (idx(a.requestId) === 3 ? { kind: 'hang' } : { kind: 'ok' }));
-    const out = await runBenchmark(config(server.url, { timeouts: { totalS: 0.2 }, thresholds: ['failed<=1'] }));
+    const out = await runBenchmark(config(server.url, { timeouts: { totalS: 0.6 }, thresholds: ['failed<=1'] }));
     expect(server.arrivals).toHaveLength(6);
     expect(out.statuses.filter((s) => s === 'timed_out')).toHaveLength(1);
     expect(out.summary.verdict).toBe('failed_closed');
