@@ -1,7 +1,7 @@
 /** The shell: navigation, the connection indicator, and the page for the current route. */
 import { ConnectionIndicator } from './components/ConnectionIndicator.tsx';
 import { Empty } from './components/States.tsx';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { Loading } from './components/States.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
@@ -26,8 +26,14 @@ function Page({ route }: { route: Route }) {
   }
 }
 
+const TITLES = { runs: 'Runs', new: 'New run', run: 'Run', compare: 'Compare', notFound: 'Not found' } as const;
+
 export function App() {
   const route = useRoute();
+  const title = `${TITLES[route.page]}${route.page === 'run' ? ` ${route.id}` : ''} · stallscope`;
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
   const nav = (r: Route, label: string, active: boolean) => (
     <a href={href(r)} className={active ? 'active' : ''} aria-current={active ? 'page' : undefined}>
       {label}
