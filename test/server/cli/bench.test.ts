@@ -107,14 +107,14 @@ describe('stallscope bench (child process)', () => {
     expect(r.stdout).toMatch(/failed_closed/);
   });
 
-  it('SIGINT: aborts in flight, writes the partial result with verdict interrupted, exit 4', async () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s: aborts in flight, writes the partial result with verdict interrupted, exit 4', async (sig) => {
     server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
     const run = runBenchChild([
       '--base-url', server.url, '--model', 'm', '--dataset-name', 'random', '--random-input-len', '4', '--random-output-len', '4',
       '--num-prompts', '6', '--max-concurrency', '2', '--save-result', '--save-detailed', '--result-dir', dir, '--result-filename', 'partial.json',
     ]);
     await server.waitForArrivals(3);
-    run.child.kill('SIGINT');
+    run.child.kill(sig);
     const r = await run.done;
     expect(r.code).toBe(4);
     const saved = JSON.parse(readFileSync(join(dir, 'partial.json'), 'utf8'));
