@@ -11,59 +11,10 @@
  * client resubscribes from `model.seq` to fill it).
  */
 import { assertNever, type BenchEvent, type RunEvent, type SeqEvent } from '../../shared/protocol.ts';
-import type { TelemetryEvent } from '../../shared/telemetry.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
-import {
-  emptyCounts, emptyRow, isInFlight, MAX_PENDING, MAX_WARNINGS,
-  type OpRecord, type RequestRow, type RunModel,
-} from './runModel.ts';
-
-/** Mutable working copy of a model for one batch. */
-class Draft {
-  m: RunModel;
-  private rowsOwned = false;
-  private ownedRows = new Set<number>();
-  private owned = new Set<string>();
-  constructor(base: RunModel) {
-    this.m = { ...base };
-  }
-  /** Copy a top-level collection once per batch before writing into it. */
-  own<K extends 'indexById' | 'ops' | 'opsByRequest' | 'stalls' | 'warnings' | 'pending' | 'counts'>(k: K): RunModel[K] {
-    if (!this.owned.has(k)) {
-      this.owned.add(k);
-      const v = this.m[k];
-      (this.m as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : { ...v };
-    }
-    return this.m[k];
-  }
-  row(index: number, requestId?: string): RequestRow {
-    if (!this.rowsOwned) {
-      this.rowsOwned = true;
-      this.m.requests = [...this.m.requests];
-    }
-    const rows = this.m.requests;
-    for (let i = rows.length; i <= index; i++) rows.push(emptyRow(i));
-    if (!this.ownedRows.has(index)) {
-      this.ownedRows.add(index);
-      rows[index] = { ...rows[index] };
-    }
-    const r = rows[index];
-    if (requestId && r.requestId !== requestId) {
-      r.requestId = requestId;
-      this.own('indexById')[requestId] = index;
-    }
-    return r;
-  }
-  op(key: string): OpRecord | undefined {
-    const cur = this.m.ops[key];
-    if (!cur) return undefined;
-    if (!this.owned.has(`op:${key}`)) {
-      this.owned.add(`op:${key}`);
-      this.own('ops')[key] = { ...cur, phases: [...cur.phases] };
-    }
-    return this.m.ops[key];
-  }
-}
+import { applyTelemetry } from './applyTelemetry.ts';
+import { Draft } from './draft.ts';
+import { emptyRow, isInFlight, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
 
 export function applyEvents(model: RunModel, events: readonly SeqEvent[]): RunModel {
   if (events.length === 0) return model;
@@ -229,65 +180,3 @@ function countEnd(d: Draft, status: RequestEndStatus): void {
   }
 }
 
-/** Run-clock time of a telemetry event: from its source wall clock when the run start is known. */
-function telemetryT(d: Draft, ts: number, fallback: number): number {
-  return d.m.startedAtMs !== null ? ts - d.m.startedAtMs : fallback;
-}
-
-function applyTelemetry(d: Draft, ev: TelemetryEvent, wrapT: number): void {
-  const t = telemetryT(d, ev.ts, wrapT);
-  switch (ev.type) {
-    case 'c2w.op.begin': {
-      const key = `${ev.workerId}:${ev.opId}`;
-      d.own('ops')[key] = {
-        key, workerId: ev.workerId, opId: ev.opId, requestIds: ev.requestIds,
-        beginT: t, endT: null, ok: null, error: null, phases: [], stalled: false,
-      };
-      const by = d.own('opsByRequest');
-      for (const id of ev.requestIds) by[id] = by[id] ? [...by[id], key] : [key];
-      return;
-    }
-    case 'c2w.phase': {
-      const op = d.op(`${ev.workerId}:${ev.opId}`);
-      if (!op) return;
-      const last = op.phases[op.phases.length - 1];
-      // Steps inside a phase replace its details; they do not start a new segment.
-      if (last && last.phase === ev.phase) op.phases[op.phases.length - 1] = { ...last, details: ev.details };
-      else op.phases.push({ phase: ev.phase, t, details: ev.details });
-      return;
-    }
-    case 'c2w.op.end': {
-      const op = d.op(`${ev.workerId}:${ev.opId}`);
-      if (!op) return;
-      op.endT = t;
-      op.ok = ev.ok;
-      op.error = ev.error ?? null;
-      return;
-    }
-    case 'watchdog.stall': {
-      const r = ev.report;
-      const st = d.m.startedAtMs !== null ? r.capturedAtMs - d.m.startedAtMs : wrapT;
-      d.own('stalls').push({ t: st, report: r, recovered: null });
-      const op = d.op(`${r.workerId}:${r.opId}`);
-      if (op) op.stalled = true;
-      return;
-    }
-    case 'watchdog.recovered': {
-      const stalls = d.own('stalls');
-      const i = stalls.findIndex((s) => s.report.workerId === ev.workerId && s.report.opId === ev.opId);
-      if (i >= 0) stalls[i] = { ...stalls[i], recovered: { t, stalledS: ev.stalledS } };
-      return;
-    }
-    case 'telemetry.dropped':
-      d.m.telemetryDropped += ev.count;
-      return;
-    case 'worker.busy':
-    case 'worker.idle':
-    case 'stage.progress':
-      return; // Not drawn: the ops and phases already show what each worker does.
-    default:
-      assertNever(ev);
-  }
-}
-
-export { emptyCounts };
