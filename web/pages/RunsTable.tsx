@@ -21,7 +21,10 @@ export function RunsTable({ runs, selected, onToggle, onDelete }: { runs: RunLis
             <th>Target · dataset</th>
             <th className="num">Conc. · rate</th>
             <th>Fail-fast</th>
-            <th className="num" title="completed / failed / timed out / cancelled / not dispatched">Counts</th>
+            <th className="num" title="completed / failed / timed out / cancelled after timeout / not dispatched">
+              Counts
+              <div className="muted small">ok / failed / timed out / cancelled / not sent</div>
+            </th>
             <th className="num">Duration</th>
             <th>Stalls</th>
             <th><span className="sr-only">Actions</span></th>
