@@ -12,6 +12,7 @@ import { classifyFailure, describeError, type FailureClass } from './classify.ts
 import type { TimeoutError } from './reasons.ts';
 import type { Cancellation } from './cancellation.ts';
 import { AttemptSignal } from './attemptSignal.ts';
+import { SseExchange } from './exchange.ts';
 
 export interface AttemptTarget {
   dispatcher: Dispatcher;
@@ -50,30 +51,22 @@ export async function sendAttempt(
   cancel.bind((reason, bulk) => (bulk ? ctrl.markCancelled(reason) : ctrl.abort(reason)));
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   try {
-    const res = await target.dispatcher.request({
-      origin: target.origin,
-      path: target.path,
-      method: 'POST',
-      headers,
-      body,
-      signal: ctrl,
-      headersTimeout: 0,
-      bodyTimeout: 0,
+    const exchange = new SseExchange(ctrl, (status) => {
+      timers.headersReceived();
+      hooks.onHeaders?.();
+      if (status !== 200) return null;
+      return new StreamParser(record, { now: target.now, maxEventBytes: target.maxEventBytes, hooks: new ParserHooks(timers, hooks) });
     });
-    timers.headersReceived();
-    hooks.onHeaders?.();
-    if (res.statusCode !== 200) {
-      // vLLM stores the reason phrase; the body is drained (bounded) or destroyed.
-      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      markFailed(record, 'REQ_HTTP_STATUS', `HTTP ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim(), true);
+    target.dispatcher.dispatch(
+      { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 },
+      exchange,
+    );
+    const status = await exchange.done;
+    if (status !== 200) {
+      // vLLM stores the reason phrase; the body was drained (bounded) or dropped.
+      markFailed(record, 'REQ_HTTP_STATUS', `HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim(), true);
       return { type: 'failed' };
     }
-    const parser = new StreamParser(record, { now: target.now, maxEventBytes: target.maxEventBytes, hooks: new ParserHooks(timers, hooks) });
-    for await (const chunk of res.body) {
-      parser.push(chunk as Uint8Array);
-      if (parser.failed) break; // leaving the loop destroys the body and its socket
-    }
-    if (!parser.failed) parser.end();
     return record.success ? { type: 'ok' } : { type: 'failed' };
   } catch (err) {
     const cls = classifyFailure(err, ctrl.aborted ? ctrl.reason : undefined);

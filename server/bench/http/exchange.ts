@@ -1,0 +1,87 @@
+/**
+ * One HTTP exchange as an undici dispatch handler: response bytes go
+ * straight into the stream parser, with no Readable stream and async
+ * iterator in between (per request, those cost about as much as parsing a
+ * few SSE events). Aborts come through the attempt's signal; the promise
+ * `done` resolves with the HTTP status once the exchange is over, or
+ * rejects with undici's error (the caller classifies it by the signal's
+ * reason first).
+ */
+import type { StreamParser } from '../client/streamParser.ts';
+import type { AttemptSignal } from './attemptSignal.ts';
+
+/** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** Our own reason for ending an exchange early (parser failed, error body too long): not an error. */
+const STOP = Object.assign(new Error('exchange stopped by the client'), { stack: 'exchange stopped by the client' });
+
+export class SseExchange {
+  status = 0;
+  readonly done: Promise<number>;
+  private abortFn: ((err: Error) => void) | null = null;
+  private parser: StreamParser | null = null;
+  private drained = 0;
+  private stopped = false;
+  private settled = false;
+  private resolveFn!: (status: number) => void;
+  private rejectFn!: (err: unknown) => void;
+
+  constructor(
+    private readonly signal: AttemptSignal,
+    /** Called once with the status when the response headers arrive; returns the parser for a 200. */
+    private readonly onStatus: (status: number) => StreamParser | null,
+  ) {
+    this.done = new Promise<number>((resolve, reject) => {
+      this.resolveFn = resolve;
+      this.rejectFn = reject;
+    });
+    signal.on('abort', () => this.abortFn?.(signal.reason as Error));
+  }
+
+  // --- undici's dispatch handler interface ---
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.signal.aborted) abort(this.signal.reason as Error);
+    else this.abortFn = abort;
+  }
+
+  onHeaders(statusCode: number): boolean {
+    if (statusCode < 200) return true; // 1xx informational
+    this.status = statusCode;
+    this.parser = this.onStatus(statusCode);
+    return true;
+  }
+
+  onData(chunk: Uint8Array): boolean {
+    if (this.stopped) return true;
+    if (this.parser) {
+      this.parser.push(chunk);
+      if (this.parser.failed) this.stop();
+    } else if ((this.drained += chunk.length) > ERROR_BODY_LIMIT) this.stop();
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.parser && !this.parser.failed && !this.stopped) this.parser.end();
+    this.settle(null);
+  }
+
+  onError(err: Error): void {
+    this.settle(this.stopped ? null : err);
+  }
+
+  // --- ours ---
+
+  private stop(): void {
+    this.stopped = true;
+    this.abortFn?.(STOP);
+  }
+
+  private settle(err: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (err) this.rejectFn(err);
+    else this.resolveFn(this.status);
+  }
+}
