@@ -22,8 +22,8 @@ export type Behaviour =
   | { kind: 'reset' }
   /** `events` SSE events, then destroy the socket. */
   | { kind: 'reset-mid-stream'; events: number }
-  /** A non-200 status with a small body. */
-  | { kind: 'status'; status: number }
+  /** A non-200 status with a small body (or `bodyBytes` of filler, never ended when `hold`). */
+  | { kind: 'status'; status: number; bodyBytes?: number; hold?: boolean }
   /** 200 with these raw body chunks, then end. */
   | { kind: 'raw'; chunks: (string | Uint8Array)[] };
 
@@ -113,6 +113,11 @@ export async function startSseServer(behave: (a: Arrival) => Behaviour | Promise
         return;
       case 'status':
         res.writeHead(b.status, { 'content-type': 'application/json' });
+        if (b.bodyBytes) {
+          res.write(Buffer.alloc(b.bodyBytes, 0x20));
+          if (!b.hold) res.end();
+          return;
+        }
         res.end(JSON.stringify({ error: { message: 'test error', code: b.status } }));
         return;
       case 'raw':

@@ -49,6 +49,13 @@ describe('one request against a misbehaving target', () => {
     expect(server.arrivals.length - before).toBe(1);
   });
 
+  it('a non-200 with a long, never-ending body is still a prompt HTTP failure (the body is dropped after 64 KiB)', async () => {
+    behaviour = { kind: 'status', status: 502, bodyBytes: 256 * 1024, hold: true };
+    const end = await runRequest(target(server.url, { totalS: 5 }), job, new Cancellation(), {});
+    expect(end.status).toBe('failed');
+    expect(end.record.error).toBe('HTTP 502 Bad Gateway');
+  });
+
   it('a reset is a transport failure retried 3 more times, 100 ms apart, not a timeout', async () => {
     behaviour = { kind: 'reset' };
     const before = server.arrivals.length;
