@@ -103,11 +103,17 @@ export class WorkerSlot {
     if (!this.isReady || this.dead || this.current || this.queue.length === 0) return;
     const bucket = bucketOf(this.queue[0].item);
     const batch: PendingWindow[] = [];
-    const keys = new Set<string>();
+    // A request's windows must decode in order: once one of its windows is
+    // left in the queue (other bucket, or already one in this batch), none of
+    // its later windows may jump ahead of it into this batch.
+    const passed = new Set<string>();
     this.queue = this.queue.filter((w) => {
-      if (batch.length >= this.deps.maxBatch || bucketOf(w.item) !== bucket || keys.has(w.item.key)) return true;
+      if (batch.length >= this.deps.maxBatch || bucketOf(w.item) !== bucket || passed.has(w.item.key)) {
+        passed.add(w.item.key);
+        return true;
+      }
       batch.push(w);
-      keys.add(w.item.key);
+      passed.add(w.item.key);
       return false;
     });
     const opId = this.deps.nextOp();

@@ -74,6 +74,21 @@ describe('repro server operations', () => {
     expect(Math.max(...begins.map((e) => e.batchSize))).toBeLessThanOrEqual(4);
   });
 
+  it('decodes each request\'s windows in order when first windows and later ones share the queue', async () => {
+    // Staggered arrivals on the single owner thread put a new request's first
+    // window between later windows of others; a batch must never take a
+    // request's window ahead of an earlier one still queued.
+    const s = await target({ workers: 1, maxBatch: 4, tokenRate: 2000 });
+    const bodies = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      new Promise((r) => setTimeout(r, i * 25)).then(() =>
+        post(s.url, chatBody({ max_tokens: 10 + 3 * i, ignore_eos: true }), { 'x-request-id': `order-${i}` }).then((r) => r.text()))));
+    for (const [i, body] of bodies.entries()) {
+      expect(body, `request ${i}`).not.toContain('"error"');
+      const audio = body.split('\n\n').filter((m) => m.includes('"modality":"audio"'));
+      expect(audio.length, `request ${i}`).toBe(Math.ceil(((10 + 3 * i) * 5) / 25));
+    }
+  });
+
   it('fails the requests of a reset worker with an in-stream error', async () => {
     const s = await target({ tokenRate: 1000, faults: ['hift:block'] });
     const res = await post(s.url, chatBody({ max_tokens: 8, ignore_eos: true }), { 'x-request-id': 'victim' });
