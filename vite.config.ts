@@ -1,6 +1,23 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
+/**
+ * Tests that measure real time against real threads, processes or a browser
+ * (watchdog deadlines, timeouts racing stall reports, live ages). On a
+ * 2-core machine they run one file at a time, after the rest of the suite, so
+ * no other test file steals the CPU they are timing.
+ */
+const REALTIME = [
+  'test/e2e/**/*.test.ts',
+  'test/server/runs/e2e.test.ts',
+  'test/server/target/watchdog.test.ts',
+  'test/server/target/failFast.test.ts',
+  'test/server/target/ops.test.ts',
+  'test/server/target/lifecycle.test.ts',
+];
+
+const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };
+
 // One config for the web build (root: web/, output: dist/web) and for Vitest.
 export default defineConfig({
   root: 'web',
@@ -9,10 +26,26 @@ export default defineConfig({
   server: { proxy: { '/api': 'http://127.0.0.1:7077', '/ws': { target: 'ws://127.0.0.1:7077', ws: true } } },
   test: {
     root: '.',
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
     reporters: ['default', './test/closingLineReporter.ts'],
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: ['**/node_modules/**', ...REALTIME],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'realtime',
+          include: REALTIME,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
