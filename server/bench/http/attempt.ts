@@ -63,8 +63,10 @@ export async function sendAttempt(
     );
     const status = await exchange.done;
     if (status !== 200) {
-      // vLLM stores the reason phrase; the body was drained (bounded) or dropped.
-      markFailed(record, 'REQ_HTTP_STATUS', `HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim(), true);
+      // vLLM stores only the reason phrase (golden case 8: "Internal Server
+      // Error"); an unknown status has none, so its number stands in. The body
+      // was drained (bounded) or dropped.
+      markFailed(record, 'REQ_HTTP_STATUS', STATUS_CODES[status] ?? `HTTP ${status}`, true);
       return { type: 'failed' };
     }
     return record.success ? { type: 'ok' } : { type: 'failed' };

@@ -108,9 +108,9 @@ describe('runBenchmark', () => {
     server = await startSseServer((a) => behaviours[idx(a.requestId)]);
     const out = await runBenchmark(config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4, maxEventBytes: 4096 }));
     expect(out.statuses).toEqual(['completed', 'failed', 'failed', 'failed', 'failed', 'failed', 'completed', 'failed', 'failed', 'failed', 'failed']);
-    expect(out.records[1].error).toBe('HTTP 503 Service Unavailable');
+    expect(out.records[1].error).toBe('Service Unavailable');
     expect(out.records[4].error).toContain('EngineDeadError: boom');
-    expect(out.records[8].error).toBe('HTTP 404 Not Found');
+    expect(out.records[8].error).toBe('Not Found');
     expect(out.records.map((r) => r.errorCode)).toEqual([
       null, 'REQ_HTTP_STATUS', 'REQ_BAD_SSE', 'REQ_BAD_JSON', 'REQ_STREAM_ERROR', 'REQ_BAD_AUDIO', null, 'REQ_TRANSPORT', 'REQ_HTTP_STATUS', 'REQ_BAD_AUDIO', 'REQ_EVENT_TOO_LARGE',
     ]);
