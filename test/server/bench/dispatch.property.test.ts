@@ -55,11 +55,13 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
         const hangs = plan.some((b) => b.kind === 'hang' || b.kind === 'hang-after-headers');
         if (r.failFastTripped) {
           expect(r.statuses[r.cause!.requestIndex]).toBe('timed_out');
-          // Nothing was sent after the cause's timer fired (client clock: its send time + elapsed).
-          const sends = h.events.filter((e) => e.type === 'request.sent');
-          const causeSent = sends.find((e) => e.type === 'request.sent' && e.index === r.cause!.requestIndex)!;
-          const firedT = causeSent.t + r.cause!.elapsedS * 1000;
-          for (const e of sends) expect(e.t).toBeLessThanOrEqual(firedT + 2);
+          // Nothing was sent after the trip. (The send time plus elapsed is no
+          // bound: the attempt clock starts a little after the send event, by
+          // more than a few ms on a loaded machine.) Sends are ordered with the
+          // trip event in the one event stream.
+          const tripAt = h.events.findIndex((e) => e.type === 'breaker.tripped');
+          expect(tripAt).toBeGreaterThanOrEqual(0);
+          expect(h.events.slice(tripAt).filter((e) => e.type === 'request.sent')).toEqual([]);
         } else {
           expect(r.statuses.includes('timed_out')).toBe(false);
           expect(r.statuses.includes('not_dispatched')).toBe(false);
