@@ -160,7 +160,7 @@ describe('dashboard in Chromium', () => {
     ready();
     const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
     const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
-    const clean = { ...hang, label: 'clean-8', numPrompts: 8, failFast: false, timeouts: { totalS: 60 }, metadata: { preset: 'clean' }, target: { ...(hang.target as object), faults: [], maxBatch: 1 } };
+    const clean = { ...hang, label: 'clean-8', numPrompts: 8, failFast: false, timeouts: { totalS: 60 }, metadata: { preset: 'clean' }, target: { ...(hang.target as object), faults: [] } };
     ({ id: passRunId } = await api<{ id: string }>('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(clean) }));
     await expect.poll(async () => (await api<{ verdict: string | null }>(`/api/runs/${passRunId}`)).verdict, { timeout: 20_000 }).toBe('passed');
 
@@ -217,7 +217,7 @@ describe('dashboard in Chromium', () => {
     ready();
     const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
     const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
-    const long = { ...hang, label: 'to-cancel', failFast: false, timeouts: { totalS: 60 }, target: { ...(hang.target as object), faults: [], maxBatch: 1 } };
+    const long = { ...hang, label: 'to-cancel', failFast: false, timeouts: { totalS: 60 }, target: { ...(hang.target as object), faults: [] } };
     const { id } = await api<{ id: string }>('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(long) });
     await page.goto(`${server.url}/#/runs/${id}`);
     await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
