@@ -62,6 +62,7 @@ export async function sendAttempt(
       exchange,
     );
     const status = await exchange.done;
+    if (exchange.error !== null) return failure(exchange.error, ctrl, record);
     if (status !== 200) {
       // vLLM stores only the reason phrase (golden case 8: "Internal Server
       // Error"); an unknown status has none, so its number stands in. The body
@@ -71,22 +72,27 @@ export async function sendAttempt(
     }
     return record.success ? { type: 'ok' } : { type: 'failed' };
   } catch (err) {
-    const cls = classifyFailure(err, ctrl.aborted ? ctrl.reason : undefined);
-    switch (cls.type) {
-      case 'timeout':
-        markFailed(record, 'REQ_TIMEOUT', (ctrl.reason as Error).message);
-        break;
-      case 'cancelled':
-        markFailed(record, 'REQ_CANCELLED', (ctrl.reason as Error).message, true);
-        break;
-      default:
-        markFailed(record, 'REQ_TRANSPORT', describeError(err));
-    }
-    return cls;
+    return failure(err, ctrl, record);
   } finally {
     timers.clear();
     cancel.unbind();
   }
+}
+
+/** Classifies a failed attempt (by the signal's reason first) and records it. */
+function failure(err: unknown, ctrl: AttemptSignal, record: RequestRecord): AttemptResult {
+  const cls = classifyFailure(err, ctrl.aborted ? ctrl.reason : undefined);
+  switch (cls.type) {
+    case 'timeout':
+      markFailed(record, 'REQ_TIMEOUT', (ctrl.reason as Error).message);
+      break;
+    case 'cancelled':
+      markFailed(record, 'REQ_CANCELLED', (ctrl.reason as Error).message, true);
+      break;
+    default:
+      markFailed(record, 'REQ_TRANSPORT', describeError(err));
+  }
+  return cls;
 }
 
 /**
