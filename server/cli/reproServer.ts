@@ -38,6 +38,31 @@ function num(v: string | undefined, flag: string, integer = true): number | unde
   return n;
 }
 
+/** Keys a config file may hold: the options as they are, in camelCase. */
+const CONFIG_KEYS = new Set([
+  'port', 'model', 'workers', 'maxBatch', 'tokenRate', 'codesPerToken', 'defaultMaxTokens', 'cfmSteps', 'cfg', 'cfgRate',
+  'mode', 'faults', 'seed', 'watchdogTimeoutS', 'telemetry',
+]);
+
+/**
+ * Accepts the flags' camelCase names too (`telemetryUrl`, `telemetryFile`,
+ * `noCfg`), as the help text promises, and refuses any other key: a typo such
+ * as `watchdogTimeout` would otherwise leave the opt-in watchdog silently off.
+ */
+function normalizeConfigKeys(raw: Record<string, unknown>, path: string): ReproServerOptions & { port?: number } {
+  const out: Record<string, unknown> = {};
+  const telemetry: Record<string, unknown> = { ...((raw.telemetry as Record<string, unknown> | undefined) ?? {}) };
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'telemetryUrl') telemetry.url = value;
+    else if (key === 'telemetryFile') telemetry.file = value;
+    else if (key === 'noCfg') { if (value === true) out.cfg = false; }
+    else if (CONFIG_KEYS.has(key)) { if (key !== 'telemetry') out[key] = value; }
+    else throw new StallscopeError('CONFIG_INVALID', `config file ${path}: unknown key '${key}' (keys are the flags in camelCase, e.g. watchdogTimeoutS, maxBatch, telemetryUrl)`, key);
+  }
+  if (Object.keys(telemetry).length > 0) out.telemetry = telemetry;
+  return out as ReproServerOptions & { port?: number };
+}
+
 function readConfig(path: string): ReproServerOptions & { port?: number } {
   let parsed: unknown;
   try {
@@ -46,7 +71,7 @@ function readConfig(path: string): ReproServerOptions & { port?: number } {
     throw new StallscopeError('CONFIG_INVALID', `config file ${path}: ${(err as Error).message}`, 'config');
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new StallscopeError('CONFIG_INVALID', `config file ${path}: not a JSON object`, 'config');
-  const c = parsed as ReproServerOptions & { port?: number };
+  const c = normalizeConfigKeys(parsed as Record<string, unknown>, path);
   if (c.watchdogTimeoutS !== undefined) c.watchdogTimeoutS = parseWatchdogTimeout(c.watchdogTimeoutS, `config file ${path} (watchdogTimeoutS)`);
   return c;
 }

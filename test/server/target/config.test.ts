@@ -55,6 +55,16 @@ describe('repro-server settings', () => {
     expect(f.faults).toEqual([{ phase: 'hift', kind: 'block', after: 5 }, { phase: 'cfm', kind: 'spin' }]);
   });
 
+  it('takes the flags\' camelCase names in the config file and refuses unknown keys', () => {
+    const cfg = configFile({ telemetryFile: '/tmp/t.ndjson', telemetryUrl: 'http://127.0.0.1:1/i', noCfg: true, maxBatch: 3 });
+    expect(optionsFromArgv(['--config', cfg])).toMatchObject({ telemetry: { file: '/tmp/t.ndjson', url: 'http://127.0.0.1:1/i' }, cfg: false, maxBatch: 3 });
+    const typo = configFile({ watchdogTimeout: 5 });
+    const err = refusal(() => optionsFromArgv(['--config', typo]));
+    expect(err.code).toBe('CONFIG_INVALID');
+    expect(err.message).toContain("unknown key 'watchdogTimeout'");
+    expect(err.exitCode).toBe(2);
+  });
+
   it('refuses bad numbers and bad faults with stable codes', () => {
     expect(refusal(() => optionsFromArgv(['--workers', 'two'])).code).toBe('CONFIG_INVALID');
     expect(refusal(() => resolveOptions({ workers: 0, env: {} })).code).toBe('CONFIG_INVALID');
