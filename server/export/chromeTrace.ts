@@ -26,6 +26,13 @@ export interface TraceEvent {
 const REQ_PID = 1;
 const C2W_PID = 2;
 const us = (ms: number) => Math.round(ms * 1000);
+/**
+ * A slice from a to b: the endpoints are rounded once, and dur is derived from
+ * them, so a child that ends with its parent ends at the same µs and adjacent
+ * siblings touch without overlapping (rounding ts and dur separately could
+ * push a child 1 µs past its parent).
+ */
+const slice = (a: number, b: number) => ({ ts: us(a), dur: Math.max(0, us(b) - us(a)) });
 
 function meta(pid: number, tid: number | undefined, kind: 'process_name' | 'thread_name', name: string): TraceEvent {
   return { name: kind, ph: 'M', ts: 0, pid, ...(tid !== undefined ? { tid } : {}), args: { name } };
@@ -107,10 +114,10 @@ export function buildChromeTrace(runId: string, label: string | null, events: Ru
   for (const w of workers) out.push(meta(C2W_PID, w + 1, 'thread_name', `worker ${w}`));
   for (const op of ops.values()) {
     const end = op.end ?? lastT;
-    out.push({ name: `op ${op.opId}${op.end === null ? ' (never ended)' : ''}`, ph: 'X', ts: us(op.begin), dur: us(end - op.begin), pid: C2W_PID, tid: op.workerId + 1, cat: 'code2wav', args: { requestIds: op.requestIds, ok: op.ok ?? null } });
+    out.push({ name: `op ${op.opId}${op.end === null ? ' (never ended)' : ''}`, ph: 'X', ...slice(op.begin, end), pid: C2W_PID, tid: op.workerId + 1, cat: 'code2wav', args: { requestIds: op.requestIds, ok: op.ok ?? null } });
     op.phases.forEach((p, k) => {
       const pEnd = op.phases[k + 1]?.at ?? end;
-      out.push({ name: p.phase, ph: 'X', ts: us(p.at), dur: us(Math.max(0, pEnd - p.at)), pid: C2W_PID, tid: op.workerId + 1, cat: 'phase', args: { details: p.details } });
+      out.push({ name: p.phase, ph: 'X', ...slice(p.at, pEnd), pid: C2W_PID, tid: op.workerId + 1, cat: 'phase', args: { details: p.details } });
     });
   }
 
@@ -120,10 +127,10 @@ export function buildChromeTrace(runId: string, label: string | null, events: Ru
     const start = r.queuedT ?? r.sentT;
     if (start === null) continue;
     const end = r.endT ?? lastT;
-    out.push({ name: `request ${r.index}: ${r.status}`, ph: 'X', ts: us(start), dur: us(Math.max(0, end - start)), pid: REQ_PID, tid, cat: 'request',
+    out.push({ name: `request ${r.index}: ${r.status}`, ph: 'X', ...slice(start, end), pid: REQ_PID, tid, cat: 'request',
       args: { status: r.status, ttftS: r.ttftS, e2elS: r.e2elS, audioTtfpS: r.audioTtfpS, attempts: r.attempts, error: r.error } });
     const span = (name: string, a: number | null, b: number | null) => {
-      if (a !== null && b !== null && b >= a) out.push({ name, ph: 'X', ts: us(a), dur: us(b - a), pid: REQ_PID, tid, cat: 'request' });
+      if (a !== null && b !== null && b >= a) out.push({ name, ph: 'X', ...slice(a, b), pid: REQ_PID, tid, cat: 'request' });
     };
     span('queued', r.queuedT, r.sentT);
     span('waiting for first token', r.sentT, r.firstTokenT ?? (r.status === 'completed' ? null : end));

@@ -3,6 +3,31 @@ import type { FastifyInstance } from 'fastify';
 import { recordRun, testApp } from '../app/helpers.ts';
 import { csvCell } from '../../../server/export/csv.ts';
 import type { TraceEvent } from '../../../server/export/chromeTrace.ts';
+import type { RunEvent } from '../../../shared/protocol.ts';
+import { outcome } from '../store/sampleEvents.ts';
+
+/**
+ * Requests whose event times fall on sub-µs fractions that round in opposite
+ * directions (x.0004 down, x.0006 up): rounding ts and dur separately would
+ * push children past their parent or into their next sibling.
+ */
+function fractionalRun(runId: string, n: number): RunEvent[] {
+  const events: RunEvent[] = [{ type: 'run.started', t: 0, runId, startedAtMs: 1_000_000, numRequests: n, maxConcurrency: n, requestRate: 'inf', failFast: false, model: 'm', baseUrl: 'http://127.0.0.1:1' }];
+  for (let i = 0; i < n; i++) {
+    const requestId = `${runId}-${i}`;
+    const q = i * 1.7 + 0.0004 + (i % 3) * 0.0001;
+    const s = q + 0.4997 + (i % 2) * 0.0002;
+    const f = s + 1.0004 + (i % 4) * 0.0001;
+    const e = f + 2.0005 + (i % 5) * 0.0001;
+    events.push(
+      { type: 'request.queued', t: q, index: i, requestId },
+      { type: 'request.sent', t: s, index: i, requestId, attempt: 1 },
+      { type: 'request.first_token', t: f, index: i, ttftS: (f - s) / 1000 },
+      { type: 'request.completed', t: e, outcome: outcome(runId, i, 'completed', { sentT: s }) },
+    );
+  }
+  return events;
+}
 
 let app: FastifyInstance;
 afterEach(async () => app?.close());
@@ -39,6 +64,30 @@ describe('GET /api/runs/:id/export', () => {
     const counter = traceEvents.filter((e) => e.ph === 'C').map((e) => e.args!.requests);
     expect(counter).toEqual([1, 0, 1, 0, 1, 2, 1, 0]);
     expect(traceEvents.some((e) => e.ph === 'M' && e.args!.name === 'req 5 (h1-5)')).toBe(true);
+  });
+
+  it('trace: on every request track, each child slice lies within its parent and siblings do not overlap (endpoints rounded once)', async () => {
+    app = await testApp();
+    const n = 24;
+    recordRun(app.hub, 'h5', fractionalRun('h5', n));
+    const { traceEvents } = (await get('h5', 'trace')).json() as { traceEvents: TraceEvent[] };
+    let checked = 0;
+    for (let tid = 1; tid <= n; tid++) {
+      const track = traceEvents.filter((e) => e.pid === 1 && e.tid === tid && e.ph === 'X');
+      const parent = track.find((e) => e.cat === 'request' && e.name.startsWith('request '))!;
+      const children = track.filter((e) => e !== parent).sort((a, b) => a.ts - b.ts);
+      expect(children.map((c) => c.name)).toEqual(['queued', 'waiting for first token', 'streaming']);
+      for (const c of children) {
+        expect(c.ts).toBeGreaterThanOrEqual(parent.ts);
+        expect(c.ts + c.dur!).toBeLessThanOrEqual(parent.ts + parent.dur!);
+      }
+      for (let k = 1; k < children.length; k++) expect(children[k].ts).toBeGreaterThanOrEqual(children[k - 1].ts + children[k - 1].dur!);
+      // The last child ends exactly with its parent, the first starts with it.
+      expect(children[0].ts).toBe(parent.ts);
+      expect(children[2].ts + children[2].dur!).toBe(parent.ts + parent.dur!);
+      checked++;
+    }
+    expect(checked).toBe(n);
   });
 
   it('csv: one quoted row per request', async () => {
