@@ -114,7 +114,7 @@ export const RunSpecSchema = Type.Object(
     failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
     thresholds: Type.Array(Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }), { maxItems: 64, default: [] }),
     percentileMetrics: Type.Array(Type.String({ maxLength: 32 }), { default: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'], maxItems: 16 }),
-    metricPercentiles: Type.Array(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100 }), { default: [99], maxItems: 16 }),
+    metricPercentiles: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 100 }), { default: [99], maxItems: 16 }),
   },
   { additionalProperties: false },
 );

@@ -26,6 +26,14 @@ describe('form paths', () => {
     expect(runSpecIssues(bad).map((i) => i.field)).toContain('numPrompts');
   });
 
+  it('accepts the percentiles the CLI accepts: (0, 100]', () => {
+    const at = (p: number) => runSpecIssues({ ...structuredClone(CODE2WAV_HANG.spec), metricPercentiles: [p] }).map((i) => i.field.split('.')[0]);
+    expect(at(100)).not.toContain('metricPercentiles');
+    expect(at(99.9)).not.toContain('metricPercentiles');
+    expect(at(0)).toContain('metricPercentiles');
+    expect(at(100.5)).toContain('metricPercentiles');
+  });
+
   it('parses metadata lines', () => {
     expect(parseKeyValues('build=12\n node = mi300 \n\nbad')).toEqual({ record: { build: '12', node: 'mi300' }, bad: ['bad'] });
     expect(formatKeyValues({ a: '1', b: '2' })).toBe('a=1\nb=2');

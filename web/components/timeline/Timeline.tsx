@@ -146,6 +146,8 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
       PageUp: () => go(cur - 20),
       Home: () => go(0),
       End: () => go(rows.length - 1),
+      // Opens the selected request's detail again (after it was closed), or selects the first.
+      Enter: () => (selected !== null ? onSelect(selected) : go(0)),
       '+': () => zoomBy(1.5),
       '=': () => zoomBy(1.5),
       '-': () => zoomBy(1 / 1.5),
