@@ -24,10 +24,40 @@ const usage = (detail: string, flag: string): never => {
   throw new StallscopeError('CONFIG_INVALID', detail, flag);
 };
 
+/** A value argparse would take as a negative number, where parseArgs sees an option. */
+const NEGATIVE_NUMBER = /^-\d|^-\.\d|^-inf/i;
+
+/**
+ * `--flag -1` → `--flag=-1` for flags that take a value. parseArgs (strict)
+ * refuses `-1` after a string option as ambiguous; argparse accepts it, and
+ * CI command lines must paste as is (`--omni-request-timeout-s -1` restores
+ * the legacy 6 h). Only negative-number-looking values are joined, so a
+ * missing value before a real option is still refused.
+ */
+export function joinNegativeValues(argv: string[], options: ReturnType<typeof allOptions>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (a.startsWith('--') && !a.includes('=') && options[a.slice(2)]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
 export function parseBenchArgs(argv: string[], env: Record<string, string | undefined> = {}): ParsedBench {
   let values: Values;
   try {
-    ({ values } = parseArgs({ args: argv, options: allOptions(), strict: true, allowPositionals: false }) as { values: Values });
+    const options = allOptions();
+    ({ values } = parseArgs({ args: joinNegativeValues(argv, options), options, strict: true, allowPositionals: false }) as { values: Values });
   } catch (e) {
     return usage((e as Error).message, 'argv');
   }

@@ -65,9 +65,11 @@ describe('stallscope bench (child process)', () => {
     const cases: [string[], RegExp][] = [
       [['--max-concurrency', '0'], /max-concurrency/],
       [['--request-rate', '0'], /request-rate/],
-      [['--burstiness', '-1'], /burstiness/],
+      [['--burstiness', '-1'], /burstiness must be > 0 \(got -1\) \(--burstiness\)/],
       [['--num-prompts', '0'], /num-prompts/],
       [['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '0'], /fail-fast needs an effective timeout.*--omni-request-timeout-s/],
+      // A separate negative value (argparse-style) reaches the same check: -1 is the legacy 6 h, no bound for the breaker.
+      [['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '-1'], /fail-fast needs an effective timeout.*legacy 6 h/],
       [['--extra-body', '{"modalities":'], /--extra-body/],
       [['--backend', 'openai-completions'], /unsupported backend/],
       [['--self-timed'], /self-timed/],

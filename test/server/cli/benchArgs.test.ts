@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../../server/cli/benchArgs.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../../server/bench/http/timeouts.ts';
 
 describe('parseBenchArgs', () => {
   it('defaults as vllm bench serve, prefix from a generated run id', () => {
@@ -34,6 +35,25 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', '--seed-tts-locale', 'zh', '--no-oversample', '--hf-output-len', '512']).config.dataset)
       .toEqual({ name: 'seed-tts', path: '/d', locale: 'zh', outputLen: 512, noOversample: true, disableShuffle: false, systemPrompt: undefined });
     expect(parseBenchArgs(['--model', 'm', '--dataset-name', 'trace', '--dataset-path', '/t.jsonl']).config.dataset).toEqual({ name: 'trace', path: '/t.jsonl' });
+  });
+
+  it('takes a negative number as a separate value, as argparse does (--omni-request-timeout-s -1 → legacy 6 h)', () => {
+    for (const argv of [['--omni-request-timeout-s', '-1'], ['--omni-request-timeout-s=-1']]) {
+      const p = parseBenchArgs(['--model', 'm', ...argv]);
+      expect(p.config.timeouts.totalS, argv.join(' ')).toBe(-1);
+      expect(effectiveTimeouts(p.config.timeouts).totalS, argv.join(' ')).toBe(LEGACY_TOTAL_TIMEOUT_S);
+    }
+    const p = parseBenchArgs(['--model', 'm', '--burstiness', '-.5', '--temperature', '-1e-3', '--idle-timeout-s', '-0']);
+    expect(p.config.burstiness).toBe(-0.5);
+    expect(p.config.extraBody).toEqual({ temperature: -0.001 });
+    // '-inf' is joined too, so it reaches the flag's own parsing rather than parseArgs' "ambiguous".
+    expect(() => parseBenchArgs(['--model', 'm', '--request-rate', '-inf']))
+      .toThrow(expect.objectContaining({ field: '--request-rate', message: expect.stringMatching(/'-inf' is not a number/) }));
+    expect(Object.is(p.config.timeouts.idleS, -0)).toBe(true);
+    // A boolean flag never swallows the next token, and a missing value before a real option is still refused.
+    expect(() => parseBenchArgs(['--model', 'm', '--omni-fail-fast-on-timeout', '-1'])).toThrow(StallscopeError);
+    expect(() => parseBenchArgs(['--model', '--omni']))
+      .toThrow(expect.objectContaining({ field: 'argv', message: expect.stringMatching(/ambiguous/) }));
   });
 
   it.each([
