@@ -16,6 +16,7 @@ import { validateBenchConfig } from '../bench/validate.ts';
 import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedTarget, type LaunchedTarget, type LaunchOptions } from './embeddedTarget.ts';
 import { finalizeRun } from './finalize.ts';
+import { withDetailedArrays } from './detailedResult.ts';
 import { specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec } from './redact.ts';
@@ -103,7 +104,7 @@ export class RunManager implements RunStarter {
         },
       });
       const v = out.summary.verdict;
-      final = { status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished', summary: out.summary, result: out.result };
+      final = { status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished', summary: out.summary, result: withDetailedArrays(out.result, out.records) };
     } catch (e) {
       log(`run failed: ${(e as Error).message}`);
       final = { status: signal.aborted ? 'interrupted' : 'errored', error: (e as Error).message };

@@ -61,7 +61,28 @@ describe('run manager', () => {
     const types = await eventTypes(id);
     expect(types[0]).toBe('run.status');
     expect(types.slice(-2)).toEqual(['run.finished', 'run.status']);
-    expect((await app!.inject({ url: `/api/runs/${id}/export?format=vllm` })).json()).toMatchObject({ completed: 6, fail_fast_tripped: true });
+    const exported = await app!.inject({ url: `/api/runs/${id}/export?format=vllm` });
+    const j = exported.json();
+    expect(j).toMatchObject({ completed: 6, fail_fast_tripped: true });
+    // The per-request arrays (vLLM --save-detailed), in dataset order, where vLLM puts them.
+    const rows = (await app!.inject({ url: `/api/runs/${id}/requests?limit=100` })).json().requests as { index: number; status: string; promptLen: number; error: string }[];
+    expect(rows).toHaveLength(40);
+    for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors']) expect(j[k], k).toHaveLength(40);
+    rows.forEach((r, i) => {
+      expect(r.index).toBe(i);
+      expect(j.input_lens[i]).toBe(r.promptLen);
+      expect(j.errors[i]).toBe(r.error);
+      expect(j.statuses[i]).toBe(r.status);
+      if (r.status === 'completed') {
+        expect(j.ttfts[i]).toBeGreaterThan(0);
+        expect(j.output_lens[i]).toBeGreaterThan(0);
+        expect(j.itls[i].length).toBeGreaterThan(0);
+        expect(j.generated_texts[i]).not.toBe('');
+      } else expect(j.output_lens[i]).toBe(0);
+    });
+    const keys = Object.keys(j);
+    expect(keys.indexOf('ttfts')).toBeGreaterThan(keys.indexOf('request_goodput'));
+    expect(keys.indexOf('errors')).toBeLessThan(keys.indexOf('max_concurrent_requests'));
   });
 
   it('flushes the embedded target telemetry before finishing, then stops the target', async () => {
