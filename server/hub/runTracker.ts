@@ -1,8 +1,8 @@
 /**
  * Live state of one run, folded from its numbered events: the light
  * `RunState` that snapshots carry, one `RequestRow` per request (what the
- * store writes when a request ends), the last Code2Wav phase seen per request
- * id (to name the phase a breaker cause was stuck in), and the stall reports.
+ * store writes when a request ends), where each request id stands in Code2Wav
+ * (to name the phase a breaker cause was stuck in), and the stall reports.
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
@@ -32,7 +32,12 @@ export class RunTracker {
   readonly state: RunState;
   readonly requests = new Map<number, RequestRow>();
   private readonly inFlight = new Set<number>();
+  /** Phase of the op a request is in now; cleared when that op ends. */
   private readonly lastPhase = new Map<string, string>();
+  /** Worker of the last op that carried a request. */
+  private readonly workerOf = new Map<string, number>();
+  /** The op running on each worker now (absent when idle), with its current phase. */
+  private readonly running = new Map<number, { opId: number; phase: string | null }>();
 
   constructor(runId: string, label: string | null, startedAtMs: number | null = null) {
     this.state = {
@@ -123,7 +128,7 @@ export class RunTracker {
         return { endedRow: this.end(e.t, e.outcome, null) };
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
-        const lastPhase = e.cause.lastPhase ?? this.lastPhase.get(e.cause.requestId) ?? null;
+        const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;
         if (lastPhase && !e.cause.lastPhase) e.cause.lastPhase = lastPhase;
         this.state.breaker = { tripped: true, cause: { ...e.cause, lastPhase } };
         return {};
@@ -147,12 +152,24 @@ export class RunTracker {
 
   private applyTelemetry(t: Extract<RunEvent, { type: 'telemetry' }>['event']): Effects {
     switch (t.type) {
-      case 'c2w.phase':
-        for (const id of t.requestIds) this.lastPhase.set(id, t.phase);
+      case 'c2w.op.begin':
+        this.running.set(t.workerId, { opId: t.opId, phase: null });
+        for (const id of t.requestIds) this.workerOf.set(id, t.workerId);
         return {};
-      case 'watchdog.stall':
-        for (const id of t.report.requestIds) this.lastPhase.set(id, t.report.phase);
-        return { stall: t.report };
+      case 'c2w.phase':
+        this.inPhase(t.workerId, t.opId, t.requestIds, t.phase);
+        return {};
+      case 'c2w.op.end': {
+        // The op is over: its phase no longer says where its requests are.
+        if (this.running.get(t.workerId)?.opId === t.opId) this.running.delete(t.workerId);
+        for (const id of t.requestIds) this.lastPhase.delete(id);
+        return {};
+      }
+      case 'watchdog.stall': {
+        const r = t.report;
+        this.inPhase(r.workerId, r.opId, r.requestIds, r.phase);
+        return { stall: r };
+      }
       case 'watchdog.recovered':
         return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
       default:
@@ -160,8 +177,28 @@ export class RunTracker {
     }
   }
 
-  /** Last Code2Wav phase seen for a request id, if any telemetry named it. */
+  private inPhase(workerId: number, opId: number, requestIds: string[], phase: string): void {
+    const op = this.running.get(workerId);
+    if (op?.opId === opId) op.phase = phase;
+    else if (!op) this.running.set(workerId, { opId, phase });
+    for (const id of requestIds) {
+      this.lastPhase.set(id, phase);
+      this.workerOf.set(id, workerId);
+    }
+  }
+
+  /**
+   * Where a request id stands in Code2Wav: the phase of the op it is in; when
+   * its op has ended, `queued behind op N (phase)` if its worker is running
+   * another op, else `waiting for Code2Wav`; undefined if no telemetry named it.
+   */
   phaseOf(requestId: string): string | undefined {
-    return this.lastPhase.get(requestId);
+    const phase = this.lastPhase.get(requestId);
+    if (phase !== undefined) return phase;
+    const worker = this.workerOf.get(requestId);
+    if (worker === undefined) return undefined;
+    const op = this.running.get(worker);
+    if (!op) return 'waiting for Code2Wav';
+    return `queued behind op ${op.opId}${op.phase ? ` (${op.phase})` : ''}`;
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunTracker } from '../../../server/hub/runTracker.ts';
 import { hangRunEvents } from '../store/sampleEvents.ts';
+import type { RunEvent } from '../../../shared/protocol.ts';
 
 describe('run tracker', () => {
   it('folds a fail-fast run: counts, in-flight, breaker cause with the phase from telemetry, request rows', () => {
@@ -32,5 +33,28 @@ describe('run tracker', () => {
     expect(tr.state.breaker.cause!.lastPhase).toBeNull();
     tr.apply(++seq, { type: 'run.status', t: 4, status: 'interrupted' });
     expect(tr.state).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+  });
+
+  it('a request whose op ended is not reported in that op\'s phase: it is queued behind the op its worker is running', () => {
+    const tr = new RunTracker('r', null);
+    let seq = 0;
+    const tele = (event: Record<string, unknown>) => tr.apply(++seq, { type: 'telemetry', t: seq, event: { v: 1, ts: 1000 + seq, ...event } } as RunEvent);
+    tele({ type: 'c2w.op.begin', workerId: 0, opId: 1, requestIds: ['r-0'], batchSize: 1 });
+    tele({ type: 'c2w.phase', workerId: 0, opId: 1, requestIds: ['r-0'], phase: 'hift', details: {} });
+    tele({ type: 'c2w.phase', workerId: 0, opId: 1, requestIds: ['r-0'], phase: 'output_copy', details: {} });
+    expect(tr.phaseOf('r-0')).toBe('output_copy');
+    tele({ type: 'c2w.op.end', workerId: 0, opId: 1, requestIds: ['r-0'], durationMs: 5, ok: true });
+    expect(tr.phaseOf('r-0')).toBe('waiting for Code2Wav');
+    tele({ type: 'c2w.op.begin', workerId: 0, opId: 2, requestIds: ['r-1'], batchSize: 1 });
+    expect(tr.phaseOf('r-0')).toBe('queued behind op 2');
+    tele({ type: 'c2w.phase', workerId: 0, opId: 2, requestIds: ['r-1'], phase: 'setup', details: {} });
+    tele({ type: 'c2w.phase', workerId: 0, opId: 2, requestIds: ['r-1'], phase: 'hift', details: {} });
+    expect(tr.phaseOf('r-1')).toBe('hift');
+    expect(tr.phaseOf('r-0')).toBe('queued behind op 2 (hift)');
+    expect(tr.phaseOf('r-7')).toBeUndefined();
+    tr.apply(++seq, { type: 'breaker.tripped', t: seq, cause: { requestIndex: 0, requestId: 'r-0', kind: 'total', elapsedS: 4 }, inFlight: 2, queued: 0 });
+    expect(tr.state.breaker.cause!.lastPhase).toBe('queued behind op 2 (hift)');
+    tele({ type: 'c2w.op.end', workerId: 0, opId: 2, requestIds: ['r-1'], durationMs: 5000, ok: true });
+    expect(tr.phaseOf('r-1')).toBe('waiting for Code2Wav');
   });
 });
