@@ -60,15 +60,22 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   // Dispatcher destructions started by the breaker or an interrupt; awaited before returning.
   const sweeps: Promise<void>[] = [];
 
+  // The counts `breaker.tripped` reports, read when the first timeout stops the run: by the
+  // time the cause is chosen (one setImmediate later) the queue is already empty and the
+  // timed-out requests have settled, so reading them in onTrip would say 0.
+  let atTrip = { inFlight: 0, queued: 0 };
   const breaker = new Breaker(
     inp.failFast,
     (cause) => {
-      events.emit({ type: 'breaker.tripped', cause, inFlight: inFlight.size, queued: sem.waiting });
+      events.emit({ type: 'breaker.tripped', cause, ...atTrip });
       sweeps.push(cancelAll(inFlight.values(), new CancelledError('breaker'), target.dispatcher));
     },
     inp.lastPhaseOf,
   );
-  const onBreakerStop = (): void => stop.abort(breaker.stopSignal.reason);
+  const onBreakerStop = (): void => {
+    atTrip = { inFlight: inFlight.size, queued: sem.waiting }; // before `stop` empties the queue
+    stop.abort(breaker.stopSignal.reason);
+  };
   // One listener empties the queue, rather than one listener per queued request.
   stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason), { once: true });
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });

@@ -48,9 +48,23 @@ describe('dispatch with the fail-fast breaker', () => {
     expect(r.records[10].error).toMatch(/not dispatched/);
     const trip = h.events.find((e) => e.type === 'breaker.tripped');
     expect(trip && trip.type === 'breaker.tripped' && trip.cause.requestId).toBe('t-3');
+    expect(trip).toMatchObject({ inFlight: 3, queued: 14 }); // 3-5 in the slots, 6-19 waiting
     const lastArrival = Math.max(...server.arrivals.map((a) => a.atMs));
     const tripAt = server.arrivals.find((a) => a.requestId === 't-3')!.atMs + 500;
     expect(lastArrival).toBeLessThan(tripAt);
+  });
+
+  it('breaker.tripped counts what was in flight and queued when the first timeout fired, before the queue was emptied', async () => {
+    server = await startSseServer(() => ({ kind: 'hang' }));
+    const h = harness(server.url, arrivalOffsets(6, { mode: 'immediate' }), { maxConcurrency: 2, totalS: 0.2, failFast: true });
+    const r = await runDispatch(h.input);
+    await h.agent.destroy();
+    // 0 and 1 hold the two slots (the one that timed out still counts: it had not settled), 2-5 wait for a slot.
+    const trips = h.events.filter((e) => e.type === 'breaker.tripped');
+    expect(trips).toHaveLength(1);
+    expect(trips[0]).toMatchObject({ inFlight: 2, queued: 4 });
+    expect(r.statuses.slice(2)).toEqual(['not_dispatched', 'not_dispatched', 'not_dispatched', 'not_dispatched']);
+    expect(server.arrivals.length).toBe(2);
   });
 
   it('finite rate 1 req/s × 300: finishes within timeout + 1 s of the first hang', async () => {
