@@ -4,7 +4,10 @@
  * - Host must be a loopback name or a configured host (a DNS-rebinding page
  *   reaches us with its own name in Host).
  * - Origin, when present on a state-changing request or a WebSocket upgrade,
- *   must name an allowed host (a foreign page must not drive the local API).
+ *   must name an allowed host AND the port this request reached (the Host
+ *   header's, as the browser sent it: a page on http://localhost:9999 is
+ *   another origin and must not drive the local API), or the listening port,
+ *   or an allowed `host:port`.
  * - When a token is configured (required when bound to a non-loopback
  *   address), every request must carry it: `Authorization: Bearer`, the
  *   `x-stallscope-token` header, `?token=` (which also sets a cookie so the
@@ -80,9 +83,32 @@ function presentedToken(req: FastifyRequest): { token?: string; viaQuery: boolea
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** `host:port` → the port; scheme default when absent. */
+export function portOf(hostHeader: string, scheme: string): string {
+  const m = /(?:^[^:]*|\])(?::(\d+))?$/.exec(hostHeader.trim());
+  return m?.[1] ?? (scheme === 'https' ? '443' : '80');
+}
+
+/** Allowed `host:port` origins spelled out in allowedHosts (e.g. a proxy on another port). */
+export function allowedOriginSet(o: SecurityOptions): Set<string> {
+  const set = new Set<string>();
+  for (const h of o.allowedHosts ?? []) {
+    const hp = h.trim().toLowerCase();
+    if (/:\d+$/.test(hp) && hp.split(':').length === 2 || /^\[.*\]:\d+$/.test(hp)) set.add(`${hostOf(hp)}:${portOf(hp, 'http')}`);
+  }
+  return set;
+}
+
 export function installSecurity(app: FastifyInstance, o: SecurityOptions): void {
   const allowed = allowedHostSet(o);
+  const allowedOrigins = allowedOriginSet(o);
+  // Host names of `host:port` entries are acceptable hosts too.
+  for (const hp of allowedOrigins) allowed.add(hp.slice(0, hp.lastIndexOf(':')));
   const token = o.token ?? null;
+  const listeningPort = (): string | null => {
+    const a = app.server.address();
+    return a !== null && typeof a === 'object' ? String(a.port) : null;
+  };
   app.addHook('onRequest', async (req, reply) => {
     const host = req.headers.host;
     if (!host || !allowed.has(hostOf(host))) {
@@ -94,7 +120,11 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
       let ok = false;
       try {
         const u = new URL(origin);
-        ok = (u.protocol === 'http:' || u.protocol === 'https:') && allowed.has(hostOf(u.host));
+        const scheme = u.protocol.slice(0, -1);
+        const oHost = hostOf(u.host);
+        const oPort = u.port || (scheme === 'https' ? '443' : '80');
+        ok = (scheme === 'http' || scheme === 'https') && allowed.has(oHost) &&
+          (oPort === portOf(host, req.protocol) || oPort === listeningPort() || allowedOrigins.has(`${oHost}:${oPort}`));
       } catch {
         ok = false; // 'null' (sandboxed frames, file://) and garbage are foreign
       }

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { hostOf, isLoopback, tokenMatches } from '../../../server/plugins/security.ts';
+import type { AddressInfo } from 'node:net';
+import type { WebSocket } from 'ws';
+import { hostOf, isLoopback, portOf, tokenMatches } from '../../../server/plugins/security.ts';
 import { testApp } from './helpers.ts';
 import { selfHost } from '../../../server/app.ts';
 
@@ -22,14 +24,48 @@ describe('Host and Origin checks', () => {
 
   it('refuses state-changing requests from a foreign Origin, allows same-host pages and reads', async () => {
     app = await testApp();
-    const del = (origin?: string) => app.inject({ method: 'DELETE', url: '/api/runs/none', headers: origin ? { origin } : {} });
+    const del = (origin?: string, host = 'localhost:7077') => app.inject({ method: 'DELETE', url: '/api/runs/none', headers: origin ? { origin, host } : { host } });
     expect((await del('http://evil.example')).statusCode).toBe(403);
     expect((await del('null')).statusCode).toBe(403);
-    expect((await del('http://localhost:5173')).statusCode).toBe(404); // allowed through; the run just does not exist
+    expect((await del('http://localhost:7077')).statusCode).toBe(404); // allowed through; the run just does not exist
+    // The Vite dev server proxies with the page's Host: same host and port as the Origin.
+    expect((await del('http://localhost:5173', 'localhost:5173')).statusCode).toBe(404);
     expect((await del()).statusCode).toBe(404); // no Origin: CLI, curl
     const post = await app.inject({ method: 'POST', url: '/api/import', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, payload: '{}' });
     expect(post.statusCode).toBe(403);
     expect((await app.inject({ url: '/api/runs', headers: { origin: 'http://evil.example' } })).statusCode).toBe(200);
+  });
+
+  it('refuses an Origin on the right host but another port (another local page), for a POST and the WebSocket upgrade', async () => {
+    app = await testApp();
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const base = `http://127.0.0.1:${port}`;
+    const post = async (origin: string) => {
+      const r = await fetch(`${base}/api/runs/none/cancel`, { method: 'POST', headers: { origin } });
+      return { status: r.status, body: (await r.json()) as { code: string } };
+    };
+    expect(await post('http://localhost:9999')).toMatchObject({ status: 403, body: { code: 'API_FORBIDDEN_ORIGIN' } });
+    expect((await post('http://127.0.0.1:9999')).status).toBe(403);
+    // Same origin (or another loopback name on the same port): reaches the route, which knows no such run.
+    expect((await post(`http://127.0.0.1:${port}`)).body.code).not.toBe('API_FORBIDDEN_ORIGIN');
+    expect((await post(`http://localhost:${port}`)).body.code).not.toBe('API_FORBIDDEN_ORIGIN');
+    // The upgrade as the browser sends it to this port (injected: a refused upgrade on a real socket keeps app.close() waiting).
+    const upgrade = async (origin: string) => {
+      const ws = (await app.injectWS('/ws', { headers: { host: `127.0.0.1:${port}`, origin } })) as unknown as WebSocket;
+      ws.terminate();
+    };
+    await expect(upgrade('http://localhost:9999')).rejects.toThrow(/403/);
+    await expect(upgrade(`http://127.0.0.1:${port}`)).resolves.toBeUndefined();
+  });
+
+  it('accepts an Origin spelled out as an allowed host:port', async () => {
+    app = await testApp({ allowedHosts: ['dash.lab:8443'] });
+    const del = (origin: string) => app.inject({ method: 'DELETE', url: '/api/runs/none', headers: { origin, host: 'localhost:7077' } });
+    expect((await del('https://dash.lab:8443')).statusCode).toBe(404);
+    expect((await del('https://dash.lab:8444')).statusCode).toBe(403);
+    expect(portOf('[::1]:80', 'http')).toBe('80');
+    expect(portOf('localhost', 'https')).toBe('443');
   });
 
   it('limits body size on ordinary routes', async () => {
