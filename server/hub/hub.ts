@@ -7,8 +7,9 @@
  * see a socket; sessions never see a producer.
  */
 import type { RunEvent, RunState } from '../../shared/protocol.ts';
+import type { TelemetryEvent } from '../../shared/telemetry.ts';
 import type { Store } from '../store/store.ts';
-import { RunTracker } from './runTracker.ts';
+import { RunTracker, type Effects } from './runTracker.ts';
 
 /** A serialized numbered event: `json` is the RunEvent. */
 export interface StoredEvent {
@@ -79,6 +80,33 @@ export class Hub {
     }
     this.store.writer.push(runId, seq, json, effects);
     for (const l of this.listeners) l.onAppend(runId);
+    return seq;
+  }
+
+  /**
+   * Appends a telemetry event to a stored run that is no longer live (a late
+   * flush, a CI job reporting after the fact): the run's next seq, and a
+   * watchdog stall goes to its stall reports. Live runs take the normal path.
+   * Returns the seq, or null when no such run is stored.
+   */
+  appendTelemetryToStored(runId: string, event: TelemetryEvent): number | null {
+    const live = this.live.get(runId);
+    if (live) {
+      const started = live.tracker.state.startedAtMs;
+      return this.append(runId, { type: 'telemetry', t: started ? event.ts - started : 0, event });
+    }
+    // Anything queued for this run is committed first, so last_seq is current.
+    this.store.writer.flush();
+    const stored = this.store.runs.get(runId);
+    if (!stored) return null;
+    const started = stored.startedAtMs ?? stored.state?.startedAtMs ?? null;
+    const seq = stored.lastSeq + 1;
+    const effects: Effects =
+      event.type === 'watchdog.stall' ? { stall: event.report }
+        : event.type === 'watchdog.recovered' ? { recovered: { workerId: event.workerId, opId: event.opId, stalledS: event.stalledS, ts: event.ts } }
+          : {};
+    this.store.writer.push(runId, seq, JSON.stringify({ type: 'telemetry', t: started ? event.ts - started : 0, event } satisfies RunEvent), effects);
+    this.store.writer.flush();
     return seq;
   }
 

@@ -4,7 +4,8 @@
  * Each line is validated on its own: good ones are appended to their run's
  * stream (joined by `?runId=` or by the `x-request-id`s they carry), bad ones
  * are counted and reported back with their line numbers; nothing good is lost
- * because of a bad neighbour. The reply is sent only after every good event
+ * because of a bad neighbour. `?runId=` naming a stored run that has already
+ * ended appends to that run's stored events (late telemetry). The reply is sent only after every good event
  * is in the hub, so a target's flush acknowledges delivery.
  */
 import { Type } from 'typebox';
@@ -53,6 +54,11 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
           continue;
         }
         const target = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid));
+        // ?runId= naming a stored run that has ended: kept with that run, not lost.
+        if (target === null && runId !== undefined && app.hub.appendTelemetryToStored(runId, checked.event) !== null) {
+          reply.accepted++;
+          continue;
+        }
         if (target === null) {
           reply.unjoined++;
           continue;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { testApp } from '../app/helpers.ts';
+import { recordRun, testApp } from '../app/helpers.ts';
 import { newRun, stallReport } from '../store/sampleEvents.ts';
 
 let app: FastifyInstance;
@@ -45,6 +45,28 @@ describe('POST /api/ingest', () => {
     live('second');
     expect((await post(ndjson(idle))).json()).toMatchObject({ accepted: 0, unjoined: 1 });
     expect(app.hub.headSeq('solo')).toBe(2);
+  });
+
+  it('appends ?runId= events for a stored run that has ended to its stored events (next seqs) and stall reports', async () => {
+    app = await testApp();
+    recordRun(app.hub, 'done');
+    expect(app.hub.isActive('done')).toBe(false);
+    const head = app.hub.headSeq('done')!;
+    expect(app.store.runs.stallReports('done')).toHaveLength(1);
+    const stall = { v: 1, ts: 1_005_000, type: 'watchdog.stall', report: { ...stallReport('done', 11), capturedAtMs: 1_005_000 } };
+    const idle = { v: 1, ts: 1_006_000, type: 'worker.idle', workerId: 0 };
+    const r = (await post(ndjson(stall, idle), '?runId=done')).json();
+    expect(r).toMatchObject({ accepted: 2, rejected: 0, unjoined: 0 });
+    expect(app.hub.headSeq('done')).toBe(head + 2);
+    const late = app.store.runs.eventsAfter('done', head, 10);
+    expect(late.map((e) => e.seq)).toEqual([head + 1, head + 2]);
+    expect(JSON.parse(late[0].json)).toMatchObject({ type: 'telemetry', t: 5000, event: { type: 'watchdog.stall', report: { opId: 11 } } });
+    expect(JSON.parse(late[1].json)).toMatchObject({ type: 'telemetry', event: { type: 'worker.idle' } });
+    const stalls = app.store.runs.stallReports('done');
+    expect(stalls).toHaveLength(2);
+    expect(JSON.stringify(stalls)).toContain('"opId":11');
+    // Still no home for a run that does not exist.
+    expect((await post(ndjson(idle), '?runId=nope')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
   });
 
   it('joins by the exact x-request-id a live run sent, whatever its prefix', async () => {
