@@ -15,7 +15,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { networkInterfaces, hostname } from 'node:os';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StallscopeError } from '../../shared/errors.ts';
 
 export interface SecurityOptions {
@@ -110,6 +110,20 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
     return a !== null && typeof a === 'object' ? String(a.port) : null;
   };
   app.addHook('onRequest', async (req, reply) => {
+    try {
+      check(req, reply);
+    } catch (e) {
+      // A refused WebSocket upgrade owns its raw socket (the websocket plugin's
+      // own hooks, which would close it, never ran): close it once the refusal
+      // is written, or it lingers and keeps app.close() waiting.
+      if ((req.headers.upgrade ?? '').toLowerCase() === 'websocket') {
+        const socket = req.raw.socket as { destroySoon?: () => void } | null;
+        reply.raw.once('finish', () => socket?.destroySoon?.());
+      }
+      throw e;
+    }
+  });
+  function check(req: FastifyRequest, reply: FastifyReply): void {
     const host = req.headers.host;
     if (!host || !allowed.has(hostOf(host))) {
       throw new StallscopeError('API_FORBIDDEN_ORIGIN', `Host '${host ?? ''}' is not this dashboard`);
@@ -137,5 +151,5 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
         reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`);
       }
     }
-  });
+  }
 }
