@@ -7,7 +7,7 @@
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
-import { buildResultJson, pyJsonDumps } from '../bench/results/resultJson.ts';
+import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../bench/results/resultJson.ts';
 import type { BenchConfig } from '../bench/config.ts';
 
 const END: RequestEndStatus[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
@@ -45,17 +45,25 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     maxConcurrency: run.maxConcurrency,
     metrics,
     detailed: rows.length > 0,
-    records: rows.map((r) => ({
-      success: r.status === 'completed', error: r.error, ttft: r.ttftS, itl: [], outputTokens: r.outputTokens, promptLen: r.promptLen,
-      generatedText: '', audioDuration: r.audioDurationS, audioFrames: 0, startTime: (r.sentT ?? 0) / 1000, latency: r.e2elS,
-      audioTtfp: r.audioTtfpS, audioRtf: 0, textLatency: r.e2elS,
-    })),
+    records: rowRecords(rows),
     statuses: rows.map((r) => (END.includes(r.status as RequestEndStatus) ? (r.status as RequestEndStatus) : 'not_dispatched')),
     counts: run.counts,
     failFast: { enabled: run.failFast, tripped: run.summary?.failFastTripped ?? false, cause: run.summary?.cause ?? run.breakerCause },
     verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],
     verdictReasons: run.summary?.verdictReasons ?? ['rebuilt from the stored run'],
   });
+}
+
+/**
+ * Stored request rows (dataset order) as engine records. Rows keep no token
+ * intervals or text: itls are empty and generated texts ''.
+ */
+export function rowRecords(rows: RequestRow[]): ResultJsonInput['records'] {
+  return rows.map((r) => ({
+    success: r.status === 'completed', error: r.error, ttft: r.ttftS, itl: [], outputTokens: r.outputTokens, promptLen: r.promptLen,
+    generatedText: '', audioDuration: r.audioDurationS, audioFrames: 0, startTime: (r.sentT ?? 0) / 1000, latency: r.e2elS,
+    audioTtfp: r.audioTtfpS, audioRtf: 0, textLatency: r.e2elS,
+  }));
 }
 
 /** vLLM's own layout (Python json.dumps), never a bare NaN. */

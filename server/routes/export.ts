@@ -9,7 +9,8 @@ import { StallscopeError } from '../../shared/errors.ts';
 import type { RunEvent, RunSummary } from '../../shared/protocol.ts';
 import { buildChromeTrace } from '../export/chromeTrace.ts';
 import { requestsCsv } from '../export/csv.ts';
-import { rebuildResult, vllmText } from '../export/vllmJson.ts';
+import { rebuildResult, rowRecords, vllmText } from '../export/vllmJson.ts';
+import { withDetailedArrays } from '../runs/detailedResult.ts';
 
 const MAX_ROWS = 1_000_000;
 
@@ -37,8 +38,10 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
         const events = app.store.runs.eventsAfter(id, 0, 10_000_000).map((e) => JSON.parse(e.json) as RunEvent);
         return reply.type('application/json').header('content-disposition', file('trace.json')).send(buildChromeTrace(id, run.label, events, rows));
       }
+      const stored = app.store.runs.result(id);
+      // A dashboard run stored summary-only (recorded before the engine's records were kept): its arrays from the rows.
       const result =
-        app.store.runs.result(id) ??
+        (stored && run.source === 'dashboard' && rows.length > 0 ? withDetailedArrays(stored, rowRecords(rows)) : stored) ??
         rebuildResult(
           {
             ...run, config: run.config as never, summary: run.summary as RunSummary | null, breakerCause: run.breaker.cause as RunSummary['cause'],

@@ -113,6 +113,21 @@ describe('GET /api/runs/:id/export', () => {
     expect(r.body).not.toMatch(/NaN|Infinity/);
   });
 
+  it('vllm: a dashboard run stored with a summary-only result gets the per-request arrays from its rows, in dataset order', async () => {
+    app = await testApp();
+    recordRun(app.hub, 'h6');
+    const full = (await get('h6', 'vllm')).json() as Record<string, unknown>;
+    const arrays = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'];
+    const summaryOnly = Object.fromEntries(Object.entries(full).filter(([k]) => !arrays.includes(k)));
+    app.store.runs.update('h6', { result: summaryOnly });
+    const j = (await get('h6', 'vllm')).json() as Record<string, unknown[]>;
+    expect(Object.keys(j)).toEqual(Object.keys(full));
+    expect(j.ttfts).toEqual([0.01, 0.01, 0.01, 0.01, 0.01, 0.01]);
+    expect(j.errors).toEqual(['', '', 'total timeout after 4 s', 'cancelled, "breaker"', '', '']);
+    expect(j.input_lens).toHaveLength(6);
+    expect(j.output_lens).toEqual([16, 16, 0, 0, 0, 0]);
+  });
+
   it('refuses unknown formats and runs', async () => {
     app = await testApp();
     recordRun(app.hub, 'h4');
