@@ -5,6 +5,26 @@
 import type { Preset } from './schemas.ts';
 
 /**
+ * What both presets share: the nightly MiniCPM-o job's shape (model, endpoint,
+ * 1,088 requests at concurrency 10, rate inf, text+audio, its percentile set).
+ */
+const NIGHTLY_SHAPE = {
+  model: 'openbmb/MiniCPM-o-4_5',
+  backend: 'openai-chat-omni',
+  endpoint: '/v1/chat/completions',
+  numPrompts: 1088,
+  maxConcurrency: 10,
+  requestRate: 'inf',
+  burstiness: 1,
+  selfTimed: false,
+  seed: 0,
+  numWarmups: 0,
+  extraBody: { modalities: ['text', 'audio'] },
+  percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
+  metricPercentiles: [99],
+} satisfies Partial<Preset['spec']>;
+
+/**
  * Reproduces the incident on the embedded target in seconds instead of hours:
  * the Code2Wav worker blocks in `hift` after a few operations; the watchdog
  * (1 s) captures the blocked thread's stack long before the total timeout
@@ -21,23 +41,11 @@ export const CODE2WAV_HANG: Preset = {
     label: 'code2wav-hang',
     metadata: { preset: 'code2wav-hang' },
     target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block', after: 3 }], watchdogTimeoutS: 1, workers: 1, maxBatch: 4, seed: 0 },
-    model: 'openbmb/MiniCPM-o-4_5',
-    backend: 'openai-chat-omni',
-    endpoint: '/v1/chat/completions',
+    ...NIGHTLY_SHAPE,
     dataset: { name: 'random', inputLen: 32, outputLen: 16 },
-    numPrompts: 1088,
-    maxConcurrency: 10,
-    requestRate: 'inf',
-    burstiness: 1,
-    selfTimed: false,
-    seed: 0,
-    numWarmups: 0,
-    extraBody: { modalities: ['text', 'audio'] },
     timeouts: { totalS: 8 },
     failFast: true,
     thresholds: [],
-    percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
-    metricPercentiles: [99],
   },
 };
 
@@ -51,23 +59,11 @@ export const SEED_TTS_URL: Preset = {
     label: 'seed-tts-accuracy',
     metadata: {},
     target: { kind: 'url', baseUrl: 'http://127.0.0.1:8000' },
-    model: 'openbmb/MiniCPM-o-4_5',
-    backend: 'openai-chat-omni',
-    endpoint: '/v1/chat/completions',
+    ...NIGHTLY_SHAPE,
     dataset: { name: 'seed-tts', path: './seed-tts-eval', locale: 'en', noOversample: true },
-    numPrompts: 1088,
-    maxConcurrency: 10,
-    requestRate: 'inf',
-    burstiness: 1,
-    selfTimed: false,
-    seed: 0,
-    numWarmups: 0,
-    extraBody: { modalities: ['text', 'audio'] },
     timeouts: { totalS: 900 },
     failFast: true,
     thresholds: ['failed==0'],
-    percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
-    metricPercentiles: [99],
   },
 };
 
