@@ -1,25 +1,30 @@
 /**
- * What the metric math needs from one request record. Structurally a subset
- * of the engine's RequestRecord (server/bench/client/record.ts), so records
- * are passed as they are; shared/ cannot import server code.
+ * What the metric math needs from one request record. The engine's
+ * RequestRecord (server/bench/client/record.ts) extends it, so records are
+ * passed as they are.
  */
 export interface MetricInput {
   success: boolean;
-  /** Seconds from start to the first token event (0 if none). */
+  /** Seconds from `startTime` to the first text event that carried at least one token (0 if none). */
   ttft: number;
-  /** Per-token inter-token latencies, seconds. */
+  /** Per-token inter-token latencies in seconds (k-token rule, DESIGN.md section 3). */
   itl: readonly number[];
-  /** e2el: seconds from start to the last non-[DONE] event. */
+  /** e2el: seconds from `startTime` to the last non-`[DONE]` event; 0 until the stream ended cleanly. */
   latency: number;
   outputTokens: number;
+  /** Client estimate at first; replaced by the server's `usage.prompt_tokens` when it arrives. */
   promptLen: number;
   generatedText: string;
+  /** Seconds from `startTime` to the first audio event (0 when the request had no audio). */
   audioTtfp: number;
+  /** Seconds of decoded PCM audio (frames / WAV rate). */
   audioDuration: number;
   audioFrames: number;
+  /** (last audio event − start) / audioDuration; 0 without audio. */
   audioRtf: number;
+  /** ttft + Σitl once the stream ended (or the time of the last token event while it runs). */
   textLatency: number;
-  /** Monotonic seconds when the request was sent. */
+  /** Monotonic seconds just before the request was sent (reset per retry attempt). */
   startTime: number;
 }
 

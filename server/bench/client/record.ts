@@ -5,33 +5,18 @@
  * `ttft`/`itl`/`latency`/`audio*` are relative to `startTime`.
  */
 import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
+import type { MetricInput } from '../../../shared/metrics/input.ts';
 
-export interface RequestRecord {
-  success: boolean;
+/**
+ * The metric fields (ttft, itl, latency, audio*, promptLen, startTime, …) are
+ * `MetricInput`'s, documented there; this adds what only the client tracks.
+ */
+export interface RequestRecord extends MetricInput {
+  /** Filled in place while the stream is read. */
+  itl: number[];
   /** `""` on success; the in-stream error message, the HTTP reason phrase or a clear client-side message otherwise. */
   error: string;
   errorCode: ErrorCode | null;
-  /** Seconds from `startTime` to the first text event that carried at least one token (0 if none). */
-  ttft: number;
-  /** Per-token inter-token latencies in seconds (k-token rule, DESIGN.md section 3). */
-  itl: number[];
-  /** Seconds from `startTime` to the last non-`[DONE]` event; 0 until the stream ended cleanly. */
-  latency: number;
-  outputTokens: number;
-  /** Client estimate at first; replaced by the server's `usage.prompt_tokens` when it arrives. */
-  promptLen: number;
-  generatedText: string;
-  /** Seconds from `startTime` to the first audio event (0 when the request had no audio). */
-  audioTtfp: number;
-  /** Seconds of decoded PCM audio (frames / WAV rate). */
-  audioDuration: number;
-  audioFrames: number;
-  /** (last audio event − start) / audioDuration; 0 without audio. */
-  audioRtf: number;
-  /** ttft + Σitl once the stream ended (or the time of the last token event while it runs). */
-  textLatency: number;
-  /** Monotonic seconds just before the request was sent (reset per retry attempt). */
-  startTime: number;
   /** Stage metrics from the events' `metrics` objects, keyed by stage id. */
   stageMetrics: Record<string, unknown>;
   /** Per-request warnings (format drift, a tolerated protocol deviation), each at most once. */
