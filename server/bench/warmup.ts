@@ -44,7 +44,12 @@ export async function readyCheck(
   return `endpoint not ready after ${timeoutS} s: ${lastError}`;
 }
 
-/** Runs the warmups; returns how many completed. */
+/**
+ * Runs the warmups; returns how many completed. One listener on `signal`
+ * stops them all (empties the queue, cancels those in flight) rather than
+ * one per warmup: the caller's signal outlives the run, and dozens of
+ * listeners on it draw Node's MaxListenersExceededWarning.
+ */
 export async function runWarmups(
   target: AttemptTarget,
   count: number,
@@ -52,23 +57,37 @@ export async function runWarmups(
   job: (i: number) => Promise<RequestJob>,
   signal: AbortSignal,
 ): Promise<number> {
+  if (signal.aborted) return 0;
   const sem = new Semaphore(maxConcurrency);
+  const live = new Set<Cancellation>();
+  const onAbort = (): void => {
+    sem.rejectAll(signal.reason);
+    for (const c of live) c.cancel(signal.reason);
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
   let ok = 0;
-  await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      try {
-        await sem.acquire(signal);
-      } catch {
-        return;
-      }
-      try {
-        const { cancellation, dispose } = Cancellation.following(signal);
-        const end = await runRequest(target, await job(i), cancellation, {}).finally(dispose);
-        if (end.status === 'completed') ok++;
-      } finally {
-        sem.release();
-      }
-    }),
-  );
+  try {
+    await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        try {
+          await sem.acquire();
+        } catch {
+          return;
+        }
+        const cancellation = new Cancellation();
+        live.add(cancellation);
+        try {
+          if (signal.aborted) return;
+          const end = await runRequest(target, await job(i), cancellation, {});
+          if (end.status === 'completed') ok++;
+        } finally {
+          live.delete(cancellation);
+          sem.release();
+        }
+      }),
+    );
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
   return ok;
 }

@@ -131,6 +131,36 @@ describe('runBenchmark', () => {
     expect(out.summary.verdict).toBe('passed');
   });
 
+  it('many warmups under a caller signal (the dashboard passes one) add no listener per warmup to it', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    const ctrl = new AbortController();
+    try {
+      const out = await runBenchmark(config(server.url, { numPrompts: 2, numWarmups: 25, maxConcurrency: null }), { signal: ctrl.signal });
+      expect(out.summary.verdict).toBe('passed');
+      await new Promise((r) => setImmediate(r)); // process warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    expect(server.arrivals.filter((a) => a.requestId.includes('-warmup-'))).toHaveLength(25);
+  });
+
+  it('an interrupt during the warmups stops them and the run sends nothing timed', async () => {
+    server = await startSseServer((a) => (a.requestId.includes('-warmup-') ? { kind: 'hang' } : { kind: 'ok' }));
+    const ctrl = new AbortController();
+    const run = runBenchmark(config(server.url, { numPrompts: 3, numWarmups: 12, maxConcurrency: 4 }), { signal: ctrl.signal });
+    await server.waitForArrivals(4);
+    ctrl.abort();
+    const out = await run;
+    expect(out.summary.verdict).toBe('interrupted');
+    expect(server.arrivals.filter((a) => a.requestId.includes('-warmup-'))).toHaveLength(4);
+    expect(server.arrivals.filter((a) => /^run7-\d+$/.test(a.requestId))).toHaveLength(0);
+    await expect.poll(() => server!.openSockets, { timeout: 2000 }).toBe(0);
+  });
+
   it('an unreachable target with a ready check is errored, quickly, not a hang', async () => {
     const port = await refusedPort();
     const t0 = performance.now();
