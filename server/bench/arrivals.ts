@@ -3,7 +3,7 @@
  * starts at which it arrives (and then waits for a concurrency slot).
  * Mirrors `vllm bench serve`'s get_request without ramp-up.
  */
-import { Rng } from './rng.ts';
+import { NumpyRandomState } from './random/numpyLegacy.ts';
 
 export type ArrivalSpec =
   | { mode: 'immediate' }
@@ -25,12 +25,14 @@ export function arrivalOffsets(n: number, spec: ArrivalSpec): number[] {
 /**
  * Gamma intervals with shape = burstiness and scale = 1/(rate·burstiness)
  * (burstiness 1 is Poisson, infinite burstiness is a constant 1/rate),
- * summed, then rescaled so the last arrival is exactly n/rate.
+ * summed, then rescaled so the last arrival is exactly n/rate. Drawn from
+ * numpy's legacy RNG seeded with `seed`, in vLLM's order, so the schedule is
+ * the one `vllm bench serve --seed N` produces (to an ulp of libm).
  */
 function gammaOffsets(n: number, rate: number, burstiness: number, seed: number): number[] {
   const out = new Array<number>(n);
   if (n === 0) return out;
-  const rng = new Rng(seed);
+  const rng = new NumpyRandomState(seed);
   let acc = 0;
   for (let i = 0; i < n; i++) {
     const interval = Number.isFinite(burstiness) ? rng.gamma(burstiness, 1 / (rate * burstiness)) : 1 / rate;

@@ -9,6 +9,7 @@ import { StallscopeError } from '../../shared/errors.ts';
 import { parseThreshold } from '../../shared/verdict.ts';
 import { PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
+import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 
 export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
 
@@ -40,7 +41,8 @@ export function validateBenchConfig(c: BenchConfig): void {
   }
   if (!(c.burstiness > 0)) bad(`burstiness must be > 0 (got ${c.burstiness})`, 'burstiness');
   if (!Number.isInteger(c.numWarmups) || c.numWarmups < 0) bad(`num-warmups must be an integer ≥ 0 (got ${c.numWarmups})`, 'numWarmups');
-  if (!Number.isFinite(c.seed)) bad('seed must be a number', 'seed');
+  // vLLM seeds numpy's global RNG with it, which takes only these (np.random.seed raises otherwise).
+  if (!(Number.isInteger(c.seed) && c.seed >= 0 && c.seed <= NUMPY_MAX_SEED)) bad(`seed must be an integer between 0 and 2**32 - 1, as numpy requires (got ${c.seed})`, 'seed');
   if (c.readyCheckTimeoutS !== undefined && !(c.readyCheckTimeoutS >= 0)) bad('ready-check-timeout-sec must be ≥ 0', 'readyCheckTimeoutS');
 
   if (c.maxEventBytes !== undefined && !(Number.isInteger(c.maxEventBytes) && c.maxEventBytes > 0)) bad('maxEventBytes must be an integer > 0', 'maxEventBytes');

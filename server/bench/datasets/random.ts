@@ -3,7 +3,7 @@
  * (lengths drawn uniformly within ±rangeRatio, as vLLM's random dataset).
  * Words stand in for tokens, since there is no tokenizer here.
  */
-import { Rng } from '../rng.ts';
+import { Rng } from '../random/xoshiro.ts';
 import type { LoadedDataset, SampleRequest } from './sample.ts';
 
 const VOCAB = (

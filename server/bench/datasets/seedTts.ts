@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { Rng } from '../rng.ts';
+import { PythonRandom } from '../random/pythonRandom.ts';
 import { estimateTokens, type LoadedDataset, type SampleRequest } from './sample.ts';
 
 /** vLLM-Omni's default system prompt for Seed-TTS over chat completions (kept identical for interop). */
@@ -56,8 +56,8 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
   }
   const warnings: string[] = [];
   const rows = parseMeta(text, dir, warnings);
-  const rng = new Rng(o.seed);
-  if (!o.disableShuffle) rng.shuffle(rows);
+  // random.Random(seed).shuffle(rows), as vLLM-Omni: the same --seed walks the rows in the same order.
+  if (!o.disableShuffle) new PythonRandom(o.seed).shuffle(rows);
   const picked: Row[] = [];
   let missing = 0;
   for (const row of rows) {
@@ -70,11 +70,11 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
   }
   if (missing > 0) warnings.push(`seed-tts: skipped ${missing} row(s) whose prompt wav is missing`);
   if (picked.length === 0) throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${metaPath}: no usable rows`, 'dataset.path');
-  // Upstream oversamples by duplicating random rows unless --no-oversample.
+  // Upstream oversamples unless --no-oversample: random.seed(seed); random.choices(rows, k=missing).
   if (picked.length < o.numPrompts && !o.noOversample) {
     const base = picked.length;
     warnings.push(`seed-tts: oversampling ${base} rows to ${o.numPrompts} (pass --no-oversample to send ${base})`);
-    while (picked.length < o.numPrompts) picked.push(picked[rng.int(0, base - 1)]);
+    picked.push(...new PythonRandom(o.seed).choices(picked, o.numPrompts - base));
   }
   const outputLen = o.outputLen ?? SEED_TTS_DEFAULT_OUTPUT_LEN;
   const system = o.systemPrompt ?? SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { arrivalOffsets } from '../../../server/bench/arrivals.ts';
-import { Rng } from '../../../server/bench/rng.ts';
+import { Rng } from '../../../server/bench/random/xoshiro.ts';
 
 describe('Rng', () => {
   it('is deterministic per seed and differs across seeds', () => {

@@ -46,6 +46,9 @@ describe('validateBenchConfig', () => {
     [{ percentileMetrics: ['ttfx'] }, 'CONFIG_INVALID', 'percentileMetrics'],
     [{ thresholds: ['mean_e2el_ms <== 3'] }, 'CONFIG_INVALID', 'thresholds'],
     [{ timeouts: { idleS: 0 } }, 'CONFIG_INVALID', 'timeouts.idleS'],
+    [{ seed: -1 }, 'CONFIG_INVALID', 'seed'],
+    [{ seed: 2 ** 32 }, 'CONFIG_INVALID', 'seed'],
+    [{ seed: 0.5 }, 'CONFIG_INVALID', 'seed'],
   ] as const)('refuses %j', (over, code, field) => {
     expect(refusal(over as Partial<BenchConfig>)).toEqual({ code, field });
   });

@@ -1,8 +1,10 @@
 /**
- * Seeded random numbers for dispatch and datasets. The same seed gives the
- * same arrival schedule and the same dataset order on every machine, which
- * is what makes a CI run reproducible. Not numpy's stream (we cannot share
- * its MT19937 state cheaply); the distributions are the same.
+ * Seeded random numbers for the synthetic `random` dataset (prompt words and
+ * lengths): the same seed gives the same prompts on every machine. Upstream
+ * draws token ids with numpy, which cannot match without its tokenizer, so
+ * this is a small fast generator of our own. Where vLLM's own draws can be
+ * matched they are: the arrival schedule (numpyLegacy.ts) and the
+ * Seed-TTS row order (pythonRandom.ts).
  */
 
 /** xoshiro128** seeded through splitmix32; 32-bit arithmetic only, no BigInt. */
