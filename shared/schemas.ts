@@ -113,6 +113,16 @@ export const RunSpecSchema = Type.Object(
     ),
     failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
     thresholds: Type.Array(Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }), { maxItems: 64, default: [] }),
+    goodput: Type.Optional(
+      Type.Object(
+        {
+          ttft: Type.Optional(Type.Number({ minimum: 0, description: 'TTFT SLO (ms)' })),
+          tpot: Type.Optional(Type.Number({ minimum: 0, description: 'TPOT SLO (ms)' })),
+          e2el: Type.Optional(Type.Number({ minimum: 0, description: 'E2EL SLO (ms)' })),
+        },
+        { additionalProperties: false, description: 'Service level objectives (--goodput); request_goodput counts the requests meeting all of them' },
+      ),
+    ),
     percentileMetrics: Type.Array(Type.String({ maxLength: 32 }), { default: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'], maxItems: 16 }),
     metricPercentiles: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 100 }), { default: [99], maxItems: 16 }),
   },

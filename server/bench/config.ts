@@ -48,6 +48,8 @@ export interface BenchConfig {
   timeouts: TimeoutConfig;
   failFast: boolean;
   thresholds: string[];
+  /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */
+  goodput?: Partial<Record<'ttft' | 'tpot' | 'e2el', number>>;
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;

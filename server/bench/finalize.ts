@@ -29,6 +29,7 @@ export async function finalizeRun({ config, run, events, errored, log }: Finaliz
     durationS: run.durationS,
     percentileMetrics: config.percentileMetrics,
     metricPercentiles: config.metricPercentiles,
+    goodput: config.goodput,
   });
   const { verdict, reasons } = evaluateVerdict({
     counts,

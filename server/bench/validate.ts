@@ -7,7 +7,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
 import { parseThreshold } from '../../shared/verdict.ts';
-import { PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
+import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 
@@ -63,6 +63,11 @@ export function validateBenchConfig(c: BenchConfig): void {
     } catch (e) {
       bad(`'${t}': ${(e as Error).message}`, 'thresholds');
     }
+  }
+  for (const [k, v] of Object.entries(c.goodput ?? {})) {
+    // vLLM's check_goodput_args, same rules.
+    if (!(GOODPUT_METRICS as readonly string[]).includes(k)) bad(`unknown goodput metric '${k}' (one of ${GOODPUT_METRICS.join(', ')})`, 'goodput');
+    if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
 }

@@ -53,11 +53,47 @@ export function joinNegativeValues(argv: string[], options: ReturnType<typeof al
   return out;
 }
 
+/** argparse `nargs='+'` flags: vLLM takes `--goodput ttft:500 tpot:50`. */
+const NARGS_PLUS = new Set(['goodput']);
+
+/**
+ * `--goodput a b` → `--goodput a --goodput b`: parseArgs takes one value per
+ * occurrence and refuses positionals, argparse takes every value up to the
+ * next option. Only for NARGS_PLUS flags, so a stray positional elsewhere is
+ * still refused.
+ */
+export function expandNargsPlus(argv: string[]): string[] {
+  const out: string[] = [];
+  let flag: string | null = null; // the NARGS_PLUS flag whose values are being read
+  let first = false; // its first value follows it as parseArgs expects
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (flag && !a.startsWith('-')) {
+      if (first) out.push(a);
+      else out.push(flag, a);
+      first = false;
+      continue;
+    }
+    flag = null;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    out.push(a);
+    const name = a.startsWith('--') ? a.slice(2).split('=')[0] : '';
+    if (NARGS_PLUS.has(name)) {
+      flag = `--${name}`;
+      first = !a.includes('=');
+    }
+  }
+  return out;
+}
+
 export function parseBenchArgs(argv: string[], env: Record<string, string | undefined> = {}): ParsedBench {
   let values: Values;
   try {
     const options = allOptions();
-    ({ values } = parseArgs({ args: joinNegativeValues(argv, options), options, strict: true, allowPositionals: false }) as { values: Values });
+    ({ values } = parseArgs({ args: joinNegativeValues(expandNargsPlus(argv), options), options, strict: true, allowPositionals: false }) as { values: Values });
   } catch (e) {
     return usage((e as Error).message, 'argv');
   }
@@ -138,6 +174,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     },
     failFast: Boolean(values['omni-fail-fast-on-timeout']),
     thresholds: (values.threshold as string[] | undefined) ?? [],
+    goodput: goodput(values.goodput as string[] | undefined),
     save,
   };
   return {
@@ -192,6 +229,19 @@ function integer(s: string, flag: string): number {
 function list(s: string): string[] {
   return s.split(',').map((x) => x.trim()).filter(Boolean);
 }
+/** `--goodput KEY:VALUE` pairs as vLLM's parse_goodput reads them (value in ms); names are checked by validate. */
+function goodput(items: string[] | undefined): Record<string, number> | undefined {
+  if (!items || items.length === 0) return undefined;
+  const out: Record<string, number> = {};
+  for (const item of items) {
+    const parts = item.split(':');
+    const v = parts.length === 2 && parts[1].trim() !== '' ? Number(parts[1]) : NaN;
+    if (!parts[0] || Number.isNaN(v)) usage(`'${item}': give service level objectives as KEY:VALUE pairs, the key a metric name (ttft, tpot, e2el) and the value a number in milliseconds`, '--goodput');
+    out[parts[0]] = v;
+  }
+  return out;
+}
+
 function pairs(items: string[] | undefined, flag: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of items ?? []) {

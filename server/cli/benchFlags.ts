@@ -57,6 +57,7 @@ export const BENCH_OPTIONS = {
   'first-byte-timeout-s': { type: 'string' },
   'idle-timeout-s': { type: 'string' },
   threshold: { type: 'string', multiple: true },
+  goodput: { type: 'string', multiple: true },
   'save-result': { type: 'boolean' },
   'save-detailed': { type: 'boolean' },
   'append-result': { type: 'boolean' },
@@ -75,7 +76,6 @@ export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; mu
   'seed-tts-wer-save-items': { type: 'boolean', note: 'no WER evaluation items are saved' },
   'print-stage': { type: 'boolean', note: 'no per-stage printout (stage metrics are still kept when the server sends them)' },
   profile: { type: 'boolean', note: 'the server profiler is not started' },
-  goodput: { type: 'string', multiple: true, note: 'request_goodput is not computed' },
   'ignore-eos': { type: 'boolean', note: 'ignore_eos is not added (use --extra-body)' },
   logprobs: { type: 'string', note: 'logprobs are not requested' },
   'ramp-up-strategy': { type: 'string', note: 'no ramp-up: arrivals use --request-rate' },
@@ -108,7 +108,8 @@ timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
-           --label L, --metadata K=V (repeatable), --threshold EXPR (repeatable)
+           --label L, --metadata K=V (repeatable), --threshold EXPR (repeatable),
+           --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm
 
 exit codes: 0 passed, 1 failed, 2 usage/config error, 3 failed_closed, 4 interrupted, 5 errored`;

@@ -36,6 +36,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     timeouts: { totalS: spec.timeouts.totalS, firstByteS: spec.timeouts.firstByteS, idleS: spec.timeouts.idleS },
     failFast: spec.failFast,
     thresholds: spec.thresholds,
+    ...(spec.goodput ? { goodput: spec.goodput } : {}),
     save: null,
   };
 }

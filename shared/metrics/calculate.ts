@@ -8,7 +8,7 @@
  * Never NaN: a metric without samples gets no mean/median/p keys (its
  * `num_*_samples` says 0), and a zero duration gives zero throughputs.
  */
-import { METRIC_SUFFIX, PERCENTILE_METRICS, SAMPLE_COUNT_METRICS, type MetricInput, type MetricOptions, type PercentileMetric } from './input.ts';
+import { GOODPUT_METRICS, METRIC_SUFFIX, PERCENTILE_METRICS, SAMPLE_COUNT_METRICS, type GoodputMetric, type MetricInput, type MetricOptions, type PercentileMetric } from './input.ts';
 import { mean, median, percentileLabel, percentileSorted } from './stats.ts';
 import { timelinePeaks } from './timeline.ts';
 
@@ -49,6 +49,8 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
   let totalOutput = 0;
   let totalAudioDuration = 0;
   let totalAudioFrames = 0;
+  const slo = goodputSlos(opts.goodput);
+  let good = 0;
   for (const r of records) {
     if (!r.success) continue;
     completed++;
@@ -57,6 +59,8 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
     totalInput += r.promptLen;
     const tpot = requestTpot(r, outputLen);
     if (tpot !== null) samples.tpot.push(tpot);
+    // vLLM counts a request's tpot as 0 when it has none (output ≤ 1 token).
+    if (slo && (slo.ttft === undefined || r.ttft <= slo.ttft) && (slo.tpot === undefined || (tpot ?? 0) <= slo.tpot) && (slo.e2el === undefined || r.latency <= slo.e2el)) good++;
     for (const v of r.itl) samples.itl.push(v);
     samples.ttft.push(r.ttft);
     samples.e2el.push(r.latency);
@@ -90,6 +94,7 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
     max_concurrent_requests_exact: peaks.maxConcurrentRequestsExact,
     rtfx: 0,
   };
+  if (slo) out.request_goodput = per(good);
   for (const m of SAMPLE_COUNT_METRICS) out[`num_${m}_samples`] = samples[m].length;
   const selected = new Set(opts.percentileMetrics);
   for (const m of PERCENTILE_METRICS) {
@@ -99,6 +104,17 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
     writeStats(out, m, samples[m], opts.metricPercentiles);
   }
   return out;
+}
+
+/**
+ * The SLOs in seconds, as vLLM compares them (`slo_ms / 1000 >= value`), or
+ * null without --goodput. A request is good when it meets every given SLO.
+ */
+function goodputSlos(ms: MetricOptions['goodput']): Partial<Record<GoodputMetric, number>> | null {
+  if (!ms || Object.keys(ms).length === 0) return null;
+  const s: Partial<Record<GoodputMetric, number>> = {};
+  for (const m of GOODPUT_METRICS) if (ms[m] !== undefined) s[m] = ms[m]! / 1000;
+  return s;
 }
 
 function writeStats(out: Record<string, number>, m: PercentileMetric, values: number[], percentiles: readonly number[]): void {

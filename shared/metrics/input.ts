@@ -46,6 +46,10 @@ export const METRIC_SUFFIX: Record<PercentileMetric, string> = {
 /** Metrics whose `num_{metric}_samples` count is always written. */
 export const SAMPLE_COUNT_METRICS = ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'] as const;
 
+/** Metrics a goodput SLO may name (vLLM's check_goodput_args: ttft, tpot, e2el). */
+export const GOODPUT_METRICS = ['ttft', 'tpot', 'e2el'] as const;
+export type GoodputMetric = (typeof GOODPUT_METRICS)[number];
+
 export interface MetricOptions {
   /** Benchmark duration in seconds (first dispatch to the last request's end, failures included). */
   durationS: number;
@@ -53,4 +57,6 @@ export interface MetricOptions {
   percentileMetrics: readonly string[];
   /** Percentiles to write, e.g. `[99]` or `[50, 90, 99]`. */
   metricPercentiles: readonly number[];
+  /** `--goodput` SLOs in ms; when given (even empty of keys it is not), `request_goodput` is computed. */
+  goodput?: Partial<Record<GoodputMetric, number>>;
 }

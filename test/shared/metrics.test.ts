@@ -101,6 +101,19 @@ describe('calculateMetrics from hand-computed streams', () => {
     });
   });
 
+  it("request_goodput: successful requests meeting every --goodput SLO (ms, inclusive), per second; only with --goodput", () => {
+    const good = (goodput: Record<string, number>): number | undefined => calculateMetrics([a, b, failed], { durationS: 2, ...ALL, goodput }).request_goodput;
+    expect(good({ ttft: 200 })).toBe(0.5); // a (0.1 s) meets it, b (0.3 s) does not; the failed request never counts
+    expect(good({ e2el: 700 })).toBe(1); // b's 0.7 s is exactly the SLO
+    expect(good({ tpot: 100, e2el: 600 })).toBe(0.5); // a: tpot mean(0, 0.2) = 0.1 s, e2el 0.5 s; b misses e2el
+    expect(good({ ttft: 50 })).toBe(0);
+    expect(m.request_goodput).toBeUndefined();
+    expect(good({})).toBeUndefined();
+    // A single-token request has no tpot; vLLM counts it as 0, so it meets any tpot SLO.
+    const single = req({ outputTokens: 1, itl: [] });
+    expect(calculateMetrics([single], { durationS: 1, ...ALL, goodput: { tpot: 0 } }).request_goodput).toBe(1);
+  });
+
   it('per-metric statistics in their units, zeros of audio-less requests averaged in', () => {
     expect(m.mean_ttft_ms).toBeCloseTo(200, 9);
     expect(m.mean_itl_ms).toBeCloseTo(100, 9); // [0, 0.2, 0.1]

@@ -143,6 +143,9 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
           format={(v) => (Array.isArray(v) ? v.join('\n') : '')}
           parse={(t) => t.split('\n').map((s) => s.trim()).filter(Boolean)}
         />
+        <NumberField path="goodput.ttft" label="Goodput SLO: TTFT (ms)" hint="optional" />
+        <NumberField path="goodput.tpot" label="Goodput SLO: TPOT (ms)" hint="optional" />
+        <NumberField path="goodput.e2el" label="Goodput SLO: E2EL (ms)" hint="optional; any SLO → request_goodput" />
         <ParsedArea path="percentileMetrics" label="Percentile metrics" format={list} parse={splitList} rows={1} />
         <ParsedArea path="metricPercentiles" label="Percentiles" format={list} parse={numList} rows={1} />
       </fieldset>

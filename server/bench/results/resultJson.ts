@@ -100,8 +100,11 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
     if (typeof v === 'number' && Number.isFinite(v)) out[key] = v;
   };
   for (const key of HEAD_METRICS) {
-    if (key === 'request_goodput') out.request_goodput = null; // no --goodput support: vLLM writes null
-    else put(key);
+    // vLLM writes null without --goodput.
+    if (key === 'request_goodput' && !(typeof metrics.request_goodput === 'number' && Number.isFinite(metrics.request_goodput))) {
+      placed.add(key);
+      out.request_goodput = null;
+    } else put(key);
   }
   if (input.detailed) {
     const recs = input.records;

@@ -70,6 +70,7 @@ export function formatSummary(result: Record<string, unknown>, extras: SummaryEx
   if (typeof result.request_rate === 'number') lines.push(row('Request rate configured (RPS):', fixed2(result.request_rate)));
   lines.push(row('Benchmark duration (s):', fixed2(num(result, 'duration'))));
   lines.push(row('Request throughput (req/s):', fixed2(num(result, 'request_throughput'))));
+  if (typeof result.request_goodput === 'number') lines.push(row('Request goodput (req/s):', fixed2(result.request_goodput)));
   lines.push(row('Peak concurrent requests:', fixed2(num(result, 'max_concurrent_requests'))));
   if (selected.has('e2el')) metricBlock(lines, result, 'e2el', pcts);
 

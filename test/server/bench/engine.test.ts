@@ -131,6 +131,16 @@ describe('runBenchmark', () => {
     expect(out.summary.verdict).toBe('passed');
   });
 
+  it('--goodput: request_goodput is written and a threshold can gate on it', async () => {
+    server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok', tokens: 3, delayMs: 600 } : { kind: 'ok', tokens: 3 }));
+    const out = await runBenchmark(config(server.url, { numPrompts: 4, goodput: { e2el: 300 }, thresholds: ['request_goodput>0'] }));
+    const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
+    // Request 0 takes > 600 ms, so 3 of the 4 meet the 300 ms e2el SLO (generous: a loaded CI box).
+    expect(saved.request_goodput).toBeCloseTo(3 / saved.duration, 9);
+    expect(saved.request_goodput).toBeLessThan(saved.request_throughput);
+    expect(out.summary.verdict).toBe('passed');
+  });
+
   it('many warmups under a caller signal (the dashboard passes one) add no listener per warmup to it', async () => {
     server = await startSseServer(() => ({ kind: 'ok' }));
     const warnings: string[] = [];

@@ -47,6 +47,8 @@ describe('validateBenchConfig', () => {
     [{ thresholds: ['mean_e2el_ms <== 3'] }, 'CONFIG_INVALID', 'thresholds'],
     [{ timeouts: { idleS: 0 } }, 'CONFIG_INVALID', 'timeouts.idleS'],
     [{ seed: -1 }, 'CONFIG_INVALID', 'seed'],
+    [{ goodput: { audio_ttft: 100 } as BenchConfig['goodput'] }, 'CONFIG_INVALID', 'goodput'],
+    [{ goodput: { e2el: -1 } }, 'CONFIG_INVALID', 'goodput'],
     [{ seed: 2 ** 32 }, 'CONFIG_INVALID', 'seed'],
     [{ seed: 0.5 }, 'CONFIG_INVALID', 'seed'],
   ] as const)('refuses %j', (over, code, field) => {

@@ -56,7 +56,19 @@ describe('parseBenchArgs', () => {
       .toThrow(expect.objectContaining({ field: 'argv', message: expect.stringMatching(/ambiguous/) }));
   });
 
+  it("--goodput takes its pairs as argparse's nargs='+' does, repeated or after one flag", () => {
+    const p = parseBenchArgs(['--model', 'm', '--goodput', 'ttft:500', 'tpot:50.5', '--num-prompts', '3', '--goodput=e2el:2000']);
+    expect(p.config.goodput).toEqual({ ttft: 500, tpot: 50.5, e2el: 2000 });
+    expect(p.config.numPrompts).toBe(3);
+    expect(p.warnings.join('\n')).not.toMatch(/goodput/);
+    expect(parseBenchArgs(['--model', 'm']).config.goodput).toBeUndefined();
+    // A stray positional elsewhere is still refused.
+    expect(() => parseBenchArgs(['--model', 'm', 'extra'])).toThrow(StallscopeError);
+  });
+
   it.each([
+    [['--model', 'm', '--goodput', 'ttft=500'], '--goodput'],
+    [['--model', 'm', '--goodput', 'ttft:fast'], '--goodput'],
     [['--model', 'm', '--num-prompts', 'ten'], '--num-prompts'],
     [['--model', 'm', '--max-concurrency', '1.5'], '--max-concurrency'],
     [['--model', 'm', '--metadata', 'novalue'], '--metadata'],

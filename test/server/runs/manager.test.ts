@@ -41,6 +41,8 @@ describe('run manager', () => {
     expect(c).toMatchObject({ runId: 'r1', baseUrl: 'http://127.0.0.1:5', numPrompts: 1088, maxConcurrency: 10, failFast: true, timeouts: { totalS: 8 }, extraBody: { modalities: ['text', 'audio'] } });
     expect(faultFlags([{ phase: 'hift', kind: 'block', after: 3 }, { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 }]))
       .toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
+    expect(c.goodput).toBeUndefined();
+    expect(specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput).toEqual({ e2el: 2000 });
   });
 
   it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {

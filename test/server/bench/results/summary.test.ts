@@ -83,6 +83,19 @@ describe('formatSummary', () => {
     expect(none).not.toContain('End-to-end Latency');
   });
 
+  it("with --goodput, result and summary carry request_goodput where vLLM puts them", () => {
+    const { records, durationS } = runSequence([1, 2, 3]);
+    const metrics = calculateMetrics(records, { durationS, ...EXTRAS, goodput: { e2el: 60_000 } });
+    const result = resultFor([1, 2, 3], { metrics });
+    expect(result.request_goodput).toBeCloseTo(3 / durationS, 12);
+    const keys = Object.keys(result);
+    expect(keys.indexOf('request_goodput')).toBe(keys.indexOf('request_throughput') + 1);
+    const lines = formatSummary(result, EXTRAS).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('Request throughput (req/s):'));
+    expect(lines[at + 1]).toBe(`Request goodput (req/s):                 ${fixed2(3 / durationS).padEnd(10)}`);
+    expect(formatSummary(resultFor([1, 2, 3]), EXTRAS)).not.toContain('goodput');
+  });
+
   it('ends with a Fail-fast section: cause, counts, verdict and reasons', () => {
     const records = [...runSequence([1]).records, placeholderRecord(10, 'REQ_CANCELLED', 'never sent')];
     const counts = { total: 2, completed: 1, failed: 0, timedOut: 0, cancelledAfterTimeout: 1, notDispatched: 1 };
