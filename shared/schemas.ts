@@ -98,6 +98,16 @@ export const RunSpecSchema = Type.Object(
     requestRate: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('inf')], { default: 'inf' }),
     burstiness: Type.Number({ exclusiveMinimum: 0, default: 1 }),
     selfTimed: Type.Boolean({ default: false, description: 'Send each trace row at its own timestamp' }),
+    rampUp: Type.Optional(
+      Type.Object(
+        {
+          strategy: Type.Union([Type.Literal('linear'), Type.Literal('exponential')]),
+          startRps: Type.Integer({ minimum: 1, description: 'Rate of the first request (req/s)' }),
+          endRps: Type.Integer({ minimum: 1, description: 'Rate of the last request (req/s)' }),
+        },
+        { additionalProperties: false, description: 'Ramp the rate from start to end over the run (request rate must be inf)' },
+      ),
+    ),
     seed: Type.Integer({ minimum: 0, maximum: 4_294_967_295, default: 0, description: 'Seeds the arrival schedule (numpy, as vLLM) and the Seed-TTS row order (Python random, as vLLM)' }),
     numWarmups: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
     readyCheckTimeoutS: Type.Optional(PositiveSeconds('Retry the first request until it succeeds, up to this long')),

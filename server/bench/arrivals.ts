@@ -8,6 +8,7 @@ import { NumpyRandomState } from './random/numpyLegacy.ts';
 export type ArrivalSpec =
   | { mode: 'immediate' }
   | { mode: 'rate'; rate: number; burstiness: number; seed: number }
+  | { mode: 'ramp-up'; strategy: 'linear' | 'exponential'; startRps: number; endRps: number; burstiness: number; seed: number }
   | { mode: 'self-timed'; timestamps: number[] };
 
 /** Offsets in seconds, non-decreasing, one per request. */
@@ -17,6 +18,8 @@ export function arrivalOffsets(n: number, spec: ArrivalSpec): number[] {
       return new Array<number>(n).fill(0);
     case 'rate':
       return gammaOffsets(n, spec.rate, spec.burstiness, spec.seed);
+    case 'ramp-up':
+      return rampUpOffsets(n, spec);
     case 'self-timed':
       return selfTimedOffsets(n, spec.timestamps);
   }
@@ -43,6 +46,30 @@ function gammaOffsets(n: number, rate: number, burstiness: number, seed: number)
   const factor = acc > 0 ? target / acc : 0;
   for (let i = 0; i < n; i++) out[i] *= factor;
   out[n - 1] = target;
+  return out;
+}
+
+/**
+ * Request i's rate under ramp-up (vLLM's _get_current_request_rate):
+ * progress = i / max(n − 1, 1); linear start + (end − start)·progress,
+ * exponential start·(end/start)^progress.
+ */
+export function rampUpRate(i: number, n: number, spec: { strategy: 'linear' | 'exponential'; startRps: number; endRps: number }): number {
+  const progress = i / Math.max(n - 1, 1);
+  if (spec.strategy === 'linear') return spec.startRps + (spec.endRps - spec.startRps) * progress;
+  return spec.startRps * Math.pow(spec.endRps / spec.startRps, progress);
+}
+
+/** Intervals drawn at each request's ramp-up rate, summed, not rescaled (as vLLM). */
+function rampUpOffsets(n: number, spec: Extract<ArrivalSpec, { mode: 'ramp-up' }>): number[] {
+  const out = new Array<number>(n);
+  const rng = new NumpyRandomState(spec.seed);
+  let acc = 0;
+  for (let i = 0; i < n; i++) {
+    const rate = rampUpRate(i, n, spec);
+    acc += rate === Infinity ? 0 : Number.isFinite(spec.burstiness) ? rng.gamma(spec.burstiness, 1 / (rate * spec.burstiness)) : 1 / rate;
+    out[i] = acc;
+  }
   return out;
 }
 

@@ -48,11 +48,23 @@ export interface BenchConfig {
   timeouts: TimeoutConfig;
   failFast: boolean;
   thresholds: string[];
+  /**
+   * `--ramp-up-strategy` with start/end RPS: each request's rate moves from
+   * start to end over the run (requestRate must stay 'inf'); intervals are
+   * drawn at that rate with no rescale, as vLLM does.
+   */
+  rampUp?: RampUp;
   /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */
   goodput?: Partial<Record<'ttft' | 'tpot' | 'e2el', number>>;
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;
+}
+
+export interface RampUp {
+  strategy: 'linear' | 'exponential';
+  startRps: number;
+  endRps: number;
 }
 
 export type { TimeoutKind };

@@ -34,6 +34,8 @@ export interface DispatchInput {
   promptLen: (index: number) => number;
   interrupt?: AbortSignal;
   lastPhaseOf?: (requestId: string) => string | null | undefined;
+  /** Called as each request arrives (leaves the schedule for the slot queue), in order. */
+  onArrival?: (index: number) => void;
 }
 
 export interface DispatchResult {
@@ -140,6 +142,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     } catch {
       break;
     }
+    inp.onArrival?.(next);
     events.emit({ type: 'request.queued', index: next, requestId: inp.requestId(next) });
     tasks.push(runOne(next));
   }

@@ -20,6 +20,7 @@ import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.t
 import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
+import { RpsChangeLog, trafficLines } from './traffic.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -70,6 +71,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
 
   let errored: string | null = null;
   let run: DispatchResult;
+  const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
   try {
     if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
       log('Starting initial single prompt test run...');
@@ -83,7 +85,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       const ok = await runWarmups(target, config.numWarmups, config.maxConcurrency, (i) => job(0, `${config.runId}-warmup-${i}`), interrupt);
       log(`Warmup finished: ${ok}/${config.numWarmups} completed.`);
     }
+    log('Starting main benchmark run...');
+    for (const line of trafficLines(config)) log(line);
     events.startClock();
+    rps?.start();
     events.emit({
       type: 'run.started',
       runId: config.runId,
@@ -113,17 +118,19 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         promptLen,
         interrupt,
         lastPhaseOf: opts.lastPhaseOf,
+        onArrival: rps ? (i) => rps.onArrival(i) : undefined,
       });
     }
   } finally {
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
   }
-  return finalizeRun({ config, run, events, errored, log });
+  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
   if (config.dataset.name === 'trace' && config.selfTimed !== false) return { mode: 'self-timed', timestamps };
+  if (config.rampUp) return { mode: 'ramp-up', ...config.rampUp, burstiness: config.burstiness, seed: config.seed };
   if (config.requestRate === 'inf') return { mode: 'immediate' };
   return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
 }

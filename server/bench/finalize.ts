@@ -13,6 +13,7 @@ import type { DispatchResult } from './dispatch.ts';
 import type { BenchOutcome } from './engine.ts';
 import type { RunEvents } from './events.ts';
 import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
+import type { RpsChangeEvent } from './traffic.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -20,10 +21,12 @@ export interface FinalizeInput {
   events: RunEvents;
   /** Why the run could not start (ready check), or null. */
   errored: string | null;
+  /** Ramp-up runs: the whole-RPS steps and when they were reached. */
+  rpsChangeEvents?: RpsChangeEvent[];
   log: (line: string) => void;
 }
 
-export async function finalizeRun({ config, run, events, errored, log }: FinalizeInput): Promise<BenchOutcome> {
+export async function finalizeRun({ config, run, events, errored, log, rpsChangeEvents }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
     durationS: run.durationS,
@@ -50,6 +53,8 @@ export async function finalizeRun({ config, run, events, errored, log }: Finaliz
     requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
     burstiness: config.burstiness,
     maxConcurrency: config.maxConcurrency,
+    rampUp: config.rampUp,
+    rpsChangeEvents,
     metrics,
     detailed: config.save?.detailed ?? false,
     records: run.records,
@@ -64,7 +69,7 @@ export async function finalizeRun({ config, run, events, errored, log }: Finaliz
   if (config.save) {
     const name =
       config.save.filename ??
-      resultFilename({ label: config.label ?? null, backend: config.backend, requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate, maxConcurrency: config.maxConcurrency, modelId: config.model, date });
+      resultFilename({ label: config.label ?? null, backend: config.backend, requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate, maxConcurrency: config.maxConcurrency, modelId: config.model, date, rampUp: config.rampUp });
     resultFile = join(config.save.dir, name);
     try {
       await writeResult(resultFile, result, { append: config.save.append });

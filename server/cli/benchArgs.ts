@@ -175,6 +175,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     failFast: Boolean(values['omni-fail-fast-on-timeout']),
     thresholds: (values.threshold as string[] | undefined) ?? [],
     goodput: goodput(values.goodput as string[] | undefined),
+    rampUp: rampUp(str, warnings),
     save,
   };
   return {
@@ -229,6 +230,25 @@ function integer(s: string, flag: string): number {
 function list(s: string): string[] {
   return s.split(',').map((x) => x.trim()).filter(Boolean);
 }
+/**
+ * `--ramp-up-strategy` with its two RPS flags (ints, as argparse reads them).
+ * The strategy without both rates is refused; rates without a strategy are
+ * ignored, as vLLM ignores them, with a warning.
+ */
+function rampUp(str: (k: string) => string | undefined, warnings: string[]): BenchConfig['rampUp'] {
+  const strategy = str('ramp-up-strategy');
+  const start = str('ramp-up-start-rps');
+  const end = str('ramp-up-end-rps');
+  if (strategy === undefined) {
+    if (start !== undefined || end !== undefined) warnings.push('warning: --ramp-up-start-rps/--ramp-up-end-rps do nothing without --ramp-up-strategy');
+    return undefined;
+  }
+  if (strategy !== 'linear' && strategy !== 'exponential') usage(`'${strategy}' is not linear or exponential`, '--ramp-up-strategy');
+  if (start === undefined) usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-start-rps');
+  if (end === undefined) usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-end-rps');
+  return { strategy: strategy as 'linear' | 'exponential', startRps: integer(start!, '--ramp-up-start-rps'), endRps: integer(end!, '--ramp-up-end-rps') };
+}
+
 /** `--goodput KEY:VALUE` pairs as vLLM's parse_goodput reads them (value in ms); names are checked by validate. */
 function goodput(items: string[] | undefined): Record<string, number> | undefined {
   if (!items || items.length === 0) return undefined;

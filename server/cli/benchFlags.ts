@@ -58,6 +58,9 @@ export const BENCH_OPTIONS = {
   'idle-timeout-s': { type: 'string' },
   threshold: { type: 'string', multiple: true },
   goodput: { type: 'string', multiple: true },
+  'ramp-up-strategy': { type: 'string' },
+  'ramp-up-start-rps': { type: 'string' },
+  'ramp-up-end-rps': { type: 'string' },
   'save-result': { type: 'boolean' },
   'save-detailed': { type: 'boolean' },
   'append-result': { type: 'boolean' },
@@ -78,9 +81,6 @@ export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; mu
   profile: { type: 'boolean', note: 'the server profiler is not started' },
   'ignore-eos': { type: 'boolean', note: 'ignore_eos is not added (use --extra-body)' },
   logprobs: { type: 'string', note: 'logprobs are not requested' },
-  'ramp-up-strategy': { type: 'string', note: 'no ramp-up: arrivals use --request-rate' },
-  'ramp-up-start-rps': { type: 'string', note: 'no ramp-up' },
-  'ramp-up-end-rps': { type: 'string', note: 'no ramp-up' },
   'tokenizer-revision': { type: 'string', note: 'no tokenizer is loaded' },
   'use-beam-search': { type: 'boolean', note: 'beam search is not requested' },
   'hf-split': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
@@ -102,7 +102,8 @@ dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-lo
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
            --random-output-len N, --random-range-ratio R, --hf-output-len N, --seed N
 load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warmups N,
-           --self-timed (trace only; default for trace)
+           --self-timed (trace only; default for trace),
+           --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N
 body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body)
 timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout

@@ -37,6 +37,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     failFast: spec.failFast,
     thresholds: spec.thresholds,
     ...(spec.goodput ? { goodput: spec.goodput } : {}),
+    ...(spec.rampUp ? { rampUp: spec.rampUp } : {}),
     save: null,
   };
 }

@@ -91,6 +91,19 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
         <NumberField path="maxConcurrency" label="Max concurrency" empty={null} hint="empty = unbounded" />
         <NumberField path="requestRate" label="Request rate (req/s)" allowText="inf" hint="a number or inf" />
         <NumberField path="burstiness" label="Burstiness" />
+        <SelectField
+          path="rampUp.strategy"
+          label="Ramp-up"
+          options={['none', 'linear', 'exponential']}
+          hint="request rate must be inf"
+          onPick={(k) => f.set('rampUp', k === 'none' ? undefined : { strategy: k, startRps: spec.rampUp?.startRps ?? 1, endRps: spec.rampUp?.endRps ?? 10 })}
+        />
+        {spec.rampUp && (
+          <>
+            <NumberField path="rampUp.startRps" label="Ramp-up start (req/s)" />
+            <NumberField path="rampUp.endRps" label="Ramp-up end (req/s)" />
+          </>
+        )}
         <CheckField path="selfTimed" label="Self-timed (trace timestamps)" />
         <NumberField path="seed" label="Seed" />
         <NumberField path="numWarmups" label="Warmups" />

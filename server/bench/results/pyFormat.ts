@@ -43,3 +43,10 @@ export function centre(title: string, fill: string, width = 50): string {
 export function percent2(x: number): string {
   return `${fixed2(x * 100)}%`;
 }
+
+/** Python's `str(float)`: `inf`, `10.0`, `0.5`. */
+export function pyFloat(x: number): string {
+  if (x === Infinity) return 'inf';
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return `${x}.0`;
+  return String(x);
+}

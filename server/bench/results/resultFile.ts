@@ -2,6 +2,8 @@
 import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pyJsonDumps } from './pyJson.ts';
+import { pyFloat } from './pyFormat.ts';
+import type { RampUp } from '../config.ts';
 
 /** `%Y%m%d-%H%M%S` in local time, as vLLM's `datetime.now().strftime` writes it. */
 export function formatResultDate(d: Date): string {
@@ -9,12 +11,6 @@ export function formatResultDate(d: Date): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-/** Python's `str(float)` for the rate in the file name: `inf`, `10.0`, `0.5`. */
-function pyFloat(x: number): string {
-  if (x === Infinity) return 'inf';
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return `${x}.0`;
-  return String(x);
-}
 
 export interface ResultFilenameInput {
   label: string | null;
@@ -24,15 +20,21 @@ export interface ResultFilenameInput {
   modelId: string;
   /** A Date (formatted in local time) or an already formatted `%Y%m%d-%H%M%S`. */
   date: Date | string;
+  rampUp?: RampUp;
 }
 
-/** `{label or backend}-{rate}qps[-concurrency{N}]-{model basename}-{date}.json`, as `vllm bench serve` names it. */
+/**
+ * `{label or backend}-{rate}qps[-concurrency{N}]-{model basename}-{date}.json`,
+ * or `{label}-ramp-up-{strategy}-{start}qps-{end}qps[…]` with ramp-up, as
+ * `vllm bench serve` names it.
+ */
 export function resultFilename(input: ResultFilenameInput): string {
   const label = input.label || input.backend;
   const concurrency = input.maxConcurrency === null ? '' : `-concurrency${input.maxConcurrency}`;
   const model = input.modelId.split('/').pop();
   const date = typeof input.date === 'string' ? input.date : formatResultDate(input.date);
-  return `${label}-${pyFloat(input.requestRate)}qps${concurrency}-${model}-${date}.json`;
+  const rate = input.rampUp ? `ramp-up-${input.rampUp.strategy}-${input.rampUp.startRps}qps-${input.rampUp.endRps}qps` : `${pyFloat(input.requestRate)}qps`;
+  return `${label}-${rate}${concurrency}-${model}-${date}.json`;
 }
 
 /**

@@ -13,6 +13,8 @@
 import { outputLength } from '../../../shared/metrics/index.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../../shared/types.ts';
 import type { RequestRecord } from '../client/record.ts';
+import type { RampUp } from '../config.ts';
+import type { RpsChangeEvent } from '../traffic.ts';
 import { formatResultDate } from './resultFile.ts';
 
 export { parseResultText, pyJsonDumps } from './pyJson.ts';
@@ -38,6 +40,10 @@ export interface ResultJsonInput {
   requestRate: number;
   burstiness: number;
   maxConcurrency: number | null;
+  /** With ramp-up: written after max_concurrency, as vLLM's main does. */
+  rampUp?: RampUp;
+  /** With ramp-up: the whole-RPS steps, written after the per-request arrays and peaks. */
+  rpsChangeEvents?: readonly RpsChangeEvent[];
   /** From `calculateMetrics`; non-finite values are left out, never written as NaN. */
   metrics: Record<string, number>;
   /** `--save-detailed`: include the per-request arrays. */
@@ -91,6 +97,11 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   out.request_rate = Number.isFinite(input.requestRate) ? input.requestRate : 'inf';
   out.burstiness = input.burstiness;
   out.max_concurrency = input.maxConcurrency;
+  if (input.rampUp) {
+    out.ramp_up_strategy = input.rampUp.strategy;
+    out.ramp_up_start_rps = input.rampUp.startRps;
+    out.ramp_up_end_rps = input.rampUp.endRps;
+  }
 
   const metrics = input.metrics;
   const placed = new Set<string>();
@@ -117,6 +128,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
     out.errors = recs.map((r) => r.error);
   }
   for (const key of TAIL_METRICS) put(key);
+  if (input.rpsChangeEvents?.length) out.rps_change_events = input.rpsChangeEvents.map((e) => ({ rps: e.rps, timestamp: e.timestamp }));
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
 
   const c = input.counts;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { refusedPort, startSseServer, type Behaviour, type TestServer } from '../../helpers/sseServer.ts';
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '../../helpers/sse.ts';
 import { runBenchmark } from '../../../server/bench/engine.ts';
+import { arrivalOffsets } from '../../../server/bench/arrivals.ts';
 import type { BenchConfig } from '../../../server/bench/config.ts';
 import type { BenchEvent } from '../../../shared/protocol.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
@@ -139,6 +140,24 @@ describe('runBenchmark', () => {
     expect(saved.request_goodput).toBeCloseTo(3 / saved.duration, 9);
     expect(saved.request_goodput).toBeLessThan(saved.request_throughput);
     expect(out.summary.verdict).toBe('passed');
+  });
+
+  it('ramp-up: arrivals follow the schedule, the result names and records the ramp, and the traffic lines are logged', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const lines: string[] = [];
+    const rampUp = { strategy: 'linear' as const, startRps: 20, endRps: 60 };
+    const out = await runBenchmark(config(server.url, { numPrompts: 12, maxConcurrency: null, rampUp }), { log: (l) => lines.push(l) });
+    expect(out.summary.verdict).toBe('passed');
+    expect(lines).toContain('Traffic ramp-up strategy: linear.');
+    expect(out.resultFile).toMatch(/openai-chat-omni-ramp-up-linear-20qps-60qps-MiniCPM-o-4_5-\d{8}-\d{6}\.json$/);
+    const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
+    expect(saved).toMatchObject({ ramp_up_strategy: 'linear', ramp_up_start_rps: 20, ramp_up_end_rps: 60, request_rate: 'inf' });
+    // 11 intervals drawn at 20…60 RPS: the ramp passes every whole RPS from 20 to 60.
+    expect(saved.rps_change_events.map((e: { rps: number }) => e.rps)).toEqual(Array.from({ length: 41 }, (_, i) => 20 + i));
+    const offsets = arrivalOffsets(12, { mode: 'ramp-up', ...rampUp, burstiness: 1, seed: 0 });
+    const arrivedS = server.arrivals.map((a) => (a.atMs - server!.arrivals[0].atMs) / 1000);
+    // Relative to request 0, each arrives no earlier than scheduled (and not much later on loopback).
+    for (let i = 1; i < 12; i++) expect(arrivedS[i]).toBeGreaterThanOrEqual(offsets[i] - offsets[0] - 0.005);
   });
 
   it('many warmups under a caller signal (the dashboard passes one) add no listener per warmup to it', async () => {

@@ -66,7 +66,19 @@ describe('parseBenchArgs', () => {
     expect(() => parseBenchArgs(['--model', 'm', 'extra'])).toThrow(StallscopeError);
   });
 
+  it('ramp-up flags: strategy with both rates; rates alone are ignored with a warning, as vLLM ignores them', () => {
+    const p = parseBenchArgs(['--model', 'm', '--ramp-up-strategy', 'exponential', '--ramp-up-start-rps', '2', '--ramp-up-end-rps', '40']);
+    expect(p.config.rampUp).toEqual({ strategy: 'exponential', startRps: 2, endRps: 40 });
+    expect(p.warnings.join('\n')).not.toMatch(/ramp/);
+    const q = parseBenchArgs(['--model', 'm', '--ramp-up-start-rps', '2']);
+    expect(q.config.rampUp).toBeUndefined();
+    expect(q.warnings.join('\n')).toMatch(/--ramp-up-start-rps.*without --ramp-up-strategy/);
+  });
+
   it.each([
+    [['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1'], '--ramp-up-end-rps'],
+    [['--model', 'm', '--ramp-up-strategy', 'steps', '--ramp-up-start-rps', '1', '--ramp-up-end-rps', '2'], '--ramp-up-strategy'],
+    [['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1.5', '--ramp-up-end-rps', '2'], '--ramp-up-start-rps'],
     [['--model', 'm', '--goodput', 'ttft=500'], '--goodput'],
     [['--model', 'm', '--goodput', 'ttft:fast'], '--goodput'],
     [['--model', 'm', '--num-prompts', 'ten'], '--num-prompts'],

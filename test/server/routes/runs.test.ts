@@ -29,6 +29,10 @@ describe('POST /api/runs', () => {
       [{ ...urlSpec, thresholds: ['mean_ttft_ms <<= 3'] }, 'thresholds.0'],
       [{ ...CODE2WAV_HANG.spec, target: { ...CODE2WAV_HANG.spec.target, faults: [{ phase: 'vocoder', kind: 'block' }] } }, 'target.faults.0.phase'],
       [{ ...urlSpec, dataset: { name: 'seed-tts', path: '/nonexistent/seed-tts', locale: 'en', noOversample: true } }, 'dataset.path'],
+      [{ ...urlSpec, requestRate: 5, rampUp: { strategy: 'linear', startRps: 1, endRps: 4 } }, 'requestRate'],
+      [{ ...urlSpec, rampUp: { strategy: 'linear', startRps: 9, endRps: 4 } }, 'rampUp.startRps'],
+      [{ ...urlSpec, seed: -1 }, 'seed'],
+      [{ ...urlSpec, goodput: { ttft: -5 } }, 'goodput.ttft'],
       [[1, 2], ''],
     ];
     for (const [payload, field] of cases) {

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { NumpyRandomState } from '../../../../server/bench/random/numpyLegacy.ts';
 import { PythonRandom } from '../../../../server/bench/random/pythonRandom.ts';
-import { arrivalOffsets } from '../../../../server/bench/arrivals.ts';
+import { arrivalOffsets, rampUpRate } from '../../../../server/bench/arrivals.ts';
+import { RpsChangeLog } from '../../../../server/bench/traffic.ts';
 
 // Produced by numpy and CPython themselves: test/fixtures/rng/gen_vectors.py.
 const V = JSON.parse(readFileSync(new URL('../../../fixtures/rng/rng_vectors.json', import.meta.url), 'utf8')) as {
   numpy: { seed: number; doubles: number[]; normals: number[]; gammas: Record<string, number[]> }[];
   arrivals: { n: number; rate: number; burstiness: number; seed: number; offsets: number[] }[];
+  ramp_up: { n: number; strategy: 'linear' | 'exponential'; start: number; end: number; burstiness: number; seed: number; offsets: number[]; rates: number[]; rps_events: number[] }[];
   python: { seed: number; randoms: number[]; bits: number[]; shuffles: Record<string, number[]>; choices13: number[] }[];
 };
 
@@ -45,6 +47,26 @@ describe('arrival schedule', () => {
   for (const a of V.arrivals) {
     it(`equals vllm bench serve's get_request: ${a.n} requests at ${a.rate}/s, burstiness ${a.burstiness}, seed ${a.seed}`, () => {
       expectClose(arrivalOffsets(a.n, { mode: 'rate', rate: a.rate, burstiness: a.burstiness, seed: a.seed }), a.offsets);
+    });
+  }
+});
+
+describe('ramp-up schedule', () => {
+  for (const r of V.ramp_up) {
+    it(`equals vLLM's: ${r.strategy} ${r.start}→${r.end} RPS over ${r.n} requests, burstiness ${r.burstiness}, seed ${r.seed}`, () => {
+      const ramp = { strategy: r.strategy, startRps: r.start, endRps: r.end };
+      expectClose(Array.from({ length: r.n }, (_, i) => rampUpRate(i, r.n, ramp)), r.rates);
+      expectClose(arrivalOffsets(r.n, { mode: 'ramp-up', ...ramp, burstiness: r.burstiness, seed: r.seed }), r.offsets);
+      // rps_change_events: the start, then each whole RPS passed, stamped at the arrival that reached it.
+      let clock = 0;
+      const log = new RpsChangeLog(ramp, r.n, () => new Date(Date.UTC(2026, 0, 1) + clock));
+      log.start();
+      for (let i = 0; i < r.n; i++) {
+        clock = i * 10;
+        log.onArrival(i);
+      }
+      expect(log.events.map((e) => e.rps)).toEqual(r.rps_events);
+      expect(new Set(log.events.map((e) => e.timestamp)).size).toBeGreaterThan(r.start === r.end ? 0 : 1);
     });
   }
 });

@@ -137,6 +137,8 @@ describe('resultFilename', () => {
     expect(resultFilename({ ...base, requestRate: 0.5, maxConcurrency: 1, date: new Date(2026, 0, 2, 3, 4, 5) })).toBe(
       'openai-chat-omni-0.5qps-concurrency1-MiniCPM-o-4_5-20260102-030405.json',
     );
+    const rampUp = { strategy: 'linear' as const, startRps: 1, endRps: 20 };
+    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10, rampUp })).toBe('openai-chat-omni-ramp-up-linear-1qps-20qps-concurrency10-MiniCPM-o-4_5-20260801-101500.json');
   });
 });
 
@@ -198,5 +200,19 @@ describe('parseResultText', () => {
     } catch (err) {
       expect((err as StallscopeError).code).toBe('API_IMPORT_INVALID');
     }
+  });
+});
+
+describe('ramp-up keys', () => {
+  it('the strategy and rates follow max_concurrency; rps_change_events follow the peaks; neither without ramp-up', () => {
+    const plain = buildResultJson(inputFor([1, 2], false));
+    expect(plain).not.toHaveProperty('ramp_up_strategy');
+    expect(plain).not.toHaveProperty('rps_change_events');
+    const events = [{ rps: 1, timestamp: '2026-08-01T10:15:00.250000' }, { rps: 2, timestamp: '2026-08-01T10:15:03.500000' }];
+    const r = buildResultJson({ ...inputFor([1, 2], false), rampUp: { strategy: 'exponential', startRps: 1, endRps: 2 }, rpsChangeEvents: events });
+    const keys = Object.keys(r);
+    expect(keys.slice(keys.indexOf('max_concurrency'), keys.indexOf('max_concurrency') + 4)).toEqual(['max_concurrency', 'ramp_up_strategy', 'ramp_up_start_rps', 'ramp_up_end_rps']);
+    expect(r).toMatchObject({ ramp_up_strategy: 'exponential', ramp_up_start_rps: 1, ramp_up_end_rps: 2, rps_change_events: events });
+    expect(keys.indexOf('rps_change_events')).toBe(keys.indexOf('rtfx') + 1);
   });
 });
