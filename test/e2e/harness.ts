@@ -47,12 +47,13 @@ export interface RunningServer {
   url: string;
   dataDir: string;
   child: ChildProcess;
-  stop(): Promise<void>;
+  /** SIGTERM (then SIGKILL after 5 s); removes the data dir unless `keepData` (a restart follows). */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** `stallscope serve --port 0 --data-dir <tmp>`; resolves with the URL it prints. */
-export async function startServer(dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-'))): Promise<RunningServer> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', '0', '--data-dir', dataDir], {
+/** `stallscope serve --port <port|0> --data-dir <tmp>`; resolves with the URL it prints. */
+export async function startServer(dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-')), opts: { port?: number } = {}): Promise<RunningServer> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', dataDir], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
@@ -79,7 +80,7 @@ export async function startServer(dataDir = mkdtempSync(join(tmpdir(), 'stallsco
     url,
     dataDir,
     child,
-    async stop() {
+    async stop(o: { keepData?: boolean } = {}) {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
@@ -87,7 +88,7 @@ export async function startServer(dataDir = mkdtempSync(join(tmpdir(), 'stallsco
         await exited;
         clearTimeout(t);
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!o.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
