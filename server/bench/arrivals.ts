@@ -38,8 +38,7 @@ function gammaOffsets(n: number, rate: number, burstiness: number, seed: number)
   const rng = new NumpyRandomState(seed);
   let acc = 0;
   for (let i = 0; i < n; i++) {
-    const interval = Number.isFinite(burstiness) ? rng.gamma(burstiness, 1 / (rate * burstiness)) : 1 / rate;
-    acc += interval;
+    acc += interval(rng, rate, burstiness);
     out[i] = acc;
   }
   const target = n / rate;
@@ -66,11 +65,15 @@ function rampUpOffsets(n: number, spec: Extract<ArrivalSpec, { mode: 'ramp-up' }
   const rng = new NumpyRandomState(spec.seed);
   let acc = 0;
   for (let i = 0; i < n; i++) {
-    const rate = rampUpRate(i, n, spec);
-    acc += rate === Infinity ? 0 : Number.isFinite(spec.burstiness) ? rng.gamma(spec.burstiness, 1 / (rate * spec.burstiness)) : 1 / rate;
+    acc += interval(rng, rampUpRate(i, n, spec), spec.burstiness);
     out[i] = acc;
   }
   return out;
+}
+
+/** One gap at `rate`: Gamma(burstiness, 1/(rate·burstiness)) from numpy's stream, or 1/rate at infinite burstiness. */
+function interval(rng: NumpyRandomState, rate: number, burstiness: number): number {
+  return Number.isFinite(burstiness) ? rng.gamma(burstiness, 1 / (rate * burstiness)) : 1 / rate;
 }
 
 /** Each request's own timestamp (seconds from the start; missing means 0). */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ensureWebBuild, launchBrowser, requireChromium, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
 
 const FIXTURE = new URL('../../../shared/fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
 
@@ -38,16 +38,12 @@ async function api<T>(path: string, init?: RequestInit): Promise<T> {
 describe('dashboard in Chromium', () => {
   beforeAll(async () => {
     try {
-      requireChromium();
+      ({ browser, page } = await openPage());
     } catch (e) {
       missing = e as Error;
       return;
     }
-    ensureWebBuild();
     server = await startServer();
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
   }, 60_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CHROMIUM = process.env.STALLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -116,6 +116,19 @@ export async function launchBrowser(opts: { width?: number; height?: number; col
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The browser tests' setup: the web build, Chromium and one page with a 10 s
+ * default timeout. Throws the install hint when Chromium is missing.
+ */
+export async function openPage(): Promise<{ browser: Browser; page: Page }> {
+  requireChromium();
+  ensureWebBuild();
+  const browser = await launchBrowser();
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(10_000);
+  return { browser, page };
 }
 
 export function screenshotPath(name: string): string {

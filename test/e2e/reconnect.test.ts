@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunEvent } from '../../shared/protocol.ts';
 import { completedRequest } from '../server/store/sampleEvents.ts';
-import { ensureWebBuild, launchBrowser, requireChromium, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-restart-'));
 let server: RunningServer | null = null;
@@ -45,16 +45,12 @@ const completedRows = () => page.locator('[data-testid="timeline-row"][data-stat
 describe('dashboard restart in Chromium', () => {
   beforeAll(async () => {
     try {
-      requireChromium();
+      ({ browser, page } = await openPage());
     } catch (e) {
       missing = e as Error;
       return;
     }
-    ensureWebBuild();
     server = await startServer(dataDir);
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(10_000);
   }, 60_000);
 
   afterAll(async () => {

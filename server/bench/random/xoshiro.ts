@@ -13,7 +13,6 @@ export class Rng {
   private s1: number;
   private s2: number;
   private s3: number;
-  private spareNormal: number | null = null;
 
   constructor(seed: number) {
     let x = (Math.floor(seed) >>> 0) ^ 0x9e3779b9;
@@ -53,60 +52,6 @@ export class Rng {
   /** Integer uniform in [lo, hi] (inclusive). */
   int(lo: number, hi: number): number {
     return lo + Math.floor(this.random() * (hi - lo + 1));
-  }
-
-  /** Standard normal (Marsaglia polar method, caching the spare value). */
-  normal(): number {
-    if (this.spareNormal !== null) {
-      const v = this.spareNormal;
-      this.spareNormal = null;
-      return v;
-    }
-    let u: number, v: number, s: number;
-    do {
-      u = this.random() * 2 - 1;
-      v = this.random() * 2 - 1;
-      s = u * u + v * v;
-    } while (s >= 1 || s === 0);
-    const m = Math.sqrt((-2 * Math.log(s)) / s);
-    this.spareNormal = v * m;
-    return u * m;
-  }
-
-  /**
-   * Gamma(shape, scale) by Marsaglia–Tsang; shape < 1 uses the boost
-   * Gamma(a) = Gamma(a + 1) · U^(1/a).
-   */
-  gamma(shape: number, scale: number): number {
-    if (!(shape > 0) || !(scale > 0)) throw new RangeError('gamma needs shape > 0 and scale > 0');
-    if (shape < 1) {
-      const u = this.random() || Number.MIN_VALUE;
-      return this.gamma(shape + 1, scale) * Math.pow(u, 1 / shape);
-    }
-    const d = shape - 1 / 3;
-    const c = 1 / Math.sqrt(9 * d);
-    for (;;) {
-      let x: number, v: number;
-      do {
-        x = this.normal();
-        v = 1 + c * x;
-      } while (v <= 0);
-      v = v * v * v;
-      const u = this.random();
-      if (u < 1 - 0.0331 * x * x * x * x) return d * v * scale;
-      if (Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v * scale;
-    }
-  }
-
-  /** Fisher–Yates shuffle in place. */
-  shuffle<T>(items: T[]): T[] {
-    for (let i = items.length - 1; i > 0; i--) {
-      const j = Math.floor(this.random() * (i + 1));
-      const tmp = items[i];
-      items[i] = items[j];
-      items[j] = tmp;
-    }
-    return items;
   }
 }
 
