@@ -85,10 +85,13 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       const ok = await runWarmups(target, config.numWarmups, config.maxConcurrency, (i) => job(0, `${config.runId}-warmup-${i}`), interrupt);
       log(`Warmup finished: ${ok}/${config.numWarmups} completed.`);
     }
-    log('Starting main benchmark run...');
-    for (const line of trafficLines(config)) log(line);
+    const starts = !errored && !interrupt.aborted;
+    if (starts) {
+      log('Starting main benchmark run...');
+      for (const line of trafficLines(config)) log(line);
+    }
     events.startClock();
-    rps?.start();
+    if (starts) rps?.start();
     events.emit({
       type: 'run.started',
       runId: config.runId,

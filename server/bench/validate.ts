@@ -68,7 +68,7 @@ export function validateBenchConfig(c: BenchConfig): void {
   for (const [k, v] of Object.entries(c.goodput ?? {})) {
     // vLLM's check_goodput_args, same rules.
     if (!(GOODPUT_METRICS as readonly string[]).includes(k)) bad(`unknown goodput metric '${k}' (one of ${GOODPUT_METRICS.join(', ')})`, 'goodput');
-    if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
+    if (!(typeof v === 'number' && v >= 0)) bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
 }
@@ -78,7 +78,8 @@ function validateRampUp(c: BenchConfig): void {
   const r = c.rampUp!;
   if (r.strategy !== 'linear' && r.strategy !== 'exponential') bad(`ramp-up strategy '${r.strategy}' is not linear or exponential`, 'rampUp.strategy');
   if (c.requestRate !== 'inf') bad('with ramp-up the rate comes from the ramp-up start and end; remove the request rate', 'requestRate');
-  if (c.selfTimed) bad('a self-timed trace sets its own arrival times; ramp-up cannot apply', 'rampUp');
+  // A trace is self-timed unless --self-timed is explicitly off (see engine.ts arrivalSpec).
+  if (c.selfTimed || (c.dataset.name === 'trace' && c.selfTimed !== false)) bad('a self-timed trace sets its own arrival times; ramp-up cannot apply', 'rampUp');
   for (const [k, v] of [['startRps', r.startRps], ['endRps', r.endRps]] as const) {
     if (!(Number.isInteger(v) && v > 0)) bad(`ramp-up ${k === 'startRps' ? 'start' : 'end'} RPS must be an integer > 0 (got ${v})`, `rampUp.${k}`);
   }

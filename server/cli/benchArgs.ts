@@ -80,10 +80,10 @@ export function expandNargsPlus(argv: string[]): string[] {
       break;
     }
     out.push(a);
-    const name = a.startsWith('--') ? a.slice(2).split('=')[0] : '';
-    if (NARGS_PLUS.has(name)) {
-      flag = `--${name}`;
-      first = !a.includes('=');
+    // `--goodput=a` carries its one value; argparse then takes no more (a following `b` is a stray positional).
+    if (a.startsWith('--') && !a.includes('=') && NARGS_PLUS.has(a.slice(2))) {
+      flag = a;
+      first = true;
     }
   }
   return out;
@@ -255,11 +255,19 @@ function goodput(items: string[] | undefined): Record<string, number> | undefine
   const out: Record<string, number> = {};
   for (const item of items) {
     const parts = item.split(':');
-    const v = parts.length === 2 && parts[1].trim() !== '' ? Number(parts[1]) : NaN;
+    const v = parts.length === 2 ? pyFloatValue(parts[1]) : NaN;
     if (!parts[0] || Number.isNaN(v)) usage(`'${item}': give service level objectives as KEY:VALUE pairs, the key a metric name (ttft, tpot, e2el) and the value a number in milliseconds`, '--goodput');
     out[parts[0]] = v;
   }
   return out;
+}
+
+/** Python's float() of a string: decimal (underscores between digits allowed), inf/infinity; NaN for anything else (hex, empty). */
+function pyFloatValue(text: string): number {
+  const t = text.trim();
+  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+  if (!/^[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?$/.test(t)) return NaN;
+  return Number(t.replace(/_/g, ''));
 }
 
 function pairs(items: string[] | undefined, flag: string): Record<string, string> {

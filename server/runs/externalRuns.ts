@@ -6,6 +6,7 @@
  * is recorded as interrupted.
  */
 import type { BenchEvent, RunFinished } from '../../shared/protocol.ts';
+import { rateLabel } from '../../shared/rateLabel.ts';
 import type { Hub } from '../hub/hub.ts';
 import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../shared/errors.ts';
@@ -32,7 +33,7 @@ export class ExternalRuns {
     runs.insertRun({
       id: info.runId, source: 'cli', status: 'running', label: info.label ?? str(c.label), model: str(c.model),
       target: str(c.baseUrl), dataset: str(dataset), numPrompts: int(c.numPrompts), maxConcurrency: int(c.maxConcurrency),
-      requestRate: c.requestRate === undefined ? null : String(c.requestRate), failFast: c.failFast === true, createdAtMs: now,
+      requestRate: rateLabel(c.requestRate, c.rampUp), failFast: c.failFast === true, createdAtMs: now,
       config: c, metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
     });
     this.hub.open(info.runId, info.label ?? str(c.label));

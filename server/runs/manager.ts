@@ -7,6 +7,7 @@
  * report can never be lost to shutdown order.
  */
 import { randomBytes } from 'node:crypto';
+import { rateLabel } from '../../shared/rateLabel.ts';
 import type { RunFinished } from '../../shared/protocol.ts';
 import type { RunSpec, SpecIssue } from '../../shared/schemas.ts';
 import { StallscopeError } from '../../shared/errors.ts';
@@ -65,7 +66,7 @@ export class RunManager implements RunStarter {
     hub.store.runs.insertRun({
       id, source: 'dashboard', status: 'running', label: spec.label ?? null, model: spec.model,
       target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded', dataset: spec.dataset.name,
-      numPrompts: spec.numPrompts, maxConcurrency: spec.maxConcurrency, requestRate: String(spec.requestRate),
+      numPrompts: spec.numPrompts, maxConcurrency: spec.maxConcurrency, requestRate: rateLabel(spec.requestRate, spec.rampUp),
       failFast: spec.failFast, createdAtMs: Date.now(), spec: redactSpec(spec), config: redactConfig(config), metadata: spec.metadata,
     });
     hub.open(id, spec.label ?? null);

@@ -68,6 +68,10 @@ describe('dashboard restart in Chromium', () => {
     await moreRequests('ci-before', 2, 3); // live over the first socket
     await expect.poll(completedRows).toBe(3);
 
+    // A mark on the page's window: still there at the end means the page was never reloaded.
+    await page.evaluate(() => {
+      (window as unknown as { stallscopeMark: number }).stallscopeMark = 1;
+    });
     const port = Number(new URL(server!.url).port);
     await server!.stop({ keepData: true }); // the dashboard records the reported run as interrupted on its way down
     await expect.poll(connection).not.toBe('live');
@@ -76,7 +80,7 @@ describe('dashboard restart in Chromium', () => {
     server = await startServer(dataDir, { port });
     await expect.poll(connection, { timeout: 15_000 }).toBe('live');
     await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('interrupted');
-    expect(await completedRows()).toBe(3); // nothing lost or duplicated by the resubscribe
+    await expect.poll(completedRows).toBe(3); // nothing lost or duplicated by the resubscribe
 
     // A run reported to the restarted server streams into the same page (no reload) over the new socket.
     await reportRun('ci-after', 1);
@@ -86,6 +90,7 @@ describe('dashboard restart in Chromium', () => {
     await expect.poll(completedRows).toBe(1);
     await moreRequests('ci-after', 1, 4);
     await expect.poll(completedRows).toBe(4);
+    expect(await page.evaluate(() => (window as unknown as { stallscopeMark?: number }).stallscopeMark)).toBe(1);
     await page.screenshot({ path: screenshotPath('restart-reconnected') });
   }, 60_000);
 });

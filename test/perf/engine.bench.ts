@@ -97,6 +97,7 @@ async function breakerTrip(url: string, n: number, totalS: number): Promise<{ ms
   };
   const r = await runDispatch(h.input);
   await withoutStacks(() => h.agent.destroy());
+  if (tripT === 0) throw new Error('the breaker did not trip: nothing to time');
   const ms = performance.now() - tripT;
   const cu = process.cpuUsage(cpuAtTrip);
   return { ms, cpuMs: (cu.user + cu.system) / 1000, cancelled: r.statuses.filter((s) => s === 'cancelled_after_timeout').length };
@@ -141,7 +142,11 @@ async function undiciTeardown(url: string, n: number): Promise<{ ms: number; cpu
       { onConnect: () => void connected++, onHeaders: () => true, onData: () => true, onComplete: () => resolve(), onError: () => resolve() },
     );
   }));
-  while (connected < n) await new Promise((res) => setTimeout(res, 20));
+  const deadline = performance.now() + 10_000;
+  while (connected < n) {
+    if (performance.now() > deadline) throw new Error(`only ${connected}/${n} requests connected within 10 s`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
   await new Promise((res) => setTimeout(res, 200)); // every request written and read by the server
   const c0 = process.cpuUsage();
   const t0 = performance.now();

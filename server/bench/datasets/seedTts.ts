@@ -70,11 +70,12 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
   }
   if (missing > 0) warnings.push(`seed-tts: skipped ${missing} row(s) whose prompt wav is missing`);
   if (picked.length === 0) throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${metaPath}: no usable rows`, 'dataset.path');
-  // Upstream oversamples unless --no-oversample: random.seed(seed); random.choices(rows, k=missing).
+  // Upstream oversamples unless --no-oversample: random.seed(seed), then random.choice(rows) per missing row.
   if (picked.length < o.numPrompts && !o.noOversample) {
-    const base = picked.length;
-    warnings.push(`seed-tts: oversampling ${base} rows to ${o.numPrompts} (pass --no-oversample to send ${base})`);
-    picked.push(...new PythonRandom(o.seed).choices(picked, o.numPrompts - base));
+    const base = picked.slice();
+    warnings.push(`seed-tts: oversampling ${base.length} rows to ${o.numPrompts} (pass --no-oversample to send ${base.length})`);
+    const rng = new PythonRandom(o.seed);
+    while (picked.length < o.numPrompts) picked.push(rng.choice(base));
   }
   const outputLen = o.outputLen ?? SEED_TTS_DEFAULT_OUTPUT_LEN;
   const system = o.systemPrompt ?? SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT;

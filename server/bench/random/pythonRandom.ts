@@ -1,9 +1,10 @@
 /**
  * CPython's `random.Random`, as vLLM-Omni's Seed-TTS dataset uses it:
  * `random.Random(seed).shuffle(rows)` decides the row order and
- * `random.seed(seed); random.choices(rows, k=…)` the oversampled rows. A
- * port of _randommodule.c's seeding and getrandbits and of random.py's
- * _randbelow, shuffle and choices, so the same --seed sends the same rows
+ * `random.seed(seed)` then `random.choice(rows)` per missing row the
+ * oversampled rows (vLLM's maybe_oversample_requests). A port of
+ * _randommodule.c's seeding and getrandbits and of random.py's _randbelow,
+ * shuffle and choice, so the same --seed sends the same rows
  * in the same order as the nightly job (checked against CPython's own
  * output in test/fixtures/rng).
  */
@@ -56,11 +57,8 @@ export class PythonRandom {
     return items;
   }
 
-  /** `choices(population, k=k)` without weights: population[floor(random() · n)], k times. */
-  choices<T>(population: readonly T[], k: number): T[] {
-    const n = population.length;
-    const out: T[] = [];
-    for (let i = 0; i < k; i++) out.push(population[Math.floor(this.random() * n)]);
-    return out;
+  /** `choice(seq)`: seq[_randbelow(len(seq))]. */
+  choice<T>(seq: readonly T[]): T {
+    return seq[this.randbelow(seq.length)];
   }
 }

@@ -193,8 +193,13 @@ describe('runBenchmark', () => {
   it('an unreachable target with a ready check is errored, quickly, not a hang', async () => {
     const port = await refusedPort();
     const t0 = performance.now();
-    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 0.5 }));
+    const lines: string[] = [];
+    const rampUp = { strategy: 'linear' as const, startRps: 1, endRps: 5 };
+    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 0.5, rampUp }), { log: (l) => lines.push(l) });
     expect(out.summary.verdict).toBe('errored');
+    // The timed run never started: no traffic lines, no ramp-up steps in the result.
+    expect(lines.join('\n')).not.toMatch(/Starting main benchmark run|Traffic/);
+    expect(out.result).not.toHaveProperty('rps_change_events');
     expect(out.summary.verdictReasons.join(' ')).toMatch(/not ready/);
     expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
     expect(performance.now() - t0).toBeLessThan(3000);

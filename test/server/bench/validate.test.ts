@@ -49,6 +49,7 @@ describe('validateBenchConfig', () => {
     [{ seed: -1 }, 'CONFIG_INVALID', 'seed'],
     [{ rampUp: { strategy: 'linear', startRps: 1, endRps: 5 }, requestRate: 3 }, 'CONFIG_INVALID', 'requestRate'],
     [{ rampUp: { strategy: 'linear', startRps: 0, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.startRps'],
+    [{ rampUp: { strategy: 'linear', startRps: 1, endRps: 5 }, dataset: { name: 'trace', path: `${fixtures}trace.jsonl` } }, 'CONFIG_INVALID', 'rampUp'],
     [{ rampUp: { strategy: 'exponential', startRps: 6, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.startRps'],
     [{ rampUp: { strategy: 'sigmoid' as 'linear', startRps: 1, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.strategy'],
     [{ goodput: { audio_ttft: 100 } as BenchConfig['goodput'] }, 'CONFIG_INVALID', 'goodput'],

@@ -62,6 +62,10 @@ describe('parseBenchArgs', () => {
     expect(p.config.numPrompts).toBe(3);
     expect(p.warnings.join('\n')).not.toMatch(/goodput/);
     expect(parseBenchArgs(['--model', 'm']).config.goodput).toBeUndefined();
+    // Values as Python's float() reads them.
+    expect(parseBenchArgs(['--model', 'm', '--goodput', 'ttft:inf', 'e2el:1_000', 'tpot:.5']).config.goodput).toEqual({ ttft: Infinity, e2el: 1000, tpot: 0.5 });
+    // `--goodput=a` takes one value, as argparse does: a following bare value is a stray positional.
+    expect(() => parseBenchArgs(['--model', 'm', '--goodput=ttft:5', 'tpot:50'])).toThrow(StallscopeError);
     // A stray positional elsewhere is still refused.
     expect(() => parseBenchArgs(['--model', 'm', 'extra'])).toThrow(StallscopeError);
   });
@@ -81,6 +85,8 @@ describe('parseBenchArgs', () => {
     [['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1.5', '--ramp-up-end-rps', '2'], '--ramp-up-start-rps'],
     [['--model', 'm', '--goodput', 'ttft=500'], '--goodput'],
     [['--model', 'm', '--goodput', 'ttft:fast'], '--goodput'],
+    [['--model', 'm', '--goodput', 'ttft:0x10'], '--goodput'],
+    [['--model', 'm', '--goodput', 'ttft:'], '--goodput'],
     [['--model', 'm', '--num-prompts', 'ten'], '--num-prompts'],
     [['--model', 'm', '--max-concurrency', '1.5'], '--max-concurrency'],
     [['--model', 'm', '--metadata', 'novalue'], '--metadata'],

@@ -45,6 +45,20 @@ describe('run manager', () => {
     expect(specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput).toEqual({ e2el: 2000 });
   });
 
+  it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async () => {
+    sse = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    await startApp();
+    const spec = { ...baseSpec, numPrompts: 4, rampUp: { strategy: 'linear', startRps: 20, endRps: 40 }, target: { kind: 'url', baseUrl: sse.url } };
+    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: spec });
+    expect(r.statusCode, r.body).toBe(201);
+    const { id } = r.json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'finished', verdict: 'passed', requestRate: 'linear 20→40' });
+    const result = (await app!.inject({ url: `/api/runs/${id}/export?format=vllm` })).json();
+    expect(result).toMatchObject({ ramp_up_strategy: 'linear', ramp_up_start_rps: 20, ramp_up_end_rps: 40 });
+  });
+
   it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {
     sse = await startSseServer((a) => (a.n < 6 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
     await startApp();
