@@ -54,6 +54,8 @@ export interface BenchConfig {
    * drawn at that rate with no rescale, as vLLM does.
    */
   rampUp?: RampUp;
+  /** `--print-stage`: ask for stage metrics even when the percentile metrics would not (see requestBody.ts). */
+  printStage?: boolean;
   /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */
   goodput?: Partial<Record<'ttft' | 'tpot' | 'e2el', number>>;
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;

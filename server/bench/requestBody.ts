@@ -16,12 +16,27 @@ export async function buildRequestBody(config: BenchConfig, sample: SampleReques
     stream_options: { include_usage: true, continuous_usage_stats: true },
   };
   if (config.extraBody) Object.assign(body, config.extraBody);
+  if (requestsStageMetrics(config) && !('return_stage_metrics' in body)) body.return_stage_metrics = true;
   if (sample.rowBody) Object.assign(body, sample.rowBody);
   if (sample.loadRowBody) Object.assign(body, await sample.loadRowBody());
   if (sample.bodyDefaults) {
     for (const [k, v] of Object.entries(sample.bodyDefaults)) if (!(k in body)) body[k] = v;
   }
   return JSON.stringify(body);
+}
+
+/**
+ * vLLM-Omni's should_request_stage_metrics: its main() adds
+ * `return_stage_metrics: true` to the extra body for --print-stage, for the
+ * openai-chat-omni backend when tpot or itl is a percentile metric (as by
+ * default; current upstream), or when the modalities include image. An
+ * explicit value in --extra-body is kept.
+ */
+export function requestsStageMetrics(config: BenchConfig): boolean {
+  if (config.printStage) return true;
+  if (config.backend === 'openai-chat-omni' && config.percentileMetrics.some((m) => m === 'tpot' || m === 'itl')) return true;
+  const modalities = config.extraBody?.modalities;
+  return Array.isArray(modalities) && modalities.includes('image');
 }
 
 /** Headers for one request; `x-request-id` last so a --header cannot replace it. */

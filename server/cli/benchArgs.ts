@@ -103,6 +103,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     if (values[name] !== undefined) warnings.push(`warning: --${name} is accepted for compatibility and ignored: ${f.note}`);
   }
 
+  if (values['print-stage']) warnings.push('warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed');
   const runId = str('run-id') ?? `bench-${randomBytes(4).toString('hex')}`;
   const baseUrl = (str('base-url') ?? `http://${str('host') ?? '127.0.0.1'}:${str('port') ?? '8000'}`).replace(/\/+$/, '');
   const model = str('model');
@@ -176,6 +177,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     thresholds: (values.threshold as string[] | undefined) ?? [],
     goodput: goodput(values.goodput as string[] | undefined),
     rampUp: rampUp(str, warnings),
+    printStage: values['print-stage'] ? true : undefined,
     save,
   };
   return {

@@ -79,6 +79,12 @@ describe('parseBenchArgs', () => {
     expect(q.warnings.join('\n')).toMatch(/--ramp-up-start-rps.*without --ramp-up-strategy/);
   });
 
+  it('--print-stage asks for stage metrics and says the per-stage block is not printed', () => {
+    const p = parseBenchArgs(['--model', 'm', '--print-stage']);
+    expect(p.config.printStage).toBe(true);
+    expect(p.warnings).toEqual(['warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed']);
+  });
+
   it.each([
     [['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1'], '--ramp-up-end-rps'],
     [['--model', 'm', '--ramp-up-strategy', 'steps', '--ramp-up-start-rps', '1', '--ramp-up-end-rps', '2'], '--ramp-up-strategy'],

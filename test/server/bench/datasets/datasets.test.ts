@@ -69,6 +69,18 @@ describe('seed-tts dataset', () => {
     expect(textOnly.modalities).toEqual(['text']);
   });
 
+  it("asks for stage metrics as vLLM-Omni's main() does: tpot or itl on the omni backend, --print-stage, image modalities; an explicit value wins", async () => {
+    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true });
+    const asks = async (over: Partial<BenchConfig>) => JSON.parse(await buildRequestBody(config(over), d.samples[0])).return_stage_metrics;
+    expect(await asks({ percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'] })).toBe(true);
+    expect(await asks({ percentileMetrics: ['ttft', 'itl'] })).toBe(true);
+    expect(await asks({ percentileMetrics: ['ttft', 'e2el'] })).toBeUndefined();
+    expect(await asks({ percentileMetrics: ['ttft', 'tpot'], backend: 'openai-chat' })).toBeUndefined();
+    expect(await asks({ percentileMetrics: ['ttft'], printStage: true })).toBe(true);
+    expect(await asks({ percentileMetrics: ['ttft'], extraBody: { modalities: ['text', 'image'] } })).toBe(true);
+    expect(await asks({ percentileMetrics: ['tpot'], extraBody: { return_stage_metrics: false } })).toBe(false);
+  });
+
   it('zh rows get language Chinese', () => {
     const d = loadSeedTts({ root: seedRoot, locale: 'zh', numPrompts: 5, seed: 0, noOversample: true });
     expect(d.samples).toHaveLength(1);
