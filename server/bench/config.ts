@@ -54,6 +54,8 @@ export interface BenchConfig {
    * drawn at that rate with no rescale, as vLLM does.
    */
   rampUp?: RampUp;
+  /** `--ignore-eos`: `ignore_eos: true` in every body, before the extra body is merged (as vLLM). */
+  ignoreEos?: boolean;
   /** `--print-stage`: ask for stage metrics even when the percentile metrics would not (see requestBody.ts). */
   printStage?: boolean;
   /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */

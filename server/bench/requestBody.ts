@@ -15,6 +15,7 @@ export async function buildRequestBody(config: BenchConfig, sample: SampleReques
     stream: true,
     stream_options: { include_usage: true, continuous_usage_stats: true },
   };
+  if (config.ignoreEos) body.ignore_eos = true;
   if (config.extraBody) Object.assign(body, config.extraBody);
   if (requestsStageMetrics(config) && !('return_stage_metrics' in body)) body.return_stage_metrics = true;
   if (sample.rowBody) Object.assign(body, sample.rowBody);

@@ -178,6 +178,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     goodput: goodput(values.goodput as string[] | undefined),
     rampUp: rampUp(str, warnings),
     printStage: values['print-stage'] ? true : undefined,
+    ignoreEos: values['ignore-eos'] ? true : undefined,
     save,
   };
   return {

@@ -82,6 +82,7 @@ describe('parseBenchArgs', () => {
   it('--print-stage asks for stage metrics and says the per-stage block is not printed', () => {
     const p = parseBenchArgs(['--model', 'm', '--print-stage']);
     expect(p.config.printStage).toBe(true);
+    expect(parseBenchArgs(['--model', 'm', '--ignore-eos']).config.ignoreEos).toBe(true);
     expect(p.warnings).toEqual(['warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed']);
   });
 

@@ -81,6 +81,14 @@ describe('seed-tts dataset', () => {
     expect(await asks({ percentileMetrics: ['tpot'], extraBody: { return_stage_metrics: false } })).toBe(false);
   });
 
+  it('--ignore-eos adds ignore_eos: true before the extra body is merged (so --extra-body can still override it)', async () => {
+    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true });
+    const eos = async (over: Partial<BenchConfig>) => JSON.parse(await buildRequestBody(config(over), d.samples[0])).ignore_eos;
+    expect(await eos({})).toBeUndefined();
+    expect(await eos({ ignoreEos: true })).toBe(true);
+    expect(await eos({ ignoreEos: true, extraBody: { ignore_eos: false } })).toBe(false);
+  });
+
   it('zh rows get language Chinese', () => {
     const d = loadSeedTts({ root: seedRoot, locale: 'zh', numPrompts: 5, seed: 0, noOversample: true });
     expect(d.samples).toHaveLength(1);
