@@ -104,7 +104,7 @@ dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-lo
 load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warmups N,
            --self-timed (trace only; default for trace),
            --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N
-body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body)
+body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body), --ignore-eos
 timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
