@@ -73,8 +73,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   let run: DispatchResult;
   const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
   try {
+    log('Starting initial single prompt test run...');
     if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
-      log('Starting initial single prompt test run...');
       errored = await readyCheck(target, config.readyCheckTimeoutS, (k) => job(0, `${config.runId}-ready-${k}`), interrupt, log);
       // Stopped by a signal while checking: that is an interruption, not an unreachable target.
       if (interrupt.aborted) errored = null;
@@ -83,7 +83,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     if (!errored && config.numWarmups > 0 && !interrupt.aborted) {
       log(`Warming up with ${config.numWarmups} requests...`);
       const ok = await runWarmups(target, config.numWarmups, config.maxConcurrency, (i) => job(0, `${config.runId}-warmup-${i}`), interrupt);
-      log(`Warmup finished: ${ok}/${config.numWarmups} completed.`);
+      log('Warmup run completed.');
+      if (ok < config.numWarmups) log(`(${config.numWarmups - ok} of ${config.numWarmups} warmup requests did not complete)`);
     }
     const starts = !errored && !interrupt.aborted;
     if (starts) {

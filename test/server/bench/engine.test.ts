@@ -10,6 +10,7 @@ import { arrivalOffsets } from '../../../server/bench/arrivals.ts';
 import type { BenchConfig } from '../../../server/bench/config.ts';
 import type { BenchEvent } from '../../../shared/protocol.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
+import { readJson } from '../../fixtures/golden-helpers/golden.ts';
 
 const seedRoot = fileURLToPath(new URL('../../fixtures/datasets/seed-tts', import.meta.url));
 let server: TestServer | null = null;
@@ -188,6 +189,17 @@ describe('runBenchmark', () => {
     expect(server.arrivals.filter((a) => a.requestId.includes('-warmup-'))).toHaveLength(4);
     expect(server.arrivals.filter((a) => /^run7-\d+$/.test(a.requestId))).toHaveLength(0);
     await expect.poll(() => server!.openSockets, { timeout: 2000 }).toBe(0);
+  });
+
+  it("logs vllm bench serve's preamble, line for line as the golden console has it", async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const lines: string[] = [];
+    await runBenchmark(config(server.url, { numPrompts: 1, maxConcurrency: 1 }), { log: (l) => lines.push(l) });
+    const golden = readJson<{ console_stdout: string }>('aggregate_cases1-3.expected.json').console_stdout.split('\n');
+    // The golden run predates OMNI-NEW's "Per-request timeout: …" line (ours adds the breaker state);
+    // vLLM then prints a termplotlib tip, which stallscope has no reason to print.
+    expect(lines[0]).toMatch(/^Per-request timeout: 5s; fail-fast on timeout: off$/);
+    expect(lines.slice(1, 7)).toEqual(golden.slice(0, 6));
   });
 
   it('an unreachable target with a ready check is errored, quickly, not a hang', async () => {
