@@ -49,6 +49,10 @@ describe('selectors', () => {
     const tts = metricSections([fixture('omni-tts-seedtts-failed31.json')]).map((s) => s.title);
     expect(tts).not.toContain('Inter-token Latency');
     expect(tts).toContain('Time to First Token');
+    // request_goodput is shown when a run had --goodput (vLLM writes null otherwise: no row).
+    const head = (r: Record<string, unknown>) => metricSections([r as never])[0].rows.map((x) => x.key);
+    expect(head(fixture('omni-chat-compact-randommm.json'))).not.toContain('request_goodput');
+    expect(head({ ...fixture('omni-chat-compact-randommm.json'), request_goodput: 1.5 })).toContain('request_goodput');
   });
 
   it('computes deltas and highlights differing config keys', () => {

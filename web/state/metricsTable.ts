@@ -27,6 +27,7 @@ const HEAD: [string, string][] = [
   ['total_input_tokens', 'Total input tokens'],
   ['total_output_tokens', 'Total generated tokens'],
   ['request_throughput', 'Request throughput (req/s)'],
+  ['request_goodput', 'Request goodput (req/s)'],
   ['output_throughput', 'Output token throughput (tok/s)'],
   ['max_output_tokens_per_s', 'Peak output token throughput (tok/s)'],
   ['max_concurrent_requests', 'Peak concurrent requests'],
