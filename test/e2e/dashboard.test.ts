@@ -73,9 +73,21 @@ describe('dashboard in Chromium', () => {
     await page.getByTestId('start-run').click();
     await expect.poll(() => page.getByTestId('error-dataset.path').textContent()).toMatch(/cannot be read|missing/);
     expect(page.url()).toContain('#/new');
+    // Ramp-up and goodput: the ramp's fields appear with it; a ramp with an explicit rate is the server's to refuse.
+    await page.getByTestId('preset-code2wav-hang').check();
+    expect(await page.locator('#f-rampUp-startRps').count()).toBe(0);
+    await page.locator('#f-rampUp-strategy').selectOption('linear');
+    await page.locator('#f-rampUp-endRps').fill('20');
+    await page.locator('#f-requestRate').fill('5');
+    await page.locator('#f-goodput-e2el').fill('-1');
+    await expect.poll(() => page.getByTestId('error-goodput.e2el').count()).toBe(1);
+    await page.locator('#f-goodput-e2el').fill('2000');
+    await page.getByTestId('start-run').click();
+    await expect.poll(() => page.getByTestId('error-requestRate').textContent()).toMatch(/ramp-up/);
+    await page.locator('#f-rampUp-strategy').selectOption('none');
+    expect(await page.locator('#f-rampUp-startRps').count()).toBe(0);
     const list = await api<{ total: number }>('/api/runs');
     expect(list.total).toBe(0);
-    await page.getByTestId('preset-code2wav-hang').check();
   });
 
   it('runs the hang preset live: timeline fills, stall with stack and a growing age, breaker trips, fails closed', async () => {
