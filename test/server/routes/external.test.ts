@@ -24,6 +24,13 @@ describe('--report-to API', () => {
     expect((await app.inject({ method: 'POST', url: '/api/runs/ci-77/events', payload: { events: [] } })).statusCode).toBe(404);
   });
 
+  it('a reported ramp-up run shows its ramp as its rate', async () => {
+    app = await testApp();
+    const config = { model: 'm', requestRate: 'inf', rampUp: { strategy: 'exponential', startRps: 2, endRps: 30 } };
+    expect((await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: 'ci-ramp', config } })).statusCode).toBe(201);
+    expect((await app.inject({ url: '/api/runs/ci-ramp' })).json().requestRate).toBe('exponential 2→30');
+  });
+
   it('rejects malformed bodies', async () => {
     app = await testApp();
     expect((await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: 'bad id with spaces' } })).statusCode).toBe(400);
