@@ -111,6 +111,7 @@ results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
            --label L, --metadata K=V (repeatable), --threshold EXPR (repeatable),
            --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
-other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm
+other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
+           --print-stage (requests stage metrics; no per-stage block is printed)
 
 exit codes: 0 passed, 1 failed, 2 usage/config error, 3 failed_closed, 4 interrupted, 5 errored`;
