@@ -4,18 +4,13 @@
  * SIGINT/SIGTERM: live runs are recorded as interrupted, the store flushed.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import { defaultDataDir } from '../store/db.ts';
 import { isLoopback } from '../plugins/security.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const WEB_SRC = join(ROOT, 'web');
-const WEB_OUT = join(ROOT, 'dist', 'web');
+import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]
 
@@ -31,31 +26,9 @@ const USAGE = `usage: stallscope serve [options]
                        or older than web/
   --verbose            log run lifecycle and target output to stderr`;
 
-/** Newest modification time under a directory (files only). */
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestMtime(p));
-    else newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Whether dist/web must be (re)built: no index.html, or older than the web sources (web/ and the shared/ it imports) or the vite config. */
-export function webBuildNeeded(src: string | string[] = [WEB_SRC, join(ROOT, 'shared')], out = WEB_OUT, config = join(ROOT, 'vite.config.ts')): boolean {
-  const index = join(out, 'index.html');
-  if (!existsSync(index)) return true;
-  const built = statSync(index).mtimeMs;
-  const sources = (Array.isArray(src) ? src : [src]).filter((d) => existsSync(d));
-  return sources.some((d) => newestMtime(d) > built) || (existsSync(config) && statSync(config).mtimeMs > built);
-}
-
-function buildWeb(): boolean {
+function buildWebOrSay(): void {
   console.log('stallscope: building the web UI (vite build)...');
-  const r = spawnSync('npx', ['vite', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) console.error('stallscope: the web UI build failed; serving the API and WebSocket only');
-  return r.status === 0;
+  if (!buildWeb().ok) console.error('stallscope: the web UI build failed; serving the API and WebSocket only');
 }
 
 /** The token to enforce: the given one; a generated one when binding a non-loopback address; else none. */
@@ -97,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
   const host = args.host!;
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
   if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
-  if (args['build-if-needed'] && webBuildNeeded()) buildWeb();
+  if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
   const dataDir = args['data-dir'] ?? defaultDataDir();
   const verbose = args.verbose;
   const app = await buildApp({

@@ -4,10 +4,11 @@
  * server and one browser for the whole file; the scenarios build on each
  * other the way a maintainer would use the dashboard.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, ROOT, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
 
 const FIXTURE = new URL('../../../shared/fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
 
@@ -49,6 +50,13 @@ describe('dashboard in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+  });
+
+  it("serves a production build of the UI (vitest's NODE_ENV=test must not reach vite build)", () => {
+    ready();
+    const dir = join(ROOT, 'dist', 'web', 'assets');
+    const devJsx = readdirSync(dir).filter((f) => f.endsWith('.js') && readFileSync(join(dir, f), 'utf8').includes('jsxDEV'));
+    expect(devJsx, 'React development runtime bundled').toEqual([]);
   });
 
   it('refuses a bad form value beside its field and starts nothing', async () => {

@@ -3,12 +3,13 @@
  * (once, only when web/ changed), the real dashboard server on a free port
  * with a temp data dir, and Debian's Chromium driven by playwright-core.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { buildWeb, webBuildNeeded } from '../../server/cli/webBuild.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CHROMIUM = process.env.STALLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -25,22 +26,11 @@ export function requireChromium(): string {
   return CHROMIUM;
 }
 
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
-
-/** Build dist/web when it is missing or older than web/ or shared/ (vite build is the slow part). */
+/** Build dist/web (production) when it is missing or older than web/, shared/ or the vite config. */
 export function ensureWebBuild(): void {
-  const index = join(ROOT, 'dist', 'web', 'index.html');
-  const src = Math.max(newestMtime(join(ROOT, 'web')), newestMtime(join(ROOT, 'shared')), statSync(join(ROOT, 'vite.config.ts')).mtimeMs);
-  if (existsSync(index) && statSync(index).mtimeMs >= src) return;
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`vite build failed:\n${r.stdout}\n${r.stderr}`);
+  if (!webBuildNeeded()) return;
+  const r = buildWeb({ quiet: true });
+  if (!r.ok) throw new Error(`vite build failed:\n${r.output}`);
 }
 
 export interface RunningServer {

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveToken, run, webBuildNeeded } from '../../../server/cli/serve.ts';
+import { resolveToken, run } from '../../../server/cli/serve.ts';
+import { webBuildNeeded } from '../../../server/cli/webBuild.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/stallscope.js', import.meta.url));
 
