@@ -7,7 +7,7 @@ import type { TimeoutKind } from '../../shared/types.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
-  | { name: 'seed-tts'; path: string; locale: 'en' | 'zh' | string; outputLen?: number; noOversample: boolean; disableShuffle?: boolean; systemPrompt?: string }
+  | { name: 'seed-tts'; path: string; locale: 'en' | 'zh' | string; outputLen?: number; noOversample: boolean; disableShuffle?: boolean; systemPrompt?: string; fileRefAudio?: boolean }
   | { name: 'trace'; path: string };
 
 export interface TimeoutConfig {

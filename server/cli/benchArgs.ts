@@ -145,6 +145,7 @@ function dataset(values: Values, str: (k: string) => string | undefined): Datase
         noOversample: Boolean(values['no-oversample']),
         disableShuffle: Boolean(values['disable-shuffle']),
         systemPrompt: str('seed-tts-system-prompt'),
+        fileRefAudio: values['seed-tts-file-ref-audio'] ? true : undefined,
       };
     case 'trace':
       return { name, path: str('dataset-path') ?? '' };

@@ -29,6 +29,7 @@ export const BENCH_OPTIONS = {
   'seed-tts-root': { type: 'string' },
   'seed-tts-locale': { type: 'string' },
   'seed-tts-system-prompt': { type: 'string' },
+  'seed-tts-file-ref-audio': { type: 'boolean' },
   'hf-output-len': { type: 'string' },
   'random-input-len': { type: 'string' },
   'random-output-len': { type: 'string' },
@@ -100,7 +101,8 @@ target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
            --header K=V (repeatable), --request-id-prefix P, --ready-check-timeout-sec S
 dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-locale en|zh,
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
-           --random-output-len N, --random-range-ratio R, --hf-output-len N, --seed N
+           --random-output-len N, --random-range-ratio R, --hf-output-len N, --seed N,
+           --seed-tts-file-ref-audio (ref_audio as a file:// URI, not inlined)
 load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warmups N,
            --self-timed (trace only; default for trace),
            --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N

@@ -22,6 +22,7 @@ export function loadDataset(config: BenchConfig): LoadedDataset {
         disableShuffle: d.disableShuffle,
         outputLen: d.outputLen,
         systemPrompt: d.systemPrompt,
+        fileRefAudio: d.fileRefAudio,
       });
     case 'trace':
       return loadTrace(d.path, config.numPrompts);

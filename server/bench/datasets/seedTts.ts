@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { PythonRandom } from '../random/pythonRandom.ts';
 import { estimateTokens, type LoadedDataset, type SampleRequest } from './sample.ts';
@@ -36,6 +37,8 @@ export interface SeedTtsOptions {
   disableShuffle?: boolean;
   outputLen?: number;
   systemPrompt?: string;
+  /** `--seed-tts-file-ref-audio`: send `ref_audio` as a file:// URI (the server reads it; it needs --allowed-local-media-path) instead of inlining the WAV. */
+  fileRefAudio?: boolean;
 }
 
 interface Row {
@@ -87,9 +90,15 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
     ],
     promptLen: estimateTokens(`${system}\n${row.target}`),
     outputLen,
-    rowBody: { ref_text: row.refText, task_type: 'Base', language, max_new_tokens: outputLen },
+    rowBody: {
+      ...(o.fileRefAudio ? { ref_audio: pathToFileURL(row.wavPath).href } : {}),
+      ref_text: row.refText,
+      task_type: 'Base',
+      language,
+      max_new_tokens: outputLen,
+    },
     bodyDefaults: { modalities: ['text', 'audio'] },
-    loadRowBody: async () => ({ ref_audio: `data:audio/wav;base64,${(await readFile(row.wavPath)).toString('base64')}` }),
+    loadRowBody: o.fileRefAudio ? undefined : async () => ({ ref_audio: `data:audio/wav;base64,${(await readFile(row.wavPath)).toString('base64')}` }),
   }));
   return { samples, warnings };
 }

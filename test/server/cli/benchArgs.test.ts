@@ -83,6 +83,8 @@ describe('parseBenchArgs', () => {
     const p = parseBenchArgs(['--model', 'm', '--print-stage']);
     expect(p.config.printStage).toBe(true);
     expect(parseBenchArgs(['--model', 'm', '--ignore-eos']).config.ignoreEos).toBe(true);
+    const files = parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', '--seed-tts-file-ref-audio']).config.dataset;
+    expect(files).toMatchObject({ name: 'seed-tts', fileRefAudio: true });
     expect(p.warnings).toEqual(['warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed']);
   });
 

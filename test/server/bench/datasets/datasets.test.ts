@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { loadSeedTts, SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT } from '../../../../server/bench/datasets/seedTts.ts';
 import { loadTrace } from '../../../../server/bench/datasets/trace.ts';
 import { loadRandom } from '../../../../server/bench/datasets/random.ts';
@@ -87,6 +88,16 @@ describe('seed-tts dataset', () => {
     expect(await eos({})).toBeUndefined();
     expect(await eos({ ignoreEos: true })).toBe(true);
     expect(await eos({ ignoreEos: true, extraBody: { ignore_eos: false } })).toBe(false);
+  });
+
+  it('--seed-tts-file-ref-audio sends ref_audio as a file:// URI of the prompt wav, first of the row keys, without reading the wav', async () => {
+    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true, fileRefAudio: true });
+    expect(d.samples[0].loadRowBody).toBeUndefined();
+    const body = JSON.parse(await buildRequestBody(config(), d.samples[0]));
+    expect(body.ref_audio).toBe(pathToFileURL(join(seedRoot, 'en', 'prompt-wavs', 'en_1.wav')).href);
+    expect(body.ref_audio).toMatch(/^file:\/\/\/.*\/en\/prompt-wavs\/en_1\.wav$/);
+    const keys = Object.keys(body);
+    expect(keys.slice(keys.indexOf('ref_audio'), keys.indexOf('ref_audio') + 5)).toEqual(['ref_audio', 'ref_text', 'task_type', 'language', 'max_new_tokens']);
   });
 
   it('zh rows get language Chinese', () => {
