@@ -141,7 +141,8 @@ function dataset(values: Values, str: (k: string) => string | undefined): Datase
         name,
         path: str('seed-tts-root') ?? str('dataset-path') ?? '',
         locale: str('seed-tts-locale') ?? 'en',
-        outputLen: str('hf-output-len') === undefined ? undefined : integer(str('hf-output-len')!, '--hf-output-len'),
+        // As vLLM-Omni: --output-len, else --hf-output-len, else the dataset's default (2048).
+        outputLen: str('output-len') !== undefined ? integer(str('output-len')!, '--output-len') : str('hf-output-len') === undefined ? undefined : integer(str('hf-output-len')!, '--hf-output-len'),
         noOversample: Boolean(values['no-oversample']),
         disableShuffle: Boolean(values['disable-shuffle']),
         systemPrompt: str('seed-tts-system-prompt'),

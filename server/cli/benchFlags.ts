@@ -31,6 +31,7 @@ export const BENCH_OPTIONS = {
   'seed-tts-system-prompt': { type: 'string' },
   'seed-tts-file-ref-audio': { type: 'boolean' },
   'hf-output-len': { type: 'string' },
+  'output-len': { type: 'string' },
   'random-input-len': { type: 'string' },
   'random-output-len': { type: 'string' },
   'random-range-ratio': { type: 'string' },
@@ -84,6 +85,7 @@ export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; mu
   logprobs: { type: 'string', note: 'logprobs are not requested' },
   'tokenizer-revision': { type: 'string', note: 'no tokenizer is loaded' },
   'use-beam-search': { type: 'boolean', note: 'beam search is not requested' },
+  'probe-request-rate': { type: 'string', note: 'no probe requests are sent alongside the run' },
   'hf-split': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
   'hf-subset': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
 };
@@ -101,7 +103,7 @@ target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
            --header K=V (repeatable), --request-id-prefix P, --ready-check-timeout-sec S
 dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-locale en|zh,
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
-           --random-output-len N, --random-range-ratio R, --hf-output-len N, --seed N,
+           --random-output-len N, --random-range-ratio R, --output-len N, --hf-output-len N, --seed N,
            --seed-tts-file-ref-audio (ref_audio as a file:// URI, not inlined)
 load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warmups N,
            --self-timed (trace only; default for trace),

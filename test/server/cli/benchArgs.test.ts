@@ -85,6 +85,11 @@ describe('parseBenchArgs', () => {
     expect(parseBenchArgs(['--model', 'm', '--ignore-eos']).config.ignoreEos).toBe(true);
     const files = parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', '--seed-tts-file-ref-audio']).config.dataset;
     expect(files).toMatchObject({ name: 'seed-tts', fileRefAudio: true });
+    const len = (...flags: string[]) => (parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', ...flags]).config.dataset as { outputLen?: number }).outputLen;
+    expect(len('--output-len', '64', '--hf-output-len', '32')).toBe(64); // --output-len first, as vLLM-Omni
+    expect(len('--hf-output-len', '32')).toBe(32);
+    expect(len()).toBeUndefined();
+    expect(parseBenchArgs(['--model', 'm', '--probe-request-rate', '0.5']).warnings.join('\n')).toMatch(/--probe-request-rate is accepted for compatibility and ignored: no probe requests/);
     expect(p.warnings).toEqual(['warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed']);
   });
 
