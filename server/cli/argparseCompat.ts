@@ -1,7 +1,8 @@
 /**
  * Where node:util parseArgs and Python's argparse read a command line
  * differently, so a `vllm bench serve` line pastes as is: negative numbers
- * as values, `nargs='+'` flags, and numbers as Python's float() reads them.
+ * as values, multi-value (`nargs`) flags, and numbers as Python's float()
+ * reads them.
  */
 import type { allOptions } from './benchFlags.ts';
 
@@ -34,19 +35,29 @@ export function joinNegativeValues(argv: string[], options: ReturnType<typeof al
   return out;
 }
 
-/** argparse `nargs='+'` flags: vLLM takes `--goodput ttft:500 tpot:50`. */
-const NARGS_PLUS = new Set(['goodput']);
+/**
+ * argparse flags that take several values: `--goodput ttft:500 tpot:50`
+ * (nargs '+'), `--metadata version=0.3.3 tp=1` and `--header k=v …`
+ * (nargs '*', so the flag may also come with no value at all).
+ */
+const MULTI_VALUE: Record<string, '+' | '*'> = { goodput: '+', metadata: '*', header: '*' };
 
 /**
  * `--goodput a b` → `--goodput a --goodput b`: parseArgs takes one value per
  * occurrence and refuses positionals, argparse takes every value up to the
- * next option. Only for NARGS_PLUS flags, so a stray positional elsewhere is
- * still refused.
+ * next option. Only for MULTI_VALUE flags, so a stray positional elsewhere
+ * is still refused. A nargs '*' flag with no value is dropped (argparse
+ * stores an empty list). Repeating a flag accumulates its values (argparse
+ * would keep the last occurrence only; the README documents them as
+ * repeatable).
  */
 export function expandNargsPlus(argv: string[]): string[] {
   const out: string[] = [];
-  let flag: string | null = null; // the NARGS_PLUS flag whose values are being read
+  let flag: string | null = null; // the multi-value flag whose values are being read
   let first = false; // its first value follows it as parseArgs expects
+  const dropIfEmpty = (): void => {
+    if (flag && first && MULTI_VALUE[flag.slice(2)] === '*') out.pop(); // `--metadata` alone: no values
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (flag && !a.startsWith('-')) {
@@ -55,6 +66,7 @@ export function expandNargsPlus(argv: string[]): string[] {
       first = false;
       continue;
     }
+    dropIfEmpty();
     flag = null;
     if (a === '--') {
       out.push(...argv.slice(i));
@@ -62,11 +74,12 @@ export function expandNargsPlus(argv: string[]): string[] {
     }
     out.push(a);
     // `--goodput=a` carries its one value; argparse then takes no more (a following `b` is a stray positional).
-    if (a.startsWith('--') && !a.includes('=') && NARGS_PLUS.has(a.slice(2))) {
+    if (a.startsWith('--') && !a.includes('=') && MULTI_VALUE[a.slice(2)]) {
       flag = a;
       first = true;
     }
   }
+  dropIfEmpty();
   return out;
 }
 

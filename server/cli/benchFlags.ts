@@ -100,7 +100,7 @@ export const BENCH_USAGE = `usage: stallscope bench [options]   (flags as vllm b
 
 target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
            --backend openai-chat-omni|openai-chat, --model M, --served-model-name N,
-           --header K=V (repeatable), --request-id-prefix P, --ready-check-timeout-sec S
+           --header K=V ... (repeatable), --request-id-prefix P, --ready-check-timeout-sec S
 dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-locale en|zh,
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
            --random-output-len N, --random-range-ratio R, --output-len N, --hf-output-len N, --seed N,
@@ -113,7 +113,7 @@ timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
-           --label L, --metadata K=V (repeatable), --threshold EXPR (repeatable),
+           --label L, --metadata K=V ... (repeatable), --threshold EXPR (repeatable),
            --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
            --print-stage (requests stage metrics; no per-stage block is printed)

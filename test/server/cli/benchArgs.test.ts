@@ -70,6 +70,17 @@ describe('parseBenchArgs', () => {
     expect(() => parseBenchArgs(['--model', 'm', 'extra'])).toThrow(StallscopeError);
   });
 
+  it("--metadata and --header take several KEY=VALUE pairs after one flag, as argparse's nargs='*' does", () => {
+    const p = parseBenchArgs(['--model', 'm', '--metadata', 'version=0.3.3', 'tp=1', '--header', 'x-a=1', 'x-b=2', '--num-prompts', '3', '--metadata', 'node=mi300']);
+    expect(p.config.metadata).toEqual({ version: '0.3.3', tp: '1', node: 'mi300' });
+    expect(p.config.headers).toEqual({ 'x-a': '1', 'x-b': '2' });
+    expect(p.config.numPrompts).toBe(3);
+    // With no value at all (argparse stores an empty list): nothing, and the next flag still parses.
+    const q = parseBenchArgs(['--model', 'm', '--metadata', '--num-prompts', '4', '--header']);
+    expect(q.config.metadata).toEqual({});
+    expect(q.config.numPrompts).toBe(4);
+  });
+
   it('ramp-up flags: strategy with both rates; rates alone are ignored with a warning, as vLLM ignores them', () => {
     const p = parseBenchArgs(['--model', 'm', '--ramp-up-strategy', 'exponential', '--ramp-up-start-rps', '2', '--ramp-up-end-rps', '40']);
     expect(p.config.rampUp).toEqual({ strategy: 'exponential', startRps: 2, endRps: 40 });
