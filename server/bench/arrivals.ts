@@ -1,14 +1,15 @@
 /**
  * The arrival schedule: for each request, seconds after the benchmark clock
  * starts at which it arrives (and then waits for a concurrency slot).
- * Mirrors `vllm bench serve`'s get_request without ramp-up.
+ * Mirrors `vllm bench serve`'s get_request.
  */
 import { NumpyRandomState } from './random/numpyLegacy.ts';
+import type { RampUp } from './config.ts';
 
 export type ArrivalSpec =
   | { mode: 'immediate' }
   | { mode: 'rate'; rate: number; burstiness: number; seed: number }
-  | { mode: 'ramp-up'; strategy: 'linear' | 'exponential'; startRps: number; endRps: number; burstiness: number; seed: number }
+  | ({ mode: 'ramp-up'; burstiness: number; seed: number } & RampUp)
   | { mode: 'self-timed'; timestamps: number[] };
 
 /** Offsets in seconds, non-decreasing, one per request. */
@@ -53,7 +54,7 @@ function gammaOffsets(n: number, rate: number, burstiness: number, seed: number)
  * progress = i / max(n − 1, 1); linear start + (end − start)·progress,
  * exponential start·(end/start)^progress.
  */
-export function rampUpRate(i: number, n: number, spec: { strategy: 'linear' | 'exponential'; startRps: number; endRps: number }): number {
+export function rampUpRate(i: number, n: number, spec: RampUp): number {
   const progress = i / Math.max(n - 1, 1);
   if (spec.strategy === 'linear') return spec.startRps + (spec.endRps - spec.startRps) * progress;
   return spec.startRps * Math.pow(spec.endRps / spec.startRps, progress);

@@ -4,6 +4,7 @@
  * before anything is sent (see validate.ts).
  */
 import type { TimeoutKind } from '../../shared/types.ts';
+import type { MetricOptions } from '../../shared/metrics/input.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
@@ -59,7 +60,7 @@ export interface BenchConfig {
   /** `--print-stage`: ask for stage metrics even when the percentile metrics would not (see requestBody.ts). */
   printStage?: boolean;
   /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */
-  goodput?: Partial<Record<'ttft' | 'tpot' | 'e2el', number>>;
+  goodput?: MetricOptions['goodput'];
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;

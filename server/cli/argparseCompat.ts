@@ -51,7 +51,7 @@ const MULTI_VALUE: Record<string, '+' | '*'> = { goodput: '+', metadata: '*', he
  * would keep the last occurrence only; the README documents them as
  * repeatable).
  */
-export function expandNargsPlus(argv: string[]): string[] {
+export function expandMultiValueFlags(argv: string[]): string[] {
   const out: string[] = [];
   let flag: string | null = null; // the multi-value flag whose values are being read
   let first = false; // its first value follows it as parseArgs expects

@@ -6,13 +6,13 @@
  * and still write the partial result (exit 4); a second signal exits at once.
  */
 import { StallscopeError } from '../../shared/errors.ts';
-import type { BenchEvent } from '../../shared/protocol.ts';
 import type { Verdict } from '../../shared/types.ts';
 import { runBenchmark, type BenchOutcome } from '../bench/engine.ts';
 import { formatSummary } from '../bench/results/summary.ts';
 import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
 import { BENCH_USAGE } from './benchFlags.ts';
 import { createProgress } from './benchProgress.ts';
+import type { RemoteReporter } from '../report/remote.ts';
 
 export const EXIT_CODES: Record<Verdict, number> = { passed: 0, failed: 1, failed_closed: 3, interrupted: 4, errored: 5 };
 
@@ -46,14 +46,9 @@ const FIELD_FLAGS: Record<string, string> = {
   'dataset.path': '--dataset-path',
   'dataset.name': '--dataset-name',
   'dataset.inputLen': '--random-input-len',
-  'dataset.outputLen': '--random-output-len / --hf-output-len',
+  'dataset.outputLen': '--random-output-len / --output-len / --hf-output-len',
   'dataset.rangeRatio': '--random-range-ratio',
 };
-
-interface Reporter {
-  onEvent(e: BenchEvent): void;
-  close(): Promise<void>;
-}
 
 export async function run(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -68,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   for (const w of parsed.warnings) console.error(w);
 
-  let reporter: Reporter | null = null;
+  let reporter: RemoteReporter | null = null;
   if (parsed.reportTo) {
     try {
       reporter = await openReporter(parsed.reportTo, parsed.config.runId, parsed.config);
@@ -128,15 +123,8 @@ function refuse(e: unknown): number {
   return EXIT_CODES.errored;
 }
 
-async function openReporter(url: string, runId: string, config: unknown): Promise<Reporter> {
-  // Written by the dashboard part; loaded only when --report-to is used.
-  const spec = '../report/remote.ts';
-  let mod: { createRemoteReporter?: (o: { url: string; runId: string; config: unknown; log: (l: string) => void }) => Reporter };
-  try {
-    mod = await import(spec);
-  } catch (e) {
-    throw new Error(`the remote reporter (server/report/remote.ts) cannot be loaded: ${(e as Error).message}`);
-  }
-  if (typeof mod.createRemoteReporter !== 'function') throw new Error('server/report/remote.ts has no createRemoteReporter');
-  return mod.createRemoteReporter({ url, runId, config, log: (l) => console.error(l) });
+async function openReporter(url: string, runId: string, config: unknown): Promise<RemoteReporter> {
+  // Loaded only when --report-to is used.
+  const { createRemoteReporter } = await import('../report/remote.ts');
+  return createRemoteReporter({ url, runId, config, log: (l) => console.error(l) });
 }

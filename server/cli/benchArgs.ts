@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
-import type { BenchConfig, DatasetConfig } from '../bench/config.ts';
+import type { BenchConfig, DatasetConfig, RampUp } from '../bench/config.ts';
 import { allOptions, IGNORED_VLLM_FLAGS } from './benchFlags.ts';
-import { expandNargsPlus, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
+import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
 
 export interface ParsedBench {
   help: boolean;
@@ -29,7 +29,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
   let values: Values;
   try {
     const options = allOptions();
-    ({ values } = parseArgs({ args: joinNegativeValues(expandNargsPlus(argv), options), options, strict: true, allowPositionals: false }) as { values: Values });
+    ({ values } = parseArgs({ args: joinNegativeValues(expandMultiValueFlags(argv), options), options, strict: true, allowPositionals: false }) as { values: Values });
   } catch (e) {
     return usage((e as Error).message, 'argv');
   }
@@ -187,7 +187,7 @@ function rampUp(str: (k: string) => string | undefined, warnings: string[]): Ben
   if (strategy !== 'linear' && strategy !== 'exponential') usage(`'${strategy}' is not linear or exponential`, '--ramp-up-strategy');
   if (start === undefined) usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-start-rps');
   if (end === undefined) usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-end-rps');
-  return { strategy: strategy as 'linear' | 'exponential', startRps: integer(start!, '--ramp-up-start-rps'), endRps: integer(end!, '--ramp-up-end-rps') };
+  return { strategy: strategy as RampUp['strategy'], startRps: integer(start!, '--ramp-up-start-rps'), endRps: integer(end!, '--ramp-up-end-rps') };
 }
 
 /** `--goodput KEY:VALUE` pairs as vLLM's parse_goodput reads them (value in ms); names are checked by validate. */

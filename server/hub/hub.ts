@@ -9,7 +9,7 @@
 import type { RunEvent, RunState } from '../../shared/protocol.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
 import type { Store } from '../store/store.ts';
-import { RunTracker, type Effects } from './runTracker.ts';
+import { RunTracker, telemetryEffects } from './runTracker.ts';
 
 /** A serialized numbered event: `json` is the RunEvent. */
 export interface StoredEvent {
@@ -84,28 +84,22 @@ export class Hub {
   }
 
   /**
-   * Appends a telemetry event to a stored run that is no longer live (a late
-   * flush, a CI job reporting after the fact): the run's next seq, and a
-   * watchdog stall goes to its stall reports. Live runs take the normal path.
-   * Returns the seq, or null when no such run is stored.
+   * Appends a telemetry event to a run, live or stored: a live run takes it
+   * like any event; a stored run that is no longer live (a late flush, a CI
+   * job reporting after the fact) gets it at its next seq, and a watchdog
+   * stall goes to its stall reports. Returns the seq, or null when no such
+   * run exists.
    */
-  appendTelemetryToStored(runId: string, event: TelemetryEvent): number | null {
+  appendTelemetry(runId: string, event: TelemetryEvent): number | null {
     const live = this.live.get(runId);
-    if (live) {
-      const started = live.tracker.state.startedAtMs;
-      return this.append(runId, { type: 'telemetry', t: started ? event.ts - started : 0, event });
-    }
+    if (live) return this.append(runId, telemetryRunEvent(event, live.tracker.state.startedAtMs));
     // Anything queued for this run is committed first, so last_seq is current.
     this.store.writer.flush();
     const stored = this.store.runs.get(runId);
     if (!stored) return null;
-    const started = stored.startedAtMs ?? stored.state?.startedAtMs ?? null;
     const seq = stored.lastSeq + 1;
-    const effects: Effects =
-      event.type === 'watchdog.stall' ? { stall: event.report }
-        : event.type === 'watchdog.recovered' ? { recovered: { workerId: event.workerId, opId: event.opId, stalledS: event.stalledS, ts: event.ts } }
-          : {};
-    this.store.writer.push(runId, seq, JSON.stringify({ type: 'telemetry', t: started ? event.ts - started : 0, event } satisfies RunEvent), effects);
+    const runEvent = telemetryRunEvent(event, stored.startedAtMs ?? stored.state?.startedAtMs ?? null);
+    this.store.writer.push(runId, seq, JSON.stringify(runEvent), telemetryEffects(event));
     this.store.writer.flush();
     return seq;
   }
@@ -167,4 +161,9 @@ export class Hub {
   private emitActiveChanged(): void {
     for (const l of this.listeners) l.onActiveChanged();
   }
+}
+
+/** A telemetry event on the run's clock: `t` = ms since the run started (0 before it did). */
+function telemetryRunEvent(event: TelemetryEvent, startedAtMs: number | null | undefined): RunEvent {
+  return { type: 'telemetry', t: startedAtMs ? event.ts - startedAtMs : 0, event };
 }

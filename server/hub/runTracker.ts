@@ -8,6 +8,7 @@
 import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
 import type { StallReport } from '../../shared/types.ts';
 import type { RequestRow } from '../../shared/apiSchemas.ts';
+import type { TelemetryEvent } from '../../shared/telemetry.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
@@ -19,6 +20,13 @@ export interface Effects {
   endedRow?: RequestRow;
   stall?: StallReport;
   recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
+}
+
+/** What a telemetry event alone asks the store to keep: a stall report, a recovery. */
+export function telemetryEffects(t: TelemetryEvent): Effects {
+  if (t.type === 'watchdog.stall') return { stall: t.report };
+  if (t.type === 'watchdog.recovered') return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
+  return NONE;
 }
 
 export function blankRow(index: number, requestId: string): RequestRow {
@@ -150,7 +158,7 @@ export class RunTracker {
     }
   }
 
-  private applyTelemetry(t: Extract<RunEvent, { type: 'telemetry' }>['event']): Effects {
+  private applyTelemetry(t: TelemetryEvent): Effects {
     switch (t.type) {
       case 'c2w.op.begin':
         this.running.set(t.workerId, { opId: t.opId, phase: null });
@@ -168,12 +176,10 @@ export class RunTracker {
       case 'watchdog.stall': {
         const r = t.report;
         this.inPhase(r.workerId, r.opId, r.requestIds, r.phase);
-        return { stall: r };
+        return telemetryEffects(t);
       }
-      case 'watchdog.recovered':
-        return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
       default:
-        return {};
+        return telemetryEffects(t);
     }
   }
 

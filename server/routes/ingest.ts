@@ -53,20 +53,10 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
           if (reply.errors.length < MAX_REPORTED_ERRORS) reply.errors.push({ line: i + 1, message: checked.message });
           continue;
         }
-        const target = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid));
-        // ?runId= naming a stored run that has ended: kept with that run, not lost.
-        if (target === null && runId !== undefined && app.hub.appendTelemetryToStored(runId, checked.event) !== null) {
-          reply.accepted++;
-          continue;
-        }
-        if (target === null) {
-          reply.unjoined++;
-          continue;
-        }
-        const tracker = app.hub.tracker(target);
-        const started = tracker?.state.startedAtMs;
-        app.hub.append(target, { type: 'telemetry', t: started ? checked.event.ts - started : 0, event: checked.event });
-        reply.accepted++;
+        // A live run it joins; else a ?runId= naming a stored run that has ended: kept with that run, not lost.
+        const dest = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid)) ?? runId;
+        if (dest !== undefined && app.hub.appendTelemetry(dest, checked.event) !== null) reply.accepted++;
+        else reply.unjoined++;
       }
       return reply;
     },

@@ -1,9 +1,9 @@
 /**
- * The abort signal of one HTTP attempt, handed to undici. undici accepts any
- * object with `on`/`once`/`removeListener`, `aborted` and `reason`; this one
- * costs a fraction of an AbortController (which, with its EventTarget and
- * listener bookkeeping, measured ~10 µs per request — per request, that is
- * a noticeable share of the client's budget at thousands of requests/s).
+ * The abort signal of one HTTP attempt: its structural timers and the
+ * request's cancellation abort it; its exchange (exchange.ts) listens, to
+ * abort the undici request. Lighter than an AbortController (whose
+ * EventTarget bookkeeping measured ~10 µs per request — a noticeable share of
+ * the client's budget at thousands of requests/s).
  */
 type Listener = () => void;
 
@@ -12,36 +12,16 @@ export class AttemptSignal {
   reason: unknown = undefined;
   private listeners: Listener[] = [];
 
-  on(event: string, fn: Listener): this {
-    if (event === 'abort') this.listeners.push(fn);
-    return this;
-  }
-
-  once(event: string, fn: Listener): this {
-    return this.on(event, fn);
-  }
-
-  addListener(event: string, fn: Listener): this {
-    return this.on(event, fn);
-  }
-
-  removeListener(event: string, fn: Listener): this {
-    if (event === 'abort') {
-      const i = this.listeners.indexOf(fn);
-      if (i >= 0) this.listeners.splice(i, 1);
-    }
-    return this;
-  }
-
-  off(event: string, fn: Listener): this {
-    return this.removeListener(event, fn);
+  /** Runs `fn` once when the attempt is aborted (not when it is only marked cancelled). */
+  onAbort(fn: Listener): void {
+    this.listeners.push(fn);
   }
 
   /**
-   * Marks the attempt cancelled without telling undici: used when the whole
-   * dispatcher is destroyed at once (the breaker's trip, an interrupt), which
-   * fails every request in one sweep; the attempt then reads `reason` to
-   * classify its failure. Its own timers no longer fire afterwards.
+   * Marks the attempt cancelled without aborting its request: used when the
+   * whole dispatcher is destroyed at once (the breaker's trip, an interrupt),
+   * which fails every request in one sweep; the attempt then reads `reason`
+   * to classify its failure. Its own timers no longer fire afterwards.
    */
   markCancelled(reason: unknown): void {
     if (this.aborted) return;

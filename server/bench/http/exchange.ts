@@ -39,7 +39,7 @@ export class SseExchange {
     this.done = new Promise<number>((resolve) => {
       this.resolveFn = resolve;
     });
-    signal.on('abort', () => this.abortFn?.(signal.reason as Error));
+    signal.onAbort(() => this.abortFn?.(signal.reason as Error));
   }
 
   // --- undici's dispatch handler interface ---

@@ -11,7 +11,6 @@ export function formatResultDate(d: Date): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-
 export interface ResultFilenameInput {
   label: string | null;
   backend: string;

@@ -111,11 +111,8 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
     if (typeof v === 'number' && Number.isFinite(v)) out[key] = v;
   };
   for (const key of HEAD_METRICS) {
-    // vLLM writes null without --goodput.
-    if (key === 'request_goodput' && !(typeof metrics.request_goodput === 'number' && Number.isFinite(metrics.request_goodput))) {
-      placed.add(key);
-      out.request_goodput = null;
-    } else put(key);
+    if (key === 'request_goodput') out.request_goodput = null; // vLLM's value without --goodput; put() replaces it when computed
+    put(key);
   }
   if (input.detailed) {
     const recs = input.records;
@@ -128,7 +125,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
     out.errors = recs.map((r) => r.error);
   }
   for (const key of TAIL_METRICS) put(key);
-  if (input.rpsChangeEvents?.length) out.rps_change_events = input.rpsChangeEvents.map((e) => ({ rps: e.rps, timestamp: e.timestamp }));
+  if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
 
   const c = input.counts;

@@ -6,9 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { createModel } from '../kernels/model.ts';
+import { createModel, SILENCE_CODE } from '../kernels/model.ts';
 import { createProgressBuffer, ProgressWriter } from '../../watchdog/progress.ts';
-import { SILENCE_CODE } from '../kernels/model.ts';
 import { decodeBatch, type DecodeContext } from './decodeBatch.ts';
 import type { MainToWorker, WorkerInit, WorkerToMain } from './messages.ts';
 import type { RequestState } from './requestState.ts';
