@@ -3,7 +3,7 @@
  * Pure data: no Node or DOM globals, no local imports.
  */
 
-/** Lifecycle of one benchmark request (DESIGN.md section 4). */
+/** Lifecycle of one benchmark request (docs/design.md section 4). */
 export type RequestStatus =
   | 'pending'
   | 'queued'
@@ -24,13 +24,13 @@ export type RequestEndStatus = Extract<
 /** Structural timeout kinds; classification never looks at message text. */
 export type TimeoutKind = 'total' | 'first_byte' | 'idle';
 
-/** Verdict of a run (DESIGN.md section 4). */
+/** Verdict of a run (docs/design.md section 4). */
 export type Verdict = 'passed' | 'failed' | 'failed_closed' | 'interrupted' | 'errored';
 
 /** Status of a run as the dashboard tracks it. */
 export type RunStatus = 'running' | 'finished' | 'interrupted' | 'errored';
 
-/** Code2Wav phases, in order (DESIGN.md section 5). */
+/** Code2Wav phases, in order (docs/design.md section 5). */
 export const C2W_PHASES = ['setup', 'encoder', 'cfm', 'cache_materialization', 'hift', 'output_copy'] as const;
 export type C2wPhase = (typeof C2W_PHASES)[number];
 

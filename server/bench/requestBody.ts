@@ -1,5 +1,5 @@
 /**
- * The request vLLM-Omni's openai-chat-omni backend sends (DESIGN.md
+ * The request vLLM-Omni's openai-chat-omni backend sends (docs/design.md
  * section 2): common keys, then `--extra-body` merged shallowly at the top
  * level, then the row's own keys, then defaults for keys still absent.
  */

@@ -1,5 +1,5 @@
 /**
- * Refuses a configuration before anything is sent (DESIGN.md section 4).
+ * Refuses a configuration before anything is sent (docs/design.md section 4).
  * Each refusal is a StallscopeError naming the offending field; the CLI maps
  * it to exit 2 and the dashboard API to a 400.
  */

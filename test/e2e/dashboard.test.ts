@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { openPage, ROOT, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
 
-const FIXTURE = new URL('../../../shared/fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
+const FIXTURE = new URL('../fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
 
 let server: RunningServer;
 let browser: Browser;

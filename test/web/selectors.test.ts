@@ -8,7 +8,7 @@ import { failFastRun, numbered, T0 } from './events.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));
 const fixture = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../../../shared/fixtures/vllm-results/${name}`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../fixtures/vllm-results/${name}`, import.meta.url), 'utf8'));
 
 describe('selectors', () => {
   it('counts active requests and outcomes per bucket', () => {

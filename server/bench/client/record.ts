@@ -1,6 +1,6 @@
 /**
  * The per-request record the benchmark client fills while it reads a stream.
- * Field meanings follow vLLM-Omni's `MixRequestFuncOutput` (DESIGN.md section
+ * Field meanings follow vLLM-Omni's `MixRequestFuncOutput` (docs/design.md section
  * 3): times are seconds on a monotonic clock (like `time.perf_counter`), and
  * `ttft`/`itl`/`latency`/`audio*` are relative to `startTime`.
  */

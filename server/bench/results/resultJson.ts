@@ -1,6 +1,6 @@
 /**
  * The saved result: vLLM's result dict, in vLLM's key order, plus
- * stallscope's keys (DESIGN.md section 3). Anything that reads a vLLM result
+ * stallscope's keys (docs/design.md section 3). Anything that reads a vLLM result
  * file reads ours; the extra keys come last.
  *
  * Order: the header `main_async` writes (date … num_prompts, the `--metadata`

@@ -20,7 +20,7 @@ afterEach(async () => {
 
 const idx = (id: string): number => Number(id.split('-').pop());
 
-/** DESIGN.md section 4's CI command line, verbatim (split as a shell would). */
+/** docs/design.md section 4's CI command line, verbatim (split as a shell would). */
 const CI_LINE = [
   '--omni', '--backend', 'openai-chat-omni', '--endpoint', '/v1/chat/completions', '--model', 'openbmb/MiniCPM-o-4_5',
   '--dataset-name', 'seed-tts', '--seed-tts-locale', 'en', '--num-prompts', '2000', '--max-concurrency', '10', '--request-rate', 'inf',

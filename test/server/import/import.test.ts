@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testApp } from '../app/helpers.ts';
 
-const DIR = fileURLToPath(new URL('../../../../shared/fixtures/vllm-results/', import.meta.url));
+const DIR = fileURLToPath(new URL('../../fixtures/vllm-results/', import.meta.url));
 
 let app: FastifyInstance;
 afterEach(async () => app?.close());

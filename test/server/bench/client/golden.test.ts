@@ -1,8 +1,8 @@
 /**
- * Golden replay: every recorded transcript in ../shared/fixtures/golden goes
+ * Golden replay: every recorded transcript in test/fixtures/golden goes
  * through StreamParser with the recorded read boundaries and scripted clock,
  * and every per-request field must equal what vLLM-Omni's own client produced
- * (1e-9 relative for floats). Exceptions follow DESIGN.md / the fixture
+ * (1e-9 relative for floats). Exceptions follow docs/design.md / the fixture
  * README §7: case 5 (an in-stream error now fails the request), case 11
  * (`data:` without a space is accepted with a warning), case 8 (HTTP 500 is
  * the engine's HTTP layer; simulated here) and case 12 (retries; simulated).
