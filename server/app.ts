@@ -55,8 +55,17 @@ export function selfHost(bindHost: string): string {
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // return503OnClosing off: while closing, live runs still end in order and their targets' final telemetry must get in.
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: opts.bodyLimit ?? 1024 * 1024, forceCloseConnections: true, return503OnClosing: false });
-  const store = new Store({ dataDir: opts.dataDir, flushIntervalMs: opts.store?.flushIntervalMs, maxBatch: opts.store?.maxBatch });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    forceCloseConnections: true,
+    return503OnClosing: false,
+  });
+  const store = new Store({
+    dataDir: opts.dataDir,
+    flushIntervalMs: opts.store?.flushIntervalMs,
+    maxBatch: opts.store?.maxBatch,
+  });
   const recovered = store.recoverInterrupted(Date.now());
   if (recovered.length) app.log.warn(`marked ${recovered.length} run(s) left running as interrupted`);
   const hub = new Hub(store);

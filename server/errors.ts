@@ -11,7 +11,10 @@ import type { ErrorReply } from '../shared/apiSchemas.ts';
 
 /** A 400 carrying every issue of a spec; `field` names the first. */
 export class SpecError extends StallscopeError {
-  constructor(readonly issues: SpecIssue[], code: ErrorCode = 'CONFIG_INVALID') {
+  constructor(
+    readonly issues: SpecIssue[],
+    code: ErrorCode = 'CONFIG_INVALID',
+  ) {
     const first = issues.find((i) => i.severity === 'error') ?? issues[0];
     super(code, first ? `${first.field || 'spec'}: ${first.message}` : undefined, first?.field);
   }
@@ -20,7 +23,9 @@ export class SpecError extends StallscopeError {
 export function errorReply(err: unknown): { status: number; body: ErrorReply } {
   if (err instanceof SpecError) return { status: err.status, body: { ...err.toJSON(), issues: err.issues } };
   if (err instanceof StallscopeError) return { status: err.status, body: err.toJSON() };
-  const fe = err as FastifyError & { validation?: { instancePath?: string; message?: string; params?: { requiredProperties?: string[] } }[] };
+  const fe = err as FastifyError & {
+    validation?: { instancePath?: string; message?: string; params?: { requiredProperties?: string[] } }[];
+  };
   if (fe.validation) {
     const v = fe.validation[0] ?? {};
     const missing = v.params?.requiredProperties?.[0];
@@ -28,7 +33,11 @@ export function errorReply(err: unknown): { status: number; body: ErrorReply } {
     const where = fe.validationContext ?? 'request';
     return {
       status: 400,
-      body: { code: 'API_BAD_REQUEST', message: `${where}${field ? `.${field}` : ''} ${missing ? 'is required' : (v.message ?? 'is invalid')}`, ...(field ? { field } : {}) },
+      body: {
+        code: 'API_BAD_REQUEST',
+        message: `${where}${field ? `.${field}` : ''} ${missing ? 'is required' : (v.message ?? 'is invalid')}`,
+        ...(field ? { field } : {}),
+      },
     };
   }
   if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -41,7 +50,10 @@ export function errorReply(err: unknown): { status: number; body: ErrorReply } {
 }
 
 /** `fallback` may answer a 404 first (the web UI's single-page fallback); it returns null to decline. */
-export function installErrorHandler(app: FastifyInstance, fallback?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | null): void {
+export function installErrorHandler(
+  app: FastifyInstance,
+  fallback?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | null,
+): void {
   app.setErrorHandler((err, req, reply) => {
     const { status, body } = errorReply(err);
     if (status >= 500) req.log.error({ err }, 'request failed');
@@ -50,6 +62,8 @@ export function installErrorHandler(app: FastifyInstance, fallback?: (req: Fasti
   app.setNotFoundHandler((req, reply) => {
     const handled = fallback?.(req, reply);
     if (handled) return handled;
-    return reply.status(404).send({ code: 'API_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+    return reply
+      .status(404)
+      .send({ code: 'API_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` });
   });
 }

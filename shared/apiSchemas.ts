@@ -112,14 +112,20 @@ export type RequestRow = Static<typeof RequestRowSchema>;
 export const RequestsReplySchema = Type.Object({ total: Type.Integer(), requests: Type.Array(RequestRowSchema) });
 
 /** `events` are shared/protocol.ts `SeqEvent`s in seq order; `more` = call again with after=last seq. */
-export const EventsReplySchema = Type.Object({ events: Type.Array(Type.Unknown()), lastSeq: Type.Integer(), more: Type.Boolean() });
+export const EventsReplySchema = Type.Object({
+  events: Type.Array(Type.Unknown()),
+  lastSeq: Type.Integer(),
+  more: Type.Boolean(),
+});
 
 export const ErrorReplySchema = Type.Object({
   code: Type.String(),
   message: Type.String(),
   /** Dotted path of the offending field, e.g. `timeouts.totalS`. */
   field: Type.Optional(Type.String()),
-  issues: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String(), severity: Type.String() }))),
+  issues: Type.Optional(
+    Type.Array(Type.Object({ field: Type.String(), message: Type.String(), severity: Type.String() })),
+  ),
 });
 export type ErrorReply = Static<typeof ErrorReplySchema>;
 
@@ -130,7 +136,12 @@ export const StartRunReplySchema = Type.Object({
 
 export const ImportReplySchema = Type.Object({
   runs: Type.Array(
-    Type.Object({ id: Type.String(), label: Nullable(Type.String()), present: Type.Array(Type.String()), missing: Type.Array(Type.String()) }),
+    Type.Object({
+      id: Type.String(),
+      label: Nullable(Type.String()),
+      present: Type.Array(Type.String()),
+      missing: Type.Array(Type.String()),
+    }),
   ),
 });
 export type ImportReply = Static<typeof ImportReplySchema>;

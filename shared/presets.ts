@@ -40,7 +40,14 @@ export const CODE2WAV_HANG: Preset = {
   spec: {
     label: 'code2wav-hang',
     metadata: { preset: 'code2wav-hang' },
-    target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block', after: 3 }], watchdogTimeoutS: 1, workers: 1, maxBatch: 4, seed: 0 },
+    target: {
+      kind: 'embedded',
+      faults: [{ phase: 'hift', kind: 'block', after: 3 }],
+      watchdogTimeoutS: 1,
+      workers: 1,
+      maxBatch: 4,
+      seed: 0,
+    },
     ...NIGHTLY_SHAPE,
     dataset: { name: 'random', inputLen: 32, outputLen: 16 },
     timeouts: { totalS: 8 },

@@ -7,14 +7,7 @@
  * wrapped as `telemetry` events, joined to requests by `x-request-id`.
  */
 import type { TelemetryEvent } from './telemetry.ts';
-import type {
-  BreakerCause,
-  RequestEndStatus,
-  RunCounts,
-  RunStatus,
-  TimeoutKind,
-  Verdict,
-} from './types.ts';
+import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, TimeoutKind, Verdict } from './types.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -214,8 +207,7 @@ export type ServerMessage =
 /** Browser → server messages on /ws. */
 export type ClientMessage =
   /** Subscribe to a run; the server replays every event with seq > afterSeq, then streams. */
-  | { type: 'subscribe'; runId: string; afterSeq: number }
-  | { type: 'unsubscribe'; runId: string };
+  { type: 'subscribe'; runId: string; afterSeq: number } | { type: 'unsubscribe'; runId: string };
 
 /** Exhaustiveness helper for `switch` statements over unions. */
 export function assertNever(x: never): never {

@@ -16,14 +16,25 @@ const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum:
 /** One entry of the embedded target's fault plan (`--fault PHASE:KIND[:after=N][:p=P][:min-inflight=C]`). */
 export const FaultSpecSchema = Type.Object(
   {
-    phase: Type.Union([
-      Type.Literal('setup'), Type.Literal('encoder'), Type.Literal('cfm'),
-      Type.Literal('cache_materialization'), Type.Literal('hift'), Type.Literal('output_copy'),
-    ], { description: 'Code2Wav phase in which the operation hangs' }),
-    kind: Type.Union([Type.Literal('block'), Type.Literal('spin'), Type.Literal('slow')], { description: 'block: waits forever; spin: busy loop; slow: extra delay then completes' }),
+    phase: Type.Union(
+      [
+        Type.Literal('setup'),
+        Type.Literal('encoder'),
+        Type.Literal('cfm'),
+        Type.Literal('cache_materialization'),
+        Type.Literal('hift'),
+        Type.Literal('output_copy'),
+      ],
+      { description: 'Code2Wav phase in which the operation hangs' },
+    ),
+    kind: Type.Union([Type.Literal('block'), Type.Literal('spin'), Type.Literal('slow')], {
+      description: 'block: waits forever; spin: busy loop; slow: extra delay then completes',
+    }),
     after: Type.Optional(Type.Integer({ minimum: 1, description: 'Trigger at the Nth operation (1 = the first)' })),
     p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Trigger probability per operation' })),
-    minInflight: Type.Optional(Type.Integer({ minimum: 1, description: 'Only when at least this many requests are in flight' })),
+    minInflight: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Only when at least this many requests are in flight' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,8 +46,18 @@ export const EmbeddedTargetSchema = Type.Object(
     kind: Type.Literal('embedded'),
     faults: Type.Array(FaultSpecSchema, { maxItems: 16, default: [] }),
     /** 0 = watchdog off. Keep it well below `timeouts.totalS` so the stack exists before the breaker trips. */
-    watchdogTimeoutS: Type.Number({ minimum: 0, maximum: 86400, default: 0, description: 'Code2Wav no-progress watchdog timeout in seconds; 0 = off' }),
-    workers: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Code2Wav worker threads (stage replicas)' }),
+    watchdogTimeoutS: Type.Number({
+      minimum: 0,
+      maximum: 86400,
+      default: 0,
+      description: 'Code2Wav no-progress watchdog timeout in seconds; 0 = off',
+    }),
+    workers: Type.Integer({
+      minimum: 1,
+      maximum: 16,
+      default: 1,
+      description: 'Code2Wav worker threads (stage replicas)',
+    }),
     maxBatch: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Code2Wav batch size bound' }),
     tokenRate: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Thinker text tokens per second' })),
     seed: Type.Optional(Type.Integer({ description: 'Seed of the fault plan and the synthetic model' })),
@@ -48,7 +69,11 @@ export const EmbeddedTargetSchema = Type.Object(
 export const UrlTargetSchema = Type.Object(
   {
     kind: Type.Literal('url'),
-    baseUrl: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048, description: 'Base URL, e.g. http://127.0.0.1:8000' }),
+    baseUrl: Type.String({
+      pattern: '^https?://[^\\s]+$',
+      maxLength: 2048,
+      description: 'Base URL, e.g. http://127.0.0.1:8000',
+    }),
     apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
   },
   { additionalProperties: false },
@@ -77,7 +102,10 @@ export const DatasetSpecSchema = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object(
-    { name: Type.Literal('trace'), path: Type.String({ minLength: 1, maxLength: 4096, description: 'JSONL trace file' }) },
+    {
+      name: Type.Literal('trace'),
+      path: Type.String({ minLength: 1, maxLength: 4096, description: 'JSONL trace file' }),
+    },
     { additionalProperties: false },
   ),
 ]);
@@ -90,7 +118,9 @@ export const RunSpecSchema = Type.Object(
     metadata: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { default: {} }),
     target: TargetSpecSchema,
     model: Type.String({ minLength: 1, maxLength: 256, default: 'openbmb/MiniCPM-o-4_5' }),
-    backend: Type.Union([Type.Literal('openai-chat-omni'), Type.Literal('openai-chat')], { default: 'openai-chat-omni' }),
+    backend: Type.Union([Type.Literal('openai-chat-omni'), Type.Literal('openai-chat')], {
+      default: 'openai-chat-omni',
+    }),
     endpoint: Type.String({ pattern: '^/', maxLength: 512, default: '/v1/chat/completions' }),
     dataset: DatasetSpecSchema,
     numPrompts: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1088 }),
@@ -105,10 +135,18 @@ export const RunSpecSchema = Type.Object(
           startRps: Type.Integer({ minimum: 1, description: 'Rate of the first request (req/s)' }),
           endRps: Type.Integer({ minimum: 1, description: 'Rate of the last request (req/s)' }),
         },
-        { additionalProperties: false, description: 'Ramp the rate from start to end over the run (request rate must be inf)' },
+        {
+          additionalProperties: false,
+          description: 'Ramp the rate from start to end over the run (request rate must be inf)',
+        },
       ),
     ),
-    seed: Type.Integer({ minimum: 0, maximum: 4_294_967_295, default: 0, description: 'Seeds the arrival schedule (numpy, as vLLM) and the Seed-TTS row order (Python random, as vLLM)' }),
+    seed: Type.Integer({
+      minimum: 0,
+      maximum: 4_294_967_295,
+      default: 0,
+      description: 'Seeds the arrival schedule (numpy, as vLLM) and the Seed-TTS row order (Python random, as vLLM)',
+    }),
     numWarmups: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
     readyCheckTimeoutS: Type.Optional(PositiveSeconds('Retry the first request until it succeeds, up to this long')),
     extraBody: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
@@ -122,7 +160,10 @@ export const RunSpecSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
-    thresholds: Type.Array(Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }), { maxItems: 64, default: [] }),
+    thresholds: Type.Array(
+      Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }),
+      { maxItems: 64, default: [] },
+    ),
     goodput: Type.Optional(
       Type.Object(
         {
@@ -130,10 +171,16 @@ export const RunSpecSchema = Type.Object(
           tpot: Type.Optional(Type.Number({ minimum: 0, description: 'TPOT SLO (ms)' })),
           e2el: Type.Optional(Type.Number({ minimum: 0, description: 'E2EL SLO (ms)' })),
         },
-        { additionalProperties: false, description: 'Service level objectives (--goodput); request_goodput counts the requests meeting all of them' },
+        {
+          additionalProperties: false,
+          description: 'Service level objectives (--goodput); request_goodput counts the requests meeting all of them',
+        },
       ),
     ),
-    percentileMetrics: Type.Array(Type.String({ maxLength: 32 }), { default: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'], maxItems: 16 }),
+    percentileMetrics: Type.Array(Type.String({ maxLength: 32 }), {
+      default: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
+      maxItems: 16,
+    }),
     metricPercentiles: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 100 }), { default: [99], maxItems: 16 }),
   },
   { additionalProperties: false },
@@ -209,12 +256,17 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
     for (const [key, { tag, byTag }] of Object.entries(BRANCHES)) {
       const v = obj[key] as Record<string, unknown> | undefined;
       if (v === undefined) {
-        if (typeof value === 'object' && value !== null) out.push({ field: key, message: 'is required', severity: 'error' });
+        if (typeof value === 'object' && value !== null)
+          out.push({ field: key, message: 'is required', severity: 'error' });
         continue;
       }
       const branch = typeof v === 'object' && v !== null ? byTag[String(v[tag])] : undefined;
       if (!branch) {
-        out.push({ field: `${key}.${tag}`, message: `must be one of ${Object.keys(byTag).join(', ')}`, severity: 'error' });
+        out.push({
+          field: `${key}.${tag}`,
+          message: `must be one of ${Object.keys(byTag).join(', ')}`,
+          severity: 'error',
+        });
       } else out.push(...schemaIssues(branch, v, key, []));
     }
     return out;

@@ -78,7 +78,11 @@ export function evaluateThreshold(expr: string, metrics: Record<string, unknown>
   }
   const actual = metrics[t.key];
   if (typeof actual !== 'number' || Number.isNaN(actual)) {
-    return { expr: t.expr, holds: false, reason: `threshold ${t.expr} failed: ${t.key} is ${JSON.stringify(actual)}, not a number` };
+    return {
+      expr: t.expr,
+      holds: false,
+      reason: `threshold ${t.expr} failed: ${t.key} is ${JSON.stringify(actual)}, not a number`,
+    };
   }
   const holds = compare(actual, t.op, t.value);
   return { expr: t.expr, holds, reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${actual}` };

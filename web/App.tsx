@@ -22,7 +22,11 @@ function Page({ route }: { route: Route }) {
     case 'compare':
       return <ComparePage ids={route.ids} />;
     case 'notFound':
-      return <Empty>There is no page at {route.path}. <a href={href({ page: 'runs' })}>Go to the runs.</a></Empty>;
+      return (
+        <Empty>
+          There is no page at {route.path}. <a href={href({ page: 'runs' })}>Go to the runs.</a>
+        </Empty>
+      );
   }
 }
 
@@ -41,13 +45,21 @@ export function App() {
   );
   return (
     <>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
-        <a className="brand" href={href({ page: 'runs' })}>stallscope</a>
+        <a className="brand" href={href({ page: 'runs' })}>
+          stallscope
+        </a>
         <nav aria-label="Main">
           {nav({ page: 'runs' }, 'Runs', route.page === 'runs' || route.page === 'run')}
           {nav({ page: 'new' }, 'New run', route.page === 'new')}
-          {nav({ page: 'compare', ids: route.page === 'compare' ? route.ids : [] }, 'Compare', route.page === 'compare')}
+          {nav(
+            { page: 'compare', ids: route.page === 'compare' ? route.ids : [] },
+            'Compare',
+            route.page === 'compare',
+          )}
         </nav>
         <span className="spacer" />
         <ConnectionIndicator />

@@ -8,7 +8,16 @@ import type { MetricOptions } from '../../shared/metrics/input.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
-  | { name: 'seed-tts'; path: string; locale: 'en' | 'zh' | string; outputLen?: number; noOversample: boolean; disableShuffle?: boolean; systemPrompt?: string; fileRefAudio?: boolean }
+  | {
+      name: 'seed-tts';
+      path: string;
+      locale: 'en' | 'zh' | string;
+      outputLen?: number;
+      noOversample: boolean;
+      disableShuffle?: boolean;
+      systemPrompt?: string;
+      fileRefAudio?: boolean;
+    }
   | { name: 'trace'; path: string };
 
 export interface TimeoutConfig {

@@ -8,7 +8,14 @@ import type { RequestEndStatus, RunCounts } from '../../shared/types.ts';
  * `cancelledAfterTimeout` includes them and `notDispatched` is that subset.
  */
 export function countStatuses(statuses: readonly RequestEndStatus[], breakerTripped: boolean): RunCounts {
-  const c: RunCounts = { total: statuses.length, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
+  const c: RunCounts = {
+    total: statuses.length,
+    completed: 0,
+    failed: 0,
+    timedOut: 0,
+    cancelledAfterTimeout: 0,
+    notDispatched: 0,
+  };
   for (const s of statuses) {
     switch (s) {
       case 'completed':

@@ -136,7 +136,11 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     if (stop.signal.aborted) break;
     try {
       // A loop because one setTimeout cannot wait more than ~24.8 days.
-      for (let waitMs = t0 + inp.offsets[next] * 1000 - performance.now(); waitMs > 0; waitMs = t0 + inp.offsets[next] * 1000 - performance.now()) {
+      for (
+        let waitMs = t0 + inp.offsets[next] * 1000 - performance.now();
+        waitMs > 0;
+        waitMs = t0 + inp.offsets[next] * 1000 - performance.now()
+      ) {
         await abortableSleep(waitMs, stop.signal);
       }
     } catch {
@@ -172,15 +176,24 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal.reason);
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.min(ms, 2_147_483_647));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, 2_147_483_647),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
-function outcomeOf(index: number, requestId: string, r: RequestRecord, status: RequestEndStatus, sentT: number | null): RequestOutcome {
+function outcomeOf(
+  index: number,
+  requestId: string,
+  r: RequestRecord,
+  status: RequestEndStatus,
+  sentT: number | null,
+): RequestOutcome {
   return {
     index,
     requestId,
@@ -214,7 +227,15 @@ export function skippedDispatch(
     statuses.push('not_dispatched');
     events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
   }
-  return { records, statuses, timeoutKinds: new Array(n).fill(null), durationS: 0, cause: null, failFastTripped: false, interrupted: false };
+  return {
+    records,
+    statuses,
+    timeoutKinds: new Array(n).fill(null),
+    durationS: 0,
+    cause: null,
+    failFastTripped: false,
+    interrupted: false,
+  };
 }
 
 /**
@@ -247,8 +268,10 @@ class RequestHooks implements RunnerHooks {
   onMessage(info: MessageInfo): void {
     const rec = this.current;
     if (!rec) return;
-    if (info.firstToken) this.events.emit({ type: 'request.first_token', index: this.index, ttftS: info.ts - rec.startTime });
-    if (info.firstAudio) this.events.emit({ type: 'request.first_audio', index: this.index, audioTtfpS: info.ts - rec.startTime });
+    if (info.firstToken)
+      this.events.emit({ type: 'request.first_token', index: this.index, ttftS: info.ts - rec.startTime });
+    if (info.firstAudio)
+      this.events.emit({ type: 'request.first_audio', index: this.index, audioTtfpS: info.ts - rec.startTime });
     this.events.progress(this.index, rec.outputTokens, rec.audioDuration);
   }
 

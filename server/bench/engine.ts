@@ -54,12 +54,21 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   const n = data.samples.length;
   const prefix = requestIdPrefix(config);
   const limits = effectiveTimeouts(config.timeouts);
-  log(`Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
-    `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
-    `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`);
+  log(
+    `Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
+      `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
+      `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
+  );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   const dispatcher = createDispatcher(config.maxConcurrency);
-  const target = { dispatcher, origin: url.origin, path: url.pathname + url.search, limits, now: () => performance.now() / 1000, maxEventBytes: config.maxEventBytes };
+  const target = {
+    dispatcher,
+    origin: url.origin,
+    path: url.pathname + url.search,
+    limits,
+    now: () => performance.now() / 1000,
+    maxEventBytes: config.maxEventBytes,
+  };
   const interrupt = opts.signal ?? new AbortController().signal;
   const job = async (index: number, requestId: string): Promise<RequestJob> => ({
     index,
@@ -75,16 +84,29 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   try {
     log('Starting initial single prompt test run...');
     if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
-      errored = await readyCheck(target, config.readyCheckTimeoutS, (k) => job(0, `${config.runId}-ready-${k}`), interrupt, log);
+      errored = await readyCheck(
+        target,
+        config.readyCheckTimeoutS,
+        (k) => job(0, `${config.runId}-ready-${k}`),
+        interrupt,
+        log,
+      );
       // Stopped by a signal while checking: that is an interruption, not an unreachable target.
       if (interrupt.aborted) errored = null;
       if (!errored) log(interrupt.aborted ? 'Interrupted during the ready check.' : 'Initial test run completed.');
     } else log('Skipping endpoint ready check.');
     if (!errored && config.numWarmups > 0 && !interrupt.aborted) {
       log(`Warming up with ${config.numWarmups} requests...`);
-      const ok = await runWarmups(target, config.numWarmups, config.maxConcurrency, (i) => job(0, `${config.runId}-warmup-${i}`), interrupt);
+      const ok = await runWarmups(
+        target,
+        config.numWarmups,
+        config.maxConcurrency,
+        (i) => job(0, `${config.runId}-warmup-${i}`),
+        interrupt,
+      );
       log('Warmup run completed.');
-      if (ok < config.numWarmups) log(`(${config.numWarmups - ok} of ${config.numWarmups} warmup requests did not complete)`);
+      if (ok < config.numWarmups)
+        log(`(${config.numWarmups - ok} of ${config.numWarmups} warmup requests did not complete)`);
     }
     const starts = !errored && !interrupt.aborted;
     if (starts) {
@@ -114,7 +136,13 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       run = await runDispatch({
         target,
         events,
-        offsets: arrivalOffsets(n, arrivalSpec(config, data.samples.map((s) => s.timestamp ?? 0))),
+        offsets: arrivalOffsets(
+          n,
+          arrivalSpec(
+            config,
+            data.samples.map((s) => s.timestamp ?? 0),
+          ),
+        ),
         maxConcurrency: config.maxConcurrency,
         failFast: config.failFast,
         prepare: (i) => job(i, id(i)),

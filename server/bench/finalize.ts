@@ -26,7 +26,14 @@ export interface FinalizeInput {
   log: (line: string) => void;
 }
 
-export async function finalizeRun({ config, run, events, errored, log, rpsChangeEvents }: FinalizeInput): Promise<BenchOutcome> {
+export async function finalizeRun({
+  config,
+  run,
+  events,
+  errored,
+  log,
+  rpsChangeEvents,
+}: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
     durationS: run.durationS,
@@ -69,7 +76,15 @@ export async function finalizeRun({ config, run, events, errored, log, rpsChange
   if (config.save) {
     const name =
       config.save.filename ??
-      resultFilename({ label: config.label ?? null, backend: config.backend, requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate, maxConcurrency: config.maxConcurrency, modelId: config.model, date, rampUp: config.rampUp });
+      resultFilename({
+        label: config.label ?? null,
+        backend: config.backend,
+        requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
+        maxConcurrency: config.maxConcurrency,
+        modelId: config.model,
+        date,
+        rampUp: config.rampUp,
+      });
     resultFile = join(config.save.dir, name);
     try {
       await writeResult(resultFile, result, { append: config.save.append });

@@ -35,7 +35,8 @@ export async function buildRequestBody(config: BenchConfig, sample: SampleReques
  */
 export function requestsStageMetrics(config: BenchConfig): boolean {
   if (config.printStage) return true;
-  if (config.backend === 'openai-chat-omni' && config.percentileMetrics.some((m) => m === 'tpot' || m === 'itl')) return true;
+  if (config.backend === 'openai-chat-omni' && config.percentileMetrics.some((m) => m === 'tpot' || m === 'itl'))
+    return true;
   const modalities = config.extraBody?.modalities;
   return Array.isArray(modalities) && modalities.includes('image');
 }

@@ -30,7 +30,12 @@ export interface RunnerHooks extends AttemptHooks {
   onAttempt?: (attempt: number, record: RequestRecord) => void;
 }
 
-export async function runRequest(target: AttemptTarget, job: RequestJob, cancel: Cancellation, hooks: RunnerHooks): Promise<RequestEnd> {
+export async function runRequest(
+  target: AttemptTarget,
+  job: RequestJob,
+  cancel: Cancellation,
+  hooks: RunnerHooks,
+): Promise<RequestEnd> {
   for (let attempt = 1; ; attempt++) {
     const record = newRecord(job.promptLen, target.now());
     record.attempts = attempt;

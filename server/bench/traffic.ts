@@ -17,7 +17,10 @@ export interface RpsChangeEvent {
 /** The lines vLLM prints after "Starting main benchmark run...". */
 export function trafficLines(config: BenchConfig): string[] {
   const lines = config.rampUp
-    ? [`Traffic ramp-up strategy: ${config.rampUp.strategy}.`, `Will increase RPS from ${config.rampUp.startRps} to ${config.rampUp.endRps} RPS over the duration of the benchmark.`]
+    ? [
+        `Traffic ramp-up strategy: ${config.rampUp.strategy}.`,
+        `Will increase RPS from ${config.rampUp.startRps} to ${config.rampUp.endRps} RPS over the duration of the benchmark.`,
+      ]
     : [`Traffic request rate: ${config.requestRate === 'inf' ? 'inf' : pyFloat(config.requestRate)}`];
   const distribution = config.burstiness === 1 ? 'Poisson process' : 'Gamma distribution';
   lines.push(`Burstiness factor: ${pyFloat(config.burstiness)} (${distribution})`);

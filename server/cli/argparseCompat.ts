@@ -25,7 +25,13 @@ export function joinNegativeValues(argv: string[], options: ReturnType<typeof al
       break;
     }
     const next = argv[i + 1];
-    if (a.startsWith('--') && !a.includes('=') && options[a.slice(2)]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+    if (
+      a.startsWith('--') &&
+      !a.includes('=') &&
+      options[a.slice(2)]?.type === 'string' &&
+      next !== undefined &&
+      NEGATIVE_NUMBER.test(next)
+    ) {
       out.push(`${a}=${next}`);
       i++;
     } else {

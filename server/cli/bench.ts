@@ -14,7 +14,13 @@ import { BENCH_USAGE } from './benchFlags.ts';
 import { createProgress } from './benchProgress.ts';
 import type { RemoteReporter } from '../report/remote.ts';
 
-export const EXIT_CODES: Record<Verdict, number> = { passed: 0, failed: 1, failed_closed: 3, interrupted: 4, errored: 5 };
+export const EXIT_CODES: Record<Verdict, number> = {
+  passed: 0,
+  failed: 1,
+  failed_closed: 3,
+  interrupted: 4,
+  errored: 5,
+};
 
 /** Config fields → the flag a person typed, for refusal messages. */
 const FIELD_FLAGS: Record<string, string> = {

@@ -29,19 +29,31 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
   let values: Values;
   try {
     const options = allOptions();
-    ({ values } = parseArgs({ args: joinNegativeValues(expandMultiValueFlags(argv), options), options, strict: true, allowPositionals: false }) as { values: Values });
+    ({ values } = parseArgs({
+      args: joinNegativeValues(expandMultiValueFlags(argv), options),
+      options,
+      strict: true,
+      allowPositionals: false,
+    }) as { values: Values });
   } catch (e) {
     return usage((e as Error).message, 'argv');
   }
   const str = (k: string): string | undefined => values[k] as string | undefined;
   const warnings: string[] = [];
   for (const [name, f] of Object.entries(IGNORED_VLLM_FLAGS)) {
-    if (values[name] !== undefined) warnings.push(`warning: --${name} is accepted for compatibility and ignored: ${f.note}`);
+    if (values[name] !== undefined)
+      warnings.push(`warning: --${name} is accepted for compatibility and ignored: ${f.note}`);
   }
 
-  if (values['print-stage']) warnings.push('warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed');
+  if (values['print-stage'])
+    warnings.push(
+      'warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed',
+    );
   const runId = str('run-id') ?? `bench-${randomBytes(4).toString('hex')}`;
-  const baseUrl = (str('base-url') ?? `http://${str('host') ?? '127.0.0.1'}:${str('port') ?? '8000'}`).replace(/\/+$/, '');
+  const baseUrl = (str('base-url') ?? `http://${str('host') ?? '127.0.0.1'}:${str('port') ?? '8000'}`).replace(
+    /\/+$/,
+    '',
+  );
   const model = str('model');
   if (!model) usage('--model is required', '--model');
 
@@ -55,7 +67,8 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     ['presence-penalty', 'presence_penalty', false],
     ['repetition-penalty', 'repetition_penalty', false],
   ] as const) {
-    if (str(flag) !== undefined) sampling[key] = int ? integer(str(flag)!, `--${flag}`) : number(str(flag)!, `--${flag}`);
+    if (str(flag) !== undefined)
+      sampling[key] = int ? integer(str(flag)!, `--${flag}`) : number(str(flag)!, `--${flag}`);
   }
   let extraBody: Record<string, unknown> | undefined;
   if (str('extra-body') !== undefined) {
@@ -63,7 +76,11 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     try {
       parsed = JSON.parse(str('extra-body')!);
     } catch (e) {
-      throw new StallscopeError('CONFIG_EXTRA_BODY', `--extra-body is not JSON: ${(e as Error).message}`, '--extra-body');
+      throw new StallscopeError(
+        'CONFIG_EXTRA_BODY',
+        `--extra-body is not JSON: ${(e as Error).message}`,
+        '--extra-body',
+      );
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new StallscopeError('CONFIG_EXTRA_BODY', '--extra-body must be a JSON object', '--extra-body');
@@ -76,9 +93,15 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
   const rateStr = str('request-rate') ?? 'inf';
   const requestRate = rateStr.toLowerCase() === 'inf' ? ('inf' as const) : number(rateStr, '--request-rate');
   const burstiness = str('burstiness') === undefined ? 1 : number(str('burstiness')!, '--burstiness');
-  const save = values['save-result'] || values['append-result'] || str('result-filename')
-    ? { dir: str('result-dir') ?? '.', filename: str('result-filename'), detailed: Boolean(values['save-detailed']), append: Boolean(values['append-result']) }
-    : null;
+  const save =
+    values['save-result'] || values['append-result'] || str('result-filename')
+      ? {
+          dir: str('result-dir') ?? '.',
+          filename: str('result-filename'),
+          detailed: Boolean(values['save-detailed']),
+          append: Boolean(values['append-result']),
+        }
+      : null;
 
   const config: BenchConfig = {
     runId,
@@ -100,7 +123,10 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     selfTimed: values['self-timed'] ? true : undefined,
     seed: str('seed') === undefined ? 0 : integer(str('seed')!, '--seed'),
     numWarmups: str('num-warmups') === undefined ? 0 : integer(str('num-warmups')!, '--num-warmups'),
-    readyCheckTimeoutS: str('ready-check-timeout-sec') === undefined ? 0 : number(str('ready-check-timeout-sec')!, '--ready-check-timeout-sec'),
+    readyCheckTimeoutS:
+      str('ready-check-timeout-sec') === undefined
+        ? 0
+        : number(str('ready-check-timeout-sec')!, '--ready-check-timeout-sec'),
     extraBody,
     percentileMetrics: list(str('percentile-metrics') ?? 'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf'),
     metricPercentiles: list(str('metric-percentiles') ?? '99').map((p) => number(p, '--metric-percentiles')),
@@ -132,8 +158,10 @@ function dataset(values: Values, str: (k: string) => string | undefined): Datase
     case 'random':
       return {
         name,
-        inputLen: str('random-input-len') === undefined ? 1024 : integer(str('random-input-len')!, '--random-input-len'),
-        outputLen: str('random-output-len') === undefined ? 128 : integer(str('random-output-len')!, '--random-output-len'),
+        inputLen:
+          str('random-input-len') === undefined ? 1024 : integer(str('random-input-len')!, '--random-input-len'),
+        outputLen:
+          str('random-output-len') === undefined ? 128 : integer(str('random-output-len')!, '--random-output-len'),
         rangeRatio: optNumber(str('random-range-ratio'), '--random-range-ratio'),
       };
     case 'seed-tts':
@@ -142,7 +170,12 @@ function dataset(values: Values, str: (k: string) => string | undefined): Datase
         path: str('seed-tts-root') ?? str('dataset-path') ?? '',
         locale: str('seed-tts-locale') ?? 'en',
         // As vLLM-Omni: --output-len, else --hf-output-len, else the dataset's default (2048).
-        outputLen: str('output-len') !== undefined ? integer(str('output-len')!, '--output-len') : str('hf-output-len') === undefined ? undefined : integer(str('hf-output-len')!, '--hf-output-len'),
+        outputLen:
+          str('output-len') !== undefined
+            ? integer(str('output-len')!, '--output-len')
+            : str('hf-output-len') === undefined
+              ? undefined
+              : integer(str('hf-output-len')!, '--hf-output-len'),
         noOversample: Boolean(values['no-oversample']),
         disableShuffle: Boolean(values['disable-shuffle']),
         systemPrompt: str('seed-tts-system-prompt'),
@@ -169,7 +202,10 @@ function integer(s: string, flag: string): number {
   return v;
 }
 function list(s: string): string[] {
-  return s.split(',').map((x) => x.trim()).filter(Boolean);
+  return s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 /**
  * `--ramp-up-strategy` with its two RPS flags (ints, as argparse reads them).
@@ -181,13 +217,21 @@ function rampUp(str: (k: string) => string | undefined, warnings: string[]): Ben
   const start = str('ramp-up-start-rps');
   const end = str('ramp-up-end-rps');
   if (strategy === undefined) {
-    if (start !== undefined || end !== undefined) warnings.push('warning: --ramp-up-start-rps/--ramp-up-end-rps do nothing without --ramp-up-strategy');
+    if (start !== undefined || end !== undefined)
+      warnings.push('warning: --ramp-up-start-rps/--ramp-up-end-rps do nothing without --ramp-up-strategy');
     return undefined;
   }
-  if (strategy !== 'linear' && strategy !== 'exponential') usage(`'${strategy}' is not linear or exponential`, '--ramp-up-strategy');
-  if (start === undefined) usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-start-rps');
-  if (end === undefined) usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-end-rps');
-  return { strategy: strategy as RampUp['strategy'], startRps: integer(start!, '--ramp-up-start-rps'), endRps: integer(end!, '--ramp-up-end-rps') };
+  if (strategy !== 'linear' && strategy !== 'exponential')
+    usage(`'${strategy}' is not linear or exponential`, '--ramp-up-strategy');
+  if (start === undefined)
+    usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-start-rps');
+  if (end === undefined)
+    usage('--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps', '--ramp-up-end-rps');
+  return {
+    strategy: strategy as RampUp['strategy'],
+    startRps: integer(start!, '--ramp-up-start-rps'),
+    endRps: integer(end!, '--ramp-up-end-rps'),
+  };
 }
 
 /** `--goodput KEY:VALUE` pairs as vLLM's parse_goodput reads them (value in ms); names are checked by validate. */
@@ -197,7 +241,11 @@ function goodput(items: string[] | undefined): Record<string, number> | undefine
   for (const item of items) {
     const parts = item.split(':');
     const v = parts.length === 2 ? pyFloatValue(parts[1]) : NaN;
-    if (!parts[0] || Number.isNaN(v)) usage(`'${item}': give service level objectives as KEY:VALUE pairs, the key a metric name (ttft, tpot, e2el) and the value a number in milliseconds`, '--goodput');
+    if (!parts[0] || Number.isNaN(v))
+      usage(
+        `'${item}': give service level objectives as KEY:VALUE pairs, the key a metric name (ttft, tpot, e2el) and the value a number in milliseconds`,
+        '--goodput',
+      );
     out[parts[0]] = v;
   }
   return out;

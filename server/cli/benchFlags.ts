@@ -76,10 +76,16 @@ export const BENCH_OPTIONS = {
 
 /** vLLM flags accepted for compatibility, with what stallscope does not do. */
 export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; note: string }> = {
-  tokenizer: { type: 'string', note: 'no tokenizer is loaded; prompt lengths are estimates until the server reports usage' },
+  tokenizer: {
+    type: 'string',
+    note: 'no tokenizer is loaded; prompt lengths are estimates until the server reports usage',
+  },
   'tokenizer-mode': { type: 'string', note: 'no tokenizer is loaded' },
   'trust-remote-code': { type: 'boolean', note: 'no model code is loaded on the client' },
-  'seed-tts-wer-eval': { type: 'boolean', note: 'no WER/ASR evaluation is run; seed_tts_* accuracy keys are not written' },
+  'seed-tts-wer-eval': {
+    type: 'boolean',
+    note: 'no WER/ASR evaluation is run; seed_tts_* accuracy keys are not written',
+  },
   'seed-tts-wer-save-items': { type: 'boolean', note: 'no WER evaluation items are saved' },
   profile: { type: 'boolean', note: 'the server profiler is not started' },
   logprobs: { type: 'string', note: 'logprobs are not requested' },
@@ -92,7 +98,8 @@ export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; mu
 
 export function allOptions(): Options {
   const out: Options = { ...BENCH_OPTIONS };
-  for (const [name, f] of Object.entries(IGNORED_VLLM_FLAGS)) out[name] = { type: f.type, ...(f.multiple ? { multiple: true } : {}) };
+  for (const [name, f] of Object.entries(IGNORED_VLLM_FLAGS))
+    out[name] = { type: f.type, ...(f.multiple ? { multiple: true } : {}) };
   return out;
 }
 

@@ -40,8 +40,21 @@ function num(v: string | undefined, flag: string, integer = true): number | unde
 
 /** Keys a config file may hold: the options as they are, in camelCase. */
 const CONFIG_KEYS = new Set([
-  'port', 'model', 'workers', 'maxBatch', 'tokenRate', 'codesPerToken', 'defaultMaxTokens', 'cfmSteps', 'cfg', 'cfgRate',
-  'mode', 'faults', 'seed', 'watchdogTimeoutS', 'telemetry',
+  'port',
+  'model',
+  'workers',
+  'maxBatch',
+  'tokenRate',
+  'codesPerToken',
+  'defaultMaxTokens',
+  'cfmSteps',
+  'cfg',
+  'cfgRate',
+  'mode',
+  'faults',
+  'seed',
+  'watchdogTimeoutS',
+  'telemetry',
 ]);
 
 /**
@@ -55,9 +68,16 @@ function normalizeConfigKeys(raw: Record<string, unknown>, path: string): ReproS
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'telemetryUrl') telemetry.url = value;
     else if (key === 'telemetryFile') telemetry.file = value;
-    else if (key === 'noCfg') { if (value === true) out.cfg = false; }
-    else if (CONFIG_KEYS.has(key)) { if (key !== 'telemetry') out[key] = value; }
-    else throw new StallscopeError('CONFIG_INVALID', `config file ${path}: unknown key '${key}' (keys are the flags in camelCase, e.g. watchdogTimeoutS, maxBatch, telemetryUrl)`, key);
+    else if (key === 'noCfg') {
+      if (value === true) out.cfg = false;
+    } else if (CONFIG_KEYS.has(key)) {
+      if (key !== 'telemetry') out[key] = value;
+    } else
+      throw new StallscopeError(
+        'CONFIG_INVALID',
+        `config file ${path}: unknown key '${key}' (keys are the flags in camelCase, e.g. watchdogTimeoutS, maxBatch, telemetryUrl)`,
+        key,
+      );
   }
   if (Object.keys(telemetry).length > 0) out.telemetry = telemetry;
   return out as ReproServerOptions & { port?: number };
@@ -70,9 +90,11 @@ function readConfig(path: string): ReproServerOptions & { port?: number } {
   } catch (err) {
     throw new StallscopeError('CONFIG_INVALID', `config file ${path}: ${(err as Error).message}`, 'config');
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new StallscopeError('CONFIG_INVALID', `config file ${path}: not a JSON object`, 'config');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new StallscopeError('CONFIG_INVALID', `config file ${path}: not a JSON object`, 'config');
   const c = normalizeConfigKeys(parsed as Record<string, unknown>, path);
-  if (c.watchdogTimeoutS !== undefined) c.watchdogTimeoutS = parseWatchdogTimeout(c.watchdogTimeoutS, `config file ${path} (watchdogTimeoutS)`);
+  if (c.watchdogTimeoutS !== undefined)
+    c.watchdogTimeoutS = parseWatchdogTimeout(c.watchdogTimeoutS, `config file ${path} (watchdogTimeoutS)`);
   return c;
 }
 
@@ -81,11 +103,22 @@ export function optionsFromArgv(argv: string[]): (ReproServerOptions & { port: n
     args: argv,
     strict: true,
     options: {
-      port: { type: 'string' }, config: { type: 'string' }, fault: { type: 'string', multiple: true },
-      workers: { type: 'string' }, 'max-batch': { type: 'string' }, 'cfm-steps': { type: 'string' }, mode: { type: 'string' },
-      'no-cfg': { type: 'boolean' }, 'token-rate': { type: 'string' }, 'codes-per-token': { type: 'string' },
-      'watchdog-timeout-s': { type: 'string' }, 'telemetry-url': { type: 'string' }, 'telemetry-file': { type: 'string' },
-      seed: { type: 'string' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      port: { type: 'string' },
+      config: { type: 'string' },
+      fault: { type: 'string', multiple: true },
+      workers: { type: 'string' },
+      'max-batch': { type: 'string' },
+      'cfm-steps': { type: 'string' },
+      mode: { type: 'string' },
+      'no-cfg': { type: 'boolean' },
+      'token-rate': { type: 'string' },
+      'codes-per-token': { type: 'string' },
+      'watchdog-timeout-s': { type: 'string' },
+      'telemetry-url': { type: 'string' },
+      'telemetry-file': { type: 'string' },
+      seed: { type: 'string' },
+      model: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   if (f.help) return null;
@@ -107,9 +140,10 @@ export function optionsFromArgv(argv: string[]): (ReproServerOptions & { port: n
     codesPerToken: pick(num(f['codes-per-token'], '--codes-per-token', false), file.codesPerToken),
     seed: pick(num(f.seed, '--seed'), file.seed),
     faults: f.fault && f.fault.length > 0 ? f.fault : file.faults,
-    watchdogTimeoutS: f['watchdog-timeout-s'] !== undefined
-      ? parseWatchdogTimeout(f['watchdog-timeout-s'], '--watchdog-timeout-s')
-      : file.watchdogTimeoutS,
+    watchdogTimeoutS:
+      f['watchdog-timeout-s'] !== undefined
+        ? parseWatchdogTimeout(f['watchdog-timeout-s'], '--watchdog-timeout-s')
+        : file.watchdogTimeoutS,
     telemetry,
   };
 }
@@ -119,7 +153,10 @@ export async function run(argv: string[]): Promise<number> {
   let server: Awaited<ReturnType<typeof startReproServer>>;
   try {
     opts = optionsFromArgv(argv);
-    if (!opts) { console.log(USAGE); return 0; }
+    if (!opts) {
+      console.log(USAGE);
+      return 0;
+    }
     server = await startReproServer(opts);
   } catch (err) {
     const code = err instanceof StallscopeError ? err.exitCode : 2;
@@ -132,7 +169,13 @@ export async function run(argv: string[]): Promise<number> {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
       // close() flushes telemetry and terminates the workers, hung ones included.
-      server.close().then(() => resolve(0), (err) => { console.error(`stallscope repro-server: ${(err as Error).message}`); resolve(1); });
+      server.close().then(
+        () => resolve(0),
+        (err) => {
+          console.error(`stallscope repro-server: ${(err as Error).message}`);
+          resolve(1);
+        },
+      );
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

@@ -74,7 +74,12 @@ export async function run(argv: string[]): Promise<number> {
   const dataDir = args['data-dir'] ?? defaultDataDir();
   const verbose = args.verbose;
   const app = await buildApp({
-    dataDir, host, port, token, allowedHosts: args['allowed-host'], webRoot: WEB_OUT,
+    dataDir,
+    host,
+    port,
+    token,
+    allowedHosts: args['allowed-host'],
+    webRoot: WEB_OUT,
     manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
   });
   try {
@@ -88,11 +93,16 @@ export async function run(argv: string[]): Promise<number> {
   const actual = addr && typeof addr === 'object' ? addr.port : port;
   const shown = host.includes(':') ? `[${host}]` : host;
   console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
-  console.log(`stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`);
+  console.log(
+    `stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
+  );
   return new Promise<number>((resolve) => {
     const stop = (sig: string) => {
       console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
-      app.close().then(() => resolve(0), () => resolve(1));
+      app.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));

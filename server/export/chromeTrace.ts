@@ -38,10 +38,26 @@ function meta(pid: number, tid: number | undefined, kind: 'process_name' | 'thre
   return { name: kind, ph: 'M', ts: 0, pid, ...(tid !== undefined ? { tid } : {}), args: { name } };
 }
 
-interface OpSpan { workerId: number; opId: number; begin: number; end: number | null; requestIds: string[]; ok?: boolean; phases: { phase: string; at: number; details: unknown }[] }
+interface OpSpan {
+  workerId: number;
+  opId: number;
+  begin: number;
+  end: number | null;
+  requestIds: string[];
+  ok?: boolean;
+  phases: { phase: string; at: number; details: unknown }[];
+}
 
-export function buildChromeTrace(runId: string, label: string | null, events: RunEvent[], rows: RequestRow[]): { traceEvents: TraceEvent[]; displayTimeUnit: 'ms'; metadata: Record<string, unknown> } {
-  const out: TraceEvent[] = [meta(REQ_PID, undefined, 'process_name', 'requests'), meta(C2W_PID, undefined, 'process_name', 'code2wav')];
+export function buildChromeTrace(
+  runId: string,
+  label: string | null,
+  events: RunEvent[],
+  rows: RequestRow[],
+): { traceEvents: TraceEvent[]; displayTimeUnit: 'ms'; metadata: Record<string, unknown> } {
+  const out: TraceEvent[] = [
+    meta(REQ_PID, undefined, 'process_name', 'requests'),
+    meta(C2W_PID, undefined, 'process_name', 'code2wav'),
+  ];
   let startedAt: number | null = null;
   let lastT = 0;
   const ops = new Map<string, OpSpan>();
@@ -68,21 +84,55 @@ export function buildChromeTrace(runId: string, label: string | null, events: Ru
       case 'request.cancelled':
       case 'request.not_dispatched': {
         const i = e.outcome.index;
-        if (sent.delete(i)) out.push({ name: 'in flight', ph: 'C', ts: us(e.t), pid: REQ_PID, args: { requests: --inFlight } });
+        if (sent.delete(i))
+          out.push({ name: 'in flight', ph: 'C', ts: us(e.t), pid: REQ_PID, args: { requests: --inFlight } });
         if (e.type === 'request.timed_out') {
-          out.push({ name: `timeout (${e.kind})`, ph: 'i', s: 't', ts: us(e.t), pid: REQ_PID, tid: i + 1, cat: 'timeout', args: { kind: e.kind, error: e.outcome.error } });
+          out.push({
+            name: `timeout (${e.kind})`,
+            ph: 'i',
+            s: 't',
+            ts: us(e.t),
+            pid: REQ_PID,
+            tid: i + 1,
+            cat: 'timeout',
+            args: { kind: e.kind, error: e.outcome.error },
+          });
         }
-        if (e.type === 'request.cancelled') out.push({ name: 'cancelled after timeout', ph: 'i', s: 't', ts: us(e.t), pid: REQ_PID, tid: i + 1, cat: 'breaker' });
+        if (e.type === 'request.cancelled')
+          out.push({
+            name: 'cancelled after timeout',
+            ph: 'i',
+            s: 't',
+            ts: us(e.t),
+            pid: REQ_PID,
+            tid: i + 1,
+            cat: 'breaker',
+          });
         break;
       }
       case 'breaker.tripped':
-        out.push({ name: 'breaker tripped', ph: 'i', s: 'g', ts: us(e.t), pid: REQ_PID, cat: 'breaker', args: { cause: e.cause, inFlight: e.inFlight, queued: e.queued } });
+        out.push({
+          name: 'breaker tripped',
+          ph: 'i',
+          s: 'g',
+          ts: us(e.t),
+          pid: REQ_PID,
+          cat: 'breaker',
+          args: { cause: e.cause, inFlight: e.inFlight, queued: e.queued },
+        });
         break;
       case 'telemetry': {
         const t = e.event;
         if (t.type === 'c2w.op.begin') {
           workers.add(t.workerId);
-          ops.set(`${t.workerId}:${t.opId}`, { workerId: t.workerId, opId: t.opId, begin: rel(t.ts, e.t), end: null, requestIds: t.requestIds, phases: [] });
+          ops.set(`${t.workerId}:${t.opId}`, {
+            workerId: t.workerId,
+            opId: t.opId,
+            begin: rel(t.ts, e.t),
+            end: null,
+            requestIds: t.requestIds,
+            phases: [],
+          });
         } else if (t.type === 'c2w.phase') {
           const op = ops.get(`${t.workerId}:${t.opId}`);
           const last = op?.phases[op.phases.length - 1];
@@ -96,12 +146,35 @@ export function buildChromeTrace(runId: string, label: string | null, events: Ru
           const r = t.report;
           workers.add(r.workerId);
           out.push({
-            name: `stall in ${r.phase}`, ph: 'i', s: 't', ts: us(rel(r.capturedAtMs, e.t)), pid: C2W_PID, tid: r.workerId + 1, cat: 'watchdog',
-            args: { opId: r.opId, phase: r.phase, details: r.details, requestIds: r.requestIds, inPhaseS: r.inPhaseS, inOpS: r.inOpS,
-              stack: r.stack.map((f) => `${f.function} (${f.file}:${f.line}:${f.column})`), stackError: r.stackError },
+            name: `stall in ${r.phase}`,
+            ph: 'i',
+            s: 't',
+            ts: us(rel(r.capturedAtMs, e.t)),
+            pid: C2W_PID,
+            tid: r.workerId + 1,
+            cat: 'watchdog',
+            args: {
+              opId: r.opId,
+              phase: r.phase,
+              details: r.details,
+              requestIds: r.requestIds,
+              inPhaseS: r.inPhaseS,
+              inOpS: r.inOpS,
+              stack: r.stack.map((f) => `${f.function} (${f.file}:${f.line}:${f.column})`),
+              stackError: r.stackError,
+            },
           });
         } else if (t.type === 'watchdog.recovered') {
-          out.push({ name: 'recovered', ph: 'i', s: 't', ts: us(rel(t.ts, e.t)), pid: C2W_PID, tid: t.workerId + 1, cat: 'watchdog', args: { opId: t.opId, stalledS: t.stalledS } });
+          out.push({
+            name: 'recovered',
+            ph: 'i',
+            s: 't',
+            ts: us(rel(t.ts, e.t)),
+            pid: C2W_PID,
+            tid: t.workerId + 1,
+            cat: 'watchdog',
+            args: { opId: t.opId, stalledS: t.stalledS },
+          });
         }
         lastT = Math.max(lastT, rel(t.ts, e.t));
         break;
@@ -114,10 +187,26 @@ export function buildChromeTrace(runId: string, label: string | null, events: Ru
   for (const w of workers) out.push(meta(C2W_PID, w + 1, 'thread_name', `worker ${w}`));
   for (const op of ops.values()) {
     const end = op.end ?? lastT;
-    out.push({ name: `op ${op.opId}${op.end === null ? ' (never ended)' : ''}`, ph: 'X', ...slice(op.begin, end), pid: C2W_PID, tid: op.workerId + 1, cat: 'code2wav', args: { requestIds: op.requestIds, ok: op.ok ?? null } });
+    out.push({
+      name: `op ${op.opId}${op.end === null ? ' (never ended)' : ''}`,
+      ph: 'X',
+      ...slice(op.begin, end),
+      pid: C2W_PID,
+      tid: op.workerId + 1,
+      cat: 'code2wav',
+      args: { requestIds: op.requestIds, ok: op.ok ?? null },
+    });
     op.phases.forEach((p, k) => {
       const pEnd = op.phases[k + 1]?.at ?? end;
-      out.push({ name: p.phase, ph: 'X', ...slice(p.at, pEnd), pid: C2W_PID, tid: op.workerId + 1, cat: 'phase', args: { details: p.details } });
+      out.push({
+        name: p.phase,
+        ph: 'X',
+        ...slice(p.at, pEnd),
+        pid: C2W_PID,
+        tid: op.workerId + 1,
+        cat: 'phase',
+        args: { details: p.details },
+      });
     });
   }
 
@@ -127,10 +216,25 @@ export function buildChromeTrace(runId: string, label: string | null, events: Ru
     const start = r.queuedT ?? r.sentT;
     if (start === null) continue;
     const end = r.endT ?? lastT;
-    out.push({ name: `request ${r.index}: ${r.status}`, ph: 'X', ...slice(start, end), pid: REQ_PID, tid, cat: 'request',
-      args: { status: r.status, ttftS: r.ttftS, e2elS: r.e2elS, audioTtfpS: r.audioTtfpS, attempts: r.attempts, error: r.error } });
+    out.push({
+      name: `request ${r.index}: ${r.status}`,
+      ph: 'X',
+      ...slice(start, end),
+      pid: REQ_PID,
+      tid,
+      cat: 'request',
+      args: {
+        status: r.status,
+        ttftS: r.ttftS,
+        e2elS: r.e2elS,
+        audioTtfpS: r.audioTtfpS,
+        attempts: r.attempts,
+        error: r.error,
+      },
+    });
     const span = (name: string, a: number | null, b: number | null) => {
-      if (a !== null && b !== null && b >= a) out.push({ name, ph: 'X', ...slice(a, b), pid: REQ_PID, tid, cat: 'request' });
+      if (a !== null && b !== null && b >= a)
+        out.push({ name, ph: 'X', ...slice(a, b), pid: REQ_PID, tid, cat: 'request' });
     };
     span('queued', r.queuedT, r.sentT);
     span('waiting for first token', r.sentT, r.firstTokenT ?? (r.status === 'completed' ? null : end));

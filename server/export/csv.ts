@@ -2,11 +2,23 @@
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 
 const COLUMNS: [string, (r: RequestRow) => unknown][] = [
-  ['index', (r) => r.index], ['request_id', (r) => r.requestId], ['status', (r) => r.status],
-  ['queued_ms', (r) => r.queuedT], ['sent_ms', (r) => r.sentT], ['first_token_ms', (r) => r.firstTokenT],
-  ['first_audio_ms', (r) => r.firstAudioT], ['end_ms', (r) => r.endT], ['ttft_s', (r) => r.ttftS], ['e2el_s', (r) => r.e2elS],
-  ['audio_ttfp_s', (r) => r.audioTtfpS], ['audio_duration_s', (r) => r.audioDurationS], ['output_tokens', (r) => r.outputTokens],
-  ['prompt_len', (r) => r.promptLen], ['attempts', (r) => r.attempts], ['timeout_kind', (r) => r.timeoutKind], ['error', (r) => r.error],
+  ['index', (r) => r.index],
+  ['request_id', (r) => r.requestId],
+  ['status', (r) => r.status],
+  ['queued_ms', (r) => r.queuedT],
+  ['sent_ms', (r) => r.sentT],
+  ['first_token_ms', (r) => r.firstTokenT],
+  ['first_audio_ms', (r) => r.firstAudioT],
+  ['end_ms', (r) => r.endT],
+  ['ttft_s', (r) => r.ttftS],
+  ['e2el_s', (r) => r.e2elS],
+  ['audio_ttfp_s', (r) => r.audioTtfpS],
+  ['audio_duration_s', (r) => r.audioDurationS],
+  ['output_tokens', (r) => r.outputTokens],
+  ['prompt_len', (r) => r.promptLen],
+  ['attempts', (r) => r.attempts],
+  ['timeout_kind', (r) => r.timeoutKind],
+  ['error', (r) => r.error],
 ];
 
 export function csvCell(v: unknown): string {

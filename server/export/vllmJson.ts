@@ -46,9 +46,15 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     metrics,
     detailed: rows.length > 0,
     records: rowRecords(rows),
-    statuses: rows.map((r) => (END.includes(r.status as RequestEndStatus) ? (r.status as RequestEndStatus) : 'not_dispatched')),
+    statuses: rows.map((r) =>
+      END.includes(r.status as RequestEndStatus) ? (r.status as RequestEndStatus) : 'not_dispatched',
+    ),
     counts: run.counts,
-    failFast: { enabled: run.failFast, tripped: run.summary?.failFastTripped ?? false, cause: run.summary?.cause ?? run.breakerCause },
+    failFast: {
+      enabled: run.failFast,
+      tripped: run.summary?.failFastTripped ?? false,
+      cause: run.summary?.cause ?? run.breakerCause,
+    },
     verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],
     verdictReasons: run.summary?.verdictReasons ?? ['rebuilt from the stored run'],
   });
@@ -60,9 +66,20 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
  */
 export function rowRecords(rows: RequestRow[]): ResultJsonInput['records'] {
   return rows.map((r) => ({
-    success: r.status === 'completed', error: r.error, ttft: r.ttftS, itl: [], outputTokens: r.outputTokens, promptLen: r.promptLen,
-    generatedText: '', audioDuration: r.audioDurationS, audioFrames: 0, startTime: (r.sentT ?? 0) / 1000, latency: r.e2elS,
-    audioTtfp: r.audioTtfpS, audioRtf: 0, textLatency: r.e2elS,
+    success: r.status === 'completed',
+    error: r.error,
+    ttft: r.ttftS,
+    itl: [],
+    outputTokens: r.outputTokens,
+    promptLen: r.promptLen,
+    generatedText: '',
+    audioDuration: r.audioDurationS,
+    audioFrames: 0,
+    startTime: (r.sentT ?? 0) / 1000,
+    latency: r.e2elS,
+    audioTtfp: r.audioTtfpS,
+    audioRtf: 0,
+    textLatency: r.e2elS,
   }));
 }
 

@@ -39,7 +39,11 @@ export class ClientSession implements HubListener {
   readonly maxBufferedBytes: number;
   readonly maxEventsPerFrame: number;
 
-  constructor(private readonly hub: Hub, private readonly transport: Transport, opts: SessionOptions = {}) {
+  constructor(
+    private readonly hub: Hub,
+    private readonly transport: Transport,
+    opts: SessionOptions = {},
+  ) {
     this.batchMs = opts.batchMs ?? 50;
     this.maxBufferedBytes = opts.maxBufferedBytes ?? 8 * 1024 * 1024;
     this.maxEventsPerFrame = opts.maxEventsPerFrame ?? 5000;

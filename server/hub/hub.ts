@@ -38,7 +38,10 @@ export class Hub {
   private readonly byRequestId = new Map<string, string>();
   private readonly ringSize: number;
 
-  constructor(readonly store: Store, opts: { ringSize?: number } = {}) {
+  constructor(
+    readonly store: Store,
+    opts: { ringSize?: number } = {},
+  ) {
     this.ringSize = opts.ringSize ?? 50_000;
     store.setStateSource((id) => this.live.get(id)?.tracker.state);
   }
@@ -110,7 +113,8 @@ export class Hub {
     if (!run) return undefined;
     this.store.writer.flush();
     this.live.delete(runId);
-    for (const r of run.tracker.requests.values()) if (this.byRequestId.get(r.requestId) === runId) this.byRequestId.delete(r.requestId);
+    for (const r of run.tracker.requests.values())
+      if (this.byRequestId.get(r.requestId) === runId) this.byRequestId.delete(r.requestId);
     this.emitActiveChanged();
     return run.tracker.state;
   }

@@ -13,7 +13,14 @@ import type { TelemetryEvent } from '../../shared/telemetry.ts';
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
 
-export const emptyCounts = () => ({ total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 });
+export const emptyCounts = () => ({
+  total: 0,
+  completed: 0,
+  failed: 0,
+  timedOut: 0,
+  cancelledAfterTimeout: 0,
+  notDispatched: 0,
+});
 
 /** What applying one event changed that the store must persist. */
 export interface Effects {
@@ -25,14 +32,30 @@ export interface Effects {
 /** What a telemetry event alone asks the store to keep: a stall report, a recovery. */
 export function telemetryEffects(t: TelemetryEvent): Effects {
   if (t.type === 'watchdog.stall') return { stall: t.report };
-  if (t.type === 'watchdog.recovered') return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
+  if (t.type === 'watchdog.recovered')
+    return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
   return NONE;
 }
 
 export function blankRow(index: number, requestId: string): RequestRow {
   return {
-    index, requestId, status: 'pending', queuedT: null, sentT: null, firstTokenT: null, firstAudioT: null, endT: null,
-    ttftS: 0, e2elS: 0, audioTtfpS: 0, audioDurationS: 0, outputTokens: 0, promptLen: 0, attempts: 0, error: '', timeoutKind: null,
+    index,
+    requestId,
+    status: 'pending',
+    queuedT: null,
+    sentT: null,
+    firstTokenT: null,
+    firstAudioT: null,
+    endT: null,
+    ttftS: 0,
+    e2elS: 0,
+    audioTtfpS: 0,
+    audioDurationS: 0,
+    outputTokens: 0,
+    promptLen: 0,
+    attempts: 0,
+    error: '',
+    timeoutKind: null,
   };
 }
 
@@ -49,8 +72,15 @@ export class RunTracker {
 
   constructor(runId: string, label: string | null, startedAtMs: number | null = null) {
     this.state = {
-      runId, status: 'running', seq: 0, startedAtMs, label, counts: emptyCounts(), inFlight: 0,
-      breaker: { tripped: false, cause: null }, verdict: null,
+      runId,
+      status: 'running',
+      seq: 0,
+      startedAtMs,
+      label,
+      counts: emptyCounts(),
+      inFlight: 0,
+      breaker: { tripped: false, cause: null },
+      verdict: null,
     };
   }
 
@@ -66,8 +96,17 @@ export class RunTracker {
   private end(t: number, o: RequestOutcome, timeoutKind: string | null): RequestRow {
     const r = this.row(o.index, o.requestId);
     Object.assign(r, {
-      status: o.status, endT: t, ttftS: o.ttftS, e2elS: o.e2elS, audioTtfpS: o.audioTtfpS, audioDurationS: o.audioDurationS,
-      outputTokens: o.outputTokens, promptLen: o.promptLen, attempts: o.attempts, error: o.error, timeoutKind,
+      status: o.status,
+      endT: t,
+      ttftS: o.ttftS,
+      e2elS: o.e2elS,
+      audioTtfpS: o.audioTtfpS,
+      audioDurationS: o.audioDurationS,
+      outputTokens: o.outputTokens,
+      promptLen: o.promptLen,
+      attempts: o.attempts,
+      error: o.error,
+      timeoutKind,
     });
     if (o.sentT !== null && o.sentT !== undefined) r.sentT = o.sentT;
     this.inFlight.delete(o.index);

@@ -21,21 +21,37 @@ export function importResultFile(store: Store, text: string, filename: string | 
     for (const [i, { o, id, run }] of parsed.entries()) {
       // An object's own --label names it; otherwise the file does, numbered when it holds several runs.
       const own = typeof o.label === 'string' && o.label ? o.label : null;
-      const label = own ?? (objects.length > 1 ? `${filename ?? 'imported result'} #${i + 1}` : (filename ?? 'imported result'));
+      const label =
+        own ?? (objects.length > 1 ? `${filename ?? 'imported result'} #${i + 1}` : (filename ?? 'imported result'));
       const metadata = { ...run.metadata, ...(filename ? { 'import.file': filename } : {}) };
       store.runs.insertRun({
-        id, source: 'import', status: 'finished', label,
+        id,
+        source: 'import',
+        status: 'finished',
+        label,
         model: typeof o.model_id === 'string' ? o.model_id : null,
         target: typeof o.base_url === 'string' ? o.base_url : null,
         dataset: typeof o.dataset_name === 'string' ? o.dataset_name : null,
         numPrompts: typeof o.num_prompts === 'number' ? o.num_prompts : null,
         maxConcurrency: typeof o.max_concurrency === 'number' ? o.max_concurrency : null,
-        requestRate: run.requestRate, failFast: o.fail_fast_enabled === true, createdAtMs: now,
-        startedAtMs: run.startedAtMs, metadata,
+        requestRate: run.requestRate,
+        failFast: o.fail_fast_enabled === true,
+        createdAtMs: now,
+        startedAtMs: run.startedAtMs,
+        metadata,
       });
-      const importInfo = { file: filename, object: i + 1, of: objects.length, present: run.present, missing: run.missing };
+      const importInfo = {
+        file: filename,
+        object: i + 1,
+        of: objects.length,
+        present: run.present,
+        missing: run.missing,
+      };
       store.runs.update(id, {
-        verdict: run.summary.verdict, summary: run.summary, result: o, importInfo,
+        verdict: run.summary.verdict,
+        summary: run.summary,
+        result: o,
+        importInfo,
         finishedAtMs: run.startedAtMs !== null ? run.startedAtMs + run.summary.durationS * 1000 : null,
       });
       store.runs.insertRequests(id, run.rows);

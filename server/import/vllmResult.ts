@@ -13,13 +13,41 @@ import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
 const KNOWN = new Set([
-  'date', 'endpoint_type', 'backend', 'label', 'model_id', 'tokenizer_id', 'num_prompts', 'request_rate', 'burstiness',
-  'max_concurrency', 'duration', 'completed', 'failed', 'verdict', 'statuses', 'errors', 'generated_texts',
+  'date',
+  'endpoint_type',
+  'backend',
+  'label',
+  'model_id',
+  'tokenizer_id',
+  'num_prompts',
+  'request_rate',
+  'burstiness',
+  'max_concurrency',
+  'duration',
+  'completed',
+  'failed',
+  'verdict',
+  'statuses',
+  'errors',
+  'generated_texts',
 ]);
 const DETAILED = ['input_lens', 'output_lens', 'ttfts', 'itls', 'start_times', 'generated_texts', 'errors'];
-const FAIL_FAST = ['timed_out_requests', 'cancelled_after_timeout_requests', 'not_dispatched_requests', 'fail_fast_enabled', 'fail_fast_tripped', 'fail_fast_cause'];
+const FAIL_FAST = [
+  'timed_out_requests',
+  'cancelled_after_timeout_requests',
+  'not_dispatched_requests',
+  'fail_fast_enabled',
+  'fail_fast_tripped',
+  'fail_fast_cause',
+];
 const VERDICTS: Verdict[] = ['passed', 'failed', 'failed_closed', 'interrupted', 'errored'];
-const END_STATUSES: RequestEndStatus[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
+const END_STATUSES: RequestEndStatus[] = [
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled_after_timeout',
+  'not_dispatched',
+];
 
 const num = (v: unknown): number | null => (typeof v === 'number' && !Number.isNaN(v) ? v : null);
 const arr = (v: unknown): unknown[] | null => (Array.isArray(v) ? v : null);
@@ -42,7 +70,10 @@ export function parseVllmDate(d: unknown): number | null {
 
 export function interpretResult(o: Record<string, unknown>, runId: string, index: number): ImportedRun {
   if (!['completed', 'duration', 'num_prompts', 'backend', 'model_id'].some((k) => k in o)) {
-    throw new StallscopeError('API_IMPORT_INVALID', `object ${index + 1} has none of the vLLM result keys (completed, duration, num_prompts, backend, model_id)`);
+    throw new StallscopeError(
+      'API_IMPORT_INVALID',
+      `object ${index + 1} has none of the vLLM result keys (completed, duration, num_prompts, backend, model_id)`,
+    );
   }
   const parts: Record<string, boolean> = {
     summary: num(o.completed) !== null && num(o.duration) !== null,
@@ -57,30 +88,52 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const numPrompts = num(o.num_prompts);
   const failed = num(o.failed) ?? (numPrompts !== null ? Math.max(0, numPrompts - completed) : 0);
   const counts: RunCounts = {
-    total: completed + failed, completed, failed,
+    total: completed + failed,
+    completed,
+    failed,
     timedOut: num(o.timed_out_requests) ?? 0,
     cancelledAfterTimeout: num(o.cancelled_after_timeout_requests) ?? 0,
     notDispatched: num(o.not_dispatched_requests) ?? 0,
   };
-  const derived: Verdict = counts.timedOut + counts.cancelledAfterTimeout + counts.notDispatched > 0
-    ? 'failed_closed' : failed > 0 || completed === 0 ? 'failed' : 'passed';
+  const derived: Verdict =
+    counts.timedOut + counts.cancelledAfterTimeout + counts.notDispatched > 0
+      ? 'failed_closed'
+      : failed > 0 || completed === 0
+        ? 'failed'
+        : 'passed';
   const verdict = VERDICTS.includes(o.verdict as Verdict) ? (o.verdict as Verdict) : derived;
-  const reasons = Array.isArray(o.verdict_reasons) ? o.verdict_reasons.map(String) : [`imported; verdict derived from the counts (${completed} completed, ${failed} failed)`];
+  const reasons = Array.isArray(o.verdict_reasons)
+    ? o.verdict_reasons.map(String)
+    : [`imported; verdict derived from the counts (${completed} completed, ${failed} failed)`];
   const metrics: RunSummary['metrics'] = {};
   const metadata: Record<string, string> = {};
   for (const [k, v] of Object.entries(o)) {
     if (typeof v === 'number') metrics[k] = Number.isFinite(v) ? v : null;
     else if (typeof v === 'string' && !KNOWN.has(k)) metadata[k] = v;
   }
-  const cause = typeof o.fail_fast_cause === 'object' && o.fail_fast_cause !== null ? (o.fail_fast_cause as BreakerCause) : null;
+  const cause =
+    typeof o.fail_fast_cause === 'object' && o.fail_fast_cause !== null ? (o.fail_fast_cause as BreakerCause) : null;
   const summary: RunSummary = {
-    verdict, verdictReasons: reasons, counts, durationS: num(o.duration) ?? 0,
-    failFastTripped: o.fail_fast_tripped === true, cause, metrics,
+    verdict,
+    verdictReasons: reasons,
+    counts,
+    durationS: num(o.duration) ?? 0,
+    failFastTripped: o.fail_fast_tripped === true,
+    cause,
+    metrics,
   };
   const rate = o.request_rate;
   return {
-    summary, rows: detailedRows(o, runId), metadata, startedAtMs: parseVllmDate(o.date),
-    requestRate: rate === undefined || rate === null ? null : typeof rate === 'number' && !Number.isFinite(rate) ? 'inf' : String(rate),
+    summary,
+    rows: detailedRows(o, runId),
+    metadata,
+    startedAtMs: parseVllmDate(o.date),
+    requestRate:
+      rate === undefined || rate === null
+        ? null
+        : typeof rate === 'number' && !Number.isFinite(rate)
+          ? 'inf'
+          : String(rate),
     present: Object.keys(parts).filter((k) => parts[k]),
     missing: Object.keys(parts).filter((k) => !parts[k]),
   };
@@ -88,8 +141,13 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
 
 /** Request rows from `--save-detailed` arrays (seconds in the file; our times are ms from the first start). */
 function detailedRows(o: Record<string, unknown>, runId: string): RequestRow[] {
-  const ttfts = arr(o.ttfts), outs = arr(o.output_lens), ins = arr(o.input_lens), itls = arr(o.itls);
-  const starts = arr(o.start_times), errors = arr(o.errors), statuses = arr(o.statuses);
+  const ttfts = arr(o.ttfts),
+    outs = arr(o.output_lens),
+    ins = arr(o.input_lens),
+    itls = arr(o.itls);
+  const starts = arr(o.start_times),
+    errors = arr(o.errors),
+    statuses = arr(o.statuses);
   const n = Math.max(ttfts?.length ?? 0, outs?.length ?? 0, ins?.length ?? 0);
   const finiteStarts = (starts ?? []).map(num).filter((x): x is number => x !== null && x > 0);
   const t0 = finiteStarts.length ? Math.min(...finiteStarts) : null;

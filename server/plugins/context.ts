@@ -18,7 +18,10 @@ declare module 'fastify' {
   }
 }
 
-export function decorateContext(app: FastifyInstance, c: { store: Store; hub: Hub; runManager: RunStarter; externalRuns: ExternalRuns }): void {
+export function decorateContext(
+  app: FastifyInstance,
+  c: { store: Store; hub: Hub; runManager: RunStarter; externalRuns: ExternalRuns },
+): void {
   app.decorate('store', c.store);
   app.decorate('hub', c.hub);
   app.decorate('runManager', c.runManager);

@@ -94,7 +94,8 @@ export function allowedOriginSet(o: SecurityOptions): Set<string> {
   const set = new Set<string>();
   for (const h of o.allowedHosts ?? []) {
     const hp = h.trim().toLowerCase();
-    if (/:\d+$/.test(hp) && hp.split(':').length === 2 || /^\[.*\]:\d+$/.test(hp)) set.add(`${hostOf(hp)}:${portOf(hp, 'http')}`);
+    if ((/:\d+$/.test(hp) && hp.split(':').length === 2) || /^\[.*\]:\d+$/.test(hp))
+      set.add(`${hostOf(hp)}:${portOf(hp, 'http')}`);
   }
   return set;
 }
@@ -137,12 +138,20 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
         const scheme = u.protocol.slice(0, -1);
         const oHost = hostOf(u.host);
         const oPort = u.port || (scheme === 'https' ? '443' : '80');
-        ok = (scheme === 'http' || scheme === 'https') && allowed.has(oHost) &&
-          (oPort === portOf(host, req.protocol) || oPort === listeningPort() || allowedOrigins.has(`${oHost}:${oPort}`));
+        ok =
+          (scheme === 'http' || scheme === 'https') &&
+          allowed.has(oHost) &&
+          (oPort === portOf(host, req.protocol) ||
+            oPort === listeningPort() ||
+            allowedOrigins.has(`${oHost}:${oPort}`));
       } catch {
         ok = false; // 'null' (sandboxed frames, file://) and garbage are foreign
       }
-      if (!ok) throw new StallscopeError('API_FORBIDDEN_ORIGIN', `Origin '${origin}' may not ${upgrade ? 'open the live stream' : 'change state'}`);
+      if (!ok)
+        throw new StallscopeError(
+          'API_FORBIDDEN_ORIGIN',
+          `Origin '${origin}' may not ${upgrade ? 'open the live stream' : 'change state'}`,
+        );
     }
     if (token !== null) {
       const p = presentedToken(req);

@@ -53,7 +53,12 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
 
   const post = async (path: string, body: unknown): Promise<void> => {
     const res = await request(`${base}${path}`, {
-      method: 'POST', headers, body: JSON.stringify(body), dispatcher: agent, headersTimeout: 10_000, bodyTimeout: 10_000,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      dispatcher: agent,
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
     });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
@@ -62,12 +67,15 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
     if (disabled) return;
     disabled = true;
     queue = [];
-    o.log(`stallscope: cannot report to the dashboard at ${base} (${(e as Error).message}); the benchmark goes on without it`);
+    o.log(
+      `stallscope: cannot report to the dashboard at ${base} (${(e as Error).message}); the benchmark goes on without it`,
+    );
   };
 
   const cfg = publicConfig(o.config);
   chain = post('/api/runs/external', {
-    runId: o.runId, config: cfg,
+    runId: o.runId,
+    config: cfg,
     label: typeof cfg.label === 'string' ? cfg.label : null,
     metadata: (cfg.metadata as Record<string, string> | undefined) ?? {},
   }).catch(giveUp);
@@ -103,7 +111,9 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
     async close() {
       const limit = o.closeTimeoutMs ?? 5000;
       let t: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((r) => { t = setTimeout(() => r('timeout'), limit); });
+      const timedOut = new Promise<'timeout'>((r) => {
+        t = setTimeout(() => r('timeout'), limit);
+      });
       const r = await Promise.race([flush().then(() => 'done' as const), timedOut]);
       clearTimeout(t);
       if (r === 'timeout') giveUp(new Error(`still sending after ${limit} ms`));

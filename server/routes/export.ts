@@ -20,7 +20,9 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-        querystring: Type.Object({ format: Type.Union([Type.Literal('vllm'), Type.Literal('trace'), Type.Literal('csv')]) }),
+        querystring: Type.Object({
+          format: Type.Union([Type.Literal('vllm'), Type.Literal('trace'), Type.Literal('csv')]),
+        }),
       },
     },
     async (req, reply) => {
@@ -36,15 +38,23 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       }
       if (format === 'trace') {
         const events = app.store.runs.eventsAfter(id, 0, 10_000_000).map((e) => JSON.parse(e.json) as RunEvent);
-        return reply.type('application/json').header('content-disposition', file('trace.json')).send(buildChromeTrace(id, run.label, events, rows));
+        return reply
+          .type('application/json')
+          .header('content-disposition', file('trace.json'))
+          .send(buildChromeTrace(id, run.label, events, rows));
       }
       const stored = app.store.runs.result(id);
       // A dashboard run stored summary-only (recorded before the engine's records were kept): its arrays from the rows.
       const result =
-        (stored && run.source === 'dashboard' && rows.length > 0 ? withDetailedArrays(stored, rowRecords(rows)) : stored) ??
+        (stored && run.source === 'dashboard' && rows.length > 0
+          ? withDetailedArrays(stored, rowRecords(rows))
+          : stored) ??
         rebuildResult(
           {
-            ...run, config: run.config as never, summary: run.summary as RunSummary | null, breakerCause: run.breaker.cause as RunSummary['cause'],
+            ...run,
+            config: run.config as never,
+            summary: run.summary as RunSummary | null,
+            breakerCause: run.breaker.cause as RunSummary['cause'],
           },
           rows,
         );

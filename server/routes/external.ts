@@ -28,7 +28,12 @@ export async function externalRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req, reply) => {
-      const b = req.body as { runId: string; config?: Record<string, unknown>; label?: string | null; metadata?: Record<string, string> };
+      const b = req.body as {
+        runId: string;
+        config?: Record<string, unknown>;
+        label?: string | null;
+        metadata?: Record<string, string>;
+      };
       return reply.status(201).send({ id: app.externalRuns.create(b) });
     },
   );

@@ -6,7 +6,13 @@ import { PROTOCOL_VERSION } from '../../shared/protocol.ts';
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/api/health',
-    { schema: { response: { 200: Type.Object({ ok: Type.Boolean(), protocol: Type.Integer(), activeRuns: Type.Array(Type.String()) }) } } },
+    {
+      schema: {
+        response: {
+          200: Type.Object({ ok: Type.Boolean(), protocol: Type.Integer(), activeRuns: Type.Array(Type.String()) }),
+        },
+      },
+    },
     async () => ({ ok: true, protocol: PROTOCOL_VERSION, activeRuns: app.hub.activeIds() }),
   );
 }

@@ -13,10 +13,20 @@ export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 export async function importRoutes(app: FastifyInstance): Promise<void> {
   // Encapsulated: only this plugin's routes read JSON bodies as text.
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(['application/json', 'text/plain', 'application/x-ndjson', 'application/jsonl', 'application/octet-stream'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_r, body, done) => done(null, body));
+  app.addContentTypeParser(
+    ['application/json', 'text/plain', 'application/x-ndjson', 'application/jsonl', 'application/octet-stream'],
+    { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT },
+    (_r, body, done) => done(null, body),
+  );
   app.post(
     '/api/import',
-    { bodyLimit: IMPORT_BODY_LIMIT, schema: { body: Type.String(), response: { 201: ImportReplySchema, 400: ErrorReplySchema, 413: ErrorReplySchema } } },
+    {
+      bodyLimit: IMPORT_BODY_LIMIT,
+      schema: {
+        body: Type.String(),
+        response: { 201: ImportReplySchema, 400: ErrorReplySchema, 413: ErrorReplySchema },
+      },
+    },
     async (req, reply) => {
       const raw = req.headers['x-filename'];
       let filename: string | null = null;

@@ -19,7 +19,11 @@ const MAX_REPORTED_ERRORS = 20;
 
 export async function ingestRoutes(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(['application/x-ndjson', 'application/jsonl', 'application/json', 'text/plain'], { parseAs: 'string', bodyLimit: INGEST_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(
+    ['application/x-ndjson', 'application/jsonl', 'application/json', 'text/plain'],
+    { parseAs: 'string', bodyLimit: INGEST_BODY_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
   app.post(
     '/api/ingest',
     {
@@ -44,7 +48,8 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
           value = JSON.parse(line);
         } catch (e) {
           reply.rejected++;
-          if (reply.errors.length < MAX_REPORTED_ERRORS) reply.errors.push({ line: i + 1, message: `invalid JSON: ${(e as Error).message}` });
+          if (reply.errors.length < MAX_REPORTED_ERRORS)
+            reply.errors.push({ line: i + 1, message: `invalid JSON: ${(e as Error).message}` });
           continue;
         }
         const checked = checkTelemetry(value);

@@ -7,7 +7,22 @@ import { RunSpecSchema } from '../../shared/schemas.ts';
 export async function presetRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/api/presets',
-    { schema: { response: { 200: Type.Object({ presets: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), description: Type.String(), spec: Type.Unknown() })) }) } } },
+    {
+      schema: {
+        response: {
+          200: Type.Object({
+            presets: Type.Array(
+              Type.Object({
+                id: Type.String(),
+                title: Type.String(),
+                description: Type.String(),
+                spec: Type.Unknown(),
+              }),
+            ),
+          }),
+        },
+      },
+    },
     async () => ({ presets: PRESETS }),
   );
   app.get('/api/schema/run-spec', async () => JSON.parse(JSON.stringify(RunSpecSchema)) as unknown);

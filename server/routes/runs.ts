@@ -8,7 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { StallscopeError } from '../../shared/errors.ts';
 import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../shared/schemas.ts';
 import {
-  ErrorReplySchema, EventsReplySchema, RequestsReplySchema, RunDetailSchema, RunListReplySchema, StartRunReplySchema,
+  ErrorReplySchema,
+  EventsReplySchema,
+  RequestsReplySchema,
+  RunDetailSchema,
+  RunListReplySchema,
+  StartRunReplySchema,
 } from '../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
 import { redactConfig, redactSpec } from '../runs/redact.ts';
@@ -23,7 +28,9 @@ const ListQuery = Type.Object({
   /** Free text: id, label, model, target, metadata. */
   q: Type.Optional(Type.String({ maxLength: 200 })),
   /** `key=value`, repeatable; all must match. */
-  metadata: Type.Optional(Type.Union([Type.String({ maxLength: 600 }), Type.Array(Type.String({ maxLength: 600 }), { maxItems: 20 })])),
+  metadata: Type.Optional(
+    Type.Union([Type.String({ maxLength: 600 }), Type.Array(Type.String({ maxLength: 600 }), { maxItems: 20 })]),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),
 });
@@ -38,35 +45,68 @@ function metadataPairs(m: string | string[] | undefined): [string, string][] {
 }
 
 export async function runRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/api/runs', { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } }, async (req) => {
-    const q = req.query as { verdict?: string; status?: string; source?: string; q?: string; metadata?: string | string[]; limit: number; offset: number };
-    return app.store.runs.list({
-      verdict: q.verdict, status: q.status, source: q.source, text: q.q, metadata: metadataPairs(q.metadata), limit: q.limit, offset: q.offset,
-    });
-  });
+  app.get(
+    '/api/runs',
+    { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
+    async (req) => {
+      const q = req.query as {
+        verdict?: string;
+        status?: string;
+        source?: string;
+        q?: string;
+        metadata?: string | string[];
+        limit: number;
+        offset: number;
+      };
+      return app.store.runs.list({
+        verdict: q.verdict,
+        status: q.status,
+        source: q.source,
+        text: q.q,
+        metadata: metadataPairs(q.metadata),
+        limit: q.limit,
+        offset: q.offset,
+      });
+    },
+  );
 
-  app.get('/api/runs/:id', { schema: { params: IdParams, response: { 200: RunDetailSchema, ...Errors } } }, async (req) => {
-    const { id } = req.params as { id: string };
-    const run = app.store.runs.get(id);
-    if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-    const live = app.hub.tracker(id)?.state;
-    const { state: _stored, ...rest } = run;
-    return {
-      ...rest,
-      spec: redactSpec(rest.spec),
-      config: redactConfig(rest.config),
-      ...(live ? { counts: live.counts, breaker: live.breaker, lastSeq: live.seq, status: live.status, startedAtMs: live.startedAtMs ?? run.startedAtMs } : {}),
-      stallReports: app.store.runs.stallReports(id),
-      active: live !== undefined,
-    };
-  });
+  app.get(
+    '/api/runs/:id',
+    { schema: { params: IdParams, response: { 200: RunDetailSchema, ...Errors } } },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      const run = app.store.runs.get(id);
+      if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      const live = app.hub.tracker(id)?.state;
+      const { state: _stored, ...rest } = run;
+      return {
+        ...rest,
+        spec: redactSpec(rest.spec),
+        config: redactConfig(rest.config),
+        ...(live
+          ? {
+              counts: live.counts,
+              breaker: live.breaker,
+              lastSeq: live.seq,
+              status: live.status,
+              startedAtMs: live.startedAtMs ?? run.startedAtMs,
+            }
+          : {}),
+        stallReports: app.store.runs.stallReports(id),
+        active: live !== undefined,
+      };
+    },
+  );
 
   app.get(
     '/api/runs/:id/requests',
     {
       schema: {
         params: IdParams,
-        querystring: Type.Object({ offset: Type.Integer({ minimum: 0, default: 0 }), limit: Type.Integer({ minimum: 1, maximum: 20_000, default: 1000 }) }),
+        querystring: Type.Object({
+          offset: Type.Integer({ minimum: 0, default: 0 }),
+          limit: Type.Integer({ minimum: 1, maximum: 20_000, default: 1000 }),
+        }),
         response: { 200: RequestsReplySchema, ...Errors },
       },
     },
@@ -77,7 +117,10 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       app.store.writer.flush(); // a live run's ended requests may still be queued
       // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding).
       const { total, json } = app.store.runs.requestsJson(id, offset, limit);
-      return reply.type('application/json').serializer((s) => s as string).send(`{"total":${total},"requests":[${json.join(',')}]}`);
+      return reply
+        .type('application/json')
+        .serializer((s) => s as string)
+        .send(`{"total":${total},"requests":[${json.join(',')}]}`);
     },
   );
 
@@ -86,7 +129,10 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         params: IdParams,
-        querystring: Type.Object({ after: Type.Integer({ minimum: 0, default: 0 }), limit: Type.Integer({ minimum: 1, maximum: 50_000, default: 10_000 }) }),
+        querystring: Type.Object({
+          after: Type.Integer({ minimum: 0, default: 0 }),
+          limit: Type.Integer({ minimum: 1, maximum: 50_000, default: 10_000 }),
+        }),
         response: { 200: EventsReplySchema, ...Errors },
       },
     },
@@ -99,13 +145,19 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       const last = events.length ? events[events.length - 1].seq : after;
       // Events are stored serialized; splice them in rather than parse and re-encode.
       const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${last < head}}`;
-      return reply.type('application/json').serializer((s) => s as string).send(body);
+      return reply
+        .type('application/json')
+        .serializer((s) => s as string)
+        .send(body);
     },
   );
 
   app.post(
     '/api/runs',
-    { schema: { body: RunSpecSchema, response: { 201: StartRunReplySchema, 400: ErrorReplySchema } }, attachValidation: true },
+    {
+      schema: { body: RunSpecSchema, response: { 201: StartRunReplySchema, 400: ErrorReplySchema } },
+      attachValidation: true,
+    },
     async (req, reply) => {
       // Our own validation (not Fastify's) so the 400 names each field the way the form does.
       const spec = withRunSpecDefaults(req.body) as RunSpec;
@@ -116,18 +168,26 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post('/api/runs/:id/cancel', { schema: { params: IdParams, response: { 202: Type.Object({ id: Type.String() }), ...Errors } } }, async (req, reply) => {
-    const { id } = req.params as { id: string };
-    if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-    if (!app.runManager.cancel(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is not running here`);
-    return reply.status(202).send({ id });
-  });
+  app.post(
+    '/api/runs/:id/cancel',
+    { schema: { params: IdParams, response: { 202: Type.Object({ id: Type.String() }), ...Errors } } },
+    async (req, reply) => {
+      const { id } = req.params as { id: string };
+      if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      if (!app.runManager.cancel(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is not running here`);
+      return reply.status(202).send({ id });
+    },
+  );
 
-  app.delete('/api/runs/:id', { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } }, async (req) => {
-    const { id } = req.params as { id: string };
-    if (app.hub.isActive(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
-    if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-    app.hub.removed(id);
-    return { id };
-  });
+  app.delete(
+    '/api/runs/:id',
+    { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } },
+    async (req) => {
+      const { id } = req.params as { id: string };
+      if (app.hub.isActive(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
+      if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      app.hub.removed(id);
+      return { id };
+    },
+  );
 }

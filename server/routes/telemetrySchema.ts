@@ -11,28 +11,73 @@ const Base = { v: Type.Literal(1), ts: Type.Number(), model: Type.Optional(Type.
 const Ids = Type.Array(Type.String({ maxLength: 512 }), { maxItems: 4096 });
 const Details = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]));
 const Frame = Type.Object({
-  function: Type.String(), file: Type.String(), line: Type.Number(), column: Type.Number(), language: Type.String(),
+  function: Type.String(),
+  file: Type.String(),
+  line: Type.Number(),
+  column: Type.Number(),
+  language: Type.String(),
 });
 const Report = Type.Object({
-  model: Type.String(), workerId: Type.Integer(), opId: Type.Integer(), requestIds: Ids, phase: Type.String(),
-  details: Details, inPhaseS: Type.Number(), inOpS: Type.Number(), capturedAtMs: Type.Number(), deadlineMs: Type.Number(),
-  stack: Type.Array(Frame, { maxItems: 1000 }), stackError: Type.Optional(Type.String()),
+  model: Type.String(),
+  workerId: Type.Integer(),
+  opId: Type.Integer(),
+  requestIds: Ids,
+  phase: Type.String(),
+  details: Details,
+  inPhaseS: Type.Number(),
+  inOpS: Type.Number(),
+  capturedAtMs: Type.Number(),
+  deadlineMs: Type.Number(),
+  stack: Type.Array(Frame, { maxItems: 1000 }),
+  stackError: Type.Optional(Type.String()),
 });
 
 export const TelemetryEventSchema = Type.Union([
-  Type.Object({ ...Base, type: Type.Literal('c2w.op.begin'), workerId: Type.Integer(), opId: Type.Integer(), requestIds: Ids, batchSize: Type.Integer() }),
-  Type.Object({ ...Base, type: Type.Literal('c2w.phase'), workerId: Type.Integer(), opId: Type.Integer(), requestIds: Ids, phase: Type.String(), details: Details }),
   Type.Object({
-    ...Base, type: Type.Literal('c2w.op.end'), workerId: Type.Integer(), opId: Type.Integer(), requestIds: Ids,
-    durationMs: Type.Number(), ok: Type.Boolean(), error: Type.Optional(Type.String()),
+    ...Base,
+    type: Type.Literal('c2w.op.begin'),
+    workerId: Type.Integer(),
+    opId: Type.Integer(),
+    requestIds: Ids,
+    batchSize: Type.Integer(),
+  }),
+  Type.Object({
+    ...Base,
+    type: Type.Literal('c2w.phase'),
+    workerId: Type.Integer(),
+    opId: Type.Integer(),
+    requestIds: Ids,
+    phase: Type.String(),
+    details: Details,
+  }),
+  Type.Object({
+    ...Base,
+    type: Type.Literal('c2w.op.end'),
+    workerId: Type.Integer(),
+    opId: Type.Integer(),
+    requestIds: Ids,
+    durationMs: Type.Number(),
+    ok: Type.Boolean(),
+    error: Type.Optional(Type.String()),
   }),
   Type.Object({ ...Base, type: Type.Literal('watchdog.stall'), report: Report }),
-  Type.Object({ ...Base, type: Type.Literal('watchdog.recovered'), workerId: Type.Integer(), opId: Type.Integer(), requestIds: Ids, stalledS: Type.Number() }),
+  Type.Object({
+    ...Base,
+    type: Type.Literal('watchdog.recovered'),
+    workerId: Type.Integer(),
+    opId: Type.Integer(),
+    requestIds: Ids,
+    stalledS: Type.Number(),
+  }),
   Type.Object({ ...Base, type: Type.Literal('worker.busy'), workerId: Type.Integer(), opId: Type.Integer() }),
   Type.Object({ ...Base, type: Type.Literal('worker.idle'), workerId: Type.Integer() }),
   Type.Object({
-    ...Base, type: Type.Literal('stage.progress'), requestId: Type.String(),
-    stage: Type.Union([Type.Literal('thinker'), Type.Literal('talker'), Type.Literal('code2wav')]), count: Type.Number(), done: Type.Optional(Type.Boolean()),
+    ...Base,
+    type: Type.Literal('stage.progress'),
+    requestId: Type.String(),
+    stage: Type.Union([Type.Literal('thinker'), Type.Literal('talker'), Type.Literal('code2wav')]),
+    count: Type.Number(),
+    done: Type.Optional(Type.Boolean()),
   }),
   Type.Object({ ...Base, type: Type.Literal('telemetry.dropped'), count: Type.Integer() }),
 ]);
@@ -41,7 +86,8 @@ const checks = new Map(TelemetryEventSchema.anyOf.map((s) => [s.properties.type.
 
 /** Returns the event, or a message saying what is wrong with it. */
 export function checkTelemetry(value: unknown): { ok: true; event: TelemetryEvent } | { ok: false; message: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, message: 'not a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, message: 'not a JSON object' };
   const type = (value as { type?: unknown }).type;
   const check = typeof type === 'string' ? checks.get(type) : undefined;
   if (!check) return { ok: false, message: `unknown type ${JSON.stringify(type)}` };

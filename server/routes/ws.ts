@@ -9,7 +9,11 @@ import { ClientSession, type SessionOptions } from '../hub/clientSession.ts';
 export function wsRoutes(opts: SessionOptions) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/ws', { websocket: true }, (socket) => {
-      const session = new ClientSession(app.hub, { send: (s) => socket.send(s), bufferedAmount: () => socket.bufferedAmount }, opts);
+      const session = new ClientSession(
+        app.hub,
+        { send: (s) => socket.send(s), bufferedAmount: () => socket.bufferedAmount },
+        opts,
+      );
       socket.on('message', (data: Buffer, isBinary: boolean) => {
         if (!isBinary && data.length <= 64 * 1024) session.handle(data.toString('utf8'));
       });

@@ -10,7 +10,10 @@ import { buildResultJson, type ResultJsonInput } from '../bench/results/resultJs
 
 const ARRAYS = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'] as const;
 
-export function withDetailedArrays(result: Record<string, unknown>, records: ResultJsonInput['records']): Record<string, unknown> {
+export function withDetailedArrays(
+  result: Record<string, unknown>,
+  records: ResultJsonInput['records'],
+): Record<string, unknown> {
   if ('ttfts' in result) return result;
   const keys = Object.keys(result);
   // The metric region: after request_goodput (always written) up to our own keys.
@@ -21,9 +24,22 @@ export function withDetailedArrays(result: Record<string, unknown>, records: Res
   for (const k of keys.slice(from + 1, to)) if (typeof result[k] === 'number') metrics[k] = result[k] as number;
   // Built once with the same metric keys: it yields the arrays and the key they must precede.
   const ref = buildResultJson({
-    date: '', backend: '', label: null, modelId: '', numPrompts: records.length, requestRate: Infinity, burstiness: 1, maxConcurrency: null,
-    metrics, detailed: true, records, statuses: [], counts: { total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
-    failFast: { enabled: false, tripped: false, cause: null }, verdict: 'passed', verdictReasons: [],
+    date: '',
+    backend: '',
+    label: null,
+    modelId: '',
+    numPrompts: records.length,
+    requestRate: Infinity,
+    burstiness: 1,
+    maxConcurrency: null,
+    metrics,
+    detailed: true,
+    records,
+    statuses: [],
+    counts: { total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+    failFast: { enabled: false, tripped: false, cause: null },
+    verdict: 'passed',
+    verdictReasons: [],
   });
   const refKeys = Object.keys(ref);
   const after = refKeys[refKeys.indexOf('errors') + 1];

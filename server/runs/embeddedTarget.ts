@@ -46,8 +46,19 @@ process.once('exit', () => {
 export function targetArgs(o: LaunchOptions): string[] {
   const s = o.spec;
   return [
-    '--port', '0', ...faultFlags(s.faults), '--workers', String(s.workers), '--max-batch', String(s.maxBatch),
-    '--watchdog-timeout-s', String(s.watchdogTimeoutS), '--telemetry-url', o.telemetryUrl, '--model', o.model,
+    '--port',
+    '0',
+    ...faultFlags(s.faults),
+    '--workers',
+    String(s.workers),
+    '--max-batch',
+    String(s.maxBatch),
+    '--watchdog-timeout-s',
+    String(s.watchdogTimeoutS),
+    '--telemetry-url',
+    o.telemetryUrl,
+    '--model',
+    o.model,
     ...(s.seed !== undefined ? ['--seed', String(s.seed)] : []),
     ...(s.tokenRate !== undefined ? ['--token-rate', String(s.tokenRate)] : []),
   ];
@@ -59,7 +70,12 @@ export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTa
   // stdin is a pipe we never write: it closes when this process dies, however it dies.
   const child = spawn(cmd, [...pre, ...targetArgs(o)], { stdio: ['pipe', 'pipe', 'pipe'] });
   alive.add(child);
-  const exited = new Promise<void>((r) => child.once('exit', () => { alive.delete(child); r(); }));
+  const exited = new Promise<void>((r) =>
+    child.once('exit', () => {
+      alive.delete(child);
+      r();
+    }),
+  );
   let stderrTail = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => {
     stderrTail = (stderrTail + d).slice(-2000);
@@ -68,13 +84,21 @@ export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTa
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let buf = '';
     let settled = false;
-    const timer = setTimeout(() => fail(`no 'listening' line within ${o.startTimeoutMs ?? 20_000} ms`), o.startTimeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => fail(`no 'listening' line within ${o.startTimeoutMs ?? 20_000} ms`),
+      o.startTimeoutMs ?? 20_000,
+    );
     const fail = (why: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       child.kill('SIGKILL');
-      reject(new StallscopeError('INTERNAL', `the embedded target did not start: ${why}${stderrTail ? `\n${stderrTail.trim()}` : ''}`));
+      reject(
+        new StallscopeError(
+          'INTERNAL',
+          `the embedded target did not start: ${why}${stderrTail ? `\n${stderrTail.trim()}` : ''}`,
+        ),
+      );
     };
     child.once('error', (e) => fail(e.message));
     child.once('exit', (code, sig) => fail(`it exited (${code ?? sig})`));
@@ -98,7 +122,10 @@ export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTa
     async flushTelemetry() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       try {
-        const res = await fetch(`${baseUrl}/admin/telemetry/flush`, { method: 'POST', signal: AbortSignal.timeout(15_000) });
+        const res = await fetch(`${baseUrl}/admin/telemetry/flush`, {
+          method: 'POST',
+          signal: AbortSignal.timeout(15_000),
+        });
         if (!res.ok) log(`telemetry flush answered ${res.status}`);
         await res.arrayBuffer();
       } catch (e) {

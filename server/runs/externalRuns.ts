@@ -21,7 +21,10 @@ export interface ExternalRunInfo {
 export class ExternalRuns {
   private readonly idle = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly hub: Hub, private readonly idleMs = 10 * 60_000) {}
+  constructor(
+    private readonly hub: Hub,
+    private readonly idleMs = 10 * 60_000,
+  ) {}
 
   create(info: ExternalRunInfo, now = Date.now()): string {
     const c = info.config ?? {};
@@ -31,13 +34,28 @@ export class ExternalRuns {
     const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null);
     const dataset = (c.dataset as { name?: unknown } | undefined)?.name;
     runs.insertRun({
-      id: info.runId, source: 'cli', status: 'running', label: info.label ?? str(c.label), model: str(c.model),
-      target: str(c.baseUrl), dataset: str(dataset), numPrompts: int(c.numPrompts), maxConcurrency: int(c.maxConcurrency),
-      requestRate: rateLabel(c.requestRate, c.rampUp), failFast: c.failFast === true, createdAtMs: now,
-      config: c, metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
+      id: info.runId,
+      source: 'cli',
+      status: 'running',
+      label: info.label ?? str(c.label),
+      model: str(c.model),
+      target: str(c.baseUrl),
+      dataset: str(dataset),
+      numPrompts: int(c.numPrompts),
+      maxConcurrency: int(c.maxConcurrency),
+      requestRate: rateLabel(c.requestRate, c.rampUp),
+      failFast: c.failFast === true,
+      createdAtMs: now,
+      config: c,
+      metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
     });
     this.hub.open(info.runId, info.label ?? str(c.label));
-    this.hub.append(info.runId, { type: 'run.status', t: 0, status: 'running', message: 'reported by stallscope bench --report-to' });
+    this.hub.append(info.runId, {
+      type: 'run.status',
+      t: 0,
+      status: 'running',
+      message: 'reported by stallscope bench --report-to',
+    });
     this.touch(info.runId);
     return info.runId;
   }

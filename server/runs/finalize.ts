@@ -26,9 +26,12 @@ export function finalizeRun(hub: Hub, runId: string, o: FinalOutcome): void {
     type: 'run.status',
     t: startedAt ? now - startedAt : 0,
     status: o.status,
-    ...(o.message ?? o.error ? { message: o.message ?? o.error ?? undefined } : {}),
+    ...((o.message ?? o.error) ? { message: o.message ?? o.error ?? undefined } : {}),
   });
-  const verdict: Verdict | null = o.summary?.verdict ?? tracker.state.verdict ?? (o.status === 'errored' ? 'errored' : o.status === 'interrupted' ? 'interrupted' : null);
+  const verdict: Verdict | null =
+    o.summary?.verdict ??
+    tracker.state.verdict ??
+    (o.status === 'errored' ? 'errored' : o.status === 'interrupted' ? 'interrupted' : null);
   tracker.state.verdict = verdict;
   const state = hub.close(runId);
   hub.store.runs.update(runId, {

@@ -59,18 +59,35 @@ export class RunManager implements RunStarter {
     try {
       validateBenchConfig(config); // refuses before anything is sent or launched
     } catch (e) {
-      if (e instanceof StallscopeError && e.field && FIELD_MAP[e.field]) throw new StallscopeError(e.code, e.message, FIELD_MAP[e.field]);
+      if (e instanceof StallscopeError && e.field && FIELD_MAP[e.field])
+        throw new StallscopeError(e.code, e.message, FIELD_MAP[e.field]);
       throw e;
     }
     const { hub } = this.deps;
     hub.store.runs.insertRun({
-      id, source: 'dashboard', status: 'running', label: spec.label ?? null, model: spec.model,
-      target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded', dataset: spec.dataset.name,
-      numPrompts: spec.numPrompts, maxConcurrency: spec.maxConcurrency, requestRate: rateLabel(spec.requestRate, spec.rampUp),
-      failFast: spec.failFast, createdAtMs: Date.now(), spec: redactSpec(spec), config: redactConfig(config), metadata: spec.metadata,
+      id,
+      source: 'dashboard',
+      status: 'running',
+      label: spec.label ?? null,
+      model: spec.model,
+      target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded',
+      dataset: spec.dataset.name,
+      numPrompts: spec.numPrompts,
+      maxConcurrency: spec.maxConcurrency,
+      requestRate: rateLabel(spec.requestRate, spec.rampUp),
+      failFast: spec.failFast,
+      createdAtMs: Date.now(),
+      spec: redactSpec(spec),
+      config: redactConfig(config),
+      metadata: spec.metadata,
     });
     hub.open(id, spec.label ?? null);
-    hub.append(id, { type: 'run.status', t: 0, status: 'running', message: spec.target.kind === 'embedded' ? 'launching the embedded target' : undefined });
+    hub.append(id, {
+      type: 'run.status',
+      t: 0,
+      status: 'running',
+      message: spec.target.kind === 'embedded' ? 'launching the embedded target' : undefined,
+    });
     const abort = new AbortController();
     // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
     const done = this.execute(id, spec, abort.signal)
@@ -85,10 +102,21 @@ export class RunManager implements RunStarter {
     const log = (line: string) => this.log(`[${id}] ${line}`);
     let target: LaunchedTarget | null = null;
     let finished: RunFinished | null = null;
-    let final: { status: RunStatus; summary?: RunFinished['summary']; result?: Record<string, unknown>; error?: string };
+    let final: {
+      status: RunStatus;
+      summary?: RunFinished['summary'];
+      result?: Record<string, unknown>;
+      error?: string;
+    };
     try {
       if (spec.target.kind === 'embedded') {
-        target = await this.launch({ spec: spec.target, model: spec.model, telemetryUrl: this.deps.ingestUrl(id), command: this.deps.targetCommand, log });
+        target = await this.launch({
+          spec: spec.target,
+          model: spec.model,
+          telemetryUrl: this.deps.ingestUrl(id),
+          command: this.deps.targetCommand,
+          log,
+        });
         hub.store.runs.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
       }
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
@@ -105,7 +133,11 @@ export class RunManager implements RunStarter {
         },
       });
       const v = out.summary.verdict;
-      final = { status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished', summary: out.summary, result: withDetailedArrays(out.result, out.records) };
+      final = {
+        status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished',
+        summary: out.summary,
+        result: withDetailedArrays(out.result, out.records),
+      };
     } catch (e) {
       log(`run failed: ${(e as Error).message}`);
       final = { status: signal.aborted ? 'interrupted' : 'errored', error: (e as Error).message };

@@ -20,7 +20,13 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
       d.name === 'random'
         ? { name: 'random', inputLen: d.inputLen, outputLen: d.outputLen }
         : d.name === 'seed-tts'
-          ? { name: 'seed-tts', path: d.path, locale: d.locale, noOversample: d.noOversample, ...(d.outputLen ? { outputLen: d.outputLen } : {}) }
+          ? {
+              name: 'seed-tts',
+              path: d.path,
+              locale: d.locale,
+              noOversample: d.noOversample,
+              ...(d.outputLen ? { outputLen: d.outputLen } : {}),
+            }
           : { name: 'trace', path: d.path },
     numPrompts: spec.numPrompts,
     maxConcurrency: spec.maxConcurrency,

@@ -35,7 +35,12 @@ export function runOfRequestId(requestId: string, liveRunIds: string[]): string 
   return best;
 }
 
-export function joinTelemetry(e: TelemetryEvent, liveRunIds: string[], hint?: string, sentBy?: (requestId: string) => string | undefined): string | null {
+export function joinTelemetry(
+  e: TelemetryEvent,
+  liveRunIds: string[],
+  hint?: string,
+  sentBy?: (requestId: string) => string | undefined,
+): string | null {
   if (hint !== undefined) return liveRunIds.includes(hint) ? hint : null;
   for (const rid of requestIdsOf(e)) {
     const run = sentBy?.(rid);

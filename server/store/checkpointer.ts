@@ -23,7 +23,10 @@ export class Checkpointer {
 
   constructor(file: string, intervalMs = 250) {
     const module = import.meta.resolve('better-sqlite3').replace(/^file:\/\//, '');
-    this.worker = new Worker(CODE, { eval: true, workerData: { file, intervalMs, module: decodeURIComponent(module) } });
+    this.worker = new Worker(CODE, {
+      eval: true,
+      workerData: { file, intervalMs, module: decodeURIComponent(module) },
+    });
     this.worker.unref();
   }
 

@@ -11,7 +11,8 @@ import { migrate } from './migrations.ts';
 
 /** Per-user default: $XDG_DATA_HOME/stallscope, else ~/.local/share/stallscope. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  const base =
+    env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
   return join(base, 'stallscope');
 }
 

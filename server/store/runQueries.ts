@@ -42,12 +42,31 @@ export interface RunFilter {
 }
 
 interface RunRow {
-  id: string; source: RunSource; status: string; verdict: string | null; label: string | null; model: string | null;
-  target: string | null; dataset: string | null; num_prompts: number | null; max_concurrency: number | null;
-  request_rate: string | null; fail_fast: number; created_at_ms: number; started_at_ms: number | null;
-  finished_at_ms: number | null; last_seq: number; state_json: string | null; summary_json: string | null;
-  metadata_json: string; stall_count: number; stall_phase: string | null;
-  spec_json?: string | null; config_json?: string | null; import_json?: string | null; error?: string | null;
+  id: string;
+  source: RunSource;
+  status: string;
+  verdict: string | null;
+  label: string | null;
+  model: string | null;
+  target: string | null;
+  dataset: string | null;
+  num_prompts: number | null;
+  max_concurrency: number | null;
+  request_rate: string | null;
+  fail_fast: number;
+  created_at_ms: number;
+  started_at_ms: number | null;
+  finished_at_ms: number | null;
+  last_seq: number;
+  state_json: string | null;
+  summary_json: string | null;
+  metadata_json: string;
+  stall_count: number;
+  stall_phase: string | null;
+  spec_json?: string | null;
+  config_json?: string | null;
+  import_json?: string | null;
+  error?: string | null;
 }
 
 const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
@@ -62,13 +81,27 @@ export function toListItem(r: RunRow): RunListItem {
   const state = parse<RunState>(r.state_json);
   const summary = parse<{ durationS?: number; counts?: RunListItem['counts'] }>(r.summary_json);
   return {
-    id: r.id, source: r.source, status: r.status, verdict: r.verdict, label: r.label, model: r.model, target: r.target,
-    dataset: r.dataset, numPrompts: r.num_prompts, maxConcurrency: r.max_concurrency, requestRate: r.request_rate,
-    failFast: r.fail_fast === 1, createdAtMs: r.created_at_ms, startedAtMs: r.started_at_ms, finishedAtMs: r.finished_at_ms,
-    durationS: summary?.durationS ?? (r.finished_at_ms && r.started_at_ms ? (r.finished_at_ms - r.started_at_ms) / 1000 : null),
+    id: r.id,
+    source: r.source,
+    status: r.status,
+    verdict: r.verdict,
+    label: r.label,
+    model: r.model,
+    target: r.target,
+    dataset: r.dataset,
+    numPrompts: r.num_prompts,
+    maxConcurrency: r.max_concurrency,
+    requestRate: r.request_rate,
+    failFast: r.fail_fast === 1,
+    createdAtMs: r.created_at_ms,
+    startedAtMs: r.started_at_ms,
+    finishedAtMs: r.finished_at_ms,
+    durationS:
+      summary?.durationS ?? (r.finished_at_ms && r.started_at_ms ? (r.finished_at_ms - r.started_at_ms) / 1000 : null),
     counts: summary?.counts ?? state?.counts ?? emptyCounts(),
     metadata: JSON.parse(r.metadata_json) as Record<string, string>,
-    stallCount: r.stall_count, stallPhase: r.stall_phase,
+    stallCount: r.stall_count,
+    stallPhase: r.stall_phase,
     breaker: state?.breaker ?? { tripped: false, cause: null },
   };
 }
@@ -84,9 +117,24 @@ export class RunQueries {
             fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json)
            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         )
-        .run(n.id, n.source, n.status, n.label, n.model, n.target, n.dataset, n.numPrompts, n.maxConcurrency, n.requestRate,
-          n.failFast ? 1 : 0, n.createdAtMs, n.startedAtMs ?? null, n.spec === undefined ? null : JSON.stringify(n.spec),
-          n.config === undefined ? null : JSON.stringify(n.config), JSON.stringify(n.metadata));
+        .run(
+          n.id,
+          n.source,
+          n.status,
+          n.label,
+          n.model,
+          n.target,
+          n.dataset,
+          n.numPrompts,
+          n.maxConcurrency,
+          n.requestRate,
+          n.failFast ? 1 : 0,
+          n.createdAtMs,
+          n.startedAtMs ?? null,
+          n.spec === undefined ? null : JSON.stringify(n.spec),
+          n.config === undefined ? null : JSON.stringify(n.config),
+          JSON.stringify(n.metadata),
+        );
       const meta = this.db.prepare('INSERT INTO run_metadata (run_id, key, value) VALUES (?,?,?)');
       for (const [k, v] of Object.entries(n.metadata)) meta.run(n.id, k, v);
     })();
@@ -97,10 +145,37 @@ export class RunQueries {
   }
 
   /** Sets the given columns (names are fixed by the caller's keys below, never user input). */
-  update(id: string, f: { status?: string; verdict?: string | null; startedAtMs?: number | null; finishedAtMs?: number | null;
-    summary?: unknown; result?: unknown; importInfo?: unknown; error?: string | null; state?: RunState; lastSeq?: number; config?: unknown; target?: string }): void {
-    const cols: Record<string, string> = { config: 'config_json', target: 'target', status: 'status', verdict: 'verdict', startedAtMs: 'started_at_ms', finishedAtMs: 'finished_at_ms',
-      summary: 'summary_json', result: 'result_json', importInfo: 'import_json', error: 'error', state: 'state_json', lastSeq: 'last_seq' };
+  update(
+    id: string,
+    f: {
+      status?: string;
+      verdict?: string | null;
+      startedAtMs?: number | null;
+      finishedAtMs?: number | null;
+      summary?: unknown;
+      result?: unknown;
+      importInfo?: unknown;
+      error?: string | null;
+      state?: RunState;
+      lastSeq?: number;
+      config?: unknown;
+      target?: string;
+    },
+  ): void {
+    const cols: Record<string, string> = {
+      config: 'config_json',
+      target: 'target',
+      status: 'status',
+      verdict: 'verdict',
+      startedAtMs: 'started_at_ms',
+      finishedAtMs: 'finished_at_ms',
+      summary: 'summary_json',
+      result: 'result_json',
+      importInfo: 'import_json',
+      error: 'error',
+      state: 'state_json',
+      lastSeq: 'last_seq',
+    };
     const json = new Set(['summary', 'result', 'importInfo', 'state', 'config']);
     const sets: string[] = [];
     const vals: unknown[] = [];
@@ -115,12 +190,23 @@ export class RunQueries {
   list(f: RunFilter): { runs: RunListItem[]; total: number } {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.verdict) { where.push('r.verdict = ?'); args.push(f.verdict); }
-    if (f.status) { where.push('r.status = ?'); args.push(f.status); }
-    if (f.source) { where.push('r.source = ?'); args.push(f.source); }
+    if (f.verdict) {
+      where.push('r.verdict = ?');
+      args.push(f.verdict);
+    }
+    if (f.status) {
+      where.push('r.status = ?');
+      args.push(f.status);
+    }
+    if (f.source) {
+      where.push('r.source = ?');
+      args.push(f.source);
+    }
     if (f.text) {
       const like = `%${f.text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      where.push(`(r.id LIKE ? ESCAPE '\\' OR r.label LIKE ? ESCAPE '\\' OR r.model LIKE ? ESCAPE '\\' OR r.target LIKE ? ESCAPE '\\' OR r.metadata_json LIKE ? ESCAPE '\\')`);
+      where.push(
+        `(r.id LIKE ? ESCAPE '\\' OR r.label LIKE ? ESCAPE '\\' OR r.model LIKE ? ESCAPE '\\' OR r.target LIKE ? ESCAPE '\\' OR r.metadata_json LIKE ? ESCAPE '\\')`,
+      );
       args.push(like, like, like, like, like);
     }
     for (const [k, v] of f.metadata ?? []) {
@@ -136,19 +222,38 @@ export class RunQueries {
   }
 
   /** The full row for GET /api/runs/:id, or null. */
-  get(id: string): (RunListItem & { spec: unknown; config: unknown; summary: unknown; importInfo: unknown; error: string | null; lastSeq: number; state: RunState | null }) | null {
+  get(
+    id: string,
+  ):
+    | (RunListItem & {
+        spec: unknown;
+        config: unknown;
+        summary: unknown;
+        importInfo: unknown;
+        error: string | null;
+        lastSeq: number;
+        state: RunState | null;
+      })
+    | null {
     const r = this.db
       .prepare(`SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error FROM runs r WHERE r.id = ?`)
       .get(id) as RunRow | undefined;
     if (!r) return null;
     return {
-      ...toListItem(r), spec: parse(r.spec_json), config: parse(r.config_json), summary: parse(r.summary_json),
-      importInfo: parse(r.import_json), error: r.error ?? null, lastSeq: r.last_seq, state: parse<RunState>(r.state_json),
+      ...toListItem(r),
+      spec: parse(r.spec_json),
+      config: parse(r.config_json),
+      summary: parse(r.summary_json),
+      importInfo: parse(r.import_json),
+      error: r.error ?? null,
+      lastSeq: r.last_seq,
+      state: parse<RunState>(r.state_json),
     };
   }
 
   result(id: string): Record<string, unknown> | null {
-    const r = this.db.prepare('SELECT result_json FROM runs WHERE id = ?').get(id) as { result_json: string | null } | undefined;
+    const r = this.db.prepare('SELECT result_json FROM runs WHERE id = ?').get(id) as
+      { result_json: string | null } | undefined;
     return parse(r?.result_json);
   }
 
@@ -183,7 +288,9 @@ export class RunQueries {
 
   insertRequests(runId: string, rows: RequestRow[]): void {
     const st = this.db.prepare('INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
-    this.db.transaction(() => { for (const r of rows) st.run(runId, r.index, JSON.stringify(r), r.status); })();
+    this.db.transaction(() => {
+      for (const r of rows) st.run(runId, r.index, JSON.stringify(r), r.status);
+    })();
   }
 
   delete(id: string): boolean {
@@ -192,7 +299,11 @@ export class RunQueries {
 
   /** Runs left `running` by a previous process (crash, SIGKILL). */
   runningIds(): { id: string; lastSeq: number; state: RunState | null }[] {
-    const rows = this.db.prepare(`SELECT id, last_seq, state_json FROM runs WHERE status = 'running'`).all() as { id: string; last_seq: number; state_json: string | null }[];
+    const rows = this.db.prepare(`SELECT id, last_seq, state_json FROM runs WHERE status = 'running'`).all() as {
+      id: string;
+      last_seq: number;
+      state_json: string | null;
+    }[];
     return rows.map((r) => ({ id: r.id, lastSeq: r.last_seq, state: parse<RunState>(r.state_json) }));
   }
 }

@@ -56,11 +56,26 @@ export class Store {
     const ids: string[] = [];
     for (const r of this.runs.runningIds()) {
       const seq = r.lastSeq + 1;
-      const ev: RunEvent = { type: 'run.status', t: 0, status: 'interrupted', message: 'the dashboard stopped while this run was running' };
-      const state = r.state ? { ...r.state, status: 'interrupted' as const, seq, inFlight: 0, verdict: r.state.verdict ?? 'interrupted' } : undefined;
+      const ev: RunEvent = {
+        type: 'run.status',
+        t: 0,
+        status: 'interrupted',
+        message: 'the dashboard stopped while this run was running',
+      };
+      const state = r.state
+        ? { ...r.state, status: 'interrupted' as const, seq, inFlight: 0, verdict: r.state.verdict ?? 'interrupted' }
+        : undefined;
       this.db.transaction(() => {
-        this.db.prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)').run(r.id, seq, JSON.stringify(ev));
-        this.runs.update(r.id, { status: 'interrupted', verdict: state?.verdict ?? 'interrupted', finishedAtMs: now, lastSeq: seq, state });
+        this.db
+          .prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)')
+          .run(r.id, seq, JSON.stringify(ev));
+        this.runs.update(r.id, {
+          status: 'interrupted',
+          verdict: state?.verdict ?? 'interrupted',
+          finishedAtMs: now,
+          lastSeq: seq,
+          state,
+        });
       })();
       ids.push(r.id);
     }

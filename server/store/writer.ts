@@ -41,20 +41,31 @@ export class BatchWriter {
   /** Committed batches and events, for tests and the benchmark. */
   stats = { batches: 0, events: 0 };
 
-  constructor(private readonly db: Database.Database, private readonly opts: WriterOptions) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly opts: WriterOptions,
+  ) {
     this.intervalMs = opts.intervalMs ?? 100;
     // Bounded so one synchronous commit never stalls the event loop (and the live stream) for long.
     this.maxBatch = opts.maxBatch ?? 2000;
     this.insertEvent = db.prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)');
     // Multi-row statements: far fewer native calls per event on the hot path.
-    this.insertEvents = db.prepare(`INSERT OR IGNORE INTO events (run_id, seq, json) VALUES ${Array(EVENTS_PER_STATEMENT).fill('(?,?,?)').join(',')}`);
+    this.insertEvents = db.prepare(
+      `INSERT OR IGNORE INTO events (run_id, seq, json) VALUES ${Array(EVENTS_PER_STATEMENT).fill('(?,?,?)').join(',')}`,
+    );
     this.upsertRequest = db.prepare('INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
-    this.upsertRequests = db.prepare(`INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?,?,?,?)').join(',')}`);
+    this.upsertRequests = db.prepare(
+      `INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?,?,?,?)').join(',')}`,
+    );
     this.insertStall = db.prepare(
       'INSERT OR IGNORE INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json) VALUES (?,?,?,?,?,?)',
     );
-    this.markRecovered = db.prepare('UPDATE stall_reports SET recovered_json = ? WHERE run_id = ? AND worker_id = ? AND op_id = ?');
-    this.updateRun = db.prepare('UPDATE runs SET last_seq = MAX(last_seq, ?), state_json = COALESCE(?, state_json) WHERE id = ?');
+    this.markRecovered = db.prepare(
+      'UPDATE stall_reports SET recovered_json = ? WHERE run_id = ? AND worker_id = ? AND op_id = ?',
+    );
+    this.updateRun = db.prepare(
+      'UPDATE runs SET last_seq = MAX(last_seq, ?), state_json = COALESCE(?, state_json) WHERE id = ?',
+    );
     this.tx = db.transaction((batch: PendingEvent[]) => this.write(batch));
   }
 
@@ -102,7 +113,12 @@ export class BatchWriter {
       const { stall, recovered } = p.effects;
       if (stall) this.insertStall.run(p.runId, stall.workerId, stall.opId, p.seq, stall.phase, JSON.stringify(stall));
       if (recovered) {
-        this.markRecovered.run(JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }), p.runId, recovered.workerId, recovered.opId);
+        this.markRecovered.run(
+          JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }),
+          p.runId,
+          recovered.workerId,
+          recovered.opId,
+        );
       }
       lastSeq.set(p.runId, p.seq);
     }

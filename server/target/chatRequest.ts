@@ -3,7 +3,12 @@
  * Malformed bodies get a 400 with an OpenAI-style error object, as vLLM does.
  */
 export class OpenAIError extends Error {
-  constructor(readonly status: number, message: string, readonly type = 'BadRequestError', readonly param: string | null = null) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'BadRequestError',
+    readonly param: string | null = null,
+  ) {
     super(message);
   }
   toJSON() {
@@ -32,7 +37,8 @@ const bad = (msg: string, param: string) => new OpenAIError(400, msg, 'BadReques
 function contentText(content: unknown, i: number): string {
   if (typeof content === 'string') return content;
   if (content === null || content === undefined) return '';
-  if (!Array.isArray(content)) throw bad(`messages[${i}].content must be a string or an array of parts`, `messages[${i}].content`);
+  if (!Array.isArray(content))
+    throw bad(`messages[${i}].content must be a string or an array of parts`, `messages[${i}].content`);
   return content
     .map((p, j) => {
       if (!p || typeof p !== 'object' || typeof (p as { type?: unknown }).type !== 'string') {
@@ -52,11 +58,14 @@ function optInt(body: Record<string, unknown>, key: string): number | null {
 }
 
 export function parseChatRequest(body: unknown, servedModel: string): ChatRequest {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad('the request body must be a JSON object', 'body');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw bad('the request body must be a JSON object', 'body');
   const b = body as Record<string, unknown>;
   if (typeof b.model !== 'string' || b.model === '') throw bad('model is required', 'model');
-  if (b.model !== servedModel) throw new OpenAIError(404, `The model \`${b.model}\` does not exist.`, 'NotFoundError', 'model');
-  if (!Array.isArray(b.messages) || b.messages.length === 0) throw bad('messages must be a non-empty array', 'messages');
+  if (b.model !== servedModel)
+    throw new OpenAIError(404, `The model \`${b.model}\` does not exist.`, 'NotFoundError', 'model');
+  if (!Array.isArray(b.messages) || b.messages.length === 0)
+    throw bad('messages must be a non-empty array', 'messages');
   let userText = '';
   let chars = 0;
   b.messages.forEach((m, i) => {
@@ -71,11 +80,16 @@ export function parseChatRequest(body: unknown, servedModel: string): ChatReques
   });
   if (b.stream !== undefined && typeof b.stream !== 'boolean') throw bad('stream must be a boolean', 'stream');
   const so = b.stream_options;
-  if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so))) throw bad('stream_options must be an object', 'stream_options');
+  if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so)))
+    throw bad('stream_options must be an object', 'stream_options');
   const streamOptions = (so ?? {}) as { include_usage?: unknown; continuous_usage_stats?: unknown };
   let modalities = ['text', 'audio'];
   if (b.modalities !== undefined && b.modalities !== null) {
-    if (!Array.isArray(b.modalities) || b.modalities.length === 0 || !b.modalities.every((m) => m === 'text' || m === 'audio')) {
+    if (
+      !Array.isArray(b.modalities) ||
+      b.modalities.length === 0 ||
+      !b.modalities.every((m) => m === 'text' || m === 'audio')
+    ) {
       throw bad("modalities must be a non-empty array of 'text' and 'audio'", 'modalities');
     }
     modalities = b.modalities as string[];

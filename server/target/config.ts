@@ -72,7 +72,11 @@ export interface ResolvedOptions {
 export function parseWatchdogTimeout(raw: unknown, source: string): number {
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
   if (!Number.isFinite(n) || n < 0) {
-    throw new StallscopeError('CONFIG_WATCHDOG_INVALID', `${source}: ${JSON.stringify(raw)} is not a number of seconds ≥ 0`, 'watchdogTimeoutS');
+    throw new StallscopeError(
+      'CONFIG_WATCHDOG_INVALID',
+      `${source}: ${JSON.stringify(raw)} is not a number of seconds ≥ 0`,
+      'watchdogTimeoutS',
+    );
   }
   return n;
 }

@@ -39,11 +39,19 @@ export function parseFaultSpec(text: string): FaultSpec {
     const [k, v] = opt.split('=');
     const n = Number(v);
     if (v === undefined || v === '' || !Number.isFinite(n)) bad(text, `option '${opt}' needs a number`);
-    if (k === 'after') { if (!Number.isInteger(n) || n < 1) bad(text, 'after must be an integer ≥ 1'); spec.after = n; }
-    else if (k === 'p') { if (n < 0 || n > 1) bad(text, 'p must be within [0, 1]'); spec.p = n; }
-    else if (k === 'min-inflight') { if (!Number.isInteger(n) || n < 0) bad(text, 'min-inflight must be an integer ≥ 0'); spec.minInflight = n; }
-    else if (k === 'ms') { if (n < 0) bad(text, 'ms must be ≥ 0'); spec.delayMs = n; }
-    else bad(text, `unknown option '${k}' (after, p, min-inflight, ms)`);
+    if (k === 'after') {
+      if (!Number.isInteger(n) || n < 1) bad(text, 'after must be an integer ≥ 1');
+      spec.after = n;
+    } else if (k === 'p') {
+      if (n < 0 || n > 1) bad(text, 'p must be within [0, 1]');
+      spec.p = n;
+    } else if (k === 'min-inflight') {
+      if (!Number.isInteger(n) || n < 0) bad(text, 'min-inflight must be an integer ≥ 0');
+      spec.minInflight = n;
+    } else if (k === 'ms') {
+      if (n < 0) bad(text, 'ms must be ≥ 0');
+      spec.delayMs = n;
+    } else bad(text, `unknown option '${k}' (after, p, min-inflight, ms)`);
   }
   return spec;
 }
@@ -52,8 +60,16 @@ export function parseFaultSpec(text: string): FaultSpec {
 export function normalizeFaults(faults: ReadonlyArray<FaultSpec | string> | undefined): FaultSpec[] {
   return (faults ?? []).map((f) => {
     if (typeof f === 'string') return parseFaultSpec(f);
-    const text = [f.phase, f.kind, f.after && `after=${f.after}`, f.p !== undefined && `p=${f.p}`,
-      f.minInflight !== undefined && `min-inflight=${f.minInflight}`, f.delayMs !== undefined && `ms=${f.delayMs}`].filter(Boolean).join(':');
+    const text = [
+      f.phase,
+      f.kind,
+      f.after && `after=${f.after}`,
+      f.p !== undefined && `p=${f.p}`,
+      f.minInflight !== undefined && `min-inflight=${f.minInflight}`,
+      f.delayMs !== undefined && `ms=${f.delayMs}`,
+    ]
+      .filter(Boolean)
+      .join(':');
     return parseFaultSpec(text);
   });
 }
@@ -61,7 +77,10 @@ export function normalizeFaults(faults: ReadonlyArray<FaultSpec | string> | unde
 export class FaultPlan {
   private readonly rngs: Array<() => number>;
   private readonly fired: boolean[];
-  constructor(readonly specs: FaultSpec[], seed: number) {
+  constructor(
+    readonly specs: FaultSpec[],
+    seed: number,
+  ) {
     this.rngs = specs.map((_, i) => mulberry32(hashInts(seed, i, 0xfa17)));
     this.fired = specs.map(() => false);
   }

@@ -33,7 +33,8 @@ export const targetOf = (app: FastifyInstance): TargetContext => contexts.get(ap
 function sinksFor(o: ResolvedOptions): TelemetrySink[] {
   const t = o.telemetry;
   const sinks: TelemetrySink[] = [];
-  if (t.url) sinks.push(new HttpTelemetrySink({ url: t.url, maxQueue: t.maxQueue, flushIntervalMs: t.flushIntervalMs }));
+  if (t.url)
+    sinks.push(new HttpTelemetrySink({ url: t.url, maxQueue: t.maxQueue, flushIntervalMs: t.flushIntervalMs }));
   if (t.file) sinks.push(new StreamTelemetrySink(t.file));
   else if (t.stdout) sinks.push(new StreamTelemetrySink('-'));
   return sinks;
@@ -59,7 +60,11 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
   });
   if (o.watchdogTimeoutS > 0) {
     monitor = new WatchdogMonitor({
-      timeoutS: o.watchdogTimeoutS, model: o.model, workers: () => pool.workers(), emit: (e) => telemetry.emit(e), log,
+      timeoutS: o.watchdogTimeoutS,
+      model: o.model,
+      workers: () => pool.workers(),
+      emit: (e) => telemetry.emit(e),
+      log,
     });
   }
   contexts.set(app, { options: o, pool, telemetry, monitor });
@@ -70,10 +75,31 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
     const e = new OpenAIError(status, (err as Error).message, status < 500 ? 'BadRequestError' : 'InternalServerError');
     return reply.code(status).send(e.toJSON());
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send(new OpenAIError(404, `no route for ${req.method} ${req.url}`, 'NotFoundError').toJSON()));
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send(new OpenAIError(404, `no route for ${req.method} ${req.url}`, 'NotFoundError').toJSON()),
+  );
 
-  registerChatRoute(app, { model: o.model, active, omni: { pool, telemetry, tokenRate: o.tokenRate, codesPerToken: o.codesPerToken, defaultMaxTokens: o.defaultMaxTokens, seed: o.seed } });
-  registerOpsRoutes(app, { model: o.model, startedAt: Date.now(), pool: () => pool, telemetry, monitor, watchdogTimeoutS: o.watchdogTimeoutS, inflight: () => active.size });
+  registerChatRoute(app, {
+    model: o.model,
+    active,
+    omni: {
+      pool,
+      telemetry,
+      tokenRate: o.tokenRate,
+      codesPerToken: o.codesPerToken,
+      defaultMaxTokens: o.defaultMaxTokens,
+      seed: o.seed,
+    },
+  });
+  registerOpsRoutes(app, {
+    model: o.model,
+    startedAt: Date.now(),
+    pool: () => pool,
+    telemetry,
+    monitor,
+    watchdogTimeoutS: o.watchdogTimeoutS,
+    inflight: () => active.size,
+  });
 
   app.addHook('onReady', async () => {
     await pool.ready();
@@ -91,7 +117,9 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
   return app;
 }
 
-export async function startReproServer(opts: ReproServerOptions = {}): Promise<{ url: string; port: number; close(): Promise<void>; app: FastifyInstance }> {
+export async function startReproServer(
+  opts: ReproServerOptions = {},
+): Promise<{ url: string; port: number; close(): Promise<void>; app: FastifyInstance }> {
   const app = buildTargetApp(opts);
   try {
     await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });

@@ -24,7 +24,11 @@ export class ChunkFactory {
   ) {}
 
   private usage(completion: number) {
-    return { prompt_tokens: this.req.promptTokens, total_tokens: this.req.promptTokens + completion, completion_tokens: completion };
+    return {
+      prompt_tokens: this.req.promptTokens,
+      total_tokens: this.req.promptTokens + completion,
+      completion_tokens: completion,
+    };
   }
 
   private metrics() {
@@ -33,7 +37,12 @@ export class ChunkFactory {
       '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: c.tokens, finish_reason: c.textFinish },
     };
     if (this.req.wantAudio) {
-      m['2'] = { stage_id: 2, final_output_type: 'audio', audio_frames: c.audioFrames, audio_duration_s: c.audioFrames / c.sampleRate };
+      m['2'] = {
+        stage_id: 2,
+        final_output_type: 'audio',
+        audio_frames: c.audioFrames,
+        audio_duration_s: c.audioFrames / c.sampleRate,
+      };
     }
     // Keyed by stage id under `stage_metrics`, with the text stage's count on top, as the client reads it.
     return { num_tokens_out: c.tokens, stage_metrics: m };
@@ -67,11 +76,24 @@ export class ChunkFactory {
 
   /** A requested modality that produced nothing still ends with `stop` (no modality key). */
   fallbackStop() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    };
   }
 
   final() {
-    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: this.usage(this.counters.tokens) };
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [],
+      usage: this.usage(this.counters.tokens),
+    };
   }
 }
 

@@ -8,7 +8,16 @@
  * Never NaN: a metric without samples gets no mean/median/p keys (its
  * `num_*_samples` says 0), and a zero duration gives zero throughputs.
  */
-import { GOODPUT_METRICS, METRIC_SUFFIX, PERCENTILE_METRICS, SAMPLE_COUNT_METRICS, type GoodputMetric, type MetricInput, type MetricOptions, type PercentileMetric } from './input.ts';
+import {
+  GOODPUT_METRICS,
+  METRIC_SUFFIX,
+  PERCENTILE_METRICS,
+  SAMPLE_COUNT_METRICS,
+  type GoodputMetric,
+  type MetricInput,
+  type MetricOptions,
+  type PercentileMetric,
+} from './input.ts';
 import { mean, median, percentileLabel, percentileSorted } from './stats.ts';
 import { timelinePeaks } from './timeline.ts';
 
@@ -60,7 +69,13 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
     const tpot = requestTpot(r, outputLen);
     if (tpot !== null) samples.tpot.push(tpot);
     // vLLM counts a request's tpot as 0 when it has none (output ≤ 1 token).
-    if (slo && (slo.ttft === undefined || r.ttft <= slo.ttft) && (slo.tpot === undefined || (tpot ?? 0) <= slo.tpot) && (slo.e2el === undefined || r.latency <= slo.e2el)) good++;
+    if (
+      slo &&
+      (slo.ttft === undefined || r.ttft <= slo.ttft) &&
+      (slo.tpot === undefined || (tpot ?? 0) <= slo.tpot) &&
+      (slo.e2el === undefined || r.latency <= slo.e2el)
+    )
+      good++;
     for (const v of r.itl) samples.itl.push(v);
     samples.ttft.push(r.ttft);
     samples.e2el.push(r.latency);
@@ -117,7 +132,12 @@ function goodputSlos(ms: MetricOptions['goodput']): Partial<Record<GoodputMetric
   return s;
 }
 
-function writeStats(out: Record<string, number>, m: PercentileMetric, values: number[], percentiles: readonly number[]): void {
+function writeStats(
+  out: Record<string, number>,
+  m: PercentileMetric,
+  values: number[],
+  percentiles: readonly number[],
+): void {
   const suffix = METRIC_SUFFIX[m];
   const scale = suffix === '_ms' ? 1000 : 1;
   const sorted = Float64Array.from(values).sort();

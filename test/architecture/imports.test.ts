@@ -54,7 +54,10 @@ describe('import rules', () => {
 
   it('web/ never imports server/, server/ never imports web/', () => {
     const bad: string[] = [];
-    for (const [from, forbidden] of [['web', 'server/'], ['server', 'web/']] as const) {
+    for (const [from, forbidden] of [
+      ['web', 'server/'],
+      ['server', 'web/'],
+    ] as const) {
       for (const f of sourceFiles(from)) {
         for (const spec of importsOf(f)) {
           if (spec.startsWith('.') && target(f, spec).startsWith(forbidden)) bad.push(`${f} imports ${spec}`);

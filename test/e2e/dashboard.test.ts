@@ -55,7 +55,9 @@ describe('dashboard in Chromium', () => {
   it("serves a production build of the UI (vitest's NODE_ENV=test must not reach vite build)", () => {
     ready();
     const dir = join(ROOT, 'dist', 'web', 'assets');
-    const devJsx = readdirSync(dir).filter((f) => f.endsWith('.js') && readFileSync(join(dir, f), 'utf8').includes('jsxDEV'));
+    const devJsx = readdirSync(dir).filter(
+      (f) => f.endsWith('.js') && readFileSync(join(dir, f), 'utf8').includes('jsxDEV'),
+    );
     expect(devJsx, 'React development runtime bundled').toEqual([]);
   });
 
@@ -64,8 +66,12 @@ describe('dashboard in Chromium', () => {
     await page.goto(`${server.url}/#/new`);
     await page.getByTestId('preset-code2wav-hang').check();
     // A watchdog not well below the request timeout is a warning beside the field (the stack would come too late).
-    await page.locator('#f-target-watchdogTimeoutS').fill(String(Number(await page.locator('#f-timeouts-totalS').inputValue()) * 0.75));
-    await expect.poll(() => page.getByTestId('warning-target.watchdogTimeoutS').textContent()).toMatch(/not well below/);
+    await page
+      .locator('#f-target-watchdogTimeoutS')
+      .fill(String(Number(await page.locator('#f-timeouts-totalS').inputValue()) * 0.75));
+    await expect
+      .poll(() => page.getByTestId('warning-target.watchdogTimeoutS').textContent())
+      .toMatch(/not well below/);
     await page.locator('#f-target-watchdogTimeoutS').fill('1');
     await expect.poll(() => page.getByTestId('warning-target.watchdogTimeoutS').count()).toBe(0);
     await page.locator('#f-numPrompts').fill('0');
@@ -125,11 +131,17 @@ describe('dashboard in Chromium', () => {
     await expect.poll(age, { timeout: 4000, interval: 300 }).toBeGreaterThan(a1);
     await shot('run-live');
 
-    await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 }).toBe('tripped');
-    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 30_000 }).toBe('failed_closed');
+    await expect
+      .poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 })
+      .toBe('tripped');
+    await expect
+      .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 30_000 })
+      .toBe('failed_closed');
     await page.locator('[data-testid="timeline-row"][data-status="timed_out"] .mark-timeout').first().waitFor();
     await page.locator('[data-testid="timeline-row"][data-status="not_dispatched"]').first().waitFor();
-    expect(Number((await page.getByTestId('count-not_dispatched').locator('dd').textContent())!.replace(/,/g, ''))).toBeGreaterThan(1000);
+    expect(
+      Number((await page.getByTestId('count-not_dispatched').locator('dd').textContent())!.replace(/,/g, '')),
+    ).toBeGreaterThan(1000);
     await shot('run-failed-closed');
   }, 45_000);
 
@@ -176,16 +188,33 @@ describe('dashboard in Chromium', () => {
     ready();
     const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
     const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
-    const clean = { ...hang, label: 'clean-8', numPrompts: 8, failFast: false, timeouts: { totalS: 60 }, metadata: { preset: 'clean' }, target: { ...(hang.target as object), faults: [] } };
-    ({ id: passRunId } = await api<{ id: string }>('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(clean) }));
-    await expect.poll(async () => (await api<{ verdict: string | null }>(`/api/runs/${passRunId}`)).verdict, { timeout: 20_000 }).toBe('passed');
+    const clean = {
+      ...hang,
+      label: 'clean-8',
+      numPrompts: 8,
+      failFast: false,
+      timeouts: { totalS: 60 },
+      metadata: { preset: 'clean' },
+      target: { ...(hang.target as object), faults: [] },
+    };
+    ({ id: passRunId } = await api<{ id: string }>('/api/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(clean),
+    }));
+    await expect
+      .poll(async () => (await api<{ verdict: string | null }>(`/api/runs/${passRunId}`)).verdict, { timeout: 20_000 })
+      .toBe('passed');
 
     await page.goto(`${server.url}/#/`);
     await page.locator(`[data-testid="run-row"][data-run-id="${passRunId}"] input[type="checkbox"]`).check();
     await page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"] input[type="checkbox"]`).check();
     await page.getByTestId('compare-selected').click();
     await page.getByTestId('compare-page').waitFor();
-    const verdicts = await page.getByTestId('compare-page').getByTestId('verdict-badge').evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')));
+    const verdicts = await page
+      .getByTestId('compare-page')
+      .getByTestId('verdict-badge')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-verdict')));
     expect(verdicts.sort()).toEqual(['failed_closed', 'passed']);
     const differing = await page.locator('[data-testid="config-diff"] tr.differs th').allTextContents();
     expect(differing).toEqual(expect.arrayContaining(['numPrompts', 'failFast']));
@@ -197,7 +226,13 @@ describe('dashboard in Chromium', () => {
   it('imports a real vLLM-Omni result file and shows its metrics', async () => {
     ready();
     await page.goto(`${server.url}/#/`);
-    await page.getByTestId('import-file').setInputFiles({ name: 'omni-chat-compact-randommm.json', mimeType: 'application/json', buffer: readFileSync(FIXTURE) });
+    await page
+      .getByTestId('import-file')
+      .setInputFiles({
+        name: 'omni-chat-compact-randommm.json',
+        mimeType: 'application/json',
+        buffer: readFileSync(FIXTURE),
+      });
     await expect.poll(() => page.getByTestId('notice').textContent()).toMatch(/Imported 1 run/);
     const rows = page.getByTestId('run-row');
     await expect.poll(() => rows.count()).toBe(3);
@@ -233,12 +268,24 @@ describe('dashboard in Chromium', () => {
     ready();
     const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
     const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
-    const long = { ...hang, label: 'to-cancel', failFast: false, timeouts: { totalS: 60 }, target: { ...(hang.target as object), faults: [] } };
-    const { id } = await api<{ id: string }>('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(long) });
+    const long = {
+      ...hang,
+      label: 'to-cancel',
+      failFast: false,
+      timeouts: { totalS: 60 },
+      target: { ...(hang.target as object), faults: [] },
+    };
+    const { id } = await api<{ id: string }>('/api/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(long),
+    });
     await page.goto(`${server.url}/#/runs/${id}`);
     await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
     await page.getByTestId('cancel-run').click();
-    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 }).toBe('interrupted');
+    await expect
+      .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
+      .toBe('interrupted');
     expect(await page.getByTestId('cancel-run').count()).toBe(0);
   }, 45_000);
 });

@@ -42,12 +42,19 @@ export interface RunningServer {
 }
 
 /** `stallscope serve --port <port|0> --data-dir <tmp>`; resolves with the URL it prints. */
-export async function startServer(dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-')), opts: { port?: number } = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+export async function startServer(
+  dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-')),
+  opts: { port?: number } = {},
+): Promise<RunningServer> {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', dataDir],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server printed no URL within 20 s:\n${out}`)), 20_000);
@@ -89,7 +96,9 @@ export interface Browser {
 }
 
 /** Headless Chromium with a throwaway profile, 1280×800. */
-export async function launchBrowser(opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Browser> {
+export async function launchBrowser(
+  opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+): Promise<Browser> {
   const executablePath = requireChromium();
   const profile = mkdtempSync(join(tmpdir(), 'stallscope-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -97,7 +106,15 @@ export async function launchBrowser(opts: { width?: number; height?: number; col
     headless: true,
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
     colorScheme: opts.colorScheme ?? 'light',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   return {
     context,

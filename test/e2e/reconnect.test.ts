@@ -21,7 +21,11 @@ let page: Page;
 let missing: Error | null = null;
 
 async function post(path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(server!.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(server!.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const reply = await res.json();
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(reply)}`);
   return reply;
@@ -29,14 +33,37 @@ async function post(path: string, body: unknown): Promise<unknown> {
 
 /** A run reported as `stallscope bench --report-to` reports it, with its first `requests` requests completed. */
 async function reportRun(runId: string, requests: number): Promise<void> {
-  const config = { model: 'openbmb/MiniCPM-o-4_5', baseUrl: 'http://10.0.0.5:8000', numPrompts: 8, maxConcurrency: 2, requestRate: 'inf', failFast: true, dataset: { name: 'random' } };
+  const config = {
+    model: 'openbmb/MiniCPM-o-4_5',
+    baseUrl: 'http://10.0.0.5:8000',
+    numPrompts: 8,
+    maxConcurrency: 2,
+    requestRate: 'inf',
+    failFast: true,
+    dataset: { name: 'random' },
+  };
   await post('/api/runs/external', { runId, config });
-  const started: RunEvent = { type: 'run.started', t: 0, runId, startedAtMs: Date.now(), numRequests: 8, maxConcurrency: 2, requestRate: 'inf', failFast: true, model: 'm', baseUrl: 'http://10.0.0.5:8000' };
-  await post(`/api/runs/${runId}/events`, { events: [started, ...Array.from({ length: requests }, (_, i) => completedRequest(runId, i, 10 * i)).flat()] });
+  const started: RunEvent = {
+    type: 'run.started',
+    t: 0,
+    runId,
+    startedAtMs: Date.now(),
+    numRequests: 8,
+    maxConcurrency: 2,
+    requestRate: 'inf',
+    failFast: true,
+    model: 'm',
+    baseUrl: 'http://10.0.0.5:8000',
+  };
+  await post(`/api/runs/${runId}/events`, {
+    events: [started, ...Array.from({ length: requests }, (_, i) => completedRequest(runId, i, 10 * i)).flat()],
+  });
 }
 
 async function moreRequests(runId: string, from: number, to: number): Promise<void> {
-  await post(`/api/runs/${runId}/events`, { events: Array.from({ length: to - from }, (_, k) => completedRequest(runId, from + k, 10 * (from + k))).flat() });
+  await post(`/api/runs/${runId}/events`, {
+    events: Array.from({ length: to - from }, (_, k) => completedRequest(runId, from + k, 10 * (from + k))).flat(),
+  });
 }
 
 const connection = () => page.getByTestId('connection').getAttribute('data-state');

@@ -6,7 +6,13 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ChildRun {
   child: ChildProcess;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; exitedAtMs: number }>;
+  done: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+    exitedAtMs: number;
+  }>;
 }
 
 export function runBenchChild(args: string[], env: Record<string, string> = {}): ChildRun {
@@ -19,7 +25,13 @@ export function runBenchChild(args: string[], env: Record<string, string> = {}):
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; exitedAtMs: number }>((resolve) => {
+  const done = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+    exitedAtMs: number;
+  }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, exitedAtMs: performance.now() }));
   });
   return { child, done };

@@ -23,7 +23,10 @@ export interface ServerProcess {
 
 export async function startServerProcess(rules: ServerRules): Promise<ServerProcess> {
   const entry = fileURLToPath(new URL('./serverProcessEntry.ts', import.meta.url));
-  const child: ChildProcess = fork(entry, [JSON.stringify(rules)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(entry, [JSON.stringify(rules)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const pending: Array<(m: { arrivals: number; openSockets: number }) => void> = [];
   const url = await new Promise<string>((resolve, reject) => {
     child.once('error', reject);

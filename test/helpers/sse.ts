@@ -22,7 +22,11 @@ export function textEvent(content: string, completionTokens: number, promptToken
   return sse({
     ...base,
     choices: [{ index: 0, delta: { content }, logprobs: null, finish_reason: null }],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
     modality: 'text',
   });
 }
@@ -31,14 +35,24 @@ export function textEvent(content: string, completionTokens: number, promptToken
 export function audioEvent(samples = 2400, rate = 24000, promptTokens = 10): string {
   return sse({
     ...base,
-    choices: [{ index: 0, delta: { content: makeWav(samples, rate).toString('base64') }, logprobs: null, finish_reason: null }],
+    choices: [
+      { index: 0, delta: { content: makeWav(samples, rate).toString('base64') }, logprobs: null, finish_reason: null },
+    ],
     usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
     modality: 'audio',
   });
 }
 
 export function usageEvent(completionTokens: number, promptTokens = 10): string {
-  return sse({ ...base, choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } });
+  return sse({
+    ...base,
+    choices: [],
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    },
+  });
 }
 
 export const DONE = 'data: [DONE]\n\n';

@@ -67,10 +67,21 @@ export async function startSseServer(behave: (a: Arrival) => Behaviour | Promise
       } catch {
         // Tests of malformed requests read `body` as {}.
       }
-      const a: Arrival = { n: arrivals.length, requestId: String(req.headers['x-request-id'] ?? ''), headers: req.headers, body, atMs: performance.now() };
+      const a: Arrival = {
+        n: arrivals.length,
+        requestId: String(req.headers['x-request-id'] ?? ''),
+        headers: req.headers,
+        body,
+        atMs: performance.now(),
+      };
       arrivals.push(a);
-      for (const w of waiters.splice(0)) if (arrivals.length >= w.n) w.resolve(); else waiters.push(w);
-      Promise.resolve(behave(a)).then((b) => respond(b, req, res), () => res.destroy());
+      for (const w of waiters.splice(0))
+        if (arrivals.length >= w.n) w.resolve();
+        else waiters.push(w);
+      Promise.resolve(behave(a)).then(
+        (b) => respond(b, req, res),
+        () => res.destroy(),
+      );
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -102,14 +113,23 @@ export async function startSseServer(behave: (a: Arrival) => Behaviour | Promise
         return sseHead();
       case 'hang-mid-stream':
         sseHead();
-        res.write(fullStream(b.events + 2).slice(0, b.events).join(''));
+        res.write(
+          fullStream(b.events + 2)
+            .slice(0, b.events)
+            .join(''),
+        );
         return;
       case 'reset':
         req.socket.destroy();
         return;
       case 'reset-mid-stream':
         sseHead();
-        res.write(fullStream(b.events + 2).slice(0, b.events).join(''), () => req.socket.destroy());
+        res.write(
+          fullStream(b.events + 2)
+            .slice(0, b.events)
+            .join(''),
+          () => req.socket.destroy(),
+        );
         return;
       case 'status':
         res.writeHead(b.status, { 'content-type': 'application/json' });

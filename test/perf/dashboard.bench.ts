@@ -37,7 +37,20 @@ function recordRequests(hub: Hub, runId: string, n: number): number {
       events++;
     }
     if (i % 4 === 0) {
-      hub.append(runId, { type: 'telemetry', t: i, event: { v: 1, ts: i, type: 'c2w.phase', workerId: 0, opId: i, requestIds: [`${runId}-${i}`], phase: 'cfm', details: { step: 3, steps: 10 } } });
+      hub.append(runId, {
+        type: 'telemetry',
+        t: i,
+        event: {
+          v: 1,
+          ts: i,
+          type: 'c2w.phase',
+          workerId: 0,
+          opId: i,
+          requestIds: [`${runId}-${i}`],
+          phase: 'cfm',
+          details: { step: 3, steps: 10 },
+        },
+      });
       events++;
     }
   }
@@ -52,14 +65,17 @@ async function storeIngest(): Promise<void> {
   const pending: { seq: number; json: string; effects: ReturnType<RunTracker['apply']> }[] = [];
   let seq = 0;
   for (let i = 0; i < 60_000; i++) {
-    for (const e of completedRequest('ingest', i, i)) pending.push({ seq: ++seq, json: JSON.stringify(e), effects: tracker.apply(seq, e) });
+    for (const e of completedRequest('ingest', i, i))
+      pending.push({ seq: ++seq, json: JSON.stringify(e), effects: tracker.apply(seq, e) });
   }
   let t0 = performance.now();
   for (const p of pending) store.writer.push('ingest', p.seq, p.json, p.effects);
   store.writer.flush();
   let s = (performance.now() - t0) / 1000;
   const rate = pending.length / s;
-  console.log(`store ingest (batched writer): ${pending.length} events (${pending.length / 4} request rows) in ${s.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} events/s in ${store.writer.stats.batches} transactions (target >= 100,000/s) ${verdict(rate >= 100_000)}`);
+  console.log(
+    `store ingest (batched writer): ${pending.length} events (${pending.length / 4} request rows) in ${s.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} events/s in ${store.writer.stats.batches} transactions (target >= 100,000/s) ${verdict(rate >= 100_000)}`,
+  );
   store.close();
 
   // (b) The whole live path: numbering, state, serialization, ring and store.
@@ -71,7 +87,9 @@ async function storeIngest(): Promise<void> {
   const events = recordRequests(hub, 'hub', 60_000);
   store2.writer.flush();
   s = (performance.now() - t0) / 1000;
-  console.log(`  through the hub (seq, state, JSON, ring, store): ${Math.round(events / s).toLocaleString('en')} events/s (information)`);
+  console.log(
+    `  through the hub (seq, state, JSON, ring, store): ${Math.round(events / s).toLocaleString('en')} events/s (information)`,
+  );
   store2.close();
 }
 
@@ -101,23 +119,35 @@ async function loadStoredRun(): Promise<void> {
   }
   const warm = times.slice(1);
   const med = pct(warm, 50);
-  console.log(`stored 10,000-request run via HTTP (detail + ${rows} request rows): first ${times[0].toFixed(0)} ms, median ${med.toFixed(0)} ms, max ${warm.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms (target < 500 ms) ${verdict(times[0] < 500 && med < 500)}`);
+  console.log(
+    `stored 10,000-request run via HTTP (detail + ${rows} request rows): first ${times[0].toFixed(0)} ms, median ${med.toFixed(0)} ms, max ${warm.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms (target < 500 ms) ${verdict(times[0] < 500 && med < 500)}`,
+  );
   await app.close();
 }
 
 /** A subscribed client in a worker thread; resolves its lags (ms, per event) once `total` events arrived. */
 async function clientThread(port: number, runId: string, total: number, base: number) {
-  const w = new Worker(new URL('./wsClient.worker.mjs', import.meta.url), { workerData: { url: `ws://127.0.0.1:${port}/ws`, runId, total, base } });
+  const w = new Worker(new URL('./wsClient.worker.mjs', import.meta.url), {
+    workerData: { url: `ws://127.0.0.1:${port}/ws`, runId, total, base },
+  });
   await new Promise<void>((resolve, reject) => {
     w.once('error', reject);
     w.once('message', () => resolve());
   });
-  const done = new Promise<{ lastAt: number; lags: Float64Array }>((resolve) => w.on('message', (m) => m.type === 'done' && resolve(m)));
+  const done = new Promise<{ lastAt: number; lags: Float64Array }>((resolve) =>
+    w.on('message', (m) => m.type === 'done' && resolve(m)),
+  );
   return { done, stop: () => w.terminate() };
 }
 
 const absNow = () => performance.timeOrigin + performance.now();
-const progress = (seq: number, base: number): RunEvent => ({ type: 'request.progress', t: absNow() - base, index: seq % 1088, outputTokens: seq, audioS: 1.5 });
+const progress = (seq: number, base: number): RunEvent => ({
+  type: 'request.progress',
+  t: absNow() - base,
+  index: seq % 1088,
+  outputTokens: seq,
+  audioS: 1.5,
+});
 
 async function wsDelivery(): Promise<void> {
   const app = await buildApp({ dataDir: tmp(), ws: { batchMs: 50 } });
@@ -144,7 +174,9 @@ async function wsDelivery(): Promise<void> {
   await client.stop();
   const s = (burst.lastAt - t0) / 1000;
   const rate = total / s;
-  console.log(`ws delivery to one client (client in its own thread): ${total.toLocaleString('en')} events in ${s.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} events/s (target >= 50,000/s) ${verdict(rate >= 50_000)}`);
+  console.log(
+    `ws delivery to one client (client in its own thread): ${total.toLocaleString('en')} events in ${s.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} events/s (target >= 50,000/s) ${verdict(rate >= 50_000)}`,
+  );
 
   // Let the burst's writes and WAL checkpoint settle, so the two measurements do not share their cost.
   app.hub.close('burst');
@@ -172,7 +204,9 @@ async function wsDelivery(): Promise<void> {
   await c2.stop();
   const list = Array.from(lags);
   const p99 = pct(list, 99);
-  console.log(`live lag at ${Math.round(offered).toLocaleString('en')} events/s offered: p50 ${pct(list, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${list.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms (target p99 < 250 ms) ${verdict(p99 < 250)}`);
+  console.log(
+    `live lag at ${Math.round(offered).toLocaleString('en')} events/s offered: p50 ${pct(list, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${list.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms (target p99 < 250 ms) ${verdict(p99 < 250)}`,
+  );
   await app.close();
 }
 

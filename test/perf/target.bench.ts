@@ -24,13 +24,29 @@ const pct = (xs: number[], p: number) => {
 };
 const line = (name: string, value: string, target: string, ok: boolean) =>
   console.log(`${name.padEnd(44)} ${value.padStart(14)}   target ${target.padEnd(12)} ${ok ? 'ok' : 'MISSED'}`);
-const codes = (salt: number) => Int32Array.from({ length: 28 }, (_, i) => (i < 3 ? SILENCE_CODE : (salt * 7919 + i * 104729) % 6561));
-const window = (key: string, salt: number): DecodeItem => ({ key, requestId: key, chunkSeq: 0, cacheEpoch: 0, lastChunk: true, contextCodes: 3, codes: codes(salt) });
+const codes = (salt: number) =>
+  Int32Array.from({ length: 28 }, (_, i) => (i < 3 ? SILENCE_CODE : (salt * 7919 + i * 104729) % 6561));
+const window = (key: string, salt: number): DecodeItem => ({
+  key,
+  requestId: key,
+  chunkSeq: 0,
+  cacheEpoch: 0,
+  lastChunk: true,
+  contextCodes: 3,
+  codes: codes(salt),
+});
 
 function pool(workers: number, faults: string[], onOpEnd?: (w: number, op: number, end: number) => void) {
   return new Code2WavPool({
-    workers, maxBatch: 4, modelName: MODEL, seed: 0, settings: SETTINGS, telemetry: new TelemetryHub(MODEL, []), inflight: () => 0,
-    faults: new FaultPlan(faults.map(parseFaultSpec), 0), onOpEnd,
+    workers,
+    maxBatch: 4,
+    modelName: MODEL,
+    seed: 0,
+    settings: SETTINGS,
+    telemetry: new TelemetryHub(MODEL, []),
+    inflight: () => 0,
+    faults: new FaultPlan(faults.map(parseFaultSpec), 0),
+    onOpEnd,
   });
 }
 
@@ -71,16 +87,29 @@ async function detectionLatency() {
   let monitor: WatchdogMonitor | null = null;
   const p = pool(5, ['encoder:slow:p=1:ms=350'], (w, op, end) => monitor?.opEnded(w, op, end));
   monitor = new WatchdogMonitor({
-    timeoutS: 0.1, model: MODEL, workers: () => p.workers(), emit: () => undefined, log: () => undefined,
-    onReport: (r) => { reports.push(r); at.push(Date.now()); },
+    timeoutS: 0.1,
+    model: MODEL,
+    workers: () => p.workers(),
+    emit: () => undefined,
+    log: () => undefined,
+    onReport: (r) => {
+      reports.push(r);
+      at.push(Date.now());
+    },
   });
   await p.ready();
   monitor.start();
-  for (let round = 0; round < 10; round++) await Promise.all(Array.from({ length: 5 }, (_, i) => p.submit(window(`d${round}-${i}`, i))));
+  for (let round = 0; round < 10; round++)
+    await Promise.all(Array.from({ length: 5 }, (_, i) => p.submit(window(`d${round}-${i}`, i))));
   await monitor.close();
   await p.close();
   const lat = reports.map((r, i) => at[i] - r.deadlineMs);
-  line(`detection latency p99 over ${reports.length} stalls (ms)`, pct(lat, 0.99).toFixed(1), '< 200', reports.length >= 50 && pct(lat, 0.99) < 200);
+  line(
+    `detection latency p99 over ${reports.length} stalls (ms)`,
+    pct(lat, 0.99).toFixed(1),
+    '< 200',
+    reports.length >= 50 && pct(lat, 0.99) < 200,
+  );
   line('detection latency p50 (ms)', pct(lat, 0.5).toFixed(1), '', true);
 }
 
@@ -106,14 +135,27 @@ async function captureTime() {
   await p.close();
   line('stack capture, one-shot attach+enable, p50 (ms)', pct(cold, 0.5).toFixed(1), '', true);
   line('stack capture (watchdog link) p50 (ms)', pct(times, 0.5).toFixed(1), '< 100', pct(times, 0.5) < 100);
-  line(`stack capture (watchdog link) p99 (ms), top ${top}`, pct(times, 0.99).toFixed(1), '< 100', pct(times, 0.99) < 100);
+  line(
+    `stack capture (watchdog link) p99 (ms), top ${top}`,
+    pct(times, 0.99).toFixed(1),
+    '< 100',
+    pct(times, 0.99) < 100,
+  );
 }
 
 async function healthWhileSpinning() {
   const s = await startReproServer({ workers: 2, tokenRate: 1000, faults: ['encoder:spin:p=1'] });
-  const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'spin now' }], stream: true, max_tokens: 8, ignore_eos: true });
+  const body = JSON.stringify({
+    model: MODEL,
+    messages: [{ role: 'user', content: 'spin now' }],
+    stream: true,
+    max_tokens: 8,
+    ignore_eos: true,
+  });
   for (let i = 0; i < 2; i++) {
-    fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.text()).catch(() => undefined);
+    fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      .then((r) => r.text())
+      .catch(() => undefined);
   }
   for (;;) {
     const h = await (await fetch(`${s.url}/health`)).json();
@@ -132,7 +174,9 @@ async function healthWhileSpinning() {
 }
 
 const { loadavg, cpus } = await import('node:os');
-console.log(`reproduction target (Code2Wav stage, watchdog) — load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`);
+console.log(
+  `reproduction target (Code2Wav stage, watchdog) — load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+);
 await decodeSpeed();
 phaseCost();
 await detectionLatency();

@@ -27,8 +27,26 @@ const line = (name: string, value: string, target: string, ok: boolean) =>
 /** The events of request i, with one Code2Wav op of three phases, starting at t ms. */
 function requestEvents(i: number, t: number, runId: string, startedAtMs: number): RunEvent[] {
   const id = `${runId}-${i}`;
-  const tel = (dt: number, ev: Record<string, unknown>): RunEvent => ({ type: 'telemetry', t: t + dt, event: { v: 1, ts: startedAtMs + t + dt, requestIds: [id], workerId: 0, opId: i, ...ev } } as RunEvent);
-  const outcome = { index: i, requestId: id, status: 'completed' as const, ttftS: 0.05 + (i % 17) / 1000, e2elS: 0.4 + (i % 31) / 100, audioTtfpS: 0.2, audioDurationS: 1, outputTokens: 16, promptLen: 32, attempts: 1, error: '', sentT: t + 1 };
+  const tel = (dt: number, ev: Record<string, unknown>): RunEvent =>
+    ({
+      type: 'telemetry',
+      t: t + dt,
+      event: { v: 1, ts: startedAtMs + t + dt, requestIds: [id], workerId: 0, opId: i, ...ev },
+    }) as RunEvent;
+  const outcome = {
+    index: i,
+    requestId: id,
+    status: 'completed' as const,
+    ttftS: 0.05 + (i % 17) / 1000,
+    e2elS: 0.4 + (i % 31) / 100,
+    audioTtfpS: 0.2,
+    audioDurationS: 1,
+    outputTokens: 16,
+    promptLen: 32,
+    attempts: 1,
+    error: '',
+    sentT: t + 1,
+  };
   return [
     { type: 'request.queued', t, index: i, requestId: id },
     { type: 'request.sent', t: t + 1, index: i, requestId: id, attempt: 1 },
@@ -44,13 +62,28 @@ function requestEvents(i: number, t: number, runId: string, startedAtMs: number)
 }
 
 async function post(url: string, path: string, body: unknown): Promise<unknown> {
-  const r = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }
 
 function started(runId: string, n: number, startedAtMs: number): BenchEvent {
-  return { type: 'run.started', t: 0, runId, startedAtMs, numRequests: n, maxConcurrency: 10, requestRate: 'inf', failFast: true, model: 'bench', baseUrl: 'embedded' };
+  return {
+    type: 'run.started',
+    t: 0,
+    runId,
+    startedAtMs,
+    numRequests: n,
+    maxConcurrency: 10,
+    requestRate: 'inf',
+    failFast: true,
+    model: 'bench',
+    baseUrl: 'embedded',
+  };
 }
 
 /**
@@ -116,7 +149,19 @@ async function storedRun(url: string, page: Page): Promise<void> {
     }
   }
   const counts = { total: N, completed: N, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
-  batch.push({ type: 'run.finished', t: 40_500, summary: { verdict: 'passed', verdictReasons: [], counts, durationS: 40.5, failFastTripped: false, cause: null, metrics: { completed: N, failed: 0, mean_ttft_ms: 58, median_ttft_ms: 58, p99_ttft_ms: 66 } } });
+  batch.push({
+    type: 'run.finished',
+    t: 40_500,
+    summary: {
+      verdict: 'passed',
+      verdictReasons: [],
+      counts,
+      durationS: 40.5,
+      failFastTripped: false,
+      cause: null,
+      metrics: { completed: N, failed: 0, mean_ttft_ms: 58, median_ttft_ms: 58, p99_ttft_ms: 66 },
+    },
+  });
   await post(url, `/api/runs/${runId}/events`, { events: batch });
   const events = N * 10 + 3;
 
@@ -134,7 +179,12 @@ async function storedRun(url: string, page: Page): Promise<void> {
     const shown = (await page.getByTestId('count-completed').locator('dd').textContent())?.replace(/,/g, '');
     if (shown !== String(N)) throw new Error(`the page shows ${shown} completed requests, expected ${N}`);
     if (!measured) continue;
-    line(`stored 10k run: timeline drawn (${(events / 1000).toFixed(0)}k events)`, `${drawn} ms`, '< 1500 ms', drawn < 1500);
+    line(
+      `stored 10k run: timeline drawn (${(events / 1000).toFixed(0)}k events)`,
+      `${drawn} ms`,
+      '< 1500 ms',
+      drawn < 1500,
+    );
     line('stored 10k run: every event loaded and drawn', `${loaded} ms`, '(info)', true);
   }
   const s = await scrollFps(page, 3000);
@@ -173,14 +223,18 @@ async function liveRun(url: string, page: Page): Promise<void> {
 
   // Pre-build the stream; request i's completion is its 10th event.
   const stream: RunEvent[] = [];
-  for (let i = 0; i < total; i++) stream.push(...requestEvents(i, i * (1000 / (RATE / perRequest)), runId, startedAtMs));
+  for (let i = 0; i < total; i++)
+    stream.push(...requestEvents(i, i * (1000 / (RATE / perRequest)), runId, startedAtMs));
   stream.sort((a, b) => a.t - b.t);
   const completedAt: number[] = []; // wall ms at which the k-th completion was posted
   const perTick = (RATE * TICK) / 1000;
   let next = 0;
   let fps: { fps: number; p95FrameMs: number } | null = null;
   const cdp = process.env.WEB_BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
-  if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.start'); }
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.start');
+  }
   const t0 = Date.now();
   const posting: Promise<unknown>[] = [];
   for (let tick = 0; next < stream.length; tick++) {
@@ -196,7 +250,13 @@ async function liveRun(url: string, page: Page): Promise<void> {
   }
   await Promise.all(posting);
   if (cdp) {
-    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await cdp.send('Profiler.stop')) as {
+      profile: {
+        nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+        samples: number[];
+        timeDeltas: number[];
+      };
+    };
     const self = new Map<string, number>();
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     profile.samples.forEach((id, i) => {
@@ -204,14 +264,23 @@ async function liveRun(url: string, page: Page): Promise<void> {
       const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`;
       self.set(k, (self.get(k) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
     });
-    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`   ${v.toFixed(0).padStart(6)} ms  ${k}`);
+    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25))
+      console.log(`   ${v.toFixed(0).padStart(6)} ms  ${k}`);
   }
   await page.waitForTimeout(1500);
   const seen = (await page.evaluate('window.__seen')) as [number, number][];
   const longs = (await page.evaluate('window.__long')) as [number, number][];
   const long = longs.map((l) => l[1]);
-  console.log(`   long tasks on the page: ${long.length}, total ${long.reduce((a, b) => a + b, 0).toFixed(0)} ms, max ${Math.max(0, ...long).toFixed(0)} ms`);
-  if (process.env.WEB_BENCH_PROFILE) console.log(`   long tasks > 150 ms at (s into the drive): ${longs.filter((l) => l[1] > 150).map((l) => `${((l[0] - t0) / 1000).toFixed(1)}s:${l[1].toFixed(0)}`).join(' ')}`);
+  console.log(
+    `   long tasks on the page: ${long.length}, total ${long.reduce((a, b) => a + b, 0).toFixed(0)} ms, max ${Math.max(0, ...long).toFixed(0)} ms`,
+  );
+  if (process.env.WEB_BENCH_PROFILE)
+    console.log(
+      `   long tasks > 150 ms at (s into the drive): ${longs
+        .filter((l) => l[1] > 150)
+        .map((l) => `${((l[0] - t0) / 1000).toFixed(1)}s:${l[1].toFixed(0)}`)
+        .join(' ')}`,
+    );
   const lagsOf = (obs: [number, number][]) => {
     const out: number[] = [];
     let j = 0;
@@ -226,7 +295,9 @@ async function liveRun(url: string, page: Page): Promise<void> {
   const nodeLags = lagsOf(nodeSeen);
   const sockLags = lagsOf((await page.evaluate('window.__sock')) as [number, number][]);
   const elapsed = (Date.now() - t0 - 1500) / 1000;
-  console.log(`   live: ${stream.length} events in ${elapsed.toFixed(1)} s (${(stream.length / elapsed).toFixed(0)}/s), ${lags.length}/${completedAt.length} completions seen on the page`);
+  console.log(
+    `   live: ${stream.length} events in ${elapsed.toFixed(1)} s (${(stream.length / elapsed).toFixed(0)}/s), ${lags.length}/${completedAt.length} completions seen on the page`,
+  );
   line('live: server to a Node client, p50', `${quantile(nodeLags, 0.5).toFixed(0)} ms`, '(info)', true);
   line('live: server to a Node client, p99', `${quantile(nodeLags, 0.99).toFixed(0)} ms`, '(info)', true);
   line('live: socket arrival in the page, p50', `${quantile(sockLags, 0.5).toFixed(0)} ms`, '(info)', true);
@@ -237,7 +308,12 @@ async function liveRun(url: string, page: Page): Promise<void> {
   line('live: page lag behind the post, p50', `${quantile(lags, 0.5).toFixed(0)} ms`, '(info)', true);
   line('live: page lag behind the post, p99', `${quantile(lags, 0.99).toFixed(0)} ms`, '(info)', true);
   line('live: page view behind the server, p50', `${quantile(pageOwn, 0.5).toFixed(0)} ms`, '(info)', true);
-  line('live: page view behind the server, p99', `${quantile(pageOwn, 0.99).toFixed(0)} ms`, '< 500 ms', quantile(pageOwn, 0.99) < 500 && lags.length === completedAt.length);
+  line(
+    'live: page view behind the server, p99',
+    `${quantile(pageOwn, 0.99).toFixed(0)} ms`,
+    '< 500 ms',
+    quantile(pageOwn, 0.99) < 500 && lags.length === completedAt.length,
+  );
   if (fps) {
     line('live: fps while scrolling the timeline', fps.fps.toFixed(1), '>= 30', fps.fps >= 30);
     console.log(`   (p95 frame ${fps.p95FrameMs.toFixed(1)} ms)`);

@@ -36,7 +36,12 @@ function metricsFor(name: string) {
 }
 
 function expectSame(key: string, actual: unknown, expected: unknown): void {
-  if (typeof expected === 'number' && Number.isInteger(expected) && typeof actual === 'number' && Number.isInteger(actual)) {
+  if (
+    typeof expected === 'number' &&
+    Number.isInteger(expected) &&
+    typeof actual === 'number' &&
+    Number.isInteger(actual)
+  ) {
     expect(actual, key).toBe(expected);
   } else if (typeof expected === 'number') {
     expect(typeof actual, key).toBe('number');
@@ -46,7 +51,8 @@ function expectSame(key: string, actual: unknown, expected: unknown): void {
   }
 }
 
-const numericKeys = (result: Record<string, unknown>) => Object.keys(result).filter((k) => typeof result[k] === 'number');
+const numericKeys = (result: Record<string, unknown>) =>
+  Object.keys(result).filter((k) => typeof result[k] === 'number');
 
 describe('golden aggregates', () => {
   it('aggregate_cases1-3: every numeric result key equals vLLM-Omni', () => {
@@ -61,17 +67,27 @@ describe('golden aggregates', () => {
     expect(metrics.num_itl_samples).toBe(13);
   });
 
-  it.each(['aggregate_cases1-8', 'aggregate_all'])('%s: unaffected keys equal the recording, OMNI-NEW-affected keys the recomputation', (name) => {
-    const { agg, metrics } = metricsFor(name);
-    const { result: expectedNew, affected_keys: affected } = oracle[name];
-    expect(affected.length).toBeGreaterThan(0);
-    for (const key of numericKeys(agg.result)) {
-      expectSame(key, metrics[key], affected.includes(key) ? expectedNew[key] : agg.result[key]);
-    }
-    for (const key of ['num_ttft_samples', 'num_tpot_samples', 'num_itl_samples', 'num_e2el_samples', 'num_audio_ttfp_samples', 'num_audio_rtf_samples']) {
-      expectSame(key, metrics[key], expectedNew[key]);
-    }
-  });
+  it.each(['aggregate_cases1-8', 'aggregate_all'])(
+    '%s: unaffected keys equal the recording, OMNI-NEW-affected keys the recomputation',
+    (name) => {
+      const { agg, metrics } = metricsFor(name);
+      const { result: expectedNew, affected_keys: affected } = oracle[name];
+      expect(affected.length).toBeGreaterThan(0);
+      for (const key of numericKeys(agg.result)) {
+        expectSame(key, metrics[key], affected.includes(key) ? expectedNew[key] : agg.result[key]);
+      }
+      for (const key of [
+        'num_ttft_samples',
+        'num_tpot_samples',
+        'num_itl_samples',
+        'num_e2el_samples',
+        'num_audio_ttfp_samples',
+        'num_audio_rtf_samples',
+      ]) {
+        expectSame(key, metrics[key], expectedNew[key]);
+      }
+    },
+  );
 
   it('aggregate_cases1-8 under OMNI-NEW: case 5 moves from completed to failed', () => {
     const { agg, metrics } = metricsFor('aggregate_cases1-8');

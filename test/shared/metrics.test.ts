@@ -31,17 +31,25 @@ const req = (over: Partial<MetricInput>): MetricInput => ({
   startTime: 0,
   ...over,
 });
-const ALL = { percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'], metricPercentiles: [99] };
+const ALL = {
+  percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'],
+  metricPercentiles: [99],
+};
 
 describe('statistics (numpy parity)', () => {
-  const ref = readJson<{ cases: { values: number[]; sum: number; mean: number; median: number; percentiles: [number, number][] }[] }>('numpy-stats.json', ORACLE_DIR);
+  const ref = readJson<{
+    cases: { values: number[]; sum: number; mean: number; median: number; percentiles: [number, number][] }[];
+  }>('numpy-stats.json', ORACLE_DIR);
 
-  it.each(ref.cases.map((c) => [c.values.length, c] as const))('n=%i: sum, mean, median and percentiles equal numpy bit for bit', (_n, c) => {
-    expect(npSum(c.values)).toBe(c.sum);
-    expect(mean(c.values)).toBe(c.mean);
-    expect(median(c.values)).toBe(c.median);
-    for (const [p, v] of c.percentiles) expect(percentile(c.values, p)).toBe(v);
-  });
+  it.each(ref.cases.map((c) => [c.values.length, c] as const))(
+    'n=%i: sum, mean, median and percentiles equal numpy bit for bit',
+    (_n, c) => {
+      expect(npSum(c.values)).toBe(c.sum);
+      expect(mean(c.values)).toBe(c.mean);
+      expect(median(c.values)).toBe(c.median);
+      for (const [p, v] of c.percentiles) expect(percentile(c.values, p)).toBe(v);
+    },
+  );
 
   it('hand-computed linear interpolation', () => {
     expect(percentile([1, 2, 3, 4], 50)).toBe(2.5);
@@ -78,9 +86,36 @@ describe('per-request rules', () => {
 describe('calculateMetrics from hand-computed streams', () => {
   // Two requests, back to back. A: ttft 0.1, two tokens bundled then one (itl [0, 0.2]), latency 0.5.
   // B: ttft 0.3, itl [0.1], audio 1 s arriving at 0.4 and ending at 0.6 (rtf 0.6), latency 0.7.
-  const a = req({ ttft: 0.1, itl: [0, 0.2], latency: 0.5, outputTokens: 3, promptLen: 17, textLatency: 0.3, startTime: 10 });
-  const b = req({ ttft: 0.3, itl: [0.1], latency: 0.7, outputTokens: 2, promptLen: 20, audioTtfp: 0.4, audioDuration: 1, audioFrames: 24000, audioRtf: 0.6, startTime: 10.5 });
-  const failed = req({ success: false, ttft: 0.2, itl: [0.5], latency: 0, outputTokens: 4, promptLen: 99, startTime: 11 });
+  const a = req({
+    ttft: 0.1,
+    itl: [0, 0.2],
+    latency: 0.5,
+    outputTokens: 3,
+    promptLen: 17,
+    textLatency: 0.3,
+    startTime: 10,
+  });
+  const b = req({
+    ttft: 0.3,
+    itl: [0.1],
+    latency: 0.7,
+    outputTokens: 2,
+    promptLen: 20,
+    audioTtfp: 0.4,
+    audioDuration: 1,
+    audioFrames: 24000,
+    audioRtf: 0.6,
+    startTime: 10.5,
+  });
+  const failed = req({
+    success: false,
+    ttft: 0.2,
+    itl: [0.5],
+    latency: 0,
+    outputTokens: 4,
+    promptLen: 99,
+    startTime: 11,
+  });
   const m = calculateMetrics([a, b, failed], { durationS: 2, ...ALL });
 
   it('counts, totals and throughputs use successful requests only; failed counts every other record', () => {
@@ -101,8 +136,9 @@ describe('calculateMetrics from hand-computed streams', () => {
     });
   });
 
-  it("request_goodput: successful requests meeting every --goodput SLO (ms, inclusive), per second; only with --goodput", () => {
-    const good = (goodput: Record<string, number>): number | undefined => calculateMetrics([a, b, failed], { durationS: 2, ...ALL, goodput }).request_goodput;
+  it('request_goodput: successful requests meeting every --goodput SLO (ms, inclusive), per second; only with --goodput', () => {
+    const good = (goodput: Record<string, number>): number | undefined =>
+      calculateMetrics([a, b, failed], { durationS: 2, ...ALL, goodput }).request_goodput;
     expect(good({ ttft: 200 })).toBe(0.5); // a (0.1 s) meets it, b (0.3 s) does not; the failed request never counts
     expect(good({ e2el: 700 })).toBe(1); // b's 0.7 s is exactly the SLO
     expect(good({ tpot: 100, e2el: 600 })).toBe(0.5); // a: tpot mean(0, 0.2) = 0.1 s, e2el 0.5 s; b misses e2el
@@ -123,7 +159,14 @@ describe('calculateMetrics from hand-computed streams', () => {
     expect(m.mean_audio_rtf).toBeCloseTo(0.3, 12); // no suffix
     expect(m.mean_audio_duration_s).toBeCloseTo(0.5, 12);
     expect(m.p99_e2el_ms).toBeCloseTo(698, 9);
-    expect(m).toMatchObject({ num_ttft_samples: 2, num_tpot_samples: 2, num_itl_samples: 3, num_e2el_samples: 2, num_audio_ttfp_samples: 2, num_audio_rtf_samples: 2 });
+    expect(m).toMatchObject({
+      num_ttft_samples: 2,
+      num_tpot_samples: 2,
+      num_itl_samples: 3,
+      num_e2el_samples: 2,
+      num_audio_ttfp_samples: 2,
+      num_audio_rtf_samples: 2,
+    });
   });
 
   it('peak tokens per second and concurrency: 1-second buckets (vLLM-Omni) and the exact sweep', () => {
@@ -132,23 +175,56 @@ describe('calculateMetrics from hand-computed streams', () => {
     // A spans [10, 10.5], B [10.5, 11.2]: buckets 0 (A, B) and 1 (B) → 2; exactly, they only touch → 1.
     expect(m.max_concurrent_requests).toBe(2);
     expect(m.max_concurrent_requests_exact).toBe(1);
-    expect(exactMaxConcurrency([req({ startTime: 0, latency: 2 }), req({ startTime: 1, latency: 2 }), req({ startTime: 1.5, latency: 0.1 })])).toBe(3);
-    expect(timelinePeaks([req({ success: false })])).toEqual({ maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: 0 });
+    expect(
+      exactMaxConcurrency([
+        req({ startTime: 0, latency: 2 }),
+        req({ startTime: 1, latency: 2 }),
+        req({ startTime: 1.5, latency: 0.1 }),
+      ]),
+    ).toBe(3);
+    expect(timelinePeaks([req({ success: false })])).toEqual({
+      maxOutputTokensPerS: 0,
+      maxConcurrentRequests: 0,
+      maxConcurrentRequestsExact: 0,
+    });
     // A request with audio and no text seeds no token.
-    expect(timelinePeaks([req({ generatedText: '', outputTokens: 0, itl: [], audioDuration: 1 })]).maxOutputTokensPerS).toBe(0);
+    expect(
+      timelinePeaks([req({ generatedText: '', outputTokens: 0, itl: [], audioDuration: 1 })]).maxOutputTokensPerS,
+    ).toBe(0);
   });
 
   it('writes only the selected metrics and percentiles, with p99.9 naming', () => {
-    const sel = calculateMetrics([a, b], { durationS: 2, percentileMetrics: ['ttft', 'audio_rtf'], metricPercentiles: [50, 99.9] });
-    const statKeys = Object.keys(sel).filter((k) => /^(mean|median|p[\d.]+)_/.test(k) && k !== 'mean_denoise_step_latency_ms');
-    expect(statKeys).toEqual(['mean_ttft_ms', 'median_ttft_ms', 'p50_ttft_ms', 'p99.9_ttft_ms', 'mean_audio_rtf', 'median_audio_rtf', 'p50_audio_rtf', 'p99.9_audio_rtf']);
+    const sel = calculateMetrics([a, b], {
+      durationS: 2,
+      percentileMetrics: ['ttft', 'audio_rtf'],
+      metricPercentiles: [50, 99.9],
+    });
+    const statKeys = Object.keys(sel).filter(
+      (k) => /^(mean|median|p[\d.]+)_/.test(k) && k !== 'mean_denoise_step_latency_ms',
+    );
+    expect(statKeys).toEqual([
+      'mean_ttft_ms',
+      'median_ttft_ms',
+      'p50_ttft_ms',
+      'p99.9_ttft_ms',
+      'mean_audio_rtf',
+      'median_audio_rtf',
+      'p50_audio_rtf',
+      'p99.9_audio_rtf',
+    ]);
     expect(sel['p99.9_ttft_ms']).toBeCloseTo(299.8, 9);
   });
 
   it('a metric without samples gets no keys (never NaN or a fake 0), but its sample count is written', () => {
     const none = calculateMetrics([failed], { durationS: 0, ...ALL });
     expect(Object.keys(none).filter((k) => /^(mean|median|p\d)/.test(k))).toEqual(['mean_denoise_step_latency_ms']); // vLLM's constant 0
-    expect(none).toMatchObject({ completed: 0, failed: 1, num_ttft_samples: 0, num_tpot_samples: 0, request_throughput: 0 });
+    expect(none).toMatchObject({
+      completed: 0,
+      failed: 1,
+      num_ttft_samples: 0,
+      num_tpot_samples: 0,
+      request_throughput: 0,
+    });
     expect(Object.values(none).every((v) => Number.isFinite(v))).toBe(true);
     // One-token requests: no TPOT sample, so no tpot keys, while ttft/itl keys stay.
     const one = calculateMetrics([req({ outputTokens: 1, itl: [] })], { durationS: 1, ...ALL });
@@ -157,7 +233,19 @@ describe('calculateMetrics from hand-computed streams', () => {
     expect(one).toHaveProperty('mean_ttft_ms');
     expect(one).not.toHaveProperty('mean_itl_ms');
     // No text at all (audio only): text statistics are skipped, audio ones kept.
-    const audioOnly = calculateMetrics([req({ generatedText: '', outputTokens: 0, audioDuration: 1, audioFrames: 24000, audioTtfp: 0.2, audioRtf: 0.5 })], { durationS: 1, ...ALL });
+    const audioOnly = calculateMetrics(
+      [
+        req({
+          generatedText: '',
+          outputTokens: 0,
+          audioDuration: 1,
+          audioFrames: 24000,
+          audioTtfp: 0.2,
+          audioRtf: 0.5,
+        }),
+      ],
+      { durationS: 1, ...ALL },
+    );
     expect(audioOnly).not.toHaveProperty('mean_ttft_ms');
     expect(audioOnly.mean_audio_ttfp_ms).toBeCloseTo(200, 9);
   });

@@ -16,7 +16,12 @@ const great = { completed: 10, failed: 0, mean_e2el_ms: 120, accuracy: 0.99 };
 
 describe('parseThreshold', () => {
   it('parses every operator and number form', () => {
-    expect(parseThreshold('mean_e2el_ms<=5000')).toEqual({ expr: 'mean_e2el_ms<=5000', key: 'mean_e2el_ms', op: '<=', value: 5000 });
+    expect(parseThreshold('mean_e2el_ms<=5000')).toEqual({
+      expr: 'mean_e2el_ms<=5000',
+      key: 'mean_e2el_ms',
+      op: '<=',
+      value: 5000,
+    });
     expect(parseThreshold(' failed == 0 ')).toMatchObject({ key: 'failed', op: '==', value: 0 });
     expect(parseThreshold('p99.9_ttft_ms<1.5e3')).toMatchObject({ key: 'p99.9_ttft_ms', op: '<', value: 1500 });
     expect(parseThreshold('x>=-2.5').value).toBe(-2.5);
@@ -24,17 +29,20 @@ describe('parseThreshold', () => {
     expect(parseThreshold('x!=3').op).toBe('!=');
   });
 
-  it.each(['mean_e2el_ms', 'mean_e2el_ms<=', '<=5', 'a=<5', 'a<=5ms', 'a<=>5', '', 'a == b'])('rejects %j with CONFIG_INVALID naming it', (expr) => {
-    let err: unknown;
-    try {
-      parseThreshold(expr);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(StallscopeError);
-    expect((err as StallscopeError).code).toBe('CONFIG_INVALID');
-    expect((err as Error).message).toContain(JSON.stringify(expr));
-  });
+  it.each(['mean_e2el_ms', 'mean_e2el_ms<=', '<=5', 'a=<5', 'a<=5ms', 'a<=>5', '', 'a == b'])(
+    'rejects %j with CONFIG_INVALID naming it',
+    (expr) => {
+      let err: unknown;
+      try {
+        parseThreshold(expr);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(StallscopeError);
+      expect((err as StallscopeError).code).toBe('CONFIG_INVALID');
+      expect((err as Error).message).toContain(JSON.stringify(expr));
+    },
+  );
 });
 
 describe('evaluateVerdict', () => {
@@ -59,12 +67,22 @@ describe('evaluateVerdict', () => {
   });
 
   it('any undispatched or cancelled request alone forces failed_closed', () => {
-    expect(evaluateVerdict({ counts: counts({ completed: 9, notDispatched: 1, cancelledAfterTimeout: 1 }), metrics: great, thresholds: [] }).verdict).toBe('failed_closed');
-    expect(evaluateVerdict({ counts: counts({ completed: 9, timedOut: 1 }), metrics: great, thresholds: [] }).verdict).toBe('failed_closed');
+    expect(
+      evaluateVerdict({
+        counts: counts({ completed: 9, notDispatched: 1, cancelledAfterTimeout: 1 }),
+        metrics: great,
+        thresholds: [],
+      }).verdict,
+    ).toBe('failed_closed');
+    expect(
+      evaluateVerdict({ counts: counts({ completed: 9, timedOut: 1 }), metrics: great, thresholds: [] }).verdict,
+    ).toBe('failed_closed');
   });
 
   it('a failed request or a failed threshold gives failed', () => {
-    expect(evaluateVerdict({ counts: counts({ completed: 9, failed: 1 }), metrics: great, thresholds: [] })).toMatchObject({ verdict: 'failed', reasons: ['1 request failed'] });
+    expect(
+      evaluateVerdict({ counts: counts({ completed: 9, failed: 1 }), metrics: great, thresholds: [] }),
+    ).toMatchObject({ verdict: 'failed', reasons: ['1 request failed'] });
     const v = evaluateVerdict({ counts: counts({}), metrics: great, thresholds: ['mean_e2el_ms<100'] });
     expect(v.verdict).toBe('failed');
     expect(v.reasons).toEqual(['threshold mean_e2el_ms<100 failed: mean_e2el_ms = 120']);
@@ -90,8 +108,15 @@ describe('evaluateVerdict', () => {
   });
 
   it('errored and interrupted take precedence, with reasons', () => {
-    expect(evaluateVerdict({ counts: counts({ completed: 0 }), metrics: {}, thresholds: [], errored: true }).verdict).toBe('errored');
-    const v = evaluateVerdict({ counts: counts({ completed: 3, cancelledAfterTimeout: 7 }), metrics: great, thresholds: [], interrupted: true });
+    expect(
+      evaluateVerdict({ counts: counts({ completed: 0 }), metrics: {}, thresholds: [], errored: true }).verdict,
+    ).toBe('errored');
+    const v = evaluateVerdict({
+      counts: counts({ completed: 3, cancelledAfterTimeout: 7 }),
+      metrics: great,
+      thresholds: [],
+      interrupted: true,
+    });
     expect(v.verdict).toBe('interrupted');
     expect(v.reasons[0]).toMatch(/interrupted/);
   });
@@ -99,6 +124,8 @@ describe('evaluateVerdict', () => {
   it('requests that are neither completed nor accounted for fail the run', () => {
     const v = evaluateVerdict({ counts: counts({ completed: 8 }), metrics: great, thresholds: [] });
     expect(v).toEqual({ verdict: 'failed', reasons: ['2 requests did not complete'] });
-    expect(evaluateVerdict({ counts: counts({ total: 0, completed: 0 }), metrics: {}, thresholds: [] }).verdict).toBe('failed');
+    expect(evaluateVerdict({ counts: counts({ total: 0, completed: 0 }), metrics: {}, thresholds: [] }).verdict).toBe(
+      'failed',
+    );
   });
 });

@@ -14,14 +14,31 @@ describe('app store', () => {
       type: 'server',
       msg: {
         type: 'snapshot',
-        runs: [{ runId: 'run1', status: 'running', seq: 0, startedAtMs: null, label: null, counts: { total: 4, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 }, inFlight: 0, breaker: { tripped: false, cause: null }, verdict: null }],
+        runs: [
+          {
+            runId: 'run1',
+            status: 'running',
+            seq: 0,
+            startedAtMs: null,
+            label: null,
+            counts: { total: 4, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+            inFlight: 0,
+            breaker: { tripped: false, cause: null },
+            verdict: null,
+          },
+        ],
       },
     });
     store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(0, 20) } });
     store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(20) } });
     const s = store.getSnapshot();
     expect(s.serverVersion).toBe(1);
-    expect(s.active.run1).toMatchObject({ seq: all.length, status: 'finished', verdict: 'failed_closed', breaker: { tripped: true } });
+    expect(s.active.run1).toMatchObject({
+      seq: all.length,
+      status: 'finished',
+      verdict: 'failed_closed',
+      breaker: { tripped: true },
+    });
     expect(s.runs.run1.requests).toHaveLength(4);
     expect(seen.at(-1)).toBe(all.length);
   });
@@ -53,8 +70,23 @@ describe('stored request rows', () => {
   it('fill a run that has no events, and never override an event stream', async () => {
     const { rowFromApi } = await import('../../web/api/runLoader.ts');
     const api = {
-      index: 0, requestId: 'x-0', status: 'completed', queuedT: 0, sentT: 1, firstTokenT: 20, firstAudioT: 30, endT: 90,
-      ttftS: 0.019, e2elS: 0.089, audioTtfpS: 0.029, audioDurationS: 1, outputTokens: 8, promptLen: 4, attempts: 1, error: '', timeoutKind: null,
+      index: 0,
+      requestId: 'x-0',
+      status: 'completed',
+      queuedT: 0,
+      sentT: 1,
+      firstTokenT: 20,
+      firstAudioT: 30,
+      endT: 90,
+      ttftS: 0.019,
+      e2elS: 0.089,
+      audioTtfpS: 0.029,
+      audioDurationS: 1,
+      outputTokens: 8,
+      promptLen: 4,
+      attempts: 1,
+      error: '',
+      timeoutKind: null,
     };
     const row = rowFromApi(api);
     expect(row).toMatchObject({ status: 'completed', endT: 90, outcome: { ttftS: 0.019, status: 'completed' } });

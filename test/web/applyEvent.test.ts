@@ -13,8 +13,20 @@ describe('applyEvents', () => {
     expect(m.seq).toBe(all.length);
     expect(m.status).toBe('finished');
     expect(m.verdict).toBe('failed_closed');
-    expect(m.requests.map((r) => r.status)).toEqual(['completed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched']);
-    expect(m.counts).toEqual({ total: 4, completed: 1, failed: 0, timedOut: 1, cancelledAfterTimeout: 2, notDispatched: 1 });
+    expect(m.requests.map((r) => r.status)).toEqual([
+      'completed',
+      'timed_out',
+      'cancelled_after_timeout',
+      'not_dispatched',
+    ]);
+    expect(m.counts).toEqual({
+      total: 4,
+      completed: 1,
+      failed: 0,
+      timedOut: 1,
+      cancelledAfterTimeout: 2,
+      notDispatched: 1,
+    });
     expect(m.inFlight).toBe(0);
     expect(m.breaker).toMatchObject({ tripped: true, t: 1001, cause: { requestIndex: 1, lastPhase: 'hift' } });
     expect(m.requests[1].timeoutKind).toBe('total');
@@ -68,23 +80,27 @@ describe('applyEvents', () => {
 
   it('reaches the same model for any delivery order with duplicates (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 6 }), fc.integer(), (cuts, seed) => {
-        // Split the stream into batches, shuffle them deterministically, add a duplicate batch.
-        let rest = [...all];
-        const batches = [];
-        for (const c of cuts) batches.push(rest.splice(0, c));
-        batches.push(rest);
-        let s = seed >>> 0;
-        for (let i = batches.length - 1; i > 0; i--) {
-          s = (s * 1103515245 + 12345) >>> 0;
-          const j = s % (i + 1);
-          [batches[i], batches[j]] = [batches[j], batches[i]];
-        }
-        batches.push(batches[0]);
-        let m = emptyRun('run1');
-        for (const b of batches) m = applyEvents(m, b);
-        expect(m).toEqual(inOrder());
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 6 }),
+        fc.integer(),
+        (cuts, seed) => {
+          // Split the stream into batches, shuffle them deterministically, add a duplicate batch.
+          let rest = [...all];
+          const batches = [];
+          for (const c of cuts) batches.push(rest.splice(0, c));
+          batches.push(rest);
+          let s = seed >>> 0;
+          for (let i = batches.length - 1; i > 0; i--) {
+            s = (s * 1103515245 + 12345) >>> 0;
+            const j = s % (i + 1);
+            [batches[i], batches[j]] = [batches[j], batches[i]];
+          }
+          batches.push(batches[0]);
+          let m = emptyRun('run1');
+          for (const b of batches) m = applyEvents(m, b);
+          expect(m).toEqual(inOrder());
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runSpecIssues } from '../../shared/schemas.ts';
 import { CODE2WAV_HANG } from '../../shared/presets.ts';
-import { formatKeyValues, getPath, parseKeyValues, parseNumberInput, setPath } from '../../web/components/form/paths.ts';
+import {
+  formatKeyValues,
+  getPath,
+  parseKeyValues,
+  parseNumberInput,
+  setPath,
+} from '../../web/components/form/paths.ts';
 import { describeAt } from '../../web/components/timeline/tooltip.ts';
 import { href, parseRoute, type Route } from '../../web/state/router.ts';
 import { applyEvents } from '../../web/state/applyEvent.ts';
@@ -27,7 +33,10 @@ describe('form paths', () => {
   });
 
   it('accepts the percentiles the CLI accepts: (0, 100]', () => {
-    const at = (p: number) => runSpecIssues({ ...structuredClone(CODE2WAV_HANG.spec), metricPercentiles: [p] }).map((i) => i.field.split('.')[0]);
+    const at = (p: number) =>
+      runSpecIssues({ ...structuredClone(CODE2WAV_HANG.spec), metricPercentiles: [p] }).map(
+        (i) => i.field.split('.')[0],
+      );
     expect(at(100)).not.toContain('metricPercentiles');
     expect(at(99.9)).not.toContain('metricPercentiles');
     expect(at(0)).toContain('metricPercentiles');
@@ -35,14 +44,23 @@ describe('form paths', () => {
   });
 
   it('parses metadata lines', () => {
-    expect(parseKeyValues('build=12\n node = mi300 \n\nbad')).toEqual({ record: { build: '12', node: 'mi300' }, bad: ['bad'] });
+    expect(parseKeyValues('build=12\n node = mi300 \n\nbad')).toEqual({
+      record: { build: '12', node: 'mi300' },
+      bad: ['bad'],
+    });
     expect(formatKeyValues({ a: '1', b: '2' })).toBe('a=1\nb=2');
   });
 });
 
 describe('routes', () => {
   it('round-trips every page through the hash', () => {
-    const routes: Route[] = [{ page: 'runs' }, { page: 'new' }, { page: 'run', id: 'a b/c' }, { page: 'run', id: 'x', request: 7 }, { page: 'compare', ids: ['a', 'b,c'] }];
+    const routes: Route[] = [
+      { page: 'runs' },
+      { page: 'new' },
+      { page: 'run', id: 'a b/c' },
+      { page: 'run', id: 'x', request: 7 },
+      { page: 'compare', ids: ['a', 'b,c'] },
+    ];
     for (const r of routes) {
       expect(parseRoute(href(r))).toEqual(r);
     }
@@ -61,6 +79,10 @@ describe('timeline tooltip', () => {
     const phase = describeAt(r1, ops, view, 1001, 500, true)!;
     expect(phase[1]).toBe('Code2Wav hift (stalled), op 0:2');
     expect(phase).toContain('mel_frames: 50');
-    expect(describeAt(m.requests[0], [], view, 1001, 60, false)).toEqual(['#0 r-0 — completed', 'text streaming', '50 ms → 75 ms (25 ms)']);
+    expect(describeAt(m.requests[0], [], view, 1001, 60, false)).toEqual([
+      '#0 r-0 — completed',
+      'text streaming',
+      '50 ms → 75 ms (25 ms)',
+    ]);
   });
 });

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  clampView, formatTick, hitTest, lifeSegments, niceTicks, panView, phaseSegments, place, timeToX, xToTime, zoomView,
+  clampView,
+  formatTick,
+  hitTest,
+  lifeSegments,
+  niceTicks,
+  panView,
+  phaseSegments,
+  place,
+  timeToX,
+  xToTime,
+  zoomView,
 } from '../../web/components/timeline/geometry.ts';
 import { applyEvents } from '../../web/state/applyEvent.ts';
 import { emptyRow, emptyRun } from '../../web/state/runModel.ts';
@@ -12,36 +22,56 @@ const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));
 describe('timeline geometry', () => {
   it('splits a completed request into queued, waiting, text and audio', () => {
     expect(lifeSegments(m.requests[0], 5000).map((s) => [s.kind, s.t0, s.t1])).toEqual([
-      ['queued', 0, 1], ['waiting', 1, 50], ['text', 50, 75], ['audio', 75, 100],
+      ['queued', 0, 1],
+      ['waiting', 1, 50],
+      ['text', 50, 75],
+      ['audio', 75, 100],
     ]);
   });
 
   it('runs open segments to now, and a never-sent request is only queued', () => {
     const r = { ...emptyRow(7), queuedT: 10, sentT: 20 };
-    expect(lifeSegments(r, 300).map((s) => [s.kind, s.t0, s.t1])).toEqual([['queued', 10, 20], ['waiting', 20, 300]]);
+    expect(lifeSegments(r, 300).map((s) => [s.kind, s.t0, s.t1])).toEqual([
+      ['queued', 10, 20],
+      ['waiting', 20, 300],
+    ]);
     expect(lifeSegments(m.requests[3], 5000).map((s) => [s.kind, s.t0, s.t1])).toEqual([['queued', 0, 1002]]);
   });
 
   it('draws Code2Wav phases until the next phase, the op end, or now for a stalled op', () => {
     const ops = m.opsByRequest['r-1'].map((k) => m.ops[k]);
     expect(phaseSegments(ops, 2000).map((s) => [s.phase, s.t0, s.t1, !!s.stalled])).toEqual([
-      ['setup', 61, 62, false], ['cfm', 62, 70, false], ['hift', 111, 2000, true],
+      ['setup', 61, 62, false],
+      ['cfm', 62, 70, false],
+      ['hift', 111, 2000, true],
     ]);
   });
 
   it('places segments in pixels, clipped, with a minimum width, and hit-tests them', () => {
     const v = { t0: 0, t1: 100, width: 1000 };
-    const placed = place([{ t0: -50, t1: 10 }, { t0: 50, t1: 50.01 }, { t0: 200, t1: 300 }], v);
-    expect(placed.map((p) => [p.left, p.width])).toEqual([[0, 100], [500, 1]]);
+    const placed = place(
+      [
+        { t0: -50, t1: 10 },
+        { t0: 50, t1: 50.01 },
+        { t0: 200, t1: 300 },
+      ],
+      v,
+    );
+    expect(placed.map((p) => [p.left, p.width])).toEqual([
+      [0, 100],
+      [500, 1],
+    ]);
     expect(hitTest(placed, 501)).toBe(placed[1].item);
     expect(hitTest(placed, 300)).toBeUndefined();
   });
 
   it('maps time to x and back', () => {
-    fc.assert(fc.property(fc.double({ min: 0, max: 1e6, noNaN: true }), (t) => {
-      const v = { t0: 100, t1: 5100, width: 777 };
-      expect(xToTime(timeToX(t, v), v)).toBeCloseTo(t, 6);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e6, noNaN: true }), (t) => {
+        const v = { t0: 100, t1: 5100, width: 777 };
+        expect(xToTime(timeToX(t, v), v)).toBeCloseTo(t, 6);
+      }),
+    );
   });
 
   it('zooms around the anchor and stays inside the domain when panning', () => {

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 
 describe('web import direction', () => {
   it('web/ reaches only web/, shared/ and npm packages', () => {
@@ -16,7 +18,8 @@ describe('web import direction', () => {
     for (const f of all) {
       for (const m of readFileSync(f, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
         const spec = m[1];
-        if (spec.startsWith('node:') || ['fs', 'path', 'child_process', 'worker_threads'].includes(spec)) bad.push(`${relative(ROOT, f)} → ${spec}`);
+        if (spec.startsWith('node:') || ['fs', 'path', 'child_process', 'worker_threads'].includes(spec))
+          bad.push(`${relative(ROOT, f)} → ${spec}`);
         if (!spec.startsWith('.')) continue;
         const target = relative(ROOT, resolve(f, '..', spec));
         if (!target.startsWith('web/') && !target.startsWith('shared/')) bad.push(`${relative(ROOT, f)} → ${target}`);

@@ -53,7 +53,13 @@ describe('liveClient', () => {
   it('goes live, subscribes from the store seq, reconnects and resumes without duplicates', async () => {
     const srv = await fakeServer();
     const store = createRunStore();
-    const client = createLiveClient({ url: srv.url, store, baseDelayMs: 10, maxDelayMs: 40, createSocket: (u) => new WebSocket(u) as unknown as SocketLike });
+    const client = createLiveClient({
+      url: srv.url,
+      store,
+      baseDelayMs: 10,
+      maxDelayMs: 40,
+      createSocket: (u) => new WebSocket(u) as unknown as SocketLike,
+    });
     cleanups.push(() => client.stop());
     client.start();
     const unwatch = client.watch('run1');
@@ -84,7 +90,12 @@ describe('liveClient', () => {
     const srv = await fakeServer();
     const store = createRunStore();
     let clock = 0;
-    const client = createLiveClient({ url: srv.url, store, now: () => clock, createSocket: (u) => new WebSocket(u) as unknown as SocketLike });
+    const client = createLiveClient({
+      url: srv.url,
+      store,
+      now: () => clock,
+      createSocket: (u) => new WebSocket(u) as unknown as SocketLike,
+    });
     cleanups.push(() => client.stop());
     client.start();
     client.watch('run1');
@@ -102,7 +113,14 @@ describe('liveClient', () => {
 
   it('says offline after the bounded retries when nothing listens', async () => {
     const store = createRunStore();
-    const client = createLiveClient({ url: 'ws://127.0.0.1:9/ws', store, baseDelayMs: 1, maxDelayMs: 2, offlineAfter: 3, createSocket: (u) => new WebSocket(u) as unknown as SocketLike });
+    const client = createLiveClient({
+      url: 'ws://127.0.0.1:9/ws',
+      store,
+      baseDelayMs: 1,
+      maxDelayMs: 2,
+      offlineAfter: 3,
+      createSocket: (u) => new WebSocket(u) as unknown as SocketLike,
+    });
     cleanups.push(() => client.stop());
     client.start();
     await until(() => store.getSnapshot().connection === 'offline');

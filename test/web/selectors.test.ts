@@ -40,8 +40,14 @@ describe('selectors', () => {
   it('lays out a real vLLM-Omni result like vllm bench serve prints it', () => {
     const secs = metricSections([fixture('omni-chat-compact-randommm.json')]);
     expect(secs.map((s) => s.title)).toEqual([
-      'Serving Benchmark Result', 'Time to First Token', 'Time per Output Token (excl. 1st token)', 'Inter-token Latency',
-      'End-to-end Latency', 'Time to First Audio Packet', 'Audio Real-Time Factor', 'Audio Duration',
+      'Serving Benchmark Result',
+      'Time to First Token',
+      'Time per Output Token (excl. 1st token)',
+      'Inter-token Latency',
+      'End-to-end Latency',
+      'Time to First Audio Packet',
+      'Audio Real-Time Factor',
+      'Audio Duration',
     ]);
     expect(secs[1].rows.map((r) => r.label)).toEqual(['Mean TTFT (ms)', 'Median TTFT (ms)', 'P99 TTFT (ms)']);
     expect(secs[6].rows[0].key).toBe('mean_audio_rtf');
@@ -59,7 +65,10 @@ describe('selectors', () => {
     expect(delta(100, 150)).toEqual({ abs: 50, rel: 0.5 });
     expect(delta(0, 1)).toEqual({ abs: 1, rel: null });
     expect(delta(null, 1)).toBeNull();
-    const d = configDiff([{ a: 1, t: { x: 'y', f: [1] } }, { a: 1, t: { x: 'z', f: [1] }, extra: true }]);
+    const d = configDiff([
+      { a: 1, t: { x: 'y', f: [1] } },
+      { a: 1, t: { x: 'z', f: [1] }, extra: true },
+    ]);
     expect(d).toEqual([
       { key: 'a', values: ['1', '1'], differs: false },
       { key: 'extra', values: [undefined, 'true'], differs: true },

@@ -85,7 +85,11 @@ export function createLiveClient(opts: LiveClientOptions): LiveClient {
     } else if (msg.type === 'deltas' && watched.has(msg.runId)) {
       const m = s.runs[msg.runId];
       // A gap (events past a missing seq) is filled by asking again from our last seq, at most twice a second.
-      if (m && (m.needsResync || Object.keys(m.pending).length > 0) && now() - (lastResubscribe.get(msg.runId) ?? 0) > 500) {
+      if (
+        m &&
+        (m.needsResync || Object.keys(m.pending).length > 0) &&
+        now() - (lastResubscribe.get(msg.runId) ?? 0) > 500
+      ) {
         subscribe(msg.runId);
       }
     }

@@ -36,7 +36,13 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
   }
   if (!res.ok) {
     const b = (body ?? {}) as { code?: string; message?: string; field?: string; issues?: SpecIssue[] };
-    throw new ApiError(res.status, b.code ?? `HTTP_${res.status}`, b.message ?? (text || res.statusText), b.field, b.issues ?? []);
+    throw new ApiError(
+      res.status,
+      b.code ?? `HTTP_${res.status}`,
+      b.message ?? (text || res.statusText),
+      b.field,
+      b.issues ?? [],
+    );
   }
   return body as T;
 }
@@ -74,7 +80,11 @@ export function getEvents(id: string, after: number): Promise<{ events: SeqEvent
   return call(`/api/runs/${encodeURIComponent(id)}/events?after=${after}&limit=20000`);
 }
 
-export function getRequests(id: string, offset: number, limit: number): Promise<{ total: number; requests: RequestRow[] }> {
+export function getRequests(
+  id: string,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; requests: RequestRow[] }> {
   return call(`/api/runs/${encodeURIComponent(id)}/requests?offset=${offset}&limit=${limit}`);
 }
 

@@ -36,9 +36,18 @@ export function rowFromApi(r: ApiRow): RequestRow {
     timeoutKind: r.timeoutKind,
     outcome: ended
       ? {
-          index: r.index, requestId: r.requestId, status: r.status as RequestEndStatus, ttftS: r.ttftS, e2elS: r.e2elS,
-          audioTtfpS: r.audioTtfpS, audioDurationS: r.audioDurationS, outputTokens: r.outputTokens, promptLen: r.promptLen,
-          attempts: r.attempts, error: r.error, sentT: r.sentT,
+          index: r.index,
+          requestId: r.requestId,
+          status: r.status as RequestEndStatus,
+          ttftS: r.ttftS,
+          e2elS: r.e2elS,
+          audioTtfpS: r.audioTtfpS,
+          audioDurationS: r.audioDurationS,
+          outputTokens: r.outputTokens,
+          promptLen: r.promptLen,
+          attempts: r.attempts,
+          error: r.error,
+          sentT: r.sentT,
         }
       : null,
   };
@@ -63,7 +72,7 @@ export function loadRun(svc: AppServices, id: string, cb: LoadCallbacks): () => 
     const m = store.getSnapshot().runs[id];
     if (m && m.seq === 0 && detail.counts.total > 0) {
       const rows: RequestRow[] = [];
-      for (let offset = 0; ; ) {
+      for (let offset = 0; ;) {
         const page = await getRequests(id, offset, 5000);
         if (stopped) return;
         rows.push(...page.requests.map(rowFromApi));

@@ -4,7 +4,18 @@
  * distributions of TTFT, E2E latency and audio TTFP.
  */
 import { memo, useMemo, useRef } from 'react';
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Area,
+  AreaChart,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import type { RequestRow } from '../state/runModel.ts';
 import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
 import { useInView, useThrottled } from '../state/hooks.ts';
@@ -18,7 +29,11 @@ export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; 
   // Off screen (below the timeline at 1280×800) they do not redraw at all until scrolled to.
   const box = useRef<HTMLDivElement>(null);
   const inView = useInView(box);
-  const t = useThrottled(useMemo(() => ({ rows, endMs }), [rows, endMs]), live ? 2000 : 0, !inView);
+  const t = useThrottled(
+    useMemo(() => ({ rows, endMs }), [rows, endMs]),
+    live ? 2000 : 0,
+    !inView,
+  );
   return (
     <div ref={box}>
       <ChartsView rows={t.rows} endMs={t.endMs} />
@@ -32,11 +47,12 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
   const fmtS = (s: number) => (end < 10_000 ? `${s.toFixed(1)}s` : `${s.toFixed(0)}s`);
   const series = useMemo(() => outcomeSeries(rows, end, Math.min(60, end / 100)), [rows, end]);
   const dists = useMemo(
-    () => [
-      ['TTFT (ms)', histogram(latenciesMs(rows, 'ttftS'))],
-      ['E2E latency (ms)', histogram(latenciesMs(rows, 'e2elS'))],
-      ['Audio TTFP (ms)', histogram(latenciesMs(rows, 'audioTtfpS'))],
-    ] as const,
+    () =>
+      [
+        ['TTFT (ms)', histogram(latenciesMs(rows, 'ttftS'))],
+        ['E2E latency (ms)', histogram(latenciesMs(rows, 'e2elS'))],
+        ['Audio TTFP (ms)', histogram(latenciesMs(rows, 'audioTtfpS'))],
+      ] as const,
     [rows],
   );
   return (
@@ -49,7 +65,15 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
             <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} />
             <YAxis allowDecimals={false} tick={AXIS} />
             <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
-            <Area type="stepAfter" dataKey="inFlight" name="active" stroke="var(--c-inflight)" fill="var(--c-inflight)" fillOpacity={0.25} isAnimationActive={false} />
+            <Area
+              type="stepAfter"
+              dataKey="inFlight"
+              name="active"
+              stroke="var(--c-inflight)"
+              fill="var(--c-inflight)"
+              fillOpacity={0.25}
+              isAnimationActive={false}
+            />
           </AreaChart>
         </ResponsiveContainer>
       </figure>

@@ -2,10 +2,19 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { C2W_PHASES } from '../../shared/types.ts';
 
-const COLORS = ['var(--c-text)', 'var(--c-timed_out)', 'var(--c-audio)', 'var(--c-completed)', 'var(--c-failed)', 'var(--c-inflight)'];
+const COLORS = [
+  'var(--c-text)',
+  'var(--c-timed_out)',
+  'var(--c-audio)',
+  'var(--c-completed)',
+  'var(--c-failed)',
+  'var(--c-inflight)',
+];
 
 export function StallPhaseChart({ runs }: { runs: { name: string; byPhase: Record<string, number> }[] }) {
-  const extra = [...new Set(runs.flatMap((r) => Object.keys(r.byPhase)))].filter((p) => !(C2W_PHASES as readonly string[]).includes(p));
+  const extra = [...new Set(runs.flatMap((r) => Object.keys(r.byPhase)))].filter(
+    (p) => !(C2W_PHASES as readonly string[]).includes(p),
+  );
   const data = [...C2W_PHASES, ...extra].map((phase) => {
     const row: Record<string, string | number> = { phase: phase.replace(/_/g, ' ') };
     runs.forEach((r, i) => (row[`r${i}`] = r.byPhase[phase] ?? 0));
@@ -19,7 +28,9 @@ export function StallPhaseChart({ runs }: { runs: { name: string; byPhase: Recor
           <CartesianGrid stroke="var(--grid)" vertical={false} />
           <XAxis dataKey="phase" tick={{ fontSize: 11, stroke: 'var(--muted)' }} />
           <YAxis allowDecimals={false} tick={{ fontSize: 11, stroke: 'var(--muted)' }} />
-          <Tooltip contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' }} />
+          <Tooltip
+            contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' }}
+          />
           <Legend wrapperStyle={{ fontSize: 11 }} />
           {runs.map((r, i) => (
             <Bar key={i} dataKey={`r${i}`} name={r.name} fill={COLORS[i % COLORS.length]} isAnimationActive={false} />

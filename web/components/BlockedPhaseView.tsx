@@ -22,7 +22,13 @@ export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest }: Bl
     <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
       <h2>Blocked Code2Wav phase{stalls.length > 1 ? 's' : ''}</h2>
       {stalls.map((s) => (
-        <StallCard key={`${s.report.workerId}:${s.report.opId}`} stall={s} model={model} nowWallMs={nowWallMs} onFindRequest={onFindRequest} />
+        <StallCard
+          key={`${s.report.workerId}:${s.report.opId}`}
+          stall={s}
+          model={model}
+          nowWallMs={nowWallMs}
+          onFindRequest={onFindRequest}
+        />
       ))}
     </section>
   );
@@ -32,14 +38,27 @@ function frameText(f: StackFrame): string {
   return `${f.function || '(anonymous)'} (${f.file}:${f.line}:${f.column})${f.language && f.language !== 'js' ? ` [${f.language}]` : ''}`;
 }
 
-function StallCard({ stall, model, nowWallMs, onFindRequest }: { stall: StallRecord; model: BlockedPhaseViewProps['model']; nowWallMs: number; onFindRequest: (id: string) => void }) {
+function StallCard({
+  stall,
+  model,
+  nowWallMs,
+  onFindRequest,
+}: {
+  stall: StallRecord;
+  model: BlockedPhaseViewProps['model'];
+  nowWallMs: number;
+  onFindRequest: (id: string) => void;
+}) {
   const r = stall.report;
   const [copied, setCopied] = useState(false);
   const age = stallAgeS(stall, model, nowWallMs);
   const counting = !stall.recovered && model.finishedT === null;
   const stuck = (C2W_PHASES as readonly string[]).indexOf(r.phase);
   const copy = async () => {
-    const text = [`Code2Wav stall: worker ${r.workerId}, op ${r.opId}, phase ${r.phase}`, ...r.stack.map((f) => `  at ${frameText(f)}`)].join('\n');
+    const text = [
+      `Code2Wav stall: worker ${r.workerId}, op ${r.opId}, phase ${r.phase}`,
+      ...r.stack.map((f) => `  at ${frameText(f)}`),
+    ].join('\n');
     try {
       await navigator.clipboard.writeText(text);
       setCopied(true);
@@ -78,10 +97,19 @@ function StallCard({ stall, model, nowWallMs, onFindRequest }: { stall: StallRec
           <h3>Details</h3>
           <table className="kv">
             <tbody>
-              <tr><th>time in op</th><td>{r.inOpS.toFixed(2)} s at capture</td></tr>
-              <tr><th>captured</th><td>{new Date(r.capturedAtMs).toLocaleTimeString()}</td></tr>
+              <tr>
+                <th>time in op</th>
+                <td>{r.inOpS.toFixed(2)} s at capture</td>
+              </tr>
+              <tr>
+                <th>captured</th>
+                <td>{new Date(r.capturedAtMs).toLocaleTimeString()}</td>
+              </tr>
               {Object.entries(r.details).map(([k, v]) => (
-                <tr key={k}><th>{k}</th><td>{String(v)}</td></tr>
+                <tr key={k}>
+                  <th>{k}</th>
+                  <td>{String(v)}</td>
+                </tr>
               ))}
             </tbody>
           </table>

@@ -16,7 +16,8 @@ export function ConnectionIndicator() {
       {conn === 'reconnecting' && attempt > 1 ? ` (try ${attempt})` : ''}
       {version !== null && version !== PROTOCOL_VERSION && (
         <span className="field-error" title="Reload the page after updating stallscope">
-          {' '}· server speaks protocol v{version}, this page v{PROTOCOL_VERSION}
+          {' '}
+          · server speaks protocol v{version}, this page v{PROTOCOL_VERSION}
         </span>
       )}
       {conn === 'offline' && (

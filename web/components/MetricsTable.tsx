@@ -15,7 +15,9 @@ export function MetricsTable({ results, names }: { results: readonly Metrics[]; 
           <tr>
             <th>metric</th>
             {names.map((n, i) => (
-              <th key={i} className="num">{n}</th>
+              <th key={i} className="num">
+                {n}
+              </th>
             ))}
           </tr>
         </thead>
@@ -35,7 +37,7 @@ export function MetricsTable({ results, names }: { results: readonly Metrics[]; 
                   const d = i > 0 ? delta(base, metricNumber(m, row.key)) : null;
                   return (
                     <td key={i} className="num">
-                      {typeof v === 'number' ? fmtNum(v) : v ?? '–'}
+                      {typeof v === 'number' ? fmtNum(v) : (v ?? '–')}
                       {d && d.abs !== 0 && (
                         <span className={`delta ${d.abs > 0 ? 'up' : 'down'}`}>
                           {d.abs > 0 ? '+' : ''}

@@ -4,7 +4,17 @@ import { fmtNum } from '../state/selectors.ts';
 
 const ms = (t: number | null) => (t === null ? '–' : `${fmtNum(t, 1)} ms`);
 
-export function RequestDetail({ row, ops, nowT, onClose }: { row: RequestRow; ops: readonly OpRecord[]; nowT: number; onClose: () => void }) {
+export function RequestDetail({
+  row,
+  ops,
+  nowT,
+  onClose,
+}: {
+  row: RequestRow;
+  ops: readonly OpRecord[];
+  nowT: number;
+  onClose: () => void;
+}) {
   const o = row.outcome;
   return (
     <aside className="detail" aria-label={`Request ${row.index}`} data-testid="request-detail">
@@ -18,22 +28,66 @@ export function RequestDetail({ row, ops, nowT, onClose }: { row: RequestRow; op
       </header>
       <table className="kv">
         <tbody>
-          <tr><th>request id</th><td><code>{row.requestId || '–'}</code></td></tr>
-          <tr><th>queued / sent</th><td>{ms(row.queuedT)} / {ms(row.sentT)}</td></tr>
-          <tr><th>first token / first audio</th><td>{ms(row.firstTokenT)} / {ms(row.firstAudioT)}</td></tr>
-          <tr><th>ended</th><td>{ms(row.endT)}{row.timeoutKind ? ` (${row.timeoutKind} timeout)` : ''}</td></tr>
-          <tr><th>attempts</th><td>{row.attempts}</td></tr>
+          <tr>
+            <th>request id</th>
+            <td>
+              <code>{row.requestId || '–'}</code>
+            </td>
+          </tr>
+          <tr>
+            <th>queued / sent</th>
+            <td>
+              {ms(row.queuedT)} / {ms(row.sentT)}
+            </td>
+          </tr>
+          <tr>
+            <th>first token / first audio</th>
+            <td>
+              {ms(row.firstTokenT)} / {ms(row.firstAudioT)}
+            </td>
+          </tr>
+          <tr>
+            <th>ended</th>
+            <td>
+              {ms(row.endT)}
+              {row.timeoutKind ? ` (${row.timeoutKind} timeout)` : ''}
+            </td>
+          </tr>
+          <tr>
+            <th>attempts</th>
+            <td>{row.attempts}</td>
+          </tr>
           {o && (
             <>
-              <tr><th>TTFT</th><td>{fmtNum(o.ttftS * 1000, 1)} ms</td></tr>
-              <tr><th>E2E latency</th><td>{fmtNum(o.e2elS * 1000, 1)} ms</td></tr>
-              <tr><th>audio TTFP</th><td>{fmtNum(o.audioTtfpS * 1000, 1)} ms</td></tr>
-              <tr><th>audio duration</th><td>{fmtNum(o.audioDurationS, 2)} s</td></tr>
-              <tr><th>output / prompt tokens</th><td>{o.outputTokens} / {o.promptLen}</td></tr>
+              <tr>
+                <th>TTFT</th>
+                <td>{fmtNum(o.ttftS * 1000, 1)} ms</td>
+              </tr>
+              <tr>
+                <th>E2E latency</th>
+                <td>{fmtNum(o.e2elS * 1000, 1)} ms</td>
+              </tr>
+              <tr>
+                <th>audio TTFP</th>
+                <td>{fmtNum(o.audioTtfpS * 1000, 1)} ms</td>
+              </tr>
+              <tr>
+                <th>audio duration</th>
+                <td>{fmtNum(o.audioDurationS, 2)} s</td>
+              </tr>
+              <tr>
+                <th>output / prompt tokens</th>
+                <td>
+                  {o.outputTokens} / {o.promptLen}
+                </td>
+              </tr>
             </>
           )}
           {o?.error && (
-            <tr><th>error</th><td className="err">{o.error}</td></tr>
+            <tr>
+              <th>error</th>
+              <td className="err">{o.error}</td>
+            </tr>
           )}
         </tbody>
       </table>
@@ -46,7 +100,9 @@ export function RequestDetail({ row, ops, nowT, onClose }: { row: RequestRow; op
             <li key={op.key} className={op.stalled ? 'stalled' : ''}>
               <div>
                 worker {op.workerId} · op {op.opId} · batch of {op.requestIds.length} ·{' '}
-                {op.endT === null ? `open for ${fmtNum(nowT - op.beginT, 0)} ms` : `${fmtNum(op.endT - op.beginT, 1)} ms`}
+                {op.endT === null
+                  ? `open for ${fmtNum(nowT - op.beginT, 0)} ms`
+                  : `${fmtNum(op.endT - op.beginT, 1)} ms`}
                 {op.ok === false ? ` · failed: ${op.error ?? ''}` : ''}
                 {op.stalled ? ' · stalled' : ''}
               </div>
@@ -56,7 +112,11 @@ export function RequestDetail({ row, ops, nowT, onClose }: { row: RequestRow; op
                   return (
                     <li key={i}>
                       <b>{p.phase}</b> {fmtNum(end - p.t, 1)} ms{' '}
-                      <span className="muted">{Object.entries(p.details).map(([k, v]) => `${k}=${String(v)}`).join(' ')}</span>
+                      <span className="muted">
+                        {Object.entries(p.details)
+                          .map(([k, v]) => `${k}=${String(v)}`)
+                          .join(' ')}
+                      </span>
                     </li>
                   );
                 })}

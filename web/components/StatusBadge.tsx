@@ -11,7 +11,7 @@ const LABELS: Record<string, string> = {
 };
 
 export function StatusBadge({ verdict, status }: { verdict: string | null | undefined; status?: string | null }) {
-  const key = verdict ?? (status === 'finished' ? 'finished' : status ?? 'unknown');
+  const key = verdict ?? (status === 'finished' ? 'finished' : (status ?? 'unknown'));
   return (
     <span className={`badge badge-${key}`} data-testid="verdict-badge" data-verdict={key}>
       {LABELS[key] ?? key}

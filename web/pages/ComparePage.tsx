@@ -29,30 +29,47 @@ export function ComparePage({ ids }: { ids: string[] }) {
     setRuns(null);
     setError(null);
     Promise.all(ids.map(getRun)).then(setRuns, setError);
-    listRuns({ limit: 50 }).then((r) => setOthers(r.runs), () => setOthers([]));
+    listRuns({ limit: 50 }).then(
+      (r) => setOthers(r.runs),
+      () => setOthers([]),
+    );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
   const addRun = (
     <label className="add-run">
       Add a run{' '}
-      <select value="" onChange={(e) => e.target.value && navigate({ page: 'compare', ids: [...ids, e.target.value] })} data-testid="compare-add">
+      <select
+        value=""
+        onChange={(e) => e.target.value && navigate({ page: 'compare', ids: [...ids, e.target.value] })}
+        data-testid="compare-add"
+      >
         <option value="">choose…</option>
-        {others.filter((o) => !ids.includes(o.id)).map((o) => (
-          <option key={o.id} value={o.id}>{`${o.label || o.id} — ${o.verdict ?? o.status}`}</option>
-        ))}
+        {others
+          .filter((o) => !ids.includes(o.id))
+          .map((o) => (
+            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${o.verdict ?? o.status}`}</option>
+          ))}
       </select>
     </label>
   );
 
-  if (ids.length === 0) return <Empty>Select two or more runs on the <a href={href({ page: 'runs' })}>Runs</a> page to compare them. {addRun}</Empty>;
+  if (ids.length === 0)
+    return (
+      <Empty>
+        Select two or more runs on the <a href={href({ page: 'runs' })}>Runs</a> page to compare them. {addRun}
+      </Empty>
+    );
   if (error) return <ErrorState error={error} />;
   if (!runs) return <Loading what="runs to compare" />;
 
   const metrics = runs.map((r) => ((r.summary as RunSummary | null)?.metrics ?? {}) as Metrics);
   const diff = configDiff(runs.map((r) => r.spec ?? r.config ?? {}));
   const shown = onlyDiff ? diff.filter((d) => d.differs) : diff;
-  const stallRuns = runs.map((r) => ({ name: nameOf(r), byPhase: stallsByPhase(r.stallReports.map((s) => (s.report as StallReport).phase)) }));
+  const stallRuns = runs.map((r) => ({
+    name: nameOf(r),
+    byPhase: stallsByPhase(r.stallReports.map((s) => (s.report as StallReport).phase)),
+  }));
   return (
     <div className="compare-page" data-testid="compare-page">
       <div className="page-head">
@@ -69,21 +86,86 @@ export function ComparePage({ ids }: { ids: string[] }) {
               {runs.map((r) => (
                 <th key={r.id}>
                   <a href={href({ page: 'run', id: r.id })}>{nameOf(r)}</a>{' '}
-                  <button type="button" className="link" onClick={() => navigate({ page: 'compare', ids: ids.filter((x) => x !== r.id) })} aria-label={`Remove ${nameOf(r)}`}>×</button>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => navigate({ page: 'compare', ids: ids.filter((x) => x !== r.id) })}
+                    aria-label={`Remove ${nameOf(r)}`}
+                  >
+                    ×
+                  </button>
                 </th>
               ))}
             </tr>
           </thead>
           <tbody>
-            <tr><th>verdict</th>{runs.map((r) => <td key={r.id}><StatusBadge verdict={r.verdict} status={r.status} /></td>)}</tr>
-            <tr><th>requests</th>{runs.map((r) => <td key={r.id}>{r.counts.total}</td>)}</tr>
-            <tr><th>completed</th>{runs.map((r) => <td key={r.id} className="c-completed">{r.counts.completed}</td>)}</tr>
-            <tr><th>failed</th>{runs.map((r) => <td key={r.id}>{r.counts.failed}</td>)}</tr>
-            <tr><th>timed out</th>{runs.map((r) => <td key={r.id}>{r.counts.timedOut}</td>)}</tr>
-            <tr><th>cancelled after timeout</th>{runs.map((r) => <td key={r.id}>{r.counts.cancelledAfterTimeout}</td>)}</tr>
-            <tr><th>not dispatched</th>{runs.map((r) => <td key={r.id}>{r.counts.notDispatched}</td>)}</tr>
-            <tr><th>breaker</th>{runs.map((r) => <td key={r.id}>{r.breaker.tripped ? `tripped by #${r.breaker.cause?.requestIndex}` : r.failFast ? 'armed, not tripped' : 'off'}</td>)}</tr>
-            <tr><th>stall reports</th>{runs.map((r) => <td key={r.id}>{r.stallCount}{r.stallPhase ? ` (${r.stallPhase})` : ''}</td>)}</tr>
+            <tr>
+              <th>verdict</th>
+              {runs.map((r) => (
+                <td key={r.id}>
+                  <StatusBadge verdict={r.verdict} status={r.status} />
+                </td>
+              ))}
+            </tr>
+            <tr>
+              <th>requests</th>
+              {runs.map((r) => (
+                <td key={r.id}>{r.counts.total}</td>
+              ))}
+            </tr>
+            <tr>
+              <th>completed</th>
+              {runs.map((r) => (
+                <td key={r.id} className="c-completed">
+                  {r.counts.completed}
+                </td>
+              ))}
+            </tr>
+            <tr>
+              <th>failed</th>
+              {runs.map((r) => (
+                <td key={r.id}>{r.counts.failed}</td>
+              ))}
+            </tr>
+            <tr>
+              <th>timed out</th>
+              {runs.map((r) => (
+                <td key={r.id}>{r.counts.timedOut}</td>
+              ))}
+            </tr>
+            <tr>
+              <th>cancelled after timeout</th>
+              {runs.map((r) => (
+                <td key={r.id}>{r.counts.cancelledAfterTimeout}</td>
+              ))}
+            </tr>
+            <tr>
+              <th>not dispatched</th>
+              {runs.map((r) => (
+                <td key={r.id}>{r.counts.notDispatched}</td>
+              ))}
+            </tr>
+            <tr>
+              <th>breaker</th>
+              {runs.map((r) => (
+                <td key={r.id}>
+                  {r.breaker.tripped
+                    ? `tripped by #${r.breaker.cause?.requestIndex}`
+                    : r.failFast
+                      ? 'armed, not tripped'
+                      : 'off'}
+                </td>
+              ))}
+            </tr>
+            <tr>
+              <th>stall reports</th>
+              {runs.map((r) => (
+                <td key={r.id}>
+                  {r.stallCount}
+                  {r.stallPhase ? ` (${r.stallPhase})` : ''}
+                </td>
+              ))}
+            </tr>
           </tbody>
         </table>
       </div>
@@ -96,7 +178,8 @@ export function ComparePage({ ids }: { ids: string[] }) {
         <h2>
           Configuration{' '}
           <label className="small">
-            <input type="checkbox" checked={onlyDiff} onChange={(e) => setOnlyDiff(e.target.checked)} /> only differences
+            <input type="checkbox" checked={onlyDiff} onChange={(e) => setOnlyDiff(e.target.checked)} /> only
+            differences
           </label>
         </h2>
         {shown.length === 0 ? (
@@ -106,8 +189,14 @@ export function ComparePage({ ids }: { ids: string[] }) {
             <tbody>
               {shown.map((d) => (
                 <tr key={d.key} className={d.differs ? 'differs' : ''}>
-                  <th><code>{d.key}</code></th>
-                  {d.values.map((v, i) => <td key={i}><code>{v ?? '–'}</code></td>)}
+                  <th>
+                    <code>{d.key}</code>
+                  </th>
+                  {d.values.map((v, i) => (
+                    <td key={i}>
+                      <code>{v ?? '–'}</code>
+                    </td>
+                  ))}
                 </tr>
               ))}
             </tbody>

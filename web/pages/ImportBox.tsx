@@ -49,9 +49,21 @@ export function ImportBox({ onImported }: { onImported: (ids: string[], message:
       <span>Drop a vLLM result JSON (or JSON lines) here, or</span>
       <label className="button">
         {busy ? 'Importing…' : 'Choose file…'}
-        <input ref={input} type="file" accept=".json,.jsonl,application/json" multiple className="sr-only" onChange={(e) => void send(e.target.files)} data-testid="import-file" />
+        <input
+          ref={input}
+          type="file"
+          accept=".json,.jsonl,application/json"
+          multiple
+          className="sr-only"
+          onChange={(e) => void send(e.target.files)}
+          data-testid="import-file"
+        />
       </label>
-      {error && <span className="field-error" role="alert">Import failed: {error}</span>}
+      {error && (
+        <span className="field-error" role="alert">
+          Import failed: {error}
+        </span>
+      )}
     </div>
   );
 }

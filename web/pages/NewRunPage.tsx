@@ -69,7 +69,9 @@ export function NewRunPage() {
       navigate({ page: 'run', id });
     } catch (err) {
       if (err instanceof ApiError && (err.issues.length || err.field)) {
-        setServerIssues(err.issues.length ? err.issues : [{ field: err.field!, message: err.message, severity: 'error' }]);
+        setServerIssues(
+          err.issues.length ? err.issues : [{ field: err.field!, message: err.message, severity: 'error' }],
+        );
       } else setSubmitError(err instanceof Error ? err.message : String(err));
     } finally {
       setBusy(false);
@@ -83,7 +85,14 @@ export function NewRunPage() {
         <legend>Preset</legend>
         {presets.map((p) => (
           <label key={p.id} className={`preset${p.id === presetId ? ' chosen' : ''}`}>
-            <input type="radio" name="preset" value={p.id} checked={p.id === presetId} onChange={() => pick(p.id)} data-testid={`preset-${p.id}`} />
+            <input
+              type="radio"
+              name="preset"
+              value={p.id}
+              checked={p.id === presetId}
+              onChange={() => pick(p.id)}
+              data-testid={`preset-${p.id}`}
+            />
             <span>
               <strong>{p.title}</strong>
               <small>{p.description}</small>
@@ -100,7 +109,13 @@ export function NewRunPage() {
           <ul>
             {errors.map((i, n) => (
               <li key={n}>
-                <a href={`#${fieldId(i.field)}`} onClick={(e) => { e.preventDefault(); document.getElementById(fieldId(i.field))?.focus(); }}>
+                <a
+                  href={`#${fieldId(i.field)}`}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    document.getElementById(fieldId(i.field))?.focus();
+                  }}
+                >
                   {i.field}
                 </a>{' '}
                 {i.message}
@@ -109,7 +124,11 @@ export function NewRunPage() {
           </ul>
         </div>
       )}
-      {submitError && <p className="err" role="alert">{submitError}</p>}
+      {submitError && (
+        <p className="err" role="alert">
+          {submitError}
+        </p>
+      )}
       <div className="actions">
         <button type="submit" className="primary" disabled={busy} data-testid="start-run">
           {busy ? 'Starting…' : 'Start run'}
@@ -117,7 +136,11 @@ export function NewRunPage() {
         <button type="button" onClick={() => pick(presetId)} data-testid="reset-preset">
           Reset to preset
         </button>
-        {errors.length > 0 && <span className="field-error">{errors.length} error{errors.length > 1 ? 's' : ''}</span>}
+        {errors.length > 0 && (
+          <span className="field-error">
+            {errors.length} error{errors.length > 1 ? 's' : ''}
+          </span>
+        )}
       </div>
     </form>
   );

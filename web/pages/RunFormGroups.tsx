@@ -2,7 +2,14 @@
 import { useContext } from 'react';
 import { C2W_PHASES } from '../../shared/types.ts';
 import type { RunSpec } from '../../shared/schemas.ts';
-import { CheckField, FormContext, NumberField, ParsedArea, SelectField, TextField } from '../components/form/Fields.tsx';
+import {
+  CheckField,
+  FormContext,
+  NumberField,
+  ParsedArea,
+  SelectField,
+  TextField,
+} from '../components/form/Fields.tsx';
 import { formatKeyValues, parseKeyValues } from '../components/form/paths.ts';
 
 const TARGETS = {
@@ -16,7 +23,11 @@ const DATASETS = {
 };
 
 const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : '');
-const splitList = (t: string) => t.split(',').map((s) => s.trim()).filter(Boolean);
+const splitList = (t: string) =>
+  t
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const numList = (t: string) => splitList(t).map((s) => (Number.isFinite(Number(s)) ? Number(s) : s));
 const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
 const parseJson = (t: string) => {
@@ -30,12 +41,17 @@ const parseJson = (t: string) => {
 export function RunFormGroups({ spec }: { spec: RunSpec }) {
   const f = useContext(FormContext)!;
   const embedded = spec.target?.kind === 'embedded';
-  const faults = embedded ? (spec.target as Extract<RunSpec['target'], { kind: 'embedded' }>).faults ?? [] : [];
+  const faults = embedded ? ((spec.target as Extract<RunSpec['target'], { kind: 'embedded' }>).faults ?? []) : [];
   return (
     <>
       <fieldset className="group">
         <legend>Target</legend>
-        <SelectField path="target.kind" label="Target" options={['embedded', 'url']} onPick={(k) => f.set('target', structuredClone(TARGETS[k as keyof typeof TARGETS]))} />
+        <SelectField
+          path="target.kind"
+          label="Target"
+          options={['embedded', 'url']}
+          onPick={(k) => f.set('target', structuredClone(TARGETS[k as keyof typeof TARGETS]))}
+        />
         {embedded ? (
           <>
             <NumberField path="target.workers" label="Code2Wav workers" hint="1 = the stage's single owner thread" />
@@ -67,7 +83,12 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
 
       <fieldset className="group">
         <legend>Dataset</legend>
-        <SelectField path="dataset.name" label="Dataset" options={['random', 'seed-tts', 'trace']} onPick={(k) => f.set('dataset', structuredClone(DATASETS[k as keyof typeof DATASETS]))} />
+        <SelectField
+          path="dataset.name"
+          label="Dataset"
+          options={['random', 'seed-tts', 'trace']}
+          onPick={(k) => f.set('dataset', structuredClone(DATASETS[k as keyof typeof DATASETS]))}
+        />
         {spec.dataset?.name === 'random' && (
           <>
             <NumberField path="dataset.inputLen" label="Input length (tokens)" />
@@ -96,7 +117,14 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
           label="Ramp-up"
           options={['none', 'linear', 'exponential']}
           hint="request rate must be inf"
-          onPick={(k) => f.set('rampUp', k === 'none' ? undefined : { strategy: k, startRps: spec.rampUp?.startRps ?? 1, endRps: spec.rampUp?.endRps ?? 10 })}
+          onPick={(k) =>
+            f.set(
+              'rampUp',
+              k === 'none'
+                ? undefined
+                : { strategy: k, startRps: spec.rampUp?.startRps ?? 1, endRps: spec.rampUp?.endRps ?? 10 },
+            )
+          }
         />
         {spec.rampUp && (
           <>
@@ -108,7 +136,12 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
         <NumberField path="seed" label="Seed" />
         <NumberField path="numWarmups" label="Warmups" />
         <NumberField path="readyCheckTimeoutS" label="Ready check timeout (s)" hint="optional" />
-        <ParsedArea path="extraBody" label="Extra body (JSON, merged at the top level)" format={json} parse={parseJson} />
+        <ParsedArea
+          path="extraBody"
+          label="Extra body (JSON, merged at the top level)"
+          format={json}
+          parse={parseJson}
+        />
       </fieldset>
 
       <fieldset className="group">
@@ -122,11 +155,18 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
       {embedded && (
         <fieldset className="group">
           <legend>Watchdog and faults</legend>
-          <NumberField path="target.watchdogTimeoutS" label="Watchdog timeout (s)" hint="0 = off; keep it well below the request timeout" />
+          <NumberField
+            path="target.watchdogTimeoutS"
+            label="Watchdog timeout (s)"
+            hint="0 = off; keep it well below the request timeout"
+          />
           <div className="faults wide">
             <div className="faults-head">
               <span>Faults</span>
-              <button type="button" onClick={() => f.set('target.faults', [...faults, { phase: 'hift', kind: 'block', after: 3 }])}>
+              <button
+                type="button"
+                onClick={() => f.set('target.faults', [...faults, { phase: 'hift', kind: 'block', after: 3 }])}
+              >
                 Add fault
               </button>
             </div>
@@ -138,7 +178,17 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
                 <NumberField path={`target.faults.${i}.after`} label="After N ops" />
                 <NumberField path={`target.faults.${i}.p`} label="Probability" />
                 <NumberField path={`target.faults.${i}.minInflight`} label="Min in flight" />
-                <button type="button" className="link" onClick={() => f.set('target.faults', faults.filter((__, j) => j !== i))} aria-label={`Remove fault ${i + 1}`}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() =>
+                    f.set(
+                      'target.faults',
+                      faults.filter((__, j) => j !== i),
+                    )
+                  }
+                  aria-label={`Remove fault ${i + 1}`}
+                >
                   remove
                 </button>
               </div>
@@ -154,7 +204,12 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
           label="Thresholds (one per line)"
           hint="e.g. failed==0, mean_ttft_ms<500"
           format={(v) => (Array.isArray(v) ? v.join('\n') : '')}
-          parse={(t) => t.split('\n').map((s) => s.trim()).filter(Boolean)}
+          parse={(t) =>
+            t
+              .split('\n')
+              .map((s) => s.trim())
+              .filter(Boolean)
+          }
         />
         <NumberField path="goodput.ttft" label="Goodput SLO: TTFT (ms)" hint="optional" />
         <NumberField path="goodput.tpot" label="Goodput SLO: TPOT (ms)" hint="optional" />

@@ -22,7 +22,9 @@ export function RunHeader({ detail, status, verdict, elapsedS, breaker, running,
       <div className="run-title">
         <h1>{detail.label || detail.id}</h1>
         <StatusBadge verdict={verdict} status={status} />
-        <span className="muted" data-testid="run-status">{status}</span>
+        <span className="muted" data-testid="run-status">
+          {status}
+        </span>
       </div>
       <div className="run-facts">
         <span>
@@ -33,7 +35,11 @@ export function RunHeader({ detail, status, verdict, elapsedS, breaker, running,
         <span>
           concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}
         </span>
-        <span className={`breaker ${breaker.tripped ? 'tripped' : detail.failFast ? 'armed' : 'off'}`} data-testid="breaker" data-state={breaker.tripped ? 'tripped' : detail.failFast ? 'armed' : 'off'}>
+        <span
+          className={`breaker ${breaker.tripped ? 'tripped' : detail.failFast ? 'armed' : 'off'}`}
+          data-testid="breaker"
+          data-state={breaker.tripped ? 'tripped' : detail.failFast ? 'armed' : 'off'}
+        >
           breaker:{' '}
           {breaker.tripped
             ? `tripped by #${breaker.cause?.requestIndex ?? '?'} (${breaker.cause?.kind ?? '?'} timeout after ${breaker.cause?.elapsedS?.toFixed(1) ?? '?'} s${breaker.cause?.lastPhase ? `, last phase ${breaker.cause.lastPhase}` : ''})`
@@ -56,7 +62,17 @@ export function RunHeader({ detail, status, verdict, elapsedS, breaker, running,
           ))}
         </div>
       )}
-      {detail.error ? <p className="err" role="alert">{detail.error}</p> : message && <p className={status === 'errored' ? 'err' : 'muted'} data-testid="status-message">{message}</p>}
+      {detail.error ? (
+        <p className="err" role="alert">
+          {detail.error}
+        </p>
+      ) : (
+        message && (
+          <p className={status === 'errored' ? 'err' : 'muted'} data-testid="status-message">
+            {message}
+          </p>
+        )
+      )}
     </header>
   );
 }

@@ -47,17 +47,27 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     if (ended && detail?.status === 'running') getRun(id).then(setDetail, () => {});
   }, [ended, detail?.status, id]);
 
-  const running = model ? model.status === 'running' || (model.status === 'unknown' && detail?.status === 'running') : false;
+  const running = model
+    ? model.status === 'running' || (model.status === 'unknown' && detail?.status === 'running')
+    : false;
   const now = useNow(running, 200);
   const startedAtMs = model?.startedAtMs ?? detail?.startedAtMs ?? null;
-  const nowT = model ? (running && startedAtMs !== null ? Math.max(model.lastT, now - startedAtMs) : (model.finishedT ?? model.lastT)) : 0;
+  const nowT = model
+    ? running && startedAtMs !== null
+      ? Math.max(model.lastT, now - startedAtMs)
+      : (model.finishedT ?? model.lastT)
+    : 0;
 
   const stalls: StallRecord[] = useMemo(() => {
     if (model && model.stalls.length > 0) return model.stalls;
     // Runs without a telemetry stream (e.g. imports) may still carry stored reports.
     return (detail?.stallReports ?? []).map((e) => {
       const report = e.report as StallReport;
-      return { t: startedAtMs !== null ? report.capturedAtMs - startedAtMs : 0, report, recovered: e.recovered ? { t: 0, stalledS: e.recovered.stalledS } : null };
+      return {
+        t: startedAtMs !== null ? report.capturedAtMs - startedAtMs : 0,
+        report,
+        recovered: e.recovered ? { t: 0, stalledS: e.recovered.stalledS } : null,
+      };
     });
   }, [model, detail, startedAtMs]);
 
@@ -66,8 +76,15 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
 
   const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;
   const verdict = model.verdict ?? (detail.verdict as typeof model.verdict);
-  const counts = model.seq > 0 || model.requests.length > 0 ? (model.summary ? model.summary.counts : { ...model.counts, total: Math.max(model.counts.total, detail.counts.total) }) : detail.counts;
-  const breaker = model.breaker.tripped ? model.breaker : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
+  const counts =
+    model.seq > 0 || model.requests.length > 0
+      ? model.summary
+        ? model.summary.counts
+        : { ...model.counts, total: Math.max(model.counts.total, detail.counts.total) }
+      : detail.counts;
+  const breaker = model.breaker.tripped
+    ? model.breaker
+    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
   const sel = selected !== null ? model.requests[selected] : undefined;
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   const findRequest = (rid: string) => {
@@ -101,8 +118,9 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
       <BlockedPhaseView stalls={stalls} model={model} nowWallMs={now} onFindRequest={findRequest} />
       {model.requests.length === 0 && !running && loaded ? (
         <Empty>
-          No per-request data for this run{detail.source === 'import' ? ': it was imported from a result file without per-request arrays' : ''}.
-          The metrics below are what the result holds.
+          No per-request data for this run
+          {detail.source === 'import' ? ': it was imported from a result file without per-request arrays' : ''}. The
+          metrics below are what the result holds.
         </Empty>
       ) : (
         <>
@@ -115,7 +133,9 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
               highlight={highlight}
               scrollTo={scrollTo}
             />
-            {sel && <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />}
+            {sel && (
+              <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />
+            )}
           </div>
           <Suspense fallback={<Loading what="charts" />}>
             <RunCharts rows={model.requests} endMs={nowT} live={running} />
@@ -141,10 +161,18 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
       )}
       <section className="panel exports">
         <h2>Export</h2>
-        <a className="button" href={exportUrl(id, 'vllm')} download>vLLM result JSON</a>
-        <a className="button" href={exportUrl(id, 'trace')} download>Perfetto trace</a>
-        <a className="button" href={exportUrl(id, 'csv')} download>CSV of requests</a>
-        <a className="button" href={href({ page: 'compare', ids: [id] })}>Compare with…</a>
+        <a className="button" href={exportUrl(id, 'vllm')} download>
+          vLLM result JSON
+        </a>
+        <a className="button" href={exportUrl(id, 'trace')} download>
+          Perfetto trace
+        </a>
+        <a className="button" href={exportUrl(id, 'csv')} download>
+          CSV of requests
+        </a>
+        <a className="button" href={href({ page: 'compare', ids: [id] })}>
+          Compare with…
+        </a>
       </section>
     </div>
   );

@@ -25,7 +25,11 @@ export function RunsPage() {
   const [selected, setSelected] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
   // A change in any active run's status or verdict is a reason to reload the list.
-  const activeKey = useAppState((s) => Object.values(s.active).map((r) => `${r.runId}:${r.status}:${r.verdict}`).join('|'));
+  const activeKey = useAppState((s) =>
+    Object.values(s.active)
+      .map((r) => `${r.runId}:${r.status}:${r.verdict}`)
+      .join('|'),
+  );
 
   const load = useCallback(() => {
     setError(null);
@@ -44,7 +48,11 @@ export function RunsPage() {
   useEffect(() => {
     const id = setTimeout(() => {
       const metadata = meta.split(/[\s,]+/).filter((m) => m.includes('='));
-      setFilter((f) => (f.q === (text || undefined) && JSON.stringify(f.metadata ?? []) === JSON.stringify(metadata) ? f : { ...f, q: text || undefined, metadata, offset: 0 }));
+      setFilter((f) =>
+        f.q === (text || undefined) && JSON.stringify(f.metadata ?? []) === JSON.stringify(metadata)
+          ? f
+          : { ...f, q: text || undefined, metadata, offset: 0 },
+      );
     }, 250);
     return () => clearTimeout(id);
   }, [text, meta]);
@@ -67,25 +75,51 @@ export function RunsPage() {
       <div className="page-head">
         <h1>Runs</h1>
         <span className="spacer" />
-        <a className="button primary" href={href({ page: 'new' })}>New run</a>
+        <a className="button primary" href={href({ page: 'new' })}>
+          New run
+        </a>
       </div>
       <div className="filters" role="search">
         <label>
           Verdict{' '}
-          <select value={filter.verdict ?? ''} onChange={(e) => setFilter({ ...filter, verdict: e.target.value || undefined, offset: 0 })} data-testid="filter-verdict">
+          <select
+            value={filter.verdict ?? ''}
+            onChange={(e) => setFilter({ ...filter, verdict: e.target.value || undefined, offset: 0 })}
+            data-testid="filter-verdict"
+          >
             {VERDICTS.map((v) => (
-              <option key={v} value={v}>{v ? v.replace('_', ' ') : 'any'}</option>
+              <option key={v} value={v}>
+                {v ? v.replace('_', ' ') : 'any'}
+              </option>
             ))}
           </select>
         </label>
         <label>
-          Search <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="id, label, model, target" data-testid="filter-text" />
+          Search{' '}
+          <input
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="id, label, model, target"
+            data-testid="filter-text"
+          />
         </label>
         <label>
-          Metadata <input type="search" value={meta} onChange={(e) => setMeta(e.target.value)} placeholder="build=123 node=mi300-7" />
+          Metadata{' '}
+          <input
+            type="search"
+            value={meta}
+            onChange={(e) => setMeta(e.target.value)}
+            placeholder="build=123 node=mi300-7"
+          />
         </label>
         <span className="spacer" />
-        <button type="button" disabled={selected.length < 2} onClick={() => navigate({ page: 'compare', ids: selected })} data-testid="compare-selected">
+        <button
+          type="button"
+          disabled={selected.length < 2}
+          onClick={() => navigate({ page: 'compare', ids: selected })}
+          data-testid="compare-selected"
+        >
           Compare {selected.length >= 2 ? `${selected.length} runs` : '(select 2+)'}
         </button>
       </div>
@@ -96,26 +130,46 @@ export function RunsPage() {
           if (ids.length === 1) setSelected((s) => [...s, ids[0]]);
         }}
       />
-      {notice && <p className="notice" role="status" data-testid="notice">{notice}</p>}
+      {notice && (
+        <p className="notice" role="status" data-testid="notice">
+          {notice}
+        </p>
+      )}
       {error ? (
         <ErrorState error={error} retry={load} />
       ) : !data ? (
         <Loading what="runs" />
       ) : data.runs.length === 0 ? (
         <Empty>
-          {filter.q || filter.verdict || filter.metadata?.length ? 'No run matches these filters.' : (
-            <>No runs yet. <a href={href({ page: 'new' })}>Start one</a> or import a vLLM result file.</>
+          {filter.q || filter.verdict || filter.metadata?.length ? (
+            'No run matches these filters.'
+          ) : (
+            <>
+              No runs yet. <a href={href({ page: 'new' })}>Start one</a> or import a vLLM result file.
+            </>
           )}
         </Empty>
       ) : (
         <>
           <RunsTable runs={data.runs} selected={selected} onToggle={toggle} onDelete={remove} />
           <nav className="pager" aria-label="Pages">
-            <button type="button" disabled={offset === 0} onClick={() => setFilter({ ...filter, offset: Math.max(0, offset - PAGE) })}>← Newer</button>
+            <button
+              type="button"
+              disabled={offset === 0}
+              onClick={() => setFilter({ ...filter, offset: Math.max(0, offset - PAGE) })}
+            >
+              ← Newer
+            </button>
             <span>
               {offset + 1}–{offset + data.runs.length} of {data.total}
             </span>
-            <button type="button" disabled={offset + PAGE >= data.total} onClick={() => setFilter({ ...filter, offset: offset + PAGE })}>Older →</button>
+            <button
+              type="button"
+              disabled={offset + PAGE >= data.total}
+              onClick={() => setFilter({ ...filter, offset: offset + PAGE })}
+            >
+              Older →
+            </button>
           </nav>
         </>
       )}

@@ -3,7 +3,13 @@
  * state of active runs (from the snapshot), and the detailed models of the
  * runs the user is looking at (from deltas and REST replays).
  */
-import { PROTOCOL_VERSION, assertNever, type RunState, type SeqEvent, type ServerMessage } from '../../shared/protocol.ts';
+import {
+  PROTOCOL_VERSION,
+  assertNever,
+  type RunState,
+  type SeqEvent,
+  type ServerMessage,
+} from '../../shared/protocol.ts';
 import { applyEvents } from './applyEvent.ts';
 import { emptyRun, type RequestRow, type RunModel } from './runModel.ts';
 
@@ -49,7 +55,7 @@ export function reduce(state: AppState, action: AppAction): AppState {
       return {
         ...state,
         connection: action.state,
-        reconnectAttempt: action.state === 'live' ? 0 : action.attempt ?? state.reconnectAttempt,
+        reconnectAttempt: action.state === 'live' ? 0 : (action.attempt ?? state.reconnectAttempt),
       };
     case 'watch':
       if (state.runs[action.runId]) return state;
@@ -69,7 +75,10 @@ export function reduce(state: AppState, action: AppAction): AppState {
       const indexById: Record<string, number> = {};
       for (const r of action.rows) if (r.requestId) indexById[r.requestId] = r.index;
       const lastT = action.rows.reduce((a, r) => Math.max(a, r.endT ?? r.sentT ?? 0), 0);
-      return { ...state, runs: { ...state.runs, [action.runId]: { ...m, requests: action.rows, indexById, lastT, finishedT: lastT } } };
+      return {
+        ...state,
+        runs: { ...state.runs, [action.runId]: { ...m, requests: action.rows, indexById, lastT, finishedT: lastT } },
+      };
     }
     case 'server':
       return reduceServer(state, action.msg);
@@ -106,7 +115,8 @@ function reduceServer(state: AppState, msg: ServerMessage): AppState {
 function withEvents(state: AppState, runId: string, events: SeqEvent[]): AppState {
   const before = state.runs[runId] ?? emptyRun(runId);
   const model = applyEvents(before, events);
-  const next: AppState = model === before && state.runs[runId] ? state : { ...state, runs: { ...state.runs, [runId]: model } };
+  const next: AppState =
+    model === before && state.runs[runId] ? state : { ...state, runs: { ...state.runs, [runId]: model } };
   const light = state.active[runId];
   if (!light) return next;
   return { ...next, active: { ...next.active, [runId]: lightFromModel(light, model) } };

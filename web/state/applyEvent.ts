@@ -151,7 +151,11 @@ function applyBench(d: Draft, e: BenchEvent): void {
       d.m.summary = e.summary;
       d.m.verdict = e.summary.verdict;
       d.m.finishedT = e.t;
-      d.m.breaker = { ...d.m.breaker, tripped: d.m.breaker.tripped || e.summary.failFastTripped, cause: d.m.breaker.cause ?? e.summary.cause };
+      d.m.breaker = {
+        ...d.m.breaker,
+        tripped: d.m.breaker.tripped || e.summary.failFastTripped,
+        cause: d.m.breaker.cause ?? e.summary.cause,
+      };
       // The engine's counts are authoritative once the run is over.
       d.own('counts');
       d.m.counts = { ...e.summary.counts };
@@ -179,4 +183,3 @@ function countEnd(d: Draft, status: RequestEndStatus): void {
     c.cancelledAfterTimeout++;
   }
 }
-

@@ -19,8 +19,16 @@ export function applyTelemetry(d: Draft, ev: TelemetryEvent, wrapT: number): voi
     case 'c2w.op.begin': {
       const key = `${ev.workerId}:${ev.opId}`;
       d.own('ops')[key] = {
-        key, workerId: ev.workerId, opId: ev.opId, requestIds: ev.requestIds,
-        beginT: t, endT: null, ok: null, error: null, phases: [], stalled: false,
+        key,
+        workerId: ev.workerId,
+        opId: ev.opId,
+        requestIds: ev.requestIds,
+        beginT: t,
+        endT: null,
+        ok: null,
+        error: null,
+        phases: [],
+        stalled: false,
       };
       const by = d.own('opsByRequest');
       for (const id of ev.requestIds) by[id] = by[id] ? [...by[id], key] : [key];
@@ -68,4 +76,3 @@ export function applyTelemetry(d: Draft, ev: TelemetryEvent, wrapT: number): voi
       assertNever(ev);
   }
 }
-

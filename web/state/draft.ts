@@ -16,7 +16,9 @@ export class Draft {
     this.m = { ...base };
   }
   /** Copy a top-level collection once per batch before writing into it. */
-  own<K extends 'indexById' | 'ops' | 'opsByRequest' | 'stalls' | 'warnings' | 'pending' | 'counts'>(k: K): RunModel[K] {
+  own<K extends 'indexById' | 'ops' | 'opsByRequest' | 'stalls' | 'warnings' | 'pending' | 'counts'>(
+    k: K,
+  ): RunModel[K] {
     if (!this.owned.has(k)) {
       this.owned.add(k);
       const v = this.m[k];
@@ -52,4 +54,3 @@ export class Draft {
     return this.m.ops[key];
   }
 }
-

@@ -1,5 +1,14 @@
 /** React bindings of the store and the live client (React never touches the socket). */
-import { createContext, startTransition, useContext, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  createContext,
+  startTransition,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import type { LiveClient } from '../api/liveClient.ts';
 import type { AppState } from './appReducer.ts';
 import type { RunStore } from './runStore.ts';
@@ -27,11 +36,14 @@ export function throttledSubscribe(subscribe: RunStore['subscribe'], ms: number)
     let last = 0;
     const unsub = subscribe(() => {
       if (timer) return;
-      timer = setTimeout(() => {
-        timer = null;
-        last = Date.now();
-        listener();
-      }, Math.max(0, last + ms - Date.now()));
+      timer = setTimeout(
+        () => {
+          timer = null;
+          last = Date.now();
+          listener();
+        },
+        Math.max(0, last + ms - Date.now()),
+      );
     });
     return () => {
       unsub();
@@ -90,7 +102,9 @@ export function useInView(ref: React.RefObject<Element | null>, margin = '0px'):
   useEffect(() => {
     const el = ref.current;
     if (!el || typeof IntersectionObserver === 'undefined') return;
-    const io = new IntersectionObserver((entries) => setInView(entries.some((e) => e.isIntersecting)), { rootMargin: margin });
+    const io = new IntersectionObserver((entries) => setInView(entries.some((e) => e.isIntersecting)), {
+      rootMargin: margin,
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [ref, margin]);

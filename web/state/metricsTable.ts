@@ -64,10 +64,12 @@ export function metricSections(results: readonly Metrics[]): MetricSection[] {
       }
     }
     if (stats.size === 0) continue;
-    const rows = [...stats.entries()].sort((a, b) => a[1] - b[1]).map(([stat]) => ({
-      key: `${stat}_${sec.metric}${sec.suffix}`,
-      label: `${stat === 'mean' ? 'Mean' : stat === 'median' ? 'Median' : stat.toUpperCase()} ${sec.short}${sec.unit ? ` (${sec.unit})` : ''}`,
-    }));
+    const rows = [...stats.entries()]
+      .sort((a, b) => a[1] - b[1])
+      .map(([stat]) => ({
+        key: `${stat}_${sec.metric}${sec.suffix}`,
+        label: `${stat === 'mean' ? 'Mean' : stat === 'median' ? 'Median' : stat.toUpperCase()} ${sec.short}${sec.unit ? ` (${sec.unit})` : ''}`,
+      }));
     out.push({ title: sec.title, rows });
   }
   return out;
@@ -96,7 +98,9 @@ export function flatten(v: unknown, prefix = '', out: Record<string, string> = {
 }
 
 /** Rows of a config comparison: every key any config has, with whether the values differ. */
-export function configDiff(configs: readonly unknown[]): { key: string; values: (string | undefined)[]; differs: boolean }[] {
+export function configDiff(
+  configs: readonly unknown[],
+): { key: string; values: (string | undefined)[]; differs: boolean }[] {
   const flats = configs.map((c) => flatten(c));
   const keys = [...new Set(flats.flatMap((f) => Object.keys(f)))].sort();
   return keys.map((key) => {

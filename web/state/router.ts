@@ -20,7 +20,11 @@ export function parseRoute(hash: string): Route {
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) {
     const req = q.get('request');
-    return { page: 'run', id: decodeURIComponent(run[1]), ...(req !== null && /^\d+$/.test(req) ? { request: Number(req) } : {}) };
+    return {
+      page: 'run',
+      id: decodeURIComponent(run[1]),
+      ...(req !== null && /^\d+$/.test(req) ? { request: Number(req) } : {}),
+    };
   }
   if (path === '/compare') {
     // Split the raw value before decoding, so an id holding an encoded comma stays one id.

@@ -3,7 +3,15 @@
  * stream (live over the WebSocket, or replayed from the store over REST).
  * Plain data so that the reducer stays pure and testable in Node.
  */
-import type { BreakerCause, PhaseDetails, RequestStatus, RunCounts, RunStatus, StallReport, Verdict } from '../../shared/types.ts';
+import type {
+  BreakerCause,
+  PhaseDetails,
+  RequestStatus,
+  RunCounts,
+  RunStatus,
+  StallReport,
+  Verdict,
+} from '../../shared/types.ts';
 import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../shared/protocol.ts';
 
 /** One benchmark request as a timeline row. Times are ms since the run clock started. */

@@ -19,7 +19,14 @@ export function outcomeSeries(rows: readonly RequestRow[], endMs: number, bucket
   const end = Math.max(endMs, 1);
   const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
   const width = end / n;
-  const pts: SeriesPoint[] = Array.from({ length: n }, (_, i) => ({ s: ((i + 1) * width) / 1000, inFlight: 0, completed: 0, failed: 0, timedOut: 0, cancelled: 0 }));
+  const pts: SeriesPoint[] = Array.from({ length: n }, (_, i) => ({
+    s: ((i + 1) * width) / 1000,
+    inFlight: 0,
+    completed: 0,
+    failed: 0,
+    timedOut: 0,
+    cancelled: 0,
+  }));
   const delta = new Float64Array(n + 1);
   const bucketOf = (t: number) => Math.min(n - 1, Math.max(0, Math.floor(t / width)));
   for (const r of rows) {
@@ -62,7 +69,12 @@ export function histogram(values: readonly number[], bins = 20): Bin[] {
   }
   if (hi === lo) return [{ from: lo, to: hi, count: xs.length, label: fmtNum(lo) }];
   const w = (hi - lo) / bins;
-  const out: Bin[] = Array.from({ length: bins }, (_, i) => ({ from: lo + i * w, to: lo + (i + 1) * w, count: 0, label: fmtNum(lo + (i + 0.5) * w) }));
+  const out: Bin[] = Array.from({ length: bins }, (_, i) => ({
+    from: lo + i * w,
+    to: lo + (i + 1) * w,
+    count: 0,
+    label: fmtNum(lo + (i + 0.5) * w),
+  }));
   for (const v of xs) out[Math.min(bins - 1, Math.floor((v - lo) / w))].count++;
   return out;
 }
@@ -70,7 +82,8 @@ export function histogram(values: readonly number[], bins = 20): Bin[] {
 /** Per-request latencies in ms of completed requests, from their outcomes. */
 export function latenciesMs(rows: readonly RequestRow[], key: 'ttftS' | 'e2elS' | 'audioTtfpS'): number[] {
   const out: number[] = [];
-  for (const r of rows) if (r.status === 'completed' && r.outcome && r.outcome[key] > 0) out.push(r.outcome[key] * 1000);
+  for (const r of rows)
+    if (r.status === 'completed' && r.outcome && r.outcome[key] > 0) out.push(r.outcome[key] * 1000);
   return out;
 }
 
@@ -84,7 +97,7 @@ export function fmtNum(v: number | null | undefined, digits = 2): string {
 export function stallAgeS(s: StallRecord, m: Pick<RunModel, 'startedAtMs' | 'finishedT'>, nowWallMs: number): number {
   const base = s.report.inPhaseS;
   let endWall = nowWallMs;
-  if (s.recovered) return base + Math.max(0, (s.recovered.stalledS - base));
+  if (s.recovered) return base + Math.max(0, s.recovered.stalledS - base);
   if (m.finishedT !== null && m.startedAtMs !== null) endWall = Math.min(nowWallMs, m.startedAtMs + m.finishedT);
   return base + Math.max(0, endWall - s.report.capturedAtMs) / 1000;
 }

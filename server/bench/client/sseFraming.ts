@@ -96,7 +96,10 @@ export class SseFramer {
         from = 0;
         if (message) {
           // Characters bound bytes from below and a third of them from above: count exactly only in between.
-          if (message.length > this.maxEventBytes || (message.length * 3 > this.maxEventBytes && utf8Length(message) > this.maxEventBytes)) {
+          if (
+            message.length > this.maxEventBytes ||
+            (message.length * 3 > this.maxEventBytes && utf8Length(message) > this.maxEventBytes)
+          ) {
             this.tooLarge();
           }
           messages.push(message);
@@ -194,7 +197,8 @@ const IGNORED_FIELDS = new Set(['event', 'id', 'retry']);
  */
 export function parseSseMessage(message: string): SseMessage {
   // Fast path: the one-line `data: ...` message every vLLM event is.
-  if (message.startsWith('data: ') && !message.includes('\n')) return { data: message.slice(6), dataWithoutSpace: false };
+  if (message.startsWith('data: ') && !message.includes('\n'))
+    return { data: message.slice(6), dataWithoutSpace: false };
   const data: string[] = [];
   let dataWithoutSpace = false;
   for (const line of message.split('\n')) {

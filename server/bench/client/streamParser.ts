@@ -23,7 +23,14 @@
 import type { RequestRecord } from './record.ts';
 import { markFailed } from './record.ts';
 import { FramingError, SseFramer, parseSseMessage } from './sseFraming.ts';
-import { coercePositiveInt, isObject, outputTokensFromMetrics, sequentialSum, streamErrorMessage, type Json } from './payload.ts';
+import {
+  coercePositiveInt,
+  isObject,
+  outputTokensFromMetrics,
+  sequentialSum,
+  streamErrorMessage,
+  type Json,
+} from './payload.ts';
 import { WavError } from './wav.ts';
 import { AudioChunks } from './audioChunks.ts';
 
@@ -170,7 +177,13 @@ export class StreamParser {
     return info;
   }
 
-  private handleText(choice: Json, content: unknown, completionTokens: number | null, ts: number, info: MessageInfo): void {
+  private handleText(
+    choice: Json,
+    content: unknown,
+    completionTokens: number | null,
+    ts: number,
+    info: MessageInfo,
+  ): void {
     let k = 0;
     if (completionTokens !== null && completionTokens > this.tokensSeen) {
       k = completionTokens - this.tokensSeen;
@@ -224,14 +237,18 @@ export class StreamParser {
     if (isObject(metrics.stage_metrics)) Object.assign(rec.stageMetrics, metrics.stage_metrics);
     else {
       // A flat per-stage object (no `stage_metrics` map): keep it under its stage id.
-      const id = typeof metrics.stage_id === 'number' || typeof metrics.stage_id === 'string' ? String(metrics.stage_id) : 'metrics';
+      const id =
+        typeof metrics.stage_id === 'number' || typeof metrics.stage_id === 'string'
+          ? String(metrics.stage_id)
+          : 'metrics';
       rec.stageMetrics[id] = metrics;
     }
   }
 
   private finish(): void {
     const rec = this.record;
-    if (this.framer.pending) this.warn(`the stream ended inside an unterminated SSE event (${this.framer.pending.length} characters ignored)`);
+    if (this.framer.pending)
+      this.warn(`the stream ended inside an unterminated SSE event (${this.framer.pending.length} characters ignored)`);
     const dropWarning = this.audio.dropWarning();
     if (dropWarning) this.warn(dropWarning);
     rec.latency = this.lastTs - this.st;

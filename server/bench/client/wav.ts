@@ -43,7 +43,8 @@ export function parseWav(bytes: Uint8Array): WavInfo {
     if (id === 'fmt ') {
       if (size < 16 || body + 16 > bytes.length) throw new WavError('malformed WAV: fmt chunk is truncated');
       let format = view.getUint16(body, true);
-      if (format === FORMAT_EXTENSIBLE && size >= 40 && body + 26 <= bytes.length) format = view.getUint16(body + 24, true);
+      if (format === FORMAT_EXTENSIBLE && size >= 40 && body + 26 <= bytes.length)
+        format = view.getUint16(body + 24, true);
       if (format !== FORMAT_PCM) throw new WavError(`unsupported WAV format tag ${format} (only PCM is decoded)`);
       const channels = view.getUint16(body + 2, true);
       const sampleRate = view.getUint32(body + 4, true);

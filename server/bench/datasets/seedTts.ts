@@ -72,11 +72,14 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
     picked.push(row);
   }
   if (missing > 0) warnings.push(`seed-tts: skipped ${missing} row(s) whose prompt wav is missing`);
-  if (picked.length === 0) throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${metaPath}: no usable rows`, 'dataset.path');
+  if (picked.length === 0)
+    throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${metaPath}: no usable rows`, 'dataset.path');
   // Upstream oversamples unless --no-oversample: random.seed(seed), then random.choice(rows) per missing row.
   if (picked.length < o.numPrompts && !o.noOversample) {
     const base = picked.slice();
-    warnings.push(`seed-tts: oversampling ${base.length} rows to ${o.numPrompts} (pass --no-oversample to send ${base.length})`);
+    warnings.push(
+      `seed-tts: oversampling ${base.length} rows to ${o.numPrompts} (pass --no-oversample to send ${base.length})`,
+    );
     const rng = new PythonRandom(o.seed);
     while (picked.length < o.numPrompts) picked.push(rng.choice(base));
   }
@@ -98,7 +101,9 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
       max_new_tokens: outputLen,
     },
     bodyDefaults: { modalities: ['text', 'audio'] },
-    loadRowBody: o.fileRefAudio ? undefined : async () => ({ ref_audio: `data:audio/wav;base64,${(await readFile(row.wavPath)).toString('base64')}` }),
+    loadRowBody: o.fileRefAudio
+      ? undefined
+      : async () => ({ ref_audio: `data:audio/wav;base64,${(await readFile(row.wavPath)).toString('base64')}` }),
   }));
   return { samples, warnings };
 }

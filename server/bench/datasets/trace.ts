@@ -24,7 +24,8 @@ export function loadTrace(path: string, numPrompts: number): LoadedDataset {
     if (!line) continue;
     samples.push(parseLine(line, `${path}:${ln + 1}`));
   }
-  if (samples.length === 0) throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${path}: no requests`, 'dataset.path');
+  if (samples.length === 0)
+    throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${path}: no requests`, 'dataset.path');
   return { samples, warnings: [] };
 }
 
@@ -49,12 +50,19 @@ function parseLine(line: string, where: string): SampleRequest {
   else if (typeof r.prompt === 'string') {
     promptText = r.prompt;
     messages = [{ role: 'user', content: [{ type: 'text', text: r.prompt }] }];
-  } else throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${where}: needs "prompt" or "messages"`, 'dataset.path');
+  } else
+    throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${where}: needs "prompt" or "messages"`, 'dataset.path');
   const out = r.output_len ?? r.max_tokens ?? DEFAULT_OUTPUT_LEN;
   if (typeof out !== 'number' || !Number.isInteger(out) || out < 1) {
-    throw new StallscopeError('CONFIG_DATASET_UNREADABLE', `${where}: output_len must be an integer ≥ 1`, 'dataset.path');
+    throw new StallscopeError(
+      'CONFIG_DATASET_UNREADABLE',
+      `${where}: output_len must be an integer ≥ 1`,
+      'dataset.path',
+    );
   }
-  const body = r.body && typeof r.body === 'object' && !Array.isArray(r.body) ? (r.body as Record<string, unknown>) : undefined;
-  const promptLen = typeof r.prompt_len === 'number' ? r.prompt_len : estimateTokens(promptText || JSON.stringify(messages));
+  const body =
+    r.body && typeof r.body === 'object' && !Array.isArray(r.body) ? (r.body as Record<string, unknown>) : undefined;
+  const promptLen =
+    typeof r.prompt_len === 'number' ? r.prompt_len : estimateTokens(promptText || JSON.stringify(messages));
   return { messages, promptLen, outputLen: out, rowBody: body, timestamp: ts };
 }

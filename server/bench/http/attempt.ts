@@ -55,7 +55,11 @@ export async function sendAttempt(
       timers.headersReceived();
       hooks.onHeaders?.();
       if (status !== 200) return null;
-      return new StreamParser(record, { now: target.now, maxEventBytes: target.maxEventBytes, hooks: new ParserHooks(timers, hooks) });
+      return new StreamParser(record, {
+        now: target.now,
+        maxEventBytes: target.maxEventBytes,
+        hooks: new ParserHooks(timers, hooks),
+      });
     });
     target.dispatcher.dispatch(
       { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 },

@@ -25,7 +25,9 @@ export type CancelCause = 'breaker' | 'interrupted';
 export class CancelledError extends Error {
   readonly cause: CancelCause;
   constructor(cause: CancelCause) {
-    super(cause === 'breaker' ? 'cancelled by the fail-fast breaker after a timeout' : 'interrupted: the run was stopped');
+    super(
+      cause === 'breaker' ? 'cancelled by the fail-fast breaker after a timeout' : 'interrupted: the run was stopped',
+    );
     this.name = 'CancelledError';
     this.cause = cause;
     this.stack = plainStack(this);

@@ -24,7 +24,12 @@ export interface EffectiveTimeouts {
 
 /** undefined → 900 s; ≤ 0 → legacy 6 h (as vLLM-Omni's --omni-request-timeout-s). */
 export function effectiveTimeouts(t: TimeoutConfig): EffectiveTimeouts {
-  const total = t.totalS === undefined || t.totalS === null ? DEFAULT_TOTAL_TIMEOUT_S : t.totalS <= 0 ? LEGACY_TOTAL_TIMEOUT_S : t.totalS;
+  const total =
+    t.totalS === undefined || t.totalS === null
+      ? DEFAULT_TOTAL_TIMEOUT_S
+      : t.totalS <= 0
+        ? LEGACY_TOTAL_TIMEOUT_S
+        : t.totalS;
   const pos = (v: number | undefined): number | null => (v !== undefined && v !== null && v > 0 ? v : null);
   return { totalS: total, firstByteS: pos(t.firstByteS), idleS: pos(t.idleS) };
 }

@@ -17,7 +17,8 @@ export class NumpyRandomState {
 
   /** `np.random.seed(seed)`: an integer in [0, 2^32 − 1], as numpy requires. */
   constructor(seed: number) {
-    if (!Number.isInteger(seed) || seed < 0 || seed > NUMPY_MAX_SEED) throw new RangeError(`numpy seed must be an integer between 0 and 2**32 - 1 (got ${seed})`);
+    if (!Number.isInteger(seed) || seed < 0 || seed > NUMPY_MAX_SEED)
+      throw new RangeError(`numpy seed must be an integer between 0 and 2**32 - 1 (got ${seed})`);
     this.mt = MT19937.fromSeed(seed);
   }
 

@@ -33,7 +33,8 @@ export class PythonRandom {
 
   /** `getrandbits(k)` for 0 < k ≤ 32. */
   getrandbits(k: number): number {
-    if (!(Number.isInteger(k) && k > 0 && k <= 32)) throw new RangeError(`getrandbits supports 1..32 bits here (got ${k})`);
+    if (!(Number.isInteger(k) && k > 0 && k <= 32))
+      throw new RangeError(`getrandbits supports 1..32 bits here (got ${k})`);
     return this.mt.nextU32() >>> (32 - k);
   }
 

@@ -32,7 +32,9 @@ export function resultFilename(input: ResultFilenameInput): string {
   const concurrency = input.maxConcurrency === null ? '' : `-concurrency${input.maxConcurrency}`;
   const model = input.modelId.split('/').pop();
   const date = typeof input.date === 'string' ? input.date : formatResultDate(input.date);
-  const rate = input.rampUp ? `ramp-up-${input.rampUp.strategy}-${input.rampUp.startRps}qps-${input.rampUp.endRps}qps` : `${pyFloat(input.requestRate)}qps`;
+  const rate = input.rampUp
+    ? `ramp-up-${input.rampUp.strategy}-${input.rampUp.startRps}qps-${input.rampUp.endRps}qps`
+    : `${pyFloat(input.requestRate)}qps`;
   return `${label}-${rate}${concurrency}-${model}-${date}.json`;
 }
 
@@ -41,7 +43,11 @@ export function resultFilename(input: ResultFilenameInput): string {
  * object after a newline (JSON-lines; no newline before the first object or
  * after the last). The directory is created when missing.
  */
-export async function writeResult(path: string, obj: Record<string, unknown>, opts: { append?: boolean } = {}): Promise<void> {
+export async function writeResult(
+  path: string,
+  obj: Record<string, unknown>,
+  opts: { append?: boolean } = {},
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const text = pyJsonDumps(obj);
   if (!opts.append) {

@@ -53,7 +53,23 @@ export interface ResultJsonInput {
    * is a placeholder record (see `placeholderRecord`): its client prompt
    * length, start time 0, and its error string.
    */
-  records: readonly Pick<RequestRecord, 'success' | 'error' | 'ttft' | 'itl' | 'outputTokens' | 'promptLen' | 'generatedText' | 'audioDuration' | 'audioFrames' | 'startTime' | 'latency' | 'audioTtfp' | 'audioRtf' | 'textLatency'>[];
+  records: readonly Pick<
+    RequestRecord,
+    | 'success'
+    | 'error'
+    | 'ttft'
+    | 'itl'
+    | 'outputTokens'
+    | 'promptLen'
+    | 'generatedText'
+    | 'audioDuration'
+    | 'audioFrames'
+    | 'startTime'
+    | 'latency'
+    | 'audioTtfp'
+    | 'audioRtf'
+    | 'textLatency'
+  >[];
   /** End state per request, dataset order. */
   statuses: readonly RequestEndStatus[];
   counts: RunCounts;

@@ -4,7 +4,12 @@
  * followed by stallscope's Fail-fast block with the counts and the verdict.
  * Built from the result JSON so the console and the file can never disagree.
  */
-import { METRIC_SUFFIX, PERCENTILE_METRICS, percentileLabel, type PercentileMetric } from '../../../shared/metrics/index.ts';
+import {
+  METRIC_SUFFIX,
+  PERCENTILE_METRICS,
+  percentileLabel,
+  type PercentileMetric,
+} from '../../../shared/metrics/index.ts';
 import { centre, fixed2, percent2, row } from './pyFormat.ts';
 
 export interface SummaryExtras {
@@ -30,7 +35,12 @@ const num = (result: Record<string, unknown>, key: string): number => {
 };
 
 /** One metric's block; nothing when the result has no statistics for it (no samples). */
-function metricBlock(lines: string[], result: Record<string, unknown>, m: PercentileMetric, percentiles: readonly number[]): void {
+function metricBlock(
+  lines: string[],
+  result: Record<string, unknown>,
+  m: PercentileMetric,
+  percentiles: readonly number[],
+): void {
   const suffix = METRIC_SUFFIX[m];
   if (typeof result[`mean_${m}${suffix}`] !== 'number') return;
   const unit = suffix === '_ms' ? ' (ms)' : suffix === '_s' ? ' (s)' : '';
@@ -40,7 +50,8 @@ function metricBlock(lines: string[], result: Record<string, unknown>, m: Percen
   lines.push(row(`Median ${name}${unit}:`, fixed2(num(result, `median_${m}${suffix}`))));
   for (const p of percentiles) {
     const key = `p${percentileLabel(p)}_${m}${suffix}`;
-    if (typeof result[key] === 'number') lines.push(row(`P${percentileLabel(p)} ${name}${unit}:`, fixed2(result[key] as number)));
+    if (typeof result[key] === 'number')
+      lines.push(row(`P${percentileLabel(p)} ${name}${unit}:`, fixed2(result[key] as number)));
   }
 }
 
@@ -49,7 +60,9 @@ function metricBlock(lines: string[], result: Record<string, unknown>, m: Percen
  * every percentile label found on any metric's `p{P}_` keys (in key order).
  */
 export function extrasFromResult(result: Record<string, unknown>): SummaryExtras {
-  const percentileMetrics = PERCENTILE_METRICS.filter((m) => typeof result[`mean_${m}${METRIC_SUFFIX[m]}`] === 'number');
+  const percentileMetrics = PERCENTILE_METRICS.filter(
+    (m) => typeof result[`mean_${m}${METRIC_SUFFIX[m]}`] === 'number',
+  );
   const labels: string[] = [];
   for (const key of Object.keys(result)) {
     const m = /^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|audio_ttfp|audio_rtf|audio_duration)(_ms|_s)?$/.exec(key);
@@ -59,18 +72,24 @@ export function extrasFromResult(result: Record<string, unknown>): SummaryExtras
 }
 
 /** The summary; `extras` default to what the result's keys show (see extrasFromResult). */
-export function formatSummary(result: Record<string, unknown>, extras: SummaryExtras = extrasFromResult(result)): string {
+export function formatSummary(
+  result: Record<string, unknown>,
+  extras: SummaryExtras = extrasFromResult(result),
+): string {
   const selected = new Set(extras.percentileMetrics);
   const pcts = extras.metricPercentiles;
   const lines: string[] = [];
   lines.push(centre(' Serving Benchmark Result ', '='));
   lines.push(row('Successful requests:', String(num(result, 'completed'))));
   lines.push(row('Failed requests:', String(num(result, 'failed'))));
-  if (typeof result.max_concurrency === 'number') lines.push(row('Maximum request concurrency:', String(result.max_concurrency)));
-  if (typeof result.request_rate === 'number') lines.push(row('Request rate configured (RPS):', fixed2(result.request_rate)));
+  if (typeof result.max_concurrency === 'number')
+    lines.push(row('Maximum request concurrency:', String(result.max_concurrency)));
+  if (typeof result.request_rate === 'number')
+    lines.push(row('Request rate configured (RPS):', fixed2(result.request_rate)));
   lines.push(row('Benchmark duration (s):', fixed2(num(result, 'duration'))));
   lines.push(row('Request throughput (req/s):', fixed2(num(result, 'request_throughput'))));
-  if (typeof result.request_goodput === 'number') lines.push(row('Request goodput (req/s):', fixed2(result.request_goodput)));
+  if (typeof result.request_goodput === 'number')
+    lines.push(row('Request goodput (req/s):', fixed2(result.request_goodput)));
   lines.push(row('Peak concurrent requests:', fixed2(num(result, 'max_concurrent_requests'))));
   if (selected.has('e2el')) metricBlock(lines, result, 'e2el', pcts);
 
@@ -93,7 +112,8 @@ export function formatSummary(result: Record<string, unknown>, extras: SummaryEx
     // stallscope measures no playback continuity; like vLLM-Omni's chat client, every request counts as continuous.
     lines.push(row('Streaming continuity OK rate:', percent2(1)));
     for (const m of extras.percentileMetrics) {
-      if (m.startsWith('audio') && (PERCENTILE_METRICS as readonly string[]).includes(m)) metricBlock(lines, result, m as PercentileMetric, pcts);
+      if (m.startsWith('audio') && (PERCENTILE_METRICS as readonly string[]).includes(m))
+        metricBlock(lines, result, m as PercentileMetric, pcts);
     }
   }
   lines.push('='.repeat(50));
@@ -111,7 +131,12 @@ function failFastBlock(result: Record<string, unknown>): string[] {
   if (cause) {
     const elapsed = typeof cause.elapsed_s === 'number' ? `${fixed2(cause.elapsed_s)} s` : '?';
     const phase = cause.last_phase ? `, last phase ${String(cause.last_phase)}` : '';
-    lines.push(row('Cause:', `request ${String(cause.request_index)} (${String(cause.request_id)}): ${String(cause.kind)} timeout after ${elapsed}${phase}`));
+    lines.push(
+      row(
+        'Cause:',
+        `request ${String(cause.request_index)} (${String(cause.request_id)}): ${String(cause.kind)} timeout after ${elapsed}${phase}`,
+      ),
+    );
   }
   lines.push(row('Timed out requests:', String(num(result, 'timed_out_requests'))));
   lines.push(row('Cancelled after timeout:', String(num(result, 'cancelled_after_timeout_requests'))));

@@ -54,7 +54,12 @@ export class Code2WavPool {
 
   private createSlot(id: number): WorkerSlot {
     const sab = createProgressBuffer();
-    const worker = spawnCode2WavWorker({ workerId: id, modelName: this.opts.modelName, seed: this.opts.seed, progress: sab });
+    const worker = spawnCode2WavWorker({
+      workerId: id,
+      modelName: this.opts.modelName,
+      seed: this.opts.seed,
+      progress: sab,
+    });
     return new WorkerSlot(id, worker, new ProgressReader(sab), {
       maxBatch: this.opts.maxBatch,
       settings: this.opts.settings,
@@ -62,7 +67,9 @@ export class Code2WavPool {
       nextOp: () => this.nextOpId++,
       decideFault: (opId) => this.opts.faults.decide(opId, this.opts.inflight()),
       onOpEnd: (opId, endMs) => this.opts.onOpEnd?.(id, opId, endMs),
-      onCrash: () => { if (!this.closed) void this.replace(id, 'worker exited unexpectedly'); },
+      onCrash: () => {
+        if (!this.closed) void this.replace(id, 'worker exited unexpectedly');
+      },
     });
   }
 

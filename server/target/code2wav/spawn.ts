@@ -42,7 +42,9 @@ function bundledWorker(): URL | null {
 }
 
 function tsxBootstrap(): string {
-  const api = pathToFileURL(require.resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/api/index.mjs')).href;
+  const api = pathToFileURL(
+    require.resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/api/index.mjs'),
+  ).href;
   return `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entryUrl.href)}); });`;
 }
 

@@ -50,14 +50,24 @@ export class WorkerSlot {
   private dead = false;
   private exited: Promise<void>;
 
-  constructor(readonly id: number, private readonly worker: Worker, readonly reader: ProgressReader, private readonly deps: SlotDeps) {
+  constructor(
+    readonly id: number,
+    private readonly worker: Worker,
+    readonly reader: ProgressReader,
+    private readonly deps: SlotDeps,
+  ) {
     this.threadId = worker.threadId;
     this.ready = new Promise((resolve, reject) => {
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`Code2Wav worker ${id} exited before it was ready (code ${code})`)));
+      worker.once('exit', (code) =>
+        reject(new Error(`Code2Wav worker ${id} exited before it was ready (code ${code})`)),
+      );
       worker.on('message', (m: WorkerToMain) => {
-        if (m.type === 'ready') { this.isReady = true; resolve(); this.pump(); }
-        else this.onMessage(m);
+        if (m.type === 'ready') {
+          this.isReady = true;
+          resolve();
+          this.pump();
+        } else this.onMessage(m);
       });
     });
     this.ready.catch(() => undefined);
@@ -96,7 +106,9 @@ export class WorkerSlot {
   cancel(key: string): void {
     const cancelled = (w: PendingWindow) => w.resolve({ wav: null, samples: 0, workerId: this.id, opId: 0 });
     this.queue = this.queue.filter((w) => (w.item.key === key ? (cancelled(w), false) : true));
-    this.current?.batch.forEach((w, row) => { if (w.item.key === key) this.reader.cancelRow(row); });
+    this.current?.batch.forEach((w, row) => {
+      if (w.item.key === key) this.reader.cancelRow(row);
+    });
   }
 
   private pump(): void {
@@ -123,7 +135,11 @@ export class WorkerSlot {
     t.emit({ type: 'worker.busy', workerId: this.id, opId });
     t.emit({ type: 'c2w.op.begin', workerId: this.id, opId, requestIds, batchSize: batch.length });
     this.worker.postMessage({
-      type: 'decode', opId, items: batch.map((w) => w.item), settings: this.deps.settings, fault: this.deps.decideFault(opId),
+      type: 'decode',
+      opId,
+      items: batch.map((w) => w.item),
+      settings: this.deps.settings,
+      fault: this.deps.decideFault(opId),
     } satisfies MainToWorker);
   }
 
@@ -133,7 +149,15 @@ export class WorkerSlot {
     const t = this.deps.telemetry;
     switch (m.type) {
       case 'phase':
-        t.emit({ type: 'c2w.phase', ts: m.ts, workerId: this.id, opId: op.opId, requestIds: op.requestIds, phase: m.phase, details: m.details });
+        t.emit({
+          type: 'c2w.phase',
+          ts: m.ts,
+          workerId: this.id,
+          opId: op.opId,
+          requestIds: op.requestIds,
+          phase: m.phase,
+          details: m.details,
+        });
         return;
       case 'done': {
         this.finish(op, true);
@@ -161,7 +185,15 @@ export class WorkerSlot {
     const endMs = Date.now();
     this.current = null;
     const t = this.deps.telemetry;
-    t.emit({ type: 'c2w.op.end', workerId: this.id, opId: op.opId, requestIds: op.requestIds, durationMs: endMs - op.startMs, ok, ...(error ? { error } : {}) });
+    t.emit({
+      type: 'c2w.op.end',
+      workerId: this.id,
+      opId: op.opId,
+      requestIds: op.requestIds,
+      durationMs: endMs - op.startMs,
+      ok,
+      ...(error ? { error } : {}),
+    });
     t.emit({ type: 'worker.idle', workerId: this.id });
     this.deps.onOpEnd(op.opId, endMs);
   }

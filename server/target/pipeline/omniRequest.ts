@@ -35,7 +35,10 @@ export interface OmniOutcome {
 }
 
 /** How many text tokens the thinker produces for this request. */
-export function plannedTokens(req: ChatRequest, defaultMaxTokens: number): { count: number; finish: 'stop' | 'length' } {
+export function plannedTokens(
+  req: ChatRequest,
+  defaultMaxTokens: number,
+): { count: number; finish: 'stop' | 'length' } {
   const natural = Math.max(4, Math.min(256, promptWords(req.userText).length || defaultMaxTokens));
   if (req.ignoreEos) return { count: req.maxTokens ?? natural, finish: 'length' };
   if (req.maxTokens !== null && req.maxTokens < natural) return { count: req.maxTokens, finish: 'length' };
@@ -43,7 +46,12 @@ export function plannedTokens(req: ChatRequest, defaultMaxTokens: number): { cou
 }
 
 export async function runOmniRequest(
-  key: string, requestId: string, req: ChatRequest, deps: OmniDeps, sink: OmniSink, signal: AbortSignal,
+  key: string,
+  requestId: string,
+  req: ChatRequest,
+  deps: OmniDeps,
+  sink: OmniSink,
+  signal: AbortSignal,
 ): Promise<OmniOutcome> {
   const { pool, telemetry } = deps;
   const plan = plannedTokens(req, deps.defaultMaxTokens);
@@ -56,18 +64,38 @@ export async function runOmniRequest(
 
   const submit = (w: CodeWindow) => {
     const decoded = pool.submit({
-      key, requestId, chunkSeq: w.chunkSeq, cacheEpoch: 0, lastChunk: w.lastChunk, contextCodes: CONTEXT_CODES, codes: w.codes,
+      key,
+      requestId,
+      chunkSeq: w.chunkSeq,
+      cacheEpoch: 0,
+      lastChunk: w.lastChunk,
+      contextCodes: CONTEXT_CODES,
+      codes: w.codes,
     });
     decoded.catch(() => undefined); // observed through the chain below
-    telemetry.emit({ type: 'stage.progress', requestId, stage: 'talker', count: chunker.total, ...(w.lastChunk ? { done: true } : {}) });
+    telemetry.emit({
+      type: 'stage.progress',
+      requestId,
+      stage: 'talker',
+      count: chunker.total,
+      ...(w.lastChunk ? { done: true } : {}),
+    });
     audioChain = audioChain.then(async () => {
       const r = await decoded;
       if (signal.aborted || !r.wav) return;
       audioWindows++;
       sink.audio(r.wav, r.samples, w.lastChunk);
-      telemetry.emit({ type: 'stage.progress', requestId, stage: 'code2wav', count: audioWindows, ...(w.lastChunk ? { done: true } : {}) });
+      telemetry.emit({
+        type: 'stage.progress',
+        requestId,
+        stage: 'code2wav',
+        count: audioWindows,
+        ...(w.lastChunk ? { done: true } : {}),
+      });
     });
-    audioChain.catch((e: Error) => { audioError ??= e; });
+    audioChain.catch((e: Error) => {
+      audioError ??= e;
+    });
   };
 
   const t0 = performance.now();
@@ -77,7 +105,14 @@ export async function runOmniRequest(
     if (signal.aborted || audioError) break;
     const last = i === tokens.length - 1;
     sink.text(tokens[i], i + 1, last, plan.finish);
-    if ((i + 1) % 32 === 0 || last) telemetry.emit({ type: 'stage.progress', requestId, stage: 'thinker', count: i + 1, ...(last ? { done: true } : {}) });
+    if ((i + 1) % 32 === 0 || last)
+      telemetry.emit({
+        type: 'stage.progress',
+        requestId,
+        stage: 'thinker',
+        count: i + 1,
+        ...(last ? { done: true } : {}),
+      });
     if (req.wantAudio) {
       const room = Math.max(0, codeBudget - chunker.total);
       // Fractional codes per token are spread evenly over the tokens.
@@ -91,7 +126,9 @@ export async function runOmniRequest(
   }
   // A window stuck behind a hung worker must not keep a departed client's
   // request alive: stop waiting as soon as the client is gone.
-  const gone = new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true })));
+  const gone = new Promise<void>((r) =>
+    signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true }),
+  );
   await Promise.race([audioChain.catch(() => undefined), gone]);
   if (audioError) throw audioError;
   return { tokens: tokens.length, textFinish: plan.finish, audioWindows };

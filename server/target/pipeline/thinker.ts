@@ -15,7 +15,8 @@ export function promptWords(text: string): string[] {
 /** Text tokens (with their leading space) for `count` tokens. */
 export function thinkerTokens(words: string[], count: number, seed: number): string[] {
   const rand = mulberry32(hashInts(seed, words.length, 0x7417));
-  const source = words.length > 0 ? words : FILLER.map((_, i) => FILLER[Math.floor(rand() * FILLER.length + i) % FILLER.length]);
+  const source =
+    words.length > 0 ? words : FILLER.map((_, i) => FILLER[Math.floor(rand() * FILLER.length + i) % FILLER.length]);
   const out: string[] = [];
   for (let i = 0; i < count; i++) out.push(`${i === 0 ? '' : ' '}${source[i % source.length]}`);
   return out;

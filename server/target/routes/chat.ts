@@ -38,29 +38,62 @@ export function registerChatRoute(app: FastifyInstance, deps: ChatRouteDeps): vo
 }
 
 async function streamResponse(
-  request: FastifyRequest, reply: FastifyReply, req: ChatRequest, requestId: string, key: string, deps: ChatRouteDeps, controller: AbortController,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  req: ChatRequest,
+  requestId: string,
+  key: string,
+  deps: ChatRouteDeps,
+  controller: AbortController,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': requestId });
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-request-id': requestId,
+  });
   // The client went away before we finished: stop all work for it.
-  raw.on('close', () => { if (!raw.writableFinished) controller.abort(); });
+  raw.on('close', () => {
+    if (!raw.writableFinished) controller.abort();
+  });
   const counters: StageCounters = { tokens: 0, textFinish: null, audioFrames: 0, sampleRate: SAMPLE_RATE };
-  const chunks = new ChunkFactory(`chatcmpl-${randomUUID().replace(/-/g, '')}`, Math.floor(Date.now() / 1000), deps.model, req, counters);
-  const write = (obj: unknown) => { if (!controller.signal.aborted && !raw.destroyed) raw.write(sseData(obj)); };
+  const chunks = new ChunkFactory(
+    `chatcmpl-${randomUUID().replace(/-/g, '')}`,
+    Math.floor(Date.now() / 1000),
+    deps.model,
+    req,
+    counters,
+  );
+  const write = (obj: unknown) => {
+    if (!controller.signal.aborted && !raw.destroyed) raw.write(sseData(obj));
+  };
   write(chunks.role());
   try {
-    const outcome = await runOmniRequest(key, requestId, req, deps.omni, {
-      text(delta, tokens, isLast, finish) {
-        counters.tokens = tokens;
-        if (isLast) counters.textFinish = finish;
-        write(chunks.text(delta, isLast && !req.wantAudio ? finish : null));
+    const outcome = await runOmniRequest(
+      key,
+      requestId,
+      req,
+      deps.omni,
+      {
+        text(delta, tokens, isLast, finish) {
+          counters.tokens = tokens;
+          if (isLast) counters.textFinish = finish;
+          write(chunks.text(delta, isLast && !req.wantAudio ? finish : null));
+        },
+        audio(wav, samples, isLast) {
+          counters.audioFrames += samples;
+          write(
+            chunks.audio(
+              Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength).toString('base64'),
+              isLast ? 'stop' : null,
+            ),
+          );
+        },
       },
-      audio(wav, samples, isLast) {
-        counters.audioFrames += samples;
-        write(chunks.audio(Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength).toString('base64'), isLast ? 'stop' : null));
-      },
-    }, controller.signal);
+      controller.signal,
+    );
     if (req.wantAudio && outcome.audioWindows === 0) write(chunks.fallbackStop());
     if (req.includeUsage) write(chunks.final());
   } catch (err) {
@@ -70,26 +103,65 @@ async function streamResponse(
 }
 
 async function jsonResponse(
-  reply: FastifyReply, req: ChatRequest, requestId: string, key: string, deps: ChatRouteDeps, controller: AbortController,
+  reply: FastifyReply,
+  req: ChatRequest,
+  requestId: string,
+  key: string,
+  deps: ChatRouteDeps,
+  controller: AbortController,
 ) {
-  reply.raw.on('close', () => { if (!reply.raw.writableFinished) controller.abort(); });
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
   let text = '';
   let tokens = 0;
   const wavs: Uint8Array[] = [];
-  const outcome = await runOmniRequest(key, requestId, req, deps.omni, {
-    text(delta, n) { text += delta; tokens = n; },
-    audio(wav) { wavs.push(wav); },
-  }, controller.signal);
-  const audio = req.wantAudio && wavs.length > 0
-    ? { id: `audio-${randomUUID()}`, data: Buffer.from(concatWavs(wavs, SAMPLE_RATE)).toString('base64'), expires_at: Math.floor(Date.now() / 1000) + 3600, transcript: text }
-    : null;
+  const outcome = await runOmniRequest(
+    key,
+    requestId,
+    req,
+    deps.omni,
+    {
+      text(delta, n) {
+        text += delta;
+        tokens = n;
+      },
+      audio(wav) {
+        wavs.push(wav);
+      },
+    },
+    controller.signal,
+  );
+  const audio =
+    req.wantAudio && wavs.length > 0
+      ? {
+          id: `audio-${randomUUID()}`,
+          data: Buffer.from(concatWavs(wavs, SAMPLE_RATE)).toString('base64'),
+          expires_at: Math.floor(Date.now() / 1000) + 3600,
+          transcript: text,
+        }
+      : null;
   return {
     id: `chatcmpl-${randomUUID().replace(/-/g, '')}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: deps.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: text, ...(audio ? { audio } : {}) }, logprobs: null, finish_reason: outcome.textFinish }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: text, ...(audio ? { audio } : {}) },
+        logprobs: null,
+        finish_reason: outcome.textFinish,
+      },
+    ],
     usage: { prompt_tokens: req.promptTokens, completion_tokens: tokens, total_tokens: req.promptTokens + tokens },
-    ...(req.stageMetrics ? { metrics: { num_tokens_out: tokens, stage_metrics: { '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: tokens } } } } : {}),
+    ...(req.stageMetrics
+      ? {
+          metrics: {
+            num_tokens_out: tokens,
+            stage_metrics: { '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: tokens } },
+          },
+        }
+      : {}),
   };
 }

@@ -22,7 +22,8 @@ export interface OpsDeps {
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 function requireLoopback(req: FastifyRequest): void {
-  if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new OpenAIError(403, 'admin endpoints answer on loopback only', 'PermissionDeniedError');
+  if (!LOOPBACK.has(req.socket.remoteAddress ?? ''))
+    throw new OpenAIError(403, 'admin endpoints answer on loopback only', 'PermissionDeniedError');
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
@@ -37,7 +38,16 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
 
   app.get('/v1/models', async () => ({
     object: 'list',
-    data: [{ id: deps.model, object: 'model', created: Math.floor(deps.startedAt / 1000), owned_by: 'stallscope', root: deps.model, parent: null }],
+    data: [
+      {
+        id: deps.model,
+        object: 'model',
+        created: Math.floor(deps.startedAt / 1000),
+        owned_by: 'stallscope',
+        root: deps.model,
+        parent: null,
+      },
+    ],
   }));
 
   // Resolves only once every queued telemetry event was delivered (or counted
@@ -53,7 +63,8 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     const b = (req.body ?? {}) as { stalledForMs?: unknown };
     const raw = b.stalledForMs ?? q.stalledForMs ?? 0;
     const stalledForMs = Number(raw);
-    if (!Number.isFinite(stalledForMs) || stalledForMs < 0) throw new OpenAIError(400, 'stalledForMs must be a number ≥ 0', 'BadRequestError', 'stalledForMs');
+    if (!Number.isFinite(stalledForMs) || stalledForMs < 0)
+      throw new OpenAIError(400, 'stalledForMs must be a number ≥ 0', 'BadRequestError', 'stalledForMs');
     const replaced = await deps.pool().reset(stalledForMs);
     return { replaced };
   });

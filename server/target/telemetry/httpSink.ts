@@ -44,7 +44,10 @@ export class HttpTelemetrySink implements TelemetrySink {
     }
     this.queue.push(e);
     if (!this.timer && !this.sending) {
-      this.timer = setTimeout(() => { this.timer = null; void this.drain(); }, this.interval);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.drain();
+      }, this.interval);
     }
   }
 
@@ -55,7 +58,13 @@ export class HttpTelemetrySink implements TelemetrySink {
         while (this.queue.length > 0 || this.unreported > 0) {
           const batch = this.queue.splice(0, this.maxBatch);
           if (this.unreported > 0) {
-            batch.push({ v: TELEMETRY_VERSION, type: 'telemetry.dropped', ts: Date.now(), model: batch[0]?.model, count: this.unreported });
+            batch.push({
+              v: TELEMETRY_VERSION,
+              type: 'telemetry.dropped',
+              ts: Date.now(),
+              model: batch[0]?.model,
+              count: this.unreported,
+            });
             this.unreported = 0;
           }
           await this.post(batch);
@@ -64,7 +73,10 @@ export class HttpTelemetrySink implements TelemetrySink {
         this.sending = null;
         // Events pushed while the last POST was finishing still need a send.
         if ((this.queue.length > 0 || this.unreported > 0) && !this.timer && !this.closed) {
-          this.timer = setTimeout(() => { this.timer = null; void this.drain(); }, this.interval);
+          this.timer = setTimeout(() => {
+            this.timer = null;
+            void this.drain();
+          }, this.interval);
         }
       });
     }
@@ -93,7 +105,10 @@ export class HttpTelemetrySink implements TelemetrySink {
   }
 
   async flush(): Promise<{ sent: number; dropped: number }> {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     await this.drain();
     return { sent: this.sent, dropped: this.dropped };
   }

@@ -28,7 +28,11 @@ export class TelemetryHub {
     const e = { ...input, v: TELEMETRY_VERSION, ts: input.ts ?? Date.now(), model: this.model } as TelemetryEvent;
     for (const s of this.sinks) s.push(e);
     if (this.callback) {
-      try { this.callback(e); } catch { /* a test callback's failure must not break the server */ }
+      try {
+        this.callback(e);
+      } catch {
+        /* a test callback's failure must not break the server */
+      }
     }
   }
 

@@ -18,10 +18,19 @@ export class StreamTelemetrySink implements TelemetrySink {
 
   /** `target` is a file path, '-' for stdout, or a writable stream. */
   constructor(target: string | Writable) {
-    if (typeof target !== 'string') { this.out = target; this.ownsStream = false; }
-    else if (target === '-') { this.out = process.stdout; this.ownsStream = false; }
-    else { this.out = createWriteStream(target, { flags: 'a' }); this.ownsStream = true; }
-    this.out.on('error', () => { /* counted through writableLength below; never crash the server */ });
+    if (typeof target !== 'string') {
+      this.out = target;
+      this.ownsStream = false;
+    } else if (target === '-') {
+      this.out = process.stdout;
+      this.ownsStream = false;
+    } else {
+      this.out = createWriteStream(target, { flags: 'a' });
+      this.ownsStream = true;
+    }
+    this.out.on('error', () => {
+      /* counted through writableLength below; never crash the server */
+    });
   }
 
   push(e: TelemetryEvent): void {

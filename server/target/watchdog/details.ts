@@ -21,7 +21,8 @@ export function boundDetails(details: Record<string, unknown>): PhaseDetails {
     if (raw === null || typeof raw === 'boolean') value = raw;
     else if (typeof raw === 'number') value = Number.isFinite(raw) ? raw : String(raw);
     else value = String(raw);
-    if (typeof value === 'string' && value.length > MAX_DETAIL_STRING) value = `${value.slice(0, MAX_DETAIL_STRING - 1)}…`;
+    if (typeof value === 'string' && value.length > MAX_DETAIL_STRING)
+      value = `${value.slice(0, MAX_DETAIL_STRING - 1)}…`;
     const cost = JSON.stringify(key).length + JSON.stringify(value).length + 2;
     if (size + cost > MAX_DETAIL_BYTES) break;
     size += cost;

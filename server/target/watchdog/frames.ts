@@ -17,12 +17,20 @@ export interface ScriptInfo {
 function toFile(url: string): string {
   if (url.startsWith('data:')) return '<code2wav worker bundle>';
   if (url.startsWith('file:')) {
-    try { return fileURLToPath(url); } catch { return url; }
+    try {
+      return fileURLToPath(url);
+    } catch {
+      return url;
+    }
   }
   return url;
 }
 
-export function toFrame(f: CdpFrame, script: ScriptInfo | undefined, maps: Map<string, SourceMapIndex | null>): StackFrame {
+export function toFrame(
+  f: CdpFrame,
+  script: ScriptInfo | undefined,
+  maps: Map<string, SourceMapIndex | null>,
+): StackFrame {
   const url = script?.url || f.url || '';
   const frame: StackFrame = {
     function: f.functionName || '(anonymous)',

@@ -37,7 +37,9 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms); }),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
   ]);
 }
 
@@ -61,7 +63,15 @@ export class InspectorLink {
       const m = /^\[worker (\d+)\]/.exec(params.workerInfo.title ?? '');
       if (!m) return;
       const threadId = Number(m[1]);
-      const t: Target = { sessionId: params.sessionId, scripts: new Map(), pending: new Map(), onPaused: null, onResumed: null, paused: false, enabled: null };
+      const t: Target = {
+        sessionId: params.sessionId,
+        scripts: new Map(),
+        pending: new Map(),
+        onPaused: null,
+        onResumed: null,
+        paused: false,
+        enabled: null,
+      };
       this.targets.set(threadId, t);
       for (const w of this.waiters.get(threadId) ?? []) w(t);
       this.waiters.delete(threadId);
@@ -73,8 +83,11 @@ export class InspectorLink {
       const t = [...this.targets.values()].find((x) => x.sessionId === params.sessionId);
       if (!t) return;
       const msg = JSON.parse(params.message);
-      if (msg.id !== undefined) { t.pending.get(msg.id)?.(msg); t.pending.delete(msg.id); }
-      else if (msg.method === 'Debugger.scriptParsed') t.scripts.set(msg.params.scriptId, { url: msg.params.url, sourceMapURL: msg.params.sourceMapURL });
+      if (msg.id !== undefined) {
+        t.pending.get(msg.id)?.(msg);
+        t.pending.delete(msg.id);
+      } else if (msg.method === 'Debugger.scriptParsed')
+        t.scripts.set(msg.params.scriptId, { url: msg.params.url, sourceMapURL: msg.params.sourceMapURL });
       else if (msg.method === 'Debugger.paused') {
         t.paused = true;
         // A pause nobody waits for (a repeated request that landed late) is undone at once.
@@ -90,16 +103,25 @@ export class InspectorLink {
   }
 
   private post(method: string, params: object = {}): Promise<any> {
-    return new Promise((resolve, reject) => this.session!.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+    return new Promise((resolve, reject) =>
+      this.session!.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
   }
 
   private send(t: Target, method: string, params: object = {}): Promise<any> {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       t.pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-      this.session!.post('NodeWorker.sendMessageToWorker', { sessionId: t.sessionId, message: JSON.stringify({ id, method, params }) }, (err) => {
-        if (err) { t.pending.delete(id); reject(err); }
-      });
+      this.session!.post(
+        'NodeWorker.sendMessageToWorker',
+        { sessionId: t.sessionId, message: JSON.stringify({ id, method, params }) },
+        (err) => {
+          if (err) {
+            t.pending.delete(id);
+            reject(err);
+          }
+        },
+      );
     });
   }
 
@@ -118,8 +140,12 @@ export class InspectorLink {
   /** Attaches to the worker and enables its debugger, so a later capture is fast. */
   async prepare(threadId: number): Promise<void> {
     const t = await this.target(threadId);
-    t.enabled ??= withTimeout(this.send(t, 'Debugger.enable'), this.timeoutMs * 4, 'Debugger.enable').then(() => undefined);
-    t.enabled.catch(() => { t.enabled = null; });
+    t.enabled ??= withTimeout(this.send(t, 'Debugger.enable'), this.timeoutMs * 4, 'Debugger.enable').then(
+      () => undefined,
+    );
+    t.enabled.catch(() => {
+      t.enabled = null;
+    });
     return t.enabled;
   }
 
@@ -135,13 +161,16 @@ export class InspectorLink {
       await this.prepare(threadId);
       t = await this.target(threadId);
       const target = t;
-      const frames = new Promise<CdpFrame[]>((resolve) => { target.onPaused = resolve; });
+      const frames = new Promise<CdpFrame[]>((resolve) => {
+        target.onPaused = resolve;
+      });
       // A pause request that reaches the thread while it is still leaving the
       // previous pause can be lost, so the request is repeated until it lands.
       const deadline = performance.now() + this.timeoutMs;
       let callFrames: CdpFrame[] | null = null;
       while (!callFrames) {
-        if (performance.now() > deadline) throw new Error(`waiting for the worker to pause timed out after ${this.timeoutMs} ms`);
+        if (performance.now() > deadline)
+          throw new Error(`waiting for the worker to pause timed out after ${this.timeoutMs} ms`);
         await withTimeout(this.send(t, 'Debugger.pause'), this.timeoutMs, 'Debugger.pause');
         callFrames = await Promise.race([frames, new Promise<null>((r) => setTimeout(() => r(null), 100))]);
         // An idle thread runs no JavaScript and cannot pause: if the work moved
@@ -159,7 +188,9 @@ export class InspectorLink {
         t.onPaused = null;
         if (t.paused) {
           const target = t;
-          const resumed = new Promise<void>((r) => { target.onResumed = r; });
+          const resumed = new Promise<void>((r) => {
+            target.onResumed = r;
+          });
           await withTimeout(this.send(t, 'Debugger.resume'), this.timeoutMs, 'Debugger.resume').catch(() => undefined);
           // Leave only once the thread has really left the pause.
           await withTimeout(resumed, this.timeoutMs, 'Debugger.resumed').catch(() => undefined);
@@ -175,11 +206,17 @@ export class InspectorLink {
     if (!this.session) return;
     const s = this.session;
     await this.ready?.catch(() => undefined);
-    await Promise.all([...this.targets.values()].map(async (t) => {
-      if (t.paused) await withTimeout(this.send(t, 'Debugger.resume'), this.timeoutMs, 'Debugger.resume').catch(() => undefined);
-      if (t.enabled) await withTimeout(this.send(t, 'Debugger.disable'), this.timeoutMs, 'Debugger.disable').catch(() => undefined);
-      await this.post('NodeWorker.detach', { sessionId: t.sessionId }).catch(() => undefined);
-    }));
+    await Promise.all(
+      [...this.targets.values()].map(async (t) => {
+        if (t.paused)
+          await withTimeout(this.send(t, 'Debugger.resume'), this.timeoutMs, 'Debugger.resume').catch(() => undefined);
+        if (t.enabled)
+          await withTimeout(this.send(t, 'Debugger.disable'), this.timeoutMs, 'Debugger.disable').catch(
+            () => undefined,
+          );
+        await this.post('NodeWorker.detach', { sessionId: t.sessionId }).catch(() => undefined);
+      }),
+    );
     await this.post('NodeWorker.disable').catch(() => undefined);
     s.disconnect();
     this.session = null;

@@ -70,7 +70,10 @@ export class WatchdogMonitor {
 
   start(): void {
     const poll = this.opts.pollMs ?? Math.min(50, Math.max(5, this.timeoutMs / 10));
-    this.timer = setInterval(() => { this.prepareWorkers(); void this.poll(); }, poll);
+    this.timer = setInterval(() => {
+      this.prepareWorkers();
+      void this.poll();
+    }, poll);
     this.prepareWorkers();
   }
 
@@ -80,7 +83,13 @@ export class WatchdogMonitor {
     const r = this.reported.get(key);
     if (!r) return;
     this.reported.delete(key);
-    this.opts.emit({ type: 'watchdog.recovered', workerId, opId, requestIds: r.requestIds, stalledS: (endMs - r.lastProgressMs) / 1000 });
+    this.opts.emit({
+      type: 'watchdog.recovered',
+      workerId,
+      opId,
+      requestIds: r.requestIds,
+      stalledS: (endMs - r.lastProgressMs) / 1000,
+    });
   }
 
   /** One poll over every worker; the timer calls it. Resolves when the captures it started are done. */
@@ -94,7 +103,9 @@ export class WatchdogMonitor {
       const deadlineMs = snap.lastProgressMs + this.timeoutMs;
       if (now < deadlineMs) continue;
       const p = this.investigate(w, snap.opId, snap.counter, deadlineMs)
-        .catch((err) => this.opts.log(`[stallscope watchdog] investigation of worker ${w.id} failed: ${(err as Error).message}`))
+        .catch((err) =>
+          this.opts.log(`[stallscope watchdog] investigation of worker ${w.id} failed: ${(err as Error).message}`),
+        )
         .finally(() => this.capturing.delete(w.id));
       this.capturing.set(w.id, p);
       started.push(p);

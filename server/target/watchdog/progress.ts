@@ -13,12 +13,20 @@ import type { PhaseDetails } from '../../../shared/types.ts';
 import { C2W_PHASES } from '../../../shared/types.ts';
 import { boundDetails, MAX_DETAIL_BYTES } from './details.ts';
 
-const STATE = 0, OP = 1, PHASE = 2, COUNTER = 3, SEQ = 4, DLEN = 5, BATCH = 6;
+const STATE = 0,
+  OP = 1,
+  PHASE = 2,
+  COUNTER = 3,
+  SEQ = 4,
+  DLEN = 5,
+  BATCH = 6;
 const CANCEL = 8;
 export const MAX_ROWS = 64;
 const INT_SLOTS = CANCEL + MAX_ROWS;
 const F64_OFFSET = INT_SLOTS * 4; // multiple of 8
-const T_OP = 0, T_PHASE = 1, T_PROGRESS = 2;
+const T_OP = 0,
+  T_PHASE = 1,
+  T_PROGRESS = 2;
 const DETAILS_OFFSET = F64_OFFSET + 3 * 8;
 export const PROGRESS_BYTES = DETAILS_OFFSET + MAX_DETAIL_BYTES * 4;
 
@@ -140,9 +148,13 @@ export class ProgressReader extends ProgressView {
       if (Atomics.load(this.i32, SEQ) !== s1 && !last) continue;
       let details: PhaseDetails = {};
       if (raw) {
-        try { details = JSON.parse(raw) as PhaseDetails; } catch { details = { unreadable: raw.slice(0, 80) }; }
+        try {
+          details = JSON.parse(raw) as PhaseDetails;
+        } catch {
+          details = { unreadable: raw.slice(0, 80) };
+        }
       }
-      const phase = phaseIndex >= 0 ? C2W_PHASES[phaseIndex] ?? null : null;
+      const phase = phaseIndex >= 0 ? (C2W_PHASES[phaseIndex] ?? null) : null;
       return { busy, opId, phaseIndex, phase, counter, batchSize, opStartMs, phaseStartMs, lastProgressMs, details };
     }
   }

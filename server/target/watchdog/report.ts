@@ -2,7 +2,10 @@
 import type { StallReport } from '../../../shared/types.ts';
 
 export function formatStallReport(r: StallReport, timeoutS: number): string {
-  const details = Object.entries(r.details).map(([k, v]) => `${k}=${String(v)}`).join(' ') || '(none)';
+  const details =
+    Object.entries(r.details)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ') || '(none)';
   const lines = [
     `[stallscope watchdog] Code2Wav stall: no progress for ${timeoutS} s`,
     `  model ${r.model}, worker ${r.workerId}, op ${r.opId}, phase ${r.phase}`,

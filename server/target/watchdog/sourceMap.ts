@@ -24,7 +24,10 @@ function decodeVlq(text: string): number[] {
     const digit = B64_INDEX.get(ch);
     if (digit === undefined) break;
     value += (digit & 31) << shift;
-    if (digit & 32) { shift += 5; continue; }
+    if (digit & 32) {
+      shift += 5;
+      continue;
+    }
     out.push(value & 1 ? -(value >>> 1) : value >>> 1);
     value = 0;
     shift = 0;
@@ -39,14 +42,18 @@ export function parseInlineSourceMap(url: string | undefined, scriptUrl: string)
     const comma = url.indexOf(',');
     const meta = url.slice(5, comma);
     const payload = url.slice(comma + 1);
-    const json = meta.includes('base64') ? Buffer.from(payload, 'base64').toString('utf8') : decodeURIComponent(payload);
+    const json = meta.includes('base64')
+      ? Buffer.from(payload, 'base64').toString('utf8')
+      : decodeURIComponent(payload);
     const map = JSON.parse(json) as { sources: string[]; sourceRoot?: string; mappings: string };
     const sources = map.sources.map((s) => {
       const abs = new URL((map.sourceRoot ?? '') + s, scriptUrl).href;
       return abs.startsWith('file:') ? fileURLToPath(abs) : abs;
     });
     const lines: Segment[][] = [];
-    let src = 0, line = 0, col = 0;
+    let src = 0,
+      line = 0,
+      col = 0;
     for (const group of map.mappings.split(';')) {
       const segs: Segment[] = [];
       let genCol = 0;
@@ -55,7 +62,9 @@ export function parseInlineSourceMap(url: string | undefined, scriptUrl: string)
         const v = decodeVlq(part);
         genCol += v[0];
         if (v.length >= 4) {
-          src += v[1]; line += v[2]; col += v[3];
+          src += v[1];
+          line += v[2];
+          col += v[3];
           segs.push([genCol, src, line, col]);
         }
       }
@@ -68,7 +77,11 @@ export function parseInlineSourceMap(url: string | undefined, scriptUrl: string)
 }
 
 /** Original position for a 0-based generated line and column, or null when unmapped. */
-export function originalPosition(map: SourceMapIndex, line: number, column: number): { file: string; line: number; column: number } | null {
+export function originalPosition(
+  map: SourceMapIndex,
+  line: number,
+  column: number,
+): { file: string; line: number; column: number } | null {
   const segs = map.lines[line];
   if (!segs || segs.length === 0) return null;
   let best: Segment | null = null;

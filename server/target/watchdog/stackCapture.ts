@@ -7,7 +7,11 @@ import { InspectorLink, type CaptureResult } from './inspectorLink.ts';
 
 export type { CaptureResult } from './inspectorLink.ts';
 
-export async function captureWorkerStack(threadId: number, whilePaused: () => boolean, timeoutMs = 1500): Promise<CaptureResult> {
+export async function captureWorkerStack(
+  threadId: number,
+  whilePaused: () => boolean,
+  timeoutMs = 1500,
+): Promise<CaptureResult> {
   const link = new InspectorLink(timeoutMs);
   try {
     // The capture's own duration includes attaching and enabling the debugger, the one-shot cost.

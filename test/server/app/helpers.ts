@@ -14,7 +14,12 @@ export async function testApp(opts: Partial<AppOptions> = {}): Promise<FastifyIn
 }
 
 /** Records a finished run straight through the hub, as the run manager would. */
-export function recordRun(hub: Hub, runId: string, events: RunEvent[] = hangRunEvents(runId), o: { finish?: boolean; metadata?: Record<string, string> } = {}): void {
+export function recordRun(
+  hub: Hub,
+  runId: string,
+  events: RunEvent[] = hangRunEvents(runId),
+  o: { finish?: boolean; metadata?: Record<string, string> } = {},
+): void {
   hub.store.runs.insertRun(newRun(runId, { metadata: o.metadata ?? {} }));
   hub.open(runId, `label-${runId}`);
   let summary = null;

@@ -24,14 +24,20 @@ describe('Host and Origin checks', () => {
 
   it('refuses state-changing requests from a foreign Origin, allows same-host pages and reads', async () => {
     app = await testApp();
-    const del = (origin?: string, host = 'localhost:7077') => app.inject({ method: 'DELETE', url: '/api/runs/none', headers: origin ? { origin, host } : { host } });
+    const del = (origin?: string, host = 'localhost:7077') =>
+      app.inject({ method: 'DELETE', url: '/api/runs/none', headers: origin ? { origin, host } : { host } });
     expect((await del('http://evil.example')).statusCode).toBe(403);
     expect((await del('null')).statusCode).toBe(403);
     expect((await del('http://localhost:7077')).statusCode).toBe(404); // allowed through; the run just does not exist
     // The Vite dev server proxies with the page's Host: same host and port as the Origin.
     expect((await del('http://localhost:5173', 'localhost:5173')).statusCode).toBe(404);
     expect((await del()).statusCode).toBe(404); // no Origin: CLI, curl
-    const post = await app.inject({ method: 'POST', url: '/api/import', headers: { origin: 'https://evil.example', 'content-type': 'text/plain' }, payload: '{}' });
+    const post = await app.inject({
+      method: 'POST',
+      url: '/api/import',
+      headers: { origin: 'https://evil.example', 'content-type': 'text/plain' },
+      payload: '{}',
+    });
     expect(post.statusCode).toBe(403);
     expect((await app.inject({ url: '/api/runs', headers: { origin: 'http://evil.example' } })).statusCode).toBe(200);
   });
@@ -51,12 +57,16 @@ describe('Host and Origin checks', () => {
     expect((await post(`http://127.0.0.1:${port}`)).body.code).not.toBe('API_FORBIDDEN_ORIGIN');
     expect((await post(`http://localhost:${port}`)).body.code).not.toBe('API_FORBIDDEN_ORIGIN');
     // A real upgrade on the socket; a refused one is closed by the server (else app.close() would wait on it).
-    const upgrade = (origin: string) => new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { origin } });
-      ws.on('upgrade', (res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
-      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      ws.on('error', (e) => reject(e));
-    });
+    const upgrade = (origin: string) =>
+      new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { origin } });
+        ws.on('upgrade', (res) => {
+          resolve(res.statusCode ?? 0);
+          ws.terminate();
+        });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on('error', (e) => reject(e));
+      });
     expect(await upgrade('http://localhost:9999')).toBe(403);
     expect(await upgrade(`http://127.0.0.1:${port}`)).toBe(101);
     const closing = Date.now();
@@ -66,7 +76,8 @@ describe('Host and Origin checks', () => {
 
   it('accepts an Origin spelled out as an allowed host:port', async () => {
     app = await testApp({ allowedHosts: ['dash.lab:8443'] });
-    const del = (origin: string) => app.inject({ method: 'DELETE', url: '/api/runs/none', headers: { origin, host: 'localhost:7077' } });
+    const del = (origin: string) =>
+      app.inject({ method: 'DELETE', url: '/api/runs/none', headers: { origin, host: 'localhost:7077' } });
     expect((await del('https://dash.lab:8443')).statusCode).toBe(404);
     expect((await del('https://dash.lab:8444')).statusCode).toBe(403);
     expect(portOf('[::1]:80', 'http')).toBe('80');
@@ -85,12 +96,18 @@ describe('token when bound to a non-loopback address', () => {
     app = await testApp({ host: '0.0.0.0', token: 's3cret' });
     expect((await app.inject({ url: '/api/health' })).statusCode).toBe(401);
     expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
-    expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer s3cret' } })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/api/health', headers: { 'x-stallscope-token': 's3cret' } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer s3cret' } })).statusCode).toBe(
+      200,
+    );
+    expect((await app.inject({ url: '/api/health', headers: { 'x-stallscope-token': 's3cret' } })).statusCode).toBe(
+      200,
+    );
     const q = await app.inject({ url: '/api/health?token=s3cret' });
     expect(q.statusCode).toBe(200);
     expect(String(q.headers['set-cookie'])).toMatch(/stallscope_token=s3cret; Path=\/; HttpOnly; SameSite=Strict/);
-    expect((await app.inject({ url: '/api/runs', headers: { cookie: 'a=1; stallscope_token=s3cret' } })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ url: '/api/runs', headers: { cookie: 'a=1; stallscope_token=s3cret' } })).statusCode,
+    ).toBe(200);
     expect((await app.inject({ url: '/api/runs', headers: { cookie: 'stallscope_token=nope' } })).statusCode).toBe(401);
     expect((await app.inject({ url: '/nothing-here' })).statusCode).toBe(401);
   });

@@ -4,7 +4,9 @@ import { Rng } from '../../../server/bench/random/xoshiro.ts';
 
 describe('Rng (the synthetic prompts)', () => {
   it('is deterministic per seed and differs across seeds', () => {
-    const a = new Rng(7), b = new Rng(7), c = new Rng(8);
+    const a = new Rng(7),
+      b = new Rng(7),
+      c = new Rng(8);
     const xs = Array.from({ length: 5 }, () => a.random());
     expect(Array.from({ length: 5 }, () => b.random())).toEqual(xs);
     expect(Array.from({ length: 5 }, () => c.random())).not.toEqual(xs);

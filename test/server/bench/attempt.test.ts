@@ -22,12 +22,24 @@ afterEach(async () => {
   await agent?.destroy();
 });
 
-const job: RequestJob = { index: 0, requestId: 'r-0', headers: { 'content-type': 'application/json', 'x-request-id': 'r-0' }, body: '{}', promptLen: 3 };
+const job: RequestJob = {
+  index: 0,
+  requestId: 'r-0',
+  headers: { 'content-type': 'application/json', 'x-request-id': 'r-0' },
+  body: '{}',
+  promptLen: 3,
+};
 
 function target(url: string, t: { totalS?: number; firstByteS?: number; idleS?: number } = {}): AttemptTarget {
   agent = createDispatcher(4);
   const u = new URL(url);
-  return { dispatcher: agent, origin: u.origin, path: '/v1/chat/completions', limits: effectiveTimeouts(t), now: () => performance.now() / 1000 };
+  return {
+    dispatcher: agent,
+    origin: u.origin,
+    path: '/v1/chat/completions',
+    limits: effectiveTimeouts(t),
+    now: () => performance.now() / 1000,
+  };
 }
 
 describe('one request against a misbehaving target', () => {
@@ -105,7 +117,12 @@ describe('one request against a misbehaving target', () => {
 
   it('first_byte is met by the headers; idle then fires on a silent stream', async () => {
     behaviour = { kind: 'hang-mid-stream', events: 2 };
-    const end = await runRequest(target(server.url, { totalS: 5, firstByteS: 2, idleS: 0.2 }), job, new Cancellation(), {});
+    const end = await runRequest(
+      target(server.url, { totalS: 5, firstByteS: 2, idleS: 0.2 }),
+      job,
+      new Cancellation(),
+      {},
+    );
     expect(end.status).toBe('timed_out');
     expect(end.timeoutKind).toBe('idle');
     expect(end.record.ttft).toBeGreaterThan(0); // partial fields kept

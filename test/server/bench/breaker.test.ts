@@ -14,7 +14,11 @@ describe('Breaker', () => {
 
   it('stops synchronously, trips once, and breaks ties by lowest index', async () => {
     const trips: BreakerCause[] = [];
-    const b = new Breaker(true, (c) => trips.push(c), (id) => (id === 'r-2' ? 'cfm' : null));
+    const b = new Breaker(
+      true,
+      (c) => trips.push(c),
+      (id) => (id === 'r-2' ? 'cfm' : null),
+    );
     b.report({ index: 5, requestId: 'r-5', kind: 'idle', elapsedS: 1 });
     expect(b.tripped).toBe(true);
     expect(b.stopSignal.aborted).toBe(true);

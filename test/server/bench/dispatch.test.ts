@@ -28,7 +28,11 @@ describe('dispatch with the fail-fast breaker', () => {
 
   it('on: the first timeout stops everything; no request is sent after the trip', async () => {
     server = await startSseServer((a) => (indexOf(a.requestId) < 3 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
-    const h = harness(server.url, arrivalOffsets(20, { mode: 'immediate' }), { maxConcurrency: 3, totalS: 0.5, failFast: true });
+    const h = harness(server.url, arrivalOffsets(20, { mode: 'immediate' }), {
+      maxConcurrency: 3,
+      totalS: 0.5,
+      failFast: true,
+    });
     const r = await runDispatch(h.input);
     const arrivedAtEnd = server.arrivals.length;
     await h.agent.destroy();
@@ -56,7 +60,11 @@ describe('dispatch with the fail-fast breaker', () => {
 
   it('breaker.tripped counts what was in flight and queued when the first timeout fired, before the queue was emptied', async () => {
     server = await startSseServer(() => ({ kind: 'hang' }));
-    const h = harness(server.url, arrivalOffsets(6, { mode: 'immediate' }), { maxConcurrency: 2, totalS: 0.2, failFast: true });
+    const h = harness(server.url, arrivalOffsets(6, { mode: 'immediate' }), {
+      maxConcurrency: 2,
+      totalS: 0.2,
+      failFast: true,
+    });
     const r = await runDispatch(h.input);
     await h.agent.destroy();
     // 0 and 1 hold the two slots (the one that timed out still counts: it had not settled), 2-5 wait for a slot.
@@ -86,7 +94,10 @@ describe('dispatch with the fail-fast breaker', () => {
 
   it('self-timed trace whose last request is at +1 h: finishes within timeout + 1 s of the first hang', async () => {
     server = await startSseServer((a) => (a.requestId === 't-0' ? { kind: 'ok' } : { kind: 'hang' }));
-    const h = harness(server.url, arrivalOffsets(3, { mode: 'self-timed', timestamps: [0, 0.05, 3600] }), { totalS: 0.5, failFast: true });
+    const h = harness(server.url, arrivalOffsets(3, { mode: 'self-timed', timestamps: [0, 0.05, 3600] }), {
+      totalS: 0.5,
+      failFast: true,
+    });
     const t0 = performance.now();
     const r = await runDispatch(h.input);
     const end = performance.now();
@@ -99,7 +110,11 @@ describe('dispatch with the fail-fast breaker', () => {
   it('an interrupt aborts in flight and skips the queue', async () => {
     server = await startSseServer(() => ({ kind: 'hang-after-headers' }));
     const ctrl = new AbortController();
-    const h = harness(server.url, arrivalOffsets(6, { mode: 'immediate' }), { maxConcurrency: 2, totalS: 30, interrupt: ctrl.signal });
+    const h = harness(server.url, arrivalOffsets(6, { mode: 'immediate' }), {
+      maxConcurrency: 2,
+      totalS: 30,
+      interrupt: ctrl.signal,
+    });
     setTimeout(() => ctrl.abort(), 100);
     const r = await runDispatch(h.input);
     await h.agent.destroy();
@@ -119,6 +134,14 @@ describe('dispatch with the fail-fast breaker', () => {
     expect(h.events[1].type).toBe('request.sent');
     expect(h.events.at(-1)!.type).toBe('request.completed');
     const types = new Set(h.events.map((e) => e.type));
-    for (const t of ['request.queued', 'request.sent', 'request.first_token', 'request.first_audio', 'request.progress', 'request.completed']) expect(types.has(t as never)).toBe(true);
+    for (const t of [
+      'request.queued',
+      'request.sent',
+      'request.first_token',
+      'request.first_audio',
+      'request.progress',
+      'request.completed',
+    ])
+      expect(types.has(t as never)).toBe(true);
   });
 });

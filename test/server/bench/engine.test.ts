@@ -28,10 +28,25 @@ const idx = (id: string): number => Number(id.split('-').pop());
 
 function config(url: string, over: Partial<BenchConfig> = {}): BenchConfig {
   return {
-    runId: 'run7', baseUrl: url, endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', model: 'openbmb/MiniCPM-o-4_5',
-    dataset: { name: 'random', inputLen: 8, outputLen: 8 }, numPrompts: 6, maxConcurrency: 2, requestRate: 'inf', burstiness: 1,
-    seed: 0, numWarmups: 0, percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'], metricPercentiles: [99],
-    timeouts: { totalS: 5 }, failFast: false, thresholds: [], save: { dir, detailed: true }, ...over,
+    runId: 'run7',
+    baseUrl: url,
+    endpoint: '/v1/chat/completions',
+    backend: 'openai-chat-omni',
+    model: 'openbmb/MiniCPM-o-4_5',
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
+    numPrompts: 6,
+    maxConcurrency: 2,
+    requestRate: 'inf',
+    burstiness: 1,
+    seed: 0,
+    numWarmups: 0,
+    percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
+    metricPercentiles: [99],
+    timeouts: { totalS: 5 },
+    failFast: false,
+    thresholds: [],
+    save: { dir, detailed: true },
+    ...over,
   };
 }
 
@@ -40,7 +55,12 @@ describe('runBenchmark', () => {
     server = await startSseServer(() => ({ kind: 'ok', tokens: 4, audioChunks: 2 }));
     const events: BenchEvent[] = [];
     const out = await runBenchmark(
-      config(server.url, { dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true }, numPrompts: 2000, thresholds: ['failed==0', 'mean_e2el_ms<=60000'], metadata: { build: '42' } }),
+      config(server.url, {
+        dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true },
+        numPrompts: 2000,
+        thresholds: ['failed==0', 'mean_e2el_ms<=60000'],
+        metadata: { build: '42' },
+      }),
       { onEvent: (e) => events.push(e) },
     );
     expect(out.summary.verdict).toBe('passed');
@@ -51,11 +71,27 @@ describe('runBenchmark', () => {
     expect(String(body.ref_audio)).toMatch(/^data:audio\/wav;base64,/);
     expect(out.resultFile).toMatch(/openai-chat-omni-infqps-concurrency2-MiniCPM-o-4_5-\d{8}-\d{6}\.json$/);
     const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
-    expect(saved).toMatchObject({ backend: 'openai-chat-omni', num_prompts: 2000, build: '42', request_rate: 'inf', completed: 4, failed: 0, verdict: 'passed', fail_fast_enabled: false, fail_fast_tripped: false, timed_out_requests: 0 });
+    expect(saved).toMatchObject({
+      backend: 'openai-chat-omni',
+      num_prompts: 2000,
+      build: '42',
+      request_rate: 'inf',
+      completed: 4,
+      failed: 0,
+      verdict: 'passed',
+      fail_fast_enabled: false,
+      fail_fast_tripped: false,
+      timed_out_requests: 0,
+    });
     expect(saved.ttfts).toHaveLength(4);
     expect(saved.mean_audio_ttfp_ms).toBeGreaterThan(0);
     expect(events[0].type).toBe('run.started');
-    expect(events.filter((e) => e.type === 'run.warning').map((e) => (e as { message: string }).message).join()).toMatch(/missing/);
+    expect(
+      events
+        .filter((e) => e.type === 'run.warning')
+        .map((e) => (e as { message: string }).message)
+        .join(),
+    ).toMatch(/missing/);
     expect(events.at(-1)!.type).toBe('run.finished');
     expect(events.filter((e) => e.type === 'request.completed')).toHaveLength(4);
   });
@@ -63,11 +99,21 @@ describe('runBenchmark', () => {
   it('fail-fast: failed_closed, counts and cause in the file, every aborted socket closed before the file exists', async () => {
     server = await startSseServer((a) => (idx(a.requestId) < 2 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
     let checkedAtFinish: { open: number; fileExists: boolean } | null = null;
-    const out = await runBenchmark(config(server.url, { numPrompts: 10, maxConcurrency: 3, timeouts: { totalS: 0.6 }, failFast: true, thresholds: ['mean_e2el_ms<=100000'] }), {
-      onEvent: (e) => {
-        if (e.type === 'run.finished') checkedAtFinish = { open: server!.openSockets, fileExists: existsSync(e.summary.resultFile!) };
+    const out = await runBenchmark(
+      config(server.url, {
+        numPrompts: 10,
+        maxConcurrency: 3,
+        timeouts: { totalS: 0.6 },
+        failFast: true,
+        thresholds: ['mean_e2el_ms<=100000'],
+      }),
+      {
+        onEvent: (e) => {
+          if (e.type === 'run.finished')
+            checkedAtFinish = { open: server!.openSockets, fileExists: existsSync(e.summary.resultFile!) };
+        },
       },
-    });
+    );
     expect(out.summary.verdict).toBe('failed_closed'); // a high-scoring partial run cannot pass
     expect(out.summary.cause).toMatchObject({ requestIndex: 2, kind: 'total', requestId: 'run7-2' });
     const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
@@ -104,17 +150,48 @@ describe('runBenchmark', () => {
       raw([roleEvent(), textEvent('a', 1), usageEvent(1), DONE]),
       { kind: 'reset-mid-stream', events: 2 },
       { kind: 'status', status: 404 },
-      raw([roleEvent(), sse({ choices: [{ index: 0, delta: { content: Buffer.from('RIFF not a wav at all').toString('base64') } }], modality: 'audio' }), DONE]),
+      raw([
+        roleEvent(),
+        sse({
+          choices: [{ index: 0, delta: { content: Buffer.from('RIFF not a wav at all').toString('base64') } }],
+          modality: 'audio',
+        }),
+        DONE,
+      ]),
       raw([roleEvent(), textEvent('x'.repeat(5000), 1), DONE]),
     ];
     server = await startSseServer((a) => behaviours[idx(a.requestId)]);
-    const out = await runBenchmark(config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4, maxEventBytes: 4096 }));
-    expect(out.statuses).toEqual(['completed', 'failed', 'failed', 'failed', 'failed', 'failed', 'completed', 'failed', 'failed', 'failed', 'failed']);
+    const out = await runBenchmark(
+      config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4, maxEventBytes: 4096 }),
+    );
+    expect(out.statuses).toEqual([
+      'completed',
+      'failed',
+      'failed',
+      'failed',
+      'failed',
+      'failed',
+      'completed',
+      'failed',
+      'failed',
+      'failed',
+      'failed',
+    ]);
     expect(out.records[1].error).toBe('Service Unavailable');
     expect(out.records[4].error).toContain('EngineDeadError: boom');
     expect(out.records[8].error).toBe('Not Found');
     expect(out.records.map((r) => r.errorCode)).toEqual([
-      null, 'REQ_HTTP_STATUS', 'REQ_BAD_SSE', 'REQ_BAD_JSON', 'REQ_STREAM_ERROR', 'REQ_BAD_AUDIO', null, 'REQ_TRANSPORT', 'REQ_HTTP_STATUS', 'REQ_BAD_AUDIO', 'REQ_EVENT_TOO_LARGE',
+      null,
+      'REQ_HTTP_STATUS',
+      'REQ_BAD_SSE',
+      'REQ_BAD_JSON',
+      'REQ_STREAM_ERROR',
+      'REQ_BAD_AUDIO',
+      null,
+      'REQ_TRANSPORT',
+      'REQ_HTTP_STATUS',
+      'REQ_BAD_AUDIO',
+      'REQ_EVENT_TOO_LARGE',
     ]);
     for (const r of out.records.filter((x) => !x.success)) expect(r.error).not.toBe('');
     expect(out.summary.verdict).toBe('failed');
@@ -124,7 +201,11 @@ describe('runBenchmark', () => {
     server = await startSseServer(() => ({ kind: 'ok' }));
     const out = await runBenchmark(config(server.url, { numPrompts: 3, numWarmups: 2, readyCheckTimeoutS: 2 }));
     const ids = server.arrivals.map((a) => a.requestId);
-    expect(ids.slice(0, 3)).toEqual(['run7-ready-1', expect.stringMatching(/^run7-warmup-/), expect.stringMatching(/^run7-warmup-/)]);
+    expect(ids.slice(0, 3)).toEqual([
+      'run7-ready-1',
+      expect.stringMatching(/^run7-warmup-/),
+      expect.stringMatching(/^run7-warmup-/),
+    ]);
     expect(ids.filter((i) => /^run7-\d+$/.test(i)).sort()).toEqual(['run7-0', 'run7-1', 'run7-2']);
     const first = server.arrivals.find((a) => a.requestId === 'run7-0')!.body.messages;
     expect(server.arrivals[1].body.messages).toEqual(first);
@@ -134,8 +215,12 @@ describe('runBenchmark', () => {
   });
 
   it('--goodput: request_goodput is written and a threshold can gate on it', async () => {
-    server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok', tokens: 3, delayMs: 600 } : { kind: 'ok', tokens: 3 }));
-    const out = await runBenchmark(config(server.url, { numPrompts: 4, goodput: { e2el: 300 }, thresholds: ['request_goodput>0'] }));
+    server = await startSseServer((a) =>
+      idx(a.requestId) === 0 ? { kind: 'ok', tokens: 3, delayMs: 600 } : { kind: 'ok', tokens: 3 },
+    );
+    const out = await runBenchmark(
+      config(server.url, { numPrompts: 4, goodput: { e2el: 300 }, thresholds: ['request_goodput>0'] }),
+    );
     const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
     // Request 0 takes > 600 ms, so 3 of the 4 meet the 300 ms e2el SLO (generous: a loaded CI box).
     expect(saved.request_goodput).toBeCloseTo(3 / saved.duration, 9);
@@ -147,14 +232,23 @@ describe('runBenchmark', () => {
     server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
     const lines: string[] = [];
     const rampUp = { strategy: 'linear' as const, startRps: 20, endRps: 60 };
-    const out = await runBenchmark(config(server.url, { numPrompts: 12, maxConcurrency: null, rampUp }), { log: (l) => lines.push(l) });
+    const out = await runBenchmark(config(server.url, { numPrompts: 12, maxConcurrency: null, rampUp }), {
+      log: (l) => lines.push(l),
+    });
     expect(out.summary.verdict).toBe('passed');
     expect(lines).toContain('Traffic ramp-up strategy: linear.');
     expect(out.resultFile).toMatch(/openai-chat-omni-ramp-up-linear-20qps-60qps-MiniCPM-o-4_5-\d{8}-\d{6}\.json$/);
     const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
-    expect(saved).toMatchObject({ ramp_up_strategy: 'linear', ramp_up_start_rps: 20, ramp_up_end_rps: 60, request_rate: 'inf' });
+    expect(saved).toMatchObject({
+      ramp_up_strategy: 'linear',
+      ramp_up_start_rps: 20,
+      ramp_up_end_rps: 60,
+      request_rate: 'inf',
+    });
     // 11 intervals drawn at 20…60 RPS: the ramp passes every whole RPS from 20 to 60.
-    expect(saved.rps_change_events.map((e: { rps: number }) => e.rps)).toEqual(Array.from({ length: 41 }, (_, i) => 20 + i));
+    expect(saved.rps_change_events.map((e: { rps: number }) => e.rps)).toEqual(
+      Array.from({ length: 41 }, (_, i) => 20 + i),
+    );
     const offsets = arrivalOffsets(12, { mode: 'ramp-up', ...rampUp, burstiness: 1, seed: 0 });
     const arrivedS = server.arrivals.map((a) => (a.atMs - server!.arrivals[0].atMs) / 1000);
     // Relative to request 0, each arrives no earlier than scheduled (and not much later on loopback).
@@ -168,7 +262,9 @@ describe('runBenchmark', () => {
     process.on('warning', onWarning);
     const ctrl = new AbortController();
     try {
-      const out = await runBenchmark(config(server.url, { numPrompts: 2, numWarmups: 25, maxConcurrency: null }), { signal: ctrl.signal });
+      const out = await runBenchmark(config(server.url, { numPrompts: 2, numWarmups: 25, maxConcurrency: null }), {
+        signal: ctrl.signal,
+      });
       expect(out.summary.verdict).toBe('passed');
       await new Promise((r) => setImmediate(r)); // process warnings are emitted on the next tick
     } finally {
@@ -181,7 +277,9 @@ describe('runBenchmark', () => {
   it('an interrupt during the warmups stops them and the run sends nothing timed', async () => {
     server = await startSseServer((a) => (a.requestId.includes('-warmup-') ? { kind: 'hang' } : { kind: 'ok' }));
     const ctrl = new AbortController();
-    const run = runBenchmark(config(server.url, { numPrompts: 3, numWarmups: 12, maxConcurrency: 4 }), { signal: ctrl.signal });
+    const run = runBenchmark(config(server.url, { numPrompts: 3, numWarmups: 12, maxConcurrency: 4 }), {
+      signal: ctrl.signal,
+    });
     await server.waitForArrivals(4);
     ctrl.abort();
     const out = await run;
@@ -207,7 +305,9 @@ describe('runBenchmark', () => {
     const t0 = performance.now();
     const lines: string[] = [];
     const rampUp = { strategy: 'linear' as const, startRps: 1, endRps: 5 };
-    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 0.5, rampUp }), { log: (l) => lines.push(l) });
+    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 0.5, rampUp }), {
+      log: (l) => lines.push(l),
+    });
     expect(out.summary.verdict).toBe('errored');
     // The timed run never started: no traffic lines, no ramp-up steps in the result.
     expect(lines.join('\n')).not.toMatch(/Starting main benchmark run|Traffic/);
@@ -220,7 +320,9 @@ describe('runBenchmark', () => {
   it('an abort signal interrupts: verdict interrupted, partial result written with completed outputs', async () => {
     server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
     const ctrl = new AbortController();
-    const run = runBenchmark(config(server.url, { numPrompts: 5, maxConcurrency: 2, timeouts: { totalS: 30 } }), { signal: ctrl.signal });
+    const run = runBenchmark(config(server.url, { numPrompts: 5, maxConcurrency: 2, timeouts: { totalS: 30 } }), {
+      signal: ctrl.signal,
+    });
     await server.waitForArrivals(3);
     ctrl.abort();
     const out = await run;
@@ -244,7 +346,9 @@ describe('runBenchmark interrupted before the clock starts', () => {
     const port = await refusedPort();
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(), 150);
-    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 10 }), { signal: ctrl.signal });
+    const out = await runBenchmark(config(`http://127.0.0.1:${port}`, { readyCheckTimeoutS: 10 }), {
+      signal: ctrl.signal,
+    });
     expect(out.summary.verdict).toBe('interrupted');
     expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
   });
@@ -255,11 +359,14 @@ describe('runBenchmark with a trace (self-timed)', () => {
     server = await startSseServer(() => ({ kind: 'ok' }));
     const trace = fileURLToPath(new URL('../../fixtures/datasets/trace.jsonl', import.meta.url));
     const sent: number[] = [];
-    const out = await runBenchmark(config(server.url, { dataset: { name: 'trace', path: trace }, numPrompts: 10, requestRate: 1000 }), {
-      onEvent: (e) => {
-        if (e.type === 'request.queued') sent[e.index] = e.t;
+    const out = await runBenchmark(
+      config(server.url, { dataset: { name: 'trace', path: trace }, numPrompts: 10, requestRate: 1000 }),
+      {
+        onEvent: (e) => {
+          if (e.type === 'request.queued') sent[e.index] = e.t;
+        },
       },
-    });
+    );
     expect(out.summary.verdict).toBe('passed');
     // Timestamps 0, 0.05, 0.1 s (ms on the run clock); a request rate of 1000/s would have queued all three within ~3 ms.
     expect(sent[0]).toBeLessThan(40);

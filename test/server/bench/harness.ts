@@ -15,7 +15,14 @@ export interface Harness {
 export function harness(
   url: string,
   offsets: number[],
-  o: { maxConcurrency?: number | null; failFast?: boolean; totalS?: number; firstByteS?: number; idleS?: number; interrupt?: AbortSignal } = {},
+  o: {
+    maxConcurrency?: number | null;
+    failFast?: boolean;
+    totalS?: number;
+    firstByteS?: number;
+    idleS?: number;
+    interrupt?: AbortSignal;
+  } = {},
 ): Harness {
   const agent = createDispatcher(o.maxConcurrency ?? null);
   const events: BenchEvent[] = [];
@@ -34,7 +41,13 @@ export function harness(
     offsets,
     maxConcurrency: o.maxConcurrency ?? null,
     failFast: o.failFast ?? false,
-    prepare: async (i) => ({ index: i, requestId: id(i), headers: { 'content-type': 'application/json', 'x-request-id': id(i) }, body: '{}', promptLen: 1 }),
+    prepare: async (i) => ({
+      index: i,
+      requestId: id(i),
+      headers: { 'content-type': 'application/json', 'x-request-id': id(i) },
+      body: '{}',
+      promptLen: 1,
+    }),
     requestId: id,
     promptLen: () => 1,
     interrupt: o.interrupt,

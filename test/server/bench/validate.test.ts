@@ -6,9 +6,23 @@ import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/datasets/', import.meta.url));
 const ok: BenchConfig = {
-  runId: 'r', baseUrl: 'http://127.0.0.1:8000', endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', model: 'm',
-  dataset: { name: 'random', inputLen: 8, outputLen: 8 }, numPrompts: 4, maxConcurrency: 2, requestRate: 'inf', burstiness: 1,
-  seed: 0, numWarmups: 0, percentileMetrics: ['ttft', 'e2el'], metricPercentiles: [99], timeouts: {}, failFast: false, thresholds: [],
+  runId: 'r',
+  baseUrl: 'http://127.0.0.1:8000',
+  endpoint: '/v1/chat/completions',
+  backend: 'openai-chat-omni',
+  model: 'm',
+  dataset: { name: 'random', inputLen: 8, outputLen: 8 },
+  numPrompts: 4,
+  maxConcurrency: 2,
+  requestRate: 'inf',
+  burstiness: 1,
+  seed: 0,
+  numWarmups: 0,
+  percentileMetrics: ['ttft', 'e2el'],
+  metricPercentiles: [99],
+  timeouts: {},
+  failFast: false,
+  thresholds: [],
 };
 
 function refusal(over: Partial<BenchConfig>): { code: ErrorCode; field?: string } {
@@ -24,8 +38,15 @@ function refusal(over: Partial<BenchConfig>): { code: ErrorCode; field?: string 
 describe('validateBenchConfig', () => {
   it('accepts a sane config and the seed-tts and trace fixtures', () => {
     expect(() => validateBenchConfig(ok)).not.toThrow();
-    expect(() => validateBenchConfig({ ...ok, dataset: { name: 'seed-tts', path: `${fixtures}seed-tts`, locale: 'en', noOversample: true } })).not.toThrow();
-    expect(() => validateBenchConfig({ ...ok, dataset: { name: 'trace', path: `${fixtures}trace.jsonl` }, selfTimed: true })).not.toThrow();
+    expect(() =>
+      validateBenchConfig({
+        ...ok,
+        dataset: { name: 'seed-tts', path: `${fixtures}seed-tts`, locale: 'en', noOversample: true },
+      }),
+    ).not.toThrow();
+    expect(() =>
+      validateBenchConfig({ ...ok, dataset: { name: 'trace', path: `${fixtures}trace.jsonl` }, selfTimed: true }),
+    ).not.toThrow();
     expect(() => validateBenchConfig({ ...ok, failFast: true })).not.toThrow(); // default 900 s is effective
   });
 
@@ -40,7 +61,11 @@ describe('validateBenchConfig', () => {
     [{ maxConcurrency: 0 }, 'CONFIG_INVALID', 'maxConcurrency'],
     [{ numPrompts: 0 }, 'CONFIG_INVALID', 'numPrompts'],
     [{ extraBody: [] as unknown as Record<string, unknown> }, 'CONFIG_EXTRA_BODY', 'extraBody'],
-    [{ dataset: { name: 'seed-tts', path: '/nonexistent', locale: 'en', noOversample: true } }, 'CONFIG_DATASET_UNREADABLE', 'dataset.path'],
+    [
+      { dataset: { name: 'seed-tts', path: '/nonexistent', locale: 'en', noOversample: true } },
+      'CONFIG_DATASET_UNREADABLE',
+      'dataset.path',
+    ],
     [{ dataset: { name: 'trace', path: '/nonexistent.jsonl' } }, 'CONFIG_DATASET_UNREADABLE', 'dataset.path'],
     [{ endpoint: '/v1/completions' }, 'CONFIG_INVALID', 'endpoint'],
     [{ percentileMetrics: ['ttfx'] }, 'CONFIG_INVALID', 'percentileMetrics'],
@@ -49,7 +74,14 @@ describe('validateBenchConfig', () => {
     [{ seed: -1 }, 'CONFIG_INVALID', 'seed'],
     [{ rampUp: { strategy: 'linear', startRps: 1, endRps: 5 }, requestRate: 3 }, 'CONFIG_INVALID', 'requestRate'],
     [{ rampUp: { strategy: 'linear', startRps: 0, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.startRps'],
-    [{ rampUp: { strategy: 'linear', startRps: 1, endRps: 5 }, dataset: { name: 'trace', path: `${fixtures}trace.jsonl` } }, 'CONFIG_INVALID', 'rampUp'],
+    [
+      {
+        rampUp: { strategy: 'linear', startRps: 1, endRps: 5 },
+        dataset: { name: 'trace', path: `${fixtures}trace.jsonl` },
+      },
+      'CONFIG_INVALID',
+      'rampUp',
+    ],
     [{ rampUp: { strategy: 'exponential', startRps: 6, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.startRps'],
     [{ rampUp: { strategy: 'sigmoid' as 'linear', startRps: 1, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.strategy'],
     [{ goodput: { audio_ttft: 100 } as BenchConfig['goodput'] }, 'CONFIG_INVALID', 'goodput'],

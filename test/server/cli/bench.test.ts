@@ -22,16 +22,45 @@ const idx = (id: string): number => Number(id.split('-').pop());
 
 /** docs/design.md section 4's CI command line, verbatim (split as a shell would). */
 const CI_LINE = [
-  '--omni', '--backend', 'openai-chat-omni', '--endpoint', '/v1/chat/completions', '--model', 'openbmb/MiniCPM-o-4_5',
-  '--dataset-name', 'seed-tts', '--seed-tts-locale', 'en', '--num-prompts', '2000', '--max-concurrency', '10', '--request-rate', 'inf',
-  '--num-warmups', '0', '--no-oversample', '--percentile-metrics', 'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf', '--save-result',
-  '--extra-body', '{"modalities":["text","audio"]}',
+  '--omni',
+  '--backend',
+  'openai-chat-omni',
+  '--endpoint',
+  '/v1/chat/completions',
+  '--model',
+  'openbmb/MiniCPM-o-4_5',
+  '--dataset-name',
+  'seed-tts',
+  '--seed-tts-locale',
+  'en',
+  '--num-prompts',
+  '2000',
+  '--max-concurrency',
+  '10',
+  '--request-rate',
+  'inf',
+  '--num-warmups',
+  '0',
+  '--no-oversample',
+  '--percentile-metrics',
+  'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf',
+  '--save-result',
+  '--extra-body',
+  '{"modalities":["text","audio"]}',
 ];
 
 describe('stallscope bench (child process)', () => {
   it('runs the CI command line unchanged against a loopback server and passes', async () => {
     server = await startSseServer(() => ({ kind: 'ok', tokens: 3, audioChunks: 1 }));
-    const r = await runBenchChild([...CI_LINE, '--base-url', server.url, '--dataset-path', seedRoot, '--result-dir', dir]).done;
+    const r = await runBenchChild([
+      ...CI_LINE,
+      '--base-url',
+      server.url,
+      '--dataset-path',
+      seedRoot,
+      '--result-dir',
+      dir,
+    ]).done;
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('============ Serving Benchmark Result ============');
@@ -48,8 +77,21 @@ describe('stallscope bench (child process)', () => {
   it('accepts known vllm flags it does not act on, with one warning line each', async () => {
     server = await startSseServer(() => ({ kind: 'ok' }));
     const r = await runBenchChild([
-      ...CI_LINE, '--base-url', server.url, '--dataset-path', seedRoot, '--result-dir', dir, '--num-prompts', '2',
-      '--tokenizer', 'openbmb/MiniCPM-o-4_5', '--trust-remote-code', '--seed-tts-wer-eval', '--result-filename', 'acc.json',
+      ...CI_LINE,
+      '--base-url',
+      server.url,
+      '--dataset-path',
+      seedRoot,
+      '--result-dir',
+      dir,
+      '--num-prompts',
+      '2',
+      '--tokenizer',
+      'openbmb/MiniCPM-o-4_5',
+      '--trust-remote-code',
+      '--seed-tts-wer-eval',
+      '--result-filename',
+      'acc.json',
     ]).done;
     expect(r.code).toBe(0);
     const warnings = r.stderr.trim().split('\n');
@@ -61,15 +103,32 @@ describe('stallscope bench (child process)', () => {
 
   it('refuses invalid or contradictory flags with exit 2, naming the flag, before sending anything', async () => {
     server = await startSseServer(() => ({ kind: 'ok' }));
-    const base = ['--base-url', server.url, '--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', seedRoot, '--num-prompts', '2'];
+    const base = [
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      '--dataset-name',
+      'seed-tts',
+      '--dataset-path',
+      seedRoot,
+      '--num-prompts',
+      '2',
+    ];
     const cases: [string[], RegExp][] = [
       [['--max-concurrency', '0'], /max-concurrency/],
       [['--request-rate', '0'], /request-rate/],
       [['--burstiness', '-1'], /burstiness must be > 0 \(got -1\) \(--burstiness\)/],
       [['--num-prompts', '0'], /num-prompts/],
-      [['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '0'], /fail-fast needs an effective timeout.*--omni-request-timeout-s/],
+      [
+        ['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '0'],
+        /fail-fast needs an effective timeout.*--omni-request-timeout-s/,
+      ],
       // A separate negative value (argparse-style) reaches the same check: -1 is the legacy 6 h, no bound for the breaker.
-      [['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '-1'], /fail-fast needs an effective timeout.*legacy 6 h/],
+      [
+        ['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '-1'],
+        /fail-fast needs an effective timeout.*legacy 6 h/,
+      ],
       [['--extra-body', '{"modalities":'], /--extra-body/],
       [['--backend', 'openai-completions'], /unsupported backend/],
       [['--self-timed'], /self-timed/],
@@ -96,8 +155,26 @@ describe('stallscope bench (child process)', () => {
   it('fail-fast at 1 req/s × 300: exit 3 soon after the first hang, and the process exits on its own', async () => {
     server = await startSseServer(() => ({ kind: 'hang' }));
     const r = await runBenchChild([
-      '--base-url', server.url, '--model', 'm', '--dataset-name', 'random', '--random-input-len', '4', '--random-output-len', '4',
-      '--num-prompts', '300', '--request-rate', '1', '--omni-request-timeout-s', '0.3', '--omni-fail-fast-on-timeout', '--save-result', '--result-dir', dir,
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      '--dataset-name',
+      'random',
+      '--random-input-len',
+      '4',
+      '--random-output-len',
+      '4',
+      '--num-prompts',
+      '300',
+      '--request-rate',
+      '1',
+      '--omni-request-timeout-s',
+      '0.3',
+      '--omni-fail-fast-on-timeout',
+      '--save-result',
+      '--result-dir',
+      dir,
     ]).done;
     expect(r.code).toBe(3);
     expect(r.signal).toBeNull();
@@ -109,26 +186,56 @@ describe('stallscope bench (child process)', () => {
     expect(r.stdout).toMatch(/failed_closed/);
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('%s: aborts in flight, writes the partial result with verdict interrupted, exit 4', async (sig) => {
-    server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
-    const run = runBenchChild([
-      '--base-url', server.url, '--model', 'm', '--dataset-name', 'random', '--random-input-len', '4', '--random-output-len', '4',
-      '--num-prompts', '6', '--max-concurrency', '2', '--save-result', '--save-detailed', '--result-dir', dir, '--result-filename', 'partial.json',
-    ]);
-    await server.waitForArrivals(3);
-    run.child.kill(sig);
-    const r = await run.done;
-    expect(r.code).toBe(4);
-    const saved = JSON.parse(readFileSync(join(dir, 'partial.json'), 'utf8'));
-    expect(saved.verdict).toBe('interrupted');
-    expect(saved.statuses[0]).toBe('completed');
-    expect(saved.generated_texts[0]).not.toBe('');
-    expect(saved.not_dispatched_requests).toBe(3);
-    expect(server.openSockets).toBe(0);
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s: aborts in flight, writes the partial result with verdict interrupted, exit 4',
+    async (sig) => {
+      server = await startSseServer((a) => (idx(a.requestId) === 0 ? { kind: 'ok' } : { kind: 'hang-after-headers' }));
+      const run = runBenchChild([
+        '--base-url',
+        server.url,
+        '--model',
+        'm',
+        '--dataset-name',
+        'random',
+        '--random-input-len',
+        '4',
+        '--random-output-len',
+        '4',
+        '--num-prompts',
+        '6',
+        '--max-concurrency',
+        '2',
+        '--save-result',
+        '--save-detailed',
+        '--result-dir',
+        dir,
+        '--result-filename',
+        'partial.json',
+      ]);
+      await server.waitForArrivals(3);
+      run.child.kill(sig);
+      const r = await run.done;
+      expect(r.code).toBe(4);
+      const saved = JSON.parse(readFileSync(join(dir, 'partial.json'), 'utf8'));
+      expect(saved.verdict).toBe('interrupted');
+      expect(saved.statuses[0]).toBe('completed');
+      expect(saved.generated_texts[0]).not.toBe('');
+      expect(saved.not_dispatched_requests).toBe(3);
+      expect(server.openSockets).toBe(0);
+    },
+  );
 
   it('an unreachable target with a ready check: exit 5 (errored)', async () => {
-    const r = await runBenchChild(['--base-url', 'http://127.0.0.1:9', '--model', 'm', '--num-prompts', '2', '--ready-check-timeout-sec', '0.3']).done;
+    const r = await runBenchChild([
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--model',
+      'm',
+      '--num-prompts',
+      '2',
+      '--ready-check-timeout-sec',
+      '0.3',
+    ]).done;
     expect(r.code).toBe(5);
     expect(r.stdout).toMatch(/not ready/);
   });
@@ -137,12 +244,49 @@ describe('stallscope bench (child process)', () => {
     server = await startSseServer((a) => (idx(a.requestId) === 1 ? { kind: 'status', status: 500 } : { kind: 'ok' }));
     const out = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
-      const base = ['--base-url', server.url, '--model', 'm', '--num-prompts', '3', '--random-input-len', '4', '--run-id', 'x'];
+      const base = [
+        '--base-url',
+        server.url,
+        '--model',
+        'm',
+        '--num-prompts',
+        '3',
+        '--random-input-len',
+        '4',
+        '--run-id',
+        'x',
+      ];
       expect(await run(base)).toBe(1);
       await server.close();
       server = await startSseServer(() => ({ kind: 'ok' }));
-      expect(await run(['--base-url', server.url, '--model', 'm', '--num-prompts', '2', '--random-input-len', '4', '--threshold', 'mean_e2el_ms<=0.000001'])).toBe(1);
-      expect(await run(['--base-url', server.url, '--model', 'm', '--num-prompts', '2', '--random-input-len', '4', '--threshold', 'completed==2'])).toBe(0);
+      expect(
+        await run([
+          '--base-url',
+          server.url,
+          '--model',
+          'm',
+          '--num-prompts',
+          '2',
+          '--random-input-len',
+          '4',
+          '--threshold',
+          'mean_e2el_ms<=0.000001',
+        ]),
+      ).toBe(1);
+      expect(
+        await run([
+          '--base-url',
+          server.url,
+          '--model',
+          'm',
+          '--num-prompts',
+          '2',
+          '--random-input-len',
+          '4',
+          '--threshold',
+          'completed==2',
+        ]),
+      ).toBe(0);
     } finally {
       out.mockRestore();
     }

@@ -7,9 +7,20 @@ describe('parseBenchArgs', () => {
   it('defaults as vllm bench serve, prefix from a generated run id', () => {
     const p = parseBenchArgs(['--model', 'm']);
     expect(p.config).toMatchObject({
-      baseUrl: 'http://127.0.0.1:8000', endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', numPrompts: 1000,
-      maxConcurrency: null, requestRate: 'inf', burstiness: 1, seed: 0, numWarmups: 0, metricPercentiles: [99], failFast: false,
-      timeouts: { totalS: undefined }, save: null, dataset: { name: 'random', inputLen: 1024, outputLen: 128 },
+      baseUrl: 'http://127.0.0.1:8000',
+      endpoint: '/v1/chat/completions',
+      backend: 'openai-chat-omni',
+      numPrompts: 1000,
+      maxConcurrency: null,
+      requestRate: 'inf',
+      burstiness: 1,
+      seed: 0,
+      numWarmups: 0,
+      metricPercentiles: [99],
+      failFast: false,
+      timeouts: { totalS: undefined },
+      save: null,
+      dataset: { name: 'random', inputLen: 1024, outputLen: 128 },
     });
     expect(p.config.runId).toMatch(/^bench-[0-9a-f]{8}$/);
     expect(p.warnings).toEqual([]);
@@ -17,24 +28,89 @@ describe('parseBenchArgs', () => {
 
   it('maps flags: host/port, metadata, headers, sampling merged under --extra-body, timeouts, thresholds, api key from env', () => {
     const p = parseBenchArgs(
-      ['--host', '10.0.0.2', '--port', '9000', '--model', 'm', '--metadata', 'build=42', '--metadata', 'node=mi300-7', '--header', 'X-A=b=c',
-        '--temperature', '0.7', '--top-k', '5', '--extra-body', '{"temperature":0.1,"modalities":["text"]}', '--request-rate', '2.5',
-        '--burstiness', '0.5', '--first-byte-timeout-s', '30', '--idle-timeout-s', '60', '--omni-request-timeout-s', '120',
-        '--omni-fail-fast-on-timeout', '--threshold', 'failed==0', '--threshold', 'mean_e2el_ms<=5000', '--append-result', '--run-id', 'r1'],
+      [
+        '--host',
+        '10.0.0.2',
+        '--port',
+        '9000',
+        '--model',
+        'm',
+        '--metadata',
+        'build=42',
+        '--metadata',
+        'node=mi300-7',
+        '--header',
+        'X-A=b=c',
+        '--temperature',
+        '0.7',
+        '--top-k',
+        '5',
+        '--extra-body',
+        '{"temperature":0.1,"modalities":["text"]}',
+        '--request-rate',
+        '2.5',
+        '--burstiness',
+        '0.5',
+        '--first-byte-timeout-s',
+        '30',
+        '--idle-timeout-s',
+        '60',
+        '--omni-request-timeout-s',
+        '120',
+        '--omni-fail-fast-on-timeout',
+        '--threshold',
+        'failed==0',
+        '--threshold',
+        'mean_e2el_ms<=5000',
+        '--append-result',
+        '--run-id',
+        'r1',
+      ],
       { OPENAI_API_KEY: 'sk-test' },
     );
     expect(p.config).toMatchObject({
-      baseUrl: 'http://10.0.0.2:9000', runId: 'r1', apiKey: 'sk-test', metadata: { build: '42', node: 'mi300-7' }, headers: { 'X-A': 'b=c' },
-      extraBody: { temperature: 0.1, top_k: 5, modalities: ['text'] }, requestRate: 2.5, burstiness: 0.5,
-      timeouts: { totalS: 120, firstByteS: 30, idleS: 60 }, failFast: true, thresholds: ['failed==0', 'mean_e2el_ms<=5000'],
+      baseUrl: 'http://10.0.0.2:9000',
+      runId: 'r1',
+      apiKey: 'sk-test',
+      metadata: { build: '42', node: 'mi300-7' },
+      headers: { 'X-A': 'b=c' },
+      extraBody: { temperature: 0.1, top_k: 5, modalities: ['text'] },
+      requestRate: 2.5,
+      burstiness: 0.5,
+      timeouts: { totalS: 120, firstByteS: 30, idleS: 60 },
+      failFast: true,
+      thresholds: ['failed==0', 'mean_e2el_ms<=5000'],
       save: { dir: '.', detailed: false, append: true },
     });
   });
 
   it('seed-tts and trace datasets', () => {
-    expect(parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', '--seed-tts-locale', 'zh', '--no-oversample', '--hf-output-len', '512']).config.dataset)
-      .toEqual({ name: 'seed-tts', path: '/d', locale: 'zh', outputLen: 512, noOversample: true, disableShuffle: false, systemPrompt: undefined });
-    expect(parseBenchArgs(['--model', 'm', '--dataset-name', 'trace', '--dataset-path', '/t.jsonl']).config.dataset).toEqual({ name: 'trace', path: '/t.jsonl' });
+    expect(
+      parseBenchArgs([
+        '--model',
+        'm',
+        '--dataset-name',
+        'seed-tts',
+        '--dataset-path',
+        '/d',
+        '--seed-tts-locale',
+        'zh',
+        '--no-oversample',
+        '--hf-output-len',
+        '512',
+      ]).config.dataset,
+    ).toEqual({
+      name: 'seed-tts',
+      path: '/d',
+      locale: 'zh',
+      outputLen: 512,
+      noOversample: true,
+      disableShuffle: false,
+      systemPrompt: undefined,
+    });
+    expect(
+      parseBenchArgs(['--model', 'm', '--dataset-name', 'trace', '--dataset-path', '/t.jsonl']).config.dataset,
+    ).toEqual({ name: 'trace', path: '/t.jsonl' });
   });
 
   it('takes a negative number as a separate value, as argparse does (--omni-request-timeout-s -1 → legacy 6 h)', () => {
@@ -43,27 +119,51 @@ describe('parseBenchArgs', () => {
       expect(p.config.timeouts.totalS, argv.join(' ')).toBe(-1);
       expect(effectiveTimeouts(p.config.timeouts).totalS, argv.join(' ')).toBe(LEGACY_TOTAL_TIMEOUT_S);
     }
-    const p = parseBenchArgs(['--model', 'm', '--burstiness', '-.5', '--temperature', '-1e-3', '--idle-timeout-s', '-0']);
+    const p = parseBenchArgs([
+      '--model',
+      'm',
+      '--burstiness',
+      '-.5',
+      '--temperature',
+      '-1e-3',
+      '--idle-timeout-s',
+      '-0',
+    ]);
     expect(p.config.burstiness).toBe(-0.5);
     expect(p.config.extraBody).toEqual({ temperature: -0.001 });
     // '-inf' is joined too, so it reaches the flag's own parsing rather than parseArgs' "ambiguous".
-    expect(() => parseBenchArgs(['--model', 'm', '--request-rate', '-inf']))
-      .toThrow(expect.objectContaining({ field: '--request-rate', message: expect.stringMatching(/'-inf' is not a number/) }));
+    expect(() => parseBenchArgs(['--model', 'm', '--request-rate', '-inf'])).toThrow(
+      expect.objectContaining({ field: '--request-rate', message: expect.stringMatching(/'-inf' is not a number/) }),
+    );
     expect(Object.is(p.config.timeouts.idleS, -0)).toBe(true);
     // A boolean flag never swallows the next token, and a missing value before a real option is still refused.
     expect(() => parseBenchArgs(['--model', 'm', '--omni-fail-fast-on-timeout', '-1'])).toThrow(StallscopeError);
-    expect(() => parseBenchArgs(['--model', '--omni']))
-      .toThrow(expect.objectContaining({ field: 'argv', message: expect.stringMatching(/ambiguous/) }));
+    expect(() => parseBenchArgs(['--model', '--omni'])).toThrow(
+      expect.objectContaining({ field: 'argv', message: expect.stringMatching(/ambiguous/) }),
+    );
   });
 
   it("--goodput takes its pairs as argparse's nargs='+' does, repeated or after one flag", () => {
-    const p = parseBenchArgs(['--model', 'm', '--goodput', 'ttft:500', 'tpot:50.5', '--num-prompts', '3', '--goodput=e2el:2000']);
+    const p = parseBenchArgs([
+      '--model',
+      'm',
+      '--goodput',
+      'ttft:500',
+      'tpot:50.5',
+      '--num-prompts',
+      '3',
+      '--goodput=e2el:2000',
+    ]);
     expect(p.config.goodput).toEqual({ ttft: 500, tpot: 50.5, e2el: 2000 });
     expect(p.config.numPrompts).toBe(3);
     expect(p.warnings.join('\n')).not.toMatch(/goodput/);
     expect(parseBenchArgs(['--model', 'm']).config.goodput).toBeUndefined();
     // Values as Python's float() reads them.
-    expect(parseBenchArgs(['--model', 'm', '--goodput', 'ttft:inf', 'e2el:1_000', 'tpot:.5']).config.goodput).toEqual({ ttft: Infinity, e2el: 1000, tpot: 0.5 });
+    expect(parseBenchArgs(['--model', 'm', '--goodput', 'ttft:inf', 'e2el:1_000', 'tpot:.5']).config.goodput).toEqual({
+      ttft: Infinity,
+      e2el: 1000,
+      tpot: 0.5,
+    });
     // `--goodput=a` takes one value, as argparse does: a following bare value is a stray positional.
     expect(() => parseBenchArgs(['--model', 'm', '--goodput=ttft:5', 'tpot:50'])).toThrow(StallscopeError);
     // A stray positional elsewhere is still refused.
@@ -71,7 +171,20 @@ describe('parseBenchArgs', () => {
   });
 
   it("--metadata and --header take several KEY=VALUE pairs after one flag, as argparse's nargs='*' does", () => {
-    const p = parseBenchArgs(['--model', 'm', '--metadata', 'version=0.3.3', 'tp=1', '--header', 'x-a=1', 'x-b=2', '--num-prompts', '3', '--metadata', 'node=mi300']);
+    const p = parseBenchArgs([
+      '--model',
+      'm',
+      '--metadata',
+      'version=0.3.3',
+      'tp=1',
+      '--header',
+      'x-a=1',
+      'x-b=2',
+      '--num-prompts',
+      '3',
+      '--metadata',
+      'node=mi300',
+    ]);
     expect(p.config.metadata).toEqual({ version: '0.3.3', tp: '1', node: 'mi300' });
     expect(p.config.headers).toEqual({ 'x-a': '1', 'x-b': '2' });
     expect(p.config.numPrompts).toBe(3);
@@ -82,7 +195,16 @@ describe('parseBenchArgs', () => {
   });
 
   it('ramp-up flags: strategy with both rates; rates alone are ignored with a warning, as vLLM ignores them', () => {
-    const p = parseBenchArgs(['--model', 'm', '--ramp-up-strategy', 'exponential', '--ramp-up-start-rps', '2', '--ramp-up-end-rps', '40']);
+    const p = parseBenchArgs([
+      '--model',
+      'm',
+      '--ramp-up-strategy',
+      'exponential',
+      '--ramp-up-start-rps',
+      '2',
+      '--ramp-up-end-rps',
+      '40',
+    ]);
     expect(p.config.rampUp).toEqual({ strategy: 'exponential', startRps: 2, endRps: 40 });
     expect(p.warnings.join('\n')).not.toMatch(/ramp/);
     const q = parseBenchArgs(['--model', 'm', '--ramp-up-start-rps', '2']);
@@ -94,20 +216,42 @@ describe('parseBenchArgs', () => {
     const p = parseBenchArgs(['--model', 'm', '--print-stage']);
     expect(p.config.printStage).toBe(true);
     expect(parseBenchArgs(['--model', 'm', '--ignore-eos']).config.ignoreEos).toBe(true);
-    const files = parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', '--seed-tts-file-ref-audio']).config.dataset;
+    const files = parseBenchArgs([
+      '--model',
+      'm',
+      '--dataset-name',
+      'seed-tts',
+      '--dataset-path',
+      '/d',
+      '--seed-tts-file-ref-audio',
+    ]).config.dataset;
     expect(files).toMatchObject({ name: 'seed-tts', fileRefAudio: true });
-    const len = (...flags: string[]) => (parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', ...flags]).config.dataset as { outputLen?: number }).outputLen;
+    const len = (...flags: string[]) =>
+      (
+        parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', ...flags]).config
+          .dataset as { outputLen?: number }
+      ).outputLen;
     expect(len('--output-len', '64', '--hf-output-len', '32')).toBe(64); // --output-len first, as vLLM-Omni
     expect(len('--hf-output-len', '32')).toBe(32);
     expect(len()).toBeUndefined();
-    expect(parseBenchArgs(['--model', 'm', '--probe-request-rate', '0.5']).warnings.join('\n')).toMatch(/--probe-request-rate is accepted for compatibility and ignored: no probe requests/);
-    expect(p.warnings).toEqual(['warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed']);
+    expect(parseBenchArgs(['--model', 'm', '--probe-request-rate', '0.5']).warnings.join('\n')).toMatch(
+      /--probe-request-rate is accepted for compatibility and ignored: no probe requests/,
+    );
+    expect(p.warnings).toEqual([
+      'warning: --print-stage: stage metrics are requested and kept per request, but the per-stage block is not printed',
+    ]);
   });
 
   it.each([
     [['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1'], '--ramp-up-end-rps'],
-    [['--model', 'm', '--ramp-up-strategy', 'steps', '--ramp-up-start-rps', '1', '--ramp-up-end-rps', '2'], '--ramp-up-strategy'],
-    [['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1.5', '--ramp-up-end-rps', '2'], '--ramp-up-start-rps'],
+    [
+      ['--model', 'm', '--ramp-up-strategy', 'steps', '--ramp-up-start-rps', '1', '--ramp-up-end-rps', '2'],
+      '--ramp-up-strategy',
+    ],
+    [
+      ['--model', 'm', '--ramp-up-strategy', 'linear', '--ramp-up-start-rps', '1.5', '--ramp-up-end-rps', '2'],
+      '--ramp-up-start-rps',
+    ],
     [['--model', 'm', '--goodput', 'ttft=500'], '--goodput'],
     [['--model', 'm', '--goodput', 'ttft:fast'], '--goodput'],
     [['--model', 'm', '--goodput', 'ttft:0x10'], '--goodput'],
@@ -141,6 +285,8 @@ describe('stallscope bench --help', () => {
       console.log = log;
     }
     expect(lines.join('\n')).toMatch(/--omni-fail-fast-on-timeout/);
-    expect(lines.join('\n')).toMatch(/exit codes: 0 passed, 1 failed, 2 usage\/config error, 3 failed_closed, 4 interrupted, 5 errored/);
+    expect(lines.join('\n')).toMatch(
+      /exit codes: 0 passed, 1 failed, 2 usage\/config error, 3 failed_closed, 4 interrupted, 5 errored/,
+    );
   });
 });

@@ -4,7 +4,18 @@ import { createProgress } from '../../../server/cli/benchProgress.ts';
 import type { BenchEvent, RequestOutcome } from '../../../shared/protocol.ts';
 
 const outcome = (index: number, status: RequestOutcome['status']): RequestOutcome => ({
-  index, requestId: `r-${index}`, status, ttftS: 0, e2elS: 0, audioTtfpS: 0, audioDurationS: 0, outputTokens: 0, promptLen: 0, attempts: 1, error: '', sentT: 0,
+  index,
+  requestId: `r-${index}`,
+  status,
+  ttftS: 0,
+  e2elS: 0,
+  audioTtfpS: 0,
+  audioDurationS: 0,
+  outputTokens: 0,
+  promptLen: 0,
+  attempts: 1,
+  error: '',
+  sentT: 0,
 });
 
 describe('createProgress', () => {
@@ -13,12 +24,29 @@ describe('createProgress', () => {
   });
 
   it('on a TTY it counts done, failed, timed out and in flight', () => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 120, cursorTo: () => true, clearLine: () => true, moveCursor: () => true }) as unknown as NodeJS.WriteStream;
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 120,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+    }) as unknown as NodeJS.WriteStream;
     let text = '';
     (stream as unknown as PassThrough).on('data', (d: Buffer) => (text += d.toString()));
     const p = createProgress(stream)!;
     const events: BenchEvent[] = [
-      { type: 'run.started', t: 0, runId: 'r', startedAtMs: 0, numRequests: 4, maxConcurrency: 2, requestRate: 'inf', failFast: true, model: 'm', baseUrl: 'u' },
+      {
+        type: 'run.started',
+        t: 0,
+        runId: 'r',
+        startedAtMs: 0,
+        numRequests: 4,
+        maxConcurrency: 2,
+        requestRate: 'inf',
+        failFast: true,
+        model: 'm',
+        baseUrl: 'u',
+      },
       { type: 'request.sent', t: 1, index: 0, requestId: 'r-0', attempt: 1 },
       { type: 'request.sent', t: 1, index: 1, requestId: 'r-1', attempt: 1 },
       { type: 'request.completed', t: 2, outcome: outcome(0, 'completed') },

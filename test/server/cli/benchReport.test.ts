@@ -31,7 +31,20 @@ describe('stallscope bench --report-to', () => {
     const dashUrl = `http://127.0.0.1:${(dashboard.address() as AddressInfo).port}`;
     vi.spyOn(console, 'log').mockImplementation(() => undefined);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const code = await run(['--base-url', target.url, '--model', 'm', '--num-prompts', '3', '--random-input-len', '4', '--run-id', 'rep1', '--report-to', dashUrl]);
+    const code = await run([
+      '--base-url',
+      target.url,
+      '--model',
+      'm',
+      '--num-prompts',
+      '3',
+      '--random-input-len',
+      '4',
+      '--run-id',
+      'rep1',
+      '--report-to',
+      dashUrl,
+    ]);
     expect(code).toBe(0);
     expect(posts[0].path).toBe('/api/runs/external');
     expect(posts[0].body.runId).toBe('rep1');

@@ -12,7 +12,20 @@ import { outcome } from '../store/sampleEvents.ts';
  * push children past their parent or into their next sibling.
  */
 function fractionalRun(runId: string, n: number): RunEvent[] {
-  const events: RunEvent[] = [{ type: 'run.started', t: 0, runId, startedAtMs: 1_000_000, numRequests: n, maxConcurrency: n, requestRate: 'inf', failFast: false, model: 'm', baseUrl: 'http://127.0.0.1:1' }];
+  const events: RunEvent[] = [
+    {
+      type: 'run.started',
+      t: 0,
+      runId,
+      startedAtMs: 1_000_000,
+      numRequests: n,
+      maxConcurrency: n,
+      requestRate: 'inf',
+      failFast: false,
+      model: 'm',
+      baseUrl: 'http://127.0.0.1:1',
+    },
+  ];
   for (let i = 0; i < n; i++) {
     const requestId = `${runId}-${i}`;
     const q = i * 1.7 + 0.0004 + (i % 3) * 0.0001;
@@ -46,7 +59,12 @@ describe('GET /api/runs/:id/export', () => {
     // Request 0: a span with nested queued / waiting / streaming, children inside the parent.
     const r0 = on(1, 1);
     const parent = r0.find((e) => e.name.startsWith('request 0'))!;
-    expect(r0.map((e) => e.name).sort()).toEqual(['queued', 'request 0: completed', 'streaming', 'waiting for first token']);
+    expect(r0.map((e) => e.name).sort()).toEqual([
+      'queued',
+      'request 0: completed',
+      'streaming',
+      'waiting for first token',
+    ]);
     for (const c of r0) {
       expect(c.ts).toBeGreaterThanOrEqual(parent.ts);
       expect(c.ts + c.dur!).toBeLessThanOrEqual(parent.ts + parent.dur!);
@@ -59,7 +77,11 @@ describe('GET /api/runs/:id/export', () => {
     expect(stall).toMatchObject({ name: 'stall in hift', pid: 2, tid: 1, ts: 1100_000 });
     expect((stall.args!.stack as string[])[0]).toBe('blockForever (server/target/faults.ts:10:3)');
     expect(traceEvents.find((e) => e.name === 'timeout (total)')).toMatchObject({ ph: 'i', tid: 3, ts: 4011_000 });
-    expect(traceEvents.find((e) => e.name === 'breaker tripped')).toMatchObject({ ph: 'i', s: 'g', args: { cause: { requestIndex: 2, lastPhase: 'hift' } } });
+    expect(traceEvents.find((e) => e.name === 'breaker tripped')).toMatchObject({
+      ph: 'i',
+      s: 'g',
+      args: { cause: { requestIndex: 2, lastPhase: 'hift' } },
+    });
     expect(traceEvents.filter((e) => e.name === 'cancelled after timeout')).toHaveLength(1);
     const counter = traceEvents.filter((e) => e.ph === 'C').map((e) => e.args!.requests);
     expect(counter).toEqual([1, 0, 1, 0, 1, 2, 1, 0]);
@@ -81,7 +103,8 @@ describe('GET /api/runs/:id/export', () => {
         expect(c.ts).toBeGreaterThanOrEqual(parent.ts);
         expect(c.ts + c.dur!).toBeLessThanOrEqual(parent.ts + parent.dur!);
       }
-      for (let k = 1; k < children.length; k++) expect(children[k].ts).toBeGreaterThanOrEqual(children[k - 1].ts + children[k - 1].dur!);
+      for (let k = 1; k < children.length; k++)
+        expect(children[k].ts).toBeGreaterThanOrEqual(children[k - 1].ts + children[k - 1].dur!);
       // The last child ends exactly with its parent, the first starts with it.
       expect(children[0].ts).toBe(parent.ts);
       expect(children[2].ts + children[2].dur!).toBe(parent.ts + parent.dur!);
@@ -108,8 +131,24 @@ describe('GET /api/runs/:id/export', () => {
     recordRun(app.hub, 'h3');
     const r = await get('h3', 'vllm');
     const j = r.json();
-    expect(j).toMatchObject({ backend: 'openai-chat-omni', num_prompts: 10, completed: 2, timed_out_requests: 1, cancelled_after_timeout_requests: 3, not_dispatched_requests: 2, fail_fast_tripped: true, verdict: 'failed_closed' });
-    expect(j.statuses).toEqual(['completed', 'completed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched', 'not_dispatched']);
+    expect(j).toMatchObject({
+      backend: 'openai-chat-omni',
+      num_prompts: 10,
+      completed: 2,
+      timed_out_requests: 1,
+      cancelled_after_timeout_requests: 3,
+      not_dispatched_requests: 2,
+      fail_fast_tripped: true,
+      verdict: 'failed_closed',
+    });
+    expect(j.statuses).toEqual([
+      'completed',
+      'completed',
+      'timed_out',
+      'cancelled_after_timeout',
+      'not_dispatched',
+      'not_dispatched',
+    ]);
     expect(r.body).not.toMatch(/NaN|Infinity/);
   });
 

@@ -70,7 +70,9 @@ describe('client session', () => {
     s.handle(JSON.stringify({ type: 'subscribe', runId: 'r', afterSeq: 9 }));
     await sleep(60);
     expect(seqsOf(frames)).toEqual(Array.from({ length: 15 }, (_, i) => i + 10));
-    expect(frames.filter((f) => f.type === 'deltas').every((f) => f.type === 'deltas' && f.events.length <= 7)).toBe(true);
+    expect(frames.filter((f) => f.type === 'deltas').every((f) => f.type === 'deltas' && f.events.length <= 7)).toBe(
+      true,
+    );
     s.close();
     store.close();
   });

@@ -8,7 +8,12 @@ afterEach(async () => app?.close());
 
 const ndjson = (...lines: unknown[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
 const post = (payload: string, query = '') =>
-  app.inject({ method: 'POST', url: `/api/ingest${query}`, headers: { 'content-type': 'application/x-ndjson' }, payload });
+  app.inject({
+    method: 'POST',
+    url: `/api/ingest${query}`,
+    headers: { 'content-type': 'application/x-ndjson' },
+    payload,
+  });
 
 function live(id: string) {
   app.store.runs.insertRun(newRun(id));
@@ -20,10 +25,28 @@ describe('POST /api/ingest', () => {
     app = await testApp();
     live('run-1');
     live('run-1-x'); // a longer id sharing the prefix: ids join to the longest match
-    const phase = { v: 1, ts: 1, type: 'c2w.phase', workerId: 0, opId: 1, requestIds: ['run-1-x-4'], phase: 'cfm', details: { step: 3 } };
+    const phase = {
+      v: 1,
+      ts: 1,
+      type: 'c2w.phase',
+      workerId: 0,
+      opId: 1,
+      requestIds: ['run-1-x-4'],
+      phase: 'cfm',
+      details: { step: 3 },
+    };
     const stall = { v: 1, ts: 2, type: 'watchdog.stall', report: stallReport('run-1', 9) };
-    const r = await post(ndjson(phase, '{not json', { v: 1, ts: 1, type: 'c2w.nope' }, '', stall, { v: 1, ts: 'x', type: 'worker.idle', workerId: 0 },
-      { v: 1, ts: 3, type: 'stage.progress', requestId: 'other-run-1', stage: 'talker', count: 3 }));
+    const r = await post(
+      ndjson(
+        phase,
+        '{not json',
+        { v: 1, ts: 1, type: 'c2w.nope' },
+        '',
+        stall,
+        { v: 1, ts: 'x', type: 'worker.idle', workerId: 0 },
+        { v: 1, ts: 3, type: 'stage.progress', requestId: 'other-run-1', stage: 'talker', count: 3 },
+      ),
+    );
     expect(r.statusCode).toBe(200);
     const body = r.json();
     expect(body).toMatchObject({ accepted: 2, rejected: 3, unjoined: 1 });
@@ -53,14 +76,23 @@ describe('POST /api/ingest', () => {
     expect(app.hub.isActive('done')).toBe(false);
     const head = app.hub.headSeq('done')!;
     expect(app.store.runs.stallReports('done')).toHaveLength(1);
-    const stall = { v: 1, ts: 1_005_000, type: 'watchdog.stall', report: { ...stallReport('done', 11), capturedAtMs: 1_005_000 } };
+    const stall = {
+      v: 1,
+      ts: 1_005_000,
+      type: 'watchdog.stall',
+      report: { ...stallReport('done', 11), capturedAtMs: 1_005_000 },
+    };
     const idle = { v: 1, ts: 1_006_000, type: 'worker.idle', workerId: 0 };
     const r = (await post(ndjson(stall, idle), '?runId=done')).json();
     expect(r).toMatchObject({ accepted: 2, rejected: 0, unjoined: 0 });
     expect(app.hub.headSeq('done')).toBe(head + 2);
     const late = app.store.runs.eventsAfter('done', head, 10);
     expect(late.map((e) => e.seq)).toEqual([head + 1, head + 2]);
-    expect(JSON.parse(late[0].json)).toMatchObject({ type: 'telemetry', t: 5000, event: { type: 'watchdog.stall', report: { opId: 11 } } });
+    expect(JSON.parse(late[0].json)).toMatchObject({
+      type: 'telemetry',
+      t: 5000,
+      event: { type: 'watchdog.stall', report: { opId: 11 } },
+    });
     expect(JSON.parse(late[1].json)).toMatchObject({ type: 'telemetry', event: { type: 'worker.idle' } });
     const stalls = app.store.runs.stallReports('done');
     expect(stalls).toHaveLength(2);
@@ -74,7 +106,15 @@ describe('POST /api/ingest', () => {
     live('ci-5');
     live('other');
     app.hub.append('ci-5', { type: 'request.queued', t: 0, index: 0, requestId: 'custom-prefix-0' });
-    const ev = { v: 1, ts: 1, type: 'c2w.op.begin', workerId: 0, opId: 1, requestIds: ['custom-prefix-0'], batchSize: 1 };
+    const ev = {
+      v: 1,
+      ts: 1,
+      type: 'c2w.op.begin',
+      workerId: 0,
+      opId: 1,
+      requestIds: ['custom-prefix-0'],
+      batchSize: 1,
+    };
     expect((await post(ndjson(ev))).json()).toMatchObject({ accepted: 1 });
     expect(app.hub.headSeq('ci-5')).toBe(2);
     app.hub.close('ci-5');

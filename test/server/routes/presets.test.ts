@@ -12,7 +12,11 @@ describe('presets and the RunSpec schema', () => {
     const { presets } = (await app.inject({ url: '/api/presets' })).json();
     const hang = presets.find((p: { id: string }) => p.id === 'code2wav-hang');
     expect(hang.spec).toMatchObject({
-      target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block' }] }, numPrompts: 1088, maxConcurrency: 10, requestRate: 'inf', failFast: true,
+      target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block' }] },
+      numPrompts: 1088,
+      maxConcurrency: 10,
+      requestRate: 'inf',
+      failFast: true,
     });
     expect(hang.spec.target.watchdogTimeoutS).toBeGreaterThan(0);
     expect(hang.spec.target.watchdogTimeoutS).toBeLessThan(hang.spec.timeouts.totalS / 2);
@@ -25,7 +29,9 @@ describe('presets and the RunSpec schema', () => {
     app = await testApp();
     const s = (await app.inject({ url: '/api/schema/run-spec' })).json();
     expect(s.type).toBe('object');
-    expect(Object.keys(s.properties)).toEqual(expect.arrayContaining(['target', 'dataset', 'timeouts', 'failFast', 'thresholds', 'metadata']));
+    expect(Object.keys(s.properties)).toEqual(
+      expect.arrayContaining(['target', 'dataset', 'timeouts', 'failFast', 'thresholds', 'metadata']),
+    );
     expect(s.additionalProperties).toBe(false);
   });
 });

@@ -14,7 +14,14 @@ const urlSpec = { ...SEED_TTS_URL.spec, dataset: { name: 'random', inputLen: 8, 
 describe('POST /api/runs', () => {
   it('refuses invalid specs with a 400 naming the field, and starts nothing', async () => {
     let engineCalls = 0;
-    app = await testApp({ manager: { engine: async () => { engineCalls++; throw new Error('must not run'); } } });
+    app = await testApp({
+      manager: {
+        engine: async () => {
+          engineCalls++;
+          throw new Error('must not run');
+        },
+      },
+    });
     const cases: [unknown, string][] = [
       [{ ...urlSpec, numPrompts: 0 }, 'numPrompts'],
       [{ ...urlSpec, maxConcurrency: 0 }, 'maxConcurrency'],
@@ -27,8 +34,17 @@ describe('POST /api/runs', () => {
       [{ ...urlSpec, target: { kind: 'gpu' } }, 'target.kind'],
       [{ ...urlSpec, surprise: 1 }, 'surprise'],
       [{ ...urlSpec, thresholds: ['mean_ttft_ms <<= 3'] }, 'thresholds.0'],
-      [{ ...CODE2WAV_HANG.spec, target: { ...CODE2WAV_HANG.spec.target, faults: [{ phase: 'vocoder', kind: 'block' }] } }, 'target.faults.0.phase'],
-      [{ ...urlSpec, dataset: { name: 'seed-tts', path: '/nonexistent/seed-tts', locale: 'en', noOversample: true } }, 'dataset.path'],
+      [
+        {
+          ...CODE2WAV_HANG.spec,
+          target: { ...CODE2WAV_HANG.spec.target, faults: [{ phase: 'vocoder', kind: 'block' }] },
+        },
+        'target.faults.0.phase',
+      ],
+      [
+        { ...urlSpec, dataset: { name: 'seed-tts', path: '/nonexistent/seed-tts', locale: 'en', noOversample: true } },
+        'dataset.path',
+      ],
       [{ ...urlSpec, requestRate: 5, rampUp: { strategy: 'linear', startRps: 1, endRps: 4 } }, 'requestRate'],
       [{ ...urlSpec, rampUp: { strategy: 'linear', startRps: 9, endRps: 4 } }, 'rampUp.startRps'],
       [{ ...urlSpec, seed: -1 }, 'seed'],
@@ -50,12 +66,21 @@ describe('POST /api/runs', () => {
   it('starts a valid spec (defaults filled in) and returns its id and warnings', async () => {
     let mgr!: ReturnType<typeof scriptedManager>;
     app = await testApp({ runManager: (hub) => (mgr = scriptedManager(hub)) });
-    const spec = { target: { kind: 'embedded', watchdogTimeoutS: 500 }, dataset: { name: 'random' }, timeouts: { totalS: 900 } };
+    const spec = {
+      target: { kind: 'embedded', watchdogTimeoutS: 500 },
+      dataset: { name: 'random' },
+      timeouts: { totalS: 900 },
+    };
     const r = await app.inject({ method: 'POST', url: '/api/runs', payload: spec });
     expect(r.statusCode).toBe(201);
     expect(r.json().id).toBe('scripted-1');
     expect(r.json().warnings[0]).toMatchObject({ field: 'target.watchdogTimeoutS', severity: 'warning' });
-    expect(mgr.started[0]).toMatchObject({ numPrompts: 1088, maxConcurrency: 10, requestRate: 'inf', target: { workers: 1, faults: [] } });
+    expect(mgr.started[0]).toMatchObject({
+      numPrompts: 1088,
+      maxConcurrency: 10,
+      requestRate: 'inf',
+      target: { workers: 1, faults: [] },
+    });
   });
 });
 
@@ -69,12 +94,23 @@ describe('reading runs', () => {
     expect(all.runs).toHaveLength(1);
     const byMeta = (await app.inject({ url: '/api/runs?metadata=build%3D101' })).json();
     expect(byMeta.runs.map((r: { id: string }) => r.id)).toEqual(['run-a']);
-    expect(byMeta.runs[0]).toMatchObject({ verdict: 'failed_closed', stallCount: 1, stallPhase: 'hift', counts: { timedOut: 1, notDispatched: 2 }, breaker: { tripped: true } });
+    expect(byMeta.runs[0]).toMatchObject({
+      verdict: 'failed_closed',
+      stallCount: 1,
+      stallPhase: 'hift',
+      counts: { timedOut: 1, notDispatched: 2 },
+      breaker: { tripped: true },
+    });
     expect((await app.inject({ url: '/api/runs?verdict=failed_closed' })).json().total).toBe(1);
     expect((await app.inject({ url: '/api/runs?q=run-b' })).json().runs[0].id).toBe('run-b');
     expect((await app.inject({ url: '/api/runs?metadata=build%3D101&metadata=node%3Dother' })).json().total).toBe(0);
     expect((await app.inject({ url: '/api/runs?status=finished' })).json().total).toBe(2);
-    for (const bad of ['/api/runs?limit=0', '/api/runs?limit=9999', '/api/runs?offset=-1', '/api/runs?metadata=nokey']) {
+    for (const bad of [
+      '/api/runs?limit=0',
+      '/api/runs?limit=9999',
+      '/api/runs?offset=-1',
+      '/api/runs?metadata=nokey',
+    ]) {
       const r = await app.inject({ url: bad });
       expect(r.statusCode, bad).toBe(400);
       expect(r.json().code).toBe('API_BAD_REQUEST');
@@ -99,7 +135,8 @@ describe('reading runs', () => {
     const tail = (await app.inject({ url: '/api/runs/run-c/events?after=23' })).json();
     expect(tail.events[0].event).toMatchObject({ type: 'run.status', status: 'finished' });
     expect(tail.more).toBe(false);
-    for (const u of ['/api/runs/nope', '/api/runs/nope/requests', '/api/runs/nope/events']) expect((await app.inject({ url: u })).statusCode).toBe(404);
+    for (const u of ['/api/runs/nope', '/api/runs/nope/requests', '/api/runs/nope/events'])
+      expect((await app.inject({ url: u })).statusCode).toBe(404);
     expect((await app.inject({ url: '/api/runs/run-c/events?after=x' })).statusCode).toBe(400);
   });
 });
@@ -107,10 +144,20 @@ describe('reading runs', () => {
 describe('cancel and delete', () => {
   it('cancels a live run, refuses to delete it while live, deletes it afterwards', async () => {
     app = await testApp({ runManager: (hub) => scriptedManager(hub) });
-    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: { target: { kind: 'embedded' }, dataset: { name: 'random' } } })).json();
+    const { id } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: { target: { kind: 'embedded' }, dataset: { name: 'random' } },
+      })
+    ).json();
     expect((await app.inject({ method: 'DELETE', url: `/api/runs/${id}` })).statusCode).toBe(409);
     expect((await app.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
-    expect((await app.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({ status: 'interrupted', verdict: 'interrupted', active: false });
+    expect((await app.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({
+      status: 'interrupted',
+      verdict: 'interrupted',
+      active: false,
+    });
     expect((await app.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(409);
     expect((await app.inject({ method: 'POST', url: '/api/runs/ghost/cancel' })).statusCode).toBe(404);
     expect((await app.inject({ method: 'DELETE', url: `/api/runs/${id}` })).json()).toEqual({ id });

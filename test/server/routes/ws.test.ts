@@ -29,9 +29,15 @@ function collect(ws: WebSocket) {
 /** Opens /ws; the collector is attached before the upgrade completes (hello is sent at once). */
 async function open(headers: Record<string, string> = {}) {
   let c!: ReturnType<typeof collect>;
-  const ws = (await app.injectWS('/ws', { headers: { host: '127.0.0.1:7077', ...headers } }, {
-    onInit: (w: unknown) => { c = collect(w as WebSocket); },
-  })) as unknown as WebSocket;
+  const ws = (await app.injectWS(
+    '/ws',
+    { headers: { host: '127.0.0.1:7077', ...headers } },
+    {
+      onInit: (w: unknown) => {
+        c = collect(w as WebSocket);
+      },
+    },
+  )) as unknown as WebSocket;
   sockets.push(ws);
   return { ws, c };
 }
@@ -45,11 +51,16 @@ describe('/ws', () => {
     const { ws, c } = await open();
     await c.until((m) => m.length >= 2);
     expect(c.msgs[0]).toEqual({ type: 'hello', v: 1 });
-    expect(c.msgs[1]).toMatchObject({ type: 'snapshot', runs: [{ runId: 'live-1', seq: 4, counts: { completed: 1 } }] });
+    expect(c.msgs[1]).toMatchObject({
+      type: 'snapshot',
+      runs: [{ runId: 'live-1', seq: 4, counts: { completed: 1 } }],
+    });
     ws.send(JSON.stringify({ type: 'subscribe', runId: 'live-1', afterSeq: 2 }));
     await c.until((m) => m.some((x) => x.type === 'deltas'));
     for (const e of completedRequest('live-1', 1)) app.hub.append('live-1', e);
-    await c.until((m) => m.filter((x) => x.type === 'deltas').flatMap((x) => (x.type === 'deltas' ? x.events : [])).length === 6);
+    await c.until(
+      (m) => m.filter((x) => x.type === 'deltas').flatMap((x) => (x.type === 'deltas' ? x.events : [])).length === 6,
+    );
     const seqs = c.msgs.flatMap((x) => (x.type === 'deltas' ? x.events.map((e) => e.seq) : []));
     expect(seqs).toEqual([3, 4, 5, 6, 7, 8]);
   });
@@ -60,7 +71,9 @@ describe('/ws', () => {
     const { ws, c } = await open();
     await c.until((m) => m.length >= 2);
     ws.send(JSON.stringify({ type: 'subscribe', runId: 'done-1', afterSeq: 0 }));
-    const msgs = await c.until((m) => m.flatMap((x) => (x.type === 'deltas' ? x.events : [])).length === hangRunEvents('x').length + 1);
+    const msgs = await c.until(
+      (m) => m.flatMap((x) => (x.type === 'deltas' ? x.events : [])).length === hangRunEvents('x').length + 1,
+    );
     const types = msgs.flatMap((x) => (x.type === 'deltas' ? x.events.map((e) => e.event.type) : []));
     expect(types).toContain('breaker.tripped');
     expect(types.at(-1)).toBe('run.status');

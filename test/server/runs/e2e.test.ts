@@ -28,12 +28,23 @@ describe('fail-fast run on the embedded target, watched live, found again after 
     app = await testApp({ dataDir, store: { flushIntervalMs: 50 }, ws: { batchMs: 50 } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const msgs: ServerMessage[] = [];
-    ws = (await app.injectWS('/ws', { headers: { host: '127.0.0.1' } }, { onInit: (w: unknown) => (w as WebSocket).on('message', (d) => msgs.push(JSON.parse(String(d)))) })) as unknown as WebSocket;
+    ws = (await app.injectWS(
+      '/ws',
+      { headers: { host: '127.0.0.1' } },
+      { onInit: (w: unknown) => (w as WebSocket).on('message', (d) => msgs.push(JSON.parse(String(d)))) },
+    )) as unknown as WebSocket;
 
     const spec = {
       // The first Code2Wav op hangs, so the stall comes well before the 3 s timeout even on a loaded machine.
-      ...CODE2WAV_HANG.spec, numPrompts: 120, maxConcurrency: 4, timeouts: { totalS: 3 },
-      target: { ...CODE2WAV_HANG.spec.target, watchdogTimeoutS: 0.5, faults: [{ phase: 'hift' as const, kind: 'block' as const, after: 1 }] },
+      ...CODE2WAV_HANG.spec,
+      numPrompts: 120,
+      maxConcurrency: 4,
+      timeouts: { totalS: 3 },
+      target: {
+        ...CODE2WAV_HANG.spec.target,
+        watchdogTimeoutS: 0.5,
+        faults: [{ phase: 'hift' as const, kind: 'block' as const, after: 1 }],
+      },
     };
     const started = await app.inject({ method: 'POST', url: '/api/runs', payload: spec });
     expect(started.statusCode, started.body).toBe(201);
@@ -49,8 +60,11 @@ describe('fail-fast run on the embedded target, watched live, found again after 
       live.splice(0, live.length, ...msgs.flatMap((m) => (m.type === 'deltas' && m.runId === id ? m.events : [])));
     }
     expect(live.map((e) => e.seq)).toEqual(live.map((_, i) => i + 1)); // numbered, no gaps, no duplicates
-    const find = <T extends RunEvent['type']>(t: T) => live.filter((e) => e.event.type === t).map((e) => e.event as Extract<RunEvent, { type: T }>);
-    const stalls = find('telemetry').filter((e) => e.event.type === 'watchdog.stall').map((e) => (e.event as { report: StallReport }).report);
+    const find = <T extends RunEvent['type']>(t: T) =>
+      live.filter((e) => e.event.type === t).map((e) => e.event as Extract<RunEvent, { type: T }>);
+    const stalls = find('telemetry')
+      .filter((e) => e.event.type === 'watchdog.stall')
+      .map((e) => (e.event as { report: StallReport }).report);
     expect(stalls.length).toBeGreaterThanOrEqual(1);
     expect(stalls[0].phase).toBe('hift');
     expect(stalls[0].stack.length).toBeGreaterThan(0);
@@ -63,7 +77,9 @@ describe('fail-fast run on the embedded target, watched live, found again after 
     const finished = find('run.finished')[0];
     expect(finished.summary.verdict).toBe('failed_closed');
     const seqOf = (pred: (e: RunEvent) => boolean) => live.find((e) => pred(e.event))!.seq;
-    expect(seqOf((e) => e.type === 'telemetry' && e.event.type === 'watchdog.stall')).toBeLessThan(seqOf((e) => e.type === 'run.finished'));
+    expect(seqOf((e) => e.type === 'telemetry' && e.event.type === 'watchdog.stall')).toBeLessThan(
+      seqOf((e) => e.type === 'run.finished'),
+    );
     const lastSeq = live.at(-1)!.seq;
 
     ws.terminate();
@@ -71,14 +87,22 @@ describe('fail-fast run on the embedded target, watched live, found again after 
     await app.close();
     app = await testApp({ dataDir });
     const d = (await app.inject({ url: `/api/runs/${id}` })).json();
-    expect(d).toMatchObject({ status: 'finished', verdict: 'failed_closed', lastSeq, breaker: { tripped: true }, counts: finished.summary.counts });
+    expect(d).toMatchObject({
+      status: 'finished',
+      verdict: 'failed_closed',
+      lastSeq,
+      breaker: { tripped: true },
+      counts: finished.summary.counts,
+    });
     expect(d.stallReports[0].report.stack).toEqual(stalls[0].stack);
     const stored = (await app.inject({ url: `/api/runs/${id}/events?limit=50000` })).json();
     expect(stored.events.map((e: SeqEvent) => e.seq)).toEqual(live.map((e) => e.seq));
     expect(stored.events.map((e: SeqEvent) => e.event.type)).toEqual(live.map((e) => e.event.type));
     const reqs = (await app.inject({ url: `/api/runs/${id}/requests?limit=1000` })).json();
     expect(reqs.total).toBe(120);
-    expect(reqs.requests.filter((r: { status: string }) => r.status === 'timed_out').length).toBe(finished.summary.counts.timedOut);
+    expect(reqs.requests.filter((r: { status: string }) => r.status === 'timed_out').length).toBe(
+      finished.summary.counts.timedOut,
+    );
   }, 45_000);
 });
 
@@ -88,13 +112,24 @@ describe('the code2wav-hang preset as served', () => {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { presets } = (await app.inject({ url: '/api/presets' })).json();
     const t0 = Date.now();
-    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: presets.find((p: { id: string }) => p.id === 'code2wav-hang').spec })).json();
+    const { id } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: presets.find((p: { id: string }) => p.id === 'code2wav-hang').spec,
+      })
+    ).json();
     while (app.hub.isActive(id)) {
       if (Date.now() - t0 > 30_000) throw new Error('the preset ran longer than 30 s');
       await new Promise((r) => setTimeout(r, 100));
     }
     const d = (await app.inject({ url: `/api/runs/${id}` })).json();
-    expect(d).toMatchObject({ status: 'finished', verdict: 'failed_closed', breaker: { tripped: true }, counts: { total: 1088 } });
+    expect(d).toMatchObject({
+      status: 'finished',
+      verdict: 'failed_closed',
+      breaker: { tripped: true },
+      counts: { total: 1088 },
+    });
     const c = d.counts;
     expect(c.completed + c.failed + c.timedOut + c.cancelledAfterTimeout).toBe(1088); // not_dispatched ⊂ cancelled_after_timeout
     expect(d.stallReports.length).toBeGreaterThanOrEqual(1);

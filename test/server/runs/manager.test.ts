@@ -20,9 +20,24 @@ afterEach(async () => {
 });
 
 const baseSpec = {
-  metadata: {}, model: 'm', backend: 'openai-chat-omni', endpoint: '/v1/chat/completions', dataset: { name: 'random', inputLen: 4, outputLen: 4 },
-  numPrompts: 40, maxConcurrency: 4, requestRate: 'inf', burstiness: 1, selfTimed: false, seed: 0, numWarmups: 0, extraBody: {},
-  timeouts: { totalS: 0.6 }, failFast: true, thresholds: [], percentileMetrics: ['ttft', 'e2el'], metricPercentiles: [99],
+  metadata: {},
+  model: 'm',
+  backend: 'openai-chat-omni',
+  endpoint: '/v1/chat/completions',
+  dataset: { name: 'random', inputLen: 4, outputLen: 4 },
+  numPrompts: 40,
+  maxConcurrency: 4,
+  requestRate: 'inf',
+  burstiness: 1,
+  selfTimed: false,
+  seed: 0,
+  numWarmups: 0,
+  extraBody: {},
+  timeouts: { totalS: 0.6 },
+  failFast: true,
+  thresholds: [],
+  percentileMetrics: ['ttft', 'e2el'],
+  metricPercentiles: [99],
 };
 
 async function startApp(targetCommand?: string[], logs: string[] = []) {
@@ -32,23 +47,45 @@ async function startApp(targetCommand?: string[], logs: string[] = []) {
 }
 
 const eventTypes = async (id: string) =>
-  (await app!.inject({ url: `/api/runs/${id}/events?limit=50000` })).json().events.map((e: { event: { type: string; event?: { type: string } } }) =>
-    e.event.type === 'telemetry' ? `telemetry:${e.event.event!.type}` : e.event.type);
+  (await app!.inject({ url: `/api/runs/${id}/events?limit=50000` }))
+    .json()
+    .events.map((e: { event: { type: string; event?: { type: string } } }) =>
+      e.event.type === 'telemetry' ? `telemetry:${e.event.event!.type}` : e.event.type,
+    );
 
 describe('run manager', () => {
   it('maps a spec to the engine config and the target flags', () => {
     const c = specToConfig(CODE2WAV_HANG.spec, 'r1', 'http://127.0.0.1:5/');
-    expect(c).toMatchObject({ runId: 'r1', baseUrl: 'http://127.0.0.1:5', numPrompts: 1088, maxConcurrency: 10, failFast: true, timeouts: { totalS: 8 }, extraBody: { modalities: ['text', 'audio'] } });
-    expect(faultFlags([{ phase: 'hift', kind: 'block', after: 3 }, { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 }]))
-      .toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
+    expect(c).toMatchObject({
+      runId: 'r1',
+      baseUrl: 'http://127.0.0.1:5',
+      numPrompts: 1088,
+      maxConcurrency: 10,
+      failFast: true,
+      timeouts: { totalS: 8 },
+      extraBody: { modalities: ['text', 'audio'] },
+    });
+    expect(
+      faultFlags([
+        { phase: 'hift', kind: 'block', after: 3 },
+        { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 },
+      ]),
+    ).toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
     expect(c.goodput).toBeUndefined();
-    expect(specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput).toEqual({ e2el: 2000 });
+    expect(
+      specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput,
+    ).toEqual({ e2el: 2000 });
   });
 
   it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async () => {
     sse = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
     await startApp();
-    const spec = { ...baseSpec, numPrompts: 4, rampUp: { strategy: 'linear', startRps: 20, endRps: 40 }, target: { kind: 'url', baseUrl: sse.url } };
+    const spec = {
+      ...baseSpec,
+      numPrompts: 4,
+      rampUp: { strategy: 'linear', startRps: 20, endRps: 40 },
+      target: { kind: 'url', baseUrl: sse.url },
+    };
     const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: spec });
     expect(r.statusCode, r.body).toBe(201);
     const { id } = r.json();
@@ -62,12 +99,22 @@ describe('run manager', () => {
   it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {
     sse = await startSseServer((a) => (a.n < 6 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
     await startApp();
-    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url, apiKey: 'sk-secret' } } });
+    const r = await app!.inject({
+      method: 'POST',
+      url: '/api/runs',
+      payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url, apiKey: 'sk-secret' } },
+    });
     expect(r.statusCode, r.body).toBe(201);
     const { id } = r.json();
     await (app!.runManager as RunManager).whenDone(id);
     const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
-    expect(d).toMatchObject({ status: 'finished', verdict: 'failed_closed', active: false, target: sse.url, breaker: { tripped: true } });
+    expect(d).toMatchObject({
+      status: 'finished',
+      verdict: 'failed_closed',
+      active: false,
+      target: sse.url,
+      breaker: { tripped: true },
+    });
     expect(d.counts.completed).toBe(6);
     expect(sse.arrivals[0].headers.authorization).toBe('Bearer sk-secret'); // sent to the target...
     expect(JSON.stringify(d)).not.toContain('sk-secret'); // ...never shown
@@ -81,9 +128,15 @@ describe('run manager', () => {
     const j = exported.json();
     expect(j).toMatchObject({ completed: 6, fail_fast_tripped: true });
     // The per-request arrays (vLLM --save-detailed), in dataset order, where vLLM puts them.
-    const rows = (await app!.inject({ url: `/api/runs/${id}/requests?limit=100` })).json().requests as { index: number; status: string; promptLen: number; error: string }[];
+    const rows = (await app!.inject({ url: `/api/runs/${id}/requests?limit=100` })).json().requests as {
+      index: number;
+      status: string;
+      promptLen: number;
+      error: string;
+    }[];
     expect(rows).toHaveLength(40);
-    for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors']) expect(j[k], k).toHaveLength(40);
+    for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors'])
+      expect(j[k], k).toHaveLength(40);
     rows.forEach((r, i) => {
       expect(r.index).toBe(i);
       expect(j.input_lens[i]).toBe(r.promptLen);
@@ -104,7 +157,16 @@ describe('run manager', () => {
   it('flushes the embedded target telemetry before finishing, then stops the target', async () => {
     const logs: string[] = [];
     await startApp(FAKE, logs);
-    const spec = { ...baseSpec, target: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'block', after: 2 }], watchdogTimeoutS: 0.2, workers: 1, maxBatch: 4 } };
+    const spec = {
+      ...baseSpec,
+      target: {
+        kind: 'embedded',
+        faults: [{ phase: 'hift', kind: 'block', after: 2 }],
+        watchdogTimeoutS: 0.2,
+        workers: 1,
+        maxBatch: 4,
+      },
+    };
     const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
     await (app!.runManager as RunManager).whenDone(id);
     const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
@@ -113,18 +175,29 @@ describe('run manager', () => {
     expect(d.stallReports[0].report.stack[0].function).toBe('fakeBlock');
     const types = await eventTypes(id);
     expect(types.indexOf('telemetry:watchdog.stall')).toBeLessThan(types.indexOf('run.finished'));
-    expect(logs.some((l) => l.includes('fake target args: faults=hift:block:after=2 watchdog=0.2 workers=1'))).toBe(true);
+    expect(logs.some((l) => l.includes('fake target args: faults=hift:block:after=2 watchdog=0.2 workers=1'))).toBe(
+      true,
+    );
     expect(d.config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
   it('cancels a run: in-flight requests are aborted and the run is recorded interrupted', async () => {
     sse = await startSseServer(() => ({ kind: 'hang' }));
     await startApp();
-    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } } })).json();
+    const { id } = (
+      await app!.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } },
+      })
+    ).json();
     await sse.waitForArrivals(4);
     expect((await app!.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
     await (app!.runManager as RunManager).whenDone(id);
-    expect((await app!.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+    expect((await app!.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({
+      status: 'interrupted',
+      verdict: 'interrupted',
+    });
   });
 
   it('closing the app records a live run as interrupted in order (not left for crash recovery)', async () => {
@@ -132,7 +205,13 @@ describe('run manager', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
     app = await testApp({ dataDir });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } } })).json();
+    const { id } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } },
+      })
+    ).json();
     await sse.waitForArrivals(4);
     await app.close();
     app = await testApp({ dataDir });
@@ -149,7 +228,11 @@ describe('run manager', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
     app = await testApp({ dataDir, manager: { targetCommand: FAKE } });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    const spec = { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'embedded', faults: [], watchdogTimeoutS: 1, workers: 1, maxBatch: 4 } };
+    const spec = {
+      ...baseSpec,
+      timeouts: { totalS: 30 },
+      target: { kind: 'embedded', faults: [], watchdogTimeoutS: 1, workers: 1, maxBatch: 4 },
+    };
     const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
     while (!(await eventTypes(id)).includes('request.sent')) await new Promise((r) => setTimeout(r, 20));
     await app.close();
@@ -161,7 +244,16 @@ describe('run manager', () => {
 
   it('records a run whose embedded target cannot start as errored', async () => {
     await startApp([process.execPath, '-e', 'process.exit(3)']);
-    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: { ...baseSpec, target: { kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 } } })).json();
+    const { id } = (
+      await app!.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: {
+          ...baseSpec,
+          target: { kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 },
+        },
+      })
+    ).json();
     await (app!.runManager as RunManager).whenDone(id);
     const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({ status: 'errored', verdict: 'errored' });

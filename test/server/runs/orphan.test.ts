@@ -13,7 +13,11 @@ const alive = (pid: number) => {
 
 describe('embedded target lifetime', () => {
   it('exits on its own when its dashboard is killed with SIGKILL (no orphaned hung target)', async () => {
-    const parent = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./orphanParent.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./orphanParent.ts', import.meta.url))],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const exited = new Promise((r) => parent.once('exit', r));
     const [pid, url] = await new Promise<[number, string]>((resolve, reject) => {
       let out = '';
@@ -28,9 +32,20 @@ describe('embedded target lifetime', () => {
     // Make its Code2Wav worker spin (the first op faults), as in a real hang.
     const ac = new AbortController();
     const req = fetch(`${url}/v1/chat/completions`, {
-      method: 'POST', signal: ac.signal, headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8, stream: true, modalities: ['text', 'audio'] }),
-    }).then((r) => r.body?.cancel(), () => undefined);
+      method: 'POST',
+      signal: ac.signal,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 8,
+        stream: true,
+        modalities: ['text', 'audio'],
+      }),
+    }).then(
+      (r) => r.body?.cancel(),
+      () => undefined,
+    );
     await new Promise((r) => setTimeout(r, 500));
     parent.kill('SIGKILL');
     await exited;

@@ -2,7 +2,13 @@
 import { launchEmbeddedTarget } from '../../../server/runs/embeddedTarget.ts';
 
 const t = await launchEmbeddedTarget({
-  spec: { kind: 'embedded', faults: [{ phase: 'hift', kind: 'spin', after: 1 }], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 },
+  spec: {
+    kind: 'embedded',
+    faults: [{ phase: 'hift', kind: 'spin', after: 1 }],
+    watchdogTimeoutS: 0,
+    workers: 1,
+    maxBatch: 4,
+  },
   model: 'm',
   telemetryUrl: 'http://127.0.0.1:9/api/ingest',
 });

@@ -26,7 +26,13 @@ describe('--report-to reporter', () => {
   it('streams a CLI run into the dashboard, which stores it like its own', async () => {
     const url = await listening();
     const logs: string[] = [];
-    const rep = createRemoteReporter({ url, runId: 'ci-1', config: { model: 'm', baseUrl: 'http://gpu:8000', apiKey: 'secret', metadata: { build: '9' } }, log: (l) => logs.push(l), flushMs: 10 });
+    const rep = createRemoteReporter({
+      url,
+      runId: 'ci-1',
+      config: { model: 'm', baseUrl: 'http://gpu:8000', apiKey: 'secret', metadata: { build: '9' } },
+      log: (l) => logs.push(l),
+      flushMs: 10,
+    });
     for (const e of benchEvents('ci-1').slice(0, 5)) rep.onEvent(e);
     await new Promise((r) => setTimeout(r, 100));
     expect(app!.hub.isActive('ci-1')).toBe(true);
@@ -45,7 +51,22 @@ describe('--report-to reporter', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      const code = await benchRun(['--base-url', target.url, '--model', 'm', '--num-prompts', '5', '--random-input-len', '4', '--run-id', 'cli-run', '--metadata', 'build=321', '--report-to', url]);
+      const code = await benchRun([
+        '--base-url',
+        target.url,
+        '--model',
+        'm',
+        '--num-prompts',
+        '5',
+        '--random-input-len',
+        '4',
+        '--run-id',
+        'cli-run',
+        '--metadata',
+        'build=321',
+        '--report-to',
+        url,
+      ]);
       expect(code).toBe(0);
     } finally {
       log.mockRestore();
@@ -53,7 +74,13 @@ describe('--report-to reporter', () => {
       await target.close();
     }
     const d = (await app!.inject({ url: '/api/runs/cli-run' })).json();
-    expect(d).toMatchObject({ source: 'cli', status: 'finished', verdict: 'passed', counts: { completed: 5 }, target: target.url });
+    expect(d).toMatchObject({
+      source: 'cli',
+      status: 'finished',
+      verdict: 'passed',
+      counts: { completed: 5 },
+      target: target.url,
+    });
     expect((await app!.inject({ url: '/api/runs?metadata=build%3D321' })).json().total).toBe(1);
     expect((await app!.inject({ url: '/api/runs/cli-run/requests' })).json().total).toBe(5);
   });
@@ -77,7 +104,13 @@ describe('--report-to reporter', () => {
       });
     });
     const logs: string[] = [];
-    const rep = createRemoteReporter({ url: `http://127.0.0.1:${port}`, runId: 'x', config: {}, log: (l) => logs.push(l), flushMs: 5 });
+    const rep = createRemoteReporter({
+      url: `http://127.0.0.1:${port}`,
+      runId: 'x',
+      config: {},
+      log: (l) => logs.push(l),
+      flushMs: 5,
+    });
     const t0 = performance.now();
     for (let i = 0; i < 3; i++) for (const e of benchEvents('x')) rep.onEvent(e);
     expect(performance.now() - t0).toBeLessThan(50);

@@ -5,15 +5,43 @@ import type { NewRun } from '../../../server/store/runQueries.ts';
 
 export function newRun(id: string, extra: Partial<NewRun> = {}): NewRun {
   return {
-    id, source: 'dashboard', status: 'running', label: `label-${id}`, model: 'm', target: 'embedded', dataset: 'random',
-    numPrompts: 10, maxConcurrency: 2, requestRate: 'inf', failFast: true, createdAtMs: Date.now(), metadata: {}, ...extra,
+    id,
+    source: 'dashboard',
+    status: 'running',
+    label: `label-${id}`,
+    model: 'm',
+    target: 'embedded',
+    dataset: 'random',
+    numPrompts: 10,
+    maxConcurrency: 2,
+    requestRate: 'inf',
+    failFast: true,
+    createdAtMs: Date.now(),
+    metadata: {},
+    ...extra,
   };
 }
 
-export function outcome(runId: string, index: number, status: RequestEndStatus, extra: Partial<RequestOutcome> = {}): RequestOutcome {
+export function outcome(
+  runId: string,
+  index: number,
+  status: RequestEndStatus,
+  extra: Partial<RequestOutcome> = {},
+): RequestOutcome {
   return {
-    index, requestId: `${runId}-${index}`, status, ttftS: 0.01, e2elS: 0.5, audioTtfpS: 0.1, audioDurationS: 1, outputTokens: 16,
-    promptLen: 32, attempts: 1, error: '', sentT: index, ...extra,
+    index,
+    requestId: `${runId}-${index}`,
+    status,
+    ttftS: 0.01,
+    e2elS: 0.5,
+    audioTtfpS: 0.1,
+    audioDurationS: 1,
+    outputTokens: 16,
+    promptLen: 32,
+    attempts: 1,
+    error: '',
+    sentT: index,
+    ...extra,
   };
 }
 
@@ -30,14 +58,26 @@ export function completedRequest(runId: string, index: number, t = index): RunEv
 
 export function stallReport(runId: string, opId: number, phase = 'hift'): StallReport {
   return {
-    model: 'm', workerId: 0, opId, requestIds: [`${runId}-0`, `${runId}-1`], phase, details: { mel_frames: 100 },
-    inPhaseS: 1.2, inOpS: 1.5, capturedAtMs: Date.now(), deadlineMs: Date.now() - 100,
+    model: 'm',
+    workerId: 0,
+    opId,
+    requestIds: [`${runId}-0`, `${runId}-1`],
+    phase,
+    details: { mel_frames: 100 },
+    inPhaseS: 1.2,
+    inOpS: 1.5,
+    capturedAtMs: Date.now(),
+    deadlineMs: Date.now() - 100,
     stack: [{ function: 'blockForever', file: 'server/target/faults.ts', line: 10, column: 3, language: 'js' }],
   };
 }
 
 export function stallEvent(runId: string, opId: number, phase = 'hift'): RunEvent {
-  return { type: 'telemetry', t: 0, event: { v: 1, ts: Date.now(), type: 'watchdog.stall', report: stallReport(runId, opId, phase) } };
+  return {
+    type: 'telemetry',
+    t: 0,
+    event: { v: 1, ts: Date.now(), type: 'watchdog.stall', report: stallReport(runId, opId, phase) },
+  };
 }
 
 /**
@@ -51,7 +91,18 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
     ({ type: 'telemetry', t, event: { v: 1, ts: startedAtMs + t, ...event } }) as RunEvent;
   const cause = { requestIndex: 2, requestId: ids[2], kind: 'total' as const, elapsedS: 4 };
   return [
-    { type: 'run.started', t: 0, runId, startedAtMs, numRequests: 6, maxConcurrency: 2, requestRate: 'inf', failFast: true, model: 'm', baseUrl: 'http://127.0.0.1:1' },
+    {
+      type: 'run.started',
+      t: 0,
+      runId,
+      startedAtMs,
+      numRequests: 6,
+      maxConcurrency: 2,
+      requestRate: 'inf',
+      failFast: true,
+      model: 'm',
+      baseUrl: 'http://127.0.0.1:1',
+    },
     ...completedRequest(runId, 0, 0),
     ...completedRequest(runId, 1, 5),
     { type: 'request.queued', t: 10, index: 2, requestId: ids[2] },
@@ -59,18 +110,63 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
     { type: 'request.queued', t: 10, index: 3, requestId: ids[3] },
     { type: 'request.sent', t: 12, index: 3, requestId: ids[3], attempt: 1 },
     tele(20, { type: 'c2w.op.begin', workerId: 0, opId: 5, requestIds: [ids[2], ids[3]], batchSize: 2 }),
-    tele(21, { type: 'c2w.phase', workerId: 0, opId: 5, requestIds: [ids[2], ids[3]], phase: 'setup', details: { batch_size: 2 } }),
-    tele(25, { type: 'c2w.phase', workerId: 0, opId: 5, requestIds: [ids[2], ids[3]], phase: 'hift', details: { mel_frames: 50 } }),
-    { type: 'telemetry', t: 1100, event: { v: 1, ts: startedAtMs + 1100, type: 'watchdog.stall', report: { ...stallReport(runId, 5), requestIds: [ids[2], ids[3]], capturedAtMs: startedAtMs + 1100 } } },
-    { type: 'request.timed_out', t: 4011, kind: 'total', outcome: outcome(runId, 2, 'timed_out', { error: 'total timeout after 4 s', sentT: 11 }) },
-    { type: 'breaker.tripped', t: 4011, cause, inFlight: 1, queued: 2 },
-    { type: 'request.cancelled', t: 4012, outcome: outcome(runId, 3, 'cancelled_after_timeout', { error: 'cancelled, "breaker"', sentT: 12 }) },
-    { type: 'request.not_dispatched', t: 4012, outcome: outcome(runId, 4, 'not_dispatched', { sentT: null, attempts: 0 }) },
-    { type: 'request.not_dispatched', t: 4012, outcome: outcome(runId, 5, 'not_dispatched', { sentT: null, attempts: 0 }) },
+    tele(21, {
+      type: 'c2w.phase',
+      workerId: 0,
+      opId: 5,
+      requestIds: [ids[2], ids[3]],
+      phase: 'setup',
+      details: { batch_size: 2 },
+    }),
+    tele(25, {
+      type: 'c2w.phase',
+      workerId: 0,
+      opId: 5,
+      requestIds: [ids[2], ids[3]],
+      phase: 'hift',
+      details: { mel_frames: 50 },
+    }),
     {
-      type: 'run.finished', t: 4020,
+      type: 'telemetry',
+      t: 1100,
+      event: {
+        v: 1,
+        ts: startedAtMs + 1100,
+        type: 'watchdog.stall',
+        report: { ...stallReport(runId, 5), requestIds: [ids[2], ids[3]], capturedAtMs: startedAtMs + 1100 },
+      },
+    },
+    {
+      type: 'request.timed_out',
+      t: 4011,
+      kind: 'total',
+      outcome: outcome(runId, 2, 'timed_out', { error: 'total timeout after 4 s', sentT: 11 }),
+    },
+    { type: 'breaker.tripped', t: 4011, cause, inFlight: 1, queued: 2 },
+    {
+      type: 'request.cancelled',
+      t: 4012,
+      outcome: outcome(runId, 3, 'cancelled_after_timeout', { error: 'cancelled, "breaker"', sentT: 12 }),
+    },
+    {
+      type: 'request.not_dispatched',
+      t: 4012,
+      outcome: outcome(runId, 4, 'not_dispatched', { sentT: null, attempts: 0 }),
+    },
+    {
+      type: 'request.not_dispatched',
+      t: 4012,
+      outcome: outcome(runId, 5, 'not_dispatched', { sentT: null, attempts: 0 }),
+    },
+    {
+      type: 'run.finished',
+      t: 4020,
       summary: {
-        verdict: 'failed_closed', verdictReasons: ['1 request timed out'], durationS: 4.02, failFastTripped: true, cause,
+        verdict: 'failed_closed',
+        verdictReasons: ['1 request timed out'],
+        durationS: 4.02,
+        failFastTripped: true,
+        cause,
         counts: { total: 6, completed: 2, failed: 4, timedOut: 1, cancelledAfterTimeout: 3, notDispatched: 2 },
         metrics: { completed: 2, failed: 4, mean_ttft_ms: 1 },
       },

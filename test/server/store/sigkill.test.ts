@@ -9,9 +9,13 @@ import { Store } from '../../../server/store/store.ts';
 describe('a dashboard killed with SIGKILL mid-run', () => {
   it('loses at most the last batch; on restart the run is interrupted with its requests and stall report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stallscope-kill-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./killChild.ts', import.meta.url)), dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./killChild.ts', import.meta.url)), dir],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     let committed = 0;
     let batches = 0;

@@ -56,7 +56,11 @@ describe('store', () => {
     hub.open('r2', null);
     hub.append('r2', stallEvent('r2', 7));
     hub.append('r2', stallEvent('r2', 7)); // a duplicate report for the same op is ignored
-    hub.append('r2', { type: 'telemetry', t: 0, event: { v: 1, ts: 5, type: 'watchdog.recovered', workerId: 0, opId: 7, requestIds: [], stalledS: 2.5 } });
+    hub.append('r2', {
+      type: 'telemetry',
+      t: 0,
+      event: { v: 1, ts: 5, type: 'watchdog.recovered', workerId: 0, opId: 7, requestIds: [], stalledS: 2.5 },
+    });
     for (const e of completedRequest('r2', 0)) hub.append('r2', e);
     store.writer.flush();
     const stalls = store.runs.stallReports('r2');
@@ -80,7 +84,8 @@ describe('store', () => {
     store.writer.flush();
     expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     const deadline = Date.now() + 5000;
-    while (statSync(join(dir, 'stallscope.db')).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (statSync(join(dir, 'stallscope.db')).size <= before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(statSync(join(dir, 'stallscope.db')).size).toBeGreaterThan(before + 100_000);
     store.close();
   });
@@ -118,7 +123,10 @@ describe('store', () => {
     expect(r.lastSeq).toBe(6);
     expect(reopened.runs.requests('r3', 0, 10).requests[0].status).toBe('completed');
     expect(reopened.runs.stallReports('r3')).toHaveLength(1);
-    expect(JSON.parse(reopened.runs.eventsAfter('r3', 5, 10)[0].json)).toMatchObject({ type: 'run.status', status: 'interrupted' });
+    expect(JSON.parse(reopened.runs.eventsAfter('r3', 5, 10)[0].json)).toMatchObject({
+      type: 'run.status',
+      status: 'interrupted',
+    });
     expect(reopened.recoverInterrupted(124)).toEqual([]);
     reopened.close();
   });

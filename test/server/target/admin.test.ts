@@ -7,7 +7,9 @@ beforeAll(async () => {
   app = buildTargetApp({ env: {} });
   await app.ready();
 });
-afterAll(async () => { await app.close(); });
+afterAll(async () => {
+  await app.close();
+});
 
 describe('admin endpoints', () => {
   it.each(['/admin/workers/reset', '/admin/telemetry/flush'])('%s answers loopback callers only', async (url) => {
@@ -26,7 +28,14 @@ describe('admin endpoints', () => {
   it('builds without listening, with the defaults of the brief', () => {
     expect(app.server.listening).toBe(false);
     expect(targetOf(app).options).toMatchObject({
-      model: 'openbmb/MiniCPM-o-4_5', workers: 1, maxBatch: 4, tokenRate: 200, cfmSteps: 10, cfg: true, mode: 'eager', watchdogTimeoutS: 0,
+      model: 'openbmb/MiniCPM-o-4_5',
+      workers: 1,
+      maxBatch: 4,
+      tokenRate: 200,
+      cfmSteps: 10,
+      cfg: true,
+      mode: 'eager',
+      watchdogTimeoutS: 0,
     });
     expect(targetOf(app).monitor).toBeNull();
   });

@@ -14,9 +14,14 @@ const configFile = (obj: unknown) => {
   return p;
 };
 /** The watchdog timeout the target would run with, given argv and environment. */
-const effective = (argv: string[], env: Record<string, string | undefined>) => resolveOptions({ ...optionsFromArgv(argv)!, env });
+const effective = (argv: string[], env: Record<string, string | undefined>) =>
+  resolveOptions({ ...optionsFromArgv(argv)!, env });
 const refusal = (f: () => unknown) => {
-  try { f(); } catch (e) { return e as StallscopeError; }
+  try {
+    f();
+  } catch (e) {
+    return e as StallscopeError;
+  }
   throw new Error('not refused');
 };
 
@@ -25,7 +30,10 @@ describe('watchdog setting precedence', () => {
     const cfg = configFile({ watchdogTimeoutS: 30 });
     expect(effective(['--watchdog-timeout-s', '5', '--config', cfg], { [ENV]: '60' }).watchdogTimeoutS).toBe(5);
     expect(effective(['--config', cfg], { [ENV]: '60' }).watchdogTimeoutS).toBe(30);
-    expect(effective([], { [ENV]: '60' })).toMatchObject({ watchdogTimeoutS: 60, watchdogSource: `environment variable ${ENV}` });
+    expect(effective([], { [ENV]: '60' })).toMatchObject({
+      watchdogTimeoutS: 60,
+      watchdogSource: `environment variable ${ENV}`,
+    });
     expect(effective([], {}).watchdogTimeoutS).toBe(0);
     expect(effective([], { [ENV]: '' }).watchdogTimeoutS).toBe(0);
     expect(effective(['--watchdog-timeout-s', '0'], { [ENV]: '60' }).watchdogTimeoutS).toBe(0);
@@ -48,16 +56,44 @@ describe('watchdog setting precedence', () => {
 
 describe('repro-server settings', () => {
   it('takes the flags over the config file, and faults from either', () => {
-    const cfg = configFile({ workers: 3, maxBatch: 2, faults: ['setup:slow:p=0.5'], telemetry: { url: 'http://127.0.0.1:1/a' } });
-    const o = resolveOptions({ ...optionsFromArgv(['--config', cfg, '--workers', '2', '--telemetry-file', '-'])!, env: {} });
-    expect(o).toMatchObject({ workers: 2, maxBatch: 2, faults: [{ phase: 'setup', kind: 'slow', p: 0.5 }], telemetry: { url: 'http://127.0.0.1:1/a', file: '-' } });
-    const f = resolveOptions({ ...optionsFromArgv(['--config', cfg, '--fault', 'hift:block:after=5', '--fault', 'cfm:spin'])!, env: {} });
-    expect(f.faults).toEqual([{ phase: 'hift', kind: 'block', after: 5 }, { phase: 'cfm', kind: 'spin' }]);
+    const cfg = configFile({
+      workers: 3,
+      maxBatch: 2,
+      faults: ['setup:slow:p=0.5'],
+      telemetry: { url: 'http://127.0.0.1:1/a' },
+    });
+    const o = resolveOptions({
+      ...optionsFromArgv(['--config', cfg, '--workers', '2', '--telemetry-file', '-'])!,
+      env: {},
+    });
+    expect(o).toMatchObject({
+      workers: 2,
+      maxBatch: 2,
+      faults: [{ phase: 'setup', kind: 'slow', p: 0.5 }],
+      telemetry: { url: 'http://127.0.0.1:1/a', file: '-' },
+    });
+    const f = resolveOptions({
+      ...optionsFromArgv(['--config', cfg, '--fault', 'hift:block:after=5', '--fault', 'cfm:spin'])!,
+      env: {},
+    });
+    expect(f.faults).toEqual([
+      { phase: 'hift', kind: 'block', after: 5 },
+      { phase: 'cfm', kind: 'spin' },
+    ]);
   });
 
-  it('takes the flags\' camelCase names in the config file and refuses unknown keys', () => {
-    const cfg = configFile({ telemetryFile: '/tmp/t.ndjson', telemetryUrl: 'http://127.0.0.1:1/i', noCfg: true, maxBatch: 3 });
-    expect(optionsFromArgv(['--config', cfg])).toMatchObject({ telemetry: { file: '/tmp/t.ndjson', url: 'http://127.0.0.1:1/i' }, cfg: false, maxBatch: 3 });
+  it("takes the flags' camelCase names in the config file and refuses unknown keys", () => {
+    const cfg = configFile({
+      telemetryFile: '/tmp/t.ndjson',
+      telemetryUrl: 'http://127.0.0.1:1/i',
+      noCfg: true,
+      maxBatch: 3,
+    });
+    expect(optionsFromArgv(['--config', cfg])).toMatchObject({
+      telemetry: { file: '/tmp/t.ndjson', url: 'http://127.0.0.1:1/i' },
+      cfg: false,
+      maxBatch: 3,
+    });
     const typo = configFile({ watchdogTimeout: 5 });
     const err = refusal(() => optionsFromArgv(['--config', typo]));
     expect(err.code).toBe('CONFIG_INVALID');

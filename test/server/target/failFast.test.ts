@@ -20,27 +20,73 @@ describe('fail-fast against a hanging target', () => {
     const reports: StallReport[] = [];
     const recovered = new Set<number>();
     const target = await startReproServer({
-      tokenRate: 1000, faults: ['hift:block:after=3'], watchdogTimeoutS: 0.3, log: () => undefined,
-      onTelemetry: (e) => { if (e.type === 'watchdog.stall') reports.push(e.report);
-        if (e.type === 'watchdog.recovered') recovered.add(e.opId); },
+      tokenRate: 1000,
+      faults: ['hift:block:after=3'],
+      watchdogTimeoutS: 0.3,
+      log: () => undefined,
+      onTelemetry: (e) => {
+        if (e.type === 'watchdog.stall') reports.push(e.report);
+        if (e.type === 'watchdog.recovered') recovered.add(e.opId);
+      },
     });
     const dir = mkdtempSync(join(tmpdir(), 'stallscope-ff-'));
     try {
       const t0 = Date.now();
-      const child = spawn(process.execPath, [
-        'bin/stallscope.js', 'bench', '--omni', '--backend', 'openai-chat-omni', '--base-url', target.url, '--model', MODEL,
-        '--dataset-name', 'random', '--random-input-len', '8', '--random-output-len', '8', '--num-prompts', '12',
-        '--max-concurrency', '2', '--request-rate', 'inf', '--num-warmups', '0', '--run-id', 'ff1',
-        '--omni-request-timeout-s', '2', '--omni-fail-fast-on-timeout', '--disable-tqdm',
-        '--extra-body', '{"modalities":["text","audio"],"ignore_eos":true}', '--save-result', '--result-dir', dir,
-      ], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [
+          'bin/stallscope.js',
+          'bench',
+          '--omni',
+          '--backend',
+          'openai-chat-omni',
+          '--base-url',
+          target.url,
+          '--model',
+          MODEL,
+          '--dataset-name',
+          'random',
+          '--random-input-len',
+          '8',
+          '--random-output-len',
+          '8',
+          '--num-prompts',
+          '12',
+          '--max-concurrency',
+          '2',
+          '--request-rate',
+          'inf',
+          '--num-warmups',
+          '0',
+          '--run-id',
+          'ff1',
+          '--omni-request-timeout-s',
+          '2',
+          '--omni-fail-fast-on-timeout',
+          '--disable-tqdm',
+          '--extra-body',
+          '{"modalities":["text","audio"],"ignore_eos":true}',
+          '--save-result',
+          '--result-dir',
+          dir,
+        ],
+        { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));
       const code = await new Promise<number | null>((r) => child.on('exit', r));
       const elapsed = Date.now() - t0;
       expect(code, out).toBe(3); // failed_closed
-      const result = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const result = JSON.parse(
+        readFileSync(
+          join(
+            dir,
+            readdirSync(dir).find((f) => f.endsWith('.json'))!,
+          ),
+          'utf8',
+        ),
+      );
       expect(result.fail_fast_tripped).toBe(true);
       expect(result.verdict).toBe('failed_closed');
       expect(result.fail_fast_cause).toMatchObject({ kind: 'total' });
@@ -51,7 +97,10 @@ describe('fail-fast against a hanging target', () => {
       // Exactly one report for the hung op. (On a loaded machine an ordinary op may
       // also pause past the timeout: such a report is legitimate and must have recovered.)
       const hung = reports.filter((x) => !recovered.has(x.opId));
-      expect(hung, JSON.stringify(reports.map((x) => [x.opId, x.phase, x.stack[0]?.function, x.stackError]))).toHaveLength(1);
+      expect(
+        hung,
+        JSON.stringify(reports.map((x) => [x.opId, x.phase, x.stack[0]?.function, x.stackError])),
+      ).toHaveLength(1);
       const r = hung[0];
       expect(r.phase).toBe('hift');
       expect(r.stack[0]).toMatchObject({ function: 'blockOnDeviceSync', language: 'js' });

@@ -5,22 +5,38 @@ import { StallscopeError } from '../../../shared/errors.ts';
 describe('fault specs', () => {
   it('parses PHASE:KIND with after, p, min-inflight and ms', () => {
     expect(parseFaultSpec('hift:block:after=5')).toEqual({ phase: 'hift', kind: 'block', after: 5 });
-    expect(parseFaultSpec('cfm:slow:p=0.25:min-inflight=3:ms=150')).toEqual({ phase: 'cfm', kind: 'slow', p: 0.25, minInflight: 3, delayMs: 150 });
+    expect(parseFaultSpec('cfm:slow:p=0.25:min-inflight=3:ms=150')).toEqual({
+      phase: 'cfm',
+      kind: 'slow',
+      p: 0.25,
+      minInflight: 3,
+      delayMs: 150,
+    });
     expect(normalizeFaults([{ phase: 'setup', kind: 'spin', after: 2 }, 'encoder:block'])).toEqual([
-      { phase: 'setup', kind: 'spin', after: 2 }, { phase: 'encoder', kind: 'block' },
+      { phase: 'setup', kind: 'spin', after: 2 },
+      { phase: 'encoder', kind: 'block' },
     ]);
   });
 
-  it.each(['hifi:block', 'hift:freeze', 'hift:block:after=0', 'hift:block:p=2', 'hift:block:after=x', 'hift:block:when=3', 'hift:block:min-inflight=-1'])(
-    'refuses %s with CONFIG_FAULT_INVALID naming the spec',
-    (spec) => {
-      let err: unknown;
-      try { parseFaultSpec(spec); } catch (e) { err = e; }
-      expect(err).toBeInstanceOf(StallscopeError);
-      expect((err as StallscopeError).code).toBe('CONFIG_FAULT_INVALID');
-      expect((err as Error).message).toContain(spec);
-    },
-  );
+  it.each([
+    'hifi:block',
+    'hift:freeze',
+    'hift:block:after=0',
+    'hift:block:p=2',
+    'hift:block:after=x',
+    'hift:block:when=3',
+    'hift:block:min-inflight=-1',
+  ])('refuses %s with CONFIG_FAULT_INVALID naming the spec', (spec) => {
+    let err: unknown;
+    try {
+      parseFaultSpec(spec);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StallscopeError);
+    expect((err as StallscopeError).code).toBe('CONFIG_FAULT_INVALID');
+    expect((err as Error).message).toContain(spec);
+  });
 });
 
 describe('fault plan', () => {

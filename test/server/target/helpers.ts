@@ -65,12 +65,22 @@ export function spectrum(x: Float64Array, size = 1024): Float64Array {
 
 /** Cosine similarity of two spectra. */
 export function similarity(a: Float64Array, b: Float64Array): number {
-  let ab = 0, aa = 0, bb = 0;
-  for (let i = 0; i < a.length; i++) { ab += a[i] * b[i]; aa += a[i] * a[i]; bb += b[i] * b[i]; }
+  let ab = 0,
+    aa = 0,
+    bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
   return ab / Math.sqrt(aa * bb);
 }
 
-export async function waitFor<T>(get: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 5000, stepMs = 10): Promise<T> {
+export async function waitFor<T>(
+  get: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  stepMs = 10,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await get();

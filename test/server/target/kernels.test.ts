@@ -81,9 +81,15 @@ describe('Code2Wav kernels', () => {
     run(10, true); // warm up the JIT
     // Interleaved rounds, best of each: robust against a busy machine.
     const cases = { plain: [10, false], guided: [10, true], longer: [30, true] } as const;
-    const res = { plain: { evaluated: 0, ms: Infinity }, guided: { evaluated: 0, ms: Infinity }, longer: { evaluated: 0, ms: Infinity } };
+    const res = {
+      plain: { evaluated: 0, ms: Infinity },
+      guided: { evaluated: 0, ms: Infinity },
+      longer: { evaluated: 0, ms: Infinity },
+    };
     for (let round = 0; round < 6; round++) {
-      for (const [name, [steps, cfg]] of Object.entries(cases) as Array<[keyof typeof cases, readonly [number, boolean]]>) {
+      for (const [name, [steps, cfg]] of Object.entries(cases) as Array<
+        [keyof typeof cases, readonly [number, boolean]]
+      >) {
         const r = run(steps, cfg);
         res[name] = { evaluated: r.evaluated, ms: Math.min(res[name].ms, r.ms) };
       }
@@ -97,11 +103,27 @@ describe('Code2Wav kernels', () => {
   it('publishes the phases in order, one cfm update per step in eager mode and one in whole_euler', () => {
     const eager = localDecoder();
     eager.decode([item('a', windowCodes(1))]);
-    expect(eager.phases.map((p) => p.phase)).toEqual(['setup', 'encoder', ...Array(10).fill('cfm'), 'cache_materialization', 'hift', 'output_copy']);
-    expect(eager.phases.filter((p) => p.phase === 'cfm').map((p) => p.details.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(eager.phases.map((p) => p.phase)).toEqual([
+      'setup',
+      'encoder',
+      ...Array(10).fill('cfm'),
+      'cache_materialization',
+      'hift',
+      'output_copy',
+    ]);
+    expect(eager.phases.filter((p) => p.phase === 'cfm').map((p) => p.details.step)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     const fused = localDecoder();
     const [o] = fused.decode([item('a', windowCodes(1))], { ...SETTINGS, mode: 'whole_euler' });
-    expect(fused.phases.map((p) => p.phase)).toEqual(['setup', 'encoder', 'cfm', 'cache_materialization', 'hift', 'output_copy']);
+    expect(fused.phases.map((p) => p.phase)).toEqual([
+      'setup',
+      'encoder',
+      'cfm',
+      'cache_materialization',
+      'hift',
+      'output_copy',
+    ]);
     expect(fused.phases[2].details).toEqual({ mode: 'whole_euler', steps: 10, step: 0, cfg_rate: 0.7, rows: 2 });
     const [e] = localDecoder().decode([item('a', windowCodes(1))]);
     expect(sha(o.wav!)).toBe(sha(e.wav!)); // the mode changes phase reporting, not the audio

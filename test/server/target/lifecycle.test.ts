@@ -11,7 +11,11 @@ import { chatBody } from './serverHelpers.ts';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -22,7 +26,12 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, rej) => { t = setTimeout(() => rej(new Error(`${what} did not happen within ${ms} ms`)), ms); })]).finally(() => clearTimeout(t));
+  return Promise.race([
+    p,
+    new Promise<T>((_, rej) => {
+      t = setTimeout(() => rej(new Error(`${what} did not happen within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(t));
 }
 
 describe('target lifecycle', () => {
@@ -35,18 +44,46 @@ describe('target lifecycle', () => {
   });
 
   it('repro-server prints exactly one listening line, reports a stall to stderr, and exits 0 on SIGTERM', async () => {
-    const p = run(['bin/stallscope.js', 'repro-server', '--port', '0', '--fault', 'hift:spin:after=1', '--token-rate', '1000', '--telemetry-file', '-'],
-      { VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S: '0.2' });
-    const url = await within((async () => {
-      for (;;) {
-        const m = /^stallscope repro-server listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(p.out());
-        if (m) return m[1];
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })(), 8000, 'listening line');
-    fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'cli-0' }, body: JSON.stringify(chatBody({ max_tokens: 4 })) })
-      .then((r) => r.text()).catch(() => undefined);
-    await within((async () => { while (!p.err().includes('at spinInKernel')) await new Promise((r) => setTimeout(r, 20)); })(), 8000, 'stall report on stderr');
+    const p = run(
+      [
+        'bin/stallscope.js',
+        'repro-server',
+        '--port',
+        '0',
+        '--fault',
+        'hift:spin:after=1',
+        '--token-rate',
+        '1000',
+        '--telemetry-file',
+        '-',
+      ],
+      { VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S: '0.2' },
+    );
+    const url = await within(
+      (async () => {
+        for (;;) {
+          const m = /^stallscope repro-server listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(p.out());
+          if (m) return m[1];
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })(),
+      8000,
+      'listening line',
+    );
+    fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'cli-0' },
+      body: JSON.stringify(chatBody({ max_tokens: 4 })),
+    })
+      .then((r) => r.text())
+      .catch(() => undefined);
+    await within(
+      (async () => {
+        while (!p.err().includes('at spinInKernel')) await new Promise((r) => setTimeout(r, 20));
+      })(),
+      8000,
+      'stall report on stderr',
+    );
     p.child.kill('SIGTERM');
     expect(await within(p.exited, 8000, 'exit on SIGTERM')).toBe(0);
     expect(p.err()).toMatch(/phase hift\n {2}requests: cli-0\n/);
@@ -54,11 +91,20 @@ describe('target lifecycle', () => {
     expect(lines[0]).toBe(`stallscope repro-server listening on ${url}`);
     // The rest of stdout is the NDJSON telemetry (--telemetry-file -), flushed before exit.
     const events = lines.slice(1).map((l) => JSON.parse(l));
-    expect(events.some((e) => e.type === 'watchdog.stall' && e.report.requestIds[0] === 'cli-0' && e.report.stack[0].function === 'spinInKernel')).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          e.type === 'watchdog.stall' &&
+          e.report.requestIds[0] === 'cli-0' &&
+          e.report.stack[0].function === 'spinInKernel',
+      ),
+    ).toBe(true);
   });
 
   it('refuses an invalid watchdog setting, naming its source', async () => {
-    const env = run(['bin/stallscope.js', 'repro-server', '--port', '0'], { VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S: 'soon' });
+    const env = run(['bin/stallscope.js', 'repro-server', '--port', '0'], {
+      VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S: 'soon',
+    });
     expect(await within(env.exited, 8000, 'refusal')).toBe(2);
     expect(env.err()).toContain('environment variable VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S');
     expect(env.out()).toBe('');

@@ -24,9 +24,25 @@ function rig(timeoutS: number, capture: (whilePaused: () => boolean) => CaptureR
     workers: () => [{ id: 0, threadId: 1, reader, requestIdsOf: (op) => [`req-${op}`] }],
     emit: (e) => events.push(e),
     log: (b) => logs.push(b),
-    capture: async (_tid, whilePaused) => { captures++; return capture(whilePaused); },
+    capture: async (_tid, whilePaused) => {
+      captures++;
+      return capture(whilePaused);
+    },
   });
-  return { writer, reader, monitor, events, logs, captures: () => captures, clock: { get: () => now, set: (t: number) => { now = t; } } };
+  return {
+    writer,
+    reader,
+    monitor,
+    events,
+    logs,
+    captures: () => captures,
+    clock: {
+      get: () => now,
+      set: (t: number) => {
+        now = t;
+      },
+    },
+  };
 }
 
 describe('watchdog monitor', () => {
@@ -59,8 +75,19 @@ describe('watchdog monitor', () => {
   });
 
   it('reports a stalled op once, with its phase, details, timings and the captured frames; then recovered', async () => {
-    const frame = { function: 'blockOnDeviceSync', file: '/x/server/target/code2wav/worker/hang.ts', line: 16, column: 20, language: 'js' };
-    const r = rig(1, (whilePaused) => ({ frames: [frame], capturedAtMs: r.clock.get() + 3, verified: whilePaused(), durationMs: 3 }));
+    const frame = {
+      function: 'blockOnDeviceSync',
+      file: '/x/server/target/code2wav/worker/hang.ts',
+      line: 16,
+      column: 20,
+      language: 'js',
+    };
+    const r = rig(1, (whilePaused) => ({
+      frames: [frame],
+      capturedAtMs: r.clock.get() + 3,
+      verified: whilePaused(),
+      durationMs: 3,
+    }));
     r.writer.begin(5, 2, 10_000);
     r.writer.phase('setup', { batch_size: 2 }, 10_000);
     r.writer.phase('hift', { mel_frames: 50, samples: 24000 }, 10_500);
@@ -75,25 +102,49 @@ describe('watchdog monitor', () => {
     expect(stalls).toHaveLength(1);
     const report = (stalls[0] as Extract<TelemetryInput, { type: 'watchdog.stall' }>).report;
     expect(report).toEqual({
-      model: 'm', workerId: 0, opId: 5, requestIds: ['req-5'], phase: 'hift', details: { mel_frames: 50, samples: 24000 },
-      inPhaseS: 1.103, inOpS: 1.603, capturedAtMs: 11_603, deadlineMs: 11_500, stack: [frame],
+      model: 'm',
+      workerId: 0,
+      opId: 5,
+      requestIds: ['req-5'],
+      phase: 'hift',
+      details: { mel_frames: 50, samples: 24000 },
+      inPhaseS: 1.103,
+      inOpS: 1.603,
+      capturedAtMs: 11_603,
+      deadlineMs: 11_500,
+      stack: [frame],
     });
     expect(r.logs[0]).toContain('phase hift');
     expect(r.logs[0]).toContain('mel_frames=50 samples=24000');
     expect(r.logs[0]).toContain('at blockOnDeviceSync (/x/server/target/code2wav/worker/hang.ts:16:20)');
     r.writer.end(14_000);
     r.monitor.opEnded(0, 5, 14_000);
-    expect(r.events.at(-1)).toEqual({ type: 'watchdog.recovered', workerId: 0, opId: 5, requestIds: ['req-5'], stalledS: 3.5 });
+    expect(r.events.at(-1)).toEqual({
+      type: 'watchdog.recovered',
+      workerId: 0,
+      opId: 5,
+      requestIds: ['req-5'],
+      stalledS: 3.5,
+    });
     await r.monitor.close();
   });
 
   it('still reports (without frames, with the reason) when capture fails but the op is verifiably stuck', async () => {
-    const r = rig(0.1, () => ({ frames: [], capturedAtMs: 0, verified: false, durationMs: 1500, error: 'waiting for the worker to pause timed out after 1500 ms' }));
+    const r = rig(0.1, () => ({
+      frames: [],
+      capturedAtMs: 0,
+      verified: false,
+      durationMs: 1500,
+      error: 'waiting for the worker to pause timed out after 1500 ms',
+    }));
     r.writer.begin(1, 1, 0);
     r.writer.phase('cfm', { step: 3 }, 0);
     r.clock.set(200);
     await r.monitor.poll();
-    const stall = r.events.find((e) => e.type === 'watchdog.stall') as Extract<TelemetryInput, { type: 'watchdog.stall' }>;
+    const stall = r.events.find((e) => e.type === 'watchdog.stall') as Extract<
+      TelemetryInput,
+      { type: 'watchdog.stall' }
+    >;
     expect(stall.report.stack).toEqual([]);
     expect(stall.report.stackError).toContain('timed out');
     expect(r.logs[0]).toContain('stack: not captured');

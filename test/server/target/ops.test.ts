@@ -31,12 +31,18 @@ describe('repro server operations', () => {
   it('answers /health while every worker spins, naming the phase; reset replaces them without leaking threads', async () => {
     const s = await target({ workers: 2, tokenRate: 1000, faults: ['encoder:spin:p=1'] });
     const idleThreads = threads();
-    for (const i of [0, 1]) post(s.url, chatBody({ max_tokens: 8, ignore_eos: true }), { 'x-request-id': `hang-${i}` }).then((r) => r.text()).catch(() => undefined);
+    for (const i of [0, 1])
+      post(s.url, chatBody({ max_tokens: 8, ignore_eos: true }), { 'x-request-id': `hang-${i}` })
+        .then((r) => r.text())
+        .catch(() => undefined);
     const h = await waitFor(async () => {
       const body = await health(s.url);
       return body.workers.every((w: any) => w.busy && w.phase === 'encoder') ? body : null;
     });
-    expect(h.workers.map((w: any) => [w.busy, w.phase])).toEqual([[true, 'encoder'], [true, 'encoder']]);
+    expect(h.workers.map((w: any) => [w.busy, w.phase])).toEqual([
+      [true, 'encoder'],
+      [true, 'encoder'],
+    ]);
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {
       const t0 = performance.now();
@@ -61,9 +67,16 @@ describe('repro server operations', () => {
   it('keeps every chunk of a request on one worker and batches windows of different requests', async () => {
     const events: TelemetryEvent[] = [];
     const s = await target({ workers: 2, tokenRate: 2000, onTelemetry: (e) => events.push(e) });
-    await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      post(s.url, chatBody({ max_tokens: 20, ignore_eos: true }), { 'x-request-id': `aff-${i}` }).then((r) => r.text())));
-    const begins = events.filter((e): e is Extract<TelemetryEvent, { type: 'c2w.op.begin' }> => e.type === 'c2w.op.begin');
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(s.url, chatBody({ max_tokens: 20, ignore_eos: true }), { 'x-request-id': `aff-${i}` }).then((r) =>
+          r.text(),
+        ),
+      ),
+    );
+    const begins = events.filter(
+      (e): e is Extract<TelemetryEvent, { type: 'c2w.op.begin' }> => e.type === 'c2w.op.begin',
+    );
     for (let i = 0; i < 6; i++) {
       const mine = begins.filter((e) => e.requestIds.includes(`aff-${i}`));
       expect(mine).toHaveLength(4); // 100 codes: windows of 25
@@ -74,14 +87,20 @@ describe('repro server operations', () => {
     expect(Math.max(...begins.map((e) => e.batchSize))).toBeLessThanOrEqual(4);
   });
 
-  it('decodes each request\'s windows in order when first windows and later ones share the queue', async () => {
+  it("decodes each request's windows in order when first windows and later ones share the queue", async () => {
     // Staggered arrivals on the single owner thread put a new request's first
     // window between later windows of others; a batch must never take a
     // request's window ahead of an earlier one still queued.
     const s = await target({ workers: 1, maxBatch: 4, tokenRate: 2000 });
-    const bodies = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      new Promise((r) => setTimeout(r, i * 25)).then(() =>
-        post(s.url, chatBody({ max_tokens: 10 + 3 * i, ignore_eos: true }), { 'x-request-id': `order-${i}` }).then((r) => r.text()))));
+    const bodies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        new Promise((r) => setTimeout(r, i * 25)).then(() =>
+          post(s.url, chatBody({ max_tokens: 10 + 3 * i, ignore_eos: true }), { 'x-request-id': `order-${i}` }).then(
+            (r) => r.text(),
+          ),
+        ),
+      ),
+    );
     for (const [i, body] of bodies.entries()) {
       expect(body, `request ${i}`).not.toContain('"error"');
       const audio = body.split('\n\n').filter((m) => m.includes('"modality":"audio"'));
@@ -105,7 +124,12 @@ describe('repro server operations', () => {
     const events: TelemetryEvent[] = [];
     const s = await target({ tokenRate: 100, onTelemetry: (e) => events.push(e) });
     const ac = new AbortController();
-    const res = await post(s.url, chatBody({ max_tokens: 60, ignore_eos: true }), { 'x-request-id': 'leaver' }, ac.signal);
+    const res = await post(
+      s.url,
+      chatBody({ max_tokens: 60, ignore_eos: true }),
+      { 'x-request-id': 'leaver' },
+      ac.signal,
+    );
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('"modality":"audio"')) seen += new TextDecoder().decode((await reader.read()).value);
@@ -118,14 +142,16 @@ describe('repro server operations', () => {
     expect((await health(s.url)).workers[0]).toMatchObject({ busy: false, queued: 0, requests: 0 });
   });
 
-  it('drops a departed client\'s row from the running batch at the next phase', async () => {
+  it("drops a departed client's row from the running batch at the next phase", async () => {
     const events: TelemetryEvent[] = [];
     const s = await target({ tokenRate: 2000, faults: ['setup:slow:p=1:ms=400'], onTelemetry: (e) => events.push(e) });
     const body = chatBody({ max_tokens: 5, ignore_eos: true }); // 25 codes: one window each
     const first = post(s.url, body, { 'x-request-id': 'first' }).then((r) => r.text());
     await waitFor(() => events.some((e) => e.type === 'c2w.phase' && e.phase === 'setup'));
     const ac = new AbortController();
-    const leaver = post(s.url, body, { 'x-request-id': 'leaver' }, ac.signal).then((r) => r.text()).catch(() => 'aborted');
+    const leaver = post(s.url, body, { 'x-request-id': 'leaver' }, ac.signal)
+      .then((r) => r.text())
+      .catch(() => 'aborted');
     const stayer = post(s.url, body, { 'x-request-id': 'stayer' }).then((r) => r.text());
     // Both windows queue behind the slow first op and form one batch.
     const batch = await waitFor(() => events.find((e) => e.type === 'c2w.op.begin' && e.requestIds.includes('leaver')));
@@ -134,7 +160,9 @@ describe('repro server operations', () => {
     const [, , kept] = await Promise.all([first, leaver, stayer]);
     expect(kept).toContain('"modality":"audio"');
     const opId = batch.type === 'c2w.op.begin' ? batch.opId : -1;
-    const phases = events.filter((e): e is Extract<TelemetryEvent, { type: 'c2w.phase' }> => e.type === 'c2w.phase' && e.opId === opId);
+    const phases = events.filter(
+      (e): e is Extract<TelemetryEvent, { type: 'c2w.phase' }> => e.type === 'c2w.phase' && e.opId === opId,
+    );
     expect(phases.find((e) => e.phase === 'setup')!.details.batch_size).toBe(2);
     expect(phases.find((e) => e.phase === 'encoder')!.details.codes).toBe(28); // one row of 3 + 25 codes left
     expect(phases.find((e) => e.phase === 'output_copy')!.details.chunks).toBe(1);
@@ -147,27 +175,38 @@ describe('repro server operations', () => {
       let body = '';
       contentType = req.headers['content-type'] ?? '';
       req.on('data', (c) => (body += c));
-      req.on('end', () => setTimeout(() => {
-        for (const line of body.split('\n').filter(Boolean)) received.push(JSON.parse(line));
-        res.end('{}');
-      }, 80)); // a slow ingest: flush must wait for it
+      req.on('end', () =>
+        setTimeout(() => {
+          for (const line of body.split('\n').filter(Boolean)) received.push(JSON.parse(line));
+          res.end('{}');
+        }, 80),
+      ); // a slow ingest: flush must wait for it
     });
     await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
     stops.push(() => new Promise((r) => sink.close(() => r())));
     const port = (sink.address() as { port: number }).port;
-    const s = await target({ tokenRate: 1000, telemetry: { url: `http://127.0.0.1:${port}/api/ingest?runId=XYZ`, flushIntervalMs: 1000 } });
+    const s = await target({
+      tokenRate: 1000,
+      telemetry: { url: `http://127.0.0.1:${port}/api/ingest?runId=XYZ`, flushIntervalMs: 1000 },
+    });
     await (await post(s.url, chatBody({ max_tokens: 6, ignore_eos: true }), { 'x-request-id': 'XYZ-0' })).text();
     const flushed = await (await fetch(`${s.url}/admin/telemetry/flush`, { method: 'POST' })).json();
     expect(contentType).toBe('application/x-ndjson');
     expect(flushed).toEqual({ sent: received.length, dropped: 0 });
     const types = new Set(received.map((e) => e.type));
-    for (const t of ['c2w.op.begin', 'c2w.phase', 'c2w.op.end', 'worker.busy', 'worker.idle', 'stage.progress']) expect(types.has(t as TelemetryEvent['type'])).toBe(true);
+    for (const t of ['c2w.op.begin', 'c2w.phase', 'c2w.op.end', 'worker.busy', 'worker.idle', 'stage.progress'])
+      expect(types.has(t as TelemetryEvent['type'])).toBe(true);
     expect(received.every((e) => e.v === 1 && e.model === 'openbmb/MiniCPM-o-4_5' && e.ts > 0)).toBe(true);
-    expect(received.filter((e) => e.type === 'c2w.op.end').every((e) => 'requestIds' in e && e.requestIds.includes('XYZ-0'))).toBe(true);
+    expect(
+      received.filter((e) => e.type === 'c2w.op.end').every((e) => 'requestIds' in e && e.requestIds.includes('XYZ-0')),
+    ).toBe(true);
   });
 
   it('never blocks on an absent sink, counts what it drops and reports overflow in telemetry.dropped', async () => {
-    const dead = await target({ tokenRate: 1000, telemetry: { url: 'http://127.0.0.1:9/ingest', flushIntervalMs: 10 } });
+    const dead = await target({
+      tokenRate: 1000,
+      telemetry: { url: 'http://127.0.0.1:9/ingest', flushIntervalMs: 10 },
+    });
     const res = await post(dead.url, chatBody({ max_tokens: 4, ignore_eos: true }));
     expect(res.status).toBe(200);
     await res.text();
@@ -179,11 +218,21 @@ describe('repro server operations', () => {
     const sink = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
-      req.on('end', () => { for (const l of body.split('\n').filter(Boolean)) received.push(JSON.parse(l)); res.end(); });
+      req.on('end', () => {
+        for (const l of body.split('\n').filter(Boolean)) received.push(JSON.parse(l));
+        res.end();
+      });
     });
     await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
     stops.push(() => new Promise((r) => sink.close(() => r())));
-    const s = await target({ tokenRate: 1000, telemetry: { url: `http://127.0.0.1:${(sink.address() as { port: number }).port}/`, maxQueue: 5, flushIntervalMs: 5000 } });
+    const s = await target({
+      tokenRate: 1000,
+      telemetry: {
+        url: `http://127.0.0.1:${(sink.address() as { port: number }).port}/`,
+        maxQueue: 5,
+        flushIntervalMs: 5000,
+      },
+    });
     await (await post(s.url, chatBody({ max_tokens: 6, ignore_eos: true }))).text();
     const f = await (await fetch(`${s.url}/admin/telemetry/flush`, { method: 'POST' })).json();
     const notice = received.find((e) => e.type === 'telemetry.dropped');

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createProgressBuffer, ProgressReader, ProgressWriter } from '../../../server/target/watchdog/progress.ts';
-import { boundDetails, MAX_DETAIL_BYTES, MAX_DETAIL_KEYS, MAX_DETAIL_STRING } from '../../../server/target/watchdog/details.ts';
+import {
+  boundDetails,
+  MAX_DETAIL_BYTES,
+  MAX_DETAIL_KEYS,
+  MAX_DETAIL_STRING,
+} from '../../../server/target/watchdog/details.ts';
 
 describe('progress record', () => {
   it('publishes op, phase and counter, and replaces the details at each phase (never merges)', () => {
@@ -11,7 +16,15 @@ describe('progress record', () => {
     w.begin(7, 2, 1000);
     w.phase('setup', { batch_size: 2, last_chunk: false }, 1001);
     const s1 = r.snapshot();
-    expect(s1).toMatchObject({ busy: true, opId: 7, phase: 'setup', batchSize: 2, opStartMs: 1000, phaseStartMs: 1001, lastProgressMs: 1001 });
+    expect(s1).toMatchObject({
+      busy: true,
+      opId: 7,
+      phase: 'setup',
+      batchSize: 2,
+      opStartMs: 1000,
+      phaseStartMs: 1001,
+      lastProgressMs: 1001,
+    });
     expect(s1.details).toEqual({ batch_size: 2, last_chunk: false });
     w.phase('encoder', { codes: 56 }, 1010);
     const s2 = r.snapshot();
@@ -41,6 +54,9 @@ describe('progress record', () => {
     expect((long.s as string).length).toBe(MAX_DETAIL_STRING);
     const big = boundDetails(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'y'.repeat(200)])));
     expect(JSON.stringify(big).length).toBeLessThanOrEqual(MAX_DETAIL_BYTES);
-    expect(boundDetails({ f: Infinity, o: { a: 1 } as unknown as string })).toEqual({ f: 'Infinity', o: '[object Object]' });
+    expect(boundDetails({ f: Infinity, o: { a: 1 } as unknown as string })).toEqual({
+      f: 'Infinity',
+      o: '[object Object]',
+    });
   });
 });

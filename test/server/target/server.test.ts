@@ -12,13 +12,24 @@ import { audioPayloads, chatBody, post, streamThroughParser } from './serverHelp
 let server: Awaited<ReturnType<typeof startReproServer>>;
 const telemetry: TelemetryEvent[] = [];
 beforeAll(async () => {
-  server = await startReproServer({ tokenRate: 1000, seed: 11, watchdogTimeoutS: 5, onTelemetry: (e) => telemetry.push(e) });
+  server = await startReproServer({
+    tokenRate: 1000,
+    seed: 11,
+    watchdogTimeoutS: 5,
+    onTelemetry: (e) => telemetry.push(e),
+  });
 });
-afterAll(async () => { await server?.close(); });
+afterAll(async () => {
+  await server?.close();
+});
 
 describe('repro server: streaming format', () => {
   it('streams text, audio, usage and metrics that the engine parses into sane numbers', async () => {
-    const { record, events } = await streamThroughParser(server.url, chatBody({ max_tokens: 12, ignore_eos: true, return_stage_metrics: true }), 'run1-0');
+    const { record, events } = await streamThroughParser(
+      server.url,
+      chatBody({ max_tokens: 12, ignore_eos: true, return_stage_metrics: true }),
+      'run1-0',
+    );
     expect(record.success).toBe(true);
     expect(record.warnings).toEqual([]);
     expect(record.outputTokens).toBe(12);
@@ -37,7 +48,9 @@ describe('repro server: streaming format', () => {
     const content = events.slice(0, -1);
     expect(content.every((e) => e.modality === 'text' || e.modality === 'audio')).toBe(true);
     expect(audioPayloads(events)).toHaveLength(3); // windows of 25 + 25 + 10 codes
-    expect(content.filter((e) => e.choices[0].finish_reason !== null).map((e) => [e.modality, e.choices[0].finish_reason])).toEqual([['audio', 'stop']]);
+    expect(
+      content.filter((e) => e.choices[0].finish_reason !== null).map((e) => [e.modality, e.choices[0].finish_reason]),
+    ).toEqual([['audio', 'stop']]);
     const last = events.at(-1);
     expect(last.choices).toEqual([]);
     expect(last.modality).toBeUndefined();
@@ -48,7 +61,11 @@ describe('repro server: streaming format', () => {
   });
 
   it('caps the audio with max_new_tokens and honours text-only modalities', async () => {
-    const capped = await streamThroughParser(server.url, chatBody({ max_tokens: 12, ignore_eos: true, max_new_tokens: 30 }), 'run1-1');
+    const capped = await streamThroughParser(
+      server.url,
+      chatBody({ max_tokens: 12, ignore_eos: true, max_new_tokens: 30 }),
+      'run1-1',
+    );
     expect(capped.record.audioDuration).toBeCloseTo(1.2, 9);
     const textOnly = await streamThroughParser(server.url, chatBody({ max_tokens: 5, modalities: ['text'] }), 'run1-2');
     expect(textOnly.record.hasAudio).toBe(false);

@@ -24,7 +24,11 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 }
 
 /** Streams one request through the benchmark engine's parser; returns its record and the raw events. */
-export async function streamThroughParser(url: string, body: unknown, requestId: string): Promise<{ record: RequestRecord; events: any[] }> {
+export async function streamThroughParser(
+  url: string,
+  body: unknown,
+  requestId: string,
+): Promise<{ record: RequestRecord; events: any[] }> {
   const record = newRecord(1, performance.now() / 1000);
   const parser = new StreamParser(record, { now: () => performance.now() / 1000 });
   const res = await post(url, body, { 'x-request-id': requestId });
@@ -35,8 +39,13 @@ export async function streamThroughParser(url: string, body: unknown, requestId:
     parser.push(chunk);
   }
   parser.end();
-  const events = raw.join('').split('\n\n').filter((m) => m.startsWith('data: ') && m !== 'data: [DONE]').map((m) => JSON.parse(m.slice(6)));
+  const events = raw
+    .join('')
+    .split('\n\n')
+    .filter((m) => m.startsWith('data: ') && m !== 'data: [DONE]')
+    .map((m) => JSON.parse(m.slice(6)));
   return { record, events };
 }
 
-export const audioPayloads = (events: any[]) => events.filter((e) => e.modality === 'audio').map((e) => e.choices[0].delta.content as string);
+export const audioPayloads = (events: any[]) =>
+  events.filter((e) => e.modality === 'audio').map((e) => e.choices[0].delta.content as string);

@@ -14,7 +14,11 @@ import { TelemetryHub } from '../../../server/target/telemetry/hub.ts';
 import { WatchdogMonitor } from '../../../server/target/watchdog/monitor.ts';
 import { item, localDecoder, MODEL, SETTINGS, sha, waitFor, windowCodes } from './helpers.ts';
 
-const HELPER: Record<FaultKind, string> = { block: 'blockOnDeviceSync', spin: 'spinInKernel', slow: 'waitOnSlowDevice' };
+const HELPER: Record<FaultKind, string> = {
+  block: 'blockOnDeviceSync',
+  spin: 'spinInKernel',
+  slow: 'waitOnSlowDevice',
+};
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanup.reverse()) await c();
@@ -28,12 +32,31 @@ async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   const hub = new TelemetryHub(MODEL, [], (e) => events.push(e));
   let monitor: WatchdogMonitor | null = null;
   const pool = new Code2WavPool({
-    workers: C2W_PHASES.length, maxBatch: 4, modelName: MODEL, seed: 3, settings: SETTINGS, telemetry: hub, inflight: () => 0,
-    faults: new FaultPlan(C2W_PHASES.map((p, i) => parseFaultSpec(`${p}:${kind}:after=${i + 1}:ms=${kind === 'slow' ? 1600 : 0}`)), 3),
+    workers: C2W_PHASES.length,
+    maxBatch: 4,
+    modelName: MODEL,
+    seed: 3,
+    settings: SETTINGS,
+    telemetry: hub,
+    inflight: () => 0,
+    faults: new FaultPlan(
+      C2W_PHASES.map((p, i) => parseFaultSpec(`${p}:${kind}:after=${i + 1}:ms=${kind === 'slow' ? 1600 : 0}`)),
+      3,
+    ),
     onOpEnd: (w, op, end) => monitor?.opEnded(w, op, end),
   });
-  monitor = new WatchdogMonitor({ timeoutS, model: MODEL, workers: () => pool.workers(), emit: (e) => hub.emit(e), log: () => undefined, onReport: (r) => reports.push(r) });
-  cleanup.push(async () => { await monitor!.close(); await pool.close(); });
+  monitor = new WatchdogMonitor({
+    timeoutS,
+    model: MODEL,
+    workers: () => pool.workers(),
+    emit: (e) => hub.emit(e),
+    log: () => undefined,
+    onReport: (r) => reports.push(r),
+  });
+  cleanup.push(async () => {
+    await monitor!.close();
+    await pool.close();
+  });
   await pool.ready();
   monitor.start();
   const results = C2W_PHASES.map((_, i) => pool.submit(item(`r${i}`, windowCodes(i))));
@@ -42,7 +65,9 @@ async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
 }
 
 function checkReports(reports: StallReport[], kind: FaultKind) {
-  expect(reports.map((r) => `${r.phase}:${r.stack[0]?.function}`).sort()).toEqual(C2W_PHASES.map((p) => `${p}:${HELPER[kind]}`).sort());
+  expect(reports.map((r) => `${r.phase}:${r.stack[0]?.function}`).sort()).toEqual(
+    C2W_PHASES.map((p) => `${p}:${HELPER[kind]}`).sort(),
+  );
   for (const r of reports) {
     expect(r.stack[0]?.function).toBe(HELPER[kind]);
     expect(r.stack[0]?.file).toMatch(/server\/target\/code2wav\/worker\/hang\.ts$/);
@@ -84,8 +109,12 @@ describe('watchdog with real workers', () => {
     // Batching never changes a row's bytes (kernels test), so one batch gives all references.
     const refs = localDecoder(3).decode(C2W_PHASES.map((_, i) => item(`ref${i}`, windowCodes(i))));
     expect(outputs.map((o) => sha(o.wav!))).toEqual(refs.map((r) => sha(r.wav!)));
-    const recovered = t.events.filter((e): e is Extract<TelemetryEvent, { type: 'watchdog.recovered' }> => e.type === 'watchdog.recovered');
-    expect(recovered.map((e) => `${e.workerId}:${e.opId}`).sort()).toEqual(t.reports.map((r) => `${r.workerId}:${r.opId}`).sort());
+    const recovered = t.events.filter(
+      (e): e is Extract<TelemetryEvent, { type: 'watchdog.recovered' }> => e.type === 'watchdog.recovered',
+    );
+    expect(recovered.map((e) => `${e.workerId}:${e.opId}`).sort()).toEqual(
+      t.reports.map((r) => `${r.workerId}:${r.opId}`).sort(),
+    );
     for (const e of recovered) expect(e.stalledS).toBeGreaterThanOrEqual(1.5);
   });
 });

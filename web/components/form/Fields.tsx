@@ -18,13 +18,28 @@ const useForm = () => useContext(FormContext)!;
 
 export const fieldId = (path: string) => `f-${path.replace(/\./g, '-')}`;
 
-export function Field({ path, label, hint, children, wide }: { path: string; label: string; hint?: string; children: ReactNode; wide?: boolean }) {
+export function Field({
+  path,
+  label,
+  hint,
+  children,
+  wide,
+}: {
+  path: string;
+  label: string;
+  hint?: string;
+  children: ReactNode;
+  wide?: boolean;
+}) {
   const { issues } = useForm();
   const mine = issues.filter((i) => i.field === path);
   const err = mine.find((i) => i.severity === 'error');
   const warn = mine.find((i) => i.severity === 'warning');
   return (
-    <div className={`field${err ? ' has-error' : ''}${warn ? ' has-warning' : ''}${wide ? ' wide' : ''}`} data-field={path}>
+    <div
+      className={`field${err ? ' has-error' : ''}${warn ? ' has-warning' : ''}${wide ? ' wide' : ''}`}
+      data-field={path}
+    >
       <label htmlFor={fieldId(path)}>{label}</label>
       {children}
       {hint && !err && <small className="hint">{hint}</small>}
@@ -48,7 +63,19 @@ function describedBy(issues: readonly SpecIssue[], path: string): string | undef
   return mine.map((i) => `${fieldId(path)}-${i.severity === 'error' ? 'msg' : 'warn'}`).join(' ');
 }
 
-export function TextField({ path, label, hint, placeholder, optional }: { path: string; label: string; hint?: string; placeholder?: string; optional?: boolean }) {
+export function TextField({
+  path,
+  label,
+  hint,
+  placeholder,
+  optional,
+}: {
+  path: string;
+  label: string;
+  hint?: string;
+  placeholder?: string;
+  optional?: boolean;
+}) {
   const f = useForm();
   const v = getPath(f.value, path);
   return (
@@ -70,13 +97,26 @@ export function TextField({ path, label, hint, placeholder, optional }: { path: 
  * A number field that keeps what the user typed ("1.", "-") while it is not a
  * number yet; the spec gets the number, or the raw text for the schema to refuse.
  */
-export function NumberField({ path, label, hint, empty = undefined, allowText }: { path: string; label: string; hint?: string; empty?: undefined | null; allowText?: string }) {
+export function NumberField({
+  path,
+  label,
+  hint,
+  empty = undefined,
+  allowText,
+}: {
+  path: string;
+  label: string;
+  hint?: string;
+  empty?: undefined | null;
+  allowText?: string;
+}) {
   const f = useForm();
   const v = getPath(f.value, path);
   const shown = v === undefined || v === null ? '' : String(v);
   const [raw, setRaw] = useState(shown);
   useEffect(() => {
-    if (parseNumberInput(raw, empty) !== v && !(allowText && raw.trim() === allowText && v === allowText)) setRaw(shown);
+    if (parseNumberInput(raw, empty) !== v && !(allowText && raw.trim() === allowText && v === allowText))
+      setRaw(shown);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shown]);
   return (
@@ -90,7 +130,10 @@ export function NumberField({ path, label, hint, empty = undefined, allowText }:
         aria-describedby={describedBy(f.issues, path)}
         onChange={(e) => {
           setRaw(e.target.value);
-          f.set(path, allowText && e.target.value.trim() === allowText ? allowText : parseNumberInput(e.target.value, empty));
+          f.set(
+            path,
+            allowText && e.target.value.trim() === allowText ? allowText : parseNumberInput(e.target.value, empty),
+          );
         }}
       />
     </Field>
@@ -101,17 +144,38 @@ export function CheckField({ path, label, hint }: { path: string; label: string;
   const f = useForm();
   return (
     <Field path={path} label={label} hint={hint}>
-      <input id={fieldId(path)} type="checkbox" checked={getPath(f.value, path) === true} onChange={(e) => f.set(path, e.target.checked)} />
+      <input
+        id={fieldId(path)}
+        type="checkbox"
+        checked={getPath(f.value, path) === true}
+        onChange={(e) => f.set(path, e.target.checked)}
+      />
     </Field>
   );
 }
 
-export function SelectField({ path, label, options, onPick, hint }: { path: string; label: string; options: readonly string[]; onPick?: (v: string) => void; hint?: string }) {
+export function SelectField({
+  path,
+  label,
+  options,
+  onPick,
+  hint,
+}: {
+  path: string;
+  label: string;
+  options: readonly string[];
+  onPick?: (v: string) => void;
+  hint?: string;
+}) {
   const f = useForm();
   const v = getPath(f.value, path);
   return (
     <Field path={path} label={label} hint={hint}>
-      <select id={fieldId(path)} value={String(v ?? '')} onChange={(e) => (onPick ? onPick(e.target.value) : f.set(path, e.target.value))}>
+      <select
+        id={fieldId(path)}
+        value={String(v ?? '')}
+        onChange={(e) => (onPick ? onPick(e.target.value) : f.set(path, e.target.value))}
+      >
         {options.map((o) => (
           <option key={o} value={o}>
             {o}
@@ -123,7 +187,21 @@ export function SelectField({ path, label, options, onPick, hint }: { path: stri
 }
 
 /** A textarea whose text is parsed into the value (lists, JSON, key=value lines). */
-export function ParsedArea({ path, label, hint, format, parse, rows = 3 }: { path: string; label: string; hint?: string; format: (v: unknown) => string; parse: (text: string) => unknown; rows?: number }) {
+export function ParsedArea({
+  path,
+  label,
+  hint,
+  format,
+  parse,
+  rows = 3,
+}: {
+  path: string;
+  label: string;
+  hint?: string;
+  format: (v: unknown) => string;
+  parse: (text: string) => unknown;
+  rows?: number;
+}) {
   const f = useForm();
   const v = getPath(f.value, path);
   const [text, setText] = useState(() => format(v));

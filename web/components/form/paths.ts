@@ -44,4 +44,6 @@ export function parseKeyValues(text: string): { record: Record<string, string>; 
 }
 
 export const formatKeyValues = (r: Record<string, string> | undefined) =>
-  Object.entries(r ?? {}).map(([k, v]) => `${k}=${v}`).join('\n');
+  Object.entries(r ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');

@@ -52,10 +52,16 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     return () => ro.disconnect();
   }, []);
 
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_H,
+    overscan: 12,
+  });
 
   useEffect(() => {
-    if (scrollTo !== null && scrollTo !== undefined && scrollTo < rows.length) virtualizer.scrollToIndex(scrollTo, { align: 'center' });
+    if (scrollTo !== null && scrollTo !== undefined && scrollTo < rows.length)
+      virtualizer.scrollToIndex(scrollTo, { align: 'center' });
   }, [scrollTo, rows.length, virtualizer]);
 
   // Stall markers by request id, recomputed only when stalls change.
@@ -170,8 +176,12 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
         <strong>Requests</strong>
         <span className="muted">{rows.length.toLocaleString('en-US')} rows</span>
         <span className="spacer" />
-        <button type="button" onClick={() => zoomBy(1.5)} aria-label="Zoom in">+</button>
-        <button type="button" onClick={() => zoomBy(1 / 1.5)} aria-label="Zoom out">−</button>
+        <button type="button" onClick={() => zoomBy(1.5)} aria-label="Zoom in">
+          +
+        </button>
+        <button type="button" onClick={() => zoomBy(1 / 1.5)} aria-label="Zoom out">
+          −
+        </button>
         <button type="button" onClick={() => setZoom(null)} disabled={!zoom}>
           {zoom ? 'Fit' : 'Following'}
         </button>
@@ -232,7 +242,11 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
           </div>
         )}
         {tip && (
-          <div className="tl-tip" style={{ left: tip.x, top: tip.y + (scrollRef.current?.scrollTop ?? 0) }} role="tooltip">
+          <div
+            className="tl-tip"
+            style={{ left: tip.x, top: tip.y + (scrollRef.current?.scrollTop ?? 0) }}
+            role="tooltip"
+          >
             {tip.lines.map((l, i) => (
               <div key={i} className={i === 0 ? 'tip-head' : ''}>
                 {l}

@@ -1,7 +1,12 @@
 /** What the colours of the timeline mean. */
 import { C2W_PHASES } from '../../../shared/types.ts';
 
-const LIFE = [['queued', 'queued'], ['waiting', 'waiting for first token'], ['text', 'text'], ['audio', 'audio']] as const;
+const LIFE = [
+  ['queued', 'queued'],
+  ['waiting', 'waiting for first token'],
+  ['text', 'text'],
+  ['audio', 'audio'],
+] as const;
 const ENDS = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'] as const;
 
 export function TimelineLegend() {

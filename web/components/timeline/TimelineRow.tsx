@@ -17,13 +17,28 @@ export interface RowProps {
   top: number;
 }
 
-export const TimelineRow = memo(function TimelineRow({ row, ops, stallTs, view, nowT, selected, highlighted, top }: RowProps) {
+export const TimelineRow = memo(function TimelineRow({
+  row,
+  ops,
+  stallTs,
+  view,
+  nowT,
+  selected,
+  highlighted,
+  top,
+}: RowProps) {
   const life = place(lifeSegments(row, nowT), view);
   const phases = place(phaseSegments(ops, nowT), view, 1);
   const endX = row.endT !== null ? timeToX(row.endT, view) : null;
   const cls = `tl-row st-${row.status}${selected ? ' selected' : ''}${highlighted ? ' highlighted' : ''}`;
   return (
-    <div className={cls} style={{ transform: `translateY(${top}px)`, height: ROW_H }} data-testid="timeline-row" data-index={row.index} data-status={row.status}>
+    <div
+      className={cls}
+      style={{ transform: `translateY(${top}px)`, height: ROW_H }}
+      data-testid="timeline-row"
+      data-index={row.index}
+      data-status={row.status}
+    >
       <div className="tl-label" title={row.requestId}>
         <span className="tl-index">#{row.index}</span>
         <span className={`tl-dot end-${row.status}`} aria-label={row.status.replace(/_/g, ' ')} />
@@ -39,13 +54,17 @@ export const TimelineRow = memo(function TimelineRow({ row, ops, stallTs, view, 
             style={{ left: p.left, width: p.width }}
           />
         ))}
-        {endX !== null && endX >= 0 && endX <= view.width && <div className={`endcap end-${row.status}`} style={{ left: endX - 2 }} />}
+        {endX !== null && endX >= 0 && endX <= view.width && (
+          <div className={`endcap end-${row.status}`} style={{ left: endX - 2 }} />
+        )}
         {row.status === 'timed_out' && endX !== null && endX >= 0 && endX <= view.width && (
           <div className="mark mark-timeout" style={{ left: endX - 5 }} title="timed out" />
         )}
         {stallTs.map((t, i) => {
           const x = timeToX(t, view);
-          return x >= 0 && x <= view.width ? <div key={`s${i}`} className="mark mark-stall" style={{ left: x - 5 }} title="watchdog stall" /> : null;
+          return x >= 0 && x <= view.width ? (
+            <div key={`s${i}`} className="mark mark-stall" style={{ left: x - 5 }} title="watchdog stall" />
+          ) : null;
         })}
       </div>
     </div>

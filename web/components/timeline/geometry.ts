@@ -71,7 +71,15 @@ export function phaseSegments(ops: readonly OpRecord[], now: number): Segment[] 
     op.phases.forEach((p, i) => {
       const next = op.phases[i + 1];
       const t1 = next ? next.t : opEnd;
-      out.push({ kind: 'phase', phase: p.phase, t0: p.t, t1: Math.max(p.t, t1), opKey: op.key, open: op.endT === null && !next, stalled: op.stalled && !next });
+      out.push({
+        kind: 'phase',
+        phase: p.phase,
+        t0: p.t,
+        t1: Math.max(p.t, t1),
+        opKey: op.key,
+        open: op.endT === null && !next,
+        stalled: op.stalled && !next,
+      });
     });
   }
   return out;

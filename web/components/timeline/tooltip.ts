@@ -12,7 +12,14 @@ const LIFE_TEXT: Record<string, string> = {
 const ms = (t: number) => (Math.abs(t) >= 10_000 ? `${(t / 1000).toFixed(2)} s` : `${Math.round(t)} ms`);
 
 /** Lines for the tooltip of the segment at (x, in the phase band or not) of a row, or null. */
-export function describeAt(row: RequestRow, ops: readonly OpRecord[], view: View, nowT: number, x: number, phaseBand: boolean): string[] | null {
+export function describeAt(
+  row: RequestRow,
+  ops: readonly OpRecord[],
+  view: View,
+  nowT: number,
+  x: number,
+  phaseBand: boolean,
+): string[] | null {
   let seg: Segment | undefined;
   if (phaseBand) seg = hitTest(place(phaseSegments(ops, nowT), view), x);
   seg ??= hitTest(place(lifeSegments(row, nowT), view), x);
@@ -23,5 +30,10 @@ export function describeAt(row: RequestRow, ops: readonly OpRecord[], view: View
   const op = ops.find((o) => o.key === seg.opKey);
   const phase = op?.phases.find((p) => p.phase === seg.phase && p.t === seg.t0);
   const details = phase ? Object.entries(phase.details).map(([k, v]) => `${k}: ${String(v)}`) : [];
-  return [head, `Code2Wav ${seg.phase}${seg.stalled ? ' (stalled)' : ''}, op ${seg.opKey}`, span, ...details.slice(0, 6)];
+  return [
+    head,
+    `Code2Wav ${seg.phase}${seg.stalled ? ' (stalled)' : ''}, op ${seg.opKey}`,
+    span,
+    ...details.slice(0, 6),
+  ];
 }

@@ -32,9 +32,13 @@ export function startNoise(seed: number, chunkSeq: number, frames: number): Floa
 /** Velocity for one frame into `out`; `mu` null means the unconditioned branch. */
 function velocity(
   model: Code2WavModel,
-  x: Float32Array, xo: number,
-  mu: Float32Array | null, mo: number,
-  t: number, hidden: Float32Array, out: Float32Array,
+  x: Float32Array,
+  xo: number,
+  mu: Float32Array | null,
+  mo: number,
+  t: number,
+  hidden: Float32Array,
+  out: Float32Array,
 ): void {
   const { w1, b1, w2 } = model;
   const stride = 2 * MEL_BINS + 1;
@@ -61,7 +65,12 @@ function velocity(
  * (the doubled batch); without it, once per row. Returns the rows evaluated.
  */
 export function cfmStep(
-  model: Code2WavModel, rows: CfmRow[], t: number, dt: number, cfg: boolean, cfgRate: number,
+  model: Code2WavModel,
+  rows: CfmRow[],
+  t: number,
+  dt: number,
+  cfg: boolean,
+  cfgRate: number,
 ): number {
   const hidden = new Float32Array(HIDDEN);
   const vc = new Float32Array(MEL_BINS);

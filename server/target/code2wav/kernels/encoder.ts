@@ -19,7 +19,7 @@ export function encodeCodes(model: Code2WavModel, codes: Int32Array): Float32Arr
       for (let k = 0; k < 3; k++) {
         const p = i + k - 1;
         if (p < 0 || p >= n) continue;
-        const w = (o * EMBED_DIM) * 3;
+        const w = o * EMBED_DIM * 3;
         for (let c = 0; c < EMBED_DIM; c++) acc += model.conv[w + c * 3 + k] * emb[p * EMBED_DIM + c];
       }
       hid[i * EMBED_DIM + o] = Math.tanh(acc);

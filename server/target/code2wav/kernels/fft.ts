@@ -29,8 +29,12 @@ export function fft(re: Float64Array, im: Float64Array, inverse: boolean): void 
   for (let i = 0; i < n; i++) {
     const j = rev[i];
     if (j > i) {
-      let tmp = re[i]; re[i] = re[j]; re[j] = tmp;
-      tmp = im[i]; im[i] = im[j]; im[j] = tmp;
+      let tmp = re[i];
+      re[i] = re[j];
+      re[j] = tmp;
+      tmp = im[i];
+      im[i] = im[j];
+      im[j] = tmp;
     }
   }
   const sign = inverse ? 1 : -1;
@@ -45,10 +49,16 @@ export function fft(re: Float64Array, im: Float64Array, inverse: boolean): void 
         const b = a + half;
         const xr = re[b] * wr - im[b] * wi;
         const xi = re[b] * wi + im[b] * wr;
-        re[b] = re[a] - xr; im[b] = im[a] - xi;
-        re[a] += xr; im[a] += xi;
+        re[b] = re[a] - xr;
+        im[b] = im[a] - xi;
+        re[a] += xr;
+        im[a] += xi;
       }
     }
   }
-  if (inverse) for (let i = 0; i < n; i++) { re[i] /= n; im[i] /= n; }
+  if (inverse)
+    for (let i = 0; i < n; i++) {
+      re[i] /= n;
+      im[i] /= n;
+    }
 }

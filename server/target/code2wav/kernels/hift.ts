@@ -35,7 +35,12 @@ const clip = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi :
 
 /** Synthesizes `frames` mel frames into frames·HOP samples; updates `state` in place. */
 export function synthesize(
-  mel: Float32Array, frames: number, state: HiftState, lastChunk: boolean, seed: number, chunkSeq: number,
+  mel: Float32Array,
+  frames: number,
+  state: HiftState,
+  lastChunk: boolean,
+  seed: number,
+  chunkSeq: number,
 ): Float32Array {
   const out = frames * HOP;
   if (frames === 0) {
@@ -52,7 +57,8 @@ export function synthesize(
   const amp = new Float64Array((total + 2) * HARMONICS);
   for (let f = -1; f <= total; f++) {
     f0[f + 1] = 90 + 160 / (1 + Math.exp(-(melAt(f, 0) + melAt(f, 1))));
-    for (let h = 1; h <= HARMONICS; h++) amp[(f + 1) * HARMONICS + h - 1] = (0.3 * Math.exp(0.3 * clip(melAt(f, h + 1), -3, 3))) / h;
+    for (let h = 1; h <= HARMONICS; h++)
+      amp[(f + 1) * HARMONICS + h - 1] = (0.3 * Math.exp(0.3 * clip(melAt(f, h + 1), -3, 3))) / h;
   }
   // Harmonic source over samples [−HOP, span + HOP); sin(h·φ) by the Chebyshev recurrence.
   const src = new Float64Array(span + 2 * HOP);
@@ -93,8 +99,12 @@ export function synthesize(
     for (let b = 0; b <= NFFT / 2; b++) {
       const m = Math.min(MEL_BINS - 1, Math.floor((b / (NFFT / 2 + 1)) * MEL_BINS));
       const g = Math.exp(0.25 * clip(melAt(k, m), -4, 4));
-      re[b] *= g; im[b] *= g;
-      if (b > 0 && b < NFFT / 2) { re[NFFT - b] = re[b]; im[NFFT - b] = -im[b]; }
+      re[b] *= g;
+      im[b] *= g;
+      if (b > 0 && b < NFFT / 2) {
+        re[NFFT - b] = re[b];
+        im[NFFT - b] = -im[b];
+      }
     }
     fft(re, im, true);
     for (let i = 0; i < WIN; i++) ola[base + i] += re[i];

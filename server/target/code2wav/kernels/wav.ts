@@ -13,7 +13,9 @@ export function wavBytes(pcm: Int16Array, sampleRate: number): Uint8Array {
   const dataLen = pcm.length * 2;
   const buf = new ArrayBuffer(44 + dataLen);
   const v = new DataView(buf);
-  const ascii = (o: number, s: string) => { for (let i = 0; i < s.length; i++) v.setUint8(o + i, s.charCodeAt(i)); };
+  const ascii = (o: number, s: string) => {
+    for (let i = 0; i < s.length; i++) v.setUint8(o + i, s.charCodeAt(i));
+  };
   ascii(0, 'RIFF');
   v.setUint32(4, 36 + dataLen, true);
   ascii(8, 'WAVE');

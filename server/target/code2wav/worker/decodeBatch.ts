@@ -37,15 +37,28 @@ interface Row {
 
 function runFault(fault: FaultOrder): void {
   switch (fault.kind) {
-    case 'block': blockOnDeviceSync(); break;
-    case 'spin': spinInKernel(); break;
-    case 'slow': waitOnSlowDevice(fault.delayMs); break;
-    default: { const never: never = fault.kind; throw new Error(`unknown fault ${String(never)}`); }
+    case 'block':
+      blockOnDeviceSync();
+      break;
+    case 'spin':
+      spinInKernel();
+      break;
+    case 'slow':
+      waitOnSlowDevice(fault.delayMs);
+      break;
+    default: {
+      const never: never = fault.kind;
+      throw new Error(`unknown fault ${String(never)}`);
+    }
   }
 }
 
 export function decodeBatch(
-  ctx: DecodeContext, opId: number, items: DecodeItem[], settings: DecodeSettings, fault: FaultOrder | null,
+  ctx: DecodeContext,
+  opId: number,
+  items: DecodeItem[],
+  settings: DecodeSettings,
+  fault: FaultOrder | null,
 ): DecodeOutput[] {
   const { model, seed, progress, states } = ctx;
   let faultPending = fault;
@@ -57,7 +70,12 @@ export function decodeBatch(
       runFault(f);
     }
   };
-  const rows: Row[] = items.map((item, index) => ({ index, item, state: null, frames: (item.codes.length - item.contextCodes) * MEL_PER_CODE }));
+  const rows: Row[] = items.map((item, index) => ({
+    index,
+    item,
+    state: null,
+    frames: (item.codes.length - item.contextCodes) * MEL_PER_CODE,
+  }));
   const live = () => rows.filter((r) => !r.error && !progress.isCancelled(r.index));
   progress.begin(opId, items.length);
 
@@ -74,12 +92,16 @@ export function decodeBatch(
       states.set(r.item.key, st);
     }
     if (!st) r.error = 'missing_state_for_chunk';
-    else if (st.nextChunkSeq !== r.item.chunkSeq || st.cacheEpoch !== r.item.cacheEpoch) r.error = 'stale_or_reordered_chunk';
+    else if (st.nextChunkSeq !== r.item.chunkSeq || st.cacheEpoch !== r.item.cacheEpoch)
+      r.error = 'stale_or_reordered_chunk';
     else r.state = st;
   }
 
   let active = live();
-  enter('encoder', { codes: active.reduce((a, r) => a + r.item.codes.length, 0), frames: active.reduce((a, r) => a + r.frames, 0) });
+  enter('encoder', {
+    codes: active.reduce((a, r) => a + r.item.codes.length, 0),
+    frames: active.reduce((a, r) => a + r.frames, 0),
+  });
   for (const r of active) {
     const all = encodeCodes(model, r.item.codes);
     const mu = all.slice(r.item.contextCodes * MEL_PER_CODE * MEL_BINS);
@@ -90,14 +112,25 @@ export function decodeBatch(
   active = live();
   const schedule = cosineSchedule(settings.steps);
   const cfmDetails = (step: number, n: number) => ({
-    mode: settings.mode, steps: settings.steps, step, cfg_rate: settings.cfg ? settings.cfgRate : 0, rows: n * (settings.cfg ? 2 : 1),
+    mode: settings.mode,
+    steps: settings.steps,
+    step,
+    cfg_rate: settings.cfg ? settings.cfgRate : 0,
+    rows: n * (settings.cfg ? 2 : 1),
   });
   enter('cfm', cfmDetails(0, active.length));
   for (const r of active) r.cfm = { x: startNoise(seed, r.item.chunkSeq, r.frames), mu: r.mu!, frames: r.frames };
   for (let k = 0; k < settings.steps; k++) {
     active = live();
     if (k > 0 && settings.mode === 'eager') enter('cfm', cfmDetails(k, active.length));
-    cfmStep(model, active.map((r) => r.cfm!), schedule[k], schedule[k + 1] - schedule[k], settings.cfg, settings.cfgRate);
+    cfmStep(
+      model,
+      active.map((r) => r.cfm!),
+      schedule[k],
+      schedule[k + 1] - schedule[k],
+      settings.cfg,
+      settings.cfgRate,
+    );
   }
 
   active = live();

@@ -20,7 +20,9 @@ const init = workerData as WorkerInit;
 try {
   const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
   if (Number.isInteger(tid) && tid > 0) setPriority(tid, 5);
-} catch { /* not Linux, or not permitted */ }
+} catch {
+  /* not Linux, or not permitted */
+}
 const port = parentPort!;
 const post = (m: WorkerToMain, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
@@ -62,9 +64,29 @@ port.on('message', (msg: MainToWorker) => {
 // before live requests): a cold first decode is several times slower and
 // would look like a stall to a tight watchdog. It uses a private progress
 // record and its own cache, so nothing of it is visible outside the thread.
-const warm: DecodeContext = { ...ctx, progress: new ProgressWriter(createProgressBuffer()), states: new Map(), onPhase: () => undefined };
+const warm: DecodeContext = {
+  ...ctx,
+  progress: new ProgressWriter(createProgressBuffer()),
+  states: new Map(),
+  onPhase: () => undefined,
+};
 const warmCodes = Int32Array.from({ length: 28 }, (_, i) => (i < 3 ? SILENCE_CODE : (i * 7919) % 6561));
-decodeBatch(warm, 0, [{ key: 'warmup', requestId: 'warmup', chunkSeq: 0, cacheEpoch: 0, lastChunk: true, contextCodes: 3, codes: warmCodes }],
-  { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' }, null);
+decodeBatch(
+  warm,
+  0,
+  [
+    {
+      key: 'warmup',
+      requestId: 'warmup',
+      chunkSeq: 0,
+      cacheEpoch: 0,
+      lastChunk: true,
+      contextCodes: 3,
+      codes: warmCodes,
+    },
+  ],
+  { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' },
+  null,
+);
 
 post({ type: 'ready', workerId: init.workerId });

@@ -29,7 +29,9 @@ function expectFields(actual: GoldenFields, expected: GoldenFields, skip: (keyof
       expect(close(a as number, e), `${key}: ${a} vs ${e}`).toBe(true);
     } else if (Array.isArray(e)) {
       expect((a as number[]).length, `${key} length`).toBe(e.length);
-      e.forEach((v, i) => expect(close((a as number[])[i], v), `${key}[${i}]: ${(a as number[])[i]} vs ${v}`).toBe(true));
+      e.forEach((v, i) =>
+        expect(close((a as number[])[i], v), `${key}[${i}]: ${(a as number[])[i]} vs ${v}`).toBe(true),
+      );
     } else {
       expect(a, key).toEqual(e);
     }

@@ -17,7 +17,9 @@ function frame(reads: Uint8Array[]): string[] {
 describe('SseFramer decoding', () => {
   it('joins a multi-byte character split across reads after ASCII reads', () => {
     const e = [0xc3, 0xa9]; // é
-    expect(frame(bytes('data: {"a":"x', [e[0]], [e[1], ...new TextEncoder().encode('"}\n\n')]))).toEqual(['data: {"a":"xé"}']);
+    expect(frame(bytes('data: {"a":"x', [e[0]], [e[1], ...new TextEncoder().encode('"}\n\n')]))).toEqual([
+      'data: {"a":"xé"}',
+    ]);
   });
 
   it('keeps a BOM that arrives after ASCII bytes as content, strips one at the very start', () => {

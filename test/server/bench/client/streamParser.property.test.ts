@@ -73,7 +73,15 @@ describe('StreamParser properties', () => {
   });
 
   it('arbitrary splits with every read at the same clock time give identical timing fields too', () => {
-    const timing = (r: RequestRecord) => ({ ...content(r), ttft: r.ttft, itl: r.itl, latency: r.latency, textLatency: r.textLatency, audioTtfp: r.audioTtfp, audioRtf: r.audioRtf });
+    const timing = (r: RequestRecord) => ({
+      ...content(r),
+      ttft: r.ttft,
+      itl: r.itl,
+      latency: r.latency,
+      textLatency: r.textLatency,
+      audioTtfp: r.audioTtfp,
+      audioRtf: r.audioRtf,
+    });
     fc.assert(
       fc.property(cuts, (c) => {
         expect(timing(run(split(STREAM, c), () => 1))).toEqual(timing(whole));
@@ -84,7 +92,22 @@ describe('StreamParser properties', () => {
   it('arbitrary bytes never throw out of push()/end(); a failure always has a code and a message', () => {
     const sseish = fc.array(
       fc.oneof(
-        fc.constantFrom('data: ', 'data:', '\n', '\n\n', '\r\n', ': ping', '[DONE]', '{', '}', '"', 'event: x', '{"choices":[{"delta":{"content":"a"}}],"modality":"text"}', '{"error":{}}', '{"choices":[{"delta":{"content":"UklGRg=="}}],"modality":"audio"}'),
+        fc.constantFrom(
+          'data: ',
+          'data:',
+          '\n',
+          '\n\n',
+          '\r\n',
+          ': ping',
+          '[DONE]',
+          '{',
+          '}',
+          '"',
+          'event: x',
+          '{"choices":[{"delta":{"content":"a"}}],"modality":"text"}',
+          '{"error":{}}',
+          '{"choices":[{"delta":{"content":"UklGRg=="}}],"modality":"audio"}',
+        ),
         fc.string({ maxLength: 8 }),
       ),
       { maxLength: 30 },
@@ -119,11 +142,16 @@ describe('WAV reader properties', () => {
     const inputs = fc.oneof(
       fc.uint8Array({ maxLength: 128 }),
       // A valid WAV with a few bytes overwritten or cut short.
-      fc.tuple(fc.array(fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }), fc.nat({ max: valid.length })).map(([edits, len]) => {
-        const copy = valid.slice(0, Math.max(len, 0));
-        for (const [at, v] of edits) if (at < copy.length) copy[at] = v;
-        return copy;
-      }),
+      fc
+        .tuple(
+          fc.array(fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
+          fc.nat({ max: valid.length }),
+        )
+        .map(([edits, len]) => {
+          const copy = valid.slice(0, Math.max(len, 0));
+          for (const [at, v] of edits) if (at < copy.length) copy[at] = v;
+          return copy;
+        }),
     );
     fc.assert(
       fc.property(inputs, (bytes) => {
@@ -143,10 +171,20 @@ describe('WAV reader properties', () => {
 
   it('counts frames for every PCM width and channel count, and bounds a truncated data chunk', () => {
     fc.assert(
-      fc.property(fc.constantFrom(8, 16, 24, 32), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 500 }), (bits, channels, frames) => {
-        const info = parseWav(makeWav({ bits, channels, frames, rate: 16000 }));
-        expect(info).toEqual({ channels, sampleWidth: bits / 8, sampleRate: 16000, pcmBytes: frames * channels * (bits / 8) });
-      }),
+      fc.property(
+        fc.constantFrom(8, 16, 24, 32),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 500 }),
+        (bits, channels, frames) => {
+          const info = parseWav(makeWav({ bits, channels, frames, rate: 16000 }));
+          expect(info).toEqual({
+            channels,
+            sampleWidth: bits / 8,
+            sampleRate: 16000,
+            pcmBytes: frames * channels * (bits / 8),
+          });
+        },
+      ),
     );
     const cut = makeWav({ frames: 100 }).slice(0, 44 + 51);
     expect(parseWav(cut).pcmBytes).toBe(51); // what is present, as wave.readframes returns it

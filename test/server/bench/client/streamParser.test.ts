@@ -13,7 +13,11 @@ function parse(reads: (string | Uint8Array)[], opts: { stepS?: number; maxEventB
   const record = newRecord(10, 100);
   const messages: MessageInfo[] = [];
   const warnings: string[] = [];
-  const parser = new StreamParser(record, { now: clock.now, maxEventBytes: opts.maxEventBytes, hooks: { onMessage: (m) => messages.push(m), onWarning: (w) => warnings.push(w) } });
+  const parser = new StreamParser(record, {
+    now: clock.now,
+    maxEventBytes: opts.maxEventBytes,
+    hooks: { onMessage: (m) => messages.push(m), onWarning: (w) => warnings.push(w) },
+  });
   for (const r of reads) {
     clock.t += opts.stepS ?? 0.125;
     parser.push(typeof r === 'string' ? enc(r) : r);
@@ -30,7 +34,14 @@ function expectFailure(record: RequestRecord, code: string, pattern: RegExp) {
 
 describe('StreamParser: tokens and timing', () => {
   it('k-token rule: k-1 zeros after a bundled first event, then (ts-last)/k k times', () => {
-    const { record, messages } = parse([textEvent('', 0), textEvent('ab', 3), textEvent('c', 4), textEvent('de', 6), usageEvent(6), DONE]);
+    const { record, messages } = parse([
+      textEvent('', 0),
+      textEvent('ab', 3),
+      textEvent('c', 4),
+      textEvent('de', 6),
+      usageEvent(6),
+      DONE,
+    ]);
     expect(record.ttft).toBe(0.25);
     expect(record.itl).toEqual([0, 0, 0.125, 0.0625, 0.0625]);
     expect(record.outputTokens).toBe(6);
@@ -41,7 +52,11 @@ describe('StreamParser: tokens and timing', () => {
   });
 
   it('falls back to token_ids, then to 1 token per non-empty content without usage', () => {
-    const ids = parse([`data: ${JSON.stringify({ choices: [{ delta: { content: 'xy' }, token_ids: [5, 6] }], modality: 'text' })}\n\n`, textEvent('z', null), textEvent('', null)]);
+    const ids = parse([
+      `data: ${JSON.stringify({ choices: [{ delta: { content: 'xy' }, token_ids: [5, 6] }], modality: 'text' })}\n\n`,
+      textEvent('z', null),
+      textEvent('', null),
+    ]);
     expect(ids.record.itl).toEqual([0, 0.125]);
     expect(ids.record.generatedText).toBe('xyz');
     // A usage of 0 counts as absent (coerce_positive_int_scalar), so non-empty content counts one token
@@ -52,8 +67,13 @@ describe('StreamParser: tokens and timing', () => {
   });
 
   it('takes prompt_len from the server usage and output_tokens as the max of usage and metrics.num_tokens_out', () => {
-    const metrics = { stage_metrics: { '0': { num_tokens_out: 9, final_output_type: 'text' }, '2': { audio_frames: 100 } } };
-    const { record } = parse([textEvent('a', 1), `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 33, completion_tokens: 2 }, metrics })}\n\n`]);
+    const metrics = {
+      stage_metrics: { '0': { num_tokens_out: 9, final_output_type: 'text' }, '2': { audio_frames: 100 } },
+    };
+    const { record } = parse([
+      textEvent('a', 1),
+      `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 33, completion_tokens: 2 }, metrics })}\n\n`,
+    ]);
     expect(record.promptLen).toBe(33);
     expect(record.outputTokens).toBe(9);
     expect(record.stageMetrics).toEqual(metrics.stage_metrics);
@@ -78,7 +98,11 @@ describe('StreamParser: tokens and timing', () => {
 
 describe('StreamParser: audio', () => {
   it('counts PCM frames of base64 WAV chunks and measures audio_ttfp / audio_rtf from the request start', () => {
-    const { record, messages } = parse([audioEvent(b64(makeWav({ frames: 12000 }))), textEvent('a', 1), audioEvent(b64(makeWav({ frames: 12000, extraChunk: true })))]);
+    const { record, messages } = parse([
+      audioEvent(b64(makeWav({ frames: 12000 }))),
+      textEvent('a', 1),
+      audioEvent(b64(makeWav({ frames: 12000, extraChunk: true }))),
+    ]);
     expect(record.audioTtfp).toBe(0.125);
     expect(record.audioFrames).toBe(24000);
     expect(record.audioDuration).toBe(1);
@@ -95,10 +119,18 @@ describe('StreamParser: audio', () => {
   it('drops chunks whose format differs from the first with one warning; their time still counts', () => {
     const odd = b64(makeWav({ frames: 8000, rate: 16000 }));
     const stereo = b64(makeWav({ frames: 100, channels: 2 }));
-    const { record, warnings } = parse([audioEvent(b64(makeWav({ frames: 24000 }))), audioEvent(odd), audioEvent(stereo)]);
+    const { record, warnings } = parse([
+      audioEvent(b64(makeWav({ frames: 24000 }))),
+      audioEvent(odd),
+      audioEvent(stereo),
+    ]);
     expect(record.audioFrames).toBe(24000);
     expect(record.audioRtf).toBe(0.375);
-    expect(warnings).toEqual([expect.stringContaining('Dropped 2 wav chunks with inconsistent params (expected=(1, 2, 24000), first_inconsistent=(1, 2, 16000))')]);
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        'Dropped 2 wav chunks with inconsistent params (expected=(1, 2, 24000), first_inconsistent=(1, 2, 16000))',
+      ),
+    ]);
     expect(record.warnings).toEqual(warnings);
   });
 });
@@ -122,14 +154,34 @@ describe('StreamParser: a misbehaving target fails the request with a clear erro
   });
 
   it('bad base64 in an audio chunk', () => {
-    expectFailure(parse([audioEvent('UklGR!!!')]).record, 'REQ_BAD_AUDIO', /^undecodable audio chunk: invalid base64: characters outside/);
-    expectFailure(parse([audioEvent('UklGRg')]).record, 'REQ_BAD_AUDIO', /invalid base64: length 6 is not a multiple of 4/);
+    expectFailure(
+      parse([audioEvent('UklGR!!!')]).record,
+      'REQ_BAD_AUDIO',
+      /^undecodable audio chunk: invalid base64: characters outside/,
+    );
+    expectFailure(
+      parse([audioEvent('UklGRg')]).record,
+      'REQ_BAD_AUDIO',
+      /invalid base64: length 6 is not a multiple of 4/,
+    );
   });
 
   it('a malformed WAV in an audio chunk', () => {
-    expectFailure(parse([audioEvent(b64(enc('not a wav at all')))]).record, 'REQ_BAD_AUDIO', /^undecodable audio chunk: not a WAV file: no RIFF header$/);
-    expectFailure(parse([audioEvent(b64(makeWav({ frames: 10, format: 3 })))]).record, 'REQ_BAD_AUDIO', /unsupported WAV format tag 3/);
-    expectFailure(parse([audioEvent(b64(makeWav({ frames: 10 }).slice(0, 30)))]).record, 'REQ_BAD_AUDIO', /fmt chunk is truncated/);
+    expectFailure(
+      parse([audioEvent(b64(enc('not a wav at all')))]).record,
+      'REQ_BAD_AUDIO',
+      /^undecodable audio chunk: not a WAV file: no RIFF header$/,
+    );
+    expectFailure(
+      parse([audioEvent(b64(makeWav({ frames: 10, format: 3 })))]).record,
+      'REQ_BAD_AUDIO',
+      /unsupported WAV format tag 3/,
+    );
+    expectFailure(
+      parse([audioEvent(b64(makeWav({ frames: 10 }).slice(0, 30)))]).record,
+      'REQ_BAD_AUDIO',
+      /fmt chunk is truncated/,
+    );
   });
 
   it('an in-stream error: the message verbatim, timing kept, failed only at the end', () => {
@@ -138,14 +190,27 @@ describe('StreamParser: a misbehaving target fails the request with a clear erro
     expect(parser.failed).toBe(false); // parsing goes on so the error's time counts for latency
     parser.end();
     expect(parser.failed).toBe(true);
-    expect(record).toMatchObject({ success: false, error: 'EngineCore died', errorCode: 'REQ_STREAM_ERROR', latency: 0.25 });
+    expect(record).toMatchObject({
+      success: false,
+      error: 'EngineCore died',
+      errorCode: 'REQ_STREAM_ERROR',
+      latency: 0.25,
+    });
     expect(parse([`data: {"error": "plain text"}\n\n`]).record.error).toBe('plain text');
   });
 
   it('an event larger than the bound, terminated or not', () => {
     const big = textEvent('x'.repeat(5000), 1);
-    expectFailure(parse([big], { maxEventBytes: 4096 }).record, 'REQ_EVENT_TOO_LARGE', /^SSE event exceeds the size bound: more than 4096 bytes/);
-    expectFailure(parse([big.slice(0, 4000), big.slice(4000, 4200)], { maxEventBytes: 4096 }).record, 'REQ_EVENT_TOO_LARGE', /4096/);
+    expectFailure(
+      parse([big], { maxEventBytes: 4096 }).record,
+      'REQ_EVENT_TOO_LARGE',
+      /^SSE event exceeds the size bound: more than 4096 bytes/,
+    );
+    expectFailure(
+      parse([big.slice(0, 4000), big.slice(4000, 4200)], { maxEventBytes: 4096 }).record,
+      'REQ_EVENT_TOO_LARGE',
+      /4096/,
+    );
     expect(parse([big], { maxEventBytes: 8192 }).record.success).toBe(true);
     // The bound is in UTF-8 bytes: 2,000 check marks are 6,000 bytes.
     const wide = textEvent('✓'.repeat(2000), 1);
@@ -156,7 +221,11 @@ describe('StreamParser: a misbehaving target fails the request with a clear erro
   });
 
   it('bytes that are not UTF-8', () => {
-    expectFailure(parse([new Uint8Array([0x64, 0x61, 0xff, 0xfe, 0x0a, 0x0a])]).record, 'REQ_BAD_SSE', /not valid UTF-8/);
+    expectFailure(
+      parse([new Uint8Array([0x64, 0x61, 0xff, 0xfe, 0x0a, 0x0a])]).record,
+      'REQ_BAD_SSE',
+      /not valid UTF-8/,
+    );
   });
 
   it('stops reading after a failure: later pushes and end() change nothing', () => {
@@ -168,7 +237,11 @@ describe('StreamParser: a misbehaving target fails the request with a clear erro
   });
 
   it('tolerates `data:` without a space (one warning) and a clean EOF inside an event (one warning)', () => {
-    const { record, warnings } = parse(['data:{"choices":[{"delta":{"content":"a"}}],"modality":"text"}\n\n', 'data:{"choices":[{"delta":{"content":"b"}}],"modality":"text"}\n\n', 'data: {"cho']);
+    const { record, warnings } = parse([
+      'data:{"choices":[{"delta":{"content":"a"}}],"modality":"text"}\n\n',
+      'data:{"choices":[{"delta":{"content":"b"}}],"modality":"text"}\n\n',
+      'data: {"cho',
+    ]);
     expect(record.success).toBe(true);
     expect(record.generatedText).toBe('ab');
     expect(warnings).toHaveLength(2);

@@ -12,9 +12,24 @@ const fixtures = fileURLToPath(new URL('../../../fixtures/datasets/', import.met
 const seedRoot = `${fixtures}seed-tts`;
 
 const config = (over: Partial<BenchConfig> = {}): BenchConfig => ({
-  runId: 'run1', baseUrl: 'http://127.0.0.1:1', endpoint: '/v1/chat/completions', backend: 'openai-chat-omni', model: 'openbmb/MiniCPM-o-4_5',
-  dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true }, numPrompts: 10, maxConcurrency: 2, requestRate: 'inf',
-  burstiness: 1, seed: 0, numWarmups: 0, percentileMetrics: ['ttft'], metricPercentiles: [99], timeouts: {}, failFast: false, thresholds: [], ...over,
+  runId: 'run1',
+  baseUrl: 'http://127.0.0.1:1',
+  endpoint: '/v1/chat/completions',
+  backend: 'openai-chat-omni',
+  model: 'openbmb/MiniCPM-o-4_5',
+  dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true },
+  numPrompts: 10,
+  maxConcurrency: 2,
+  requestRate: 'inf',
+  burstiness: 1,
+  seed: 0,
+  numWarmups: 0,
+  percentileMetrics: ['ttft'],
+  metricPercentiles: [99],
+  timeouts: {},
+  failFast: false,
+  thresholds: [],
+  ...over,
 });
 
 describe('seed-tts dataset', () => {
@@ -34,26 +49,50 @@ describe('seed-tts dataset', () => {
     // python3: r = rows_en_1_to_5; random.Random(0).shuffle(r) → en_3 en_2 en_1 en_5 en_4 (en_5's wav is missing);
     // random.seed(0); [random.choice(4 rows) for _ in range(3)] → indices 3 3 0 (vLLM's maybe_oversample_requests).
     const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 7, seed: 0, noOversample: false });
-    const [s3, s2, s1, s4] = ['A stitch in time saves nine.', 'She sells sea shells by the sea shore.', 'The quick brown fox jumps over the lazy dog.', 'Actions speak louder than words.'];
+    const [s3, s2, s1, s4] = [
+      'A stitch in time saves nine.',
+      'She sells sea shells by the sea shore.',
+      'The quick brown fox jumps over the lazy dog.',
+      'Actions speak louder than words.',
+    ];
     expect(d.samples.map((s) => s.rowBody!.ref_text)).toEqual([s3, s2, s1, s4, s4, s4, s3]);
   });
 
   it('a seeded shuffle: same seed same order, another seed another order', () => {
     const order = (seed: number): string[] =>
-      loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 4, seed, noOversample: true }).samples.map((s) => String(s.rowBody!.ref_text));
+      loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 4, seed, noOversample: true }).samples.map((s) =>
+        String(s.rowBody!.ref_text),
+      );
     expect(order(1)).toEqual(order(1));
     const orders = new Set([0, 1, 2, 3, 4, 5].map((s) => order(s).join('|')));
     expect(orders.size).toBeGreaterThan(1);
-    const unshuffled = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 4, seed: 0, noOversample: true, disableShuffle: true });
+    const unshuffled = loadSeedTts({
+      root: seedRoot,
+      locale: 'en',
+      numPrompts: 4,
+      seed: 0,
+      noOversample: true,
+      disableShuffle: true,
+    });
     expect(unshuffled.samples[0].rowBody!.ref_text).toBe('The quick brown fox jumps over the lazy dog.');
   });
 
   it('builds the MiniCPM-o Seed-TTS body: system + user text, ref_audio data URI, extra_body merged at the top level', async () => {
-    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true });
+    const d = loadSeedTts({
+      root: seedRoot,
+      locale: 'en',
+      numPrompts: 1,
+      seed: 0,
+      noOversample: true,
+      disableShuffle: true,
+    });
     const c = config({ extraBody: { chat_template_kwargs: { enable_thinking: false }, temperature: 0.5 } });
     const body = JSON.parse(await buildRequestBody(c, d.samples[0]));
     expect(body.model).toBe('openbmb/MiniCPM-o-4_5');
-    expect(body.messages[0]).toEqual({ role: 'system', content: [{ type: 'text', text: SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT }] });
+    expect(body.messages[0]).toEqual({
+      role: 'system',
+      content: [{ type: 'text', text: SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT }],
+    });
     expect(body.messages[1].content[0].text).toBe('One by one, the campfires were extinguished.');
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true, continuous_usage_stats: true });
@@ -71,8 +110,16 @@ describe('seed-tts dataset', () => {
   });
 
   it("asks for stage metrics as vLLM-Omni's main() does: tpot or itl on the omni backend, --print-stage, image modalities; an explicit value wins", async () => {
-    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true });
-    const asks = async (over: Partial<BenchConfig>) => JSON.parse(await buildRequestBody(config(over), d.samples[0])).return_stage_metrics;
+    const d = loadSeedTts({
+      root: seedRoot,
+      locale: 'en',
+      numPrompts: 1,
+      seed: 0,
+      noOversample: true,
+      disableShuffle: true,
+    });
+    const asks = async (over: Partial<BenchConfig>) =>
+      JSON.parse(await buildRequestBody(config(over), d.samples[0])).return_stage_metrics;
     expect(await asks({ percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'] })).toBe(true);
     expect(await asks({ percentileMetrics: ['ttft', 'itl'] })).toBe(true);
     expect(await asks({ percentileMetrics: ['ttft', 'e2el'] })).toBeUndefined();
@@ -83,21 +130,43 @@ describe('seed-tts dataset', () => {
   });
 
   it('--ignore-eos adds ignore_eos: true before the extra body is merged (so --extra-body can still override it)', async () => {
-    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true });
-    const eos = async (over: Partial<BenchConfig>) => JSON.parse(await buildRequestBody(config(over), d.samples[0])).ignore_eos;
+    const d = loadSeedTts({
+      root: seedRoot,
+      locale: 'en',
+      numPrompts: 1,
+      seed: 0,
+      noOversample: true,
+      disableShuffle: true,
+    });
+    const eos = async (over: Partial<BenchConfig>) =>
+      JSON.parse(await buildRequestBody(config(over), d.samples[0])).ignore_eos;
     expect(await eos({})).toBeUndefined();
     expect(await eos({ ignoreEos: true })).toBe(true);
     expect(await eos({ ignoreEos: true, extraBody: { ignore_eos: false } })).toBe(false);
   });
 
   it('--seed-tts-file-ref-audio sends ref_audio as a file:// URI of the prompt wav, first of the row keys, without reading the wav', async () => {
-    const d = loadSeedTts({ root: seedRoot, locale: 'en', numPrompts: 1, seed: 0, noOversample: true, disableShuffle: true, fileRefAudio: true });
+    const d = loadSeedTts({
+      root: seedRoot,
+      locale: 'en',
+      numPrompts: 1,
+      seed: 0,
+      noOversample: true,
+      disableShuffle: true,
+      fileRefAudio: true,
+    });
     expect(d.samples[0].loadRowBody).toBeUndefined();
     const body = JSON.parse(await buildRequestBody(config(), d.samples[0]));
     expect(body.ref_audio).toBe(pathToFileURL(join(seedRoot, 'en', 'prompt-wavs', 'en_1.wav')).href);
     expect(body.ref_audio).toMatch(/^file:\/\/\/.*\/en\/prompt-wavs\/en_1\.wav$/);
     const keys = Object.keys(body);
-    expect(keys.slice(keys.indexOf('ref_audio'), keys.indexOf('ref_audio') + 5)).toEqual(['ref_audio', 'ref_text', 'task_type', 'language', 'max_new_tokens']);
+    expect(keys.slice(keys.indexOf('ref_audio'), keys.indexOf('ref_audio') + 5)).toEqual([
+      'ref_audio',
+      'ref_text',
+      'task_type',
+      'language',
+      'max_new_tokens',
+    ]);
   });
 
   it('zh rows get language Chinese', () => {
@@ -107,7 +176,9 @@ describe('seed-tts dataset', () => {
   });
 
   it('an unreadable dataset is a config error', () => {
-    expect(() => loadSeedTts({ root: `${fixtures}nope`, locale: 'en', numPrompts: 1, seed: 0, noOversample: true })).toThrow(StallscopeError);
+    expect(() =>
+      loadSeedTts({ root: `${fixtures}nope`, locale: 'en', numPrompts: 1, seed: 0, noOversample: true }),
+    ).toThrow(StallscopeError);
   });
 });
 
@@ -133,7 +204,12 @@ describe('trace and random datasets', () => {
 
   it('headers: bearer key, custom headers, x-request-id last', () => {
     const h = buildHeaders(config({ apiKey: 'k', headers: { 'X-Request-Id': 'spoof', 'X-Build': '42' } }), 'run1-3');
-    expect(h).toEqual({ 'content-type': 'application/json', authorization: 'Bearer k', 'x-build': '42', 'x-request-id': 'run1-3' });
+    expect(h).toEqual({
+      'content-type': 'application/json',
+      authorization: 'Bearer k',
+      'x-build': '42',
+      'x-request-id': 'run1-3',
+    });
     expect(buildHeaders(config(), 'a').authorization).toBeUndefined();
   });
 });

@@ -9,7 +9,17 @@ import { RpsChangeLog } from '../../../../server/bench/traffic.ts';
 const V = JSON.parse(readFileSync(new URL('../../../fixtures/rng/rng_vectors.json', import.meta.url), 'utf8')) as {
   numpy: { seed: number; doubles: number[]; normals: number[]; gammas: Record<string, number[]> }[];
   arrivals: { n: number; rate: number; burstiness: number; seed: number; offsets: number[] }[];
-  ramp_up: { n: number; strategy: 'linear' | 'exponential'; start: number; end: number; burstiness: number; seed: number; offsets: number[]; rates: number[]; rps_events: number[] }[];
+  ramp_up: {
+    n: number;
+    strategy: 'linear' | 'exponential';
+    start: number;
+    end: number;
+    burstiness: number;
+    seed: number;
+    offsets: number[];
+    rates: number[];
+    rps_events: number[];
+  }[];
   python: { seed: number; randoms: number[]; bits: number[]; shuffles: Record<string, number[]>; choice13: number[] }[];
 };
 
@@ -26,12 +36,18 @@ describe('numpy legacy RandomState port', () => {
       const r = new NumpyRandomState(c.seed);
       expect(c.doubles.map(() => r.randomSample())).toEqual(c.doubles);
       const g = new NumpyRandomState(c.seed);
-      expectClose(c.normals.map(() => g.standardNormal()), c.normals);
+      expectClose(
+        c.normals.map(() => g.standardNormal()),
+        c.normals,
+      );
     });
     it(`seed ${c.seed}: gamma at shapes below, at and above 1 (200 draws each)`, () => {
       for (const [shape, draws] of Object.entries(c.gammas)) {
         const r = new NumpyRandomState(c.seed);
-        expectClose(draws.map(() => r.gamma(Number(shape), 0.1)), draws);
+        expectClose(
+          draws.map(() => r.gamma(Number(shape), 0.1)),
+          draws,
+        );
       }
     });
   }
@@ -46,7 +62,10 @@ describe('numpy legacy RandomState port', () => {
 describe('arrival schedule', () => {
   for (const a of V.arrivals) {
     it(`equals vllm bench serve's get_request: ${a.n} requests at ${a.rate}/s, burstiness ${a.burstiness}, seed ${a.seed}`, () => {
-      expectClose(arrivalOffsets(a.n, { mode: 'rate', rate: a.rate, burstiness: a.burstiness, seed: a.seed }), a.offsets);
+      expectClose(
+        arrivalOffsets(a.n, { mode: 'rate', rate: a.rate, burstiness: a.burstiness, seed: a.seed }),
+        a.offsets,
+      );
     });
   }
 });
@@ -55,7 +74,10 @@ describe('ramp-up schedule', () => {
   for (const r of V.ramp_up) {
     it(`equals vLLM's: ${r.strategy} ${r.start}→${r.end} RPS over ${r.n} requests, burstiness ${r.burstiness}, seed ${r.seed}`, () => {
       const ramp = { strategy: r.strategy, startRps: r.start, endRps: r.end };
-      expectClose(Array.from({ length: r.n }, (_, i) => rampUpRate(i, r.n, ramp)), r.rates);
+      expectClose(
+        Array.from({ length: r.n }, (_, i) => rampUpRate(i, r.n, ramp)),
+        r.rates,
+      );
       expectClose(arrivalOffsets(r.n, { mode: 'ramp-up', ...ramp, burstiness: r.burstiness, seed: r.seed }), r.offsets);
       // rps_change_events: the start, then each whole RPS passed, stamped at the arrival that reached it.
       let clock = 0;

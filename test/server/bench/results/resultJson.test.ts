@@ -16,7 +16,10 @@ import {
 } from '../../../../server/bench/results/resultJson.ts';
 import { VLLM_RESULTS_DIR, close, readJson, runSequence } from '../../../fixtures/golden-helpers/golden.ts';
 
-const OPTS = { percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'], metricPercentiles: [50, 90, 99] };
+const OPTS = {
+  percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'],
+  metricPercentiles: [50, 90, 99],
+};
 const tmp = mkdtempSync(join(tmpdir(), 'stallscope-results-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -24,7 +27,14 @@ function inputFor(cases: number[], detailed: boolean): ResultJsonInput {
   const { records, durationS } = runSequence(cases);
   const metrics = calculateMetrics(records, { durationS, ...OPTS });
   const statuses: RequestEndStatus[] = records.map((r) => (r.success ? 'completed' : 'failed'));
-  const counts: RunCounts = { total: records.length, completed: metrics.completed, failed: metrics.failed, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
+  const counts: RunCounts = {
+    total: records.length,
+    completed: metrics.completed,
+    failed: metrics.failed,
+    timedOut: 0,
+    cancelledAfterTimeout: 0,
+    notDispatched: 0,
+  };
   return {
     date: '20260801-101500',
     backend: 'openai-chat-omni',
@@ -52,17 +62,37 @@ describe('buildResultJson', () => {
 
   it('writes the vLLM header keys first, metadata before request_rate, "inf" for an infinite rate', () => {
     expect(Object.keys(result).slice(0, 11)).toEqual([
-      'date', 'endpoint_type', 'backend', 'label', 'model_id', 'tokenizer_id', 'num_prompts', 'run', 'request_rate', 'burstiness', 'max_concurrency',
+      'date',
+      'endpoint_type',
+      'backend',
+      'label',
+      'model_id',
+      'tokenizer_id',
+      'num_prompts',
+      'run',
+      'request_rate',
+      'burstiness',
+      'max_concurrency',
     ]);
-    expect(result).toMatchObject({ endpoint_type: 'openai-chat-omni', label: null, tokenizer_id: 'openbmb/MiniCPM-o-4_5', request_rate: 'inf', run: 'nightly' });
+    expect(result).toMatchObject({
+      endpoint_type: 'openai-chat-omni',
+      label: null,
+      tokenizer_id: 'openbmb/MiniCPM-o-4_5',
+      request_rate: 'inf',
+      run: 'nightly',
+    });
   });
 
-  it('has every key of vLLM-Omni\'s result for cases 1-3, in its order, with its values (detailed arrays included)', () => {
+  it("has every key of vLLM-Omni's result for cases 1-3, in its order, with its values (detailed arrays included)", () => {
     const ours = Object.keys(result).filter((k) => k in golden);
     expect(ours).toEqual(Object.keys(golden));
     for (const [key, value] of Object.entries(golden)) {
-      if (typeof value === 'number' && !Number.isInteger(value)) expect(close(result[key] as number, value), key).toBe(true);
-      else if (key === 'itls') (value as number[][]).forEach((l, i) => l.forEach((v, j) => expect(close((result.itls as number[][])[i][j], v)).toBe(true)));
+      if (typeof value === 'number' && !Number.isInteger(value))
+        expect(close(result[key] as number, value), key).toBe(true);
+      else if (key === 'itls')
+        (value as number[][]).forEach((l, i) =>
+          l.forEach((v, j) => expect(close((result.itls as number[][])[i][j], v)).toBe(true)),
+        );
       else expect(result[key], key).toEqual(value);
     }
     expect(result.request_goodput).toBeNull();
@@ -70,15 +100,23 @@ describe('buildResultJson', () => {
 
   it('ends with stallscope keys: counts, fail-fast, verdict, per-request statuses', () => {
     expect(Object.keys(result).slice(-9)).toEqual([
-      'timed_out_requests', 'cancelled_after_timeout_requests', 'not_dispatched_requests', 'fail_fast_enabled', 'fail_fast_tripped',
-      'fail_fast_cause', 'verdict', 'verdict_reasons', 'statuses',
+      'timed_out_requests',
+      'cancelled_after_timeout_requests',
+      'not_dispatched_requests',
+      'fail_fast_enabled',
+      'fail_fast_tripped',
+      'fail_fast_cause',
+      'verdict',
+      'verdict_reasons',
+      'statuses',
     ]);
     expect(result.statuses).toEqual(['completed', 'completed', 'completed']);
   });
 
   it('drops the per-request arrays without --save-detailed, as vLLM does', () => {
     const compact = buildResultJson(inputFor([1, 2, 3], false));
-    for (const key of ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors']) expect(compact).not.toHaveProperty(key);
+    for (const key of ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'])
+      expect(compact).not.toHaveProperty(key);
     expect(compact).toHaveProperty('statuses');
   });
 
@@ -96,21 +134,43 @@ describe('buildResultJson', () => {
       metrics: calculateMetrics(records, { durationS: 2, ...OPTS }),
       statuses: ['completed', 'timed_out', 'not_dispatched'],
       counts: { total: 3, completed: 1, failed: 0, timedOut: 1, cancelledAfterTimeout: 1, notDispatched: 1 },
-      failFast: { enabled: true, tripped: true, cause: { requestIndex: 1, requestId: 'r-1', kind: 'total', elapsedS: 900, lastPhase: 'cfm' } },
+      failFast: {
+        enabled: true,
+        tripped: true,
+        cause: { requestIndex: 1, requestId: 'r-1', kind: 'total', elapsedS: 900, lastPhase: 'cfm' },
+      },
       verdict: 'failed_closed',
     });
     expect(out.input_lens).toEqual([17, 10, 12]);
     expect(out.output_lens).toEqual([5, 0, 0]);
     expect(out.ttfts).toEqual([0.1875, 0.25, 0]);
     expect(out.start_times).toEqual([1000, 1001, 0]);
-    expect((out.errors as string[])[2]).toBe('cancelled by the fail-fast breaker: not dispatched: the breaker tripped before it was sent');
-    expect(out).toMatchObject({ completed: 1, failed: 2, timed_out_requests: 1, cancelled_after_timeout_requests: 1, not_dispatched_requests: 1 });
-    expect(out.fail_fast_cause).toEqual({ request_index: 1, request_id: 'r-1', kind: 'total', elapsed_s: 900, last_phase: 'cfm' });
+    expect((out.errors as string[])[2]).toBe(
+      'cancelled by the fail-fast breaker: not dispatched: the breaker tripped before it was sent',
+    );
+    expect(out).toMatchObject({
+      completed: 1,
+      failed: 2,
+      timed_out_requests: 1,
+      cancelled_after_timeout_requests: 1,
+      not_dispatched_requests: 1,
+    });
+    expect(out.fail_fast_cause).toEqual({
+      request_index: 1,
+      request_id: 'r-1',
+      kind: 'total',
+      elapsed_s: 900,
+      last_phase: 'cfm',
+    });
   });
 
   it('never writes NaN or Infinity: metrics without samples have no keys, stray non-finite values are dropped', () => {
     const failedOnly = [placeholderRecord(10, 'REQ_CANCELLED', 'never sent')];
-    const metrics = { ...calculateMetrics(failedOnly, { durationS: 0, ...OPTS }), weird_ms: Number.NaN, other: Infinity };
+    const metrics = {
+      ...calculateMetrics(failedOnly, { durationS: 0, ...OPTS }),
+      weird_ms: Number.NaN,
+      other: Infinity,
+    };
     const out = buildResultJson({ ...inputFor([1], true), records: failedOnly, metrics });
     expect(out).not.toHaveProperty('mean_ttft_ms');
     expect(out).not.toHaveProperty('weird_ms');
@@ -124,21 +184,34 @@ describe('buildResultJson', () => {
 
 describe('pyJsonDumps', () => {
   it('uses Python json.dumps separators and ASCII escapes', () => {
-    expect(pyJsonDumps({ a: [1, 2.5], 'b': 'café ✓', c: null, d: true })).toBe('{"a": [1, 2.5], "b": "caf\\u00e9 \\u2713", "c": null, "d": true}');
+    expect(pyJsonDumps({ a: [1, 2.5], b: 'café ✓', c: null, d: true })).toBe(
+      '{"a": [1, 2.5], "b": "caf\\u00e9 \\u2713", "c": null, "d": true}',
+    );
     expect(JSON.parse(pyJsonDumps({ s: '😀\n"' })).s).toBe('😀\n"');
   });
 });
 
 describe('resultFilename', () => {
   it('follows vLLM: {label|backend}-{rate}qps[-concurrencyN]-{model basename}-{date}.json', () => {
-    const base = { label: null, backend: 'openai-chat-omni', modelId: 'openbmb/MiniCPM-o-4_5', date: '20260801-101500' };
-    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10 })).toBe('openai-chat-omni-infqps-concurrency10-MiniCPM-o-4_5-20260801-101500.json');
-    expect(resultFilename({ ...base, label: 'nightly', requestRate: 10, maxConcurrency: null })).toBe('nightly-10.0qps-MiniCPM-o-4_5-20260801-101500.json');
+    const base = {
+      label: null,
+      backend: 'openai-chat-omni',
+      modelId: 'openbmb/MiniCPM-o-4_5',
+      date: '20260801-101500',
+    };
+    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10 })).toBe(
+      'openai-chat-omni-infqps-concurrency10-MiniCPM-o-4_5-20260801-101500.json',
+    );
+    expect(resultFilename({ ...base, label: 'nightly', requestRate: 10, maxConcurrency: null })).toBe(
+      'nightly-10.0qps-MiniCPM-o-4_5-20260801-101500.json',
+    );
     expect(resultFilename({ ...base, requestRate: 0.5, maxConcurrency: 1, date: new Date(2026, 0, 2, 3, 4, 5) })).toBe(
       'openai-chat-omni-0.5qps-concurrency1-MiniCPM-o-4_5-20260102-030405.json',
     );
     const rampUp = { strategy: 'linear' as const, startRps: 1, endRps: 20 };
-    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10, rampUp })).toBe('openai-chat-omni-ramp-up-linear-1qps-20qps-concurrency10-MiniCPM-o-4_5-20260801-101500.json');
+    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10, rampUp })).toBe(
+      'openai-chat-omni-ramp-up-linear-1qps-20qps-concurrency10-MiniCPM-o-4_5-20260801-101500.json',
+    );
   });
 });
 
@@ -179,7 +252,8 @@ describe('parseResultText', () => {
   });
 
   it('accepts bare NaN / Infinity / -Infinity as vLLM writes them, but not inside strings', () => {
-    const text = '{"mean_tpot_ms": NaN, "p99": Infinity, "min": -Infinity, "s": "NaN Infinity", "l": [NaN, 1]}\n{"x": 1}';
+    const text =
+      '{"mean_tpot_ms": NaN, "p99": Infinity, "min": -Infinity, "s": "NaN Infinity", "l": [NaN, 1]}\n{"x": 1}';
     const [a, b] = parseResultText(text);
     expect(a.mean_tpot_ms).toBeNaN();
     expect(a.p99).toBe(Infinity);
@@ -193,14 +267,17 @@ describe('parseResultText', () => {
     expect(parseResultText('\n{\n  "a": {\n    "b": [1, 2]\n  }\n}\n')).toEqual([{ a: { b: [1, 2] } }]);
   });
 
-  it.each(['', '   ', '{"a": 1', '[1, 2]', '{"a": nope}', '{"a": 1} 5'])('rejects %j with API_IMPORT_INVALID', (text) => {
-    expect(() => parseResultText(text)).toThrowError(StallscopeError);
-    try {
-      parseResultText(text);
-    } catch (err) {
-      expect((err as StallscopeError).code).toBe('API_IMPORT_INVALID');
-    }
-  });
+  it.each(['', '   ', '{"a": 1', '[1, 2]', '{"a": nope}', '{"a": 1} 5'])(
+    'rejects %j with API_IMPORT_INVALID',
+    (text) => {
+      expect(() => parseResultText(text)).toThrowError(StallscopeError);
+      try {
+        parseResultText(text);
+      } catch (err) {
+        expect((err as StallscopeError).code).toBe('API_IMPORT_INVALID');
+      }
+    },
+  );
 });
 
 describe('ramp-up keys', () => {
@@ -208,11 +285,28 @@ describe('ramp-up keys', () => {
     const plain = buildResultJson(inputFor([1, 2], false));
     expect(plain).not.toHaveProperty('ramp_up_strategy');
     expect(plain).not.toHaveProperty('rps_change_events');
-    const events = [{ rps: 1, timestamp: '2026-08-01T10:15:00.250000' }, { rps: 2, timestamp: '2026-08-01T10:15:03.500000' }];
-    const r = buildResultJson({ ...inputFor([1, 2], false), rampUp: { strategy: 'exponential', startRps: 1, endRps: 2 }, rpsChangeEvents: events });
+    const events = [
+      { rps: 1, timestamp: '2026-08-01T10:15:00.250000' },
+      { rps: 2, timestamp: '2026-08-01T10:15:03.500000' },
+    ];
+    const r = buildResultJson({
+      ...inputFor([1, 2], false),
+      rampUp: { strategy: 'exponential', startRps: 1, endRps: 2 },
+      rpsChangeEvents: events,
+    });
     const keys = Object.keys(r);
-    expect(keys.slice(keys.indexOf('max_concurrency'), keys.indexOf('max_concurrency') + 4)).toEqual(['max_concurrency', 'ramp_up_strategy', 'ramp_up_start_rps', 'ramp_up_end_rps']);
-    expect(r).toMatchObject({ ramp_up_strategy: 'exponential', ramp_up_start_rps: 1, ramp_up_end_rps: 2, rps_change_events: events });
+    expect(keys.slice(keys.indexOf('max_concurrency'), keys.indexOf('max_concurrency') + 4)).toEqual([
+      'max_concurrency',
+      'ramp_up_strategy',
+      'ramp_up_start_rps',
+      'ramp_up_end_rps',
+    ]);
+    expect(r).toMatchObject({
+      ramp_up_strategy: 'exponential',
+      ramp_up_start_rps: 1,
+      ramp_up_end_rps: 2,
+      rps_change_events: events,
+    });
     expect(keys.indexOf('rps_change_events')).toBe(keys.indexOf('rtfx') + 1);
   });
 });

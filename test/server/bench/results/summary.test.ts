@@ -7,7 +7,10 @@ import { formatSummary } from '../../../../server/bench/results/summary.ts';
 import { placeholderRecord } from '../../../../server/bench/client/record.ts';
 import { readJson, runSequence } from '../../../fixtures/golden-helpers/golden.ts';
 
-const EXTRAS = { percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'], metricPercentiles: [50, 90, 99] };
+const EXTRAS = {
+  percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'],
+  metricPercentiles: [50, 90, 99],
+};
 
 function resultFor(cases: number[], over: Partial<Parameters<typeof buildResultJson>[0]> = {}, extras = EXTRAS) {
   const { records, durationS } = runSequence(cases);
@@ -25,7 +28,14 @@ function resultFor(cases: number[], over: Partial<Parameters<typeof buildResultJ
     detailed: false,
     records,
     statuses: records.map((r) => (r.success ? 'completed' : 'failed')),
-    counts: { total: records.length, completed: metrics.completed, failed: metrics.failed, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+    counts: {
+      total: records.length,
+      completed: metrics.completed,
+      failed: metrics.failed,
+      timedOut: 0,
+      cancelledAfterTimeout: 0,
+      notDispatched: 0,
+    },
     failFast: { enabled: false, tripped: false, cause: null },
     verdict: 'passed',
     verdictReasons: [],
@@ -49,7 +59,7 @@ describe('Python number formatting', () => {
 });
 
 describe('formatSummary', () => {
-  it.each(['aggregate_cases1-3'])('reproduces vLLM-Omni\'s console block for %s byte for byte', (name) => {
+  it.each(['aggregate_cases1-3'])("reproduces vLLM-Omni's console block for %s byte for byte", (name) => {
     const console = readJson<{ console_stdout: string }>(`${name}.expected.json`).console_stdout;
     const block = console.slice(console.indexOf('============ Serving Benchmark Result'));
     const text = formatSummary(resultFor([1, 2, 3]), EXTRAS);
@@ -83,7 +93,7 @@ describe('formatSummary', () => {
     expect(none).not.toContain('End-to-end Latency');
   });
 
-  it("with --goodput, result and summary carry request_goodput where vLLM puts them", () => {
+  it('with --goodput, result and summary carry request_goodput where vLLM puts them', () => {
     const { records, durationS } = runSequence([1, 2, 3]);
     const metrics = calculateMetrics(records, { durationS, ...EXTRAS, goodput: { e2el: 60_000 } });
     const result = resultFor([1, 2, 3], { metrics });
@@ -106,7 +116,11 @@ describe('formatSummary', () => {
       metrics,
       counts,
       statuses: ['completed', 'not_dispatched'],
-      failFast: { enabled: true, tripped: true, cause: { requestIndex: 7, requestId: 'run-7', kind: 'idle', elapsedS: 30, lastPhase: 'hift' } },
+      failFast: {
+        enabled: true,
+        tripped: true,
+        cause: { requestIndex: 7, requestId: 'run-7', kind: 'idle', elapsedS: 30, lastPhase: 'hift' },
+      },
       verdict: v.verdict,
       verdictReasons: v.reasons,
     });
