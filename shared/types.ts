@@ -13,13 +13,28 @@ export type RequestStatus =
   | 'failed'
   | 'timed_out'
   | 'cancelled_after_timeout'
+  | 'cancelled'
   | 'not_dispatched';
 
-/** End states only. */
+/**
+ * End states only (the list, in display order, is `REQUEST_END_STATUSES` in
+ * shared/outcomes.ts). `cancelled_after_timeout`: aborted in flight by the
+ * fail-fast breaker; `cancelled`: aborted in flight by an interrupt (signal,
+ * dashboard Cancel) before any trip; `not_dispatched`: never sent.
+ */
 export type RequestEndStatus = Extract<
   RequestStatus,
-  'completed' | 'failed' | 'timed_out' | 'cancelled_after_timeout' | 'not_dispatched'
+  'completed' | 'failed' | 'timed_out' | 'cancelled_after_timeout' | 'cancelled' | 'not_dispatched'
 >;
+
+/** What stopped a run early: the fail-fast breaker, or an interrupt (signal, dashboard Cancel). */
+export type StopCause = 'breaker' | 'interrupt';
+
+/** Who interrupted a run (result key `interrupt_cause`). */
+export type InterruptCause = 'signal' | 'dashboard';
+
+/** How the client opens connections (result key `connection_mode`). */
+export type ConnectionMode = 'per_request' | 'keep_alive';
 
 /** Structural timeout kinds; classification never looks at message text. */
 export type TimeoutKind = 'total' | 'first_byte' | 'idle';
@@ -61,15 +76,23 @@ export interface BreakerCause {
   lastPhase?: string | null;
 }
 
-/** Counts of request outcomes in a run. */
+/**
+ * Counts of request outcomes in a run, as the one rule of shared/outcomes.ts
+ * folds them (docs/design.md section 4a). `failed` is everything that ended
+ * without completing; within it `timedOut`, `cancelledAfterTimeout` (queued
+ * and in-flight requests the breaker cancelled), `cancelled` (queued and
+ * in-flight requests an interrupt cancelled) and `errored` (the rest) add up
+ * to `failed`; `notDispatched` (never sent) is a subset of whichever of those
+ * applied.
+ */
 export interface RunCounts {
   total: number;
   completed: number;
   failed: number;
   timedOut: number;
-  /** Every request the breaker cancelled, queued or in flight (the seed's meaning). */
   cancelledAfterTimeout: number;
-  /** The never-sent subset of `cancelledAfterTimeout`. */
+  cancelled: number;
+  errored: number;
   notDispatched: number;
 }
 

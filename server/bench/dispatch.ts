@@ -8,8 +8,8 @@
  * the sweep is closed.
  */
 import type { RequestOutcome } from '../../shared/protocol.ts';
-import type { BreakerCause, RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
-import { markFailed, newRecord, type RequestRecord } from './client/record.ts';
+import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
+import { markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
 import { Breaker } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
@@ -41,6 +41,8 @@ export interface DispatchInput {
 export interface DispatchResult {
   records: RequestRecord[];
   statuses: RequestEndStatus[];
+  /** Per request: what stopped the run before it ended on its own (see RequestOutcome.stoppedBy). */
+  stoppedBy: (StopCause | null)[];
   timeoutKinds: (TimeoutKind | null)[];
   /** Seconds from the clock start until the last request settled. */
   durationS: number;
@@ -54,6 +56,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const { events, target } = inp;
   const records: RequestRecord[] = new Array(n);
   const statuses: RequestEndStatus[] = new Array(n);
+  const stoppedBy: (StopCause | null)[] = new Array(n).fill(null);
   const timeoutKinds: (TimeoutKind | null)[] = new Array(n).fill(null);
   const sentT: (number | null)[] = new Array(n).fill(null);
   const inFlight = new Map<number, Cancellation>();
@@ -93,13 +96,17 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     records[index] = record;
     statuses[index] = status;
     if (kind) timeoutKinds[index] = kind;
-    events.end(outcomeOf(index, inp.requestId(index), record, status, sentT[index]), kind);
+    const by = stopCauseOf(status, stop.signal.reason);
+    stoppedBy[index] = by;
+    events.end(outcomeOf(index, inp.requestId(index), record, status, sentT[index], by), kind);
   };
   const notDispatched = (index: number): void => {
-    const record = newRecord(inp.promptLen(index), 0);
     const why = stop.signal.reason instanceof CancelledError ? stop.signal.reason.message : 'the run stopped';
-    markFailed(record, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
-    finish(index, record, 'not_dispatched');
+    finish(
+      index,
+      placeholderRecord(inp.promptLen(index), 'REQ_CANCELLED', `not dispatched: ${why}`, true),
+      'not_dispatched',
+    );
   };
 
   const runOne = async (index: number): Promise<void> => {
@@ -160,6 +167,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   return {
     records,
     statuses,
+    stoppedBy,
     timeoutKinds,
     durationS,
     cause: breaker.cause,
@@ -193,6 +201,7 @@ function outcomeOf(
   r: RequestRecord,
   status: RequestEndStatus,
   sentT: number | null,
+  stoppedBy: StopCause | null = null,
 ): RequestOutcome {
   return {
     index,
@@ -207,7 +216,19 @@ function outcomeOf(
     attempts: r.attempts,
     error: r.error,
     sentT,
+    ...(stoppedBy ? { stoppedBy } : {}),
   };
+}
+
+/**
+ * What stopped a request that ended cancelled or never sent: the breaker or
+ * an interrupt, read from the status or from the run's stop reason.
+ */
+function stopCauseOf(status: RequestEndStatus, stopReason: unknown): StopCause | null {
+  if (status === 'cancelled_after_timeout') return 'breaker';
+  if (status === 'cancelled') return 'interrupt';
+  if (status !== 'not_dispatched' || !(stopReason instanceof CancelledError)) return null;
+  return stopReason.cause === 'breaker' ? 'breaker' : 'interrupt';
 }
 
 /** The run could not start (ready check failed): every request is a never-sent placeholder. */
@@ -221,8 +242,7 @@ export function skippedDispatch(
   const records: RequestRecord[] = [];
   const statuses: RequestEndStatus[] = [];
   for (let i = 0; i < n; i++) {
-    const record = newRecord(promptLen(i), 0);
-    markFailed(record, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
+    const record = placeholderRecord(promptLen(i), 'REQ_CANCELLED', `not dispatched: ${why}`, true);
     records.push(record);
     statuses.push('not_dispatched');
     events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
@@ -230,6 +250,7 @@ export function skippedDispatch(
   return {
     records,
     statuses,
+    stoppedBy: new Array(n).fill(null),
     timeoutKinds: new Array(n).fill(null),
     durationS: 0,
     cause: null,

@@ -34,7 +34,7 @@ export async function finalizeRun({
   log,
   rpsChangeEvents,
 }: FinalizeInput): Promise<BenchOutcome> {
-  const counts = countStatuses(run.statuses, run.failFastTripped);
+  const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
     durationS: run.durationS,
     percentileMetrics: config.percentileMetrics,

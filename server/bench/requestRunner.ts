@@ -50,7 +50,7 @@ export async function runRequest(
       case 'timeout':
         return { record, status: 'timed_out', timeoutKind: r.kind };
       case 'cancelled':
-        return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'failed' };
+        return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'cancelled' };
       case 'transport': {
         if (attempt >= MAX_ATTEMPTS || cancel.aborted) return { record, status: 'failed' };
         if (!(await backOff(RETRY_DELAY_MS, cancel))) {
@@ -58,7 +58,7 @@ export async function runRequest(
           const reason = cancel.reason;
           const byBreaker = reason instanceof CancelledError && reason.cause === 'breaker';
           if (reason instanceof Error) markFailed(record, 'REQ_CANCELLED', reason.message, true);
-          return { record, status: byBreaker ? 'cancelled_after_timeout' : 'failed' };
+          return { record, status: byBreaker ? 'cancelled_after_timeout' : 'cancelled' };
         }
       }
     }

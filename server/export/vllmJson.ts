@@ -9,8 +9,9 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
 import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../bench/results/resultJson.ts';
 import type { BenchConfig } from '../bench/config.ts';
+import { REQUEST_END_STATUSES } from '../../shared/outcomes.ts';
 
-const END: RequestEndStatus[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
+const END: readonly RequestEndStatus[] = REQUEST_END_STATUSES;
 
 export interface RunForExport {
   id: string;

@@ -10,6 +10,7 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
 import { blankRow } from '../hub/runTracker.ts';
+import { REQUEST_END_STATUSES } from '../../shared/outcomes.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
 const KNOWN = new Set([
@@ -41,13 +42,7 @@ const FAIL_FAST = [
   'fail_fast_cause',
 ];
 const VERDICTS: Verdict[] = ['passed', 'failed', 'failed_closed', 'interrupted', 'errored'];
-const END_STATUSES: RequestEndStatus[] = [
-  'completed',
-  'failed',
-  'timed_out',
-  'cancelled_after_timeout',
-  'not_dispatched',
-];
+const END_STATUSES: readonly RequestEndStatus[] = REQUEST_END_STATUSES;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && !Number.isNaN(v) ? v : null);
 const arr = (v: unknown): unknown[] | null => (Array.isArray(v) ? v : null);
@@ -87,12 +82,18 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const completed = num(o.completed) ?? 0;
   const numPrompts = num(o.num_prompts);
   const failed = num(o.failed) ?? (numPrompts !== null ? Math.max(0, numPrompts - completed) : 0);
+  const timedOut = num(o.timed_out_requests) ?? 0;
+  const cancelledAfterTimeout = num(o.cancelled_after_timeout_requests) ?? 0;
+  const cancelled = num(o.cancelled_requests) ?? 0;
+  // vLLM's `failed` is everything not completed, as our counting rule (shared/outcomes.ts).
   const counts: RunCounts = {
     total: completed + failed,
     completed,
     failed,
-    timedOut: num(o.timed_out_requests) ?? 0,
-    cancelledAfterTimeout: num(o.cancelled_after_timeout_requests) ?? 0,
+    timedOut,
+    cancelledAfterTimeout,
+    cancelled,
+    errored: Math.max(0, failed - timedOut - cancelledAfterTimeout - cancelled),
     notDispatched: num(o.not_dispatched_requests) ?? 0,
   };
   const derived: Verdict =

@@ -9,6 +9,7 @@ import type { RequestEndStatus, RequestStatus } from '../../shared/types.ts';
 import type { AppServices } from '../state/hooks.ts';
 import type { RequestRow } from '../state/runModel.ts';
 import { getEvents, getRequests, getRun } from './rest.ts';
+import { REQUEST_END_STATUSES } from '../../shared/outcomes.ts';
 
 export interface LoadCallbacks {
   onDetail(d: RunDetail): void;
@@ -16,7 +17,7 @@ export interface LoadCallbacks {
   onLoaded(): void;
 }
 
-const END: readonly string[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
+const END: readonly string[] = REQUEST_END_STATUSES;
 
 /** A stored request row as a timeline row. */
 export function rowFromApi(r: ApiRow): RequestRow {

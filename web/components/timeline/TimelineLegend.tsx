@@ -1,5 +1,6 @@
 /** What the colours of the timeline mean. */
 import { C2W_PHASES } from '../../../shared/types.ts';
+import { REQUEST_END_STATUSES } from '../../../shared/outcomes.ts';
 
 const LIFE = [
   ['queued', 'queued'],
@@ -7,7 +8,7 @@ const LIFE = [
   ['text', 'text'],
   ['audio', 'audio'],
 ] as const;
-const ENDS = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'] as const;
+const ENDS = REQUEST_END_STATUSES;
 
 export function TimelineLegend() {
   return (
