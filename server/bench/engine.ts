@@ -13,8 +13,7 @@ import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
 import { finalizeRun } from './finalize.ts';
-import { createDispatcher } from './http/dispatcher.ts';
-import { withoutStacks } from './http/cancelSweep.ts';
+import { RunConnections } from './http/dispatcher.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
@@ -24,7 +23,11 @@ import { RpsChangeLog, trafficLines } from './traffic.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
-  /** Abort → in-flight requests are aborted, verdict `interrupted`, the partial result is kept. */
+  /**
+   * Abort → in-flight requests are aborted, verdict `interrupted`, the partial
+   * result is kept. The abort reason `'signal'` or `'dashboard'` becomes the
+   * result's `interrupt_cause` (anything else reads as `'signal'`).
+   */
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** Last server phase known for a request (from telemetry), recorded in the breaker's cause. */
@@ -60,9 +63,11 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
-  const dispatcher = createDispatcher(config.maxConcurrency);
+  const connectionMode = config.connectionMode ?? 'per_request';
+  const connections = new RunConnections(url.origin, { maxConcurrency: config.maxConcurrency, mode: connectionMode });
   const target = {
-    dispatcher,
+    dispatcher: connections.pool,
+    perRequest: connections.perRequest,
     origin: url.origin,
     path: url.pathname + url.search,
     limits,
@@ -135,7 +140,9 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     } else {
       run = await runDispatch({
         target,
+        connections,
         events,
+        log,
         offsets: arrivalOffsets(
           n,
           arrivalSpec(
@@ -154,10 +161,23 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       });
     }
   } finally {
-    // Every socket closed (aborted ones included) before anything is written.
-    await withoutStacks(() => dispatcher.destroy());
+    // Every socket closed (aborted ones included) before anything is written; bounded like a trip's sweep.
+    const { forcedSockets } = await connections.sweep(null);
+    if (forcedSockets > 0)
+      warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
   }
-  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
+  const reason: unknown = interrupt.reason;
+  const interruptCause = run.interrupted ? (reason === 'dashboard' ? 'dashboard' : 'signal') : null;
+  return finalizeRun({
+    config,
+    run,
+    events,
+    errored,
+    log,
+    rpsChangeEvents: rps?.events,
+    connectionMode,
+    interruptCause,
+  });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

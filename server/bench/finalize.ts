@@ -8,6 +8,7 @@ import { calculateMetrics } from '../../shared/metrics/index.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import type { BenchConfig } from './config.ts';
+import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
 import type { BenchOutcome } from './engine.ts';
@@ -24,6 +25,9 @@ export interface FinalizeInput {
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
   log: (line: string) => void;
+  connectionMode: ConnectionMode;
+  /** Who interrupted the run (null: not interrupted). */
+  interruptCause: InterruptCause | null;
 }
 
 export async function finalizeRun({
@@ -33,6 +37,8 @@ export async function finalizeRun({
   errored,
   log,
   rpsChangeEvents,
+  connectionMode,
+  interruptCause,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
@@ -70,6 +76,7 @@ export async function finalizeRun({
     failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
     verdict,
     verdictReasons,
+    run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
   });
 
   let resultFile: string | null = null;

@@ -13,10 +13,16 @@ import type { TimeoutError } from './reasons.ts';
 import type { Cancellation } from './cancellation.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import { SseExchange } from './exchange.ts';
+import { CLEANUP_DEADLINE_MS } from './dispatcher.ts';
+
+/** A bulk-cancelled attempt ends by this time even if its exchange never hears from undici. */
+export const CANCELLED_ATTEMPT_BOUND_MS = CLEANUP_DEADLINE_MS + 50;
 
 export interface AttemptTarget {
   dispatcher: Dispatcher;
   origin: string;
+  /** One TCP connection per request (vLLM-Omni's `force_close`): undici closes it after the response. */
+  perRequest?: boolean;
   path: string;
   limits: EffectiveTimeouts;
   /** Monotonic seconds. */
@@ -48,10 +54,18 @@ export async function sendAttempt(
 ): Promise<AttemptResult> {
   if (cancel.aborted) return classifyFailure(cancel.reason, cancel.reason);
   const ctrl = new AttemptSignal();
-  cancel.bind((reason, bulk) => (bulk ? ctrl.markCancelled(reason) : ctrl.abort(reason)));
+  let exchange: SseExchange | null = null;
+  // Bulk cancels leave the abort to the run's connection sweep; this timer bounds the attempt
+  // anyway, so a request the sweep did not reach cannot hold the run (docs/design.md section 4a).
+  let bound: NodeJS.Timeout | null = null;
+  cancel.bind((reason, bulk) => {
+    if (!bulk) return ctrl.abort(reason);
+    ctrl.markCancelled(reason);
+    bound = setTimeout(() => exchange?.forceEnd(reason as Error), CANCELLED_ATTEMPT_BOUND_MS);
+  });
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   try {
-    const exchange = new SseExchange(ctrl, (status) => {
+    exchange = new SseExchange(ctrl, (status) => {
       timers.headersReceived();
       hooks.onHeaders?.();
       if (status !== 200) return null;
@@ -62,7 +76,16 @@ export async function sendAttempt(
       });
     });
     target.dispatcher.dispatch(
-      { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 },
+      {
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        reset: target.perRequest === true,
+      },
       exchange,
     );
     const status = await exchange.done;
@@ -79,6 +102,7 @@ export async function sendAttempt(
     return failure(err, ctrl, record);
   } finally {
     timers.clear();
+    if (bound) clearTimeout(bound);
     cancel.unbind();
   }
 }

@@ -76,6 +76,22 @@ export class SseExchange {
 
   // --- ours ---
 
+  /**
+   * Ends the exchange from our side when undici never will (a socket the
+   * sweep did not reach): aborts the request if it can and settles `done`
+   * with `reason`. A no-op once settled.
+   */
+  forceEnd(reason: Error): void {
+    if (this.settled) return;
+    this.settle(reason);
+    this.stopped = true;
+    try {
+      this.abortFn?.(reason);
+    } catch {
+      // The request may already be gone from undici's side; `done` is settled, which is what matters.
+    }
+  }
+
   private stop(): void {
     this.stopped = true;
     this.abortFn?.(STOP);
