@@ -38,6 +38,8 @@ export interface BreakerRunResult {
   tripAtMs: number | null;
   exitAtMs: number;
   killed: boolean;
+  /** Epoch ms the SIGTERM was sent (null: none). */
+  signalAtMs: number | null;
   result: Record<string, unknown> | null;
   conns: ConnRecord[];
   stdout: string;
@@ -88,8 +90,11 @@ export async function breakerRun(spec: BreakerRunSpec): Promise<BreakerRunResult
     let tripAtMs: number | null = null;
     let out = '';
     let signalTimer: NodeJS.Timeout | null = null;
+    let signalAtMs: number | null = null;
     const sendSignal = (): void => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (child.exitCode !== null) return;
+      signalAtMs = Date.now();
+      child.kill('SIGTERM');
     };
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -125,7 +130,7 @@ export async function breakerRun(spec: BreakerRunSpec): Promise<BreakerRunResult
     let result: Record<string, unknown> | null = null;
     if (readdirSync(dir).includes('r.json')) result = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
     const conns = await spec.server.stats(`${spec.tag}-`);
-    return { code: r.code, tripAtMs, exitAtMs, killed, result, conns, stdout: r.stdout, stderr: r.stderr };
+    return { code: r.code, tripAtMs, exitAtMs, killed, signalAtMs, result, conns, stdout: r.stdout, stderr: r.stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
