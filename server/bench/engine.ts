@@ -4,15 +4,13 @@
  * the result file. Throws only for configuration errors (StallscopeError,
  * before anything is sent); whatever the target does ends in a verdict.
  */
-import type { BenchEvent, RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
 import type { BenchConfig } from './config.ts';
 import { arrivalOffsets, type ArrivalSpec } from './arrivals.ts';
 import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
-import { finalizeRun } from './finalize.ts';
+import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { RunConnections } from './http/dispatcher.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
@@ -34,13 +32,7 @@ export interface EngineOptions {
   lastPhaseOf?: (requestId: string) => string | null | undefined;
 }
 
-export interface BenchOutcome {
-  summary: RunSummary;
-  result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
-  resultFile: string | null;
-}
+export type { BenchOutcome };
 
 export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
   validateBenchConfig(config);
@@ -168,7 +160,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   }
   const reason: unknown = interrupt.reason;
   const interruptCause = run.interrupted ? (reason === 'dashboard' ? 'dashboard' : 'signal') : null;
-  return finalizeRun({
+  return finishBenchmark({
     config,
     run,
     events,
