@@ -14,6 +14,8 @@ import type { BenchOutcome } from './engine.ts';
 import type { RunEvents } from './events.ts';
 import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
 import type { RpsChangeEvent } from './traffic.ts';
+import { gateCounts } from './accuracy/gate.ts';
+import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -24,6 +26,8 @@ export interface FinalizeInput {
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
   log: (line: string) => void;
+  /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
+  seedTts?: SeedTtsEvaluation | null;
 }
 
 export async function finalizeRun({
@@ -33,6 +37,7 @@ export async function finalizeRun({
   errored,
   log,
   rpsChangeEvents,
+  seedTts,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
@@ -43,10 +48,12 @@ export async function finalizeRun({
   });
   const { verdict, reasons } = evaluateVerdict({
     counts,
-    metrics,
+    // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
+    metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
     interrupted: run.interrupted,
     errored: errored !== null,
+    seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
   const verdictReasons = errored ? [...reasons, errored] : reasons;
   const date = new Date();
@@ -70,6 +77,7 @@ export async function finalizeRun({
     failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
     verdict,
     verdictReasons,
+    seedTts: seedTts?.keys,
   });
 
   let resultFile: string | null = null;

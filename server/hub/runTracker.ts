@@ -186,6 +186,9 @@ export class RunTracker {
         if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
         return {};
       case 'run.warning':
+      // The Seed-TTS gate's transcripts live in the event stream; the summary carries its keys.
+      case 'accuracy.started':
+      case 'accuracy.item':
         return {};
       case 'run.status':
         this.state.status = e.status;

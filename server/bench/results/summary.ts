@@ -117,8 +117,28 @@ export function formatSummary(
     }
   }
   lines.push('='.repeat(50));
+  lines.push(...seedTtsBlock(result));
   lines.push(...failFastBlock(result));
   return `${lines.join('\n')}\n`;
+}
+
+/** vLLM-Omni's `print_seed_tts_wer_summary` block, when the run was evaluated. */
+function seedTtsBlock(result: Record<string, unknown>): string[] {
+  if (result.seed_tts_eval_protocol === undefined) return [];
+  const lines = [centre(' Seed-TTS eval (seed-tts-eval protocol) ', '=')];
+  lines.push(row('Evaluated (WER, lower is better):', String(num(result, 'seed_tts_content_evaluated'))));
+  for (const [label, key] of [
+    ['Mean WER:', 'seed_tts_content_error_mean'],
+    ['Median WER:', 'seed_tts_content_error_median'],
+  ] as const) {
+    const v = result[key];
+    if (typeof v === 'number') lines.push(row(label, v.toFixed(4)));
+  }
+  lines.push(row('Request failed:', String(num(result, 'seed_tts_request_failed'))));
+  lines.push(row('No PCM captured:', String(num(result, 'seed_tts_no_pcm'))));
+  lines.push(row('ASR / WER failed:', String(num(result, 'seed_tts_asr_failed'))));
+  lines.push('='.repeat(50));
+  return lines;
 }
 
 /** Our block: the breaker, the partial-run counts and the verdict with its reasons. */
