@@ -131,7 +131,9 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   if (counts.total === 0) reasons.push('the run has no requests');
   const gate = input.seedTts;
   if (gate && gate.evaluated === 0)
-    reasons.push(`seed-tts WER gate: no utterance could be evaluated (seed_tts_content_evaluated == 0, ${gate.excluded} excluded)`);
+    reasons.push(
+      `seed-tts WER gate: no utterance could be evaluated (seed_tts_content_evaluated == 0, ${gate.excluded} excluded)`,
+    );
   else if (gate)
     reasons.push(
       `seed-tts WER over ${plural(gate.evaluated, 'utterance')}: mean ${gate.mean}, median ${gate.median}` +

@@ -283,7 +283,15 @@ function seedTtsEval(
   const truthy = (v: string | undefined): boolean => ['1', 'true', 'yes', 'on'].includes((v ?? '').toLowerCase());
   const byFlag = Boolean(values['seed-tts-wer-eval']);
   const byEnv = truthy(env.SEED_TTS_WER_EVAL) && (str('dataset-name') ?? 'random') === 'seed-tts';
-  const asrFlags = ['asr-url', 'asr-model', 'asr-concurrency', 'asr-header', 'asr-timeout-s', 'seed-tts-wer-save-items', 'seed-tts-save-audio-dir'];
+  const asrFlags = [
+    'asr-url',
+    'asr-model',
+    'asr-concurrency',
+    'asr-header',
+    'asr-timeout-s',
+    'seed-tts-wer-save-items',
+    'seed-tts-save-audio-dir',
+  ];
   if (!byFlag && !byEnv) {
     const given = asrFlags.filter((f) => values[f] !== undefined);
     if (given.length > 0)
@@ -302,7 +310,9 @@ function seedTtsEval(
     asrUrl: asrUrl!.replace(/\/+$/, ''),
     asrModel: str('asr-model') ?? DEFAULT_ASR_MODEL,
     asrConcurrency:
-      str('asr-concurrency') === undefined ? DEFAULT_ASR_CONCURRENCY : integer(str('asr-concurrency')!, '--asr-concurrency'),
+      str('asr-concurrency') === undefined
+        ? DEFAULT_ASR_CONCURRENCY
+        : integer(str('asr-concurrency')!, '--asr-concurrency'),
     asrHeaders: pairs(values['asr-header'] as string[] | undefined, '--asr-header'),
     asrTimeoutS: optNumber(str('asr-timeout-s'), '--asr-timeout-s'),
     saveItems: Boolean(values['seed-tts-wer-save-items']) || truthy(env.SEED_TTS_WER_SAVE_ITEMS),

@@ -17,7 +17,8 @@ import { toSimplified } from './zhConvert.ts';
 
 export const ASR_SAMPLE_RATE = 16000;
 
-export type EvalError = 'request_failed' | 'no_pcm' | 'empty_audio' | 'asr_exception' | 'empty_asr' | 'wer_compute_failed';
+export type EvalError =
+  'request_failed' | 'no_pcm' | 'empty_audio' | 'asr_exception' | 'empty_asr' | 'wer_compute_failed';
 
 export interface EvalUtterance {
   index: number;
@@ -65,7 +66,10 @@ export interface SeedTtsEvaluation {
   items: EvalItem[];
 }
 
-export async function evaluateSeedTts(utterances: readonly EvalUtterance[], o: EvaluateOptions): Promise<SeedTtsEvaluation> {
+export async function evaluateSeedTts(
+  utterances: readonly EvalUtterance[],
+  o: EvaluateOptions,
+): Promise<SeedTtsEvaluation> {
   const items: EvalItem[] = new Array(utterances.length);
   const saved = { ok: 0, failed: 0 };
   if (o.saveAudioDir) await mkdir(o.saveAudioDir, { recursive: true });
@@ -114,13 +118,23 @@ export async function evaluateSeedTts(utterances: readonly EvalUtterance[], o: E
 /** A `seed_tts_wer_eval_items` row as upstream writes it. */
 export function resultRow(it: EvalItem): Record<string, unknown> {
   if (it.error === null)
-    return { utterance_id: it.utteranceId, locale: it.locale, wer: it.wer, reference_raw: it.reference, asr_raw: it.transcript };
+    return {
+      utterance_id: it.utteranceId,
+      locale: it.locale,
+      wer: it.wer,
+      reference_raw: it.reference,
+      asr_raw: it.transcript,
+    };
   const row: Record<string, unknown> = { utterance_id: it.utteranceId, locale: it.locale, error: it.error };
   if (it.detail !== undefined) row.detail = it.detail;
   return row;
 }
 
-async function evaluateOne(u: EvalUtterance, o: EvaluateOptions, saved: { ok: number; failed: number }): Promise<EvalItem> {
+async function evaluateOne(
+  u: EvalUtterance,
+  o: EvaluateOptions,
+  saved: { ok: number; failed: number },
+): Promise<EvalItem> {
   const base = { index: u.index, utteranceId: u.utteranceId, locale: u.locale, reference: u.reference };
   const fail = (error: EvalError, detail?: string, transcript: string | null = null): EvalItem => ({
     ...base,
@@ -135,12 +149,19 @@ async function evaluateOne(u: EvalUtterance, o: EvaluateOptions, saved: { ok: nu
   let wav: Buffer;
   try {
     const pcm = await o.readAudio(u.audio);
-    if (u.audio.sampleWidth !== 2) throw new Error(`${8 * u.audio.sampleWidth}-bit audio: only 16-bit PCM is evaluated`);
+    if (u.audio.sampleWidth !== 2)
+      throw new Error(`${8 * u.audio.sampleWidth}-bit audio: only 16-bit PCM is evaluated`);
     const mono = pcmToMono(pcm, u.audio.channels);
     if (o.saveAudioDir) {
       try {
         const name = `${String(u.index).padStart(5, '0')}_${u.utteranceId.replace(/[^\w.-]+/g, '_')}.wav`;
-        await writeFile(join(o.saveAudioDir, name), encodeWav16(Float32Array.from(mono, (v) => v / 32768), u.audio.sampleRate));
+        await writeFile(
+          join(o.saveAudioDir, name),
+          encodeWav16(
+            Float32Array.from(mono, (v) => v / 32768),
+            u.audio.sampleRate,
+          ),
+        );
         saved.ok++;
       } catch {
         saved.failed++;

@@ -44,7 +44,10 @@ export function resample(input: Int16Array, from: number, to: number): Float32Ar
     let sum = 0;
     for (let j = 0; j < width; j++) {
       const d = frac + half - 1 - j; // distance from the output time to input sample base - half + 1 + j
-      const w = Math.abs(d) >= half ? 0 : 0.42 + 0.5 * Math.cos((Math.PI * d) / half) + 0.08 * Math.cos((2 * Math.PI * d) / half);
+      const w =
+        Math.abs(d) >= half
+          ? 0
+          : 0.42 + 0.5 * Math.cos((Math.PI * d) / half) + 0.08 * Math.cos((2 * Math.PI * d) / half);
       taps[j] = cutoff * sinc(cutoff * d) * w;
       sum += taps[j];
     }
