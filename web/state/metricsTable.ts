@@ -46,6 +46,16 @@ export const METRIC_SECTIONS: { metric: string; suffix: string; title: string; s
   { metric: 'audio_duration', suffix: '_s', title: 'Audio Duration', short: 'AUDIO_DURATION', unit: 's' },
 ];
 
+/** The Seed-TTS gate's keys (`--seed-tts-wer-eval`), as vLLM-Omni names them. */
+const ACCURACY: [string, string][] = [
+  ['seed_tts_content_error_mean', 'Mean WER'],
+  ['seed_tts_content_error_median', 'Median WER'],
+  ['seed_tts_content_evaluated', 'Utterances evaluated'],
+  ['seed_tts_request_failed', 'Excluded: request failed'],
+  ['seed_tts_no_pcm', 'Excluded: no audio'],
+  ['seed_tts_asr_failed', 'Excluded: recognition failed or empty'],
+];
+
 const present = (m: Metrics, k: string) => m[k] !== undefined && m[k] !== null && m[k] !== '';
 
 /** Sections of rows whose keys at least one of the given results has. */
@@ -54,6 +64,11 @@ export function metricSections(results: readonly Metrics[]): MetricSection[] {
   const out: MetricSection[] = [];
   const head = HEAD.filter(([k]) => any(k)).map(([key, label]) => ({ key, label }));
   if (head.length) out.push({ title: 'Serving Benchmark Result', rows: head });
+  const accuracy = ACCURACY.filter(([k]) => results.some((m) => m[k] !== undefined)).map(([key, label]) => ({
+    key,
+    label,
+  }));
+  if (accuracy.length) out.push({ title: 'Seed-TTS accuracy (seed-tts-eval protocol)', rows: accuracy });
   for (const sec of METRIC_SECTIONS) {
     const stats = new Map<string, number>(); // stat name → sort order
     for (const m of results) {
