@@ -17,6 +17,7 @@ import type { AccuracyItem, BenchEvent } from '../../../../shared/protocol.ts';
 import { parseBenchArgs } from '../../../../server/cli/benchArgs.ts';
 import { run as runCli } from '../../../../server/cli/bench.ts';
 import { StallscopeError } from '../../../../shared/errors.ts';
+import { formatSummary } from '../../../../server/bench/results/summary.ts';
 
 let dir: string;
 let target: TestServer | null = null;
@@ -190,6 +191,11 @@ describe('Seed-TTS gate with scripted transcripts', () => {
 
     expect(out.summary.verdict).toBe('passed');
     expect(out.summary.metrics.seed_tts_content_error_mean).toBe(0.1875);
+    // The console block vLLM-Omni prints.
+    const printed = formatSummary(r);
+    expect(printed).toContain('Seed-TTS eval (seed-tts-eval protocol)');
+    expect(printed).toMatch(/Mean WER:\s+0\.1875 *\n/);
+    expect(printed).toMatch(/Median WER:\s+0\.1250 *\n/);
     expect(out.summary.verdictReasons).toContain(
       'threshold seed_tts_content_error_mean<=0.2 holds: seed_tts_content_error_mean = 0.1875',
     );
