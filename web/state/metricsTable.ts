@@ -9,6 +9,8 @@ export type Metrics = Record<string, number | string | null | undefined>;
 export interface MetricRow {
   key: string;
   label: string;
+  /** Decimals shown (default 2); WER needs 4 to be read against a bound such as 0.0156. */
+  digits?: number;
 }
 export interface MetricSection {
   title: string;
@@ -67,6 +69,7 @@ export function metricSections(results: readonly Metrics[]): MetricSection[] {
   const accuracy = ACCURACY.filter(([k]) => results.some((m) => m[k] !== undefined)).map(([key, label]) => ({
     key,
     label,
+    digits: 4,
   }));
   if (accuracy.length) out.push({ title: 'Seed-TTS accuracy (seed-tts-eval protocol)', rows: accuracy });
   for (const sec of METRIC_SECTIONS) {
