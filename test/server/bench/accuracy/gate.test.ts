@@ -382,3 +382,48 @@ describe('the CLI', () => {
     expect(() => parseBenchArgs(base, { SEED_TTS_WER_EVAL: '1' })).toThrow(/SEED_TTS_WER_EVAL=1 needs --asr-url/);
   });
 });
+
+describe('a rebuilt result (a CLI-reported run exported from the dashboard)', () => {
+  it("keeps the gate's keys, strings and nulls included, after the metrics", async () => {
+    const { rebuildResult } = await import('../../../../server/export/vllmJson.ts');
+    const r = rebuildResult(
+      {
+        id: 'x',
+        label: null,
+        model: 'm',
+        numPrompts: 1,
+        maxConcurrency: 1,
+        requestRate: 'inf',
+        startedAtMs: 0,
+        config: null,
+        summary: {
+          verdict: 'failed',
+          verdictReasons: [],
+          counts: { total: 1, completed: 1, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+          durationS: 1,
+          failFastTripped: false,
+          cause: null,
+          metrics: {
+            mean_e2el_ms: 5,
+            seed_tts_eval_protocol: 'seed-tts-eval',
+            seed_tts_content_evaluated: 0,
+            seed_tts_content_error_mean: null,
+          },
+        },
+        counts: { total: 1, completed: 1, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+        verdict: 'failed',
+        failFast: false,
+        breakerCause: null,
+        metadata: {},
+      },
+      [],
+    );
+    expect(r).toMatchObject({
+      seed_tts_eval_protocol: 'seed-tts-eval',
+      seed_tts_content_evaluated: 0,
+      seed_tts_content_error_mean: null,
+    });
+    const keys = Object.keys(r);
+    expect(keys.indexOf('seed_tts_eval_protocol')).toBeGreaterThan(keys.indexOf('mean_e2el_ms'));
+  });
+});
