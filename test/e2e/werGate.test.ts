@@ -132,4 +132,19 @@ describe('the WER gate in the dashboard', () => {
     await page.getByTestId('metrics-table').waitFor();
     expect(await page.getByTestId('metrics-table').textContent()).toContain('Mean WER0.1250');
   }, 60_000);
+
+  it('the New-run form has the ASR fields for Seed-TTS runs only, and needs the URL when the gate is on', async () => {
+    if (missing) throw missing;
+    await page.goto(`${server.url}/#/new`);
+    await page.getByTestId('preset-seed-tts-url').check();
+    await expect.poll(() => page.locator('#f-dataset-werEval-asrUrl').inputValue()).toBe('http://127.0.0.1:8001');
+    await page.locator('#f-dataset-werEval-asrUrl').fill('');
+    await expect
+      .poll(() => page.getByTestId('error-dataset.werEval.asrUrl').textContent())
+      .toMatch(/transcription server/);
+    await page.locator('#f-dataset-werEval-enabled').uncheck();
+    expect(await page.locator('#f-dataset-werEval-asrUrl').count()).toBe(0);
+    await page.getByTestId('preset-code2wav-hang').check();
+    expect(await page.locator('#f-dataset-werEval-enabled').count()).toBe(0);
+  }, 30_000);
 });
