@@ -427,3 +427,29 @@ describe('a rebuilt result (a CLI-reported run exported from the dashboard)', ()
     expect(keys.indexOf('seed_tts_eval_protocol')).toBeGreaterThan(keys.indexOf('mean_e2el_ms'));
   });
 });
+
+describe('refusals before anything is sent', () => {
+  it('the gate is for seed-tts runs with an http(s) recogniser and a sane concurrency', async () => {
+    const { validateBenchConfig } = await import('../../../../server/bench/validate.ts');
+    target = await startSseServer(() => ({ kind: 'status', status: 500 }));
+    asr = await startFakeAsr(() => ({ text: 'x' }));
+    const base = config(dataset(['x.']), 1);
+    const refuse = (over: Partial<BenchConfig>): StallscopeError => {
+      try {
+        validateBenchConfig({ ...base, ...over });
+      } catch (e) {
+        return e as StallscopeError;
+      }
+      throw new Error('not refused');
+    };
+    expect(refuse({ dataset: { name: 'random', inputLen: 4, outputLen: 4 } })).toMatchObject({
+      field: 'seedTtsEval',
+      exitCode: 2,
+    });
+    expect(refuse({ seedTtsEval: { ...base.seedTtsEval!, asrUrl: 'ftp://h' } }).field).toBe('seedTtsEval.asrUrl');
+    expect(refuse({ seedTtsEval: { ...base.seedTtsEval!, asrConcurrency: 0 } }).field).toBe(
+      'seedTtsEval.asrConcurrency',
+    );
+    expect(() => validateBenchConfig(base)).not.toThrow();
+  });
+});
