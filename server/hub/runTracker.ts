@@ -185,8 +185,8 @@ export class RunTracker {
         this.state.verdict = e.summary.verdict;
         if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
         return {};
-      case 'run.warning':
       // The Seed-TTS gate's transcripts live in the event stream; the summary carries its keys.
+      case 'run.warning':
       case 'accuracy.started':
       case 'accuracy.item':
         return {};

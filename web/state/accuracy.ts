@@ -30,7 +30,10 @@ export interface GateView {
 
 type Metrics = Record<string, number | string | null | undefined>;
 
-const num = (m: Metrics, k: string): number | null => (typeof m[k] === 'number' ? (m[k] as number) : null);
+const num = (m: Metrics, k: string): number | null => {
+  const x = m[k];
+  return typeof x === 'number' ? x : null;
+};
 
 export function werValues(rows: readonly RequestRow[]): number[] {
   const out: number[] = [];

@@ -70,7 +70,7 @@ export async function evaluateSeedTts(
   utterances: readonly EvalUtterance[],
   o: EvaluateOptions,
 ): Promise<SeedTtsEvaluation> {
-  const items: EvalItem[] = new Array(utterances.length);
+  const items = new Array<EvalItem>(utterances.length);
   const saved = { ok: 0, failed: 0 };
   if (o.saveAudioDir) await mkdir(o.saveAudioDir, { recursive: true });
   let next = 0;

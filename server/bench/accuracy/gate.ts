@@ -121,8 +121,11 @@ export function gateCounts(keys: Record<string, unknown>): {
   median: number | null;
   excluded: number;
 } {
-  const n = (k: string): number => (typeof keys[k] === 'number' ? (keys[k] as number) : 0);
-  const v = (k: string): number | null => (typeof keys[k] === 'number' ? (keys[k] as number) : null);
+  const v = (k: string): number | null => {
+    const x = keys[k];
+    return typeof x === 'number' ? x : null;
+  };
+  const n = (k: string): number => v(k) ?? 0;
   return {
     evaluated: n('seed_tts_content_evaluated'),
     mean: v('seed_tts_content_error_mean'),
