@@ -61,7 +61,7 @@ export async function finishBenchmark({
     // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
     metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
-    interrupted: run.interrupted,
+    interrupted: run.interrupted || Boolean(seedTts?.interrupted),
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });

@@ -64,6 +64,8 @@ export interface SeedTtsEvaluation {
   /** The result keys, in vLLM-Omni's order. */
   keys: Record<string, unknown>;
   items: EvalItem[];
+  /** An interrupt (signal, dashboard Cancel) stopped the evaluation: the run is interrupted, not failed. */
+  interrupted: boolean;
 }
 
 export async function evaluateSeedTts(
@@ -112,7 +114,7 @@ export async function evaluateSeedTts(
     keys.seed_tts_save_audio_dir = o.saveAudioDir;
   }
   if (o.saveItems) keys.seed_tts_wer_eval_items = items.map(resultRow);
-  return { keys, items };
+  return { keys, items, interrupted: o.signal?.aborted ?? false };
 }
 
 /** A `seed_tts_wer_eval_items` row as upstream writes it. */
@@ -145,6 +147,8 @@ async function evaluateOne(
   });
   if (!u.requestSucceeded) return fail('request_failed', u.requestError);
   if (!u.audio) return fail('no_pcm');
+  // Interrupted (before or during the evaluation): no more resampling or uploads, the run is ending.
+  if (o.signal?.aborted) return fail('asr_exception', 'interrupted');
   const lang = scoringLang(u.locale);
   let wav: Buffer;
   try {

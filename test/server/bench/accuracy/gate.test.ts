@@ -313,6 +313,37 @@ describe('Seed-TTS gate with scripted transcripts', () => {
   });
 });
 
+describe('interrupted while transcribing', () => {
+  it('an interrupt stops the evaluation at once: the run ends interrupted, the rest counted as recognition failures', async () => {
+    const texts = ['Never answered one.', 'Never answered two.', 'Never answered three.'];
+    target = await startSseServer(targetFor(texts));
+    asr = await startFakeAsr(() => ({ hang: true }));
+    const ctrl = new AbortController();
+    let startedAt = 0;
+    const out = await runBenchmark(
+      config(dataset(texts), 3, { seedTtsEval: { ...config(dataset(texts), 3).seedTtsEval!, asrTimeoutS: 30 } }),
+      {
+        signal: ctrl.signal,
+        onEvent: (e) => {
+          if (e.type === 'accuracy.started') {
+            startedAt = performance.now();
+            setTimeout(() => ctrl.abort(), 100);
+          }
+        },
+      },
+    );
+    expect(performance.now() - startedAt).toBeLessThan(2000); // not the 30 s transcription timeout
+    expect(out.summary.verdict).toBe('interrupted');
+    expect(out.result).toMatchObject({ seed_tts_content_evaluated: 0, seed_tts_asr_failed: 3 });
+    const rows = out.result.seed_tts_wer_eval_items as Record<string, unknown>[];
+    expect(rows.map((r) => [r.error, r.detail])).toEqual([
+      ['asr_exception', 'interrupted'],
+      ['asr_exception', 'interrupted'],
+      ['asr_exception', 'interrupted'],
+    ]);
+  });
+});
+
 describe('the CLI', () => {
   it('refuses --seed-tts-wer-eval without --asr-url (exit 2, naming the flag) before anything is sent', async () => {
     target = await startSseServer(() => ({ kind: 'status', status: 500 }));
