@@ -295,7 +295,7 @@ function seedTtsEval(
   if (!byFlag && !byEnv) {
     const given = asrFlags.filter((f) => values[f] !== undefined);
     if (given.length > 0)
-      warnings.push(`warning: ${given.map((f) => `--${f}`).join(', ')} do nothing without --seed-tts-wer-eval`);
+      warnings.push(`warning: ${given.map((f) => `--${f}`).join(', ')}: no effect without --seed-tts-wer-eval`);
     return null;
   }
   const flag = byFlag ? '--seed-tts-wer-eval' : 'SEED_TTS_WER_EVAL=1';

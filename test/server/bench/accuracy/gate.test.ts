@@ -313,6 +313,27 @@ describe('Seed-TTS gate with scripted transcripts', () => {
   });
 });
 
+describe('Chinese', () => {
+  it('sends language zh, converts a traditional transcript to simplified and scores characters', async () => {
+    const texts = ['今天天气很好。', '我们明天见！'];
+    target = await startSseServer(targetFor(texts));
+    // Traditional script back, as Whisper often answers; the second drops one character (我們明天見 → 1/5).
+    asr = await startFakeAsr(asrFor(texts, { 0: { text: '今天天氣很好' }, 1: { text: '我們明見' } }));
+    const root = join(dir, 'seed');
+    mkdirSync(join(root, 'zh', 'prompt-wavs'), { recursive: true });
+    writeFileSync(join(root, 'zh', 'prompt-wavs', 'p.wav'), makeWav(240));
+    writeFileSync(join(root, 'zh', 'meta.lst'), texts.map((t, i) => `zh_${i}|提示|prompt-wavs/p.wav|${t}`).join('\n'));
+    const base = config(root, 2);
+    const out = await runBenchmark({ ...base, dataset: { ...base.dataset, locale: 'zh' } as BenchConfig['dataset'] });
+    expect(asr.uploads.map((u) => u.fields.language)).toEqual(['zh', 'zh']);
+    expect(out.result.seed_tts_wer_eval_items).toEqual([
+      { utterance_id: 'zh_0', locale: 'zh', wer: 0, reference_raw: texts[0], asr_raw: '今天天气很好' },
+      { utterance_id: 'zh_1', locale: 'zh', wer: 0.2, reference_raw: texts[1], asr_raw: '我们明见' },
+    ]);
+    expect(out.result.seed_tts_content_error_mean).toBe(0.1);
+  });
+});
+
 describe('interrupted while transcribing', () => {
   it('an interrupt stops the evaluation at once: the run ends interrupted, the rest counted as recognition failures', async () => {
     const texts = ['Never answered one.', 'Never answered two.', 'Never answered three.'];
@@ -408,7 +429,7 @@ describe('the CLI', () => {
     });
     const w = parseBenchArgs([...base, '--asr-url', 'http://h:1']);
     expect(w.config.seedTtsEval).toBeNull();
-    expect(w.warnings).toContain('warning: --asr-url do nothing without --seed-tts-wer-eval');
+    expect(w.warnings).toContain('warning: --asr-url: no effect without --seed-tts-wer-eval');
     // vLLM-Omni's environment switch acts like the flag (and is refused the same way without --asr-url).
     expect(() => parseBenchArgs(base, { SEED_TTS_WER_EVAL: '1' })).toThrow(/SEED_TTS_WER_EVAL=1 needs --asr-url/);
   });
