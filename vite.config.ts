@@ -24,6 +24,9 @@ const REALTIME = [
   'test/server/app/security.test.ts',
   'test/server/bench/breakerMatrix.test.ts',
   'test/server/bench/boundedStop.test.ts',
+  // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
+  'test/server/bench/accuracy/realSpeech.test.ts',
+  'test/server/bench/accuracy/gate.test.ts',
 ];
 
 const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };

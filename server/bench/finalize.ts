@@ -16,6 +16,8 @@ import type { DispatchResult } from './dispatch.ts';
 import type { RunEvents } from './events.ts';
 import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
 import type { RpsChangeEvent } from './traffic.ts';
+import { gateCounts } from './accuracy/gate.ts';
+import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -29,6 +31,8 @@ export interface FinalizeInput {
   connectionMode: ConnectionMode;
   /** Who interrupted the run (null: not interrupted). */
   interruptCause: InterruptCause | null;
+  /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
+  seedTts?: SeedTtsEvaluation | null;
 }
 
 /** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
@@ -49,6 +53,7 @@ export async function finishBenchmark({
   rpsChangeEvents,
   connectionMode,
   interruptCause,
+  seedTts,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
@@ -59,10 +64,12 @@ export async function finishBenchmark({
   });
   const { verdict, reasons } = evaluateVerdict({
     counts,
-    metrics,
+    // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
+    metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
-    interrupted: run.interrupted,
+    interrupted: run.interrupted || Boolean(seedTts?.interrupted),
     errored: errored !== null,
+    seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
   const verdictReasons = errored ? [...reasons, errored] : reasons;
   const date = new Date();
@@ -87,6 +94,7 @@ export async function finishBenchmark({
     verdict,
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
+    seedTts: seedTts?.keys,
   });
 
   let resultFile: string | null = null;
