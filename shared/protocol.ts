@@ -8,6 +8,7 @@
  */
 import type { TelemetryEvent } from './telemetry.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, TimeoutKind, Verdict } from './types.ts';
+import type { ServerStacksReport } from './stallReport.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -141,6 +142,15 @@ export interface RunWarning extends EventBase {
   message: string;
 }
 
+/**
+ * The server's process tree as py-spy read it (`--capture-server-stacks`,
+ * `--server-stall-after-s`): a stall report of source `py-spy`.
+ */
+export interface ServerStacksCaptured extends EventBase {
+  type: 'server.stacks';
+  report: ServerStacksReport;
+}
+
 /** The events the benchmark engine emits. */
 export type BenchEvent =
   | RunStarted
@@ -156,7 +166,8 @@ export type BenchEvent =
   | RequestNotDispatched
   | BreakerTripped
   | RunFinished
-  | RunWarning;
+  | RunWarning
+  | ServerStacksCaptured;
 
 export type BenchEventType = BenchEvent['type'];
 

@@ -5,6 +5,7 @@
  */
 import type { TimeoutKind } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
+import type { ServerStacksConfig } from '../serverStacks/config.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
@@ -73,6 +74,8 @@ export interface BenchConfig {
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;
+  /** py-spy captures of the server's process tree (docs/design.md section 4a). */
+  serverStacks?: ServerStacksConfig;
 }
 
 export interface RampUp {

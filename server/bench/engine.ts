@@ -21,6 +21,8 @@ import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
+import { finishProbes } from './probe.ts';
+import { probesFor } from '../serverStacks/index.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -43,7 +45,15 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   validateBenchConfig(config);
   const data = loadDataset(config);
   const log = opts.log ?? (() => undefined);
-  const events = new RunEvents(opts.onEvent, log);
+  // Probes watch the run from beside it (server stacks, docs/design.md section 4a); refusals throw here.
+  const probes = probesFor(config);
+  const onEvent = probes.length
+    ? (e: BenchEvent) => {
+        opts.onEvent?.(e);
+        for (const p of probes) p.onEvent(e);
+      }
+    : opts.onEvent;
+  const events = new RunEvents(onEvent, log);
   const warn = (message: string): void => {
     log(message);
     events.emit({ type: 'run.warning', message });
@@ -79,6 +89,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   });
 
   let errored: string | null = null;
+  let extraResult: Record<string, unknown> = {};
   let run: DispatchResult;
   const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
   try {
@@ -127,6 +138,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       baseUrl: config.baseUrl,
     });
     for (const message of data.warnings) events.emit({ type: 'run.warning', message });
+    for (const p of probes) p.start({ emit: (e) => events.emit(e), log });
     const id = (i: number): string => `${prefix}${i}`;
     const promptLen = (i: number): number => data.samples[i].promptLen;
     if (errored) {
@@ -151,13 +163,16 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         interrupt,
         lastPhaseOf: opts.lastPhaseOf,
         onArrival: rps ? (i) => rps.onArrival(i) : undefined,
+        onTimeout: probes.length ? (r) => probes.forEach((p) => p.onTimeout(r)) : undefined,
       });
     }
   } finally {
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
+    // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
+    extraResult = await finishProbes(probes, log);
   }
-  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
+  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events, extraResult });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

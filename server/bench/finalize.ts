@@ -23,6 +23,8 @@ export interface FinalizeInput {
   errored: string | null;
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
+  /** Keys the run probes add after ours (e.g. `server_stacks`). */
+  extraResult?: Record<string, unknown>;
   log: (line: string) => void;
 }
 
@@ -33,6 +35,7 @@ export async function finalizeRun({
   errored,
   log,
   rpsChangeEvents,
+  extraResult,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
@@ -71,6 +74,7 @@ export async function finalizeRun({
     verdict,
     verdictReasons,
   });
+  Object.assign(result, extraResult);
 
   let resultFile: string | null = null;
   if (config.save) {

@@ -54,6 +54,9 @@ const FIELD_FLAGS: Record<string, string> = {
   'dataset.inputLen': '--random-input-len',
   'dataset.outputLen': '--random-output-len / --output-len / --hf-output-len',
   'dataset.rangeRatio': '--random-range-ratio',
+  'serverStacks.pid': '--server-pid',
+  'serverStacks.stallAfterS': '--server-stall-after-s',
+  'serverStacks.rulesFile': '--server-phase-rules',
 };
 
 export async function run(argv: string[]): Promise<number> {

@@ -72,6 +72,13 @@ export const BENCH_OPTIONS = {
   'result-filename': { type: 'string' },
   'disable-tqdm': { type: 'boolean' },
   'report-to': { type: 'string' },
+  // Server stacks: py-spy captures of the server's process tree (docs/design.md section 4a).
+  'server-pid': { type: 'string' },
+  'capture-server-stacks': { type: 'boolean' },
+  'server-stall-after-s': { type: 'string' },
+  'server-stacks-native': { type: 'boolean' },
+  'py-spy': { type: 'string' },
+  'server-phase-rules': { type: 'string' },
 } as const satisfies Options;
 
 /** vLLM flags accepted for compatibility, with what stallscope does not do. */
@@ -122,6 +129,10 @@ results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
            --label L, --metadata K=V ... (repeatable), --threshold EXPR (repeatable),
            --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
+server     --server-pid PID|auto (auto: the owner of the base URL's port; loopback only),
+stacks     --capture-server-stacks (py-spy dump of the server tree at the first timeout),
+           --server-stall-after-s S (capture when a request got no SSE event for S s; ≤ 5 times),
+           --server-stacks-native (py-spy --native), --py-spy PATH, --server-phase-rules FILE
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
            --print-stage (requests stage metrics; no per-stage block is printed)
 
