@@ -166,6 +166,9 @@ function applyBench(d: Draft, e: BenchEvent): void {
       if (w.length < MAX_WARNINGS) w.push({ t: e.t, index: e.index, message: e.message });
       return;
     }
+    case 'server.stacks':
+      d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
+      return;
     default:
       assertNever(e);
   }
