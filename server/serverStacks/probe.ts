@@ -96,19 +96,20 @@ export class ServerStacksProbe implements RunProbe {
     if (!this.o.config.captureOnTimeout || this.firstTimeoutSeen || this.finished) return;
     this.firstTimeoutSeen = true;
     const ids = [...this.live.values()].map((x) => x.id);
-    // One turn later: the breaker's decision and sweep (queued before us) start first.
-    setImmediate(() =>
-      this.run(
-        {
-          kind: 'first_timeout',
-          requestIndex: r.index,
-          requestId: r.requestId,
-          timeoutKind: r.kind,
-          elapsedS: r.elapsedS,
-        },
-        ids.includes(r.requestId) ? ids : [r.requestId, ...ids],
-      ),
+    const reason: CaptureReason = {
+      kind: 'first_timeout',
+      requestIndex: r.index,
+      requestId: r.requestId,
+      timeoutKind: r.kind,
+      elapsedS: r.elapsedS,
+    };
+    // One turn later: the breaker's decision and sweep (queued before us) start first. Pending from
+    // now on, so a `finish` that comes sooner still waits for this capture.
+    const later = new Promise<void>((resolve) =>
+      setImmediate(() => void this.run(reason, ids.includes(r.requestId) ? ids : [r.requestId, ...ids]).then(resolve)),
     );
+    this.pending.add(later);
+    void later.then(() => this.pending.delete(later));
   }
 
   async finish(): Promise<Record<string, unknown>> {
@@ -152,8 +153,11 @@ export class ServerStacksProbe implements RunProbe {
     });
   }
 
-  private run(reason: CaptureReason, requestIds: string[], done?: () => void): void {
-    if (this.finished && reason.kind === 'no_progress') return done?.();
+  private run(reason: CaptureReason, requestIds: string[], done?: () => void): Promise<void> {
+    if (this.finished && reason.kind === 'no_progress') {
+      done?.();
+      return Promise.resolve();
+    }
     const capture = ++this.captures;
     const opts: CaptureOptions = {
       pySpy: this.o.config.pySpy ?? 'py-spy',
@@ -181,6 +185,7 @@ export class ServerStacksProbe implements RunProbe {
         done?.();
       });
     this.pending.add(p);
+    return p;
   }
 
   /** A failure worth saying: once per distinct message, as a run.warning and in the result's notes. */
@@ -194,7 +199,12 @@ export class ServerStacksProbe implements RunProbe {
 
 /** Whether `cmd` (a path, or a name looked up on PATH) is an executable file. */
 function onPath(cmd: string, path: string): boolean {
-  const candidates = cmd.includes('/') ? [cmd] : path.split(delimiter).filter(Boolean).map((d) => join(d, cmd));
+  const candidates = cmd.includes('/')
+    ? [cmd]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, cmd));
   return candidates.some((f) => {
     try {
       accessSync(f, constants.X_OK);
