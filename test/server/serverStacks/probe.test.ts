@@ -66,11 +66,13 @@ describe('ServerStacksProbe', () => {
     const s = setup();
     s.sent(0);
     s.sent(1);
+    // In the timer, the breaker is told first: its decision and sweep are queued one turn later.
+    setImmediate(() => s.order.push('breaker sweep'));
     s.probe.onTimeout({ index: 1, requestId: 'r-1', kind: 'total', elapsedS: 2 });
     s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
-    expect(s.calls).toHaveLength(0); // not in the timer's own turn: the breaker goes first
-    setImmediate(() => s.order.push('breaker sweep')); // queued after the probe's: runs after it
+    expect(s.calls).toHaveLength(0); // nothing in the timer's own turn
     const out = (await s.probe.finish()) as { server_stacks: { captures: ServerStacksReport[]; server_pid: number } };
+    expect(s.order).toEqual(['breaker sweep', 'capture']);
     expect(s.calls).toHaveLength(1);
     expect(s.calls[0].inp.reason).toMatchObject({ kind: 'first_timeout', requestIndex: 1, timeoutKind: 'total' });
     expect(s.calls[0].inp.requestIds).toEqual(['r-0', 'r-1']);
