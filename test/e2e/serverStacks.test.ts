@@ -61,6 +61,22 @@ describe('server stacks in the dashboard (Chromium)', () => {
     expect(text).toContain(`Process ${fixture.pid}:`);
   }
 
+  it('the form: "Capture server stacks" for a URL target, pid or auto, auto refused off loopback beside the field', async () => {
+    await page.goto(`${server.url}/#/new`);
+    await page.locator('#f-target-kind').selectOption('url');
+    await page.getByTestId('capture-server-stacks').check();
+    expect(await page.locator('#f-target-serverStacks-pid').inputValue()).toBe('auto');
+    await page.locator('#f-target-baseUrl').fill('http://10.0.0.7:8000');
+    await expect
+      .poll(() => page.getByTestId('error-target.serverStacks.pid').textContent())
+      .toMatch(/give the pid for a server that is not on loopback/);
+    await page.locator('#f-target-serverStacks-pid').fill(String(fixture.pid));
+    await expect.poll(() => page.getByTestId('error-target.serverStacks.pid').count()).toBe(0);
+    await page.locator('#f-target-serverStacks-stallAfterS').fill('60');
+    await page.getByTestId('capture-server-stacks').uncheck();
+    expect(await page.locator('#f-target-serverStacks-pid').count()).toBe(0);
+  });
+
   it('a dashboard-started URL run with "Capture server stacks" shows the capture', async () => {
     const res = await fetch(`${server.url}/api/runs`, {
       method: 'POST',
