@@ -12,6 +12,12 @@ import { dumpProcess, type DumpResult } from './pySpy.ts';
 
 /** The capture's own limit: a py-spy still running then is killed. */
 export const CAPTURE_LIMIT_MS = 5000;
+/**
+ * Frames kept per capture (~100 bytes each as JSON): a report travels as one
+ * event to the dashboard and --report-to, and is stored. Beyond it, idle
+ * threads keep their top frames first, then every thread (counted in `framesDropped`).
+ */
+export const MAX_CAPTURE_FRAMES = 20_000;
 
 export interface CaptureOptions {
   pySpy: string;
@@ -41,15 +47,21 @@ export async function captureTree(o: CaptureOptions, inp: CaptureInput): Promise
   const tree = o.tree ?? processTree(o.rootPid);
   const results = await Promise.all(
     tree.map((p) =>
-      dumpProcess({ pySpy: o.pySpy, pid: p.pid, native: o.native, limitMs: o.limitMs ?? CAPTURE_LIMIT_MS, signal: o.signal }),
+      dumpProcess({
+        pySpy: o.pySpy,
+        pid: p.pid,
+        native: o.native,
+        limitMs: o.limitMs ?? CAPTURE_LIMIT_MS,
+        signal: o.signal,
+      }),
     ),
   );
   const processes: ServerProcess[] = tree.map((p, i) => toProcess(p, results[i], o.rules));
+  trimToBudget(processes);
   const notes = captureNotes(processes, o.rootPid);
   const inferred = inferPhase(processes, o.rules);
   const stack =
-    (inferred &&
-      processes.find((p) => p.pid === inferred.pid)?.threads.find((t) => t.tid === inferred.tid)?.frames) ??
+    (inferred && processes.find((p) => p.pid === inferred.pid)?.threads.find((t) => t.tid === inferred.tid)?.frames) ??
     processes.flatMap((p) => p.threads).find(likelyBlocked)?.frames ??
     [];
   const readable = processes.some((p) => !p.error);
@@ -72,7 +84,8 @@ export async function captureTree(o: CaptureOptions, inp: CaptureInput): Promise
 }
 
 function toProcess(p: ProcInfo, r: DumpResult, rules: CompiledRules): ServerProcess {
-  if (!r.ok) return { pid: p.pid, ppid: p.ppid, cmdline: p.cmdline, threads: [], error: { code: r.code, message: r.message } };
+  if (!r.ok)
+    return { pid: p.pid, ppid: p.ppid, cmdline: p.cmdline, threads: [], error: { code: r.code, message: r.message } };
   const threads = r.threads.map((t) => {
     const m = threadPhase(t.frames, rules);
     return m ? { ...t, phase: m.rule.phase } : t;
@@ -99,4 +112,22 @@ function captureNotes(processes: ServerProcess[], rootPid: number): string[] {
     notes.push(e.message);
   }
   return notes;
+}
+
+/** Shortens stacks, least useful first, until the capture holds at most MAX_CAPTURE_FRAMES frames. */
+export function trimToBudget(processes: ServerProcess[], budget = MAX_CAPTURE_FRAMES): void {
+  const threads = processes.flatMap((p) => p.threads);
+  const total = () => threads.reduce((n, t) => n + t.frames.length, 0);
+  for (const [keep, which] of [
+    [10, (t: ServerThread) => !likelyBlocked(t)],
+    [50, () => true],
+    [5, () => true],
+  ] as const) {
+    if (total() <= budget) return;
+    for (const t of threads) {
+      if (!which(t) || t.frames.length <= keep) continue;
+      t.framesDropped = (t.framesDropped ?? 0) + t.frames.length - keep;
+      t.frames = t.frames.slice(0, keep);
+    }
+  }
 }

@@ -109,7 +109,9 @@ export function findListenerPid(port: number, procRoot = '/proc'): number {
     throw new StallscopeError(
       'CONFIG_SERVER_PID',
       `--server-pid auto: port ${port} is listening, but its owner is not ours to read` +
-        (unreadable ? ` (${unreadable} processes' file descriptors could not be read: run as the server's user or root)` : '') +
+        (unreadable
+          ? ` (${unreadable} processes' file descriptors could not be read: run as the server's user or root)`
+          : '') +
         '; give --server-pid PID',
       'serverStacks.pid',
     );

@@ -26,8 +26,7 @@ export interface DumpOptions {
 }
 
 export type DumpResult =
-  | { ok: true; threads: ServerThread[] }
-  | { ok: false; code: Extract<ErrorCode, `STACKS_${string}`>; message: string };
+  { ok: true; threads: ServerThread[] } | { ok: false; code: Extract<ErrorCode, `STACKS_${string}`>; message: string };
 
 /** py-spy's JSON thread record (py-spy 0.4). */
 interface PySpyThread {
@@ -95,9 +94,17 @@ export function classifyFailure(pid: number, stderr: string): Extract<DumpResult
   if (/permission denied|operation not permitted|os error 1\b|EPERM/i.test(stderr))
     return { ok: false, code: 'STACKS_PERMISSION', message: permissionMessage(pid) };
   if (!existsSync(`/proc/${pid}`))
-    return { ok: false, code: 'STACKS_PROCESS_GONE', message: `process ${pid} is gone (it exited before py-spy read it)` };
+    return {
+      ok: false,
+      code: 'STACKS_PROCESS_GONE',
+      message: `process ${pid} is gone (it exited before py-spy read it)`,
+    };
   if (/python version|python interpreter|libpython|not a python|python binary/i.test(stderr))
-    return { ok: false, code: 'STACKS_NOT_PYTHON', message: `process ${pid} is not a Python process py-spy can read (${first})` };
+    return {
+      ok: false,
+      code: 'STACKS_NOT_PYTHON',
+      message: `process ${pid} is not a Python process py-spy can read (${first})`,
+    };
   return { ok: false, code: 'STACKS_FAILED', message: `py-spy could not read process ${pid}: ${first}` };
 }
 
@@ -148,7 +155,11 @@ export function dumpProcess(o: DumpOptions): Promise<DumpResult> {
       try {
         resolve({ ok: true, threads: mapThreads(JSON.parse(out)) });
       } catch (e) {
-        resolve({ ok: false, code: 'STACKS_FAILED', message: `py-spy output for process ${o.pid}: ${(e as Error).message}` });
+        resolve({
+          ok: false,
+          code: 'STACKS_FAILED',
+          message: `py-spy output for process ${o.pid}: ${(e as Error).message}`,
+        });
       }
     });
   });

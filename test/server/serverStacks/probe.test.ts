@@ -139,3 +139,31 @@ describe('ServerStacksProbe', () => {
     expect(out.server_stacks.captures).toHaveLength(1);
   });
 });
+
+describe('trimToBudget', () => {
+  it('keeps a capture bounded: idle threads lose their deep frames first, the blocked one keeps its stack', async () => {
+    const { trimToBudget } = await import('../../../server/serverStacks/capture.ts');
+    const frames = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        function: `f${i}`,
+        file: 'x.py',
+        line: i,
+        column: 0,
+        language: 'python',
+      }));
+    const idle = Array.from({ length: 100 }, (_, i) => ({
+      name: `w${i}`,
+      tid: i,
+      active: false,
+      ownsGil: false,
+      frames: frames(40),
+    }));
+    const hung = { name: 'MainThread', tid: 999, active: false, ownsGil: false, frames: frames(40), phase: 'hift' };
+    const procs = [{ pid: 1, ppid: null, cmdline: 'x', threads: [...idle, hung] }];
+    trimToBudget(procs, 1200);
+    expect(hung.frames).toHaveLength(40);
+    expect(idle[0].frames).toHaveLength(10);
+    expect(idle[0]).toMatchObject({ framesDropped: 30 });
+    expect(procs[0].threads.reduce((n, t) => n + t.frames.length, 0)).toBeLessThanOrEqual(1200);
+  });
+});
