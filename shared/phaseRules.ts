@@ -65,7 +65,7 @@ function regex(src: string | undefined, where: string): RegExp | null {
   try {
     return new RegExp(src, 'i');
   } catch (e) {
-    throw new Error(`${where}: ${(e as Error).message}`);
+    throw new Error(`${where}: ${(e as Error).message}`, { cause: e });
   }
 }
 

@@ -160,12 +160,10 @@ export function stallKey(r: StallReport): { workerId: number; opId: number } {
  * finds the server by its listening port, which only means something here).
  */
 export function isLoopbackUrl(baseUrl: string): boolean {
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  } catch {
-    return false;
-  }
+  // No URL global in shared/: the authority's host by hand (userinfo dropped, IPv6 brackets kept apart).
+  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(baseUrl.trim());
+  if (!m) return false;
+  const host = m[1].replace(/^\[|\]$/g, '').toLowerCase();
   return (
     host === 'localhost' ||
     host === '::1' ||

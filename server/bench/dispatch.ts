@@ -117,7 +117,12 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       const job = await inp.prepare(index);
       if (stop.signal.aborted) return notDispatched(index);
       inFlight.set(index, cancel);
-      const end = await runRequest(target, job, cancel, new RequestHooks(index, job.requestId, events, breaker, sentT, inp.onTimeout));
+      const end = await runRequest(
+        target,
+        job,
+        cancel,
+        new RequestHooks(index, job.requestId, events, breaker, sentT, inp.onTimeout),
+      );
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
       // The runner never throws for anything the target does: this is `prepare` failing

@@ -81,7 +81,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   });
 
   let errored: string | null = null;
-  let extraResult: Record<string, unknown> = {};
+  let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
   const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
   try {

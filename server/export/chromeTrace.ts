@@ -129,7 +129,8 @@ export function buildChromeTrace(
         const r = e.report;
         if (!hasServer) out.push(meta(SERVER_PID, undefined, 'process_name', 'server (py-spy)'));
         hasServer = true;
-        const frameText = (f: { function: string; file: string; line: number }) => `${f.function} (${f.file}:${f.line})`;
+        const frameText = (f: { function: string; file: string; line: number }) =>
+          `${f.function} (${f.file}:${f.line})`;
         out.push({
           name: `server stacks #${r.capture}: ${r.phase}${r.inferred ? ' (inferred)' : ''}`,
           ph: 'i',

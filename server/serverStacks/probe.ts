@@ -148,7 +148,7 @@ export class ServerStacksProbe implements RunProbe {
     this.noProgressCount++;
     this.noProgressBusy = true;
     this.lastNoProgressMs = now;
-    this.run({ kind: 'no_progress', afterS: s, silentS: Math.round(silentMs) / 1000 }, ids, () => {
+    void this.run({ kind: 'no_progress', afterS: s, silentS: Math.round(silentMs) / 1000 }, ids, () => {
       this.noProgressBusy = false;
     });
   }

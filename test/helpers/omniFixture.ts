@@ -13,7 +13,8 @@ export const PYTHON = join(VENV_BIN, 'python');
 export const PY_SPY = join(VENV_BIN, 'py-spy');
 
 export function requireTool(path: string, name: string): void {
-  if (!existsSync(path)) throw new Error(`${name} is missing at ${path}: run \`npm run setup\` (installs .ci/requirements.txt into .venv)`);
+  if (!existsSync(path))
+    throw new Error(`${name} is missing at ${path}: run \`npm run setup\` (installs .ci/requirements.txt into .venv)`);
 }
 
 export interface OmniFixture {

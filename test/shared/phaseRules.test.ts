@@ -12,8 +12,17 @@ import { DEFAULT_RULES_FILE, loadPhaseRules } from '../../server/serverStacks/ru
 
 const rules = loadPhaseRules();
 const T2W = '/opt/vllm-omni/vllm_omni/model_executor/models/minicpmo_4_5/batched_token2wav.py';
-const py = (fn: string, file: string, line = 1): StackFrame => ({ function: fn, file, line, column: 0, language: 'python' });
-const caller = [py('decode_batch', T2W, 412), py('execute_model', '/opt/vllm-omni/vllm_omni/worker/gpu_model_runner.py')];
+const py = (fn: string, file: string, line = 1): StackFrame => ({
+  function: fn,
+  file,
+  line,
+  column: 0,
+  language: 'python',
+});
+const caller = [
+  py('decode_batch', T2W, 412),
+  py('execute_model', '/opt/vllm-omni/vllm_omni/worker/gpu_model_runner.py'),
+];
 const wait = py('wait', '/usr/lib/python3.11/threading.py', 327);
 
 /** [rule id, frames top first (without the caller), expected phase, index of the matching frame]. */
@@ -22,7 +31,12 @@ const CASES: [string, StackFrame[], string, number][] = [
   ['hift-function', [py('_run_hift_graph', '/opt/vllm-omni/vllm_omni/.../minicpmo_4_5_token2wav.py')], 'hift', 0],
   ['hift-file', [wait, py('decode', '/opt/stepaudio2/flow/hift.py', 88)], 'hift', 1],
   ['cfm-estimator', [py('blocks_forward_chunk', '/opt/stepaudio2/flow/decoder_dit.py', 200)], 'cfm', 0],
-  ['cfm-euler', [py('forward', '/torch/nn/modules/linear.py'), py('solve_euler', '/opt/stepaudio2/flow/flow_matching.py')], 'cfm', 1],
+  [
+    'cfm-euler',
+    [py('forward', '/torch/nn/modules/linear.py'), py('solve_euler', '/opt/stepaudio2/flow/flow_matching.py')],
+    'cfm',
+    1,
+  ],
   ['encoder-forward-chunk', [py('forward_chunk', '/opt/stepaudio2/flow/upsample_encoder.py', 310)], 'encoder', 0],
   ['cache-prune', [py('_prune_attention_cache', T2W, 530)], 'cache_materialization', 0],
   ['setup-batch', [py('setup_batch', T2W, 250)], 'setup', 0],

@@ -44,7 +44,11 @@ export function serverStacksText(r: ServerStacksReport): string {
     lines.push('', `Process ${p.pid}${p.ppid !== null ? ` (parent ${p.ppid})` : ''}: ${p.cmdline}`);
     if (p.error) lines.push(`  ${p.error.code}: ${p.error.message}`);
     for (const t of p.threads) {
-      const tags = [t.active ? 'active' : 'idle', ...(t.ownsGil ? ['gil'] : []), ...(t.phase ? [`phase ${t.phase}`] : [])];
+      const tags = [
+        t.active ? 'active' : 'idle',
+        ...(t.ownsGil ? ['gil'] : []),
+        ...(t.phase ? [`phase ${t.phase}`] : []),
+      ];
       lines.push(`Thread ${t.tid} (${tags.join(', ')}): "${t.name}"`);
       for (const f of t.frames) lines.push(`    ${frameLine(f)}`);
       if (t.framesDropped) lines.push(`    ... ${t.framesDropped} more frames`);
