@@ -4,6 +4,7 @@
  * loopback base URL and only when a process of ours listens on its port; a
  * rules file that is valid JSON of the rules schema.
  */
+import { existsSync } from 'node:fs';
 import { StallscopeError } from '../../shared/errors.ts';
 import { isLoopbackUrl } from '../../shared/stallReport.ts';
 import type { CompiledRules } from '../../shared/phaseRules.ts';
@@ -48,6 +49,12 @@ export function checkServerStacks(
 ): { pid: number; source: 'flag' | 'auto'; rules: CompiledRules } {
   if (c.pid !== 'auto' && !(Number.isInteger(c.pid) && c.pid > 0))
     throw new StallscopeError('CONFIG_SERVER_PID', `--server-pid must be a process id or auto (got ${c.pid})`, FIELD);
+  if (c.pid !== 'auto' && !existsSync(`/proc/${c.pid}`))
+    throw new StallscopeError(
+      'CONFIG_SERVER_PID',
+      `--server-pid ${c.pid}: no such process on this machine (or in this pid namespace)`,
+      FIELD,
+    );
   if (c.stallAfterS !== undefined && !(c.stallAfterS > 0))
     throw new StallscopeError(
       'CONFIG_INVALID',

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpProcess } from '../../../server/serverStacks/pySpy.ts';
+import { captureTree } from '../../../server/serverStacks/capture.ts';
+import { loadPhaseRules } from '../../../server/serverStacks/rules.ts';
 import { findListenerPid, processTree } from '../../../server/serverStacks/procfs.ts';
 import { checkServerStacks } from '../../../server/serverStacks/config.ts';
 import { PY_SPY, PYTHON, requireTool } from '../../helpers/omniFixture.ts';
@@ -59,6 +61,45 @@ describe('dumpProcess', () => {
     expect(names.indexOf('blocked_in_hift_decode')).toBeGreaterThan(names.indexOf('wait'));
     expect(t.frames[0].language).toBe('python');
     expect(r.threads.length).toBe(2);
+  });
+
+  it('--native adds the native frames under the Python ones', async () => {
+    const r = await dumpProcess({ pySpy: PY_SPY, pid: py.pid!, native: true, limitMs: 5000 });
+    if (!r.ok) throw new Error(r.message);
+    const t = r.threads.find((x) => x.name === 'code2wav')!;
+    expect(t.frames.some((f) => f.language === 'native')).toBe(true);
+    expect(t.frames.some((f) => f.function === 'blocked_in_hift_decode' && f.language === 'python')).toBe(true);
+  });
+
+  it('a capture of a tree: the gone root is a note, a non-Python descendant only a process error', async () => {
+    const sh = spawn('sleep', ['30']);
+    try {
+      const gonePid = 2 ** 22 - 5;
+      const report = await captureTree(
+        {
+          pySpy: PY_SPY,
+          rootPid: gonePid,
+          native: false,
+          rules: loadPhaseRules(),
+          tree: [
+            { pid: gonePid, ppid: null, cmdline: '' },
+            { pid: sh.pid!, ppid: gonePid, cmdline: 'sleep 30' },
+            { pid: py.pid!, ppid: gonePid, cmdline: 'python' },
+          ],
+        },
+        { capture: 1, reason: { kind: 'no_progress', afterS: 1, silentS: 1 }, requestIds: [] },
+      );
+      expect(report.processes.map((p) => p.error?.code ?? 'ok')).toEqual([
+        'STACKS_PROCESS_GONE',
+        'STACKS_NOT_PYTHON',
+        'ok',
+      ]);
+      expect(report.notes).toEqual([`process ${gonePid} is gone (it exited before py-spy read it)`]);
+      expect(report.stackError).toBeUndefined();
+      expect(report.processes[2].threads.length).toBe(2);
+    } finally {
+      sh.kill('SIGKILL');
+    }
   });
 
   it('py-spy missing: one line with the install command', async () => {
@@ -118,6 +159,12 @@ describe('procfs', () => {
     } finally {
       srv.close();
     }
+  });
+
+  it('a pid that does not exist is refused before anything is sent', () => {
+    expect(() =>
+      checkServerStacks({ pid: 2 ** 22 - 7, captureOnTimeout: true, native: false }, 'http://127.0.0.1:8000'),
+    ).toThrow(/no such process/);
   });
 
   it('auto: no listener, or a base URL that is not loopback, is refused with a message', () => {
