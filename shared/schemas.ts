@@ -11,6 +11,7 @@ import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { C2W_PHASES } from './types.ts';
+import { isLoopbackUrl } from './stallReport.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -56,6 +57,20 @@ export const EmbeddedTargetSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** "Capture server stacks" of a URL target: present = capture at the first timeout. */
+export const ServerStacksSpecSchema = Type.Object(
+  {
+    pid: Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('auto')], {
+      description: 'Server process id, or auto: the owner of the base URL port (loopback only)',
+    }),
+    stallAfterS: Type.Optional(
+      PositiveSeconds('Also capture when a request got no SSE event for this long (at most 5 times)'),
+    ),
+    native: Type.Optional(Type.Boolean({ description: 'Include native frames (py-spy --native)' })),
+  },
+  { additionalProperties: false },
+);
+
 /** Any OpenAI-compatible omni server, e.g. a real vLLM-Omni. */
 export const UrlTargetSchema = Type.Object(
   {
@@ -66,6 +81,8 @@ export const UrlTargetSchema = Type.Object(
       description: 'Base URL, e.g. http://127.0.0.1:8000',
     }),
     apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+    /** py-spy captures of the server's process tree at the first timeout (docs/design.md section 4a). */
+    serverStacks: Type.Optional(ServerStacksSpecSchema),
   },
   { additionalProperties: false },
 );
@@ -297,6 +314,13 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
           'the WER gate needs the http(s) base URL of a transcription server (e.g. vllm serve openai/whisper-large-v3)',
         severity: 'error',
       });
+  }
+  if (spec.target.kind === 'url' && spec.target.serverStacks?.pid === 'auto' && !isLoopbackUrl(spec.target.baseUrl)) {
+    out.push({
+      field: 'target.serverStacks.pid',
+      message: 'auto finds the server by its port on this machine: give the pid for a server that is not on loopback',
+      severity: 'error',
+    });
   }
   if (spec.target.kind === 'embedded' && spec.target.watchdogTimeoutS > 0) {
     const total = spec.timeouts.totalS > 0 ? spec.timeouts.totalS : 6 * 3600;

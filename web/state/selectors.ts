@@ -3,6 +3,7 @@
  * plain data and returns plain data; components memoize on the inputs.
  */
 import type { StallRecord, RequestRow, RunModel } from './runModel.ts';
+import { isServerStacks } from '../../shared/stallReport.ts';
 
 export interface SeriesPoint {
   /** Bucket end, seconds on the run clock. */
@@ -95,7 +96,8 @@ export function fmtNum(v: number | null | undefined, digits = 2): string {
 
 /** Seconds a stall has lasted: counting while the run is live, frozen at recovery or the run's end. */
 export function stallAgeS(s: StallRecord, m: Pick<RunModel, 'startedAtMs' | 'finishedT'>, nowWallMs: number): number {
-  const base = s.report.inPhaseS;
+  // A py-spy capture knows no phase start: its age counts from the capture.
+  const base = isServerStacks(s.report) ? 0 : s.report.inPhaseS;
   let endWall = nowWallMs;
   if (s.recovered) return base + Math.max(0, s.recovered.stalledS - base);
   if (m.finishedT !== null && m.startedAtMs !== null) endWall = Math.min(nowWallMs, m.startedAtMs + m.finishedT);
