@@ -10,6 +10,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { schemaMessage, type SchemaError } from './specMessages.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -196,6 +197,13 @@ export interface SpecIssue {
 }
 
 const compiled = Compile(RunSpecSchema);
+/**
+ * The spec without its two unions, for the error pass: TypeBox reports at most
+ * 8 errors, and a bad target or dataset spends them on every branch, hiding
+ * the errors of the plain fields. The unions are checked below, branch by branch.
+ */
+const { target: _target, dataset: _dataset, ...plainFields } = RunSpecSchema.properties;
+const compiledPlain = Compile(Type.Object(plainFields, { additionalProperties: false }));
 
 /** The discriminated unions, checked branch by branch so errors name the chosen branch only. */
 const BRANCHES: Record<'target' | 'dataset', { tag: string; byTag: Record<string, ReturnType<typeof Compile>> }> = {
@@ -215,43 +223,87 @@ function join(prefix: string, field: string): string {
   return prefix && field ? `${prefix}.${field}` : prefix || field;
 }
 
-/** Schema errors as one issue per field (a missing property becomes its own field). */
+/** Schema errors as one issue per field (a missing property becomes its own field), in words (specMessages.ts). */
 function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix: string, skip: string[]): SpecIssue[] {
-  const out: SpecIssue[] = [];
-  const seen = new Set<string>();
-  const push = (field: string, message: string) => {
-    if (seen.has(field) || skip.some((s) => field === s || field.startsWith(`${s}.`))) return;
-    seen.add(field);
-    out.push({ field, message, severity: 'error' });
+  const byField = new Map<string, SchemaError[]>();
+  const push = (field: string, e: SchemaError) => {
+    if (skip.some((s) => field === s || field.startsWith(`${s}.`))) return;
+    const list = byField.get(field);
+    if (list) list.push(e);
+    else byField.set(field, [e]);
   };
   for (const e of check.Errors(value)) {
     const at = join(prefix, pointerToField(e.instancePath));
     const params = e.params as { requiredProperties?: string[]; additionalProperties?: string[] };
     if (e.keyword === 'boolean') continue;
     if (e.keyword === 'required' && params.requiredProperties) {
-      for (const p of params.requiredProperties) push(join(at, p), 'is required');
+      for (const p of params.requiredProperties) push(join(at, p), { keyword: 'required', params: {} });
     } else if (e.keyword === 'additionalProperties' && params.additionalProperties) {
-      for (const p of params.additionalProperties) push(join(at, p), 'is not a known field');
-    } else push(at, e.message ?? 'invalid');
+      for (const p of params.additionalProperties) push(join(at, p), { keyword: 'additionalProperties', params: {} });
+    } else push(at, { keyword: e.keyword, params: e.params as Record<string, unknown> });
   }
-  return out;
+  return [...byField].map(([field, errors]) => ({ field, message: schemaMessage(field, errors), severity: 'error' }));
 }
 
 /**
  * Whether the breaker has a timeout to trip on: a total ≤ 0 restores vLLM's
  * legacy 6 h cap, which is no bound at all for fail-fast (as the engine rules).
  */
-function hasEffectiveTimeout(t: RunSpec['timeouts']): boolean {
-  return t.totalS > 0 || t.firstByteS !== undefined || t.idleS !== undefined;
+function hasEffectiveTimeout(t: Partial<RunSpec['timeouts']>): boolean {
+  return (t.totalS ?? 0) > 0 || t.firstByteS !== undefined || t.idleS !== undefined;
+}
+
+const rec = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * The rules JSON Schema cannot express. They run on a partial spec too, so the
+ * watchdog warning does not vanish while another field is wrong; each rule
+ * reads only fields that are well-formed and skips a field already in error.
+ */
+function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIssue[] {
+  const v = rec(value);
+  const timeouts = rec(v.timeouts) as Partial<RunSpec['timeouts']>;
+  const target = rec(v.target);
+  const ok = (...fields: string[]) => fields.every((f) => !inError.has(f));
+  const timeoutsOk =
+    typeof timeouts.totalS === 'number' && ok('timeouts', 'timeouts.totalS', 'timeouts.firstByteS', 'timeouts.idleS');
+  const out: SpecIssue[] = [];
+  if (v.failFast === true && timeoutsOk && !hasEffectiveTimeout(timeouts)) {
+    out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });
+  }
+  if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
+    out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
+  }
+  const watchdog = target.watchdogTimeoutS;
+  if (
+    target.kind === 'embedded' &&
+    typeof watchdog === 'number' &&
+    watchdog > 0 &&
+    timeoutsOk &&
+    ok('target.watchdogTimeoutS')
+  ) {
+    const total = timeouts.totalS! > 0 ? timeouts.totalS! : 6 * 3600;
+    if (watchdog >= total * 0.5) {
+      out.push({
+        field: 'target.watchdogTimeoutS',
+        message: `watchdog timeout ${watchdog}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
+        severity: 'warning',
+      });
+    }
+  }
+  return out;
 }
 
 /**
  * Every issue with a (possibly partial) spec: schema errors first, then the
- * cross-field rules. Empty array (or only warnings) = submittable.
+ * cross-field rules (always, not only on a schema-valid spec). Empty array (or
+ * only warnings) = submittable.
  */
 export function runSpecIssues(value: unknown): SpecIssue[] {
+  const out: SpecIssue[] = [];
   if (!compiled.Check(value)) {
-    const out = schemaIssues(compiled, value, '', ['target', 'dataset']);
+    out.push(...schemaIssues(compiledPlain, value, '', ['target', 'dataset']));
     const obj = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
     for (const [key, { tag, byTag }] of Object.entries(BRANCHES)) {
       const v = obj[key] as Record<string, unknown> | undefined;
@@ -269,26 +321,8 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
         });
       } else out.push(...schemaIssues(branch, v, key, []));
     }
-    return out;
   }
-  const spec = value as RunSpec;
-  const out: SpecIssue[] = [];
-  if (spec.failFast && !hasEffectiveTimeout(spec.timeouts)) {
-    out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });
-  }
-  if (spec.selfTimed && spec.dataset.name !== 'trace') {
-    out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
-  }
-  if (spec.target.kind === 'embedded' && spec.target.watchdogTimeoutS > 0) {
-    const total = spec.timeouts.totalS > 0 ? spec.timeouts.totalS : 6 * 3600;
-    if (spec.target.watchdogTimeoutS >= total * 0.5) {
-      out.push({
-        field: 'target.watchdogTimeoutS',
-        message: `watchdog timeout ${spec.target.watchdogTimeoutS}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
-        severity: 'warning',
-      });
-    }
-  }
+  out.push(...crossFieldIssues(value, new Set(out.map((i) => i.field))));
   return out;
 }
 
