@@ -270,10 +270,19 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
     typeof timeouts.totalS === 'number' && ok('timeouts', 'timeouts.totalS', 'timeouts.firstByteS', 'timeouts.idleS');
   const out: SpecIssue[] = [];
   if (v.failFast === true && timeoutsOk && !hasEffectiveTimeout(timeouts)) {
-    out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });
+    out.push({
+      field: 'timeouts.totalS',
+      message:
+        'must be above 0 while fail-fast is on, unless a first-byte or idle timeout is set: fail-fast needs an effective timeout',
+      severity: 'error',
+    });
   }
   if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
-    out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
+    out.push({
+      field: 'selfTimed',
+      message: 'needs a trace dataset: self-timed dispatch sends each trace row at its own timestamp',
+      severity: 'error',
+    });
   }
   const watchdog = target.watchdogTimeoutS;
   if (

@@ -15,6 +15,7 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 import { configDiff, type Metrics } from '../state/metricsTable.ts';
 import { href, navigate } from '../state/router.ts';
 import { stallsByPhase } from '../state/selectors.ts';
+import { humanVerdict } from '../state/verdictWords.ts';
 
 const nameOf = (d: RunDetail) => d.label || d.id;
 
@@ -48,7 +49,7 @@ export function ComparePage({ ids }: { ids: string[] }) {
         {others
           .filter((o) => !ids.includes(o.id))
           .map((o) => (
-            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${o.verdict ?? o.status}`}</option>
+            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${humanVerdict(o.verdict ?? o.status)}`}</option>
           ))}
       </select>
     </label>
@@ -73,7 +74,9 @@ export function ComparePage({ ids }: { ids: string[] }) {
   return (
     <div className="compare-page" data-testid="compare-page">
       <div className="page-head">
-        <h1>Compare {runs.length} runs</h1>
+        <h1>
+          Compare {runs.length} run{runs.length === 1 ? '' : 's'}
+        </h1>
         <span className="spacer" />
         {addRun}
       </div>

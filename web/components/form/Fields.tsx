@@ -45,7 +45,7 @@ export function Field({
       {hint && !err && <small className="hint">{hint}</small>}
       {err && (
         <small className="field-error" id={`${fieldId(path)}-msg`} role="alert" data-testid={`error-${path}`}>
-          {err.message}
+          {label} {err.message}
         </small>
       )}
       {warn && (
@@ -174,7 +174,13 @@ export function SelectField({
       <select
         id={fieldId(path)}
         value={String(v ?? '')}
-        onChange={(e) => (onPick ? onPick(e.target.value) : f.set(path, e.target.value))}
+        onChange={(e) => {
+          // Choosing the option already chosen changes nothing: re-picking the target kind must not
+          // replace the target (and wipe its watchdog, seed and faults) with a fresh one.
+          if (e.target.value === String(v ?? '')) return;
+          if (onPick) onPick(e.target.value);
+          else f.set(path, e.target.value);
+        }}
       >
         {options.map((o) => (
           <option key={o} value={o}>
