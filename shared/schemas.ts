@@ -198,12 +198,31 @@ export interface SpecIssue {
 
 const compiled = Compile(RunSpecSchema);
 /**
- * The spec without its two unions, for the error pass: TypeBox reports at most
- * 8 errors, and a bad target or dataset spends them on every branch, hiding
- * the errors of the plain fields. The unions are checked below, branch by branch.
+ * The plain fields, each checked on its own: TypeBox reports at most 8 errors
+ * per check, and one field (a union tries every branch) can spend them all,
+ * hiding the errors of the fields after it. The unions are checked below,
+ * branch by branch.
  */
-const { target: _target, dataset: _dataset, ...plainFields } = RunSpecSchema.properties;
-const compiledPlain = Compile(Type.Object(plainFields, { additionalProperties: false }));
+const PLAIN_FIELDS = Object.entries(RunSpecSchema.properties)
+  .filter(([key]) => key !== 'target' && key !== 'dataset')
+  .map(([key, schema]) => ({ key, check: Compile(schema) }));
+const REQUIRED = new Set<string>(RunSpecSchema.required ?? []);
+
+function plainFieldIssues(value: unknown): SpecIssue[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [{ field: '', message: 'must be a JSON object', severity: 'error' }];
+  const obj = value as Record<string, unknown>;
+  const out: SpecIssue[] = [];
+  for (const { key, check } of PLAIN_FIELDS) {
+    if (obj[key] === undefined) {
+      if (REQUIRED.has(key)) out.push({ field: key, message: 'is required', severity: 'error' });
+    } else if (!check.Check(obj[key])) out.push(...schemaIssues(check, obj[key], key, []));
+  }
+  for (const key of Object.keys(obj))
+    if (!(key in RunSpecSchema.properties))
+      out.push({ field: key, message: 'is not a known field', severity: 'error' });
+  return out;
+}
 
 /** The discriminated unions, checked branch by branch so errors name the chosen branch only. */
 const BRANCHES: Record<'target' | 'dataset', { tag: string; byTag: Record<string, ReturnType<typeof Compile>> }> = {
@@ -312,7 +331,7 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
 export function runSpecIssues(value: unknown): SpecIssue[] {
   const out: SpecIssue[] = [];
   if (!compiled.Check(value)) {
-    out.push(...schemaIssues(compiledPlain, value, '', ['target', 'dataset']));
+    out.push(...plainFieldIssues(value));
     const obj = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
     for (const [key, { tag, byTag }] of Object.entries(BRANCHES)) {
       const v = obj[key] as Record<string, unknown> | undefined;

@@ -33,6 +33,22 @@ describe('schema messages', () => {
     expect(messageOf({ ...hang(), extra: 1 }, 'extra')).toBe('is not a known field');
   });
 
+  it('reports every wrong field, not only the first eight errors TypeBox gives per check', () => {
+    const bad = { ...hang(), model: '', backend: 'x', numPrompts: 0, maxConcurrency: 0, requestRate: 'x' };
+    const fields = runSpecIssues({ ...bad, extraBody: '{', thresholds: ['a', 'b'], metricPercentiles: [0] });
+    expect(fields.map((i) => i.field)).toEqual([
+      'model',
+      'backend',
+      'numPrompts',
+      'maxConcurrency',
+      'requestRate',
+      'extraBody',
+      'thresholds.0',
+      'thresholds.1',
+      'metricPercentiles.0',
+    ]);
+  });
+
   it('never leaks raw TypeBox wording for any field of a broken spec', () => {
     const bad = { ...hang(), model: '', numPrompts: -1, requestRate: 'x', extraBody: 'x' };
     for (const i of runSpecIssues(bad)) expect(i.message).not.toMatch(/>=|fewer than|must be (number|object|integer)$/);

@@ -78,7 +78,7 @@ const ChartsView = memo(function ChartsView({
         <ResponsiveContainer width="100%" height={180}>
           <AreaChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
-            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} ticks={axis.ticksS} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} ticks={axis.ticksS} interval={0} />
             <YAxis allowDecimals={false} tick={AXIS} />
             <Tooltip {...TIP} cursor={LINE_CURSOR} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
             <Area
@@ -98,7 +98,7 @@ const ChartsView = memo(function ChartsView({
         <ResponsiveContainer width="100%" height={180}>
           <BarChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
-            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} ticks={axis.ticksS} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} ticks={axis.ticksS} interval={0} />
             <YAxis allowDecimals={false} tick={AXIS} />
             <Tooltip {...TIP} cursor={BAR_CURSOR} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
             <Legend wrapperStyle={{ fontSize: 11 }} />
