@@ -180,6 +180,7 @@ describe('form, navigation and finish in Chromium (issue 17)', () => {
       await page.locator('#f-numPrompts').fill('0');
       await page.getByTestId('error-numPrompts').waitFor();
       await page.locator('#f-target-watchdogTimeoutS').fill('6');
+      await expect.poll(() => page.getByTestId('warning-target.watchdogTimeoutS').count()).toBe(1);
       await expect
         .poll(() => page.getByTestId('warning-target.watchdogTimeoutS').textContent())
         .toMatch(/not well below the request timeout 8s/);
@@ -298,13 +299,16 @@ describe('form, navigation and finish in Chromium (issue 17)', () => {
       await expect.poll(() => exp('trace').getAttribute('data-disabled')).toBe('true');
       expect(await exp('csv').getAttribute('data-disabled')).toBe('true');
       expect(await exp('vllm').getAttribute('data-disabled')).toBe('false');
-      expect(await exp('trace').locator('button').isDisabled()).toBe(true);
-      expect(await exp('trace').textContent()).toMatch(/no per-request data/);
-      expect(await exp('csv').textContent()).toMatch(/only its header/);
+      expect(await exp('trace').isDisabled()).toBe(true);
+      expect(await exp('csv').isDisabled()).toBe(true);
+      const why = async (f: string) => page.locator(`#${await exp(f).getAttribute('aria-describedby')}`).textContent();
+      expect(await why('trace')).toMatch(/^Perfetto trace: no per-request data .* the trace would be empty/);
+      expect(await why('csv')).toMatch(/^CSV of requests: no per-request data .* only its header/);
       await page.evaluate(() => window.scrollTo(0, 0));
       expect(await inViewport(exp('vllm'))).toBe(true);
       const exportsTop = (await page.getByTestId('exports').boundingBox())!.y;
       expect(exportsTop).toBeLessThan((await page.getByTestId('metrics-table').boundingBox())!.y);
+      await page.screenshot({ path: screenshotPath('run-imported-exports'), fullPage: false });
       // A run with its requests offers all three.
       await page.goto(`${server.url}/#/runs/${cleanId}`);
       await page.getByTestId('timeline-row').first().waitFor();
@@ -322,6 +326,7 @@ describe('form, navigation and finish in Chromium (issue 17)', () => {
       await gap.waitFor();
       expect(await gap.textContent()).toMatch(/no per-request start times \(vLLM writes them as start_times\)/);
       expect(await page.getByTestId('export-trace').getAttribute('data-disabled')).toBe('true');
+      await page.screenshot({ path: screenshotPath('run-detailed-import'), fullPage: false });
     });
   });
 
@@ -385,6 +390,9 @@ describe('form, navigation and finish in Chromium (issue 17)', () => {
       await page.goto(`${server.url}/#/runs/no-such-run-42`);
       await expect.poll(() => page.getByTestId('run-missing').textContent()).toBe('No run with id no-such-run-42.');
       expect(await page.locator('main').textContent()).not.toMatch(/Something went wrong|Try again/);
+      await page.goto(`${server.url}/#/compare?ids=${cleanId},no-such-run-43`);
+      await expect.poll(() => page.locator('main').textContent()).toMatch(/No run with id no-such-run-43\./);
+      expect(await page.locator('main').textContent()).not.toMatch(/Something went wrong/);
     });
 
     it('does not say "yet" on the charts of a finished run', async () => {

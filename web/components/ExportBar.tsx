@@ -4,35 +4,50 @@ import { exportChoices, type PerRequestData } from '../state/runData.ts';
 import { href } from '../state/router.ts';
 
 export function ExportBar({ id, data }: { id: string; data: PerRequestData | null }) {
+  const choices = exportChoices(data);
+  const off = choices.filter((c) => c.disabledReason);
   return (
-    <nav className="exports" aria-label="Export" data-testid="exports">
-      <span className="muted">Export</span>
-      {exportChoices(data).map((c) =>
-        c.disabledReason ? (
-          <span key={c.format} className="export-off" data-testid={`export-${c.format}`} data-disabled="true">
-            <button type="button" disabled aria-describedby={`export-${c.format}-why`} title={c.disabledReason}>
+    <div className="export-bar">
+      <nav className="exports" aria-label="Export" data-testid="exports">
+        <span className="muted">Export</span>
+        {choices.map((c) =>
+          c.disabledReason ? (
+            <button
+              key={c.format}
+              type="button"
+              disabled
+              aria-describedby={`export-why-${c.format}`}
+              data-testid={`export-${c.format}`}
+              data-disabled="true"
+            >
               {c.label}
             </button>
-            <small id={`export-${c.format}-why`} className="muted">
-              {c.disabledReason}
-            </small>
-          </span>
-        ) : (
-          <a
-            key={c.format}
-            className="button"
-            href={exportUrl(id, c.format)}
-            download
-            data-testid={`export-${c.format}`}
-            data-disabled="false"
-          >
-            {c.label}
-          </a>
-        ),
+          ) : (
+            <a
+              key={c.format}
+              className="button"
+              href={exportUrl(id, c.format)}
+              download
+              data-testid={`export-${c.format}`}
+              data-disabled="false"
+            >
+              {c.label}
+            </a>
+          ),
+        )}
+        <a className="button" href={href({ page: 'compare', ids: [id] })}>
+          Compare with…
+        </a>
+      </nav>
+      {off.length > 0 && (
+        <ul className="export-why muted small">
+          {off.map((c) => (
+            <li key={c.format} id={`export-why-${c.format}`}>
+              {c.label}: {c.disabledReason}
+            </li>
+          ))}
+        </ul>
       )}
-      <a className="button" href={href({ page: 'compare', ids: [id] })}>
-        Compare with…
-      </a>
-    </nav>
+    </div>
   );
 }

@@ -34,14 +34,16 @@ export function RequestDetail({
         <h2>
           Request #{row.index} <span className={`pill end-${row.status}`}>{row.status.replace(/_/g, ' ')}</span>
         </h2>
-        {link && (
-          <a href={link} className="small" data-testid="request-link" title="A link that opens this request">
-            link
-          </a>
-        )}
-        <button type="button" onClick={onClose} aria-label="Close request detail">
-          ×
-        </button>
+        <span className="detail-actions">
+          {link && (
+            <a href={link} className="small" data-testid="request-link" title="A link that opens this request">
+              link
+            </a>
+          )}
+          <button type="button" onClick={onClose} aria-label="Close request detail">
+            ×
+          </button>
+        </span>
       </header>
       <table className="kv">
         <tbody>

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import type { RunDetail, RunListItem } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { StallReport } from '../../shared/types.ts';
-import { getRun, listRuns } from '../api/rest.ts';
+import { ApiError, getRun, listRuns } from '../api/rest.ts';
 import { StallPhaseChart } from '../charts/StallPhaseChart.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
@@ -19,6 +19,12 @@ import { humanVerdict } from '../state/verdictWords.ts';
 
 const nameOf = (d: RunDetail) => d.label || d.id;
 
+class MissingRun extends Error {
+  constructor(readonly id: string) {
+    super(`No run with id ${id}`);
+  }
+}
+
 export function ComparePage({ ids }: { ids: string[] }) {
   const [runs, setRuns] = useState<RunDetail[] | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -29,7 +35,12 @@ export function ComparePage({ ids }: { ids: string[] }) {
   useEffect(() => {
     setRuns(null);
     setError(null);
-    Promise.all(ids.map(getRun)).then(setRuns, setError);
+    // A missing run is named, not reported as "something went wrong".
+    const one = (id: string) =>
+      getRun(id).catch((e: unknown) => {
+        throw e instanceof ApiError && e.status === 404 ? new MissingRun(id) : e;
+      });
+    Promise.all(ids.map(one)).then(setRuns, setError);
     listRuns({ limit: 50 }).then(
       (r) => setOthers(r.runs),
       () => setOthers([]),
@@ -59,6 +70,13 @@ export function ComparePage({ ids }: { ids: string[] }) {
     return (
       <Empty>
         Select two or more runs on the <a href={href({ page: 'runs' })}>Runs</a> page to compare them. {addRun}
+      </Empty>
+    );
+  if (error instanceof MissingRun)
+    return (
+      <Empty>
+        No run with id {error.id}.{' '}
+        <a href={href({ page: 'compare', ids: ids.filter((x) => x !== error.id) })}>Compare the others.</a>
       </Empty>
     );
   if (error) return <ErrorState error={error} />;

@@ -28,7 +28,7 @@ export interface ExportChoice {
  * the run is live: rows arrive as it goes): everything is offered then.
  */
 export function exportChoices(data: PerRequestData | null): ExportChoice[] {
-  const noRows = 'This run has no per-request data (its result file had no per-request arrays)';
+  const noRows = 'no per-request data in this run (its result file had no per-request arrays)';
   return [
     { format: 'vllm', label: 'vLLM result JSON', disabledReason: null },
     {
@@ -36,15 +36,15 @@ export function exportChoices(data: PerRequestData | null): ExportChoice[] {
       label: 'Perfetto trace',
       disabledReason:
         data === 'none'
-          ? `${noRows}: the trace would be empty.`
+          ? `${noRows}, so the trace would be empty.`
           : data === 'untimed'
-            ? 'The result file has no per-request start times (start_times): the trace would have nothing to place.'
+            ? 'no per-request start times in the result file (start_times), so the trace would have nothing to place.'
             : null,
     },
     {
       format: 'csv',
       label: 'CSV of requests',
-      disabledReason: data === 'none' ? `${noRows}: the CSV would hold only its header.` : null,
+      disabledReason: data === 'none' ? `${noRows}, so the CSV would hold only its header.` : null,
     },
   ];
 }
