@@ -4,15 +4,13 @@
  * the result file. Throws only for configuration errors (StallscopeError,
  * before anything is sent); whatever the target does ends in a verdict.
  */
-import type { BenchEvent, RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
 import type { BenchConfig } from './config.ts';
 import { arrivalOffsets, type ArrivalSpec } from './arrivals.ts';
 import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
-import { finalizeRun } from './finalize.ts';
+import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { createDispatcher } from './http/dispatcher.ts';
 import { withoutStacks } from './http/cancelSweep.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
@@ -31,13 +29,7 @@ export interface EngineOptions {
   lastPhaseOf?: (requestId: string) => string | null | undefined;
 }
 
-export interface BenchOutcome {
-  summary: RunSummary;
-  result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
-  resultFile: string | null;
-}
+export type { BenchOutcome };
 
 export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
   validateBenchConfig(config);
@@ -157,7 +149,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
   }
-  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
+  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
