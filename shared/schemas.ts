@@ -259,7 +259,7 @@ function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix:
       for (const p of params.requiredProperties) push(join(at, p), { keyword: 'required', params: {} });
     } else if (e.keyword === 'additionalProperties' && params.additionalProperties) {
       for (const p of params.additionalProperties) push(join(at, p), { keyword: 'additionalProperties', params: {} });
-    } else push(at, { keyword: e.keyword, params: e.params as Record<string, unknown> });
+    } else push(at, { keyword: e.keyword, params: e.params });
   }
   return [...byField].map(([field, errors]) => ({ field, message: schemaMessage(field, errors), severity: 'error' }));
 }

@@ -28,9 +28,9 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
     throw new ApiError(0, 'NETWORK', `cannot reach the dashboard server (${(e as Error).message})`);
   }
   const text = await res.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
-    body = text ? JSON.parse(text) : null;
+    body = text ? (JSON.parse(text) as unknown) : null;
   } catch {
     body = null;
   }

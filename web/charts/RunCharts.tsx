@@ -23,7 +23,7 @@ import { useInView, useThrottled } from '../state/hooks.ts';
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
 // Recharts' default hover band is a light grey (#ccc) block, glaring on the dark panel: a tint of the text colour instead.
-const BAR_CURSOR = { fill: 'var(--hover)' };
+const BAR_CURSOR = { fill: 'var(--hover)', stroke: 'none' };
 const LINE_CURSOR = { stroke: 'var(--muted)' };
 
 export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; endMs: number; live: boolean }) {

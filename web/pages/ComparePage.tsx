@@ -26,25 +26,36 @@ class MissingRun extends Error {
 }
 
 export function ComparePage({ ids }: { ids: string[] }) {
-  const [runs, setRuns] = useState<RunDetail[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [onlyDiff, setOnlyDiff] = useState(true);
   const [others, setOthers] = useState<RunListItem[]>([]);
   const key = ids.join(',');
+  // What was loaded for which set of ids: a new set shows "loading" until its own reply lands.
+  const [loaded, setLoaded] = useState<{ key: string; runs: RunDetail[] | null; error: unknown }>({
+    key: '',
+    runs: null,
+    error: null,
+  });
+  const runs = loaded.key === key ? loaded.runs : null;
+  const error = loaded.key === key ? loaded.error : null;
 
   useEffect(() => {
-    setRuns(null);
-    setError(null);
+    let current = true;
     // A missing run is named, not reported as "something went wrong".
     const one = (id: string) =>
       getRun(id).catch((e: unknown) => {
         throw e instanceof ApiError && e.status === 404 ? new MissingRun(id) : e;
       });
-    Promise.all(ids.map(one)).then(setRuns, setError);
+    Promise.all(ids.map(one)).then(
+      (r) => current && setLoaded({ key, runs: r, error: null }),
+      (e: unknown) => current && setLoaded({ key, runs: null, error: e }),
+    );
     listRuns({ limit: 50 }).then(
       (r) => setOthers(r.runs),
       () => setOthers([]),
     );
+    return () => {
+      current = false;
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 

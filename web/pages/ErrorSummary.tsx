@@ -1,24 +1,24 @@
 /**
  * The list of fields to fix before starting, each named by its label as the
- * form shows it (read from the rendered <label>, so there is one source of
- * labels: the fields themselves) and linked to its input.
+ * form shows it (read from the rendered <label>, so the fields themselves stay
+ * the one source of labels) and linked to its input.
  */
-import { useLayoutEffect, useState } from 'react';
+import { useSyncExternalStore } from 'react';
 import type { SpecIssue } from '../../shared/schemas.ts';
 import { fieldId } from '../components/form/Fields.tsx';
 
+// A label does not change while its field is on screen; the summary re-reads it whenever it redraws.
+const noSubscription = () => () => {};
+
+function FieldLabel({ field }: { field: string }) {
+  const text = useSyncExternalStore(
+    noSubscription,
+    () => document.querySelector(`label[for="${fieldId(field)}"]`)?.textContent ?? null,
+  );
+  return <>{text ?? field}</>;
+}
+
 export function ErrorSummary({ errors }: { errors: readonly SpecIssue[] }) {
-  const [labels, setLabels] = useState<Record<string, string>>({});
-  const key = errors.map((e) => e.field).join('\n');
-  useLayoutEffect(() => {
-    const found: Record<string, string> = {};
-    for (const e of errors) {
-      const text = document.querySelector(`label[for="${fieldId(e.field)}"]`)?.textContent;
-      if (text) found[e.field] = text;
-    }
-    setLabels(found);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
   return (
     <div className="form-errors" role="alert" data-testid="form-errors">
       <strong>Fix {errors.length === 1 ? 'this field' : `these ${errors.length} fields`} before starting:</strong>
@@ -32,7 +32,7 @@ export function ErrorSummary({ errors }: { errors: readonly SpecIssue[] }) {
                 document.getElementById(fieldId(i.field))?.focus();
               }}
             >
-              {labels[i.field] ?? i.field}
+              <FieldLabel field={i.field} />
             </a>{' '}
             {i.message}
           </li>

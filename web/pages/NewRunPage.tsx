@@ -34,10 +34,10 @@ export function NewRunPage({ preset }: { preset?: string }) {
   const [tried, setTried] = useState(false);
 
   const load = () => {
-    setLoadError(null);
-    getPresets()
-      .then((p) => setPresets([CUSTOM, ...p]))
-      .catch(setLoadError);
+    getPresets().then((p) => {
+      setLoadError(null);
+      setPresets([CUSTOM, ...p]);
+    }, setLoadError);
   };
   useEffect(load, []);
 
@@ -51,9 +51,13 @@ export function NewRunPage({ preset }: { preset?: string }) {
     setTried(false);
     setSpec(structuredClone(chosen.spec));
   };
-  // A new choice (a click, Back, a pasted link) starts from that preset's spec.
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  useEffect(reset, [chosen]);
+  // A new choice (a click, Back, a pasted link) starts from that preset's spec (adjusted while
+  // rendering, as React advises for state that follows a prop, not in an effect).
+  const [shownFor, setShownFor] = useState<Preset | null>(null);
+  if (chosen && chosen !== shownFor) {
+    setShownFor(chosen);
+    reset();
+  }
 
   const issues = useMemo(() => (spec === null ? [] : [...runSpecIssues(spec), ...serverIssues]), [spec, serverIssues]);
   const errors = issues.filter((i) => i.severity === 'error');

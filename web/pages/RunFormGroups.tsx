@@ -32,9 +32,9 @@ const numList = (t: string) => splitList(t).map((s) => (Number.isFinite(Number(s
 const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
 const parseJson = (t: string) => {
   try {
-    return JSON.parse(t);
+    return JSON.parse(t) as unknown;
   } catch {
-    return t; // the schema then says "must be object" beside the field
+    return t; // the schema then says "must be a JSON object" beside the field
   }
 };
 

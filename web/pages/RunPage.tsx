@@ -38,11 +38,14 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const model = useAppState((s) => s.runs[id]);
 
   // A link to another request of this run (`?req=N`, Back) selects it; selecting one puts it in the URL.
-  useEffect(() => {
-    if (request === undefined) return;
-    setSelected(request);
-    setScrollTo(request);
-  }, [request]);
+  const [linked, setLinked] = useState(request);
+  if (request !== linked) {
+    setLinked(request);
+    if (request !== undefined) {
+      setSelected(request);
+      setScrollTo(request);
+    }
+  }
   const select = (i: number | null) => {
     setSelected(i);
     // Replace, not push: arrowing through requests must not fill the history.
@@ -50,8 +53,6 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   };
 
   useEffect(() => {
-    setError(null);
-    setLoaded(false);
     return loadRun(svc, id, { onDetail: setDetail, onError: setError, onLoaded: () => setLoaded(true) });
   }, [svc, id, attempt]);
 
@@ -91,7 +92,17 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         <span data-testid="run-missing">No run with id {id}.</span> <a href={href({ page: 'runs' })}>See the runs.</a>
       </Empty>
     );
-  if (error) return <ErrorState error={error} retry={() => setAttempt((a) => a + 1)} />;
+  if (error)
+    return (
+      <ErrorState
+        error={error}
+        retry={() => {
+          setError(null);
+          setLoaded(false);
+          setAttempt((a) => a + 1);
+        }}
+      />
+    );
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
   const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;

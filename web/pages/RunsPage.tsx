@@ -33,8 +33,12 @@ export function RunsPage({ query }: { query: RunsQuery }) {
   const [text, setText] = useState(q ?? '');
   const [meta, setMeta] = useState(metaQ ?? '');
   // Back, forward or a pasted link: the inputs show the URL's filters.
-  useEffect(() => setText(q ?? ''), [q]);
-  useEffect(() => setMeta(metaQ ?? ''), [metaQ]);
+  const [shown, setShown] = useState({ q, metaQ });
+  if (shown.q !== q || shown.metaQ !== metaQ) {
+    setShown({ q, metaQ });
+    if (shown.q !== q) setText(q ?? '');
+    if (shown.metaQ !== metaQ) setMeta(metaQ ?? '');
+  }
   const [data, setData] = useState<RunListReply | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<string[]>([]);
@@ -47,15 +51,17 @@ export function RunsPage({ query }: { query: RunsQuery }) {
   );
 
   const load = useCallback(() => {
-    setError(null);
-    listRuns(filter).then(setData, setError);
+    listRuns(filter).then((d) => {
+      setError(null);
+      setData(d);
+    }, setError);
   }, [filter]);
   useEffect(load, [load, activeKey]);
   // Counts of runs still going change without the active set changing: refresh them every few seconds.
   const anyRunning = data?.runs.some((r) => r.status === 'running') ?? false;
   useEffect(() => {
     if (!anyRunning) return;
-    const id = setInterval(() => listRuns(filter).then(setData, () => {}), 3000);
+    const id = setInterval(() => void listRuns(filter).then(setData, () => {}), 3000);
     return () => clearInterval(id);
   }, [anyRunning, filter]);
 
