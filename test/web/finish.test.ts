@@ -1,5 +1,7 @@
 /** The pure parts of issue 17: routes with the filters and the request, the import notice, exports, round axes. */
 import { describe, expect, it } from 'vitest';
+import { runSpecIssues } from '../../shared/schemas.ts';
+import { CUSTOM } from '../../web/state/customPreset.ts';
 import { importMessage } from '../../web/state/importMessage.ts';
 import { href, parseRoute, type Route } from '../../web/state/router.ts';
 import { exportChoices, perRequestData, timelineGap } from '../../web/state/runData.ts';
@@ -89,6 +91,16 @@ describe('round axes', () => {
     const pts = outcomeSeries([], b.endMs, b.buckets).map((p) => p.s);
     for (const t of b.ticksS) expect(pts).toContain(t);
     expect(timeAxis(7000, 60).ticksS.every((t) => Number.isInteger(t * 2))).toBe(true);
+  });
+});
+
+describe('the Custom choice', () => {
+  it('is a valid spec that carries no preset label, metadata, faults or watchdog', () => {
+    expect(runSpecIssues(CUSTOM.spec)).toEqual([]);
+    expect(CUSTOM.spec.label).toBeUndefined();
+    expect(CUSTOM.spec.metadata).toEqual({});
+    expect(CUSTOM.spec.target).toEqual({ kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 });
+    expect(CUSTOM.spec.failFast).toBe(false);
   });
 });
 

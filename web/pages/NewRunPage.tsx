@@ -7,22 +7,15 @@
  * starts while an error remains.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { runSpecIssues, withRunSpecDefaults, type Preset, type RunSpec, type SpecIssue } from '../../shared/schemas.ts';
+import { runSpecIssues, type Preset, type RunSpec, type SpecIssue } from '../../shared/schemas.ts';
 import { ApiError, getPresets, startRun } from '../api/rest.ts';
 import { fieldId, FormContext } from '../components/form/Fields.tsx';
 import { setPath } from '../components/form/paths.ts';
 import { ErrorState, Loading } from '../components/States.tsx';
+import { CUSTOM } from '../state/customPreset.ts';
 import { navigate } from '../state/router.ts';
 import { ErrorSummary } from './ErrorSummary.tsx';
 import { RunFormGroups } from './RunFormGroups.tsx';
-
-/** The choice that is no preset: every field at the schema's default, no label, no metadata, no faults. */
-export const CUSTOM: Preset = {
-  id: 'custom',
-  title: 'Custom',
-  description: 'Blank defaults: the embedded target without faults, random prompts, no label or metadata.',
-  spec: withRunSpecDefaults({ target: { kind: 'embedded' }, dataset: { name: 'random' } }) as RunSpec,
-};
 
 export function NewRunPage({ preset }: { preset?: string }) {
   const [presets, setPresets] = useState<Preset[] | null>(null);
