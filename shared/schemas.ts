@@ -11,23 +11,14 @@ import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { schemaMessage, type SchemaError } from './specMessages.ts';
+import { C2W_PHASES } from './types.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
 /** One entry of the embedded target's fault plan (`--fault PHASE:KIND[:after=N][:p=P][:min-inflight=C]`). */
 export const FaultSpecSchema = Type.Object(
   {
-    phase: Type.Union(
-      [
-        Type.Literal('setup'),
-        Type.Literal('encoder'),
-        Type.Literal('cfm'),
-        Type.Literal('cache_materialization'),
-        Type.Literal('hift'),
-        Type.Literal('output_copy'),
-      ],
-      { description: 'Code2Wav phase in which the operation hangs' },
-    ),
+    phase: Type.Enum(C2W_PHASES, { description: 'Code2Wav phase in which the operation hangs' }),
     kind: Type.Union([Type.Literal('block'), Type.Literal('spin'), Type.Literal('slow')], {
       description: 'block: waits forever; spin: busy loop; slow: extra delay then completes',
     }),

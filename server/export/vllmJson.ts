@@ -6,11 +6,9 @@
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
+import { isRequestEndStatus } from '../../shared/types.ts';
 import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../bench/results/resultJson.ts';
 import type { BenchConfig } from '../bench/config.ts';
-
-const END: RequestEndStatus[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
 
 export interface RunForExport {
   id: string;
@@ -46,9 +44,7 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     metrics,
     detailed: rows.length > 0,
     records: rowRecords(rows),
-    statuses: rows.map((r) =>
-      END.includes(r.status as RequestEndStatus) ? (r.status as RequestEndStatus) : 'not_dispatched',
-    ),
+    statuses: rows.map((r) => (isRequestEndStatus(r.status) ? r.status : 'not_dispatched')),
     counts: run.counts,
     failFast: {
       enabled: run.failFast,

@@ -32,7 +32,7 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
   try {
     body = text ? (JSON.parse(text) as unknown) : null;
   } catch {
-    body = null;
+    body = null; // not JSON (a proxy's error page): the status line speaks for it
   }
   if (!res.ok) {
     const b = (body ?? {}) as { code?: string; message?: string; field?: string; issues?: SpecIssue[] };

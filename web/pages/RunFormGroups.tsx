@@ -30,7 +30,7 @@ const splitList = (t: string) =>
     .filter(Boolean);
 const numList = (t: string) => splitList(t).map((s) => (Number.isFinite(Number(s)) ? Number(s) : s));
 const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
-const parseJson = (t: string) => {
+const parseJson = (t: string): unknown => {
   try {
     return JSON.parse(t) as unknown;
   } catch {
