@@ -1,6 +1,7 @@
 /** The pure parts of issue 17: routes with the filters and the request, the import notice, exports, round axes. */
 import { describe, expect, it } from 'vitest';
 import { runSpecIssues } from '../../shared/schemas.ts';
+import { labelled } from '../../web/components/form/paths.ts';
 import { CUSTOM } from '../../web/state/customPreset.ts';
 import { importMessage } from '../../web/state/importMessage.ts';
 import { href, parseRoute, type Route } from '../../web/state/router.ts';
@@ -91,6 +92,16 @@ describe('round axes', () => {
     const pts = outcomeSeries([], b.endMs, b.buckets).map((p) => p.s);
     for (const t of b.ticksS) expect(pts).toContain(t);
     expect(timeAxis(7000, 60).ticksS.every((t) => Number.isInteger(t * 2))).toBe(true);
+  });
+});
+
+describe('field messages', () => {
+  it('continue the label, or follow it after a colon when they are a sentence of their own', () => {
+    expect(labelled('Max batch', 'must be at most 64')).toBe('Max batch must be at most 64');
+    expect(labelled('Self-timed', 'needs a trace dataset')).toBe('Self-timed needs a trace dataset');
+    expect(labelled('Request rate (req/s)', 'with ramp-up the rate comes from the ramp-up')).toBe(
+      'Request rate (req/s): with ramp-up the rate comes from the ramp-up',
+    );
   });
 });
 

@@ -6,16 +6,37 @@
 import { useSyncExternalStore } from 'react';
 import type { SpecIssue } from '../../shared/schemas.ts';
 import { fieldId } from '../components/form/Fields.tsx';
+import { labelled } from '../components/form/paths.ts';
 
 // A label does not change while its field is on screen; the summary re-reads it whenever it redraws.
 const noSubscription = () => () => {};
 
-function FieldLabel({ field }: { field: string }) {
+function useFieldLabel(field: string): string {
   const text = useSyncExternalStore(
     noSubscription,
     () => document.querySelector(`label[for="${fieldId(field)}"]`)?.textContent ?? null,
   );
-  return <>{text ?? field}</>;
+  return text ?? field;
+}
+
+/** One line of the summary: the field's label (a link to it) and what is wrong. */
+function IssueLine({ issue }: { issue: SpecIssue }) {
+  const label = useFieldLabel(issue.field);
+  const rest = labelled(label, issue.message).slice(label.length);
+  return (
+    <li>
+      <a
+        href={`#${fieldId(issue.field)}`}
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById(fieldId(issue.field))?.focus();
+        }}
+      >
+        {label}
+      </a>
+      {rest}
+    </li>
+  );
 }
 
 export function ErrorSummary({ errors }: { errors: readonly SpecIssue[] }) {
@@ -24,18 +45,7 @@ export function ErrorSummary({ errors }: { errors: readonly SpecIssue[] }) {
       <strong>Fix {errors.length === 1 ? 'this field' : `these ${errors.length} fields`} before starting:</strong>
       <ul>
         {errors.map((i, n) => (
-          <li key={n}>
-            <a
-              href={`#${fieldId(i.field)}`}
-              onClick={(e) => {
-                e.preventDefault();
-                document.getElementById(fieldId(i.field))?.focus();
-              }}
-            >
-              <FieldLabel field={i.field} />
-            </a>{' '}
-            {i.message}
-          </li>
+          <IssueLine key={n} issue={i} />
         ))}
       </ul>
     </div>

@@ -5,7 +5,7 @@
  */
 import { createContext, useContext, useState, type ReactNode } from 'react';
 import type { SpecIssue } from '../../../shared/schemas.ts';
-import { getPath, parseNumberInput } from './paths.ts';
+import { getPath, labelled, parseNumberInput } from './paths.ts';
 
 export interface FormApi {
   value: unknown;
@@ -48,7 +48,7 @@ export function Field({
       {hint && !err && <small className="hint">{hint}</small>}
       {err && (
         <small className="field-error" id={`${fieldId(path)}-msg`} role="alert" data-testid={`error-${path}`}>
-          {label} {err.message}
+          {labelled(label, err.message)}
         </small>
       )}
       {warn && (
