@@ -34,7 +34,7 @@ const parseJson = (t: string): unknown => {
   try {
     return JSON.parse(t) as unknown;
   } catch {
-    return t; // the schema then says "must be object" beside the field
+    return t; // the schema then says "must be a JSON object" beside the field
   }
 };
 
