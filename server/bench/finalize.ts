@@ -52,6 +52,7 @@ export async function finalizeRun({
     metrics,
     thresholds: config.thresholds,
     interrupted: run.interrupted,
+    interruptCause,
     errored: errored !== null,
   });
   const verdictReasons = errored ? [...reasons, errored] : reasons;
