@@ -17,13 +17,26 @@ import {
   YAxis,
 } from 'recharts';
 import type { RequestRow } from '../state/runModel.ts';
-import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
+import { exactPeak, histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
 import { useInView, useThrottled } from '../state/hooks.ts';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
 
-export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; endMs: number; live: boolean }) {
+/** The result's two concurrency figures, shown beside the chart (null while live). */
+type ResultMetrics = Record<string, unknown> | null;
+
+export function RunCharts({
+  rows,
+  endMs,
+  live,
+  metrics = null,
+}: {
+  rows: readonly RequestRow[];
+  endMs: number;
+  live: boolean;
+  metrics?: ResultMetrics;
+}) {
   // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
   // follow the data every 2 s, and the memoized view below skips the redraws in between.
   // Off screen (below the timeline at 1280×800) they do not redraw at all until scrolled to.
@@ -36,16 +49,29 @@ export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; 
   );
   return (
     <div ref={box}>
-      <ChartsView rows={t.rows} endMs={t.endMs} />
+      <ChartsView rows={t.rows} endMs={t.endMs} metrics={metrics} />
     </div>
   );
 }
 
-const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+const ChartsView = memo(function ChartsView({
+  rows,
+  endMs,
+  metrics,
+}: {
+  rows: readonly RequestRow[];
+  endMs: number;
+  metrics: ResultMetrics;
+}) {
   // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick.
   const end = Math.max(1000, Math.ceil(endMs / 1000) * 1000);
   const fmtS = (s: number) => (end < 10_000 ? `${s.toFixed(1)}s` : `${s.toFixed(0)}s`);
   const series = useMemo(() => outcomeSeries(rows, end, Math.min(60, end / 100)), [rows, end]);
+  // The exact peak: the result's once finished, else the rows' own sweep (the chart plots the same sweep).
+  const exact = num(metrics?.max_concurrent_requests_exact) ?? exactPeak(rows);
+  const vllm = num(metrics?.max_concurrent_requests);
   const dists = useMemo(
     () =>
       [
@@ -57,8 +83,26 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
   );
   return (
     <section className="charts" aria-label="Charts" data-testid="charts">
-      <figure className="chart">
-        <figcaption>Active requests over time</figcaption>
+      <figure
+        className="chart"
+        data-testid="concurrency-chart"
+        data-plotted-peak={series.reduce((m, p) => Math.max(m, p.inFlight), 0)}
+      >
+        <figcaption>
+          Active requests over time{' '}
+          <span className="muted" data-testid="concurrency-figures" data-exact={exact} data-vllm={vllm ?? ''}>
+            — peak <b>{exact}</b> at one instant (max_concurrent_requests_exact)
+            {vllm !== null && (
+              <>
+                ; vLLM's max_concurrent_requests <b>{vllm}</b>
+              </>
+            )}
+          </span>
+          <div className="muted small" data-testid="concurrency-note">
+            vLLM counts a request in every one-second bucket it is active in, so requests that follow each other within
+            a second add up, and it counts completed requests only; the chart plots the exact count.
+          </div>
+        </figcaption>
         <ResponsiveContainer width="100%" height={180}>
           <AreaChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />

@@ -7,6 +7,7 @@ const LIFE = [
   ['waiting', 'waiting for first token'],
   ['text', 'text'],
   ['audio', 'audio'],
+  ['blocked', 'waiting behind a stalled op'],
 ] as const;
 const ENDS = REQUEST_END_STATUSES;
 
