@@ -213,8 +213,19 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
       .filter(([, w]) => w.workerId === r.workerId && w.opId === r.opId)
       .map(([id]) => idx(id))
       .filter((i): i is number => i !== undefined);
-    if (inOp.length) clauses.push([{ text: `requests ` }, ...ranges(inOp), { text: ' were in it' }]);
-    if (behind.length) clauses.push([{ text: `requests ` }, ...ranges(behind), { text: ' waited behind it' }]);
+    const one = (n: number) => n === 1;
+    if (inOp.length)
+      clauses.push([
+        { text: one(inOp.length) ? 'request ' : 'requests ' },
+        ...ranges(inOp),
+        { text: one(inOp.length) ? ' was in it' : ' were in it' },
+      ]);
+    if (behind.length)
+      clauses.push([
+        { text: one(behind.length) ? 'request ' : 'requests ' },
+        ...ranges(behind),
+        { text: ' waited behind it' },
+      ]);
   }
   const timedOut = model.requests.filter((r) => r.status === 'timed_out');
   const cause = model.breaker.cause;
