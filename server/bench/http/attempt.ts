@@ -64,6 +64,7 @@ export async function sendAttempt(
     bound = setTimeout(() => exchange?.forceEnd(reason as Error), CANCELLED_ATTEMPT_BOUND_MS);
   });
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
+  const parserHooks = new ParserHooks(timers, hooks);
   try {
     exchange = new SseExchange(ctrl, (status) => {
       timers.headersReceived();
@@ -72,7 +73,7 @@ export async function sendAttempt(
       return new StreamParser(record, {
         now: target.now,
         maxEventBytes: target.maxEventBytes,
-        hooks: new ParserHooks(timers, hooks),
+        hooks: parserHooks,
       });
     });
     target.dispatcher.dispatch(
@@ -97,6 +98,16 @@ export async function sendAttempt(
       markFailed(record, 'REQ_HTTP_STATUS', STATUS_CODES[status] ?? `HTTP ${status}`, true);
       return { type: 'failed' };
     }
+    if (record.success && parserHooks.messages === 0 && !isEventStream(exchange.contentType)) {
+      // A 200 that is not SSE and carried no event (an HTML error page, a proxy's answer) is no completion.
+      markFailed(
+        record,
+        'REQ_NOT_EVENT_STREAM',
+        `response is not an event stream: ${exchange.contentType?.split(';')[0].trim() || '(no content-type)'}`,
+        true,
+      );
+      return { type: 'failed' };
+    }
     return record.success ? { type: 'ok' } : { type: 'failed' };
   } catch (err) {
     return failure(err, ctrl, record);
@@ -105,6 +116,10 @@ export async function sendAttempt(
     if (bound) clearTimeout(bound);
     cancel.unbind();
   }
+}
+
+function isEventStream(contentType: string | null): boolean {
+  return contentType !== null && contentType.split(';')[0].trim() === 'text/event-stream';
 }
 
 /** Classifies a failed attempt (by the signal's reason first) and records it. */
@@ -129,12 +144,16 @@ function failure(err: unknown, ctrl: AttemptSignal, record: RequestRecord): Atte
  * closure it creates in a defineProperty call.
  */
 class ParserHooks {
+  /** SSE events seen in this attempt. */
+  messages = 0;
+
   constructor(
     private readonly timers: AttemptTimers,
     private readonly hooks: AttemptHooks,
   ) {}
 
   onMessage(info: MessageInfo): void {
+    this.messages++;
     this.timers.eventReceived();
     this.hooks.onMessage?.(info);
   }

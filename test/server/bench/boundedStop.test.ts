@@ -180,6 +180,10 @@ describe('interrupts', () => {
     expect(out.summary.counts).toMatchObject({ cancelled: 12, notDispatched: 9, failed: 12, errored: 0 });
     expect(out.result.cancelled_requests).toBe(12);
     expect(out.records.slice(3).every((r) => r.attempts === 0)).toBe(true);
+    // The events the dashboard stores (CSV, trace and UI read them) say the same.
+    const never = events.filter((e) => e.type === 'request.not_dispatched');
+    expect(never).toHaveLength(9);
+    for (const e of never) expect(e.type === 'request.not_dispatched' && e.outcome.attempts).toBe(0);
     const file = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
     expect(file.interrupt_cause).toBe('dashboard');
     expect(file.cleanup_forced_sockets).toBe(0);
