@@ -126,6 +126,12 @@ describe('the run page tells one story (issue 13)', () => {
     expect(await failed.getByTestId('count-not_dispatched').textContent()).toMatch(/^\d+ never sent$/);
     expect(await failed.getByTestId('count-errored').count()).toBe(0);
     await page.screenshot({ path: screenshotPath('story-hang'), fullPage: true });
+    // The runs list says the same, in the same words.
+    await page.goto(`${server.url}/#/`);
+    const listed = page.locator(`[data-testid="run-row"][data-run-id="${hangId}"]`);
+    expect(await listed.getByTestId('run-row-parts').textContent()).toBe(
+      `${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.notDispatched} never sent · of 60`,
+    );
 
     // A detailed vLLM result (5 completed): the cards show the file's counts, not an empty live model's.
     const imported = await api<{ runs: { id: string }[] }>('/api/import', {
