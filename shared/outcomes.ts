@@ -8,24 +8,8 @@
  */
 import type { RequestEndStatus, RunCounts, StopCause } from './types.ts';
 
-/** Every end status, in display order. */
-export const REQUEST_END_STATUSES = [
-  'completed',
-  'failed',
-  'timed_out',
-  'cancelled_after_timeout',
-  'cancelled',
-  'not_dispatched',
-] as const satisfies readonly RequestEndStatus[];
-
-// Compile-time check that the list names every end status.
-type Missing = Exclude<RequestEndStatus, (typeof REQUEST_END_STATUSES)[number]>;
-const _allListed: Missing extends never ? true : never = true;
-void _allListed;
-
-export function isEndStatus(s: string): s is RequestEndStatus {
-  return (REQUEST_END_STATUSES as readonly string[]).includes(s);
-}
+/** The end statuses are listed once, in shared/types.ts; re-exported for the readers of this rule. */
+export { REQUEST_END_STATUSES, isRequestEndStatus as isEndStatus } from './types.ts';
 
 /** What the rule needs of one ended request. */
 export interface EndedRequest {

@@ -17,15 +17,24 @@ export type RequestStatus =
   | 'not_dispatched';
 
 /**
- * End states only (the list, in display order, is `REQUEST_END_STATUSES` in
- * shared/outcomes.ts). `cancelled_after_timeout`: aborted in flight by the
- * fail-fast breaker; `cancelled`: aborted in flight by an interrupt (signal,
- * dashboard Cancel) before any trip; `not_dispatched`: never sent.
+ * End states only, in the order the dashboard lists them.
+ * `cancelled_after_timeout`: cancelled by the fail-fast breaker; `cancelled`:
+ * aborted in flight by an interrupt (signal, dashboard Cancel) before any
+ * trip; `not_dispatched`: never sent. How they are counted: shared/outcomes.ts.
  */
-export type RequestEndStatus = Extract<
-  RequestStatus,
-  'completed' | 'failed' | 'timed_out' | 'cancelled_after_timeout' | 'cancelled' | 'not_dispatched'
->;
+export const REQUEST_END_STATUSES = [
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled_after_timeout',
+  'cancelled',
+  'not_dispatched',
+] as const satisfies readonly RequestStatus[];
+export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
+
+/** Whether a value (from a file, the wire or the store) is a request end status. */
+export const isRequestEndStatus = (v: unknown): v is RequestEndStatus =>
+  (REQUEST_END_STATUSES as readonly unknown[]).includes(v);
 
 /** What stopped a run early: the fail-fast breaker, or an interrupt (signal, dashboard Cancel). */
 export type StopCause = 'breaker' | 'interrupt';
@@ -58,7 +67,8 @@ export interface StackFrame {
   file: string;
   line: number;
   column: number;
-  language: 'js' | 'python' | string;
+  /** `js` (the embedded target), `python` (a vLLM-Omni server), or what another source reports. */
+  language: string;
 }
 
 /** Bounded phase details: flat string/number/boolean values. */

@@ -61,11 +61,11 @@ export interface DispatchResult {
 export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const n = inp.offsets.length;
   const { events, target } = inp;
-  const records: RequestRecord[] = new Array(n);
-  const statuses: RequestEndStatus[] = new Array(n);
-  const stoppedBy: (StopCause | null)[] = new Array(n).fill(null);
-  const timeoutKinds: (TimeoutKind | null)[] = new Array(n).fill(null);
-  const sentT: (number | null)[] = new Array(n).fill(null);
+  const records = new Array<RequestRecord>(n);
+  const statuses = new Array<RequestEndStatus>(n);
+  const stoppedBy = new Array<StopCause | null>(n).fill(null);
+  const timeoutKinds = new Array<TimeoutKind | null>(n).fill(null);
+  const sentT = new Array<number | null>(n).fill(null);
   const inFlight = new Map<number, Cancellation>();
   const stop = new AbortController();
   const sem = new Semaphore(inp.maxConcurrency);
@@ -94,7 +94,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     stop.abort(breaker.stopSignal.reason);
   };
   // One listener empties the queue, rather than one listener per queued request.
-  stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason), { once: true });
+  stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason as Error), { once: true });
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
   const onInterrupt = (): void => {
     if (stop.signal.aborted) {
@@ -215,10 +215,10 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
 /** setTimeout that clears itself when `signal` aborts (no timer left behind). */
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(signal.reason as Error);
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal.reason as Error);
     };
     const timer = setTimeout(
       () => {
@@ -286,8 +286,8 @@ export function skippedDispatch(
   return {
     records,
     statuses,
-    stoppedBy: new Array(n).fill(null),
-    timeoutKinds: new Array(n).fill(null),
+    stoppedBy: new Array<StopCause | null>(n).fill(null),
+    timeoutKinds: new Array<TimeoutKind | null>(n).fill(null),
     durationS: 0,
     cause: null,
     failFastTripped: false,

@@ -4,15 +4,13 @@
  * the result file. Throws only for configuration errors (StallscopeError,
  * before anything is sent); whatever the target does ends in a verdict.
  */
-import type { BenchEvent, RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
 import type { BenchConfig } from './config.ts';
 import { arrivalOffsets, type ArrivalSpec } from './arrivals.ts';
 import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
-import { finalizeRun } from './finalize.ts';
+import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { RunConnections } from './http/dispatcher.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
@@ -20,6 +18,7 @@ import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
+import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -34,13 +33,7 @@ export interface EngineOptions {
   lastPhaseOf?: (requestId: string) => string | null | undefined;
 }
 
-export interface BenchOutcome {
-  summary: RunSummary;
-  result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
-  resultFile: string | null;
-}
+export type { BenchOutcome };
 
 export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
   validateBenchConfig(config);
@@ -63,9 +56,12 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
+  // Seed-TTS gate: the answers' audio is spooled to disk during the run (accuracy/gate.ts).
+  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
   const connectionMode = config.connectionMode ?? 'per_request';
   const connections = new RunConnections(url.origin, { maxConcurrency: config.maxConcurrency, mode: connectionMode });
   const target = {
+    audioSpool: gate?.spool,
     dispatcher: connections.pool,
     perRequest: connections.perRequest,
     origin: url.origin,
@@ -160,21 +156,38 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         onArrival: rps ? (i) => rps.onArrival(i) : undefined,
       });
     }
+  } catch (e) {
+    await gate?.dispose();
+    throw e;
   } finally {
     // Every socket closed (aborted ones included) before anything is written; bounded like a trip's sweep.
     const { forcedSockets } = await connections.sweep(null);
     if (forcedSockets > 0)
       warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
   }
+  // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
+  const seedTts = gate
+    ? await gate.evaluate({
+        samples: data.samples,
+        records: run.records,
+        events,
+        log,
+        signal: interrupt,
+        thresholds: config.thresholds,
+      })
+    : null;
   const reason: unknown = interrupt.reason;
-  const interruptCause = run.interrupted ? (reason === 'dashboard' ? 'dashboard' : 'signal') : null;
-  return finalizeRun({
+  // Interrupted before any trip, or during the Seed-TTS evaluation after the requests.
+  const interrupted = run.interrupted || Boolean(seedTts?.interrupted);
+  const interruptCause = interrupted ? (reason === 'dashboard' ? 'dashboard' : 'signal') : null;
+  return finishBenchmark({
     config,
     run,
     events,
     errored,
     log,
     rpsChangeEvents: rps?.events,
+    seedTts,
     connectionMode,
     interruptCause,
   });

@@ -7,10 +7,10 @@
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../shared/types.ts';
+import { isRequestEndStatus, type BreakerCause, type RunCounts, type Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { asText } from '../../shared/text.ts';
 import { blankRow } from '../hub/runTracker.ts';
-import { REQUEST_END_STATUSES } from '../../shared/outcomes.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
 const KNOWN = new Set([
@@ -42,7 +42,6 @@ const FAIL_FAST = [
   'fail_fast_cause',
 ];
 const VERDICTS: Verdict[] = ['passed', 'failed', 'failed_closed', 'interrupted', 'errored'];
-const END_STATUSES: readonly RequestEndStatus[] = REQUEST_END_STATUSES;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && !Number.isNaN(v) ? v : null);
 const arr = (v: unknown): unknown[] | null => (Array.isArray(v) ? v : null);
@@ -134,7 +133,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
         ? null
         : typeof rate === 'number' && !Number.isFinite(rate)
           ? 'inf'
-          : String(rate),
+          : asText(rate),
     present: Object.keys(parts).filter((k) => parts[k]),
     missing: Object.keys(parts).filter((k) => !parts[k]),
   };
@@ -157,7 +156,7 @@ function detailedRows(o: Record<string, unknown>, runId: string): RequestRow[] {
     const r = blankRow(i, `${runId}-${i}`);
     const error = typeof errors?.[i] === 'string' ? (errors[i] as string) : '';
     const st = statuses?.[i];
-    r.status = END_STATUSES.includes(st as RequestEndStatus) ? (st as string) : error ? 'failed' : 'completed';
+    r.status = isRequestEndStatus(st) ? st : error ? 'failed' : 'completed';
     r.error = error;
     r.ttftS = num(ttfts?.[i]) ?? 0;
     const itl = (arr(itls?.[i]) ?? []).map((x) => num(x) ?? 0);

@@ -5,11 +5,10 @@
  * seq loaded when the run is still active. Returns a stop function.
  */
 import type { RequestRow as ApiRow, RunDetail } from '../../shared/apiSchemas.ts';
-import type { RequestEndStatus, RequestStatus } from '../../shared/types.ts';
+import { isRequestEndStatus, type RequestStatus } from '../../shared/types.ts';
 import type { AppServices } from '../state/hooks.ts';
 import type { RequestRow } from '../state/runModel.ts';
 import { getEvents, getRequests, getRun } from './rest.ts';
-import { REQUEST_END_STATUSES } from '../../shared/outcomes.ts';
 
 export interface LoadCallbacks {
   onDetail(d: RunDetail): void;
@@ -17,11 +16,9 @@ export interface LoadCallbacks {
   onLoaded(): void;
 }
 
-const END: readonly string[] = REQUEST_END_STATUSES;
-
 /** A stored request row as a timeline row. */
 export function rowFromApi(r: ApiRow): RequestRow {
-  const ended = END.includes(r.status);
+  const status = r.status;
   return {
     index: r.index,
     requestId: r.requestId,
@@ -35,11 +32,11 @@ export function rowFromApi(r: ApiRow): RequestRow {
     outputTokens: r.outputTokens,
     audioS: r.audioDurationS,
     timeoutKind: r.timeoutKind,
-    outcome: ended
+    outcome: isRequestEndStatus(status)
       ? {
           index: r.index,
           requestId: r.requestId,
-          status: r.status as RequestEndStatus,
+          status,
           ttftS: r.ttftS,
           e2elS: r.e2elS,
           audioTtfpS: r.audioTtfpS,
@@ -51,6 +48,8 @@ export function rowFromApi(r: ApiRow): RequestRow {
           sentT: r.sentT,
         }
       : null,
+    // Imported runs carry no gate events; transcripts exist only for runs evaluated here.
+    accuracy: null,
   };
 }
 

@@ -56,7 +56,7 @@ export class RunConnections {
     private readonly opts: ConnectionOptions,
   ) {
     this.mode = opts.mode;
-    const connector = buildConnector({ ...(opts.connect ?? {}), timeout: 0 } as buildConnector.BuildOptions);
+    const connector = buildConnector({ ...(opts.connect ?? {}), timeout: 0 });
     const register = (socket: Socket): void => {
       this.opened++;
       this.sockets.add(socket);
@@ -70,7 +70,7 @@ export class RunConnections {
       pipelining: 1,
       connect: (options, callback) =>
         connector(options, (err, socket) => {
-          if (socket) register(socket as Socket);
+          if (socket) register(socket);
           (callback as (e: Error | null, s: unknown) => void)(err, socket);
         }),
       factory: (o, options) => {

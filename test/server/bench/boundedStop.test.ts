@@ -16,6 +16,10 @@ import { runDispatch } from '../../../server/bench/dispatch.ts';
 import { CLEANUP_DEADLINE_MS } from '../../../server/bench/http/dispatcher.ts';
 import type { BenchConfig } from '../../../server/bench/config.ts';
 import type { BenchEvent } from '../../../shared/protocol.ts';
+import { Cancellation } from '../../../server/bench/http/cancellation.ts';
+import { runRequest } from '../../../server/bench/requestRunner.ts';
+import { CancelledError } from '../../../server/bench/http/reasons.ts';
+import { CANCELLED_ATTEMPT_BOUND_MS } from '../../../server/bench/http/attempt.ts';
 import { harness } from './harness.ts';
 
 let server: TestServer | null = null;
@@ -187,5 +191,24 @@ describe('interrupts', () => {
     const file = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
     expect(file.interrupt_cause).toBe('dashboard');
     expect(file.cleanup_forced_sockets).toBe(0);
+  });
+});
+
+describe('a cancelled attempt keeps a bound', () => {
+  it('bulk-cancelled with no sweep at all, the attempt still ends (cancelled) within its bound', async () => {
+    server = await startSseServer(() => ({ kind: 'hang-mid-stream', events: 2 }));
+    const h = harness(server.url, [0], { totalS: 30 });
+    const cancel = new Cancellation();
+    const job = { index: 0, requestId: 't-0', headers: { 'x-request-id': 't-0' }, body: '{}', promptLen: 1 };
+    const ended = runRequest(h.input.target, job, cancel, {});
+    await server.waitForArrivals(1);
+    const t = performance.now();
+    cancel.cancel(new CancelledError('breaker'), true); // bulk: relies on a sweep that never comes
+    const end = await ended;
+    const ms = performance.now() - t;
+    expect(end.status).toBe('cancelled_after_timeout');
+    expect(ms).toBeGreaterThanOrEqual(CANCELLED_ATTEMPT_BOUND_MS - 20);
+    expect(ms).toBeLessThan(CANCELLED_ATTEMPT_BOUND_MS + 400);
+    await h.agent.destroy();
   });
 });

@@ -1,6 +1,5 @@
 /** What the colours of the timeline mean. */
-import { C2W_PHASES } from '../../../shared/types.ts';
-import { REQUEST_END_STATUSES } from '../../../shared/outcomes.ts';
+import { C2W_PHASES, REQUEST_END_STATUSES } from '../../../shared/types.ts';
 
 const LIFE = [
   ['queued', 'queued'],
@@ -9,7 +8,6 @@ const LIFE = [
   ['audio', 'audio'],
   ['blocked', 'waiting behind a stalled op'],
 ] as const;
-const ENDS = REQUEST_END_STATUSES;
 
 export function TimelineLegend() {
   return (
@@ -28,7 +26,7 @@ export function TimelineLegend() {
         </span>
       ))}
       <span className="lg-sep" />
-      {ENDS.map((e) => (
+      {REQUEST_END_STATUSES.map((e) => (
         <span key={e} className="lg">
           <i className={`sw end-${e}`} />
           {e.replace(/_/g, ' ')}
