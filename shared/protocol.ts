@@ -8,6 +8,7 @@
  */
 import type { TelemetryEvent } from './telemetry.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, StopCause, TimeoutKind, Verdict } from './types.ts';
+import type { ServerStacksReport } from './stallReport.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -174,6 +175,15 @@ export interface AccuracyItem extends EventBase {
   detail?: string;
 }
 
+/**
+ * The server's process tree as py-spy read it (`--capture-server-stacks`,
+ * `--server-stall-after-s`): a stall report of source `py-spy`.
+ */
+export interface ServerStacksCaptured extends EventBase {
+  type: 'server.stacks';
+  report: ServerStacksReport;
+}
+
 /** The events the benchmark engine emits. */
 export type BenchEvent =
   | RunStarted
@@ -191,7 +201,8 @@ export type BenchEvent =
   | RunFinished
   | RunWarning
   | AccuracyStarted
-  | AccuracyItem;
+  | AccuracyItem
+  | ServerStacksCaptured;
 
 export type BenchEventType = BenchEvent['type'];
 

@@ -6,6 +6,7 @@
  * together. Each takes plain data and returns plain data.
  */
 import { normalizeCounts } from '../../shared/outcomes.ts';
+import { isServerStacks } from '../../shared/stallReport.ts';
 import type { RunCounts } from '../../shared/types.ts';
 import type { OpRecord, RequestRow, RunModel, StallRecord } from './runModel.ts';
 
@@ -199,6 +200,8 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   const clauses: StoryPart[][] = [];
   const idx = (id: string) => model.indexById[id];
   for (const s of stalls) {
+    // A py-spy capture of a real server names no Code2Wav op: its own card tells it.
+    if (isServerStacks(s.report)) continue;
     const r = s.report;
     const op = model.ops[`${r.workerId}:${r.opId}`];
     const phaseStart = op?.phases.filter((p) => p.phase === r.phase).pop()?.t ?? s.t - r.inPhaseS * 1000;
