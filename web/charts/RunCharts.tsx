@@ -80,8 +80,10 @@ const ChartsView = memo(function ChartsView({
   const axis = useMemo(() => timeAxis(end, Math.min(60, end / 100)), [end]);
   const fmtS = (s: number) => `${Number(s.toFixed(3))}s`;
   const series = useMemo(() => outcomeSeries(rows, axis.endMs, axis.buckets), [rows, axis]);
-  // The exact peak: the result's once finished, else the rows' own sweep (the chart plots the same sweep).
-  const exact = num(metrics?.max_concurrent_requests_exact) ?? exactPeak(rows);
+  // The exact peak of the sweep the chart plots (the rows' send and end times); the result's key when there are
+  // no timed rows (an import), which also covers runs stored before the key counted failed requests.
+  const timed = rows.some((r) => r.sentT !== null);
+  const exact = timed ? exactPeak(rows) : (num(metrics?.max_concurrent_requests_exact) ?? 0);
   const vllm = num(metrics?.max_concurrent_requests);
   const dists = useMemo(
     () =>
