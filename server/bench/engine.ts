@@ -203,6 +203,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     log,
     rpsChangeEvents: rps?.events,
     seedTts,
+    extraResult,
     connectionMode,
     interruptCause,
     extraResult,
