@@ -206,7 +206,6 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     extraResult,
     connectionMode,
     interruptCause,
-    extraResult,
   });
 }
 
