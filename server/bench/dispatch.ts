@@ -113,6 +113,9 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
 
   const finish = (index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void => {
+    // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
+    // timed-out and cancelled requests too (shared/metrics/timeline.ts). Never-sent records have none.
+    if (record.attempts > 0 && record.endTime === undefined) record.endTime = target.now();
     records[index] = record;
     statuses[index] = status;
     if (kind) timeoutKinds[index] = kind;

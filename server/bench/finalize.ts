@@ -71,6 +71,7 @@ export async function finishBenchmark({
     metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
     interrupted: run.interrupted || Boolean(seedTts?.interrupted),
+    interruptCause,
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });

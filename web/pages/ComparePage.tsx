@@ -3,6 +3,8 @@
  * deltas against the first run, the configs with differing keys
  * highlighted, and stall reports per phase across the runs.
  */
+import { normalizeCounts } from '../../shared/outcomes.ts';
+import { FAILED_PARTS } from '../state/runStory.ts';
 import { useEffect, useState } from 'react';
 import type { RunDetail, RunListItem } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
@@ -159,24 +161,15 @@ export function ComparePage({ ids }: { ids: string[] }) {
                 <td key={r.id}>{r.counts.failed}</td>
               ))}
             </tr>
-            <tr>
-              <th>timed out</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.timedOut}</td>
-              ))}
-            </tr>
-            <tr>
-              <th>cancelled after timeout</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.cancelledAfterTimeout}</td>
-              ))}
-            </tr>
-            <tr>
-              <th>not dispatched</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.notDispatched}</td>
-              ))}
-            </tr>
+            {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
+            {FAILED_PARTS.map((p) => (
+              <tr key={p.id} className="part">
+                <th title={p.title}>… {p.label}</th>
+                {runs.map((r) => (
+                  <td key={r.id}>{normalizeCounts(r.counts)[p.key]}</td>
+                ))}
+              </tr>
+            ))}
             <tr>
               <th>breaker</th>
               {runs.map((r) => (

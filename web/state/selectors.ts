@@ -15,7 +15,11 @@ export interface SeriesPoint {
   cancelled: number;
 }
 
-/** Requests active in each time bucket, and outcomes per bucket, over [0, end] ms. */
+/**
+ * Requests active in each time bucket (the most in flight at any one instant
+ * within it: the exact sweep, as `max_concurrent_requests_exact`), and
+ * outcomes per bucket, over [0, end] ms.
+ */
 export function outcomeSeries(rows: readonly RequestRow[], endMs: number, buckets = 120): SeriesPoint[] {
   const end = Math.max(endMs, 1);
   const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
@@ -29,28 +33,55 @@ export function outcomeSeries(rows: readonly RequestRow[], endMs: number, bucket
     timedOut: 0,
     cancelled: 0,
   }));
-  const delta = new Float64Array(n + 1);
   const bucketOf = (t: number) => Math.min(n - 1, Math.max(0, Math.floor(t / width)));
   for (const r of rows) {
-    if (r.endT !== null) {
-      const p = pts[bucketOf(r.endT)];
-      if (r.status === 'completed') p.completed++;
-      else if (r.status === 'failed') p.failed++;
-      else if (r.status === 'timed_out') p.timedOut++;
-      else if (r.status === 'cancelled_after_timeout' || r.status === 'cancelled' || r.status === 'not_dispatched')
-        p.cancelled++;
-    }
-    if (r.sentT === null) continue;
-    // Active in every bucket its [sentT, endT] overlaps (vLLM's per-second concurrency, finer).
-    delta[bucketOf(r.sentT)] += 1;
-    delta[(r.endT === null ? n - 1 : bucketOf(r.endT)) + 1] -= 1;
+    if (r.endT === null) continue;
+    const p = pts[bucketOf(r.endT)];
+    if (r.status === 'completed') p.completed++;
+    else if (r.status === 'failed') p.failed++;
+    else if (r.status === 'timed_out') p.timedOut++;
+    else if (r.status === 'cancelled_after_timeout' || r.status === 'cancelled' || r.status === 'not_dispatched')
+      p.cancelled++;
   }
-  let cur = 0;
-  for (let i = 0; i < n; i++) {
-    cur += delta[i];
-    pts[i].inFlight = cur;
-  }
+  const active = activePerBucket(rows, n, width);
+  for (let i = 0; i < n; i++) pts[i].inFlight = active[i];
   return pts;
+}
+
+/**
+ * The exact sweep per bucket: the most requests holding a slot at one instant
+ * within each bucket, intervals [sent, end) so a request ending as another
+ * starts does not overlap it (a concurrency-4 run never shows 5). Counting a
+ * request in every bucket it touches instead (vLLM's one-second buckets)
+ * adds up requests that only followed each other.
+ */
+export function activePerBucket(rows: readonly RequestRow[], n: number, width: number): number[] {
+  const ev: [number, number][] = [];
+  for (const r of rows) {
+    if (r.sentT === null) continue;
+    ev.push([r.sentT, 1]);
+    if (r.endT !== null) ev.push([r.endT, -1]);
+  }
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = new Array<number>(n).fill(0);
+  let active = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const bucketEnd = (i + 1) * width;
+    let peak = active;
+    while (k < ev.length && (ev[k][0] < bucketEnd || i === n - 1)) {
+      active += ev[k][1];
+      if (active > peak) peak = active;
+      k++;
+    }
+    out[i] = peak;
+  }
+  return out;
+}
+
+/** The exact peak of requests in flight at one instant, from the rows (the live figure). */
+export function exactPeak(rows: readonly RequestRow[]): number {
+  return Math.max(0, ...activePerBucket(rows, 1, 1));
 }
 
 export interface Bin {
