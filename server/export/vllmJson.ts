@@ -32,6 +32,10 @@ export interface RunForExport {
 export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<string, unknown> {
   const metrics: Record<string, number> = {};
   for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) if (typeof v === 'number') metrics[k] = v;
+  // A run killed before it could finish (SIGKILL) has no summary: its counts come from the requests that ended.
+  if (metrics.completed === undefined) metrics.completed = rows.filter((r) => r.status === 'completed').length;
+  if (metrics.failed === undefined)
+    metrics.failed = rows.filter((r) => r.status !== 'completed' && END.includes(r.status as RequestEndStatus)).length;
   const rate = run.requestRate === null || run.requestRate === 'inf' ? Infinity : Number(run.requestRate);
   return buildResultJson({
     date: new Date(run.startedAtMs ?? Date.now()),
