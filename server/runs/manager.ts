@@ -26,6 +26,8 @@ export interface ManagerDeps {
   hub: Hub;
   /** Ingest URL for a run's embedded target, e.g. `http://127.0.0.1:7077/api/ingest?runId=ID`. */
   ingestUrl: (runId: string) => string;
+  /** The dashboard's token, handed to an embedded target through its environment (never its argv). */
+  ingestToken?: string | null;
   engine?: typeof runBenchmark;
   launchTarget?: (o: LaunchOptions) => Promise<LaunchedTarget>;
   targetCommand?: string[];
@@ -114,6 +116,7 @@ export class RunManager implements RunStarter {
           spec: spec.target,
           model: spec.model,
           telemetryUrl: this.deps.ingestUrl(id),
+          telemetryToken: this.deps.ingestToken ?? null,
           command: this.deps.targetCommand,
           log,
         });

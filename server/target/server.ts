@@ -34,7 +34,9 @@ function sinksFor(o: ResolvedOptions): TelemetrySink[] {
   const t = o.telemetry;
   const sinks: TelemetrySink[] = [];
   if (t.url)
-    sinks.push(new HttpTelemetrySink({ url: t.url, maxQueue: t.maxQueue, flushIntervalMs: t.flushIntervalMs }));
+    sinks.push(
+      new HttpTelemetrySink({ url: t.url, token: t.token, maxQueue: t.maxQueue, flushIntervalMs: t.flushIntervalMs }),
+    );
   if (t.file) sinks.push(new StreamTelemetrySink(t.file));
   else if (t.stdout) sinks.push(new StreamTelemetrySink('-'));
   return sinks;
