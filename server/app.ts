@@ -43,6 +43,8 @@ export interface AppOptions {
   /** Replace the run manager (tests), or adjust the real one's dependencies. */
   runManager?: (hub: Hub) => RunStarter;
   manager?: Partial<Omit<ManagerDeps, 'hub' | 'ingestUrl' | 'ingestToken'>>;
+  /** Where the causes of 500s are written; default stderr. */
+  logFailure?: (line: string) => void;
   /** Body limit of ordinary JSON routes (import/ingest have their own). */
   bodyLimit?: number;
 }
@@ -84,7 +86,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   installTypeBoxValidation(app);
   const web = hasWebBuild(opts.webRoot) ? opts.webRoot : null;
-  installErrorHandler(app, web ? spaFallback : undefined);
+  installErrorHandler(app, web ? spaFallback : undefined, opts.logFailure);
   const security: SecurityOptions = { bindHost: host, allowedHosts: opts.allowedHosts, token: opts.token ?? null };
   installSecurity(app, security);
 

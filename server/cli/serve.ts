@@ -4,11 +4,13 @@
  * SIGINT/SIGTERM: live runs are recorded as interrupted, the store flushed.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
+import { StallscopeError } from '../../shared/errors.ts';
 import { defaultDataDir } from '../store/db.ts';
+import { lockDataDir, type DataDirLock } from '../store/dataDirLock.ts';
 import { isLoopback } from '../plugins/security.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
@@ -25,6 +27,17 @@ const USAGE = `usage: stallscope serve [options]
   --build-if-needed    build the web UI (vite build) when dist/web is missing
                        or older than web/
   --verbose            log run lifecycle and target output to stderr`;
+
+/** A refusal to start: one line, no stack (a stack only for what we did not foresee). */
+function refuse(e: unknown): number {
+  if (e instanceof StallscopeError) {
+    console.error(`stallscope serve: ${e.message}`);
+    return e.exitCode;
+  }
+  const err = e as NodeJS.ErrnoException;
+  console.error(`stallscope serve: ${err.code ? `${err.code}: ` : ''}${err.message ?? String(e)}`);
+  return 1;
+}
 
 function buildWebOrSay(): void {
   console.log('stallscope: building the web UI (vite build)...');
@@ -73,24 +86,42 @@ export async function run(argv: string[]): Promise<number> {
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
   const dataDir = args['data-dir'] ?? defaultDataDir();
   const verbose = args.verbose;
-  const app = await buildApp({
-    dataDir,
-    host,
-    port,
-    token,
-    allowedHosts: args['allowed-host'],
-    webRoot: WEB_OUT,
-    manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
-  });
+  // The lock comes first: opening the store marks runs left `running` as interrupted, which must
+  // never happen to the live runs of another dashboard on the same directory.
+  let lock: DataDirLock;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    lock = lockDataDir(dataDir);
+  } catch (e) {
+    return refuse(e);
+  }
+  process.once('exit', () => lock.release());
+  try {
+    app = await buildApp({
+      dataDir,
+      host,
+      port,
+      token,
+      allowedHosts: args['allowed-host'],
+      webRoot: WEB_OUT,
+      manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
+    });
+  } catch (e) {
+    lock.release();
+    return refuse(e);
+  }
   try {
     await app.listen({ host, port });
   } catch (e) {
     console.error(`stallscope serve: cannot listen on ${host}:${port}: ${(e as Error).message}`);
     await app.close();
+    lock.release();
     return 1;
   }
   const addr = app.server.address();
   const actual = addr && typeof addr === 'object' ? addr.port : port;
+  lock.setAddress(host, actual);
   const shown = host.includes(':') ? `[${host}]` : host;
   console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
   console.log(
@@ -100,8 +131,14 @@ export async function run(argv: string[]): Promise<number> {
     const stop = (sig: string) => {
       console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
       app.close().then(
-        () => resolve(0),
-        () => resolve(1),
+        () => {
+          lock.release();
+          resolve(0);
+        },
+        () => {
+          lock.release();
+          resolve(1);
+        },
       );
     };
     process.once('SIGINT', () => stop('SIGINT'));

@@ -222,9 +222,7 @@ export class RunQueries {
   }
 
   /** The full row for GET /api/runs/:id, or null. */
-  get(
-    id: string,
-  ):
+  get(id: string):
     | (RunListItem & {
         spec: unknown;
         config: unknown;

@@ -23,6 +23,8 @@ export interface WriterOptions {
   maxBatch?: number;
   /** The run's current state, stored with each batch so a restart shows the counts reached. */
   stateOf: (runId: string) => RunState | undefined;
+  /** A timer flush failed (default: stderr). */
+  onError?: (e: Error) => void;
 }
 
 export class BatchWriter {
@@ -39,7 +41,7 @@ export class BatchWriter {
   private readonly updateRun: Database.Statement;
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
-  stats = { batches: 0, events: 0 };
+  stats = { batches: 0, events: 0, failedBatches: 0 };
 
   constructor(
     private readonly db: Database.Database,
@@ -73,7 +75,20 @@ export class BatchWriter {
   push(runId: string, seq: number, json: string, effects: Effects): void {
     this.pending.push({ runId, seq, json, effects });
     if (this.pending.length >= this.maxBatch) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+    else if (!this.timer) this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);
+  }
+
+  /**
+   * A failed commit inside a timer would be an uncaught exception that ends
+   * the process: it is reported instead (the batch is lost, the dashboard lives).
+   */
+  private flushFromTimer(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      this.stats.failedBatches++;
+      this.opts.onError?.(e as Error);
+    }
   }
 
   get pendingCount(): number {
