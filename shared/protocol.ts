@@ -6,159 +6,207 @@
  * `ServerMessage`s. Telemetry from a target enters the same per-run stream
  * wrapped as `telemetry` events, joined to requests by `x-request-id`.
  */
+import { Type, type Static, type TSchema } from 'typebox';
 import type { TelemetryEvent } from './telemetry.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, TimeoutKind, Verdict } from './types.ts';
+import {
+  BreakerCauseSchema,
+  RequestEndStatusSchema,
+  RunCountsSchema,
+  TimeoutKindSchema,
+  VerdictSchema,
+  type RunCounts,
+  type RunStatus,
+  type Verdict,
+  type BreakerCause,
+} from './types.ts';
 
 export const PROTOCOL_VERSION = 1;
+
+/**
+ * The engine's events are TypeBox schemas with their types derived by
+ * `Static`: the same definition types the engine and checks what a CLI posts
+ * to `POST /api/runs/:id/events` (docs/design.md §4a). Extra fields are
+ * allowed (a newer CLI may add some); the fields the dashboard reads are checked.
+ */
+const T = {
+  /** Milliseconds since the run's benchmark clock started (monotonic). */
+  t: Type.Number(),
+};
+/** Dataset index of a request. */
+const Index = Type.Integer({ minimum: 0 });
+const RequestId = Type.String({ maxLength: 512 });
+
+/** The run's clock started (after ready check and warmups). */
+export const RunStartedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('run.started'),
+  runId: Type.String({ maxLength: 200 }),
+  /** Wall-clock ms (epoch) at t = 0. */
+  startedAtMs: Type.Number(),
+  numRequests: Type.Integer({ minimum: 0 }),
+  maxConcurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  requestRate: Type.Union([Type.Number(), Type.Literal('inf')]),
+  failFast: Type.Boolean(),
+  model: Type.String({ maxLength: 1024 }),
+  baseUrl: Type.String({ maxLength: 4096 }),
+});
+export type RunStarted = Static<typeof RunStartedSchema>;
+
+/** A request arrived (per the arrival schedule) and waits for a concurrency slot. */
+export const RequestQueuedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.queued'),
+  index: Index,
+  requestId: RequestId,
+});
+export type RequestQueued = Static<typeof RequestQueuedSchema>;
+
+/** A request was sent (attempt counts from 1; a retry sends again). */
+export const RequestSentSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.sent'),
+  index: Index,
+  requestId: RequestId,
+  attempt: Type.Integer({ minimum: 1 }),
+});
+export type RequestSent = Static<typeof RequestSentSchema>;
+
+export const RequestFirstTokenSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.first_token'),
+  index: Index,
+  /** Seconds from the request's start. */
+  ttftS: Type.Number(),
+});
+export type RequestFirstToken = Static<typeof RequestFirstTokenSchema>;
+
+export const RequestFirstAudioSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.first_audio'),
+  index: Index,
+  audioTtfpS: Type.Number(),
+});
+export type RequestFirstAudio = Static<typeof RequestFirstAudioSchema>;
+
+/** Progress of a streaming request (throttled by the emitter). */
+export const RequestProgressSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.progress'),
+  index: Index,
+  outputTokens: Type.Number(),
+  audioS: Type.Number(),
+});
+export type RequestProgress = Static<typeof RequestProgressSchema>;
+
+/** Per-request metrics carried by the end events. */
+export const RequestOutcomeSchema = Type.Object({
+  index: Index,
+  requestId: RequestId,
+  status: RequestEndStatusSchema,
+  /** Seconds (vLLM units). 0 when not measured. */
+  ttftS: Type.Number(),
+  e2elS: Type.Number(),
+  audioTtfpS: Type.Number(),
+  audioDurationS: Type.Number(),
+  outputTokens: Type.Number(),
+  promptLen: Type.Number(),
+  attempts: Type.Integer({ minimum: 0 }),
+  error: Type.String({ maxLength: 65_536 }),
+  /** Ms since run start when the request was sent (null if never sent). */
+  sentT: Type.Union([Type.Number(), Type.Null()]),
+});
+export type RequestOutcome = Static<typeof RequestOutcomeSchema>;
+
+const Ended = <K extends string>(type: K) =>
+  Type.Object({ ...T, type: Type.Literal(type), outcome: RequestOutcomeSchema });
+
+export const RequestCompletedSchema = Ended('request.completed');
+export type RequestCompleted = Static<typeof RequestCompletedSchema>;
+export const RequestFailedSchema = Ended('request.failed');
+export type RequestFailed = Static<typeof RequestFailedSchema>;
+export const RequestTimedOutSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.timed_out'),
+  kind: TimeoutKindSchema,
+  outcome: RequestOutcomeSchema,
+});
+export type RequestTimedOut = Static<typeof RequestTimedOutSchema>;
+/** Aborted in flight by the breaker. */
+export const RequestCancelledSchema = Ended('request.cancelled');
+export type RequestCancelled = Static<typeof RequestCancelledSchema>;
+/** Never sent: cancelled from the queue by the breaker, or never arrived. */
+export const RequestNotDispatchedSchema = Ended('request.not_dispatched');
+export type RequestNotDispatched = Static<typeof RequestNotDispatchedSchema>;
+
+export const BreakerTrippedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('breaker.tripped'),
+  cause: BreakerCauseSchema,
+  /** Counts at trip time. */
+  inFlight: Type.Integer({ minimum: 0 }),
+  queued: Type.Integer({ minimum: 0 }),
+});
+export type BreakerTripped = Static<typeof BreakerTrippedSchema>;
+
+/** Summary carried by `run.finished`; `metrics` holds the vLLM result keys. */
+export const RunSummarySchema = Type.Object({
+  verdict: VerdictSchema,
+  verdictReasons: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 1000 }),
+  counts: RunCountsSchema,
+  durationS: Type.Number(),
+  failFastTripped: Type.Boolean(),
+  cause: Type.Union([BreakerCauseSchema, Type.Null()]),
+  /** Flat vLLM-style result keys (mean_ttft_ms, completed, ...). */
+  metrics: Type.Record(
+    Type.String({ maxLength: 256 }),
+    Type.Union([Type.Number(), Type.String({ maxLength: 4096 }), Type.Null()]),
+  ),
+  resultFile: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+});
+export type RunSummary = Static<typeof RunSummarySchema>;
+
+export const RunFinishedSchema = Type.Object({ ...T, type: Type.Literal('run.finished'), summary: RunSummarySchema });
+export type RunFinished = Static<typeof RunFinishedSchema>;
+
+/** A warning concerning the run or one request (e.g. dropped WAV chunk). */
+export const RunWarningSchema = Type.Object({
+  ...T,
+  type: Type.Literal('run.warning'),
+  index: Type.Optional(Index),
+  message: Type.String({ maxLength: 65_536 }),
+});
+export type RunWarning = Static<typeof RunWarningSchema>;
+
+/** The events the benchmark engine emits. */
+export const BenchEventSchema = Type.Union([
+  RunStartedSchema,
+  RequestQueuedSchema,
+  RequestSentSchema,
+  RequestFirstTokenSchema,
+  RequestFirstAudioSchema,
+  RequestProgressSchema,
+  RequestCompletedSchema,
+  RequestFailedSchema,
+  RequestTimedOutSchema,
+  RequestCancelledSchema,
+  RequestNotDispatchedSchema,
+  BreakerTrippedSchema,
+  RunFinishedSchema,
+  RunWarningSchema,
+]);
+export type BenchEvent = Static<typeof BenchEventSchema>;
+
+export type BenchEventType = BenchEvent['type'];
+
+/** Each variant by its `type` literal (to check one variant and name its fields in errors). */
+export const BENCH_EVENT_VARIANTS: ReadonlyMap<string, TSchema> = new Map(
+  BenchEventSchema.anyOf.map((s) => [s.properties.type.const as string, s as TSchema]),
+);
 
 interface EventBase {
   /** Milliseconds since the run's benchmark clock started (monotonic). */
   t: number;
 }
-
-/** The run's clock started (after ready check and warmups). */
-export interface RunStarted extends EventBase {
-  type: 'run.started';
-  runId: string;
-  /** Wall-clock ms (epoch) at t = 0. */
-  startedAtMs: number;
-  numRequests: number;
-  maxConcurrency: number | null;
-  requestRate: number | 'inf';
-  failFast: boolean;
-  model: string;
-  baseUrl: string;
-}
-
-/** A request arrived (per the arrival schedule) and waits for a concurrency slot. */
-export interface RequestQueued extends EventBase {
-  type: 'request.queued';
-  index: number;
-  requestId: string;
-}
-
-/** A request was sent (attempt counts from 1; a retry sends again). */
-export interface RequestSent extends EventBase {
-  type: 'request.sent';
-  index: number;
-  requestId: string;
-  attempt: number;
-}
-
-export interface RequestFirstToken extends EventBase {
-  type: 'request.first_token';
-  index: number;
-  /** Seconds from the request's start. */
-  ttftS: number;
-}
-
-export interface RequestFirstAudio extends EventBase {
-  type: 'request.first_audio';
-  index: number;
-  audioTtfpS: number;
-}
-
-/** Progress of a streaming request (throttled by the emitter). */
-export interface RequestProgress extends EventBase {
-  type: 'request.progress';
-  index: number;
-  outputTokens: number;
-  audioS: number;
-}
-
-/** Per-request metrics carried by the end events. */
-export interface RequestOutcome {
-  index: number;
-  requestId: string;
-  status: RequestEndStatus;
-  /** Seconds (vLLM units). 0 when not measured. */
-  ttftS: number;
-  e2elS: number;
-  audioTtfpS: number;
-  audioDurationS: number;
-  outputTokens: number;
-  promptLen: number;
-  attempts: number;
-  error: string;
-  /** Ms since run start when the request was sent (null if never sent). */
-  sentT: number | null;
-}
-
-export interface RequestCompleted extends EventBase {
-  type: 'request.completed';
-  outcome: RequestOutcome;
-}
-export interface RequestFailed extends EventBase {
-  type: 'request.failed';
-  outcome: RequestOutcome;
-}
-export interface RequestTimedOut extends EventBase {
-  type: 'request.timed_out';
-  kind: TimeoutKind;
-  outcome: RequestOutcome;
-}
-/** Aborted in flight by the breaker. */
-export interface RequestCancelled extends EventBase {
-  type: 'request.cancelled';
-  outcome: RequestOutcome;
-}
-/** Never sent: cancelled from the queue by the breaker, or never arrived. */
-export interface RequestNotDispatched extends EventBase {
-  type: 'request.not_dispatched';
-  outcome: RequestOutcome;
-}
-
-export interface BreakerTripped extends EventBase {
-  type: 'breaker.tripped';
-  cause: BreakerCause;
-  /** Counts at trip time. */
-  inFlight: number;
-  queued: number;
-}
-
-/** Summary carried by `run.finished`; `metrics` holds the vLLM result keys. */
-export interface RunSummary {
-  verdict: Verdict;
-  verdictReasons: string[];
-  counts: RunCounts;
-  durationS: number;
-  failFastTripped: boolean;
-  cause: BreakerCause | null;
-  /** Flat vLLM-style result keys (mean_ttft_ms, completed, ...). */
-  metrics: Record<string, number | string | null>;
-  resultFile?: string | null;
-}
-
-export interface RunFinished extends EventBase {
-  type: 'run.finished';
-  summary: RunSummary;
-}
-
-/** A warning concerning the run or one request (e.g. dropped WAV chunk). */
-export interface RunWarning extends EventBase {
-  type: 'run.warning';
-  index?: number;
-  message: string;
-}
-
-/** The events the benchmark engine emits. */
-export type BenchEvent =
-  | RunStarted
-  | RequestQueued
-  | RequestSent
-  | RequestFirstToken
-  | RequestFirstAudio
-  | RequestProgress
-  | RequestCompleted
-  | RequestFailed
-  | RequestTimedOut
-  | RequestCancelled
-  | RequestNotDispatched
-  | BreakerTripped
-  | RunFinished
-  | RunWarning;
-
-export type BenchEventType = BenchEvent['type'];
 
 /** Target telemetry placed into a run's stream (joined by request id). */
 export interface TelemetryInRun extends EventBase {

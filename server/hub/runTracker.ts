@@ -6,21 +6,12 @@
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
-import type { StallReport } from '../../shared/types.ts';
+import { emptyCounts, type StallReport } from '../../shared/types.ts';
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
-
-export const emptyCounts = () => ({
-  total: 0,
-  completed: 0,
-  failed: 0,
-  timedOut: 0,
-  cancelledAfterTimeout: 0,
-  notDispatched: 0,
-});
 
 /** What applying one event changed that the store must persist. */
 export interface Effects {
@@ -194,6 +185,9 @@ export class RunTracker {
         return {};
       case 'telemetry':
         return this.applyTelemetry(e.event);
+      default:
+        // Unreachable for checked input (routes check events against the protocol first); never `undefined` effects.
+        return NONE;
     }
   }
 

@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { StallscopeError } from '../../shared/errors.ts';
-import type { RunEvent, RunSummary } from '../../shared/protocol.ts';
+import type { RunEvent } from '../../shared/protocol.ts';
 import { buildChromeTrace } from '../export/chromeTrace.ts';
 import { requestsCsv } from '../export/csv.ts';
 import { rebuildResult, rowRecords, vllmText } from '../export/vllmJson.ts';
@@ -53,8 +53,8 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
           {
             ...run,
             config: run.config as never,
-            summary: run.summary as RunSummary | null,
-            breakerCause: run.breaker.cause as RunSummary['cause'],
+            summary: run.summary,
+            breakerCause: run.breaker.cause,
           },
           rows,
         );

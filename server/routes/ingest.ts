@@ -11,7 +11,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../shared/apiSchemas.ts';
-import { checkTelemetry } from './telemetrySchema.ts';
+import { checkTelemetry } from '../runs/eventChecks.ts';
 import { joinTelemetry } from '../runs/telemetryJoin.ts';
 
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;

@@ -5,8 +5,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunListItem, RequestRow, StallEntry } from '../../shared/apiSchemas.ts';
-import type { RunState } from '../../shared/protocol.ts';
-import { emptyCounts } from '../hub/runTracker.ts';
+import type { RunState, RunSummary } from '../../shared/protocol.ts';
+import { emptyCounts, type Verdict } from '../../shared/types.ts';
 
 export type RunSource = RunListItem['source'];
 
@@ -84,7 +84,7 @@ export function toListItem(r: RunRow): RunListItem {
     id: r.id,
     source: r.source,
     status: r.status,
-    verdict: r.verdict,
+    verdict: r.verdict as Verdict | null, // written only from a Verdict
     label: r.label,
     model: r.model,
     target: r.target,
@@ -226,7 +226,7 @@ export class RunQueries {
     | (RunListItem & {
         spec: unknown;
         config: unknown;
-        summary: unknown;
+        summary: RunSummary | null;
         importInfo: unknown;
         error: string | null;
         lastSeq: number;
@@ -241,7 +241,7 @@ export class RunQueries {
       ...toListItem(r),
       spec: parse(r.spec_json),
       config: parse(r.config_json),
-      summary: parse(r.summary_json),
+      summary: parse<RunSummary>(r.summary_json),
       importInfo: parse(r.import_json),
       error: r.error ?? null,
       lastSeq: r.last_seq,

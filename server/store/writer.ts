@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { RunState } from '../../shared/protocol.ts';
 import type { Effects } from '../hub/runTracker.ts';
 
+const NONE: Effects = Object.freeze({});
 const EVENTS_PER_STATEMENT = 32;
 const ROWS_PER_STATEMENT = 16;
 
@@ -125,7 +126,7 @@ export class BatchWriter {
     for (let i = whole; i < batch.length; i++) this.insertEvent.run(batch[i].runId, batch[i].seq, batch[i].json);
     this.writeRows(batch);
     for (const p of batch) {
-      const { stall, recovered } = p.effects;
+      const { stall, recovered } = p.effects ?? NONE;
       if (stall) this.insertStall.run(p.runId, stall.workerId, stall.opId, p.seq, stall.phase, JSON.stringify(stall));
       if (recovered) {
         this.markRecovered.run(
@@ -147,7 +148,7 @@ export class BatchWriter {
   private writeRows(batch: PendingEvent[]): void {
     const rows: unknown[] = [];
     for (const p of batch) {
-      const r = p.effects.endedRow;
+      const r = p.effects?.endedRow;
       if (r) rows.push(p.runId, r.index, JSON.stringify(r), r.status);
     }
     const per = ROWS_PER_STATEMENT * 4;

@@ -6,8 +6,6 @@
  */
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
-import type { BreakerCause, StallReport } from '../../shared/types.ts';
 import { cancelRun, exportUrl, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
@@ -62,7 +60,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     if (model && model.stalls.length > 0) return model.stalls;
     // Runs without a telemetry stream (e.g. imports) may still carry stored reports.
     return (detail?.stallReports ?? []).map((e) => {
-      const report = e.report as StallReport;
+      const report = e.report;
       return {
         t: startedAtMs !== null ? report.capturedAtMs - startedAtMs : 0,
         report,
@@ -74,8 +72,8 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   if (error) return <ErrorState error={error} retry={() => setAttempt((a) => a + 1)} />;
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
-  const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;
-  const verdict = model.verdict ?? (detail.verdict as typeof model.verdict);
+  const summary = model.summary ?? detail.summary;
+  const verdict = model.verdict ?? detail.verdict;
   const counts =
     model.seq > 0 || model.requests.length > 0
       ? model.summary
@@ -84,7 +82,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
       : detail.counts;
   const breaker = model.breaker.tripped
     ? model.breaker
-    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
+    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause };
   const sel = selected !== null ? model.requests[selected] : undefined;
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   const findRequest = (rid: string) => {
