@@ -9,6 +9,7 @@ import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../shared/emptyAnswers.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
@@ -113,9 +114,11 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   }
   const cause =
     typeof o.fail_fast_cause === 'object' && o.fail_fast_cause !== null ? (o.fail_fast_cause as BreakerCause) : null;
+  const rows = detailedRows(o, runId);
+  const judged = withEmptyCompletions(verdict, reasons, rows.filter(isEmptyCompletion).length);
   const summary: RunSummary = {
-    verdict,
-    verdictReasons: reasons,
+    verdict: judged.verdict,
+    verdictReasons: judged.reasons,
     counts,
     durationS: num(o.duration) ?? 0,
     failFastTripped: o.fail_fast_tripped === true,
@@ -125,7 +128,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const rate = o.request_rate;
   return {
     summary,
-    rows: detailedRows(o, runId),
+    rows,
     metadata,
     startedAtMs: parseVllmDate(o.date),
     requestRate:

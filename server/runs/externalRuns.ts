@@ -10,6 +10,7 @@ import { rateLabel } from '../../shared/rateLabel.ts';
 import type { Hub } from '../hub/hub.ts';
 import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../shared/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
 
 /** Every event valid, nothing after `run.finished`; else API_BAD_REQUEST naming the first bad one. */
@@ -45,6 +46,8 @@ export interface ExternalRunInfo {
 
 export class ExternalRuns {
   private readonly idle = new Map<string, NodeJS.Timeout>();
+  /** Requests counted completed with nothing streamed back, per live reported run. */
+  private readonly emptyAnswers = new Map<string, number>();
 
   constructor(
     private readonly hub: Hub,
@@ -99,12 +102,20 @@ export class ExternalRuns {
     let seq = this.hub.headSeq(runId) ?? 0;
     let finished: RunFinished | null = null;
     for (const e of events) {
+      if (e.type === 'request.completed' && isEmptyCompletion(e.outcome))
+        this.emptyAnswers.set(runId, (this.emptyAnswers.get(runId) ?? 0) + 1);
       seq = this.hub.append(runId, e);
       if (e.type === 'run.finished') finished = e;
     }
     if (finished) {
+      // A reporter (an older CLI) may count 200s that were not event streams as completed: not a pass here.
+      const s = finished.summary;
+      const judged = withEmptyCompletions(s.verdict, s.verdictReasons, this.emptyAnswers.get(runId) ?? 0);
       this.stop(runId);
-      finalizeRun(this.hub, runId, { status: 'finished', summary: finished.summary });
+      finalizeRun(this.hub, runId, {
+        status: 'finished',
+        summary: { ...s, verdict: judged.verdict, verdictReasons: judged.reasons },
+      });
     } else this.touch(runId);
     return seq;
   }
@@ -122,6 +133,7 @@ export class ExternalRuns {
   private stop(runId: string): void {
     clearTimeout(this.idle.get(runId));
     this.idle.delete(runId);
+    this.emptyAnswers.delete(runId);
   }
 
   /** Records every live reported run as interrupted (dashboard shutdown). */
