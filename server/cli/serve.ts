@@ -111,9 +111,28 @@ export async function run(argv: string[]): Promise<number> {
     lock.release();
     return refuse(e);
   }
+  // Signals are handled from here on, so a SIGTERM while starting also stops cleanly (and releases the lock).
+  let stopping: Promise<number> | null = null;
+  const stop = (sig: string): Promise<number> => {
+    stopping ??= (async () => {
+      console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
+      const code = await app.close().then(
+        () => 0,
+        () => 1,
+      );
+      lock.release();
+      return code;
+    })();
+    return stopping;
+  };
+  const stopped = new Promise<number>((resolve) => {
+    process.on('SIGINT', () => void stop('SIGINT').then(resolve));
+    process.on('SIGTERM', () => void stop('SIGTERM').then(resolve));
+  });
   try {
     await app.listen({ host, port });
   } catch (e) {
+    if (stopping) return stopping;
     console.error(`stallscope serve: cannot listen on ${host}:${port}: ${(e as Error).message}`);
     await app.close();
     lock.release();
@@ -127,21 +146,5 @@ export async function run(argv: string[]): Promise<number> {
   console.log(
     `stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );
-  return new Promise<number>((resolve) => {
-    const stop = (sig: string) => {
-      console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
-      app.close().then(
-        () => {
-          lock.release();
-          resolve(0);
-        },
-        () => {
-          lock.release();
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  return stopped;
 }

@@ -94,15 +94,27 @@ export class Hub {
    * run exists.
    */
   appendTelemetry(runId: string, event: TelemetryEvent): number | null {
+    return this.appendTelemetryBatch(runId, [event]);
+  }
+
+  /** Like appendTelemetry for several events of one run, with one commit for a stored run (not one per event). */
+  appendTelemetryBatch(runId: string, events: readonly TelemetryEvent[]): number | null {
     const live = this.live.get(runId);
-    if (live) return this.append(runId, telemetryRunEvent(event, live.tracker.state.startedAtMs));
+    if (live) {
+      let seq = live.tracker.state.seq;
+      for (const e of events) seq = this.append(runId, telemetryRunEvent(e, live.tracker.state.startedAtMs));
+      return seq;
+    }
     // Anything queued for this run is committed first, so last_seq is current.
     this.store.writer.flush();
     const stored = this.store.runs.get(runId);
     if (!stored) return null;
-    const seq = stored.lastSeq + 1;
-    const runEvent = telemetryRunEvent(event, stored.startedAtMs ?? stored.state?.startedAtMs ?? null);
-    this.store.writer.push(runId, seq, JSON.stringify(runEvent), telemetryEffects(event));
+    let seq = stored.lastSeq;
+    const startedAtMs = stored.startedAtMs ?? stored.state?.startedAtMs ?? null;
+    for (const e of events) {
+      const runEvent = telemetryRunEvent(e, startedAtMs);
+      this.store.writer.push(runId, ++seq, JSON.stringify(runEvent), telemetryEffects(e));
+    }
     this.store.writer.flush();
     return seq;
   }

@@ -154,6 +154,8 @@ export class RunQueries {
       finishedAtMs?: number | null;
       summary?: unknown;
       result?: unknown;
+      /** The result already serialized (an import's, from its worker). */
+      resultJson?: string;
       importInfo?: unknown;
       error?: string | null;
       state?: RunState;
@@ -171,6 +173,7 @@ export class RunQueries {
       finishedAtMs: 'finished_at_ms',
       summary: 'summary_json',
       result: 'result_json',
+      resultJson: 'result_json',
       importInfo: 'import_json',
       error: 'error',
       state: 'state_json',
@@ -216,7 +219,8 @@ export class RunQueries {
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${w}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY r.created_at_ms DESC, r.id LIMIT ? OFFSET ?`)
+      // Ties (the runs of one JSON-lines import share their creation time) in insertion order = their order in the file.
+      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY r.created_at_ms DESC, r.rowid LIMIT ? OFFSET ?`)
       .all(...args, f.limit, f.offset) as RunRow[];
     return { runs: rows.map(toListItem), total };
   }

@@ -143,6 +143,6 @@ describe('two dashboards on one data directory', () => {
     expect(await s.listening, s.stderr()).not.toBeNull();
     expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')).pid).toBe(s.child.pid);
     s.child.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
+    expect(await s.exited, `${s.stderr()} / ${s.child.signalCode}`).toBe(0);
   }, 20_000);
 });
