@@ -25,13 +25,17 @@ export const SLICE_ROWS = 2000;
 /** The worker's heap: a huge file fails the import, never the dashboard. */
 const WORKER_HEAP_MB = 1536;
 
-let bundled: URL | null | undefined;
-/** The worker bundled once per process with esbuild (the TypeScript loader's compiler); tsx as a fallback. */
-function workerSource(): { url: URL; eval: false } | { code: string; eval: true } {
-  if (bundled === undefined) {
+let bundled: Promise<URL | null> | undefined;
+/**
+ * The worker bundled once per process with esbuild (the TypeScript loader's
+ * compiler), asynchronously: esbuild works in its own process, so even the
+ * first import never blocks the event loop on it. tsx is the fallback.
+ */
+async function workerSource(): Promise<{ url: URL; eval: false } | { code: string; eval: true }> {
+  bundled ??= (async () => {
     try {
       const esbuild = require('esbuild') as typeof import('esbuild');
-      const out = esbuild.buildSync({
+      const out = await esbuild.build({
         entryPoints: [fileURLToPath(entryUrl)],
         bundle: true,
         format: 'esm',
@@ -40,12 +44,13 @@ function workerSource(): { url: URL; eval: false } | { code: string; eval: true 
         write: false,
         logLevel: 'silent',
       });
-      bundled = new URL(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
+      return new URL(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
     } catch {
-      bundled = null;
+      return null;
     }
-  }
-  if (bundled) return { url: bundled, eval: false };
+  })();
+  const url = await bundled;
+  if (url) return { url, eval: false };
   const api = pathToFileURL(
     require.resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/api/index.mjs'),
   ).href;
@@ -65,7 +70,7 @@ export class ResultImporter {
 
   async importText(text: string, filename: string | null, now = Date.now()): Promise<ImportReply> {
     const job: ImportJob = { text, idBase: `import-${newRunId(new Date(now))}`, sliceRows: this.sliceRows };
-    const src = workerSource();
+    const src = await workerSource();
     const opts = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, name: 'import' };
     const worker = src.eval
       ? new Worker(src.code, { ...opts, eval: true })
