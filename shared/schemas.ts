@@ -10,6 +10,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { memoryBudgetIssue } from './memoryBudget.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -276,6 +277,8 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
   if (spec.failFast && !hasEffectiveTimeout(spec.timeouts)) {
     out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });
   }
+  const budget = memoryBudgetIssue(spec);
+  if (budget) out.push({ ...budget, severity: 'error' });
   if (spec.selfTimed && spec.dataset.name !== 'trace') {
     out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
   }

@@ -162,7 +162,13 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       // Our own validation (not Fastify's) so the 400 names each field the way the form does.
       const spec = withRunSpecDefaults(req.body) as RunSpec;
       const issues = runSpecIssues(spec);
-      if (issues.some((i) => i.severity === 'error')) throw new SpecError(issues);
+      const errors = issues.filter((i) => i.severity === 'error');
+      // The memory budget has its own code: the spec is valid field by field, only too big as a whole.
+      if (errors.length)
+        throw new SpecError(
+          issues,
+          errors[0].message.startsWith('the run would hold') ? 'API_MEMORY_BUDGET' : 'CONFIG_INVALID',
+        );
       const started = await app.runManager.start(spec);
       return reply.status(201).send({ id: started.id, warnings: [...issues, ...started.warnings] });
     },

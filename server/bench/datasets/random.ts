@@ -12,6 +12,20 @@ const VOCAB = (
   'signal cache window batch phase thread worker server client request result metric latency'
 ).split(' ');
 
+/** The prompt of one sample: `n` words drawn from its own seed. */
+function promptText(n: number, seed: number): string {
+  const rng = new Rng(seed);
+  const words = new Array<string>(n);
+  for (let w = 0; w < n; w++) words[w] = VOCAB[rng.int(0, VOCAB.length - 1)];
+  return words.join(' ');
+}
+
+/**
+ * Prompts are built when a request is sent, not up front: a sample keeps its
+ * length and its own seed (a few numbers), so 2,000 prompts of a million words
+ * are never all in memory at once (docs/design.md §4a). The same seed gives the
+ * same prompts on every machine and every read.
+ */
 export function loadRandom(
   numPrompts: number,
   inputLen: number,
@@ -29,12 +43,14 @@ export function loadRandom(
   const samples: SampleRequest[] = [];
   for (let i = 0; i < numPrompts; i++) {
     const n = rangeRatio > 0 ? rng.int(inLo, inHi) : inputLen;
-    const words = new Array<string>(n);
-    for (let w = 0; w < n; w++) words[w] = VOCAB[rng.int(0, VOCAB.length - 1)];
+    const out = rangeRatio > 0 ? rng.int(outLo, outHi) : outputLen;
+    const wordSeed = rng.nextU32();
     samples.push({
-      messages: [{ role: 'user', content: [{ type: 'text', text: words.join(' ') }] }],
+      get messages() {
+        return [{ role: 'user', content: [{ type: 'text', text: promptText(n, wordSeed) }] }];
+      },
       promptLen: n,
-      outputLen: rangeRatio > 0 ? rng.int(outLo, outHi) : outputLen,
+      outputLen: out,
       // vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends.
       bodyDefaults: { ignore_eos: true },
     });
