@@ -50,6 +50,9 @@ export class Hub {
   open(runId: string, label: string | null, fromSeq = 0): RunTracker {
     const tracker = new RunTracker(runId, label);
     tracker.state.seq = fromSeq;
+    tracker.onForget = (rid) => {
+      if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
+    };
     this.live.set(runId, { tracker, ring: [], ringHead: 0 });
     this.emitActiveChanged();
     return tracker;
@@ -125,8 +128,8 @@ export class Hub {
     if (!run) return undefined;
     this.store.writer.flush();
     this.live.delete(runId);
-    for (const r of run.tracker.requests.values())
-      if (this.byRequestId.get(r.requestId) === runId) this.byRequestId.delete(r.requestId);
+    for (const rid of [...[...run.tracker.requests.values()].map((r) => r.requestId), ...run.tracker.recentlyEnded()])
+      if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
     this.emitActiveChanged();
     return run.tracker.state;
   }

@@ -50,9 +50,32 @@ export function blankRow(index: number, requestId: string): RequestRow {
   };
 }
 
+/**
+ * How many ended requests keep their Code2Wav whereabouts: a breaker cause or
+ * a stall report may name a request just after it ended (its timeout fired,
+ * then the breaker tripped), never thousands of requests later.
+ */
+export const RECENTLY_ENDED = 1024;
+/** Telemetry may name ids this run never ended (another client's, a typo): the oldest are forgotten past this. */
+export const MAX_TRACKED_IDS = 65_536;
+
+/** Map.set that keeps at most MAX_TRACKED_IDS keys (a Map iterates oldest first). */
+function remember<V>(m: Map<string, V>, key: string, value: V): void {
+  if (m.size >= MAX_TRACKED_IDS && !m.has(key)) m.delete(m.keys().next().value!);
+  m.set(key, value);
+}
+
 export class RunTracker {
   readonly state: RunState;
+  /**
+   * Requests not yet ended. An ended request's row goes to the store (the
+   * `endedRow` effect) and leaves memory: a million-request run holds only
+   * its in-flight rows here.
+   */
   readonly requests = new Map<number, RequestRow>();
+  /** Request ids of the last RECENTLY_ENDED ended requests, oldest first (a ring). */
+  private readonly ended: (string | undefined)[] = new Array<string | undefined>(RECENTLY_ENDED);
+  private endedCount = 0;
   private readonly inFlight = new Set<number>();
   /** Phase of the op a request is in now; cleared when that op ends. */
   private readonly lastPhase = new Map<string, string>();
@@ -102,7 +125,29 @@ export class RunTracker {
     if (o.sentT !== null && o.sentT !== undefined) r.sentT = o.sentT;
     this.inFlight.delete(o.index);
     this.state.inFlight = this.inFlight.size;
+    this.requests.delete(o.index);
+    this.retire(r.requestId);
     return r;
+  }
+
+  /** Remembers an ended request; forgets where the one that ended RECENTLY_ENDED requests ago stood. */
+  private retire(requestId: string): void {
+    const slot = this.endedCount++ % RECENTLY_ENDED;
+    const old = this.ended[slot];
+    this.ended[slot] = requestId;
+    if (old !== undefined && old !== requestId) {
+      this.lastPhase.delete(old);
+      this.workerOf.delete(old);
+      this.onForget?.(old);
+    }
+  }
+
+  /** Told when an ended request id is forgotten (the hub drops it from its request-id index). */
+  onForget: ((requestId: string) => void) | null = null;
+
+  /** Ids of the recently ended requests still remembered. */
+  recentlyEnded(): string[] {
+    return this.ended.filter((id): id is string => id !== undefined);
   }
 
   /** Folds one event in; returns what the store must persist. */
@@ -195,7 +240,7 @@ export class RunTracker {
     switch (t.type) {
       case 'c2w.op.begin':
         this.running.set(t.workerId, { opId: t.opId, phase: null });
-        for (const id of t.requestIds) this.workerOf.set(id, t.workerId);
+        for (const id of t.requestIds) remember(this.workerOf, id, t.workerId);
         return {};
       case 'c2w.phase':
         this.inPhase(t.workerId, t.opId, t.requestIds, t.phase);
@@ -221,8 +266,8 @@ export class RunTracker {
     if (op?.opId === opId) op.phase = phase;
     else if (!op) this.running.set(workerId, { opId, phase });
     for (const id of requestIds) {
-      this.lastPhase.set(id, phase);
-      this.workerOf.set(id, workerId);
+      remember(this.lastPhase, id, phase);
+      remember(this.workerOf, id, workerId);
     }
   }
 
