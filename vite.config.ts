@@ -15,6 +15,7 @@ const REALTIME = [
   'test/server/target/ops.test.ts',
   'test/server/target/lifecycle.test.ts',
   'test/server/hardening/freezes.test.ts',
+  'test/server/hardening/shutdown.test.ts',
 ];
 
 const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };

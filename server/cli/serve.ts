@@ -121,6 +121,8 @@ export async function run(argv: string[]): Promise<number> {
         () => 1,
       );
       lock.release();
+      // Whatever is still winding down (an aborted engine, a target's last flush) is recorded already; do not wait for it.
+      setTimeout(() => process.exit(code), 200).unref();
       return code;
     })();
     return stopping;

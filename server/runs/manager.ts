@@ -38,6 +38,9 @@ export interface ManagerDeps {
 /** Engine config fields → the RunSpec fields the form shows. */
 const FIELD_MAP: Record<string, string> = { baseUrl: 'target.baseUrl', apiKey: 'target.apiKey' };
 
+/** How long a shutdown waits for live runs to end on their own. */
+export const SHUTDOWN_DEADLINE_MS = 1500;
+
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
 }
@@ -132,7 +135,8 @@ export class RunManager implements RunStarter {
         onEvent: (e) => {
           // Held back until the target's telemetry is in: "finished" must come after every stall report.
           if (e.type === 'run.finished') finished = e;
-          else hub.append(id, e);
+          // A run recorded as interrupted by a shutdown past its deadline takes no more events.
+          else if (hub.isActive(id)) hub.append(id, e);
         },
       });
       const v = out.summary.verdict;
@@ -149,6 +153,7 @@ export class RunManager implements RunStarter {
       await target.flushTelemetry();
       await target.stop();
     }
+    if (!hub.isActive(id)) return; // already recorded by shutdown()
     if (finished) hub.append(id, finished);
     finalizeRun(hub, id, final);
   }
@@ -165,8 +170,28 @@ export class RunManager implements RunStarter {
     return this.live.get(id)?.done ?? Promise.resolve();
   }
 
-  async shutdown(): Promise<void> {
+  /**
+   * Aborts every live run and waits for each to be recorded, up to
+   * `deadlineMs`: a run whose engine is still winding down then (a million
+   * queued requests to cancel, a target slow to flush) is recorded as
+   * interrupted as it stands, so the dashboard stops within its deadline
+   * whatever the run's size.
+   */
+  async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
     for (const r of this.live.values()) r.abort.abort();
-    await Promise.all([...this.live.values()].map((r) => r.done));
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      Promise.all([...this.live.values()].map((r) => r.done)).then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    if (!late) return;
+    for (const id of this.live.keys()) {
+      this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
+      finalizeRun(this.deps.hub, id, {
+        status: 'interrupted',
+        message: 'the dashboard stopped before the run could end',
+      });
+    }
   }
 }
