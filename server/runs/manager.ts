@@ -38,6 +38,19 @@ export interface ManagerDeps {
 /** Engine config fields → the RunSpec fields the form shows. */
 const FIELD_MAP: Record<string, string> = { baseUrl: 'target.baseUrl', apiKey: 'target.apiKey' };
 
+/** One warning for the requests a stopped run never sent (their rows are not kept). */
+function noteUnsent(hub: Hub, id: string, n: number): void {
+  if (n === 0) return;
+  const state = hub.tracker(id)?.state;
+  if (state) state.counts.notDispatched += n; // as if each had been appended
+  const started = state?.startedAtMs;
+  hub.append(id, {
+    type: 'run.warning',
+    t: started ? Date.now() - started : 0,
+    message: `${n.toLocaleString('en')} queued requests were never sent (the run was stopped); they are counted, not stored one by one`,
+  });
+}
+
 /** How long a shutdown waits for live runs to end on their own. */
 export const SHUTDOWN_DEADLINE_MS = 1500;
 
@@ -46,7 +59,7 @@ export function newRunId(now = new Date()): string {
 }
 
 export class RunManager implements RunStarter {
-  private readonly live = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly live = new Map<string, { abort: AbortController; done: Promise<void>; unsent: { n: number } }>();
   private readonly engine: typeof runBenchmark | undefined;
   private readonly launch: (o: LaunchOptions) => Promise<LaunchedTarget>;
   private readonly log: (line: string) => void;
@@ -95,14 +108,15 @@ export class RunManager implements RunStarter {
     });
     const abort = new AbortController();
     // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
-    const done = this.execute(id, spec, abort.signal)
+    const unsent = { n: 0 };
+    const done = this.execute(id, spec, abort.signal, unsent)
       .catch((e: unknown) => this.log(`[${id}] recording the end of the run failed: ${(e as Error).message}`))
       .finally(() => this.live.delete(id));
-    this.live.set(id, { abort, done });
+    this.live.set(id, { abort, done, unsent });
     return { id, warnings: [] };
   }
 
-  private async execute(id: string, spec: RunSpec, signal: AbortSignal): Promise<void> {
+  private async execute(id: string, spec: RunSpec, signal: AbortSignal, unsent: { n: number }): Promise<void> {
     const { hub } = this.deps;
     const log = (line: string) => this.log(`[${id}] ${line}`);
     let target: LaunchedTarget | null = null;
@@ -136,7 +150,10 @@ export class RunManager implements RunStarter {
           // Held back until the target's telemetry is in: "finished" must come after every stall report.
           if (e.type === 'run.finished') finished = e;
           // A run recorded as interrupted by a shutdown past its deadline takes no more events.
-          else if (hub.isActive(id)) hub.append(id, e);
+          else if (!hub.isActive(id)) return;
+          // A stopped run empties its queue: a million never-sent requests are counted, not stored one by one.
+          else if (signal.aborted && e.type === 'request.not_dispatched') unsent.n++;
+          else hub.append(id, e);
         },
       });
       const v = out.summary.verdict;
@@ -154,6 +171,7 @@ export class RunManager implements RunStarter {
       await target.stop();
     }
     if (!hub.isActive(id)) return; // already recorded by shutdown()
+    noteUnsent(hub, id, unsent.n);
     if (finished) hub.append(id, finished);
     finalizeRun(hub, id, final);
   }
@@ -186,7 +204,8 @@ export class RunManager implements RunStarter {
     ]);
     clearTimeout(timer);
     if (!late) return;
-    for (const id of this.live.keys()) {
+    for (const [id, r] of this.live) {
+      noteUnsent(this.deps.hub, id, r.unsent.n);
       this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
       finalizeRun(this.deps.hub, id, {
         status: 'interrupted',

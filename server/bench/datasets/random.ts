@@ -20,6 +20,24 @@ function promptText(n: number, seed: number): string {
   return words.join(' ');
 }
 
+/** vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends. */
+const BODY_DEFAULTS = Object.freeze({ ignore_eos: true });
+
+/** One sample: its lengths and the seed of its words (a few numbers, not the prompt). */
+class RandomSample implements SampleRequest {
+  readonly bodyDefaults = BODY_DEFAULTS;
+  constructor(
+    readonly promptLen: number,
+    readonly outputLen: number,
+    private readonly wordSeed: number,
+  ) {}
+
+  /** Built on each read (the engine reads it once, when it sends the request). */
+  get messages(): unknown[] {
+    return [{ role: 'user', content: [{ type: 'text', text: promptText(this.promptLen, this.wordSeed) }] }];
+  }
+}
+
 /**
  * Prompts are built when a request is sent, not up front: a sample keeps its
  * length and its own seed (a few numbers), so 2,000 prompts of a million words
@@ -45,15 +63,7 @@ export function loadRandom(
     const n = rangeRatio > 0 ? rng.int(inLo, inHi) : inputLen;
     const out = rangeRatio > 0 ? rng.int(outLo, outHi) : outputLen;
     const wordSeed = rng.nextU32();
-    samples.push({
-      get messages() {
-        return [{ role: 'user', content: [{ type: 'text', text: promptText(n, wordSeed) }] }];
-      },
-      promptLen: n,
-      outputLen: out,
-      // vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends.
-      bodyDefaults: { ignore_eos: true },
-    });
+    samples.push(new RandomSample(n, out, wordSeed));
   }
   return { samples, warnings: [] };
 }
