@@ -76,7 +76,8 @@ export class Hub {
     if (!run) throw new Error(`run ${runId} is not live`);
     const seq = run.tracker.state.seq + 1;
     const effects = run.tracker.apply(seq, event);
-    if (event.type === 'request.queued' || event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
+    // Only a sent request can have telemetry from the server (a queued one is not indexed: a million queued is no cost).
+    if (event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
     const json = JSON.stringify(event);
     run.ring.push({ seq, json });
     if (run.ring.length - run.ringHead > this.ringSize) run.ringHead++;

@@ -65,6 +65,28 @@ function remember<V>(m: Map<string, V>, key: string, value: V): void {
   m.set(key, value);
 }
 
+/** Queue times by dataset index (dense, 0..n-1): 8 bytes per request, NaN = not queued. */
+class QueuedTimes {
+  private t = new Float64Array(0);
+
+  set(index: number, t: number): void {
+    if (index >= this.t.length) {
+      const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
+      grown.set(this.t);
+      this.t = grown;
+    }
+    this.t[index] = t;
+  }
+
+  /** The queue time, once (it moves into the request's row). */
+  take(index: number): number | null {
+    if (index >= this.t.length || Number.isNaN(this.t[index])) return null;
+    const t = this.t[index];
+    this.t[index] = Number.NaN;
+    return t;
+  }
+}
+
 export class RunTracker {
   readonly state: RunState;
   /**
@@ -73,6 +95,8 @@ export class RunTracker {
    * its in-flight rows here.
    */
   readonly requests = new Map<number, RequestRow>();
+  /** When each request not yet sent was queued (rows are made when a request is sent or ends). */
+  private readonly queuedAt = new QueuedTimes();
   /** Request ids of the last RECENTLY_ENDED ended requests, oldest first (a ring). */
   private readonly ended: (string | undefined)[] = new Array<string | undefined>(RECENTLY_ENDED);
   private endedCount = 0;
@@ -102,6 +126,11 @@ export class RunTracker {
     let r = this.requests.get(index);
     if (!r) {
       r = blankRow(index, requestId ?? `${this.state.runId}-${index}`);
+      const q = this.queuedAt.take(index);
+      if (q !== null) {
+        r.status = 'queued';
+        r.queuedT = q;
+      }
       this.requests.set(index, r);
     }
     return r;
@@ -160,9 +189,12 @@ export class RunTracker {
         c.total = e.numRequests;
         return {};
       case 'request.queued': {
-        const r = this.row(e.index, e.requestId);
-        r.status = 'queued';
-        r.queuedT = e.t;
+        // A million requests queued at once (rate inf) cost 8 bytes each here, not a row each.
+        const r = this.requests.get(e.index);
+        if (r) {
+          r.status = 'queued';
+          r.queuedT = e.t;
+        } else this.queuedAt.set(e.index, e.t);
         return NONE;
       }
       case 'request.sent': {

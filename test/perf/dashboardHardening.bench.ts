@@ -209,7 +209,7 @@ async function importUnderLoad(): Promise<void> {
 async function shutdownDuringBigRun(): Promise<void> {
   const sse = await startServerProcess({ rest: { kind: 'ok', tokens: 2 } });
   const bin = fileURLToPath(new URL('../../bin/stallscope.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', tmp()], {
+  const child = spawn(process.execPath, [...(process.env.SERVE_NODE_ARGS?.split(' ') ?? []), bin, 'serve', '--port', '0', '--data-dir', tmp()], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
