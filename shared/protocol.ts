@@ -252,10 +252,17 @@ export type ServerMessage =
   | { type: 'resync'; reason: string }
   | { type: 'run.removed'; runId: string };
 
-/** Browser → server messages on /ws. */
-export type ClientMessage =
+/** Browser → server messages on /ws (checked against this schema by the server). */
+export const ClientMessageSchema = Type.Union([
   /** Subscribe to a run; the server replays every event with seq > afterSeq, then streams. */
-  { type: 'subscribe'; runId: string; afterSeq: number } | { type: 'unsubscribe'; runId: string };
+  Type.Object({
+    type: Type.Literal('subscribe'),
+    runId: Type.String({ minLength: 1, maxLength: 200 }),
+    afterSeq: Type.Integer({ minimum: 0 }),
+  }),
+  Type.Object({ type: Type.Literal('unsubscribe'), runId: Type.String({ minLength: 1, maxLength: 200 }) }),
+]);
+export type ClientMessage = Static<typeof ClientMessageSchema>;
 
 /** Exhaustiveness helper for `switch` statements over unions. */
 export function assertNever(x: never): never {

@@ -6,7 +6,7 @@
  * reported in a `telemetry.dropped` event with the next batch.
  */
 import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
-import type { TelemetrySink } from './hub.ts';
+import type { TelemetrySink } from './outbox.ts';
 
 export interface HttpSinkOptions {
   url: string;
