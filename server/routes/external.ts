@@ -5,12 +5,12 @@
  * a batch (the batch carrying `run.finished` ends the run).
  */
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../shared/apiSchemas.ts';
 
 export const EVENTS_BODY_LIMIT = 16 * 1024 * 1024;
 
-export async function externalRoutes(app: FastifyInstance): Promise<void> {
+export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/runs/external',
     {
@@ -25,12 +25,7 @@ export async function externalRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req, reply) => {
-      const b = req.body as {
-        runId: string;
-        config?: Record<string, unknown>;
-        label?: string | null;
-        metadata?: Record<string, string>;
-      };
+      const b = req.body;
       return reply.status(201).send({ id: app.externalRuns.create(b) });
     },
   );
@@ -46,9 +41,9 @@ export async function externalRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      const { id } = req.params as { id: string };
-      const { events } = req.body as { events: unknown[] };
+      const { id } = req.params;
+      const { events } = req.body;
       return { lastSeq: app.externalRuns.append(id, events) };
     },
   );
-}
+};

@@ -13,7 +13,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
 import { checkTelemetry } from '../runs/eventChecks.ts';
@@ -24,7 +24,7 @@ const MAX_REPORTED_ERRORS = 20;
 /** Work on a body for at most this long before letting other requests run. */
 const SLICE_MS = 8;
 
-export async function ingestRoutes(app: FastifyInstance): Promise<void> {
+export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     ['application/x-ndjson', 'application/jsonl', 'application/json', 'text/plain'],
@@ -42,8 +42,8 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      const { runId } = req.query as { runId?: string };
-      const text = req.body as string;
+      const { runId } = req.query;
+      const text = req.body;
       const reply: IngestReply = { accepted: 0, rejected: 0, unjoined: 0, errors: [] };
       const reject = (line: number, message: string) => {
         reply.rejected++;
@@ -104,4 +104,4 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
       return reply;
     },
   );
-}
+};
