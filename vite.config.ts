@@ -14,8 +14,20 @@ const REALTIME = [
   'test/server/target/failFast.test.ts',
   'test/server/target/ops.test.ts',
   'test/server/target/lifecycle.test.ts',
+  // Real time against a real event loop: a 28 MB import and 15 MB ingests (loop delay); the shutdown deadline.
   'test/server/hardening/freezes.test.ts',
   'test/server/hardening/shutdown.test.ts',
+  // Wall-clock bounds and time ratios: the kernels' cost ratios (CFG, frames),
+  // real-time dispatch and arrival schedules, retry spacing, report latency.
+  'test/server/target/kernels.test.ts',
+  'test/server/bench/dispatch.test.ts',
+  'test/server/bench/engine.test.ts',
+  'test/server/bench/attempt.test.ts',
+  'test/server/runs/remote.test.ts',
+  'test/server/app/security.test.ts',
+  // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
+  'test/server/bench/accuracy/realSpeech.test.ts',
+  'test/server/bench/accuracy/gate.test.ts',
 ];
 
 const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };

@@ -177,6 +177,36 @@ export const RunWarningSchema = Type.Object({
 });
 export type RunWarning = Static<typeof RunWarningSchema>;
 
+/**
+ * The Seed-TTS gate (`--seed-tts-wer-eval`) started transcribing the run's
+ * answers, after the benchmark (docs/design.md §4a).
+ */
+export const AccuracyStartedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('accuracy.started'),
+  /** Utterances to account for (every request of the run). */
+  total: Type.Integer({ minimum: 0 }),
+  asrModel: Type.String({ maxLength: 256 }),
+  /** The run's `--threshold` expressions on seed_tts_* keys (the gate's bounds), as written. */
+  bounds: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 64 }),
+});
+export type AccuracyStarted = Static<typeof AccuracyStartedSchema>;
+
+/** One utterance's outcome: its transcript and WER, or why it was excluded. */
+export const AccuracyItemSchema = Type.Object({
+  ...T,
+  type: Type.Literal('accuracy.item'),
+  index: Index,
+  utteranceId: Type.String({ maxLength: 512 }),
+  reference: Type.String({ maxLength: 65_536 }),
+  transcript: Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()]),
+  wer: Type.Union([Type.Number(), Type.Null()]),
+  /** Why the utterance is excluded from the mean (vLLM-Omni's item error), or null. */
+  error: Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()]),
+  detail: Type.Optional(Type.String({ maxLength: 65_536 })),
+});
+export type AccuracyItem = Static<typeof AccuracyItemSchema>;
+
 /** The events the benchmark engine emits. */
 export const BenchEventSchema = Type.Union([
   RunStartedSchema,
@@ -193,6 +223,8 @@ export const BenchEventSchema = Type.Union([
   BreakerTrippedSchema,
   RunFinishedSchema,
   RunWarningSchema,
+  AccuracyStartedSchema,
+  AccuracyItemSchema,
 ]);
 export type BenchEvent = Static<typeof BenchEventSchema>;
 

@@ -19,19 +19,21 @@ export type RequestStatus =
   | 'cancelled_after_timeout'
   | 'not_dispatched';
 
-/** End states only. */
-export type RequestEndStatus = Extract<
-  RequestStatus,
-  'completed' | 'failed' | 'timed_out' | 'cancelled_after_timeout' | 'not_dispatched'
->;
+/** End states only, in the order the dashboard lists them. */
+export const REQUEST_END_STATUSES = [
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled_after_timeout',
+  'not_dispatched',
+] as const satisfies readonly RequestStatus[];
+export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
 
-export const RequestEndStatusSchema = Type.Union([
-  Type.Literal('completed'),
-  Type.Literal('failed'),
-  Type.Literal('timed_out'),
-  Type.Literal('cancelled_after_timeout'),
-  Type.Literal('not_dispatched'),
-]);
+/** Whether a value (from a file, the wire or the store) is a request end status. */
+export const isRequestEndStatus = (v: unknown): v is RequestEndStatus =>
+  (REQUEST_END_STATUSES as readonly unknown[]).includes(v);
+
+export const RequestEndStatusSchema = Type.Enum(REQUEST_END_STATUSES);
 
 /** Structural timeout kinds; classification never looks at message text. */
 export const TimeoutKindSchema = Type.Union([Type.Literal('total'), Type.Literal('first_byte'), Type.Literal('idle')]);
@@ -69,6 +71,7 @@ export const StackFrameSchema = Type.Object({
   file: Type.String({ maxLength: 4096 }),
   line: Type.Number(),
   column: Type.Number(),
+  /** `js` (the embedded target), `python` (a vLLM-Omni server), or what another source reports. */
   language: Type.String({ maxLength: 32 }),
 });
 export type StackFrame = Static<typeof StackFrameSchema>;

@@ -4,15 +4,13 @@
  * the result file. Throws only for configuration errors (StallscopeError,
  * before anything is sent); whatever the target does ends in a verdict.
  */
-import type { BenchEvent, RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
 import type { BenchConfig } from './config.ts';
 import { arrivalOffsets, type ArrivalSpec } from './arrivals.ts';
 import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
-import { finalizeRun } from './finalize.ts';
+import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { createDispatcher } from './http/dispatcher.ts';
 import { withoutStacks } from './http/cancelSweep.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
@@ -21,6 +19,7 @@ import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
+import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -31,13 +30,7 @@ export interface EngineOptions {
   lastPhaseOf?: (requestId: string) => string | null | undefined;
 }
 
-export interface BenchOutcome {
-  summary: RunSummary;
-  result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
-  resultFile: string | null;
-}
+export type { BenchOutcome };
 
 export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
   validateBenchConfig(config);
@@ -60,8 +53,11 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
+  // Seed-TTS gate: the answers' audio is spooled to disk during the run (accuracy/gate.ts).
+  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
   const dispatcher = createDispatcher(config.maxConcurrency);
   const target = {
+    audioSpool: gate?.spool,
     dispatcher,
     origin: url.origin,
     path: url.pathname + url.search,
@@ -153,11 +149,25 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         onArrival: rps ? (i) => rps.onArrival(i) : undefined,
       });
     }
+  } catch (e) {
+    await gate?.dispose();
+    throw e;
   } finally {
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
   }
-  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
+  // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
+  const seedTts = gate
+    ? await gate.evaluate({
+        samples: data.samples,
+        records: run.records,
+        events,
+        log,
+        signal: interrupt,
+        thresholds: config.thresholds,
+      })
+    : null;
+  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events, seedTts });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

@@ -6,14 +6,17 @@
 import { join } from 'node:path';
 import { calculateMetrics } from '../../shared/metrics/index.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
+import type { RequestEndStatus } from '../../shared/types.ts';
+import type { RequestRecord } from './client/record.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import type { BenchConfig } from './config.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
-import type { BenchOutcome } from './engine.ts';
 import type { RunEvents } from './events.ts';
 import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
 import type { RpsChangeEvent } from './traffic.ts';
+import { gateCounts } from './accuracy/gate.ts';
+import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -24,15 +27,27 @@ export interface FinalizeInput {
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
   log: (line: string) => void;
+  /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
+  seedTts?: SeedTtsEvaluation | null;
 }
 
-export async function finalizeRun({
+/** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
+export interface BenchOutcome {
+  summary: RunSummary;
+  result: Record<string, unknown>;
+  records: RequestRecord[];
+  statuses: RequestEndStatus[];
+  resultFile: string | null;
+}
+
+export async function finishBenchmark({
   config,
   run,
   events,
   errored,
   log,
   rpsChangeEvents,
+  seedTts,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
@@ -43,10 +58,12 @@ export async function finalizeRun({
   });
   const { verdict, reasons } = evaluateVerdict({
     counts,
-    metrics,
+    // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
+    metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
-    interrupted: run.interrupted,
+    interrupted: run.interrupted || Boolean(seedTts?.interrupted),
     errored: errored !== null,
+    seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
   const verdictReasons = errored ? [...reasons, errored] : reasons;
   const date = new Date();
@@ -70,6 +87,7 @@ export async function finalizeRun({
     failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
     verdict,
     verdictReasons,
+    seedTts: seedTts?.keys,
   });
 
   let resultFile: string | null = null;

@@ -4,6 +4,7 @@
  * (OWASP CSV injection): an error message or request id from a target is data.
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
+import { asText } from '../../shared/text.ts';
 
 const COLUMNS: [string, (r: RequestRow) => unknown][] = [
   ['index', (r) => r.index],
@@ -31,7 +32,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
   // Numbers are ours (a negative time stays a number); only text can carry a formula.
-  const s = typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : String(v);
+  const s = typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : asText(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

@@ -7,9 +7,10 @@
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../shared/types.ts';
+import { isRequestEndStatus, type BreakerCause, type RunCounts, type Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../shared/emptyAnswers.ts';
+import { asText } from '../../shared/text.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
@@ -42,13 +43,6 @@ const FAIL_FAST = [
   'fail_fast_cause',
 ];
 const VERDICTS: Verdict[] = ['passed', 'failed', 'failed_closed', 'interrupted', 'errored'];
-const END_STATUSES: RequestEndStatus[] = [
-  'completed',
-  'failed',
-  'timed_out',
-  'cancelled_after_timeout',
-  'not_dispatched',
-];
 
 const num = (v: unknown): number | null => (typeof v === 'number' && !Number.isNaN(v) ? v : null);
 const arr = (v: unknown): unknown[] | null => (Array.isArray(v) ? v : null);
@@ -136,7 +130,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
         ? null
         : typeof rate === 'number' && !Number.isFinite(rate)
           ? 'inf'
-          : String(rate),
+          : asText(rate),
     present: Object.keys(parts).filter((k) => parts[k]),
     missing: Object.keys(parts).filter((k) => !parts[k]),
   };
@@ -153,13 +147,14 @@ function detailedRows(o: Record<string, unknown>, runId: string): RequestRow[] {
     statuses = arr(o.statuses);
   const n = Math.max(ttfts?.length ?? 0, outs?.length ?? 0, ins?.length ?? 0);
   const finiteStarts = (starts ?? []).map(num).filter((x): x is number => x !== null && x > 0);
-  const t0 = finiteStarts.length ? Math.min(...finiteStarts) : null;
+  // A loop, not Math.min(...xs): 400,000 arguments overflow the stack.
+  const t0 = finiteStarts.length ? finiteStarts.reduce((a, b) => (b < a ? b : a)) : null;
   const rows: RequestRow[] = [];
   for (let i = 0; i < n; i++) {
     const r = blankRow(i, `${runId}-${i}`);
     const error = typeof errors?.[i] === 'string' ? (errors[i] as string) : '';
     const st = statuses?.[i];
-    r.status = END_STATUSES.includes(st as RequestEndStatus) ? (st as string) : error ? 'failed' : 'completed';
+    r.status = isRequestEndStatus(st) ? st : error ? 'failed' : 'completed';
     r.error = error;
     r.ttftS = num(ttfts?.[i]) ?? 0;
     const itl = (arr(itls?.[i]) ?? []).map((x) => num(x) ?? 0);

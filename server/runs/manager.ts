@@ -36,7 +36,14 @@ export interface ManagerDeps {
 }
 
 /** Engine config fields → the RunSpec fields the form shows. */
-const FIELD_MAP: Record<string, string> = { baseUrl: 'target.baseUrl', apiKey: 'target.apiKey' };
+const FIELD_MAP: Record<string, string> = {
+  baseUrl: 'target.baseUrl',
+  apiKey: 'target.apiKey',
+  seedTtsEval: 'dataset.werEval.enabled',
+  'seedTtsEval.asrUrl': 'dataset.werEval.asrUrl',
+  'seedTtsEval.asrModel': 'dataset.werEval.asrModel',
+  'seedTtsEval.asrConcurrency': 'dataset.werEval.asrConcurrency',
+};
 
 /** One warning for the requests a stopped run never sent (their rows are not kept). */
 function noteUnsent(hub: Hub, id: string, n: number): void {

@@ -226,13 +226,11 @@ describe('dashboard in Chromium', () => {
   it('imports a real vLLM-Omni result file and shows its metrics', async () => {
     ready();
     await page.goto(`${server.url}/#/`);
-    await page
-      .getByTestId('import-file')
-      .setInputFiles({
-        name: 'omni-chat-compact-randommm.json',
-        mimeType: 'application/json',
-        buffer: readFileSync(FIXTURE),
-      });
+    await page.getByTestId('import-file').setInputFiles({
+      name: 'omni-chat-compact-randommm.json',
+      mimeType: 'application/json',
+      buffer: readFileSync(FIXTURE),
+    });
     await expect.poll(() => page.getByTestId('notice').textContent()).toMatch(/Imported 1 run/);
     const rows = page.getByTestId('run-row');
     await expect.poll(() => rows.count()).toBe(3);
@@ -240,7 +238,7 @@ describe('dashboard in Chromium', () => {
     await shot('runs-after-import');
     await imported.locator('a.run-link').click();
     await page.getByTestId('metrics-table').waitFor();
-    expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Audio Packet');
+    expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Packet');
     await expect.poll(() => page.getByTestId('run-page').textContent()).toContain('No per-request data');
     await shot('run-imported');
   });
