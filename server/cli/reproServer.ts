@@ -25,7 +25,7 @@ const USAGE = `usage: stallscope repro-server [options]
   --codes-per-token N       talker codes per text token (default 5; 25 codes = 1 s)
   --watchdog-timeout-s S    no-progress watchdog (0 = off; default: config, then ${WATCHDOG_ENV})
   --telemetry-url URL       POST NDJSON telemetry batches to URL (with the token
-                            in \$${TELEMETRY_TOKEN_ENV}, if set, as x-stallscope-token)
+                            in $${TELEMETRY_TOKEN_ENV}, if set, as x-stallscope-token)
   --telemetry-file PATH|-   NDJSON telemetry lines to a file or stdout
   --seed N                  seed of the fault plan and the audio (default 0)
   --model NAME              served model name (default openbmb/MiniCPM-o-4_5)`;
