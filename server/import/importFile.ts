@@ -88,7 +88,8 @@ export class ResultImporter {
     const finishCurrent = () => {
       if (!current) return;
       const finishedAtMs = current.startedAtMs !== null ? current.startedAtMs + current.summary.durationS * 1000 : null;
-      this.store.runs.update(current.id, { status: 'finished', finishedAtMs });
+      // The file's object goes in with the final status: one write of a large row, not two (each costs ~0.1 s at 28 MB).
+      this.store.runs.update(current.id, { status: 'finished', finishedAtMs, resultJson: current.resultJson });
       current = null;
     };
     try {
@@ -100,8 +101,11 @@ export class ResultImporter {
               current = m;
               written.push(m.id);
               runs.push(this.insertRun(m, filename, now));
-            } else if (m.type === 'rows') writeRows(m);
-            else if (m.type === 'done') {
+            } else if (m.type === 'rows') {
+              writeRows(m);
+              // Ask for the next slice only after other work had a turn.
+              setImmediate(() => worker.postMessage('next'));
+            } else if (m.type === 'done') {
               finishCurrent();
               resolve();
             } else {
@@ -158,7 +162,6 @@ export class ResultImporter {
       this.store.runs.update(m.id, {
         verdict: m.summary.verdict,
         summary: m.summary,
-        resultJson: m.resultJson,
         importInfo: { file: filename, object: m.index + 1, of: m.of, present: m.present, missing: m.missing },
       });
     })();

@@ -4,7 +4,8 @@
  * a 28 MB file is seconds of parsing that would otherwise stall every other
  * request and the live stream. Everything is checked before the first message
  * goes out (a bad object stores nothing); then each run is posted as its
- * head (serialized once, here) followed by its request rows in slices.
+ * head (serialized once, here) followed by its request rows in slices, one
+ * slice each time the main thread has stored the last and asks for the next.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StallscopeError } from '../../shared/errors.ts';
@@ -14,6 +15,12 @@ import type { ImportJob, ImportMessage } from './importMessages.ts';
 
 const job = workerData as ImportJob;
 const post = (m: ImportMessage) => parentPort!.postMessage(m);
+/**
+ * Waits for the main thread to ask for more: it stores one slice per turn of
+ * its event loop, and a port delivers every queued message in one go, so
+ * slices posted ahead would all be stored in one long block.
+ */
+const next = () => new Promise<void>((resolve) => parentPort!.once('message', () => resolve()));
 
 try {
   const objects = parseResultText(job.text);
@@ -52,6 +59,7 @@ try {
         status: slice.map((r) => r.status),
         json: slice.map((r) => JSON.stringify(r)),
       });
+      await next();
     }
   }
   post({ type: 'done' });
