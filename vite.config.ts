@@ -28,6 +28,7 @@ const REALTIME = [
   // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
   'test/server/bench/accuracy/realSpeech.test.ts',
   'test/server/bench/accuracy/gate.test.ts',
+  'test/server/serverStacks/cli.test.ts',
 ];
 
 const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };

@@ -5,7 +5,8 @@
  * started; `...Ms` are epoch ms; `...S` are seconds (vLLM units).
  */
 import { Type, type Static } from 'typebox';
-import { BreakerCauseSchema, RunCountsSchema, StallReportSchema, VerdictSchema } from './types.ts';
+import { BreakerCauseSchema, RunCountsSchema, VerdictSchema } from './types.ts';
+import { StallReportSchema } from './stallReport.ts';
 import { RunSummarySchema } from './protocol.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);

@@ -19,6 +19,7 @@ import {
   type Verdict,
   type BreakerCause,
 } from './types.ts';
+import { ServerStacksReportSchema } from './stallReport.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -207,6 +208,17 @@ export const AccuracyItemSchema = Type.Object({
 });
 export type AccuracyItem = Static<typeof AccuracyItemSchema>;
 
+/**
+ * The server's process tree as py-spy read it (`--capture-server-stacks`,
+ * `--server-stall-after-s`): a stall report of source `py-spy`.
+ */
+export const ServerStacksCapturedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('server.stacks'),
+  report: ServerStacksReportSchema,
+});
+export type ServerStacksCaptured = Static<typeof ServerStacksCapturedSchema>;
+
 /** The events the benchmark engine emits. */
 export const BenchEventSchema = Type.Union([
   RunStartedSchema,
@@ -225,6 +237,7 @@ export const BenchEventSchema = Type.Union([
   RunWarningSchema,
   AccuracyStartedSchema,
   AccuracyItemSchema,
+  ServerStacksCapturedSchema,
 ]);
 export type BenchEvent = Static<typeof BenchEventSchema>;
 

@@ -9,7 +9,8 @@
  * the dashboard reads are checked.
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { PhaseDetailsSchema, RequestIdsSchema, StallReportSchema } from './types.ts';
+import { PhaseDetailsSchema, RequestIdsSchema } from './types.ts';
+import { WatchdogStallReportSchema } from './stallReport.ts';
 
 export const TELEMETRY_VERSION = 1;
 
@@ -64,7 +65,7 @@ export type C2wOpEnd = Static<typeof C2wOpEndSchema>;
 export const WatchdogStallSchema = Type.Object({
   ...Base,
   type: Type.Literal('watchdog.stall'),
-  report: StallReportSchema,
+  report: WatchdogStallReportSchema,
 });
 export type WatchdogStall = Static<typeof WatchdogStallSchema>;
 

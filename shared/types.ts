@@ -65,16 +65,7 @@ export type C2wPhase = (typeof C2W_PHASES)[number];
 /** Fault kinds of the reproduction target's fault plan. */
 export type FaultKind = 'block' | 'spin' | 'slow';
 
-/** One stack frame; `language` says which runtime produced it ('js', 'python', ...). */
-export const StackFrameSchema = Type.Object({
-  function: Type.String({ maxLength: 4096 }),
-  file: Type.String({ maxLength: 4096 }),
-  line: Type.Number(),
-  column: Type.Number(),
-  /** `js` (the embedded target), `python` (a vLLM-Omni server), or what another source reports. */
-  language: Type.String({ maxLength: 32 }),
-});
-export type StackFrame = Static<typeof StackFrameSchema>;
+export type { StackFrame, StallReport, WatchdogStallReport, ServerStacksReport } from './stallReport.ts';
 
 /** Bounded phase details: flat string/number/boolean values. */
 export const PhaseDetailsSchema = Type.Record(
@@ -117,25 +108,3 @@ export type RunCounts = Static<typeof RunCountsSchema>;
 export function emptyCounts(): RunCounts {
   return { total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
 }
-
-/** A watchdog stall report (one per Code2Wav operation). */
-export const StallReportSchema = Type.Object({
-  model: Type.String({ maxLength: 256 }),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
-  requestIds: RequestIdsSchema,
-  phase: Type.String({ maxLength: 256 }),
-  details: PhaseDetailsSchema,
-  /** Seconds the op had been in `phase` when the report was made. */
-  inPhaseS: Type.Number(),
-  /** Seconds since the op began. */
-  inOpS: Type.Number(),
-  /** Wall-clock ms (epoch) when the stack was captured. */
-  capturedAtMs: Type.Number(),
-  /** Wall-clock ms (epoch) of the deadline that expired. */
-  deadlineMs: Type.Number(),
-  /** Top frame first. Empty with `stackError` set when capture failed. */
-  stack: Type.Array(StackFrameSchema, { maxItems: 1000 }),
-  stackError: Type.Optional(Type.String({ maxLength: 65_536 })),
-});
-export type StallReport = Static<typeof StallReportSchema>;

@@ -155,7 +155,9 @@ export class ResultImporter {
         maxConcurrency: m.maxConcurrency,
         requestRate: m.requestRate,
         failFast: m.failFast,
-        createdAtMs: now,
+        // Newest first in the list: one ms less per object keeps a JSON-lines file's runs in their order
+        // in the file (#1 first), as the tie-break on insertion order does for runs created in the same ms.
+        createdAtMs: now - m.index,
         startedAtMs: m.startedAtMs,
         metadata,
       });

@@ -43,6 +43,8 @@ const FIELD_MAP: Record<string, string> = {
   'seedTtsEval.asrUrl': 'dataset.werEval.asrUrl',
   'seedTtsEval.asrModel': 'dataset.werEval.asrModel',
   'seedTtsEval.asrConcurrency': 'dataset.werEval.asrConcurrency',
+  'serverStacks.pid': 'target.serverStacks.pid',
+  'serverStacks.stallAfterS': 'target.serverStacks.stallAfterS',
 };
 
 /** One warning for the requests a stopped run never sent (their rows are not kept). */
