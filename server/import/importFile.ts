@@ -34,7 +34,7 @@ let bundled: Promise<URL | null> | undefined;
 async function workerSource(): Promise<{ url: URL; eval: false } | { code: string; eval: true }> {
   bundled ??= (async () => {
     try {
-      const esbuild = require('esbuild') as typeof import('esbuild');
+      const esbuild = await import('esbuild');
       const out = await esbuild.build({
         entryPoints: [fileURLToPath(entryUrl)],
         bundle: true,
@@ -114,7 +114,7 @@ export class ResultImporter {
               reject(err);
             }
           } catch (e) {
-            reject(e as Error);
+            reject(e instanceof Error ? e : new Error(String(e)));
           }
         });
         worker.once('error', (e) =>

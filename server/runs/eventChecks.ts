@@ -42,7 +42,7 @@ function checker<T>(variants: ReadonlyMap<string, TSchema>): (value: unknown) =>
     return {
       ok: false,
       field,
-      message: `${type}: ${field || '(event)'} ${missing ? 'is required' : (e?.message ?? 'is invalid')}`,
+      message: `${String(type)}: ${field || '(event)'} ${missing ? 'is required' : (e?.message ?? 'is invalid')}`,
     };
   };
 }
