@@ -14,6 +14,9 @@ const REALTIME = [
   'test/server/target/failFast.test.ts',
   'test/server/target/ops.test.ts',
   'test/server/target/lifecycle.test.ts',
+  // Real time against a real event loop: a 28 MB import and 15 MB ingests (loop delay); the shutdown deadline.
+  'test/server/hardening/freezes.test.ts',
+  'test/server/hardening/shutdown.test.ts',
   // Wall-clock bounds and time ratios: the kernels' cost ratios (CFG, frames),
   // real-time dispatch and arrival schedules, retry spacing, report latency.
   'test/server/target/kernels.test.ts',

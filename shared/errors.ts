@@ -43,6 +43,11 @@ export const ERRORS = {
   API_IMPORT_INVALID: { status: 400, exit: 1, message: 'the file is not a vLLM result' },
   API_BAD_REQUEST: { status: 400, exit: 1, message: 'bad request' },
   API_PAYLOAD_TOO_LARGE: { status: 413, exit: 1, message: 'request body too large' },
+  API_MEMORY_BUDGET: { status: 400, exit: 2, message: 'the run would exceed the memory budget' },
+  // Storage (the dashboard refuses to start rather than serve a store it cannot trust).
+  STORE_CORRUPT: { status: 500, exit: 4, message: 'the database is corrupt' },
+  STORE_LOCKED: { status: 409, exit: 4, message: 'the data directory is in use by another dashboard' },
+  STORE_UNREADABLE: { status: 500, exit: 4, message: 'the database cannot be opened' },
   INTERNAL: { status: 500, exit: 5, message: 'internal error' },
 } as const;
 

@@ -10,6 +10,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { memoryBudgetIssue } from './memoryBudget.ts';
 import { schemaMessage, type SchemaError } from './specMessages.ts';
 import { C2W_PHASES } from './types.ts';
 import { isLoopbackUrl } from './stallReport.ts';
@@ -409,6 +410,11 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
     }
   }
   out.push(...crossFieldIssues(value, new Set(out.map((i) => i.field))));
+  // The memory budget reads the product of fields, so only a spec valid field by field is sized.
+  if (out.every((i) => i.severity !== 'error')) {
+    const budget = memoryBudgetIssue(value as RunSpec);
+    if (budget) out.push({ ...budget, severity: 'error' });
+  }
   return out;
 }
 

@@ -7,14 +7,12 @@ import { normalizeCounts } from '../../shared/outcomes.ts';
 import { FAILED_PARTS } from '../state/runStory.ts';
 import { useEffect, useState } from 'react';
 import type { RunDetail, RunListItem } from '../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
-import type { StallReport } from '../../shared/types.ts';
 import { ApiError, getRun, listRuns } from '../api/rest.ts';
 import { StallPhaseChart } from '../charts/StallPhaseChart.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
-import { configDiff, type Metrics } from '../state/metricsTable.ts';
+import { configDiff } from '../state/metricsTable.ts';
 import { href, navigate } from '../state/router.ts';
 import { stallsByPhase } from '../state/selectors.ts';
 import { humanVerdict } from '../state/verdictWords.ts';
@@ -95,12 +93,12 @@ export function ComparePage({ ids }: { ids: string[] }) {
   if (error) return <ErrorState error={error} />;
   if (!runs) return <Loading what="runs to compare" />;
 
-  const metrics = runs.map((r) => ((r.summary as RunSummary | null)?.metrics ?? {}) as Metrics);
+  const metrics = runs.map((r) => r.summary?.metrics ?? {});
   const diff = configDiff(runs.map((r) => r.spec ?? r.config ?? {}));
   const shown = onlyDiff ? diff.filter((d) => d.differs) : diff;
   const stallRuns = runs.map((r) => ({
     name: nameOf(r),
-    byPhase: stallsByPhase(r.stallReports.map((s) => (s.report as StallReport).phase)),
+    byPhase: stallsByPhase(r.stallReports.map((s) => s.report.phase)),
   }));
   return (
     <div className="compare-page" data-testid="compare-page">

@@ -6,8 +6,6 @@
  */
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
-import type { BreakerCause, StallReport } from '../../shared/types.ts';
 import { ApiError, cancelRun, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
@@ -81,7 +79,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     if (model && model.stalls.length > 0) return model.stalls;
     // Runs without a telemetry stream (e.g. imports) may still carry stored reports.
     return (detail?.stallReports ?? []).map((e) => {
-      const report = e.report as StallReport;
+      const report = e.report;
       return {
         t: startedAtMs !== null ? report.capturedAtMs - startedAtMs : 0,
         report,
@@ -109,12 +107,12 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     );
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
-  const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;
-  const verdict = model.verdict ?? (detail.verdict as typeof model.verdict);
+  const summary = model.summary ?? detail.summary;
+  const verdict = model.verdict ?? detail.verdict;
   const counts = shownCounts(model, detail.counts);
   const breaker = model.breaker.tripped
     ? model.breaker
-    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
+    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause };
   const sel = selected !== null ? model.requests[selected] : undefined;
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const data = perRequestData(model.requests);
