@@ -37,7 +37,7 @@ export const C2wOpBeginSchema = Type.Object({
 export type C2wOpBegin = Static<typeof C2wOpBeginSchema>;
 
 /** An operation entered a phase (or advanced a step inside one). */
-export const C2wPhaseSchema = Type.Object({
+export const C2wPhaseEventSchema = Type.Object({
   ...Base,
   type: Type.Literal('c2w.phase'),
   workerId: Type.Integer(),
@@ -46,7 +46,7 @@ export const C2wPhaseSchema = Type.Object({
   phase: Type.String({ maxLength: 256 }),
   details: PhaseDetailsSchema,
 });
-export type C2wPhase = Static<typeof C2wPhaseSchema>;
+export type C2wPhaseEvent = Static<typeof C2wPhaseEventSchema>;
 
 /** An operation finished. */
 export const C2wOpEndSchema = Type.Object({
@@ -114,7 +114,7 @@ export type TelemetryDropped = Static<typeof TelemetryDroppedSchema>;
 
 export const TelemetryEventSchema = Type.Union([
   C2wOpBeginSchema,
-  C2wPhaseSchema,
+  C2wPhaseEventSchema,
   C2wOpEndSchema,
   WatchdogStallSchema,
   WatchdogRecoveredSchema,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../shared/protocol.ts';
 import { lifeSegments } from '../../web/components/timeline/geometry.ts';
 import { applyEvents } from '../../web/state/applyEvent.ts';
-import { emptyRow, emptyRun, type RequestRow } from '../../web/state/runModel.ts';
+import { emptyRow, emptyRun, type RequestView } from '../../web/state/runModel.ts';
 import {
   blockedWaits,
   blockedWaitText,
@@ -120,7 +120,7 @@ describe('request endings', () => {
     expect(endingText(m.requests[1])).toBe('ran 1.00 s, then timed out (total timeout)');
     expect(endingText(m.requests[2])).toBe('ran 0.90 s, then cancelled by the fail-fast breaker after a timeout');
     expect(endingText(m.requests[3])).toBe('never sent');
-    expect(endingText({ ...m.requests[1], endT: null, status: 'streaming' } as RequestRow)).toBeNull();
+    expect(endingText({ ...m.requests[1], endT: null, status: 'streaming' } as RequestView)).toBeNull();
   });
 });
 
@@ -168,7 +168,7 @@ describe('the story', () => {
 });
 
 describe('exact concurrency per bucket', () => {
-  const row = (i: number, sentT: number, endT: number | null): RequestRow => ({
+  const row = (i: number, sentT: number, endT: number | null): RequestView => ({
     ...emptyRow(i, `c-${i}`),
     status: endT === null ? 'streaming' : 'completed',
     sentT,

@@ -16,7 +16,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import type { RequestRow } from '../state/runModel.ts';
+import type { RequestView } from '../state/runModel.ts';
 import { exactPeak, histogram, latenciesMs, outcomeSeries, timeAxis, type Bin } from '../state/selectors.ts';
 import { werHistogram, werValues } from '../state/accuracy.ts';
 import { useInView, useThrottled } from '../state/hooks.ts';
@@ -36,7 +36,7 @@ export function RunCharts({
   live,
   metrics = null,
 }: {
-  rows: readonly RequestRow[];
+  rows: readonly RequestView[];
   endMs: number;
   live: boolean;
   metrics?: ResultMetrics;
@@ -69,7 +69,7 @@ const ChartsView = memo(function ChartsView({
   live,
   metrics,
 }: {
-  rows: readonly RequestRow[];
+  rows: readonly RequestView[];
   endMs: number;
   live: boolean;
   metrics: ResultMetrics;

@@ -4,7 +4,7 @@
  * request (at 1024 px it sits under the whole timeline), with a link to itself.
  */
 import { useEffect, useRef } from 'react';
-import type { OpRecord, RequestRow } from '../state/runModel.ts';
+import type { OpRecord, RequestView } from '../state/runModel.ts';
 import { endingText } from '../state/runStory.ts';
 import { fmtNum } from '../state/selectors.ts';
 
@@ -19,7 +19,7 @@ export function RequestDetail({
   link,
   onClose,
 }: {
-  row: RequestRow;
+  row: RequestView;
   ops: readonly OpRecord[];
   nowT: number;
   /** The deep link that opens this request (`#/runs/ID?req=N`). */

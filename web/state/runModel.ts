@@ -16,7 +16,7 @@ import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../sha
 import { emptyCounts } from '../../shared/outcomes.ts';
 
 /** One benchmark request as a timeline row. Times are ms since the run clock started. */
-export interface RequestRow {
+export interface RequestView {
   index: number;
   requestId: string;
   status: RequestStatus;
@@ -88,7 +88,7 @@ export interface RunModel {
   statusMessage: string | null;
   info: Omit<RunStarted, 't' | 'type'> | null;
   startedAtMs: number | null;
-  requests: RequestRow[];
+  requests: RequestView[];
   /** x-request-id → row index. */
   indexById: Record<string, number>;
   ops: Record<string, OpRecord>;
@@ -146,7 +146,7 @@ export function emptyRun(runId: string): RunModel {
   };
 }
 
-export function emptyRow(index: number, requestId = ''): RequestRow {
+export function emptyRow(index: number, requestId = ''): RequestView {
   return {
     index,
     requestId,

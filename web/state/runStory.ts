@@ -8,7 +8,7 @@
 import { normalizeCounts } from '../../shared/outcomes.ts';
 import { isServerStacks } from '../../shared/stallReport.ts';
 import type { RunCounts } from '../../shared/types.ts';
-import type { OpRecord, RequestRow, RunModel, StallRecord } from './runModel.ts';
+import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 
 /** The parts of `failed`, in the order the design lists them (docs/design.md section 4a). */
 export const FAILED_PARTS = [
@@ -152,7 +152,7 @@ const END_WORDS: Record<string, string> = {
  * How a request ended, with the time it ran: "ran 8.00 s, then timed out
  * (total timeout)". Null while it runs.
  */
-export function endingText(row: RequestRow): string | null {
+export function endingText(row: RequestView): string | null {
   if (row.endT === null) return null;
   const how = END_WORDS[row.status] ?? row.status.replace(/_/g, ' ');
   if (row.sentT === null) return row.status === 'not_dispatched' ? 'never sent' : how;

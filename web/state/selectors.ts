@@ -2,7 +2,7 @@
  * Derived views of a run model for the charts and tables, pure. Each takes
  * plain data and returns plain data; components memoize on the inputs.
  */
-import type { StallRecord, RequestRow, RunModel } from './runModel.ts';
+import type { StallRecord, RequestView, RunModel } from './runModel.ts';
 import { isServerStacks } from '../../shared/stallReport.ts';
 
 export interface SeriesPoint {
@@ -20,7 +20,7 @@ export interface SeriesPoint {
  * within it: the exact sweep, as `max_concurrent_requests_exact`), and
  * outcomes per bucket, over [0, end] ms.
  */
-export function outcomeSeries(rows: readonly RequestRow[], endMs: number, buckets = 120): SeriesPoint[] {
+export function outcomeSeries(rows: readonly RequestView[], endMs: number, buckets = 120): SeriesPoint[] {
   const end = Math.max(endMs, 1);
   const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
   const width = end / n;
@@ -55,7 +55,7 @@ export function outcomeSeries(rows: readonly RequestRow[], endMs: number, bucket
  * request in every bucket it touches instead (vLLM's one-second buckets)
  * adds up requests that only followed each other.
  */
-export function activePerBucket(rows: readonly RequestRow[], n: number, width: number): number[] {
+export function activePerBucket(rows: readonly RequestView[], n: number, width: number): number[] {
   const ev: [number, number][] = [];
   for (const r of rows) {
     if (r.sentT === null) continue;
@@ -80,7 +80,7 @@ export function activePerBucket(rows: readonly RequestRow[], n: number, width: n
 }
 
 /** The exact peak of requests in flight at one instant, from the rows (the live figure). */
-export function exactPeak(rows: readonly RequestRow[]): number {
+export function exactPeak(rows: readonly RequestView[]): number {
   return Math.max(0, ...activePerBucket(rows, 1, 1));
 }
 
@@ -152,7 +152,7 @@ export function timeAxis(endMs: number, maxBuckets = 60, tickCount = 6): TimeAxi
 }
 
 /** Per-request latencies in ms of completed requests, from their outcomes. */
-export function latenciesMs(rows: readonly RequestRow[], key: 'ttftS' | 'e2elS' | 'audioTtfpS'): number[] {
+export function latenciesMs(rows: readonly RequestView[], key: 'ttftS' | 'e2elS' | 'audioTtfpS'): number[] {
   const out: number[] = [];
   for (const r of rows)
     if (r.status === 'completed' && r.outcome && r.outcome[key] > 0) out.push(r.outcome[key] * 1000);

@@ -1,13 +1,13 @@
 /** One request's row: life segments, Code2Wav phase sub-segments, end cap, stall and timeout markers. */
 import { memo } from 'react';
-import type { OpRecord, RequestRow } from '../../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../state/runModel.ts';
 import { blockedWaitText, type BlockedWait } from '../../state/runStory.ts';
 import { lifeSegments, phaseIndex, phaseSegments, place, timeToX, type View } from './geometry.ts';
 
 export const ROW_H = 20;
 
 export interface RowProps {
-  row: RequestRow;
+  row: RequestView;
   ops: readonly OpRecord[];
   /** Run-clock ms of stall reports naming this request. */
   stallTs: readonly number[];

@@ -4,7 +4,7 @@
  * ms on the run clock; the component only maps the results to elements.
  */
 import { C2W_PHASES } from '../../../shared/types.ts';
-import type { OpRecord, RequestRow } from '../../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../state/runModel.ts';
 
 /** The visible time window and the pixel width it maps onto. */
 export interface View {
@@ -53,7 +53,7 @@ export function xToTime(x: number, v: View): number {
  * web/state/runStory.ts) is cut out of them and drawn as its own segment: the
  * stream was not really producing text or audio then.
  */
-export function lifeSegments(r: RequestRow, now: number, blocked?: { t0: number; t1: number } | null): Segment[] {
+export function lifeSegments(r: RequestView, now: number, blocked?: { t0: number; t1: number } | null): Segment[] {
   const life = plainLife(r, now);
   if (!blocked) return life;
   const out: Segment[] = [];
@@ -68,7 +68,7 @@ export function lifeSegments(r: RequestRow, now: number, blocked?: { t0: number;
   return out.sort((a, b) => a.t0 - b.t0);
 }
 
-function plainLife(r: RequestRow, now: number): Segment[] {
+function plainLife(r: RequestView, now: number): Segment[] {
   const end = r.endT ?? now;
   const out: Segment[] = [];
   const push = (kind: LifeKind, a: number | null, b: number) => {

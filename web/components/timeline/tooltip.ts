@@ -1,5 +1,5 @@
 /** What the timeline tooltip says about the segment under the pointer (pure, for the hover handler). */
-import type { OpRecord, RequestRow } from '../../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../state/runModel.ts';
 import { blockedWaitText, type BlockedWait } from '../../state/runStory.ts';
 import { hitTest, lifeSegments, phaseSegments, place, type Segment, type View } from './geometry.ts';
 
@@ -14,7 +14,7 @@ const ms = (t: number) => (Math.abs(t) >= 10_000 ? `${(t / 1000).toFixed(2)} s` 
 
 /** Lines for the tooltip of the segment at (x, in the phase band or not) of a row, or null. */
 export function describeAt(
-  row: RequestRow,
+  row: RequestView,
   ops: readonly OpRecord[],
   view: View,
   nowT: number,
