@@ -6,20 +6,15 @@
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
-import type { StallReport } from '../../shared/types.ts';
 import { countEnded, emptyCounts, normalizeCounts } from '../../shared/outcomes.ts';
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
+import type { Effects } from '../store/writer.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
 
 /** What applying one event changed that the store must persist. */
-export interface Effects {
-  endedRow?: RequestRow;
-  stall?: StallReport;
-  recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
-}
 
 /** What a telemetry event alone asks the store to keep: a stall report, a recovery. */
 export function telemetryEffects(t: TelemetryEvent): Effects {

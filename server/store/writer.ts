@@ -6,8 +6,16 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../shared/protocol.ts';
-import type { Effects } from '../hub/runTracker.ts';
+import type { RequestRow } from '../../shared/apiSchemas.ts';
+import type { StallReport } from '../../shared/types.ts';
 import { stallKey } from '../../shared/stallReport.ts';
+
+/** What one event asks the store to keep beside the event itself: an ended request's row, a stall report, a recovery. */
+export interface Effects {
+  endedRow?: RequestRow;
+  stall?: StallReport;
+  recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
+}
 
 const NONE: Effects = Object.freeze({});
 const EVENTS_PER_STATEMENT = 32;
