@@ -73,6 +73,8 @@ export interface BenchConfig {
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;
+  /** `--insecure`: https targets' certificates are not checked (self-signed CI servers). */
+  insecure?: boolean;
 }
 
 export interface RampUp {

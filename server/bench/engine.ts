@@ -14,6 +14,7 @@ import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts
 import { RunEvents } from './events.ts';
 import { finalizeRun } from './finalize.ts';
 import { createDispatcher } from './http/dispatcher.ts';
+import { tlsOptions } from './http/tls.ts';
 import { withoutStacks } from './http/cancelSweep.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
@@ -60,7 +61,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
-  const dispatcher = createDispatcher(config.maxConcurrency);
+  const dispatcher = createDispatcher(config.maxConcurrency, tlsOptions(config));
   const target = {
     dispatcher,
     origin: url.origin,

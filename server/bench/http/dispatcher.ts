@@ -5,8 +5,10 @@
  */
 import { Agent } from 'undici';
 
-export function createDispatcher(maxConcurrency: number | null): Agent {
+/** `connect`: TLS options for https targets (see tls.ts); undefined keeps Node's defaults. */
+export function createDispatcher(maxConcurrency: number | null, connect?: Agent.Options['connect']): Agent {
   return new Agent({
+    connect,
     connections: maxConcurrency ?? null,
     headersTimeout: 0,
     bodyTimeout: 0,
