@@ -14,6 +14,7 @@ const REALTIME = [
   'test/server/target/failFast.test.ts',
   'test/server/target/ops.test.ts',
   'test/server/target/lifecycle.test.ts',
+  'test/server/bench/warm/firstRequest.test.ts',
 ];
 
 const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };

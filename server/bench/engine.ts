@@ -21,6 +21,7 @@ import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.t
 import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
+import { warmClient } from './warm/warmClient.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 
 export interface EngineOptions {
@@ -30,6 +31,10 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Last server phase known for a request (from telemetry), recorded in the breaker's cause. */
   lastPhaseOf?: (requestId: string) => string | null | undefined;
+  /** Monotonic seconds for the per-request timings (default performance.now); a test injects a CPU clock. */
+  now?: () => number;
+  /** Warm the client's hot paths in-process before the clock starts (default true; see warmClient.ts). */
+  warmClient?: boolean;
 }
 
 export interface BenchOutcome {
@@ -67,7 +72,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     origin: url.origin,
     path: url.pathname + url.search,
     limits,
-    now: () => performance.now() / 1000,
+    now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
   };
   const interrupt = opts.signal ?? new AbortController().signal;
@@ -114,6 +119,13 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       log('Starting main benchmark run...');
       for (const line of trafficLines(config)) log(line);
     }
+    if (starts && opts.warmClient !== false)
+      await warmClient({
+        job: (i) => job(0, `${config.runId}-warm-${i}`),
+        limits,
+        maxConcurrency: config.maxConcurrency,
+        maxEventBytes: config.maxEventBytes,
+      });
     events.startClock();
     if (starts) rps?.start();
     events.emit({

@@ -54,6 +54,8 @@ export interface TestServer {
 export interface SseServerOptions {
   /** Serve HTTPS with this key and certificate (PEM); the URL is then https://. */
   tls?: { key: string; cert: string };
+  /** Close each connection after its response (`Connection: close`): a new connection per request. */
+  closeEach?: boolean;
 }
 
 export async function startSseServer(
@@ -67,6 +69,7 @@ export async function startSseServer(
   const timers = new Set<NodeJS.Timeout>();
 
   const handler: RequestListener = (req, res) => {
+    if (opts.closeEach) res.shouldKeepAlive = false;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
