@@ -271,7 +271,7 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
     }
     return out;
   }
-  const spec = value as RunSpec;
+  const spec = value;
   const out: SpecIssue[] = [];
   if (spec.failFast && !hasEffectiveTimeout(spec.timeouts)) {
     out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });

@@ -43,7 +43,8 @@ export interface StackFrame {
   file: string;
   line: number;
   column: number;
-  language: 'js' | 'python' | string;
+  /** `js` (the embedded target), `python` (a vLLM-Omni server), or what another source reports. */
+  language: string;
 }
 
 /** Bounded phase details: flat string/number/boolean values. */

@@ -11,7 +11,8 @@ export type DatasetConfig =
   | {
       name: 'seed-tts';
       path: string;
-      locale: 'en' | 'zh' | string;
+      /** `en` or `zh` (vLLM-Omni's locales); other folder names are read as they are. */
+      locale: string;
       outputLen?: number;
       noOversample: boolean;
       disableShuffle?: boolean;

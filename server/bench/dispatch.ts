@@ -52,10 +52,10 @@ export interface DispatchResult {
 export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const n = inp.offsets.length;
   const { events, target } = inp;
-  const records: RequestRecord[] = new Array(n);
-  const statuses: RequestEndStatus[] = new Array(n);
-  const timeoutKinds: (TimeoutKind | null)[] = new Array(n).fill(null);
-  const sentT: (number | null)[] = new Array(n).fill(null);
+  const records = new Array<RequestRecord>(n);
+  const statuses = new Array<RequestEndStatus>(n);
+  const timeoutKinds = new Array<TimeoutKind | null>(n).fill(null);
+  const sentT = new Array<number | null>(n).fill(null);
   const inFlight = new Map<number, Cancellation>();
   const stop = new AbortController();
   const sem = new Semaphore(inp.maxConcurrency);
@@ -79,7 +79,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     stop.abort(breaker.stopSignal.reason);
   };
   // One listener empties the queue, rather than one listener per queued request.
-  stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason), { once: true });
+  stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason as Error), { once: true });
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
   const onInterrupt = (): void => {
     const reason = new CancelledError('interrupted');
@@ -171,10 +171,10 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
 /** setTimeout that clears itself when `signal` aborts (no timer left behind). */
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(signal.reason as Error);
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal.reason as Error);
     };
     const timer = setTimeout(
       () => {
@@ -230,7 +230,7 @@ export function skippedDispatch(
   return {
     records,
     statuses,
-    timeoutKinds: new Array(n).fill(null),
+    timeoutKinds: new Array<TimeoutKind | null>(n).fill(null),
     durationS: 0,
     cause: null,
     failFastTripped: false,

@@ -4,15 +4,13 @@
  * the result file. Throws only for configuration errors (StallscopeError,
  * before anything is sent); whatever the target does ends in a verdict.
  */
-import type { BenchEvent, RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
 import type { BenchConfig } from './config.ts';
 import { arrivalOffsets, type ArrivalSpec } from './arrivals.ts';
 import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
-import { finalizeRun } from './finalize.ts';
+import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { createDispatcher } from './http/dispatcher.ts';
 import { tlsOptions } from './http/tls.ts';
 import { withoutStacks } from './http/cancelSweep.ts';
@@ -37,13 +35,7 @@ export interface EngineOptions {
   warmClient?: boolean;
 }
 
-export interface BenchOutcome {
-  summary: RunSummary;
-  result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
-  resultFile: string | null;
-}
+export type { BenchOutcome };
 
 export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
   validateBenchConfig(config);
@@ -170,7 +162,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
   }
-  return finalizeRun({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
+  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

@@ -35,7 +35,7 @@ export class RunEvents {
   emit(e: Unstamped): void {
     if (!this.onEvent) return;
     try {
-      this.onEvent({ ...e, t: this.nowT() } as BenchEvent);
+      this.onEvent({ ...e, t: this.nowT() });
     } catch (err) {
       this.log?.(`event subscriber failed on ${e.type}: ${(err as Error).message}`);
     }

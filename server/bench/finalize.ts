@@ -6,11 +6,12 @@
 import { join } from 'node:path';
 import { calculateMetrics } from '../../shared/metrics/index.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
+import type { RequestEndStatus } from '../../shared/types.ts';
+import type { RequestRecord } from './client/record.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import type { BenchConfig } from './config.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
-import type { BenchOutcome } from './engine.ts';
 import type { RunEvents } from './events.ts';
 import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
 import type { RpsChangeEvent } from './traffic.ts';
@@ -26,7 +27,16 @@ export interface FinalizeInput {
   log: (line: string) => void;
 }
 
-export async function finalizeRun({
+/** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
+export interface BenchOutcome {
+  summary: RunSummary;
+  result: Record<string, unknown>;
+  records: RequestRecord[];
+  statuses: RequestEndStatus[];
+  resultFile: string | null;
+}
+
+export async function finishBenchmark({
   config,
   run,
   events,

@@ -2,7 +2,7 @@
  * A FIFO counting semaphore whose waiters can be cancelled together (the
  * breaker empties the queue at once) or one by one through an AbortSignal.
  */
-type Waiter = { resolve: () => void; reject: (e: unknown) => void };
+type Waiter = { resolve: () => void; reject: (e: Error) => void };
 
 export class Semaphore {
   private available: number;
@@ -24,7 +24,7 @@ export class Semaphore {
 
   /** Resolves when a slot is held; rejects with `signal.reason` if aborted first. */
   acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     if (this.available > 0 && this.head === this.waiters.length) {
       this.available--;
       return Promise.resolve();
@@ -39,7 +39,7 @@ export class Semaphore {
           signal.removeEventListener('abort', onAbort);
           resolve();
         },
-        reject: (e: unknown) => {
+        reject: (e: Error) => {
           signal.removeEventListener('abort', onAbort);
           reject(e);
         },
@@ -47,7 +47,7 @@ export class Semaphore {
       const onAbort = (): void => {
         const i = this.waiters.indexOf(waiter, this.head);
         if (i >= 0) this.waiters[i] = null; // a hole; skipped by release()
-        reject(signal.reason);
+        reject(signal.reason as Error);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
@@ -69,7 +69,7 @@ export class Semaphore {
   }
 
   /** Rejects every waiter with `reason` (they never get a slot). */
-  rejectAll(reason: unknown): void {
+  rejectAll(reason: Error): void {
     const all = this.waiters.slice(this.head);
     this.waiters = [];
     this.head = 0;

@@ -97,7 +97,7 @@ export function validateBenchConfig(c: BenchConfig): void {
 function validateRampUp(c: BenchConfig): void {
   const r = c.rampUp!;
   if (r.strategy !== 'linear' && r.strategy !== 'exponential')
-    bad(`ramp-up strategy '${r.strategy}' is not linear or exponential`, 'rampUp.strategy');
+    bad(`ramp-up strategy '${String(r.strategy)}' is not linear or exponential`, 'rampUp.strategy');
   if (c.requestRate !== 'inf')
     bad('with ramp-up the rate comes from the ramp-up start and end; remove the request rate', 'requestRate');
   // A trace is self-timed unless --self-timed is explicitly off (see engine.ts arrivalSpec).

@@ -64,7 +64,7 @@ export async function runWarmups(
   const sem = new Semaphore(maxConcurrency);
   const live = new Set<Cancellation>();
   const onAbort = (): void => {
-    sem.rejectAll(signal.reason);
+    sem.rejectAll(signal.reason as Error);
     for (const c of live) c.cancel(signal.reason);
   };
   signal.addEventListener('abort', onAbort, { once: true });

@@ -80,7 +80,7 @@ function normalizeConfigKeys(raw: Record<string, unknown>, path: string): ReproS
       );
   }
   if (Object.keys(telemetry).length > 0) out.telemetry = telemetry;
-  return out as ReproServerOptions & { port?: number };
+  return out;
 }
 
 function readConfig(path: string): ReproServerOptions & { port?: number } {

@@ -67,7 +67,7 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`stallscope serve: --port must be an integer 0-65535 (got '${args.port}')`);
     return 2;
   }
-  const host = args.host!;
+  const host = args.host;
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
   if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();

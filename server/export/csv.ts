@@ -1,5 +1,6 @@
 /** Per-request rows as CSV (RFC 4180 quoting), one line per request in dataset order. */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
+import { asText } from '../../shared/text.ts';
 
 const COLUMNS: [string, (r: RequestRow) => unknown][] = [
   ['index', (r) => r.index],
@@ -23,7 +24,7 @@ const COLUMNS: [string, (r: RequestRow) => unknown][] = [
 
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = String(v);
+  const s = asText(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

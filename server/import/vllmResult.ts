@@ -9,6 +9,7 @@ import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { asText } from '../../shared/text.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
@@ -133,7 +134,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
         ? null
         : typeof rate === 'number' && !Number.isFinite(rate)
           ? 'inf'
-          : String(rate),
+          : asText(rate),
     present: Object.keys(parts).filter((k) => parts[k]),
     missing: Object.keys(parts).filter((k) => !parts[k]),
   };

@@ -132,7 +132,7 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
     const origin = req.headers.origin;
     const upgrade = (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
     if (origin !== undefined && (upgrade || !SAFE_METHODS.has(req.method))) {
-      let ok = false;
+      let ok: boolean;
       try {
         const u = new URL(origin);
         const scheme = u.protocol.slice(0, -1);

@@ -93,5 +93,5 @@ export function checkTelemetry(value: unknown): { ok: true; event: TelemetryEven
   if (!check) return { ok: false, message: `unknown type ${JSON.stringify(type)}` };
   if (check.Check(value)) return { ok: true, event: value as TelemetryEvent };
   const e = check.Errors(value)[0];
-  return { ok: false, message: `${type}: ${e?.instancePath || '/'} ${e?.message ?? 'invalid'}` };
+  return { ok: false, message: `${String(type)}: ${e?.instancePath || '/'} ${e?.message ?? 'invalid'}` };
 }

@@ -21,7 +21,7 @@ export function withDetailedArrays(
   const to = keys.indexOf('timed_out_requests');
   if (from < 0 || to < 0) return result;
   const metrics: Record<string, number> = {};
-  for (const k of keys.slice(from + 1, to)) if (typeof result[k] === 'number') metrics[k] = result[k] as number;
+  for (const k of keys.slice(from + 1, to)) if (typeof result[k] === 'number') metrics[k] = result[k];
   // Built once with the same metric keys: it yields the arrays and the key they must precede.
   const ref = buildResultJson({
     date: '',

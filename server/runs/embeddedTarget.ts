@@ -77,7 +77,7 @@ export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTa
     }),
   );
   let stderrTail = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
     stderrTail = (stderrTail + d).slice(-2000);
     for (const line of d.split('\n')) if (line.trim()) log(`[target] ${line}`);
   });
@@ -102,7 +102,7 @@ export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTa
     };
     child.once('error', (e) => fail(e.message));
     child.once('exit', (code, sig) => fail(`it exited (${code ?? sig})`));
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
       buf += d;
       const m = LISTENING.exec(buf);
       if (m && !settled) {

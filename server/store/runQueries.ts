@@ -222,9 +222,7 @@ export class RunQueries {
   }
 
   /** The full row for GET /api/runs/:id, or null. */
-  get(
-    id: string,
-  ):
+  get(id: string):
     | (RunListItem & {
         spec: unknown;
         config: unknown;
@@ -261,7 +259,11 @@ export class RunQueries {
     const rows = this.db
       .prepare('SELECT seq, report_json, recovered_json FROM stall_reports WHERE run_id = ? ORDER BY seq')
       .all(id) as { seq: number; report_json: string; recovered_json: string | null }[];
-    return rows.map((r) => ({ seq: r.seq, report: JSON.parse(r.report_json), recovered: parse(r.recovered_json) }));
+    return rows.map((r) => ({
+      seq: r.seq,
+      report: JSON.parse(r.report_json) as StallEntry['report'],
+      recovered: parse(r.recovered_json),
+    }));
   }
 
   requests(id: string, offset: number, limit: number): { total: number; requests: RequestRow[] } {

@@ -128,7 +128,7 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
 function goodputSlos(ms: MetricOptions['goodput']): Partial<Record<GoodputMetric, number>> | null {
   if (!ms || Object.keys(ms).length === 0) return null;
   const s: Partial<Record<GoodputMetric, number>> = {};
-  for (const m of GOODPUT_METRICS) if (ms[m] !== undefined) s[m] = ms[m]! / 1000;
+  for (const m of GOODPUT_METRICS) if (ms[m] !== undefined) s[m] = ms[m] / 1000;
   return s;
 }
 

@@ -226,13 +226,11 @@ describe('dashboard in Chromium', () => {
   it('imports a real vLLM-Omni result file and shows its metrics', async () => {
     ready();
     await page.goto(`${server.url}/#/`);
-    await page
-      .getByTestId('import-file')
-      .setInputFiles({
-        name: 'omni-chat-compact-randommm.json',
-        mimeType: 'application/json',
-        buffer: readFileSync(FIXTURE),
-      });
+    await page.getByTestId('import-file').setInputFiles({
+      name: 'omni-chat-compact-randommm.json',
+      mimeType: 'application/json',
+      buffer: readFileSync(FIXTURE),
+    });
     await expect.poll(() => page.getByTestId('notice').textContent()).toMatch(/Imported 1 run/);
     const rows = page.getByTestId('run-row');
     await expect.poll(() => rows.count()).toBe(3);

@@ -66,8 +66,8 @@ export async function startServer(
         resolve(m[0]);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${out}`));

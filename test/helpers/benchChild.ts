@@ -23,8 +23,8 @@ export function runBenchChild(args: string[], env: Record<string, string> = {}):
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<{
     code: number | null;
     signal: NodeJS.Signals | null;

@@ -85,7 +85,7 @@ describe('applyEvents', () => {
         fc.integer(),
         (cuts, seed) => {
           // Split the stream into batches, shuffle them deterministically, add a duplicate batch.
-          let rest = [...all];
+          const rest = [...all];
           const batches = [];
           for (const c of cuts) batches.push(rest.splice(0, c));
           batches.push(rest);

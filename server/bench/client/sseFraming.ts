@@ -25,6 +25,7 @@
  */
 
 import { Buffer, isAscii } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 
 export class FramingError extends Error {
   constructor(

@@ -142,7 +142,7 @@ export class StreamParser {
       event = JSON.parse(data);
     } catch (err) {
       const shown = data.length > 60 ? `${data.slice(0, 60)}…` : data;
-      throw new SyntaxError(`${(err as Error).message}; the event was ${JSON.stringify(shown)}`);
+      throw new SyntaxError(`${(err as Error).message}; the event was ${JSON.stringify(shown)}`, { cause: err });
     }
     if (!isObject(event)) throw new SyntaxError(`the event is not a JSON object: ${JSON.stringify(data.slice(0, 60))}`);
     const info = this.handleEvent(event, ts);

@@ -50,8 +50,7 @@ function metricBlock(
   lines.push(row(`Median ${name}${unit}:`, fixed2(num(result, `median_${m}${suffix}`))));
   for (const p of percentiles) {
     const key = `p${percentileLabel(p)}_${m}${suffix}`;
-    if (typeof result[key] === 'number')
-      lines.push(row(`P${percentileLabel(p)} ${name}${unit}:`, fixed2(result[key] as number)));
+    if (typeof result[key] === 'number') lines.push(row(`P${percentileLabel(p)} ${name}${unit}:`, fixed2(result[key])));
   }
 }
 
@@ -130,7 +129,7 @@ function failFastBlock(result: Record<string, unknown>): string[] {
   const cause = result.fail_fast_cause as Record<string, unknown> | null | undefined;
   if (cause) {
     const elapsed = typeof cause.elapsed_s === 'number' ? `${fixed2(cause.elapsed_s)} s` : '?';
-    const phase = cause.last_phase ? `, last phase ${String(cause.last_phase)}` : '';
+    const phase = typeof cause.last_phase === 'string' ? `, last phase ${cause.last_phase}` : '';
     lines.push(
       row(
         'Cause:',
@@ -141,7 +140,7 @@ function failFastBlock(result: Record<string, unknown>): string[] {
   lines.push(row('Timed out requests:', String(num(result, 'timed_out_requests'))));
   lines.push(row('Cancelled after timeout:', String(num(result, 'cancelled_after_timeout_requests'))));
   lines.push(row('Not dispatched:', String(num(result, 'not_dispatched_requests'))));
-  lines.push(row('Verdict:', String(result.verdict ?? 'unknown')));
+  lines.push(row('Verdict:', typeof result.verdict === 'string' ? result.verdict : 'unknown'));
   const reasons = Array.isArray(result.verdict_reasons) ? (result.verdict_reasons as unknown[]) : [];
   for (const reason of reasons) lines.push(`  - ${String(reason)}`);
   lines.push('='.repeat(50));

@@ -86,7 +86,7 @@ export class Code2WavPool {
       this.affinity.set(item.key, slot);
       slot.requests.add(item.key);
     }
-    return new Promise((resolve, reject) => slot!.enqueue({ item, resolve, reject } satisfies PendingWindow));
+    return new Promise((resolve, reject) => slot.enqueue({ item, resolve, reject } satisfies PendingWindow));
   }
 
   /** The request is over (finished or its client left): drop its queued work and caches. */

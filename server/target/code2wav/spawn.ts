@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { WorkerInit } from './worker/messages.ts';
+import type * as Esbuild from 'esbuild';
 
 const require = createRequire(import.meta.url);
 const entryUrl = new URL('./worker/entry.ts', import.meta.url);
@@ -20,7 +21,7 @@ let bundleUrl: URL | null | undefined;
 function bundledWorker(): URL | null {
   if (bundleUrl !== undefined) return bundleUrl;
   try {
-    const esbuild = require('esbuild') as typeof import('esbuild');
+    const esbuild = require('esbuild') as typeof Esbuild;
     const dir = new URL('./worker/', import.meta.url);
     const out = esbuild.buildSync({
       entryPoints: [fileURLToPath(entryUrl)],

@@ -60,7 +60,8 @@ export async function runOmniRequest(
   const codeBudget = req.maxNewTokens ?? Infinity;
   let audioChain: Promise<void> = Promise.resolve();
   let audioWindows = 0;
-  let audioError: Error | null = null;
+  // Set from the audio chain's callback; the assertion keeps TypeScript from narrowing it to null here.
+  let audioError = null as Error | null;
 
   const submit = (w: CodeWindow) => {
     const decoded = pool.submit({

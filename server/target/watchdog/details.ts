@@ -4,6 +4,7 @@
  * overflow the buffer nor bloat telemetry.
  */
 import type { PhaseDetails } from '../../../shared/types.ts';
+import { asText } from '../../../shared/text.ts';
 
 export const MAX_DETAIL_KEYS = 16;
 export const MAX_DETAIL_STRING = 120;
@@ -20,7 +21,7 @@ export function boundDetails(details: Record<string, unknown>): PhaseDetails {
     let value: string | number | boolean | null;
     if (raw === null || typeof raw === 'boolean') value = raw;
     else if (typeof raw === 'number') value = Number.isFinite(raw) ? raw : String(raw);
-    else value = String(raw);
+    else value = asText(raw);
     if (typeof value === 'string' && value.length > MAX_DETAIL_STRING)
       value = `${value.slice(0, MAX_DETAIL_STRING - 1)}…`;
     const cost = JSON.stringify(key).length + JSON.stringify(value).length + 2;

@@ -23,10 +23,19 @@ export interface CaptureResult {
   error?: string;
 }
 
+/** A message from a worker's inspector session: a reply (with `id`) or an event (with `method`). */
+interface WorkerCdpMessage {
+  id?: number;
+  result?: unknown;
+  error?: { message: string };
+  method?: string;
+  params?: { scriptId?: string; url?: string; sourceMapURL?: string; callFrames?: CdpFrame[] };
+}
+
 interface Target {
   sessionId: string;
   scripts: Map<string, ScriptInfo>;
-  pending: Map<number, (m: any) => void>;
+  pending: Map<number, (m: WorkerCdpMessage) => void>;
   onPaused: ((frames: CdpFrame[]) => void) | null;
   onResumed: (() => void) | null;
   paused: boolean;
@@ -59,7 +68,7 @@ export class InspectorLink {
     s.connect();
     this.session = s;
     // The inspector numbers its targets itself; the thread id is in the title: "[worker <threadId>] <name>".
-    s.on('NodeWorker.attachedToWorker', ({ params }: any) => {
+    s.on('NodeWorker.attachedToWorker', ({ params }) => {
       const m = /^\[worker (\d+)\]/.exec(params.workerInfo.title ?? '');
       if (!m) return;
       const threadId = Number(m[1]);
@@ -76,39 +85,42 @@ export class InspectorLink {
       for (const w of this.waiters.get(threadId) ?? []) w(t);
       this.waiters.delete(threadId);
     });
-    s.on('NodeWorker.detachedFromWorker', ({ params }: any) => {
+    s.on('NodeWorker.detachedFromWorker', ({ params }) => {
       for (const [id, t] of this.targets) if (t.sessionId === params.sessionId) this.targets.delete(id);
     });
-    s.on('NodeWorker.receivedMessageFromWorker', ({ params }: any) => {
+    s.on('NodeWorker.receivedMessageFromWorker', ({ params }) => {
       const t = [...this.targets.values()].find((x) => x.sessionId === params.sessionId);
       if (!t) return;
-      const msg = JSON.parse(params.message);
+      const msg = JSON.parse(params.message) as WorkerCdpMessage;
       if (msg.id !== undefined) {
         t.pending.get(msg.id)?.(msg);
         t.pending.delete(msg.id);
       } else if (msg.method === 'Debugger.scriptParsed')
-        t.scripts.set(msg.params.scriptId, { url: msg.params.url, sourceMapURL: msg.params.sourceMapURL });
+        t.scripts.set(msg.params?.scriptId ?? '', {
+          url: msg.params?.url ?? '',
+          sourceMapURL: msg.params?.sourceMapURL,
+        });
       else if (msg.method === 'Debugger.paused') {
         t.paused = true;
         // A pause nobody waits for (a repeated request that landed late) is undone at once.
-        if (t.onPaused) t.onPaused(msg.params.callFrames);
+        if (t.onPaused) t.onPaused(msg.params?.callFrames ?? []);
         else this.send(t, 'Debugger.resume').catch(() => undefined);
       } else if (msg.method === 'Debugger.resumed') {
         t.paused = false;
         t.onResumed?.();
       }
     });
-    this.ready = this.post('NodeWorker.enable', { waitForDebuggerOnStart: false });
+    this.ready = this.post('NodeWorker.enable', { waitForDebuggerOnStart: false }).then(() => undefined);
     return this.ready;
   }
 
-  private post(method: string, params: object = {}): Promise<any> {
+  private post(method: string, params: object = {}): Promise<unknown> {
     return new Promise((resolve, reject) =>
       this.session!.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
     );
   }
 
-  private send(t: Target, method: string, params: object = {}): Promise<any> {
+  private send(t: Target, method: string, params: object = {}): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       t.pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));

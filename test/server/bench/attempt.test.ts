@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from 'undici';
+import { type Agent } from 'undici';
 import { startSseServer, refusedPort, type Behaviour, type TestServer } from '../../helpers/sseServer.ts';
 import { createDispatcher } from '../../../server/bench/http/dispatcher.ts';
 import { effectiveTimeouts } from '../../../server/bench/http/timeouts.ts';

@@ -68,7 +68,7 @@ describe('run tracker', () => {
     });
     expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1 });
     expect(tr.state.breaker.cause!.lastPhase).toBeNull();
-    tr.apply(++seq, { type: 'run.status', t: 4, status: 'interrupted' });
+    tr.apply(seq + 1, { type: 'run.status', t: 4, status: 'interrupted' });
     expect(tr.state).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
   });
 

@@ -28,11 +28,11 @@ describe('fail-fast run on the embedded target, watched live, found again after 
     app = await testApp({ dataDir, store: { flushIntervalMs: 50 }, ws: { batchMs: 50 } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const msgs: ServerMessage[] = [];
-    ws = (await app.injectWS(
+    ws = await app.injectWS(
       '/ws',
       { headers: { host: '127.0.0.1' } },
       { onInit: (w: unknown) => (w as WebSocket).on('message', (d) => msgs.push(JSON.parse(String(d)))) },
-    )) as unknown as WebSocket;
+    );
 
     const spec = {
       // The first Code2Wav op hangs, so the stall comes well before the 3 s timeout even on a loaded machine.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { optionsFromArgv } from '../../../server/cli/reproServer.ts';
 import { resolveOptions } from '../../../server/target/config.ts';
-import { StallscopeError } from '../../../shared/errors.ts';
+import { type StallscopeError } from '../../../shared/errors.ts';
 
 const ENV = 'VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S';
 const dir = mkdtempSync(join(tmpdir(), 'stallscope-target-'));

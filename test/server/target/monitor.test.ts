@@ -100,7 +100,7 @@ describe('watchdog monitor', () => {
     await r.monitor.poll(); // still stalled: no second report for the same op
     const stalls = r.events.filter((e) => e.type === 'watchdog.stall');
     expect(stalls).toHaveLength(1);
-    const report = (stalls[0] as Extract<TelemetryInput, { type: 'watchdog.stall' }>).report;
+    const report = stalls[0].report;
     expect(report).toEqual({
       model: 'm',
       workerId: 0,

@@ -54,13 +54,13 @@ async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
     onReport: (r) => reports.push(r),
   });
   cleanup.push(async () => {
-    await monitor!.close();
+    await monitor.close();
     await pool.close();
   });
   await pool.ready();
   monitor.start();
   const results = C2W_PHASES.map((_, i) => pool.submit(item(`r${i}`, windowCodes(i))));
-  results.forEach((p) => p.catch(() => undefined));
+  results.forEach((p) => void p.catch(() => undefined));
   return { pool, monitor, events, reports, results };
 }
 

@@ -207,7 +207,7 @@ export function ParsedArea({
   const [text, setText] = useState(() => format(v));
   useEffect(() => {
     // Follow outside changes (a preset) but not our own edits.
-    if (format(parse(text) as unknown) !== format(v)) setText(format(v));
+    if (format(parse(text)) !== format(v)) setText(format(v));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [v]);
   return (

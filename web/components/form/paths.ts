@@ -16,7 +16,7 @@ export function setPath<T>(obj: T, path: string, value: unknown): T {
   const src = (obj ?? {}) as Obj | unknown[];
   const copy: Obj | unknown[] = Array.isArray(src) ? [...src] : { ...src };
   const next = rest.length ? setPath((src as Obj)[head], rest.join('.'), value) : value;
-  if (next === undefined && !Array.isArray(copy)) delete (copy as Obj)[head];
+  if (next === undefined && !Array.isArray(copy)) delete copy[head];
   else (copy as Obj)[head] = next;
   return copy as T;
 }
