@@ -63,7 +63,7 @@ export async function warmClient(opts: WarmOptions): Promise<void> {
         maxEventBytes: opts.maxEventBytes,
       },
       events,
-      offsets: new Array(n).fill(0),
+      offsets: new Array<number>(n).fill(0),
       maxConcurrency: concurrency,
       failFast: false,
       prepare: opts.job,

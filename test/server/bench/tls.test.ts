@@ -32,7 +32,12 @@ function selfSigned(into: string): { key: string; cert: string } {
       { stdio: 'pipe', timeout: 10_000 },
     ); // prettier-ignore
   } catch (err) {
-    throw new Error(`the openssl CLI is needed to make the test certificate (apt-get install openssl): ${err}`);
+    throw new Error(
+      `the openssl CLI is needed to make the test certificate (apt-get install openssl): ${String(err)}`,
+      {
+        cause: err,
+      },
+    );
   }
   return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
 }
