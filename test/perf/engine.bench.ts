@@ -135,11 +135,22 @@ async function pythonRun(url: string, n: number, conc: number, mode: Mode): Prom
 
 type Mode = 'keep-alive' | 'per-request';
 
+/** The setup script's venv with aiohttp in it (benchmarks are not in CI: without it the line is skipped). */
+async function pythonReady(): Promise<boolean> {
+  if (!existsSync(PYTHON)) return false;
+  try {
+    await promisify(execFile)(PYTHON, ['-c', 'import aiohttp'], { timeout: 20_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function efficiency(mode: Mode, n: number): Promise<void> {
   const conc = 64;
   // role + 48 text + usage = 50 events; per-request: the server closes every connection
   const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48 }, closeEach: mode === 'per-request' });
-  const havePython = existsSync(PYTHON);
+  const havePython = await pythonReady();
   const rounds = 3;
   const floor: Measure[] = [],
     engine: Measure[] = [],
@@ -175,7 +186,9 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
       `${fmt(e.cpu - f.cpu, 0)} µs CPU/request above the floor`,
   );
   if (!havePython) {
-    console.log(`     vLLM-style Python client: skipped, ${PYTHON} is missing (run \`npm run setup\`)`);
+    console.log(
+      `     vLLM-style Python client: skipped, ${PYTHON} with aiohttp is missing (run \`npm run setup\`, which installs .ci/requirements.txt)`,
+    );
     return;
   }
   const p = { rps: median(python.map((m) => m.rps)), cpu: median(python.map((m) => m.cpuUs)) };
