@@ -206,48 +206,59 @@ async function throughput(): Promise<void> {
 }
 
 /**
- * The client's start-up in the numbers: against a constant ~5 ms TTFT, a
+ * The client's start-up in the numbers: against a constant 5 ms TTFT, a
  * fresh process's first `max_concurrency` requests' mean TTFT minus the
  * steady-state median (the requests after the first two waves). Each run is a
  * fresh child process, as `stallscope bench` is; the server is warmed first so
- * its own start-up is not measured.
+ * its own start-up is not measured. Wall-clock TTFT is the figure asked for;
+ * on a shared 2-core machine it moves with everyone else's load, so the same
+ * runs are also made with the main thread's CPU time as the engine's clock
+ * (the client's own work before each first token, none of the waiting).
  */
 async function firstWave(): Promise<void> {
   const conc = 64;
   const n = conc * 8;
-  // every response written whole 5 ms after the request arrived
-  const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48, delayMs: 5 } });
-  await floorRun(server.url, 500, conc);
-  const child = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
-  const excess = async (mode: 'warm' | 'cold'): Promise<{ excess: number; first: number; steady: number }> => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', child, server.url, String(conc), String(n), mode],
-      { encoding: 'utf8', timeout: 120_000 },
-    );
-    const ttft = (JSON.parse(stdout) as number[]).map((s) => s * 1000);
-    const first = ttft.slice(0, conc).reduce((a, b) => a + b, 0) / conc;
-    const steady = median(ttft.slice(2 * conc));
-    return { excess: first - steady, first, steady };
-  };
   const runs = 3;
-  const warm: Awaited<ReturnType<typeof excess>>[] = [],
-    cold: Awaited<ReturnType<typeof excess>>[] = [];
-  for (let i = 0; i < runs; i++) {
-    warm.push(await excess('warm'));
-    cold.push(await excess('cold'));
+  const child = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
+  console.log(
+    `4. first wave vs steady state: constant 5 ms TTFT (each response written whole), concurrency ${conc}, ${n} requests, a fresh process per run (median of ${runs}):`,
+  );
+  for (const mode of ['keep-alive', 'per-request'] as const) {
+    const server = await startServerProcess({
+      rest: { kind: 'ok', tokens: 48, delayMs: 5 },
+      closeEach: mode === 'per-request',
+    });
+    await floorRun(server.url, 500, conc);
+    const excess = async (warm: boolean, clock: 'wall' | 'cpu'): Promise<{ first: number; steady: number }> => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', child, server.url, String(conc), String(n), warm ? 'warm' : 'cold', clock],
+        { encoding: 'utf8', timeout: 120_000 },
+      );
+      const ttft = (JSON.parse(stdout) as number[]).map((s) => s * 1000);
+      return { first: ttft.slice(0, conc).reduce((a, b) => a + b, 0) / conc, steady: median(ttft.slice(2 * conc)) };
+    };
+    for (const clock of ['wall', 'cpu'] as const) {
+      const warm: { first: number; steady: number }[] = [],
+        cold: { first: number; steady: number }[] = [];
+      for (let i = 0; i < runs; i++) {
+        warm.push(await excess(true, clock));
+        cold.push(await excess(false, clock));
+      }
+      const show = (xs: typeof warm): string => xs.map((x) => `${fmt(x.first, 1)}−${fmt(x.steady, 1)}`).join(', ');
+      const w = median(warm.map((x) => x.first - x.steady));
+      const c = median(cold.map((x) => x.first - x.steady));
+      const what = clock === 'wall' ? 'TTFT, wall clock' : 'client main-thread CPU before the first token';
+      const verdict = clock === 'wall' ? ` (target ≤ 1 ms) ${w <= 1 ? 'OK' : 'ABOVE TARGET'}` : '';
+      console.log(
+        `   ${mode}, ${what}: first-wave mean minus steady median ${fmt(w, 2)} ms with the client warm-up${verdict} [${show(warm)}]; without it (before) ${fmt(c, 2)} ms [${show(cold)}]`,
+      );
+    }
+    await server.close();
   }
-  await server.close();
-  const show = (xs: typeof warm): string => xs.map((x) => `${fmt(x.first, 2)}−${fmt(x.steady, 2)}`).join(', ');
-  const w = median(warm.map((x) => x.excess));
-  const c = median(cold.map((x) => x.excess));
   console.log(
-    `4. first wave vs steady state, constant ~5 ms TTFT, concurrency ${conc}, ${n} requests, fresh process each (median of ${runs}):`,
+    '   (keep-alive: the first wave alone opens the 64 connections; with a connection per request every wave does)',
   );
-  console.log(
-    `   mean TTFT of the first ${conc} minus steady-state median: ${fmt(w, 2)} ms with the client warm-up (target ≤ 1 ms) ${w <= 1 ? 'OK' : 'ABOVE TARGET'} [${show(warm)} ms]`,
-  );
-  console.log(`   without the warm-up (before): ${fmt(c, 2)} ms [${show(cold)} ms]`);
 }
 
 /**
