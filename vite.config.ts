@@ -14,6 +14,18 @@ const REALTIME = [
   'test/server/target/failFast.test.ts',
   'test/server/target/ops.test.ts',
   'test/server/target/lifecycle.test.ts',
+  // Wall-clock bounds and time ratios: the kernels' cost ratios (CFG, frames),
+  // real-time dispatch and arrival schedules, retry spacing, report latency.
+  'test/server/target/kernels.test.ts',
+  'test/server/bench/dispatch.test.ts',
+  'test/server/bench/engine.test.ts',
+  'test/server/bench/attempt.test.ts',
+  'test/server/runs/remote.test.ts',
+  'test/server/app/security.test.ts',
+  // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
+  'test/server/bench/accuracy/realSpeech.test.ts',
+  'test/server/bench/accuracy/gate.test.ts',
+  // Fresh processes whose first request's client CPU is compared with a later one's.
   'test/server/bench/warm/firstRequest.test.ts',
 ];
 

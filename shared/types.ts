@@ -15,11 +15,19 @@ export type RequestStatus =
   | 'cancelled_after_timeout'
   | 'not_dispatched';
 
-/** End states only. */
-export type RequestEndStatus = Extract<
-  RequestStatus,
-  'completed' | 'failed' | 'timed_out' | 'cancelled_after_timeout' | 'not_dispatched'
->;
+/** End states only, in the order the dashboard lists them. */
+export const REQUEST_END_STATUSES = [
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled_after_timeout',
+  'not_dispatched',
+] as const satisfies readonly RequestStatus[];
+export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
+
+/** Whether a value (from a file, the wire or the store) is a request end status. */
+export const isRequestEndStatus = (v: unknown): v is RequestEndStatus =>
+  (REQUEST_END_STATUSES as readonly unknown[]).includes(v);
 
 /** Structural timeout kinds; classification never looks at message text. */
 export type TimeoutKind = 'total' | 'first_byte' | 'idle';

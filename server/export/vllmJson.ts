@@ -6,12 +6,10 @@
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
+import { isRequestEndStatus } from '../../shared/types.ts';
 import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../bench/results/resultJson.ts';
 import type { BenchConfig } from '../bench/config.ts';
 import { resultFloatKind } from '../bench/results/floatKeys.ts';
-
-const END: RequestEndStatus[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
 
 export interface RunForExport {
   id: string;
@@ -32,7 +30,12 @@ export interface RunForExport {
 
 export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<string, unknown> {
   const metrics: Record<string, number> = {};
-  for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) if (typeof v === 'number') metrics[k] = v;
+  // The Seed-TTS gate's keys keep their place, strings and nulls (per-utterance items are not in the summary).
+  const seedTts: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) {
+    if (k.startsWith('seed_tts_')) seedTts[k] = v;
+    else if (typeof v === 'number') metrics[k] = v;
+  }
   const rate = run.requestRate === null || run.requestRate === 'inf' ? Infinity : Number(run.requestRate);
   return buildResultJson({
     date: new Date(run.startedAtMs ?? Date.now()),
@@ -47,9 +50,7 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     metrics,
     detailed: rows.length > 0,
     records: rowRecords(rows),
-    statuses: rows.map((r) =>
-      END.includes(r.status as RequestEndStatus) ? (r.status as RequestEndStatus) : 'not_dispatched',
-    ),
+    statuses: rows.map((r) => (isRequestEndStatus(r.status) ? r.status : 'not_dispatched')),
     counts: run.counts,
     failFast: {
       enabled: run.failFast,
@@ -58,6 +59,7 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     },
     verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],
     verdictReasons: run.summary?.verdictReasons ?? ['rebuilt from the stored run'],
+    seedTts: Object.keys(seedTts).length > 0 ? seedTts : null,
   });
 }
 

@@ -7,7 +7,7 @@
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../shared/types.ts';
+import { isRequestEndStatus, type BreakerCause, type RunCounts, type Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
 import { asText } from '../../shared/text.ts';
 import { blankRow } from '../hub/runTracker.ts';
@@ -42,13 +42,6 @@ const FAIL_FAST = [
   'fail_fast_cause',
 ];
 const VERDICTS: Verdict[] = ['passed', 'failed', 'failed_closed', 'interrupted', 'errored'];
-const END_STATUSES: RequestEndStatus[] = [
-  'completed',
-  'failed',
-  'timed_out',
-  'cancelled_after_timeout',
-  'not_dispatched',
-];
 
 const num = (v: unknown): number | null => (typeof v === 'number' && !Number.isNaN(v) ? v : null);
 const arr = (v: unknown): unknown[] | null => (Array.isArray(v) ? v : null);
@@ -157,7 +150,7 @@ function detailedRows(o: Record<string, unknown>, runId: string): RequestRow[] {
     const r = blankRow(i, `${runId}-${i}`);
     const error = typeof errors?.[i] === 'string' ? (errors[i] as string) : '';
     const st = statuses?.[i];
-    r.status = END_STATUSES.includes(st as RequestEndStatus) ? (st as string) : error ? 'failed' : 'completed';
+    r.status = isRequestEndStatus(st) ? st : error ? 'failed' : 'completed';
     r.error = error;
     r.ttftS = num(ttfts?.[i]) ?? 0;
     const itl = (arr(itls?.[i]) ?? []).map((x) => num(x) ?? 0);

@@ -3,3 +3,4 @@ export * from './input.ts';
 export * from './stats.ts';
 export * from './timeline.ts';
 export * from './calculate.ts';
+export * from './labels.ts';

@@ -238,7 +238,7 @@ describe('dashboard in Chromium', () => {
     await shot('runs-after-import');
     await imported.locator('a.run-link').click();
     await page.getByTestId('metrics-table').waitFor();
-    expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Audio Packet');
+    expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Packet');
     await expect.poll(() => page.getByTestId('run-page').textContent()).toContain('No per-request data');
     await shot('run-imported');
   });

@@ -45,8 +45,8 @@ describe('selectors', () => {
       'Time per Output Token (excl. 1st token)',
       'Inter-token Latency',
       'End-to-end Latency',
-      'Time to First Audio Packet',
-      'Audio Real-Time Factor',
+      'Time to First Packet',
+      'Real Time Factor',
       'Audio Duration',
     ]);
     expect(secs[1].rows.map((r) => r.label)).toEqual(['Mean TTFT (ms)', 'Median TTFT (ms)', 'P99 TTFT (ms)']);

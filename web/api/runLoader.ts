@@ -5,7 +5,7 @@
  * seq loaded when the run is still active. Returns a stop function.
  */
 import type { RequestRow as ApiRow, RunDetail } from '../../shared/apiSchemas.ts';
-import type { RequestEndStatus, RequestStatus } from '../../shared/types.ts';
+import { isRequestEndStatus, type RequestStatus } from '../../shared/types.ts';
 import type { AppServices } from '../state/hooks.ts';
 import type { RequestRow } from '../state/runModel.ts';
 import { getEvents, getRequests, getRun } from './rest.ts';
@@ -16,11 +16,9 @@ export interface LoadCallbacks {
   onLoaded(): void;
 }
 
-const END: readonly string[] = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'];
-
 /** A stored request row as a timeline row. */
 export function rowFromApi(r: ApiRow): RequestRow {
-  const ended = END.includes(r.status);
+  const status = r.status;
   return {
     index: r.index,
     requestId: r.requestId,
@@ -34,11 +32,11 @@ export function rowFromApi(r: ApiRow): RequestRow {
     outputTokens: r.outputTokens,
     audioS: r.audioDurationS,
     timeoutKind: r.timeoutKind,
-    outcome: ended
+    outcome: isRequestEndStatus(status)
       ? {
           index: r.index,
           requestId: r.requestId,
-          status: r.status as RequestEndStatus,
+          status,
           ttftS: r.ttftS,
           e2elS: r.e2elS,
           audioTtfpS: r.audioTtfpS,
@@ -50,6 +48,8 @@ export function rowFromApi(r: ApiRow): RequestRow {
           sentT: r.sentT,
         }
       : null,
+    // Imported runs carry no gate events; transcripts exist only for runs evaluated here.
+    accuracy: null,
   };
 }
 

@@ -4,47 +4,57 @@
  * chosen percentiles, built from the flat result keys (`mean_ttft_ms`, ...).
  * Only keys present in the result are shown: no fake zeros.
  */
+import {
+  METRIC_SUFFIX,
+  METRIC_TITLES,
+  PERCENTILE_METRICS,
+  RESULT_LABELS,
+  SEED_TTS_LABELS,
+  SEED_TTS_TITLE,
+  type LabelledKey,
+} from '../../shared/metrics/index.ts';
+
 export type Metrics = Record<string, number | string | null | undefined>;
 
 export interface MetricRow {
   key: string;
   label: string;
+  /** Decimals shown (default 2); WER needs 4 to be read against a bound such as 0.0156. */
+  digits?: number;
 }
 export interface MetricSection {
   title: string;
   rows: MetricRow[];
 }
 
-const HEAD: [string, string][] = [
-  ['completed', 'Successful requests'],
-  ['failed', 'Failed requests'],
-  ['timed_out_requests', 'Timed-out requests'],
-  ['cancelled_after_timeout_requests', 'Cancelled after timeout'],
-  ['not_dispatched_requests', 'Not dispatched'],
-  ['max_concurrency', 'Maximum request concurrency'],
-  ['request_rate', 'Request rate (req/s)'],
-  ['duration', 'Benchmark duration (s)'],
-  ['total_input_tokens', 'Total input tokens'],
-  ['total_output_tokens', 'Total generated tokens'],
-  ['request_throughput', 'Request throughput (req/s)'],
-  ['request_goodput', 'Request goodput (req/s)'],
-  ['output_throughput', 'Output token throughput (tok/s)'],
-  ['max_output_tokens_per_s', 'Peak output token throughput (tok/s)'],
-  ['max_concurrent_requests', 'Peak concurrent requests'],
-  ['total_token_throughput', 'Total token throughput (tok/s)'],
-  ['total_audio_duration_s', 'Total audio duration (s)'],
-  ['audio_throughput', 'Audio throughput (audio s/s)'],
+/** The head block, in vLLM's order; labels are the shared ones (as the CLI prints them). */
+const HEAD: LabelledKey[] = [
+  'completed',
+  'failed',
+  'timed_out_requests',
+  'cancelled_after_timeout_requests',
+  'not_dispatched_requests',
+  'max_concurrency',
+  'request_rate',
+  'duration',
+  'total_input_tokens',
+  'total_output_tokens',
+  'request_throughput',
+  'request_goodput',
+  'output_throughput',
+  'max_output_tokens_per_s',
+  'max_concurrent_requests',
+  'total_token_throughput',
+  'total_audio_duration_s',
+  'audio_throughput',
 ];
 
-export const METRIC_SECTIONS: { metric: string; suffix: string; title: string; short: string; unit: string }[] = [
-  { metric: 'ttft', suffix: '_ms', title: 'Time to First Token', short: 'TTFT', unit: 'ms' },
-  { metric: 'tpot', suffix: '_ms', title: 'Time per Output Token (excl. 1st token)', short: 'TPOT', unit: 'ms' },
-  { metric: 'itl', suffix: '_ms', title: 'Inter-token Latency', short: 'ITL', unit: 'ms' },
-  { metric: 'e2el', suffix: '_ms', title: 'End-to-end Latency', short: 'E2EL', unit: 'ms' },
-  { metric: 'audio_ttfp', suffix: '_ms', title: 'Time to First Audio Packet', short: 'AUDIO_TTFP', unit: 'ms' },
-  { metric: 'audio_rtf', suffix: '', title: 'Audio Real-Time Factor', short: 'AUDIO_RTF', unit: '' },
-  { metric: 'audio_duration', suffix: '_s', title: 'Audio Duration', short: 'AUDIO_DURATION', unit: 's' },
-];
+/** One section per percentile metric: vLLM's title, key suffix and unit. */
+export const METRIC_SECTIONS: { metric: string; suffix: string; title: string; short: string; unit: string }[] =
+  PERCENTILE_METRICS.map((metric) => {
+    const suffix = METRIC_SUFFIX[metric];
+    return { metric, suffix, title: METRIC_TITLES[metric], short: metric.toUpperCase(), unit: suffix.slice(1) };
+  });
 
 const present = (m: Metrics, k: string) => m[k] !== undefined && m[k] !== null && m[k] !== '';
 
@@ -52,8 +62,13 @@ const present = (m: Metrics, k: string) => m[k] !== undefined && m[k] !== null &
 export function metricSections(results: readonly Metrics[]): MetricSection[] {
   const any = (k: string) => results.some((m) => present(m, k));
   const out: MetricSection[] = [];
-  const head = HEAD.filter(([k]) => any(k)).map(([key, label]) => ({ key, label }));
+  const head = HEAD.filter((k) => any(k)).map((key) => ({ key, label: RESULT_LABELS[key] }));
   if (head.length) out.push({ title: 'Serving Benchmark Result', rows: head });
+  // The Seed-TTS gate (`--seed-tts-wer-eval`); WER with 4 decimals, as vLLM-Omni prints it.
+  const accuracy = Object.entries(SEED_TTS_LABELS)
+    .filter(([k]) => results.some((m) => m[k] !== undefined))
+    .map(([key, label]) => ({ key, label, digits: key.includes('error') ? 4 : 2 }));
+  if (accuracy.length) out.push({ title: SEED_TTS_TITLE, rows: accuracy });
   for (const sec of METRIC_SECTIONS) {
     const stats = new Map<string, number>(); // stat name → sort order
     for (const m of results) {

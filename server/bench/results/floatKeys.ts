@@ -15,7 +15,7 @@
  * - `intUnlessZero`: an int, except that a run with none writes the float default `0.0`
  *   (`total_audio_frames`: `int` when frames were counted, the dataclass default `0.0` in
  *   a text-only run, as the real files show);
- * - an object: the kinds of its keys.
+ * - an object: the kinds of its keys (of each element's keys, for a list of objects).
  */
 export type FloatKind = 'float' | 'floats' | 'floatRows' | 'intUnlessZero' | { readonly [key: string]: FloatKind };
 
@@ -39,6 +39,8 @@ const FLOAT_SCALARS = new Set([
 
 /** `mean_ttft_ms`, `median_audio_rtf`, `std_itl_ms`, `p99_e2el_ms`, `p99.9_tpot_ms`, … */
 const STATISTIC = /^(mean|median|std|p\d+(\.\d+)?)_/;
+/** The Seed-TTS gate's `statistics.fmean` / `median` of WERs (and of SIM, UTMOS): `seed_tts_content_error_mean`. */
+const SEED_TTS_STATISTIC = /^seed_tts_.*_(mean|median)$/;
 
 const NESTED: Record<string, FloatKind> = {
   start_times: 'floats',
@@ -47,10 +49,12 @@ const NESTED: Record<string, FloatKind> = {
   total_audio_frames: 'intUnlessZero',
   // stallscope's own key: seconds from the request's start to the timeout.
   fail_fast_cause: { elapsed_s: 'float' },
+  // one row per utterance; `wer` is a float (jiwer)
+  seed_tts_wer_eval_items: { wer: 'float' },
 };
 
 /** The kind of a top-level result key, or undefined when its numbers are ints. */
 export function resultFloatKind(key: string): FloatKind | undefined {
-  if (FLOAT_SCALARS.has(key) || STATISTIC.test(key)) return 'float';
+  if (FLOAT_SCALARS.has(key) || STATISTIC.test(key) || SEED_TTS_STATISTIC.test(key)) return 'float';
   return NESTED[key];
 }

@@ -58,7 +58,8 @@ function dump(value: unknown, kind: FloatKind | undefined, keyKind?: (key: strin
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'string') return pyString(value);
   if (Array.isArray(value)) {
-    const item = kind === 'floats' ? 'float' : kind === 'floatRows' ? 'floats' : undefined;
+    const item =
+      kind === 'floats' ? 'float' : kind === 'floatRows' ? 'floats' : typeof kind === 'object' ? kind : undefined;
     return `[${value.map((v) => dump(v, item)).join(', ')}]`;
   }
   if (typeof value === 'object') {

@@ -8,6 +8,11 @@ import {
   METRIC_SUFFIX,
   PERCENTILE_METRICS,
   percentileLabel,
+  METRIC_TITLES,
+  RESULT_LABELS,
+  SEED_TTS_LABELS,
+  SEED_TTS_TITLE,
+  type LabelledKey,
   type PercentileMetric,
 } from '../../../shared/metrics/index.ts';
 import { centre, fixed2, percent2, row } from './pyFormat.ts';
@@ -19,15 +24,8 @@ export interface SummaryExtras {
   metricPercentiles: readonly number[];
 }
 
-const HEADERS: Record<PercentileMetric, string> = {
-  ttft: 'Time to First Token',
-  tpot: 'Time per Output Token (excl. 1st token)',
-  itl: 'Inter-token Latency',
-  e2el: 'End-to-end Latency',
-  audio_ttfp: 'Time to First Packet',
-  audio_rtf: 'Real Time Factor',
-  audio_duration: 'Audio Duration',
-};
+/** A result key's shared label, with the colon vLLM prints after it. */
+const label = (key: LabelledKey): string => `${RESULT_LABELS[key]}:`;
 
 const num = (result: Record<string, unknown>, key: string): number => {
   const v = result[key];
@@ -45,7 +43,7 @@ function metricBlock(
   if (typeof result[`mean_${m}${suffix}`] !== 'number') return;
   const unit = suffix === '_ms' ? ' (ms)' : suffix === '_s' ? ' (s)' : '';
   const name = m.toUpperCase();
-  lines.push(centre(HEADERS[m], '-'));
+  lines.push(centre(METRIC_TITLES[m], '-'));
   lines.push(row(`Mean ${name}${unit}:`, fixed2(num(result, `mean_${m}${suffix}`))));
   lines.push(row(`Median ${name}${unit}:`, fixed2(num(result, `median_${m}${suffix}`))));
   for (const p of percentiles) {
@@ -79,35 +77,34 @@ export function formatSummary(
   const pcts = extras.metricPercentiles;
   const lines: string[] = [];
   lines.push(centre(' Serving Benchmark Result ', '='));
-  lines.push(row('Successful requests:', String(num(result, 'completed'))));
-  lines.push(row('Failed requests:', String(num(result, 'failed'))));
+  lines.push(row(label('completed'), String(num(result, 'completed'))));
+  lines.push(row(label('failed'), String(num(result, 'failed'))));
   if (typeof result.max_concurrency === 'number')
-    lines.push(row('Maximum request concurrency:', String(result.max_concurrency)));
-  if (typeof result.request_rate === 'number')
-    lines.push(row('Request rate configured (RPS):', fixed2(result.request_rate)));
-  lines.push(row('Benchmark duration (s):', fixed2(num(result, 'duration'))));
-  lines.push(row('Request throughput (req/s):', fixed2(num(result, 'request_throughput'))));
+    lines.push(row(label('max_concurrency'), String(result.max_concurrency)));
+  if (typeof result.request_rate === 'number') lines.push(row(label('request_rate'), fixed2(result.request_rate)));
+  lines.push(row(label('duration'), fixed2(num(result, 'duration'))));
+  lines.push(row(label('request_throughput'), fixed2(num(result, 'request_throughput'))));
   if (typeof result.request_goodput === 'number')
-    lines.push(row('Request goodput (req/s):', fixed2(result.request_goodput)));
-  lines.push(row('Peak concurrent requests:', fixed2(num(result, 'max_concurrent_requests'))));
+    lines.push(row(label('request_goodput'), fixed2(result.request_goodput)));
+  lines.push(row(label('max_concurrent_requests'), fixed2(num(result, 'max_concurrent_requests'))));
   if (selected.has('e2el')) metricBlock(lines, result, 'e2el', pcts);
 
   lines.push(centre(' Text Result ', '='));
-  lines.push(row('Total input tokens:', String(num(result, 'total_input_tokens'))));
-  lines.push(row('Total generated tokens:', String(num(result, 'total_output_tokens'))));
-  lines.push(row('Output token throughput (tok/s):', fixed2(num(result, 'output_throughput'))));
-  lines.push(row('Peak output token throughput (tok/s):', fixed2(num(result, 'max_output_tokens_per_s'))));
-  lines.push(row('Peak concurrent requests:', fixed2(num(result, 'max_concurrent_requests'))));
-  lines.push(row('Total Token throughput (tok/s):', fixed2(num(result, 'total_token_throughput'))));
+  lines.push(row(label('total_input_tokens'), String(num(result, 'total_input_tokens'))));
+  lines.push(row(label('total_output_tokens'), String(num(result, 'total_output_tokens'))));
+  lines.push(row(label('output_throughput'), fixed2(num(result, 'output_throughput'))));
+  lines.push(row(label('max_output_tokens_per_s'), fixed2(num(result, 'max_output_tokens_per_s'))));
+  lines.push(row(label('max_concurrent_requests'), fixed2(num(result, 'max_concurrent_requests'))));
+  lines.push(row(label('total_token_throughput'), fixed2(num(result, 'total_token_throughput'))));
   if (num(result, 'total_output_tokens') > 0) {
     for (const m of ['ttft', 'tpot', 'itl'] as const) if (selected.has(m)) metricBlock(lines, result, m, pcts);
   }
 
   if (num(result, 'total_audio_duration_s') > 0 || num(result, 'total_audio_frames') > 0) {
     lines.push(centre(' Audio Result ', '='));
-    lines.push(row('Total audio duration generated(s):', fixed2(num(result, 'total_audio_duration_s'))));
-    lines.push(row('Total audio frames generated:', String(num(result, 'total_audio_frames'))));
-    lines.push(row('Audio throughput(audio duration/s):', fixed2(num(result, 'audio_throughput'))));
+    lines.push(row(label('total_audio_duration_s'), fixed2(num(result, 'total_audio_duration_s'))));
+    lines.push(row(label('total_audio_frames'), String(num(result, 'total_audio_frames'))));
+    lines.push(row(label('audio_throughput'), fixed2(num(result, 'audio_throughput'))));
     // stallscope measures no playback continuity; like vLLM-Omni's chat client, every request counts as continuous.
     lines.push(row('Streaming continuity OK rate:', percent2(1)));
     for (const m of extras.percentileMetrics) {
@@ -116,8 +113,23 @@ export function formatSummary(
     }
   }
   lines.push('='.repeat(50));
+  lines.push(...seedTtsBlock(result));
   lines.push(...failFastBlock(result));
   return `${lines.join('\n')}\n`;
+}
+
+/** vLLM-Omni's `print_seed_tts_wer_summary` block, when the run was evaluated. */
+function seedTtsBlock(result: Record<string, unknown>): string[] {
+  if (result.seed_tts_eval_protocol === undefined) return [];
+  const lines = [centre(` ${SEED_TTS_TITLE} `, '=')];
+  for (const [key, label] of Object.entries(SEED_TTS_LABELS)) {
+    const v = result[key];
+    if (key.includes('error')) {
+      if (typeof v === 'number') lines.push(row(`${label}:`, v.toFixed(4)));
+    } else lines.push(row(`${label}:`, String(num(result, key))));
+  }
+  lines.push('='.repeat(50));
+  return lines;
 }
 
 /** Our block: the breaker, the partial-run counts and the verdict with its reasons. */
@@ -137,9 +149,9 @@ function failFastBlock(result: Record<string, unknown>): string[] {
       ),
     );
   }
-  lines.push(row('Timed out requests:', String(num(result, 'timed_out_requests'))));
-  lines.push(row('Cancelled after timeout:', String(num(result, 'cancelled_after_timeout_requests'))));
-  lines.push(row('Not dispatched:', String(num(result, 'not_dispatched_requests'))));
+  lines.push(row(label('timed_out_requests'), String(num(result, 'timed_out_requests'))));
+  lines.push(row(label('cancelled_after_timeout_requests'), String(num(result, 'cancelled_after_timeout_requests'))));
+  lines.push(row(label('not_dispatched_requests'), String(num(result, 'not_dispatched_requests'))));
   lines.push(row('Verdict:', typeof result.verdict === 'string' ? result.verdict : 'unknown'));
   const reasons = Array.isArray(result.verdict_reasons) ? (result.verdict_reasons as unknown[]) : [];
   for (const reason of reasons) lines.push(`  - ${String(reason)}`);

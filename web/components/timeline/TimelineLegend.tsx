@@ -1,5 +1,5 @@
 /** What the colours of the timeline mean. */
-import { C2W_PHASES } from '../../../shared/types.ts';
+import { C2W_PHASES, REQUEST_END_STATUSES } from '../../../shared/types.ts';
 
 const LIFE = [
   ['queued', 'queued'],
@@ -7,7 +7,6 @@ const LIFE = [
   ['text', 'text'],
   ['audio', 'audio'],
 ] as const;
-const ENDS = ['completed', 'failed', 'timed_out', 'cancelled_after_timeout', 'not_dispatched'] as const;
 
 export function TimelineLegend() {
   return (
@@ -26,7 +25,7 @@ export function TimelineLegend() {
         </span>
       ))}
       <span className="lg-sep" />
-      {ENDS.map((e) => (
+      {REQUEST_END_STATUSES.map((e) => (
         <span key={e} className="lg">
           <i className={`sw end-${e}`} />
           {e.replace(/_/g, ' ')}

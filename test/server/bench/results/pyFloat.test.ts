@@ -196,4 +196,26 @@ describe('result files: types key by key as vLLM writes them', () => {
     ])
       expect(text).toContain(piece);
   });
+
+  it("the Seed-TTS gate's keys: WER statistics and each row's wer are floats, counts are ints", () => {
+    const text = pyJsonDumps(
+      {
+        seed_tts_content_evaluated: 2,
+        seed_tts_content_error_mean: 0,
+        seed_tts_content_error_median: 1,
+        seed_tts_sim_mean: null,
+        seed_tts_asr_failed: 0,
+        seed_tts_wer_eval_items: [
+          { utterance_id: 'a', wer: 0 },
+          { utterance_id: 'b', error: 'no_pcm' },
+        ],
+      },
+      resultFloatKind,
+    );
+    expect(text).toBe(
+      '{"seed_tts_content_evaluated": 2, "seed_tts_content_error_mean": 0.0, "seed_tts_content_error_median": 1.0, ' +
+        '"seed_tts_sim_mean": null, "seed_tts_asr_failed": 0, "seed_tts_wer_eval_items": ' +
+        '[{"utterance_id": "a", "wer": 0.0}, {"utterance_id": "b", "error": "no_pcm"}]}',
+    );
+  });
 });
