@@ -118,9 +118,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     if (starts && opts.warmClient !== false)
       await warmClient({
         job: (i) => job(0, `${config.runId}-warm-${i}`),
-        limits,
+        target,
         maxConcurrency: config.maxConcurrency,
-        maxEventBytes: config.maxEventBytes,
       });
     events.startClock();
     if (starts) rps?.start();

@@ -16,7 +16,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createDispatcher } from '../http/dispatcher.ts';
-import type { EffectiveTimeouts } from '../http/timeouts.ts';
+import type { AttemptTarget } from '../http/attempt.ts';
 import { withoutStacks } from '../http/cancelSweep.ts';
 import { runDispatch } from '../dispatch.ts';
 import { RunEvents } from '../events.ts';
@@ -26,8 +26,11 @@ import { recordedStream } from './recordedStream.ts';
 export interface WarmOptions {
   /** Builds warm-up request i (the run's first request under its own id): the body builder warms too. */
   job: (i: number) => Promise<RequestJob>;
-  limits: EffectiveTimeouts;
-  maxEventBytes?: number;
+  /**
+   * The run's target. The warm-up's is a copy with only the dispatcher, origin and path replaced (and no
+   * audio spool): an object of the same shape, so the code V8 optimised for it is the code the run uses.
+   */
+  target: AttemptTarget;
   /** The run's limit: the warm-up's dispatcher is made as the run's is (undici uses a Client for 1, else a Pool). */
   maxConcurrency: number | null;
   /** Requests (the default warmed the first request to within noise of a later one), at most 8 at once. */
@@ -54,14 +57,7 @@ export async function warmClient(opts: WarmOptions): Promise<void> {
     const events = new RunEvents(() => undefined);
     events.startClock();
     await runDispatch({
-      target: {
-        dispatcher,
-        origin,
-        path: '/v1/chat/completions',
-        limits: opts.limits,
-        now: () => performance.now() / 1000,
-        maxEventBytes: opts.maxEventBytes,
-      },
+      target: { ...opts.target, audioSpool: undefined, dispatcher, origin, path: '/v1/chat/completions' },
       events,
       offsets: new Array<number>(n).fill(0),
       maxConcurrency: concurrency,
