@@ -14,6 +14,8 @@ export const RunCountsSchema = Type.Object({
   failed: Type.Integer(),
   timedOut: Type.Integer(),
   cancelledAfterTimeout: Type.Integer(),
+  cancelled: Type.Integer(),
+  errored: Type.Integer(),
   notDispatched: Type.Integer(),
 });
 

@@ -21,6 +21,8 @@ export const ERRORS = {
   REQ_BAD_SSE: { status: 502, exit: 1, message: 'malformed SSE stream' },
   REQ_BAD_AUDIO: { status: 502, exit: 1, message: 'undecodable audio chunk' },
   REQ_EVENT_TOO_LARGE: { status: 502, exit: 1, message: 'SSE event exceeds the size bound' },
+  REQ_TOKEN_BOUND: { status: 502, exit: 1, message: 'token count beyond any sane bound' },
+  REQ_NOT_EVENT_STREAM: { status: 502, exit: 1, message: 'response is not an event stream' },
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },

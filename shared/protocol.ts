@@ -7,7 +7,7 @@
  * wrapped as `telemetry` events, joined to requests by `x-request-id`.
  */
 import type { TelemetryEvent } from './telemetry.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, TimeoutKind, Verdict } from './types.ts';
+import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, StopCause, TimeoutKind, Verdict } from './types.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -82,6 +82,13 @@ export interface RequestOutcome {
   error: string;
   /** Ms since run start when the request was sent (null if never sent). */
   sentT: number | null;
+  /**
+   * What stopped the run before this request ended normally: set on
+   * `not_dispatched` (and on cancellations), so the counting rule
+   * (shared/outcomes.ts) classifies the request from its own outcome, in
+   * whatever order the events arrive. Absent: nothing stopped it.
+   */
+  stoppedBy?: StopCause | null;
 }
 
 export interface RequestCompleted extends EventBase {
@@ -97,12 +104,12 @@ export interface RequestTimedOut extends EventBase {
   kind: TimeoutKind;
   outcome: RequestOutcome;
 }
-/** Aborted in flight by the breaker. */
+/** Aborted in flight: by the breaker (`cancelled_after_timeout`) or an interrupt (`cancelled`). */
 export interface RequestCancelled extends EventBase {
   type: 'request.cancelled';
   outcome: RequestOutcome;
 }
-/** Never sent: cancelled from the queue by the breaker, or never arrived. */
+/** Never sent: cancelled from the queue (breaker or interrupt), never arrived, or the run never started. */
 export interface RequestNotDispatched extends EventBase {
   type: 'request.not_dispatched';
   outcome: RequestOutcome;

@@ -172,6 +172,13 @@ export const RunSpecSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
+    connectionMode: Type.Optional(
+      Type.Union([Type.Literal('per_request'), Type.Literal('keep_alive')], {
+        default: 'per_request',
+        description:
+          'per_request: a new TCP connection per request, as vLLM-Omni (TTFT includes the connect); keep_alive: reuse',
+      }),
+    ),
     thresholds: Type.Array(
       Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }),
       { maxItems: 64, default: [] },

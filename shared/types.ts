@@ -13,14 +13,21 @@ export type RequestStatus =
   | 'failed'
   | 'timed_out'
   | 'cancelled_after_timeout'
+  | 'cancelled'
   | 'not_dispatched';
 
-/** End states only, in the order the dashboard lists them. */
+/**
+ * End states only, in the order the dashboard lists them.
+ * `cancelled_after_timeout`: cancelled by the fail-fast breaker; `cancelled`:
+ * aborted in flight by an interrupt (signal, dashboard Cancel) before any
+ * trip; `not_dispatched`: never sent. How they are counted: shared/outcomes.ts.
+ */
 export const REQUEST_END_STATUSES = [
   'completed',
   'failed',
   'timed_out',
   'cancelled_after_timeout',
+  'cancelled',
   'not_dispatched',
 ] as const satisfies readonly RequestStatus[];
 export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
@@ -28,6 +35,15 @@ export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
 /** Whether a value (from a file, the wire or the store) is a request end status. */
 export const isRequestEndStatus = (v: unknown): v is RequestEndStatus =>
   (REQUEST_END_STATUSES as readonly unknown[]).includes(v);
+
+/** What stopped a run early: the fail-fast breaker, or an interrupt (signal, dashboard Cancel). */
+export type StopCause = 'breaker' | 'interrupt';
+
+/** Who interrupted a run (result key `interrupt_cause`). */
+export type InterruptCause = 'signal' | 'dashboard';
+
+/** How the client opens connections (result key `connection_mode`). */
+export type ConnectionMode = 'per_request' | 'keep_alive';
 
 /** Structural timeout kinds; classification never looks at message text. */
 export type TimeoutKind = 'total' | 'first_byte' | 'idle';
@@ -70,15 +86,23 @@ export interface BreakerCause {
   lastPhase?: string | null;
 }
 
-/** Counts of request outcomes in a run. */
+/**
+ * Counts of request outcomes in a run, as the one rule of shared/outcomes.ts
+ * folds them (docs/design.md section 4a). `failed` is everything that ended
+ * without completing; within it `timedOut`, `cancelledAfterTimeout` (queued
+ * and in-flight requests the breaker cancelled), `cancelled` (queued and
+ * in-flight requests an interrupt cancelled) and `errored` (the rest) add up
+ * to `failed`; `notDispatched` (never sent) is a subset of whichever of those
+ * applied.
+ */
 export interface RunCounts {
   total: number;
   completed: number;
   failed: number;
   timedOut: number;
-  /** Every request the breaker cancelled, queued or in flight (the seed's meaning). */
   cancelledAfterTimeout: number;
-  /** The never-sent subset of `cancelledAfterTimeout`. */
+  cancelled: number;
+  errored: number;
   notDispatched: number;
 }
 

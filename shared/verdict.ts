@@ -114,20 +114,25 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const reasons: string[] = [];
   if (input.errored) reasons.push('the run could not start');
   if (input.interrupted) reasons.push('the run was interrupted (signal or crash); in-flight requests were aborted');
-  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.notDispatched;
+  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.cancelled + counts.notDispatched;
   if (counts.timedOut > 0) reasons.push(`${plural(counts.timedOut, 'request')} timed out`);
+  // notDispatched is the never-sent subset of whichever cancellation applied (shared/outcomes.ts):
+  // a run is stopped once, by the breaker or by an interrupt, so at most one of them has any.
   if (counts.cancelledAfterTimeout > 0) {
     reasons.push(
       `${plural(counts.cancelledAfterTimeout, 'request')} cancelled after a timeout (${counts.notDispatched} never sent)`,
     );
+  } else if (counts.cancelled > 0) {
+    reasons.push(
+      `${plural(counts.cancelled, 'request')} cancelled by the interrupt (${counts.notDispatched} never sent)`,
+    );
   } else if (counts.notDispatched > 0) {
     reasons.push(`${plural(counts.notDispatched, 'request')} never sent`);
   }
-  if (counts.failed > 0) reasons.push(`${plural(counts.failed, 'request')} failed`);
-  const incomplete = counts.total - counts.completed;
-  // notDispatched is the never-sent subset of cancelledAfterTimeout (shared/types.ts).
-  const accounted = counts.timedOut + Math.max(counts.cancelledAfterTimeout, counts.notDispatched) + counts.failed;
-  if (incomplete > accounted) reasons.push(`${plural(incomplete - accounted, 'request')} did not complete`);
+  if (counts.errored > 0) reasons.push(`${plural(counts.errored, 'request')} failed`);
+  // `failed` is everything that ended without completing; the rest never ended.
+  const unended = counts.total - counts.completed - counts.failed;
+  if (unended > 0) reasons.push(`${plural(unended, 'request')} did not complete`);
   if (counts.total === 0) reasons.push('the run has no requests');
   const gate = input.seedTts;
   if (gate && gate.evaluated === 0)

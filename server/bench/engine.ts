@@ -11,9 +11,8 @@ import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
 import { finishBenchmark, type BenchOutcome } from './finalize.ts';
-import { createDispatcher } from './http/dispatcher.ts';
+import { RunConnections } from './http/dispatcher.ts';
 import { tlsOptions } from './http/tls.ts';
-import { withoutStacks } from './http/cancelSweep.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
@@ -25,7 +24,11 @@ import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
-  /** Abort → in-flight requests are aborted, verdict `interrupted`, the partial result is kept. */
+  /**
+   * Abort → in-flight requests are aborted, verdict `interrupted`, the partial
+   * result is kept. The abort reason `'signal'` or `'dashboard'` becomes the
+   * result's `interrupt_cause` (anything else reads as `'signal'`).
+   */
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** Last server phase known for a request (from telemetry), recorded in the breaker's cause. */
@@ -61,10 +64,16 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   // Seed-TTS gate: the answers' audio is spooled to disk during the run (accuracy/gate.ts).
   const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
-  const dispatcher = createDispatcher(config.maxConcurrency, tlsOptions(config));
+  const connectionMode = config.connectionMode ?? 'per_request';
+  const connections = new RunConnections(url.origin, {
+    maxConcurrency: config.maxConcurrency,
+    mode: connectionMode,
+    connect: tlsOptions(config),
+  });
   const target = {
     audioSpool: gate?.spool,
-    dispatcher,
+    dispatcher: connections.pool,
+    perRequest: connections.perRequest,
     origin: url.origin,
     path: url.pathname + url.search,
     limits,
@@ -143,7 +152,9 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     } else {
       run = await runDispatch({
         target,
+        connections,
         events,
+        log,
         offsets: arrivalOffsets(
           n,
           arrivalSpec(
@@ -165,8 +176,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     await gate?.dispose();
     throw e;
   } finally {
-    // Every socket closed (aborted ones included) before anything is written.
-    await withoutStacks(() => dispatcher.destroy());
+    // Every socket closed (aborted ones included) before anything is written; bounded like a trip's sweep.
+    const { forcedSockets } = await connections.sweep(null);
+    if (forcedSockets > 0)
+      warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
   }
   // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
   const seedTts = gate
@@ -179,7 +192,21 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         thresholds: config.thresholds,
       })
     : null;
-  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events, seedTts });
+  const reason: unknown = interrupt.reason;
+  // Interrupted before any trip, or during the Seed-TTS evaluation after the requests.
+  const interrupted = run.interrupted || Boolean(seedTts?.interrupted);
+  const interruptCause = interrupted ? (reason === 'dashboard' ? 'dashboard' : 'signal') : null;
+  return finishBenchmark({
+    config,
+    run,
+    events,
+    errored,
+    log,
+    rpsChangeEvents: rps?.events,
+    seedTts,
+    connectionMode,
+    interruptCause,
+  });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

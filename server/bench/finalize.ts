@@ -10,6 +10,7 @@ import type { RequestEndStatus } from '../../shared/types.ts';
 import type { RequestRecord } from './client/record.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import type { BenchConfig } from './config.ts';
+import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
 import type { RunEvents } from './events.ts';
@@ -27,6 +28,9 @@ export interface FinalizeInput {
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
   log: (line: string) => void;
+  connectionMode: ConnectionMode;
+  /** Who interrupted the run (null: not interrupted). */
+  interruptCause: InterruptCause | null;
   /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
   seedTts?: SeedTtsEvaluation | null;
 }
@@ -47,9 +51,11 @@ export async function finishBenchmark({
   errored,
   log,
   rpsChangeEvents,
+  connectionMode,
+  interruptCause,
   seedTts,
 }: FinalizeInput): Promise<BenchOutcome> {
-  const counts = countStatuses(run.statuses, run.failFastTripped);
+  const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
     durationS: run.durationS,
     percentileMetrics: config.percentileMetrics,
@@ -87,6 +93,7 @@ export async function finishBenchmark({
     failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
     verdict,
     verdictReasons,
+    run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
   });
 

@@ -7,20 +7,12 @@
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
 import type { StallReport } from '../../shared/types.ts';
+import { countEnded, emptyCounts, normalizeCounts } from '../../shared/outcomes.ts';
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
-
-export const emptyCounts = () => ({
-  total: 0,
-  completed: 0,
-  failed: 0,
-  timedOut: 0,
-  cancelledAfterTimeout: 0,
-  notDispatched: 0,
-});
 
 /** What applying one event changed that the store must persist. */
 export interface Effects {
@@ -158,21 +150,13 @@ export class RunTracker {
         return NONE;
       }
       case 'request.completed':
-        c.completed++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
       case 'request.failed':
-        c.failed++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
       case 'request.timed_out':
-        c.timedOut++;
-        return { endedRow: this.end(e.t, e.outcome, e.kind) };
       case 'request.cancelled':
-        c.cancelledAfterTimeout++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
       case 'request.not_dispatched':
-        c.notDispatched++;
-        if (this.state.breaker.tripped) c.cancelledAfterTimeout++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
+        // One rule for every counter (shared/outcomes.ts), whatever order the events come in.
+        countEnded(c, e.outcome);
+        return { endedRow: this.end(e.t, e.outcome, e.type === 'request.timed_out' ? e.kind : null) };
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
         const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;
@@ -181,7 +165,7 @@ export class RunTracker {
         return {};
       }
       case 'run.finished':
-        Object.assign(c, e.summary.counts);
+        Object.assign(c, normalizeCounts(e.summary.counts));
         this.state.verdict = e.summary.verdict;
         if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
         return {};

@@ -81,12 +81,18 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const completed = num(o.completed) ?? 0;
   const numPrompts = num(o.num_prompts);
   const failed = num(o.failed) ?? (numPrompts !== null ? Math.max(0, numPrompts - completed) : 0);
+  const timedOut = num(o.timed_out_requests) ?? 0;
+  const cancelledAfterTimeout = num(o.cancelled_after_timeout_requests) ?? 0;
+  const cancelled = num(o.cancelled_requests) ?? 0;
+  // vLLM's `failed` is everything not completed, as our counting rule (shared/outcomes.ts).
   const counts: RunCounts = {
     total: completed + failed,
     completed,
     failed,
-    timedOut: num(o.timed_out_requests) ?? 0,
-    cancelledAfterTimeout: num(o.cancelled_after_timeout_requests) ?? 0,
+    timedOut,
+    cancelledAfterTimeout,
+    cancelled,
+    errored: Math.max(0, failed - timedOut - cancelledAfterTimeout - cancelled),
     notDispatched: num(o.not_dispatched_requests) ?? 0,
   };
   const derived: Verdict =

@@ -160,7 +160,7 @@ export class RunManager implements RunStarter {
   cancel(id: string): boolean {
     const run = this.live.get(id);
     if (!run) return false;
-    run.abort.abort();
+    run.abort.abort('dashboard'); // the result's interrupt_cause
     return true;
   }
 
@@ -170,7 +170,7 @@ export class RunManager implements RunStarter {
   }
 
   async shutdown(): Promise<void> {
-    for (const r of this.live.values()) r.abort.abort();
+    for (const r of this.live.values()) r.abort.abort('signal'); // the dashboard is going down
     await Promise.all([...this.live.values()].map((r) => r.done));
   }
 }

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { RunListItem, RequestRow, StallEntry } from '../../shared/apiSchemas.ts';
 import type { RunState } from '../../shared/protocol.ts';
-import { emptyCounts } from '../hub/runTracker.ts';
+import { normalizeCounts } from '../../shared/outcomes.ts';
 
 export type RunSource = RunListItem['source'];
 
@@ -98,7 +98,7 @@ export function toListItem(r: RunRow): RunListItem {
     finishedAtMs: r.finished_at_ms,
     durationS:
       summary?.durationS ?? (r.finished_at_ms && r.started_at_ms ? (r.finished_at_ms - r.started_at_ms) / 1000 : null),
-    counts: summary?.counts ?? state?.counts ?? emptyCounts(),
+    counts: normalizeCounts(summary?.counts ?? state?.counts),
     metadata: JSON.parse(r.metadata_json) as Record<string, string>,
     stallCount: r.stall_count,
     stallPhase: r.stall_phase,

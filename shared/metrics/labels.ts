@@ -39,6 +39,8 @@ export const RESULT_LABELS = {
   timed_out_requests: 'Timed out requests',
   cancelled_after_timeout_requests: 'Cancelled after timeout',
   not_dispatched_requests: 'Not dispatched',
+  cancelled_requests: 'Cancelled by an interrupt',
+  cleanup_forced_sockets: 'Sockets closed by the fallback',
 } as const;
 
 export type LabelledKey = keyof typeof RESULT_LABELS;

@@ -109,10 +109,11 @@ async function floorRun(url: string, n: number, conc: number): Promise<Measure> 
 }
 
 /** The whole engine (runBenchmark: dispatch, parse, records, metrics), timed over the whole call. */
-async function engineRun(url: string, n: number, conc: number): Promise<Measure> {
+async function engineRun(url: string, n: number, conc: number, mode: Mode): Promise<Measure> {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const out = await runBenchmark(config(url, { numPrompts: n, maxConcurrency: conc }));
+  const connectionMode = mode === 'keep-alive' ? 'keep_alive' : 'per_request';
+  const out = await runBenchmark(config(url, { numPrompts: n, maxConcurrency: conc, connectionMode }));
   const wall = (performance.now() - t0) / 1000;
   if (out.summary.counts.completed !== n) throw new Error(`engine completed ${out.summary.counts.completed}/${n}`);
   return { rps: n / wall, cpuUs: cpuUs(process.cpuUsage(c0)) / n };
@@ -157,11 +158,11 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
     python: Measure[] = [];
   // One untimed pass of each warms the JIT, the server and the connections.
   await floorRun(server.url, Math.min(n, 500), conc);
-  await engineRun(server.url, Math.min(n, 500), conc);
+  await engineRun(server.url, Math.min(n, 500), conc, mode);
   if (havePython) await pythonRun(server.url, Math.min(n, 200), conc, mode);
   for (let i = 0; i < rounds; i++) {
     floor.push(await floorRun(server.url, n, conc));
-    engine.push(await engineRun(server.url, n, conc));
+    engine.push(await engineRun(server.url, n, conc, mode));
     if (havePython) python.push(await pythonRun(server.url, n, conc, mode));
   }
   await server.close();
@@ -232,7 +233,7 @@ async function firstWave(): Promise<void> {
     const excess = async (warm: boolean, clock: 'wall' | 'cpu'): Promise<{ first: number; steady: number }> => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        ['--import', 'tsx', child, server.url, String(conc), String(n), warm ? 'warm' : 'cold', clock],
+        ['--import', 'tsx', child, server.url, String(conc), String(n), warm ? 'warm' : 'cold', clock, mode],
         { encoding: 'utf8', timeout: 120_000 },
       );
       const ttft = (JSON.parse(stdout) as number[]).map((s) => s * 1000);

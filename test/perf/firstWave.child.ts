@@ -3,12 +3,13 @@
  * `stallscope bench` is) runs the engine once against the given server and
  * prints each request's TTFT in seconds, in dispatch order (rate inf: index
  * order). argv: url, concurrency, requests, "warm" | "cold" (cold = no client
- * warm-up, for the before figure), "wall" | "cpu" (the engine's clock).
+ * warm-up, for the before figure), "wall" | "cpu" (the engine's clock),
+ * "keep-alive" | "per-request" (the engine's connection mode).
  */
 import { openSync, readSync } from 'node:fs';
 import { runBenchmark } from '../../server/bench/engine.ts';
 
-const [url, conc, n, mode, clock] = process.argv.slice(2);
+const [url, conc, n, mode, clock, connections] = process.argv.slice(2);
 // argv[5] "cpu": the main thread's CPU time as the engine's clock (Linux schedstat), so a TTFT counts the
 // client's own work before the first token and none of the waiting: a figure a busy machine does not move.
 const fd = clock === 'cpu' ? openSync('/proc/thread-self/schedstat', 'r') : -1;
@@ -34,6 +35,7 @@ const out = await runBenchmark(
     failFast: false,
     thresholds: [],
     save: null,
+    connectionMode: connections === 'keep-alive' ? 'keep_alive' : 'per_request',
   },
   { warmClient: mode !== 'cold', now: fd >= 0 ? cpuSeconds : undefined },
 );

@@ -9,7 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+/** Benchmarks that also run under another name (`npm run bench engine` includes the breaker chaos). */
+const ALSO: Record<string, string[]> = { engine: ['breakerChaos'] };
+const only = process.argv.slice(2).flatMap((o) => [o, ...(ALSO[o] ?? [])]);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))

@@ -9,6 +9,8 @@ const counts = (over: Partial<RunCounts>): RunCounts => ({
   failed: 0,
   timedOut: 0,
   cancelledAfterTimeout: 0,
+  cancelled: 0,
+  errored: 0,
   notDispatched: 0,
   ...over,
 });
@@ -55,7 +57,7 @@ describe('evaluateVerdict', () => {
 
   it('a high-scoring partial run (1 of 10 completed, rest cancelled after a timeout) is failed_closed, never passed', () => {
     const v = evaluateVerdict({
-      counts: counts({ completed: 1, timedOut: 1, cancelledAfterTimeout: 8, notDispatched: 7 }),
+      counts: counts({ completed: 1, failed: 9, timedOut: 1, cancelledAfterTimeout: 8, notDispatched: 7 }),
       metrics: { completed: 1, failed: 9, mean_e2el_ms: 10, accuracy: 1.0 },
       thresholds: ['mean_e2el_ms<=5000', 'accuracy>=0.95'],
     });
@@ -69,19 +71,20 @@ describe('evaluateVerdict', () => {
   it('any undispatched or cancelled request alone forces failed_closed', () => {
     expect(
       evaluateVerdict({
-        counts: counts({ completed: 9, notDispatched: 1, cancelledAfterTimeout: 1 }),
+        counts: counts({ completed: 9, failed: 1, notDispatched: 1, cancelledAfterTimeout: 1 }),
         metrics: great,
         thresholds: [],
       }).verdict,
     ).toBe('failed_closed');
     expect(
-      evaluateVerdict({ counts: counts({ completed: 9, timedOut: 1 }), metrics: great, thresholds: [] }).verdict,
+      evaluateVerdict({ counts: counts({ completed: 9, failed: 1, timedOut: 1 }), metrics: great, thresholds: [] })
+        .verdict,
     ).toBe('failed_closed');
   });
 
   it('a failed request or a failed threshold gives failed', () => {
     expect(
-      evaluateVerdict({ counts: counts({ completed: 9, failed: 1 }), metrics: great, thresholds: [] }),
+      evaluateVerdict({ counts: counts({ completed: 9, failed: 1, errored: 1 }), metrics: great, thresholds: [] }),
     ).toMatchObject({ verdict: 'failed', reasons: ['1 request failed'] });
     const v = evaluateVerdict({ counts: counts({}), metrics: great, thresholds: ['mean_e2el_ms<100'] });
     expect(v.verdict).toBe('failed');
@@ -112,7 +115,7 @@ describe('evaluateVerdict', () => {
       evaluateVerdict({ counts: counts({ completed: 0 }), metrics: {}, thresholds: [], errored: true }).verdict,
     ).toBe('errored');
     const v = evaluateVerdict({
-      counts: counts({ completed: 3, cancelledAfterTimeout: 7 }),
+      counts: counts({ completed: 3, failed: 7, cancelled: 7 }),
       metrics: great,
       thresholds: [],
       interrupted: true,

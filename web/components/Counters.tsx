@@ -9,6 +9,7 @@ export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: n
     ['failed', counts.failed, 'failed'],
     ['timed out', counts.timedOut, 'timed_out'],
     ['cancelled after timeout', counts.cancelledAfterTimeout, 'cancelled_after_timeout'],
+    ['cancelled', counts.cancelled, 'cancelled'],
     ['not dispatched', counts.notDispatched, 'not_dispatched'],
   ];
   return (

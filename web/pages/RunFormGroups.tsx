@@ -172,6 +172,12 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
         <NumberField path="timeouts.firstByteS" label="First-byte timeout (s)" hint="optional" />
         <NumberField path="timeouts.idleS" label="Idle timeout (s)" hint="optional" />
         <CheckField path="failFast" label="Fail fast on the first timeout" hint="cancel everything else, fail closed" />
+        <SelectField
+          path="connectionMode"
+          label="Connections"
+          options={['per_request', 'keep_alive']}
+          hint="per_request: a new connection per request, as vLLM-Omni (TTFT includes the connect)"
+        />
       </fieldset>
 
       {embedded && (

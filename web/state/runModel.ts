@@ -13,6 +13,7 @@ import type {
   Verdict,
 } from '../../shared/types.ts';
 import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../shared/protocol.ts';
+import { emptyCounts } from '../../shared/outcomes.ts';
 
 /** One benchmark request as a timeline row. Times are ms since the run clock started. */
 export interface RequestRow {
@@ -115,9 +116,7 @@ export interface RunModel {
 export const MAX_WARNINGS = 200;
 export const MAX_PENDING = 20_000;
 
-export function emptyCounts(total = 0): RunCounts {
-  return { total, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
-}
+export { emptyCounts };
 
 export function emptyRun(runId: string): RunModel {
   return {

@@ -35,7 +35,8 @@ export function outcomeSeries(rows: readonly RequestRow[], endMs: number, bucket
       if (r.status === 'completed') p.completed++;
       else if (r.status === 'failed') p.failed++;
       else if (r.status === 'timed_out') p.timedOut++;
-      else if (r.status === 'cancelled_after_timeout' || r.status === 'not_dispatched') p.cancelled++;
+      else if (r.status === 'cancelled_after_timeout' || r.status === 'cancelled' || r.status === 'not_dispatched')
+        p.cancelled++;
     }
     if (r.sentT === null) continue;
     // Active in every bucket its [sentT, endT] overlaps (vLLM's per-second concurrency, finer).

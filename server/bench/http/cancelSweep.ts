@@ -16,20 +16,27 @@ export function withoutStacks<T>(fn: () => T): T {
   }
 }
 
+/** What closes a run's connections (RunConnections in dispatcher.ts). */
+export interface Sweeper {
+  sweep(reason: Error | null): Promise<{ forcedSockets: number }>;
+  /** A signal during the cleanup: end it now. */
+  hurry(): void;
+}
+
 /**
  * Cancels every request at once (the breaker's trip, an interrupt): each is
- * marked cancelled, then the dispatcher is destroyed, which fails all their
- * HTTP exchanges and closes every socket in one sweep — measurably cheaper
- * than one abort per request with 1,000 in flight. Resolves when every
- * socket is closed.
+ * marked cancelled (its attempt keeps a timer that bounds it), then every
+ * connection of the run is closed in one sweep — measurably cheaper than one
+ * abort per request with 1,000 in flight. Resolves when every socket is
+ * closed, with how many needed the per-socket fallback.
  */
 export function cancelAll(
   requests: Iterable<{ cancel(reason: unknown, bulk?: boolean): void }>,
   reason: unknown,
-  dispatcher: { destroy(err?: Error | null): Promise<void> },
-): Promise<void> {
+  connections: Sweeper,
+): Promise<{ forcedSockets: number }> {
   return withoutStacks(() => {
     for (const r of requests) r.cancel(reason, true);
-    return dispatcher.destroy(reason instanceof Error ? reason : null);
+    return connections.sweep(reason instanceof Error ? reason : null);
   });
 }

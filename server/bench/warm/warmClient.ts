@@ -15,9 +15,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createDispatcher } from '../http/dispatcher.ts';
+import { RunConnections } from '../http/dispatcher.ts';
 import type { AttemptTarget } from '../http/attempt.ts';
-import { withoutStacks } from '../http/cancelSweep.ts';
 import { runDispatch } from '../dispatch.ts';
 import { RunEvents } from '../events.ts';
 import type { RequestJob } from '../requestRunner.ts';
@@ -31,7 +30,7 @@ export interface WarmOptions {
    * audio spool): an object of the same shape, so the code V8 optimised for it is the code the run uses.
    */
   target: AttemptTarget;
-  /** The run's limit: the warm-up's dispatcher is made as the run's is (undici uses a Client for 1, else a Pool). */
+  /** The run's limit: the warm-up's connections are made as the run's are (same pool size, same mode). */
   maxConcurrency: number | null;
   /** Requests (the default warmed the first request to within noise of a later one), at most 8 at once. */
   requests?: number;
@@ -48,16 +47,26 @@ export async function warmClient(opts: WarmOptions): Promise<void> {
   const { server, sockets } = await streamingServer(recordedStream());
   const n = opts.requests ?? 48;
   const concurrency = Math.min(opts.maxConcurrency ?? 8, 8);
-  const dispatcher = createDispatcher(opts.maxConcurrency);
   const stop = new AbortController();
   const deadline = setTimeout(() => stop.abort(new Error('client warm-up deadline')), opts.deadlineMs ?? 3_000);
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const connections = new RunConnections(origin, {
+    maxConcurrency: opts.maxConcurrency,
+    mode: opts.target.perRequest ? 'per_request' : 'keep_alive',
+  });
   try {
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // A subscriber that does nothing: RunEvents skips its work when there is none.
     const events = new RunEvents(() => undefined);
     events.startClock();
     await runDispatch({
-      target: { ...opts.target, audioSpool: undefined, dispatcher, origin, path: '/v1/chat/completions' },
+      target: {
+        ...opts.target,
+        audioSpool: undefined,
+        dispatcher: connections.pool,
+        origin,
+        path: '/v1/chat/completions',
+      },
+      connections,
       events,
       offsets: new Array<number>(n).fill(0),
       maxConcurrency: concurrency,
@@ -71,7 +80,7 @@ export async function warmClient(opts: WarmOptions): Promise<void> {
     // Best effort: a warm-up that failed leaves the run as it would have been without it.
   } finally {
     clearTimeout(deadline);
-    await withoutStacks(() => dispatcher.destroy());
+    await connections.sweep(null);
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

@@ -18,6 +18,8 @@ describe('run tracker', () => {
       failed: 4,
       timedOut: 1,
       cancelledAfterTimeout: 3,
+      cancelled: 0,
+      errored: 0,
       notDispatched: 2,
     });
     expect(s.breaker.cause).toMatchObject({ requestIndex: 2, lastPhase: 'hift' });
@@ -26,9 +28,9 @@ describe('run tracker', () => {
       'completed',
       'completed',
       'timed_out',
+      'not_dispatched',
+      'not_dispatched',
       'cancelled_after_timeout',
-      'not_dispatched',
-      'not_dispatched',
     ]);
     expect(tr.requests.get(2)).toMatchObject({ queuedT: 10, sentT: 11, endT: 4011, timeoutKind: 'total' });
   });
@@ -64,9 +66,10 @@ describe('run tracker', () => {
         attempts: 0,
         error: '',
         sentT: null,
+        stoppedBy: 'breaker',
       },
     });
-    expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1 });
+    expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1, failed: 1 });
     expect(tr.state.breaker.cause!.lastPhase).toBeNull();
     tr.apply(seq + 1, { type: 'run.status', t: 4, status: 'interrupted' });
     expect(tr.state).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });

@@ -163,7 +163,16 @@ describe('result files: types key by key as vLLM writes them', () => {
       detailed: true,
       records: [rec],
       statuses: ['completed'],
-      counts: { total: 1, completed: 1, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+      counts: {
+        total: 1,
+        completed: 1,
+        failed: 0,
+        timedOut: 0,
+        cancelledAfterTimeout: 0,
+        cancelled: 0,
+        errored: 0,
+        notDispatched: 0,
+      },
       failFast: {
         enabled: true,
         tripped: true,
