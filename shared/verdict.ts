@@ -86,7 +86,11 @@ export function evaluateThreshold(expr: string, metrics: Record<string, unknown>
     };
   }
   const holds = compare(actual, t.op, t.value);
-  return { expr: t.expr, holds, reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${actual}` };
+  return {
+    expr: t.expr,
+    holds,
+    reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${formatMetricValue(actual)}`,
+  };
 }
 
 export interface VerdictInput {
@@ -94,6 +98,8 @@ export interface VerdictInput {
   metrics: Record<string, unknown>;
   thresholds: readonly string[];
   interrupted?: boolean;
+  /** Who interrupted the run (result key `interrupt_cause`), when known. */
+  interruptCause?: 'signal' | 'dashboard' | null;
   errored?: boolean;
   /**
    * The Seed-TTS gate's counts when `--seed-tts-wer-eval` ran: with none
@@ -107,13 +113,31 @@ export interface VerdictOutcome {
   reasons: string[];
 }
 
+function interruptReason(cause: VerdictInput['interruptCause']): string {
+  if (cause === 'dashboard') return 'the run was cancelled from the dashboard; in-flight requests were aborted';
+  if (cause === 'signal')
+    return 'the run was interrupted by a signal (SIGINT/SIGTERM); in-flight requests were aborted';
+  return 'the run was interrupted (signal or crash); in-flight requests were aborted';
+}
+
+/**
+ * A metric value as the reasons print it: at the precision `vllm bench serve`
+ * prints metrics (two decimals), so `mean_ttft_ms = 11.93`, not 11.932345678.
+ */
+export function formatMetricValue(v: number): string {
+  if (Number.isInteger(v) || !Number.isFinite(v)) return String(v);
+  const fixed = v.toFixed(2);
+  // A small non-zero value keeps two significant digits rather than reading as 0.00.
+  return Number(fixed) === 0 ? String(Number(v.toPrecision(2))) : fixed;
+}
+
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const { counts } = input;
   const reasons: string[] = [];
   if (input.errored) reasons.push('the run could not start');
-  if (input.interrupted) reasons.push('the run was interrupted (signal or crash); in-flight requests were aborted');
+  if (input.interrupted) reasons.push(interruptReason(input.interruptCause));
   const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.cancelled + counts.notDispatched;
   if (counts.timedOut > 0) reasons.push(`${plural(counts.timedOut, 'request')} timed out`);
   // notDispatched is the never-sent subset of whichever cancellation applied (shared/outcomes.ts):

@@ -5,6 +5,7 @@
  */
 import type { ConnectionMode, TimeoutKind } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
+import type { ServerStacksConfig } from '../serverStacks/config.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
@@ -84,6 +85,8 @@ export interface BenchConfig {
   insecure?: boolean;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
+  /** py-spy captures of the server's process tree (docs/design.md section 4a). */
+  serverStacks?: ServerStacksConfig;
 }
 
 /** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md §4a). */

@@ -10,7 +10,7 @@
 import type { RequestOutcome } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
 import { markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
-import { Breaker } from './breaker.ts';
+import { Breaker, type TimeoutReport } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
@@ -40,6 +40,8 @@ export interface DispatchInput {
   lastPhaseOf?: (requestId: string) => string | null | undefined;
   /** Called as each request arrives (leaves the schedule for the slot queue), in order. */
   onArrival?: (index: number) => void;
+  /** Told of every structural timeout, synchronously from its timer, after the breaker (run probes). */
+  onTimeout?: (r: TimeoutReport) => void;
 }
 
 export interface DispatchResult {
@@ -111,6 +113,9 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
 
   const finish = (index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void => {
+    // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
+    // timed-out and cancelled requests too (shared/metrics/timeline.ts). Never-sent records have none.
+    if (record.attempts > 0 && record.endTime === undefined) record.endTime = target.now();
     records[index] = record;
     statuses[index] = status;
     if (kind) timeoutKinds[index] = kind;
@@ -144,7 +149,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
         target,
         job,
         cancel,
-        new RequestHooks(index, job.requestId, events, breaker, sentT, stop.signal),
+        new RequestHooks(index, job.requestId, events, breaker, sentT, stop.signal, inp.onTimeout),
       );
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
@@ -309,6 +314,7 @@ class RequestHooks implements RunnerHooks {
     private readonly breaker: Breaker,
     private readonly sentT: (number | null)[],
     private readonly stopSignal: AbortSignal,
+    private readonly timeoutHook?: (r: TimeoutReport) => void,
   ) {}
 
   /** The run's stop reason once the breaker or an interrupt stopped it (set synchronously by the trip). */
@@ -323,7 +329,9 @@ class RequestHooks implements RunnerHooks {
   }
 
   onTimeout(e: TimeoutError): void {
-    this.breaker.report({ index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS });
+    const r = { index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS };
+    this.breaker.report(r);
+    this.timeoutHook?.(r);
   }
 
   onMessage(info: MessageInfo): void {

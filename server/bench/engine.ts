@@ -21,6 +21,8 @@ import { readyCheck, runWarmups } from './warmup.ts';
 import { warmClient } from './warm/warmClient.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
+import { finishProbes } from './probe.ts';
+import { probesFor } from '../serverStacks/index.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -45,7 +47,15 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   validateBenchConfig(config);
   const data = loadDataset(config);
   const log = opts.log ?? (() => undefined);
-  const events = new RunEvents(opts.onEvent, log);
+  // Probes watch the run from beside it (server stacks, docs/design.md section 4a); refusals throw here.
+  const probes = probesFor(config);
+  const onEvent = probes.length
+    ? (e: BenchEvent) => {
+        opts.onEvent?.(e);
+        for (const p of probes) p.onEvent(e);
+      }
+    : opts.onEvent;
+  const events = new RunEvents(onEvent, log);
   const warn = (message: string): void => {
     log(message);
     events.emit({ type: 'run.warning', message });
@@ -90,6 +100,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   });
 
   let errored: string | null = null;
+  let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
   const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
   try {
@@ -144,6 +155,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       baseUrl: config.baseUrl,
     });
     for (const message of data.warnings) events.emit({ type: 'run.warning', message });
+    for (const p of probes) p.start({ emit: (e) => events.emit(e), log });
     const id = (i: number): string => `${prefix}${i}`;
     const promptLen = (i: number): number => data.samples[i].promptLen;
     if (errored) {
@@ -170,6 +182,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         interrupt,
         lastPhaseOf: opts.lastPhaseOf,
         onArrival: rps ? (i) => rps.onArrival(i) : undefined,
+        onTimeout: probes.length ? (r) => probes.forEach((p) => p.onTimeout(r)) : undefined,
       });
     }
   } catch (e) {
@@ -180,6 +193,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     const { forcedSockets } = await connections.sweep(null);
     if (forcedSockets > 0)
       warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
+    // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
+    extraResult = await finishProbes(probes, log);
   }
   // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
   const seedTts = gate
@@ -204,6 +219,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     log,
     rpsChangeEvents: rps?.events,
     seedTts,
+    extraResult,
     connectionMode,
     interruptCause,
   });

@@ -27,6 +27,8 @@ export interface FinalizeInput {
   errored: string | null;
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
+  /** Keys the run probes add after ours (e.g. `server_stacks`). */
+  extraResult?: Record<string, unknown>;
   log: (line: string) => void;
   connectionMode: ConnectionMode;
   /** Who interrupted the run (null: not interrupted). */
@@ -54,6 +56,7 @@ export async function finishBenchmark({
   connectionMode,
   interruptCause,
   seedTts,
+  extraResult,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
@@ -68,6 +71,7 @@ export async function finishBenchmark({
     metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
     interrupted: run.interrupted || Boolean(seedTts?.interrupted),
+    interruptCause,
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
@@ -96,6 +100,7 @@ export async function finishBenchmark({
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
   });
+  Object.assign(result, extraResult);
 
   let resultFile: string | null = null;
   if (config.save) {

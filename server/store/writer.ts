@@ -7,7 +7,9 @@
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../shared/protocol.ts';
 import type { Effects } from '../hub/runTracker.ts';
+import { stallKey } from '../../shared/stallReport.ts';
 
+const NONE: Effects = Object.freeze({});
 const EVENTS_PER_STATEMENT = 32;
 const ROWS_PER_STATEMENT = 16;
 
@@ -23,6 +25,8 @@ export interface WriterOptions {
   maxBatch?: number;
   /** The run's current state, stored with each batch so a restart shows the counts reached. */
   stateOf: (runId: string) => RunState | undefined;
+  /** A timer flush failed (default: stderr). */
+  onError?: (e: Error) => void;
 }
 
 export class BatchWriter {
@@ -39,7 +43,7 @@ export class BatchWriter {
   private readonly updateRun: Database.Statement;
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
-  stats = { batches: 0, events: 0 };
+  stats = { batches: 0, events: 0, failedBatches: 0 };
 
   constructor(
     private readonly db: Database.Database,
@@ -73,7 +77,20 @@ export class BatchWriter {
   push(runId: string, seq: number, json: string, effects: Effects): void {
     this.pending.push({ runId, seq, json, effects });
     if (this.pending.length >= this.maxBatch) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+    else if (!this.timer) this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);
+  }
+
+  /**
+   * A failed commit inside a timer would be an uncaught exception that ends
+   * the process: it is reported instead (the batch is lost, the dashboard lives).
+   */
+  private flushFromTimer(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      this.stats.failedBatches++;
+      this.opts.onError?.(e as Error);
+    }
   }
 
   get pendingCount(): number {
@@ -110,8 +127,11 @@ export class BatchWriter {
     for (let i = whole; i < batch.length; i++) this.insertEvent.run(batch[i].runId, batch[i].seq, batch[i].json);
     this.writeRows(batch);
     for (const p of batch) {
-      const { stall, recovered } = p.effects;
-      if (stall) this.insertStall.run(p.runId, stall.workerId, stall.opId, p.seq, stall.phase, JSON.stringify(stall));
+      const { stall, recovered } = p.effects ?? NONE;
+      if (stall) {
+        const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
+        this.insertStall.run(p.runId, key.workerId, key.opId, p.seq, stall.phase, JSON.stringify(stall));
+      }
       if (recovered) {
         this.markRecovered.run(
           JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }),
@@ -132,7 +152,7 @@ export class BatchWriter {
   private writeRows(batch: PendingEvent[]): void {
     const rows: unknown[] = [];
     for (const p of batch) {
-      const r = p.effects.endedRow;
+      const r = p.effects?.endedRow;
       if (r) rows.push(p.runId, r.index, JSON.stringify(r), r.status);
     }
     const per = ROWS_PER_STATEMENT * 4;

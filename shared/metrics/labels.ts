@@ -28,6 +28,8 @@ export const RESULT_LABELS = {
   request_throughput: 'Request throughput (req/s)',
   request_goodput: 'Request goodput (req/s)',
   max_concurrent_requests: 'Peak concurrent requests',
+  // stallscope's own: the exact sweep (vLLM's figure above counts one-second buckets).
+  max_concurrent_requests_exact: 'Peak concurrent requests (exact)',
   total_input_tokens: 'Total input tokens',
   total_output_tokens: 'Total generated tokens',
   output_throughput: 'Output token throughput (tok/s)',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StallscopeError } from '../../shared/errors.ts';
 import type { RunCounts } from '../../shared/types.ts';
-import { evaluateThreshold, evaluateVerdict, parseThreshold } from '../../shared/verdict.ts';
+import { evaluateThreshold, evaluateVerdict, formatMetricValue, parseThreshold } from '../../shared/verdict.ts';
 
 const counts = (over: Partial<RunCounts>): RunCounts => ({
   total: 10,
@@ -122,6 +122,36 @@ describe('evaluateVerdict', () => {
     });
     expect(v.verdict).toBe('interrupted');
     expect(v.reasons[0]).toMatch(/interrupted/);
+  });
+
+  it('names who interrupted the run; the aborted requests are cancellations, not failures', () => {
+    const v = evaluateVerdict({
+      counts: counts({ completed: 3, failed: 7, cancelled: 7, notDispatched: 3 }),
+      metrics: great,
+      thresholds: [],
+      interrupted: true,
+      interruptCause: 'dashboard',
+    });
+    expect(v.reasons).toEqual([
+      'the run was cancelled from the dashboard; in-flight requests were aborted',
+      '7 requests cancelled by the interrupt (3 never sent)',
+    ]);
+    const s = evaluateVerdict({
+      counts: counts({}),
+      metrics: great,
+      thresholds: [],
+      interrupted: true,
+      interruptCause: 'signal',
+    });
+    expect(s.reasons[0]).toMatch(/^the run was interrupted by a signal/);
+  });
+
+  it('prints threshold values at the metric precision (two decimals, as vllm bench serve)', () => {
+    expect(evaluateThreshold('mean_ttft_ms<=20', { mean_ttft_ms: 11.932345678 }).reason).toBe(
+      'threshold mean_ttft_ms<=20 holds: mean_ttft_ms = 11.93',
+    );
+    expect(evaluateThreshold('failed==0', { failed: 3 }).reason).toBe('threshold failed==0 failed: failed = 3');
+    expect(formatMetricValue(0.001234)).toBe('0.0012');
   });
 
   it('requests that are neither completed nor accounted for fail the run', () => {

@@ -3,33 +3,45 @@
  * the stuck phase lit and its age counting up while the run is live, the
  * phase details, the owner thread's stack frames (copyable), the affected
  * requests (click to find them on the timeline), and whether it recovered.
+ * A py-spy capture of the server (ServerStacksCard) lights the inferred phase,
+ * says from which frame, and lists processes and threads.
  */
 import { useState } from 'react';
 import { C2W_PHASES, type StackFrame } from '../../shared/types.ts';
+import { isServerStacks, stallKey, type WatchdogStallReport } from '../../shared/stallReport.ts';
 import type { RunModel, StallRecord } from '../state/runModel.ts';
 import { stallAgeS } from '../state/selectors.ts';
+import { ServerStacksCard } from './ServerStacksCard.tsx';
 
 export interface BlockedPhaseViewProps {
   stalls: readonly StallRecord[];
   model: Pick<RunModel, 'startedAtMs' | 'finishedT' | 'indexById'>;
   nowWallMs: number;
   onFindRequest: (requestId: string) => void;
+  /** The run is over (also when the model saw no run.status, e.g. reports read from the store). */
+  ended?: boolean;
 }
 
-export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest }: BlockedPhaseViewProps) {
+export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest, ended }: BlockedPhaseViewProps) {
   if (stalls.length === 0) return null;
   return (
     <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
       <h2>Blocked Code2Wav phase{stalls.length > 1 ? 's' : ''}</h2>
-      {stalls.map((s) => (
-        <StallCard
-          key={`${s.report.workerId}:${s.report.opId}`}
-          stall={s}
-          model={model}
-          nowWallMs={nowWallMs}
-          onFindRequest={onFindRequest}
-        />
-      ))}
+      {stalls.map((s) =>
+        isServerStacks(s.report) ? (
+          <ServerStacksCard key={`py-spy:${s.report.capture}`} report={s.report} onFindRequest={onFindRequest} />
+        ) : (
+          <StallCard
+            key={`${stallKey(s.report).workerId}:${stallKey(s.report).opId}`}
+            stall={s}
+            report={s.report}
+            model={model}
+            nowWallMs={nowWallMs}
+            onFindRequest={onFindRequest}
+            ended={ended || model.finishedT !== null}
+          />
+        ),
+      )}
     </section>
   );
 }
@@ -40,19 +52,22 @@ function frameText(f: StackFrame): string {
 
 function StallCard({
   stall,
+  report: r,
   model,
   nowWallMs,
   onFindRequest,
+  ended,
 }: {
   stall: StallRecord;
+  report: WatchdogStallReport;
   model: BlockedPhaseViewProps['model'];
   nowWallMs: number;
   onFindRequest: (id: string) => void;
+  ended: boolean;
 }) {
-  const r = stall.report;
   const [copied, setCopied] = useState(false);
   const age = stallAgeS(stall, model, nowWallMs);
-  const counting = !stall.recovered && model.finishedT === null;
+  const counting = !stall.recovered && !ended;
   const stuck = (C2W_PHASES as readonly string[]).indexOf(r.phase);
   const copy = async () => {
     const text = [
@@ -76,8 +91,12 @@ function StallCard({
           {age.toFixed(1)} s in <strong>{r.phase}</strong>
           {counting ? ' and counting' : ''}
         </span>
-        <span className={`pill ${stall.recovered ? 'pill-ok' : 'pill-bad'}`}>
-          {stall.recovered ? `recovered after ${stall.recovered.stalledS.toFixed(1)} s` : 'still blocked'}
+        <span className={`pill ${stall.recovered ? 'pill-ok' : 'pill-bad'}`} data-testid="stall-state">
+          {stall.recovered
+            ? `recovered after ${stall.recovered.stalledS.toFixed(1)} s`
+            : ended
+              ? 'blocked when the run ended'
+              : 'still blocked'}
         </span>
       </header>
       <ol className="phase-strip" aria-label="Code2Wav phases">

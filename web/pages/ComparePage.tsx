@@ -3,36 +3,59 @@
  * deltas against the first run, the configs with differing keys
  * highlighted, and stall reports per phase across the runs.
  */
+import { normalizeCounts } from '../../shared/outcomes.ts';
+import { FAILED_PARTS } from '../state/runStory.ts';
 import { useEffect, useState } from 'react';
 import type { RunDetail, RunListItem } from '../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
-import type { StallReport } from '../../shared/types.ts';
-import { getRun, listRuns } from '../api/rest.ts';
+import { ApiError, getRun, listRuns } from '../api/rest.ts';
 import { StallPhaseChart } from '../charts/StallPhaseChart.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
-import { configDiff, type Metrics } from '../state/metricsTable.ts';
+import { configDiff } from '../state/metricsTable.ts';
 import { href, navigate } from '../state/router.ts';
 import { stallsByPhase } from '../state/selectors.ts';
+import { humanVerdict } from '../state/verdictWords.ts';
 
 const nameOf = (d: RunDetail) => d.label || d.id;
 
+class MissingRun extends Error {
+  constructor(readonly id: string) {
+    super(`No run with id ${id}`);
+  }
+}
+
 export function ComparePage({ ids }: { ids: string[] }) {
-  const [runs, setRuns] = useState<RunDetail[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [onlyDiff, setOnlyDiff] = useState(true);
   const [others, setOthers] = useState<RunListItem[]>([]);
   const key = ids.join(',');
+  // What was loaded for which set of ids: a new set shows "loading" until its own reply lands.
+  const [loaded, setLoaded] = useState<{ key: string; runs: RunDetail[] | null; error: unknown }>({
+    key: '',
+    runs: null,
+    error: null,
+  });
+  const runs = loaded.key === key ? loaded.runs : null;
+  const error = loaded.key === key ? loaded.error : null;
 
   useEffect(() => {
-    setRuns(null);
-    setError(null);
-    Promise.all(ids.map(getRun)).then(setRuns, setError);
+    let current = true;
+    // A missing run is named, not reported as "something went wrong".
+    const one = (id: string) =>
+      getRun(id).catch((e: unknown) => {
+        throw e instanceof ApiError && e.status === 404 ? new MissingRun(id) : e;
+      });
+    Promise.all(ids.map(one)).then(
+      (r) => current && setLoaded({ key, runs: r, error: null }),
+      (e: unknown) => current && setLoaded({ key, runs: null, error: e }),
+    );
     listRuns({ limit: 50 }).then(
       (r) => setOthers(r.runs),
       () => setOthers([]),
     );
+    return () => {
+      current = false;
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
@@ -48,7 +71,7 @@ export function ComparePage({ ids }: { ids: string[] }) {
         {others
           .filter((o) => !ids.includes(o.id))
           .map((o) => (
-            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${o.verdict ?? o.status}`}</option>
+            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${humanVerdict(o.verdict ?? o.status)}`}</option>
           ))}
       </select>
     </label>
@@ -60,20 +83,29 @@ export function ComparePage({ ids }: { ids: string[] }) {
         Select two or more runs on the <a href={href({ page: 'runs' })}>Runs</a> page to compare them. {addRun}
       </Empty>
     );
+  if (error instanceof MissingRun)
+    return (
+      <Empty>
+        No run with id {error.id}.{' '}
+        <a href={href({ page: 'compare', ids: ids.filter((x) => x !== error.id) })}>Compare the others.</a>
+      </Empty>
+    );
   if (error) return <ErrorState error={error} />;
   if (!runs) return <Loading what="runs to compare" />;
 
-  const metrics = runs.map((r) => ((r.summary as RunSummary | null)?.metrics ?? {}) as Metrics);
+  const metrics = runs.map((r) => r.summary?.metrics ?? {});
   const diff = configDiff(runs.map((r) => r.spec ?? r.config ?? {}));
   const shown = onlyDiff ? diff.filter((d) => d.differs) : diff;
   const stallRuns = runs.map((r) => ({
     name: nameOf(r),
-    byPhase: stallsByPhase(r.stallReports.map((s) => (s.report as StallReport).phase)),
+    byPhase: stallsByPhase(r.stallReports.map((s) => s.report.phase)),
   }));
   return (
     <div className="compare-page" data-testid="compare-page">
       <div className="page-head">
-        <h1>Compare {runs.length} runs</h1>
+        <h1>
+          Compare {runs.length} run{runs.length === 1 ? '' : 's'}
+        </h1>
         <span className="spacer" />
         {addRun}
       </div>
@@ -127,24 +159,15 @@ export function ComparePage({ ids }: { ids: string[] }) {
                 <td key={r.id}>{r.counts.failed}</td>
               ))}
             </tr>
-            <tr>
-              <th>timed out</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.timedOut}</td>
-              ))}
-            </tr>
-            <tr>
-              <th>cancelled after timeout</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.cancelledAfterTimeout}</td>
-              ))}
-            </tr>
-            <tr>
-              <th>not dispatched</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.notDispatched}</td>
-              ))}
-            </tr>
+            {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
+            {FAILED_PARTS.map((p) => (
+              <tr key={p.id} className="part">
+                <th title={p.title}>… {p.label}</th>
+                {runs.map((r) => (
+                  <td key={r.id}>{normalizeCounts(r.counts)[p.key]}</td>
+                ))}
+              </tr>
+            ))}
             <tr>
               <th>breaker</th>
               {runs.map((r) => (

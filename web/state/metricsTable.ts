@@ -46,6 +46,7 @@ const HEAD: LabelledKey[] = [
   'output_throughput',
   'max_output_tokens_per_s',
   'max_concurrent_requests',
+  'max_concurrent_requests_exact',
   'total_token_throughput',
   'total_audio_duration_s',
   'audio_throughput',

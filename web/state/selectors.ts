@@ -3,6 +3,7 @@
  * plain data and returns plain data; components memoize on the inputs.
  */
 import type { StallRecord, RequestRow, RunModel } from './runModel.ts';
+import { isServerStacks } from '../../shared/stallReport.ts';
 
 export interface SeriesPoint {
   /** Bucket end, seconds on the run clock. */
@@ -14,41 +15,73 @@ export interface SeriesPoint {
   cancelled: number;
 }
 
-/** Requests active in each time bucket, and outcomes per bucket, over [0, end] ms. */
+/**
+ * Requests active in each time bucket (the most in flight at any one instant
+ * within it: the exact sweep, as `max_concurrent_requests_exact`), and
+ * outcomes per bucket, over [0, end] ms.
+ */
 export function outcomeSeries(rows: readonly RequestRow[], endMs: number, buckets = 120): SeriesPoint[] {
   const end = Math.max(endMs, 1);
   const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
   const width = end / n;
   const pts: SeriesPoint[] = Array.from({ length: n }, (_, i) => ({
-    s: ((i + 1) * width) / 1000,
+    // Rounded to the µs so a bucket end equals the same tick value computed elsewhere (timeAxis).
+    s: Math.round((i + 1) * width * 1000) / 1e6,
     inFlight: 0,
     completed: 0,
     failed: 0,
     timedOut: 0,
     cancelled: 0,
   }));
-  const delta = new Float64Array(n + 1);
   const bucketOf = (t: number) => Math.min(n - 1, Math.max(0, Math.floor(t / width)));
   for (const r of rows) {
-    if (r.endT !== null) {
-      const p = pts[bucketOf(r.endT)];
-      if (r.status === 'completed') p.completed++;
-      else if (r.status === 'failed') p.failed++;
-      else if (r.status === 'timed_out') p.timedOut++;
-      else if (r.status === 'cancelled_after_timeout' || r.status === 'cancelled' || r.status === 'not_dispatched')
-        p.cancelled++;
-    }
-    if (r.sentT === null) continue;
-    // Active in every bucket its [sentT, endT] overlaps (vLLM's per-second concurrency, finer).
-    delta[bucketOf(r.sentT)] += 1;
-    delta[(r.endT === null ? n - 1 : bucketOf(r.endT)) + 1] -= 1;
+    if (r.endT === null) continue;
+    const p = pts[bucketOf(r.endT)];
+    if (r.status === 'completed') p.completed++;
+    else if (r.status === 'failed') p.failed++;
+    else if (r.status === 'timed_out') p.timedOut++;
+    else if (r.status === 'cancelled_after_timeout' || r.status === 'cancelled' || r.status === 'not_dispatched')
+      p.cancelled++;
   }
-  let cur = 0;
-  for (let i = 0; i < n; i++) {
-    cur += delta[i];
-    pts[i].inFlight = cur;
-  }
+  const active = activePerBucket(rows, n, width);
+  for (let i = 0; i < n; i++) pts[i].inFlight = active[i];
   return pts;
+}
+
+/**
+ * The exact sweep per bucket: the most requests holding a slot at one instant
+ * within each bucket, intervals [sent, end) so a request ending as another
+ * starts does not overlap it (a concurrency-4 run never shows 5). Counting a
+ * request in every bucket it touches instead (vLLM's one-second buckets)
+ * adds up requests that only followed each other.
+ */
+export function activePerBucket(rows: readonly RequestRow[], n: number, width: number): number[] {
+  const ev: [number, number][] = [];
+  for (const r of rows) {
+    if (r.sentT === null) continue;
+    ev.push([r.sentT, 1]);
+    if (r.endT !== null) ev.push([r.endT, -1]);
+  }
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = new Array<number>(n).fill(0);
+  let active = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const bucketEnd = (i + 1) * width;
+    let peak = active;
+    while (k < ev.length && (ev[k][0] < bucketEnd || i === n - 1)) {
+      active += ev[k][1];
+      if (active > peak) peak = active;
+      k++;
+    }
+    out[i] = peak;
+  }
+  return out;
+}
+
+/** The exact peak of requests in flight at one instant, from the rows (the live figure). */
+export function exactPeak(rows: readonly RequestRow[]): number {
+  return Math.max(0, ...activePerBucket(rows, 1, 1));
 }
 
 export interface Bin {
@@ -58,7 +91,24 @@ export interface Bin {
   label: string;
 }
 
-/** Histogram of `values` in `bins` equal bins between min and max. */
+/** The smallest 1, 2 or 5 × 10^k at least `raw` (a step people read as round). */
+export function niceStep(raw: number): number {
+  if (!(raw > 0) || !Number.isFinite(raw)) return 1;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * mag).find((st) => st >= raw * (1 - 1e-9)) ?? 10 * mag;
+}
+
+/** `v` on a grid of `step`, without binary noise (0.30000000000000004 → 0.3). */
+const onGrid = (v: number, step: number) => {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  return Number(v.toFixed(Math.min(12, decimals + 1)));
+};
+
+/**
+ * Histogram of `values` in about `bins` bins of a round width, edges on
+ * multiples of it (so the axis reads 120, 140, 160, not 5.83, 7.96, 12.22).
+ * Each bin's label is its lower edge.
+ */
 export function histogram(values: readonly number[], bins = 20): Bin[] {
   const xs = values.filter((v) => Number.isFinite(v));
   if (xs.length === 0) return [];
@@ -69,15 +119,36 @@ export function histogram(values: readonly number[], bins = 20): Bin[] {
     if (v > hi) hi = v;
   }
   if (hi === lo) return [{ from: lo, to: hi, count: xs.length, label: fmtNum(lo) }];
-  const w = (hi - lo) / bins;
-  const out: Bin[] = Array.from({ length: bins }, (_, i) => ({
-    from: lo + i * w,
-    to: lo + (i + 1) * w,
-    count: 0,
-    label: fmtNum(lo + (i + 0.5) * w),
-  }));
-  for (const v of xs) out[Math.min(bins - 1, Math.floor((v - lo) / w))].count++;
+  const w = niceStep((hi - lo) / bins);
+  const start = onGrid(Math.floor(lo / w) * w, w);
+  const n = Math.max(1, Math.ceil((hi - start) / w - 1e-9));
+  const out: Bin[] = Array.from({ length: n }, (_, i) => {
+    const from = onGrid(start + i * w, w);
+    return { from, to: onGrid(start + (i + 1) * w, w), count: 0, label: from.toLocaleString('en-US') };
+  });
+  for (const v of xs) out[Math.min(n - 1, Math.max(0, Math.floor((v - start) / w)))].count++;
   return out;
+}
+
+export interface TimeAxis {
+  /** Bucket width (ms), a round step. */
+  stepMs: number;
+  buckets: number;
+  /** buckets × stepMs: at least the run's end. */
+  endMs: number;
+  /** Tick positions (s) at round steps, each a bucket end, for a category axis of `outcomeSeries` points. */
+  ticksS: number[];
+}
+
+/** Buckets of a round width over [0, endMs] and about `tickCount` ticks at round steps on them. */
+export function timeAxis(endMs: number, maxBuckets = 60, tickCount = 6): TimeAxis {
+  const stepMs = niceStep(Math.max(endMs, 1) / maxBuckets);
+  const buckets = Math.max(1, Math.ceil(endMs / stepMs - 1e-9));
+  const end = buckets * stepMs;
+  const tickMs = Math.max(stepMs, niceStep(end / tickCount));
+  const ticksS: number[] = [];
+  for (let k = 1; k * tickMs <= end + 1e-9; k++) ticksS.push(onGrid((k * tickMs) / 1000, stepMs / 1000));
+  return { stepMs, buckets, endMs: end, ticksS };
 }
 
 /** Per-request latencies in ms of completed requests, from their outcomes. */
@@ -96,7 +167,8 @@ export function fmtNum(v: number | null | undefined, digits = 2): string {
 
 /** Seconds a stall has lasted: counting while the run is live, frozen at recovery or the run's end. */
 export function stallAgeS(s: StallRecord, m: Pick<RunModel, 'startedAtMs' | 'finishedT'>, nowWallMs: number): number {
-  const base = s.report.inPhaseS;
+  // A py-spy capture knows no phase start: its age counts from the capture.
+  const base = isServerStacks(s.report) ? 0 : s.report.inPhaseS;
   let endWall = nowWallMs;
   if (s.recovered) return base + Math.max(0, s.recovered.stalledS - base);
   if (m.finishedT !== null && m.startedAtMs !== null) endWall = Math.min(nowWallMs, m.startedAtMs + m.finishedT);

@@ -77,49 +77,60 @@ function dump(value: unknown, kind: FloatKind | undefined, keyKind?: (key: strin
 const NAN = '\u0000stallscope:NaN';
 const POS_INF = '\u0000stallscope:Infinity';
 const NEG_INF = '\u0000stallscope:-Infinity';
-const LITERALS: [string, string][] = [
-  ['-Infinity', NEG_INF],
-  ['Infinity', POS_INF],
-  ['NaN', NAN],
-];
+const SENTINEL: Record<string, string> = { NaN: NAN, Infinity: POS_INF, '-Infinity': NEG_INF };
 
 /**
- * Split `text` into its top-level JSON values, rewriting the bare literals
- * outside strings into sentinel strings that `revive` turns back into numbers.
+ * The tokens that matter when splitting: a whole string (copied as it is), a
+ * bare literal, a bracket, a newline. Everything else (numbers, commas,
+ * spaces) is copied in bulk between them, so a 28 MB file is split in a
+ * fraction of a second rather than one character at a time.
+ */
+const TOKEN = /"(?:[^"\\]|\\[\s\S])*"|-Infinity|Infinity|NaN|[{}[\]\n]/g;
+
+/**
+ * Split `text` into its top-level JSON values (a value ends where its
+ * outermost bracket closes, or at a newline outside any), rewriting the bare
+ * literals outside strings into sentinel strings that `revive` turns back
+ * into numbers.
  */
 function splitValues(text: string): string[] {
   const values: string[] = [];
-  let out = '';
+  let parts: string[] = [];
+  let from = 0;
   let depth = 0;
-  let inString = false;
-  let started = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-      continue;
-    }
-    const literal = LITERALS.find(([word]) => text.startsWith(word, i));
-    if (literal) {
-      out += JSON.stringify(literal[1]);
-      i += literal[0].length - 1;
-      started = true;
-    } else {
-      if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') depth--;
-      if (!/\s/.test(c)) started = true;
-      out += c;
-    }
-    if (started && depth === 0 && !inString && (c === '}' || c === ']' || /\s/.test(text[i + 1] ?? ' '))) {
-      if (out.trim()) values.push(out);
-      out = '';
-      started = false;
+  const copyTo = (end: number) => {
+    if (end > from) parts.push(text.slice(from, end));
+    from = end;
+  };
+  const endValue = () => {
+    const v = parts.join('');
+    if (v.trim()) values.push(v);
+    parts = [];
+  };
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+    const tok = m[0];
+    const at = m.index;
+    if (tok[0] === '"') continue;
+    const sentinel = SENTINEL[tok];
+    if (sentinel !== undefined) {
+      copyTo(at);
+      parts.push(JSON.stringify(sentinel));
+      from = at + tok.length;
+    } else if (tok === '{' || tok === '[') depth++;
+    else if (tok === '}' || tok === ']') {
+      depth--;
+      if (depth === 0) {
+        copyTo(at + 1);
+        endValue();
+      }
+    } else if (depth === 0) {
+      copyTo(at); // a newline between top-level values
+      endValue();
     }
   }
-  if (out.trim()) values.push(out);
+  copyTo(text.length);
+  endValue();
   return values;
 }
 

@@ -32,7 +32,10 @@ describe('run tracker', () => {
       'not_dispatched',
       'cancelled_after_timeout',
     ]);
-    expect(tr.requests.get(2)).toMatchObject({ queuedT: 10, sentT: 11, endT: 4011, timeoutKind: 'total' });
+    const row2 = effects.find((e) => e.endedRow?.index === 2)!.endedRow;
+    expect(row2).toMatchObject({ queuedT: 10, sentT: 11, endT: 4011, timeoutKind: 'total' });
+    // Ended rows went to the store: none is held here any more.
+    expect(tr.requests.size).toBe(0);
   });
 
   it('counts in-flight requests once per request across retries, and folds counts before run.finished', () => {

@@ -6,11 +6,11 @@
  * `recovered` event.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { C2W_PHASES, type FaultKind, type StallReport } from '../../../shared/types.ts';
+import { C2W_PHASES, type FaultKind, type WatchdogStallReport } from '../../../shared/types.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { Code2WavPool } from '../../../server/target/code2wav/pool.ts';
 import { FaultPlan, parseFaultSpec } from '../../../server/target/faults.ts';
-import { TelemetryHub } from '../../../server/target/telemetry/hub.ts';
+import { TelemetryOutbox } from '../../../server/target/telemetry/outbox.ts';
 import { WatchdogMonitor } from '../../../server/target/watchdog/monitor.ts';
 import { item, localDecoder, MODEL, SETTINGS, sha, waitFor, windowCodes } from './helpers.ts';
 
@@ -28,8 +28,8 @@ afterEach(async () => {
 /** One worker per phase; op N faults in phase N. */
 async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   const events: TelemetryEvent[] = [];
-  const reports: StallReport[] = [];
-  const hub = new TelemetryHub(MODEL, [], (e) => events.push(e));
+  const reports: WatchdogStallReport[] = [];
+  const hub = new TelemetryOutbox(MODEL, [], (e) => events.push(e));
   let monitor: WatchdogMonitor | null = null;
   const pool = new Code2WavPool({
     workers: C2W_PHASES.length,
@@ -64,7 +64,7 @@ async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   return { pool, monitor, events, reports, results };
 }
 
-function checkReports(reports: StallReport[], kind: FaultKind) {
+function checkReports(reports: WatchdogStallReport[], kind: FaultKind) {
   expect(reports.map((r) => `${r.phase}:${r.stack[0]?.function}`).sort()).toEqual(
     C2W_PHASES.map((p) => `${p}:${HELPER[kind]}`).sort(),
   );

@@ -7,6 +7,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { OpRecord, RunModel } from '../../state/runModel.ts';
+import { blockedWaits } from '../../state/runStory.ts';
 import { clampView, formatTick, niceTicks, panView, timeToX, xToTime, zoomView, type View } from './geometry.ts';
 import { describeAt } from './tooltip.ts';
 import { ROW_H, TimelineRow } from './TimelineRow.tsx';
@@ -46,10 +47,20 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    // A tooltip belongs to the rows under the pointer when it was drawn: when the layout moves them
+    // (the detail panel opens beside or below, the page scrolls) without the pointer moving, it goes.
+    const ro = new ResizeObserver(() => {
+      setWidth(el.clientWidth);
+      setTip(null);
+    });
     ro.observe(el);
     setWidth(el.clientWidth);
-    return () => ro.disconnect();
+    const dropTip = () => setTip(null);
+    window.addEventListener('scroll', dropTip, { passive: true });
+    return () => {
+      ro.disconnect();
+      window.removeEventListener('scroll', dropTip);
+    };
   }, []);
 
   const virtualizer = useVirtualizer({
@@ -63,6 +74,12 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     if (scrollTo !== null && scrollTo !== undefined && scrollTo < rows.length)
       virtualizer.scrollToIndex(scrollTo, { align: 'center' });
   }, [scrollTo, rows.length, virtualizer]);
+
+  // Time each request spent queued behind a stalled op, drawn as its own segment.
+  const waits = useMemo(
+    () => blockedWaits({ ops: model.ops, opsByRequest: model.opsByRequest, requests: rows }, nowT),
+    [model.ops, model.opsByRequest, rows, nowT],
+  );
 
   // Stall markers by request id, recomputed only when stalls change.
   const stallTsById = useMemo(() => {
@@ -134,7 +151,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     const row = rows[i];
     if (!row || x < 0) return setTip(null);
     const yIn = (e.clientY - rect.top + el.scrollTop - ROW_H) % ROW_H;
-    const lines = describeAt(row, opsOf(row.requestId), view, nowT, x, yIn >= ROW_H / 2);
+    const lines = describeAt(row, opsOf(row.requestId), view, nowT, x, yIn >= ROW_H / 2, waits[row.requestId]);
     setTip(lines ? { x: e.clientX - rect.left + 12, y: e.clientY - rect.top + 12, lines } : null);
   }
 
@@ -211,6 +228,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
         }}
         onPointerMove={onPointerMove}
         onPointerLeave={() => setTip(null)}
+        onScroll={() => setTip(null)}
       >
         <div className="tl-axis" style={{ width }}>
           {ticks.map((t) => (
@@ -231,6 +249,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
                   row={row}
                   ops={opsOf(row.requestId)}
                   stallTs={stallTsById.get(row.requestId) ?? NO_STALLS}
+                  blocked={waits[row.requestId]}
                   view={view}
                   nowT={nowT}
                   selected={selected === it.index}
