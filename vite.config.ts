@@ -30,6 +30,8 @@ const REALTIME = [
   // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
   'test/server/bench/accuracy/realSpeech.test.ts',
   'test/server/bench/accuracy/gate.test.ts',
+  // Fresh processes whose first request's client CPU is compared with a later one's.
+  'test/server/bench/warm/firstRequest.test.ts',
   'test/server/serverStacks/cli.test.ts',
 ];
 

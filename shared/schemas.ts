@@ -83,6 +83,9 @@ export const UrlTargetSchema = Type.Object(
       description: 'Base URL, e.g. http://127.0.0.1:8000',
     }),
     apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+    insecure: Type.Optional(
+      Type.Boolean({ description: 'https: skip certificate checks (self-signed CI servers), as --insecure' }),
+    ),
     /** py-spy captures of the server's process tree at the first timeout (docs/design.md section 4a). */
     serverStacks: Type.Optional(ServerStacksSpecSchema),
   },

@@ -81,6 +81,8 @@ export interface BenchConfig {
   connectionMode?: ConnectionMode;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;
+  /** `--insecure`: https targets' certificates are not checked (self-signed CI servers). */
+  insecure?: boolean;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
   /** py-spy captures of the server's process tree (docs/design.md section 4a). */

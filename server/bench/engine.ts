@@ -12,11 +12,13 @@ import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts
 import { RunEvents } from './events.ts';
 import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { RunConnections } from './http/dispatcher.ts';
+import { tlsOptions } from './http/tls.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
+import { warmClient } from './warm/warmClient.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
 import { finishProbes } from './probe.ts';
@@ -33,6 +35,10 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Last server phase known for a request (from telemetry), recorded in the breaker's cause. */
   lastPhaseOf?: (requestId: string) => string | null | undefined;
+  /** Monotonic seconds for the per-request timings (default performance.now); a test injects a CPU clock. */
+  now?: () => number;
+  /** Warm the client's hot paths in-process before the clock starts (default true; see warmClient.ts). */
+  warmClient?: boolean;
 }
 
 export type { BenchOutcome };
@@ -69,7 +75,11 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   // Seed-TTS gate: the answers' audio is spooled to disk during the run (accuracy/gate.ts).
   const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
   const connectionMode = config.connectionMode ?? 'per_request';
-  const connections = new RunConnections(url.origin, { maxConcurrency: config.maxConcurrency, mode: connectionMode });
+  const connections = new RunConnections(url.origin, {
+    maxConcurrency: config.maxConcurrency,
+    mode: connectionMode,
+    connect: tlsOptions(config),
+  });
   const target = {
     audioSpool: gate?.spool,
     dispatcher: connections.pool,
@@ -77,7 +87,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     origin: url.origin,
     path: url.pathname + url.search,
     limits,
-    now: () => performance.now() / 1000,
+    now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
   };
   const interrupt = opts.signal ?? new AbortController().signal;
@@ -125,6 +135,12 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       log('Starting main benchmark run...');
       for (const line of trafficLines(config)) log(line);
     }
+    if (starts && opts.warmClient !== false)
+      await warmClient({
+        job: (i) => job(0, `${config.runId}-warm-${i}`),
+        target,
+        maxConcurrency: config.maxConcurrency,
+      });
     events.startClock();
     if (starts) rps?.start();
     events.emit({

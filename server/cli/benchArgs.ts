@@ -114,6 +114,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
   const config: BenchConfig = {
     runId,
     baseUrl,
+    insecure: values.insecure ? true : undefined,
     endpoint: str('endpoint') ?? '/v1/chat/completions',
     backend: str('backend') ?? 'openai-chat-omni',
     model: model!,

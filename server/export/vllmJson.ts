@@ -9,6 +9,7 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import { isRequestEndStatus } from '../../shared/types.ts';
 import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../bench/results/resultJson.ts';
 import type { BenchConfig } from '../bench/config.ts';
+import { resultFloatKind } from '../bench/results/floatKeys.ts';
 
 export interface RunForExport {
   id: string;
@@ -91,5 +92,5 @@ export function rowRecords(rows: RequestRow[]): ResultJsonInput['records'] {
 
 /** vLLM's own layout (Python json.dumps), never a bare NaN. */
 export function vllmText(result: Record<string, unknown>): string {
-  return pyJsonDumps(result);
+  return pyJsonDumps(result, resultFloatKind);
 }

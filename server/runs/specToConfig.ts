@@ -15,6 +15,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     model: spec.model,
     label: spec.label ?? null,
     apiKey: spec.target.kind === 'url' ? (spec.target.apiKey ?? null) : null,
+    ...(spec.target.kind === 'url' && spec.target.insecure ? { insecure: true } : {}),
     metadata: spec.metadata,
     dataset:
       d.name === 'random'

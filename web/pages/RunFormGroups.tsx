@@ -63,6 +63,11 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
           <>
             <TextField path="target.baseUrl" label="Base URL" placeholder="http://127.0.0.1:8000" />
             <TextField path="target.apiKey" label="API key" optional hint="optional" />
+            <CheckField
+              path="target.insecure"
+              label="Skip TLS certificate checks"
+              hint="https with a self-signed certificate (--insecure)"
+            />
             <ServerStacksFields spec={spec} />
           </>
         )}

@@ -132,12 +132,18 @@ export class StreamParser {
   }
 
   private handleMessage(message: string): void {
+    // Every vLLM event is one `data: …` line: take it without the general field split (and its object).
+    if (message.startsWith('data: ') && !message.includes('\n')) return this.handleData(message.slice(6));
     const { data, dataWithoutSpace } = parseSseMessage(message);
     if (data === null) return;
     if (dataWithoutSpace && !this.warnedNoSpace) {
       this.warnedNoSpace = true;
       this.warn("SSE 'data:' field without a space after the colon: accepted (vLLM's client would fail this request)");
     }
+    this.handleData(data);
+  }
+
+  private handleData(data: string): void {
     if (data === '[DONE]') return;
     const ts = this.opts.now();
     this.lastTs = ts;
