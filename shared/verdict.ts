@@ -89,7 +89,7 @@ export function evaluateThreshold(expr: string, metrics: Record<string, unknown>
   return {
     expr: t.expr,
     holds,
-    reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${formatMetricValue(actual)}`,
+    reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${formatMetricValue(actual, t.key)}`,
   };
 }
 
@@ -121,12 +121,14 @@ function interruptReason(cause: VerdictInput['interruptCause']): string {
 }
 
 /**
- * A metric value as the reasons print it: at the precision `vllm bench serve`
- * prints metrics (two decimals), so `mean_ttft_ms = 11.93`, not 11.932345678.
+ * A metric value as the reasons print it, at the metric's precision: two
+ * decimals as `vllm bench serve` prints its metrics (`mean_ttft_ms = 11.93`,
+ * not 11.932345678), four for error rates (`seed_tts_*`: a WER of 0.0156 is
+ * the Chinese bound, and two decimals would print it as 0.02).
  */
-export function formatMetricValue(v: number): string {
+export function formatMetricValue(v: number, key = ''): string {
   if (Number.isInteger(v) || !Number.isFinite(v)) return String(v);
-  const fixed = v.toFixed(2);
+  const fixed = v.toFixed(key.startsWith('seed_tts_') ? 4 : 2);
   // A small non-zero value keeps two significant digits rather than reading as 0.00.
   return Number(fixed) === 0 ? String(Number(v.toPrecision(2))) : fixed;
 }

@@ -152,6 +152,10 @@ describe('evaluateVerdict', () => {
     );
     expect(evaluateThreshold('failed==0', { failed: 3 }).reason).toBe('threshold failed==0 failed: failed = 3');
     expect(formatMetricValue(0.001234)).toBe('0.0012');
+    // Error rates keep four decimals: the Chinese CER bound 0.0156 must not read as 0.02.
+    expect(
+      evaluateThreshold('seed_tts_content_error_mean<=0.0156', { seed_tts_content_error_mean: 0.01634 }).reason,
+    ).toBe('threshold seed_tts_content_error_mean<=0.0156 failed: seed_tts_content_error_mean = 0.0163');
   });
 
   it('requests that are neither completed nor accounted for fail the run', () => {
