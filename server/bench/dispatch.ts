@@ -19,7 +19,6 @@ import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob, type RunnerHooks } from './requestRunner.ts';
 import type { TimeoutError } from './http/reasons.ts';
 import type { MessageInfo } from './client/streamParser.ts';
-import { Semaphore } from './semaphore.ts';
 import { CLEANUP_DEADLINE_MS } from './http/dispatcher.ts';
 
 export interface DispatchInput {
@@ -60,6 +59,9 @@ export interface DispatchResult {
   cleanupForcedSockets: number;
 }
 
+/** Never-sent requests reported per turn of the event loop while a stopped run empties its queue. */
+export const UNSENT_BATCH = 4096;
+
 export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const n = inp.offsets.length;
   const { events, target } = inp;
@@ -70,7 +72,15 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const sentT = new Array<number | null>(n).fill(null);
   const inFlight = new Map<number, Cancellation>();
   const stop = new AbortController();
-  const sem = new Semaphore(inp.maxConcurrency);
+  const limit = inp.maxConcurrency ?? Number.POSITIVE_INFINITY;
+  // The slot queue is two counters, not a promise per request: requests arrive in dataset
+  // order and wait FIFO, so the queued ones are exactly [started, arrived). A rate-inf run of
+  // a million requests queues them all at once at a few bytes each (issue 12).
+  let arrived = 0;
+  let started = 0;
+  let active = 0;
+  let onIdle: (() => void) | null = null;
+  let unsent: Promise<void> | null = null;
   // Connection sweeps started by the breaker or an interrupt; awaited before returning.
   const sweeps: Promise<{ forcedSockets: number }>[] = [];
   let interruptedFirst = false;
@@ -92,11 +102,11 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     inp.lastPhaseOf,
   );
   const onBreakerStop = (): void => {
-    atTrip = { inFlight: inFlight.size, queued: sem.waiting }; // before `stop` empties the queue
+    atTrip = { inFlight: inFlight.size, queued: arrived - started }; // before `stop` empties the queue
     stop.abort(breaker.stopSignal.reason);
   };
-  // One listener empties the queue, rather than one listener per queued request.
-  stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason as Error), { once: true });
+  // Every request not started when the run stops (queued, or not arrived yet) is never sent.
+  stop.signal.addEventListener('abort', () => (unsent = reportUnsent()), { once: true });
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
   const onInterrupt = (): void => {
     if (stop.signal.aborted) {
@@ -109,8 +119,6 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     stop.abort(reason);
     sweeps.push(cancelAll(inFlight.values(), reason, inp.connections));
   };
-  if (inp.interrupt?.aborted) onInterrupt();
-  else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
 
   const finish = (index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void => {
     // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
@@ -123,25 +131,45 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     stoppedBy[index] = by;
     events.end(outcomeOf(index, inp.requestId(index), record, status, sentT[index], by), kind);
   };
+  // A never-sent request gets no record of its own: one shared placeholder per prompt length
+  // (read-only for every reader of the result), so a million of them cost their array slots only.
+  const placeholders = new Map<number, RequestRecord>();
   const notDispatched = (index: number): void => {
-    const why = stop.signal.reason instanceof CancelledError ? stop.signal.reason.message : 'the run stopped';
-    finish(
-      index,
-      placeholderRecord(inp.promptLen(index), 'REQ_CANCELLED', `not dispatched: ${why}`, true),
-      'not_dispatched',
-    );
+    const len = inp.promptLen(index);
+    let record = placeholders.get(len);
+    if (!record) {
+      const why = stop.signal.reason instanceof CancelledError ? stop.signal.reason.message : 'the run stopped';
+      record = placeholderRecord(len, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
+      placeholders.set(len, record);
+    }
+    finish(index, record, 'not_dispatched');
+  };
+  /**
+   * Reports the requests never started, in dataset order, UNSENT_BATCH per turn of the event
+   * loop: a million of them must not block it (the dashboard's shutdown deadline is a timer).
+   * Starts one microtask after the stop, where the queue's rejections used to land.
+   */
+  const reportUnsent = async (): Promise<void> => {
+    await Promise.resolve();
+    const from = started; // nothing starts once stopped, and nothing arrives
+    for (let i = from; i < n; i++) {
+      if (i > from && (i - from) % UNSENT_BATCH === 0) await new Promise<void>((r) => setImmediate(r));
+      notDispatched(i);
+    }
+  };
+
+  /** Starts queued requests while slots are free; tells the waiting producer when all is idle. */
+  const pump = (): void => {
+    while (active < limit && started < arrived && !stop.signal.aborted) {
+      active++;
+      void runOne(started++);
+    }
+    if (onIdle && active === 0 && (stop.signal.aborted || started === n)) onIdle();
   };
 
   const runOne = async (index: number): Promise<void> => {
-    if (stop.signal.aborted) return notDispatched(index);
-    try {
-      await sem.acquire();
-    } catch {
-      return notDispatched(index);
-    }
     const cancel = new Cancellation();
     try {
-      if (stop.signal.aborted) return notDispatched(index);
       const job = await inp.prepare(index);
       if (stop.signal.aborted) return notDispatched(index);
       inFlight.set(index, cancel);
@@ -160,14 +188,17 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       finish(index, record, 'failed');
     } finally {
       inFlight.delete(index);
-      sem.release();
+      active--;
+      pump();
     }
   };
 
+  // Listened to only now: an interrupt already fired stops the run through what is declared above.
+  if (inp.interrupt?.aborted) onInterrupt();
+  else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
+
   const t0 = events.originMs; // the caller started the run clock
-  const tasks: Promise<void>[] = [];
-  let next = 0;
-  for (; next < n; next++) {
+  for (let next = 0; next < n; next++) {
     if (stop.signal.aborted) break;
     try {
       // A loop because one setTimeout cannot wait more than ~24.8 days.
@@ -181,12 +212,18 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     } catch {
       break;
     }
+    if (stop.signal.aborted) break; // stopped while this arrival's timer was due: it never arrives
     inp.onArrival?.(next);
     events.emit({ type: 'request.queued', index: next, requestId: inp.requestId(next) });
-    tasks.push(runOne(next));
+    arrived = next + 1;
+    pump();
   }
-  for (let i = next; i < n; i++) notDispatched(i);
-  await Promise.all(tasks);
+  await new Promise<void>((resolve) => {
+    onIdle = resolve;
+    pump();
+  });
+  // Set by the stop's listener: the never-sent requests, reported in batches.
+  await (unsent as Promise<void> | null);
   await breaker.settled();
   // A trip decided after the last task settled may have started one more sweep.
   const swept = await Promise.all(sweeps);
@@ -279,8 +316,12 @@ export function skippedDispatch(
 ): DispatchResult {
   const records: RequestRecord[] = [];
   const statuses: RequestEndStatus[] = [];
+  // One shared placeholder per prompt length, as for the never-sent requests of a stopped run.
+  const placeholders = new Map<number, RequestRecord>();
   for (let i = 0; i < n; i++) {
-    const record = placeholderRecord(promptLen(i), 'REQ_CANCELLED', `not dispatched: ${why}`, true);
+    const len = promptLen(i);
+    let record = placeholders.get(len);
+    if (!record) placeholders.set(len, (record = placeholderRecord(len, 'REQ_CANCELLED', `not dispatched: ${why}`, true)));
     records.push(record);
     statuses.push('not_dispatched');
     events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
