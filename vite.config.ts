@@ -27,6 +27,8 @@ const REALTIME = [
   'test/server/app/security.test.ts',
   'test/server/bench/breakerMatrix.test.ts',
   'test/server/bench/boundedStop.test.ts',
+  // The stop of a run with 200,000 queued requests: its duration and the event loop's longest block.
+  'test/server/bench/queuedStop.test.ts',
   // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
   'test/server/bench/accuracy/realSpeech.test.ts',
   'test/server/bench/accuracy/gate.test.ts',

@@ -321,7 +321,8 @@ export function skippedDispatch(
   for (let i = 0; i < n; i++) {
     const len = promptLen(i);
     let record = placeholders.get(len);
-    if (!record) placeholders.set(len, (record = placeholderRecord(len, 'REQ_CANCELLED', `not dispatched: ${why}`, true)));
+    if (!record)
+      placeholders.set(len, (record = placeholderRecord(len, 'REQ_CANCELLED', `not dispatched: ${why}`, true)));
     records.push(record);
     statuses.push('not_dispatched');
     events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));

@@ -1,0 +1,57 @@
+/**
+ * A run that queued 200,000 requests (rate inf, 10 slots) and is then
+ * interrupted (issue 12 item 3): the queue costs a few bytes per request, the
+ * never-sent requests share one placeholder record instead of one each, and
+ * the stop reports them in batches without blocking the event loop, so the
+ * dashboard's shutdown deadline (a timer) can fire whatever the run's size.
+ * Measured in a child process with --expose-gc (queuedStop.child.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const N = 200_000;
+interface Figures {
+  queuedPerRequest: number;
+  endedPerRequest: number;
+  stopMs: number;
+  maxLagMs: number;
+  counts: Record<string, number>;
+  placeholders: number;
+  notDispatched: number;
+  interrupted: boolean;
+}
+let f: Figures;
+
+beforeAll(() => {
+  const child = fileURLToPath(new URL('./queuedStop.child.ts', import.meta.url));
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', child, String(N)], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  f = JSON.parse(out.trim().split('\n').at(-1)!) as Figures;
+}, 40_000);
+
+describe(`${N.toLocaleString('en')} queued requests, then an interrupt`, () => {
+  it('every one ends never sent, each reported once', () => {
+    expect(f.interrupted).toBe(true);
+    expect(f.notDispatched).toBe(N);
+    expect(f.counts['request.queued']).toBe(N);
+    expect(f.counts['request.not_dispatched']).toBe(N);
+  });
+
+  it('no record object per never-sent request: one shared placeholder (one prompt length)', () => {
+    expect(f.placeholders).toBe(1);
+  });
+
+  it('heap per request stays small while queued and once ended (before: ~965 B queued, ~369 B ended)', () => {
+    // What is left is the result's per-request arrays (statuses, records, stop causes, sent times): 8 B slots.
+    expect(f.queuedPerRequest).toBeLessThan(150);
+    expect(f.endedPerRequest).toBeLessThan(150);
+  });
+
+  it('stops within a bound and never blocks the event loop for long (before: blocked ~1.2 s, the whole stop)', () => {
+    expect(f.stopMs).toBeLessThan(2_000);
+    expect(f.maxLagMs).toBeLessThan(250);
+  });
+});
