@@ -9,7 +9,7 @@
  */
 import type { RequestOutcome } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
-import { markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
+import { compactRecord, markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
 import { Breaker, type TimeoutReport } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
@@ -59,8 +59,11 @@ export interface DispatchResult {
   cleanupForcedSockets: number;
 }
 
-/** Never-sent requests reported per turn of the event loop while a stopped run empties its queue. */
-export const UNSENT_BATCH = 4096;
+/**
+ * Requests handled per turn of the event loop when many are due at once: arrivals of a rate-inf
+ * run, and the never-sent requests a stopped run reports.
+ */
+export const PER_TURN = 4096;
 
 export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const n = inp.offsets.length;
@@ -124,6 +127,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
     // timed-out and cancelled requests too (shared/metrics/timeline.ts). Never-sent records have none.
     if (record.attempts > 0 && record.endTime === undefined) record.endTime = target.now();
+    if (status !== 'not_dispatched') compactRecord(record);
     records[index] = record;
     statuses[index] = status;
     if (kind) timeoutKinds[index] = kind;
@@ -145,7 +149,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     finish(index, record, 'not_dispatched');
   };
   /**
-   * Reports the requests never started, in dataset order, UNSENT_BATCH per turn of the event
+   * Reports the requests never started, in dataset order, PER_TURN per turn of the event
    * loop: a million of them must not block it (the dashboard's shutdown deadline is a timer).
    * Starts one microtask after the stop, where the queue's rejections used to land.
    */
@@ -153,7 +157,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     await Promise.resolve();
     const from = started; // nothing starts once stopped, and nothing arrives
     for (let i = from; i < n; i++) {
-      if (i > from && (i - from) % UNSENT_BATCH === 0) await new Promise<void>((r) => setImmediate(r));
+      if (i > from && (i - from) % PER_TURN === 0) await new Promise<void>((r) => setImmediate(r));
       notDispatched(i);
     }
   };
@@ -198,6 +202,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
 
   const t0 = events.originMs; // the caller started the run clock
+  let sinceYield = 0;
   for (let next = 0; next < n; next++) {
     if (stop.signal.aborted) break;
     try {
@@ -208,11 +213,18 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
         waitMs = t0 + inp.offsets[next] * 1000 - performance.now()
       ) {
         await abortableSleep(waitMs, stop.signal);
+        sinceYield = 0;
       }
     } catch {
       break;
     }
-    if (stop.signal.aborted) break; // stopped while this arrival's timer was due: it never arrives
+    // Arrivals due at once (rate inf) are taken PER_TURN per turn of the event loop: a million
+    // of them must not hold it (the first requests run meanwhile; a signal is heard in time).
+    if (++sinceYield >= PER_TURN) {
+      sinceYield = 0;
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    if (stop.signal.aborted) break; // stopped while this arrival was due: it never arrives
     inp.onArrival?.(next);
     events.emit({ type: 'request.queued', index: next, requestId: inp.requestId(next) });
     arrived = next + 1;
@@ -307,18 +319,19 @@ function stopCauseOf(status: RequestEndStatus, stopReason: unknown): StopCause |
 }
 
 /** The run could not start (ready check failed): every request is a never-sent placeholder. */
-export function skippedDispatch(
+export async function skippedDispatch(
   n: number,
   events: RunEvents,
   requestId: (i: number) => string,
   promptLen: (i: number) => number,
   why: string,
-): DispatchResult {
+): Promise<DispatchResult> {
   const records: RequestRecord[] = [];
   const statuses: RequestEndStatus[] = [];
   // One shared placeholder per prompt length, as for the never-sent requests of a stopped run.
   const placeholders = new Map<number, RequestRecord>();
   for (let i = 0; i < n; i++) {
+    if (i > 0 && i % PER_TURN === 0) await new Promise<void>((r) => setImmediate(r)); // as a stopped run's queue
     const len = promptLen(i);
     let record = placeholders.get(len);
     if (!record)

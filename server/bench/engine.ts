@@ -160,7 +160,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     const promptLen = (i: number): number => data.samples[i].promptLen;
     if (errored) {
       warn(errored);
-      run = skippedDispatch(n, events, id, promptLen, errored);
+      run = await skippedDispatch(n, events, id, promptLen, errored);
     } else {
       run = await runDispatch({
         target,

@@ -76,3 +76,22 @@ export function placeholderRecord(promptLen: number, code: ErrorCode, detail: st
   markFailed(record, code, detail, verbatim);
   return record;
 }
+
+const NO_ITL: number[] = Object.freeze([]) as unknown as number[];
+const NO_STAGE_METRICS: Record<string, unknown> = Object.freeze({});
+const NO_WARNINGS: string[] = Object.freeze([]) as unknown as string[];
+
+/**
+ * Shrinks an ended request's record in place (same object: the Seed-TTS audio
+ * spool is keyed by it) to what the metrics and the result read, so a run
+ * holds a few hundred bytes per finished request (issue 12): the ITL array
+ * trimmed to its length (a pushed array keeps spare capacity), and the stage
+ * metrics and warnings, read only while the stream runs (warnings are events
+ * by then), dropped for shared empty ones. Never call it on a record still
+ * being filled.
+ */
+export function compactRecord(record: RequestRecord): void {
+  record.itl = record.itl.length === 0 ? NO_ITL : record.itl.slice();
+  record.stageMetrics = NO_STAGE_METRICS;
+  record.warnings = NO_WARNINGS;
+}

@@ -73,7 +73,8 @@ export class StreamParser {
   private lastTokenTs: number;
   private tokensSeen = 0;
   private firstTokenSeen = false;
-  private text = '';
+  /** The text pieces, joined once at the end: `+=` per token would keep a tree of them in every record. */
+  private readonly text: string[] = [];
   private readonly audio: AudioChunks;
   private audioGenerateTime = 0;
   private streamError: string | null = null;
@@ -222,7 +223,7 @@ export class StreamParser {
     const text = typeof content === 'string' ? content : '';
     if (k === 0 && text !== '' && completionTokens === null) k = 1;
     if (k > 0) this.recordTokens(k, ts, info);
-    this.text += text;
+    if (text !== '') this.text.push(text);
   }
 
   /** The k-token ITL rule (docs/design.md section 3). */
@@ -277,7 +278,7 @@ export class StreamParser {
     const dropWarning = this.audio.dropWarning();
     if (dropWarning) this.warn(dropWarning);
     rec.latency = this.lastTs - this.st;
-    rec.generatedText = this.text;
+    rec.generatedText = this.text.join('');
     if (rec.itl.length > 0) rec.textLatency = rec.ttft + sequentialSum(rec.itl);
     const { frames, durationS } = this.audio.totals();
     if (frames > 0) {

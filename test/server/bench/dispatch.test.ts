@@ -50,6 +50,10 @@ describe('dispatch with the fail-fast breaker', () => {
     // Completed outputs kept in dataset order; placeholders carry an error.
     expect(r.records[0].success).toBe(true);
     expect(r.records[10].error).toMatch(/not dispatched/);
+    // Ended records are compacted (client/record.ts); never-sent ones share one placeholder (issue 12).
+    expect(r.records[0].stageMetrics).toBe(r.records[1].stageMetrics);
+    expect(Object.isFrozen(r.records[0].warnings)).toBe(true);
+    expect(new Set(r.records.slice(6)).size).toBe(1);
     const trip = h.events.find((e) => e.type === 'breaker.tripped');
     expect(trip && trip.type === 'breaker.tripped' && trip.cause.requestId).toBe('t-3');
     expect(trip).toMatchObject({ inFlight: 3, queued: 14 }); // 3-5 in the slots, 6-19 waiting
