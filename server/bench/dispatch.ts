@@ -226,7 +226,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     }
     if (stop.signal.aborted) break; // stopped while this arrival was due: it never arrives
     inp.onArrival?.(next);
-    events.emit({ type: 'request.queued', index: next, requestId: inp.requestId(next) });
+    events.queued(next, inp.requestId(next));
     arrived = next + 1;
     pump();
   }
@@ -290,7 +290,7 @@ function outcomeOf(
   sentT: number | null,
   stoppedBy: StopCause | null = null,
 ): RequestOutcome {
-  return {
+  const o: RequestOutcome = {
     index,
     requestId,
     status,
@@ -303,8 +303,10 @@ function outcomeOf(
     attempts: r.attempts,
     error: r.error,
     sentT,
-    ...(stoppedBy ? { stoppedBy } : {}),
   };
+  // Set, not spread in: a stopped run builds a million of these.
+  if (stoppedBy) o.stoppedBy = stoppedBy;
+  return o;
 }
 
 /**

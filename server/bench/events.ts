@@ -33,9 +33,12 @@ export class RunEvents {
   }
 
   emit(e: Unstamped): void {
-    if (!this.onEvent) return;
+    if (this.onEvent) this.send({ ...e, t: this.nowT() } as BenchEvent);
+  }
+
+  private send(e: BenchEvent): void {
     try {
-      this.onEvent({ ...e, t: this.nowT() });
+      this.onEvent?.(e);
     } catch (err) {
       this.log?.(`event subscriber failed on ${e.type}: ${(err as Error).message}`);
     }
@@ -48,24 +51,35 @@ export class RunEvents {
     const last = this.lastProgress.get(index);
     if (last !== undefined && now - last < PROGRESS_INTERVAL_MS) return;
     this.lastProgress.set(index, now);
-    this.emit({ type: 'request.progress', index, outputTokens, audioS });
+    this.send({ type: 'request.progress', index, outputTokens, audioS, t: now - this.t0 });
   }
 
-  /** Ends a request's life in the event stream. */
+  /** A request arrived and waits for a slot (a rate-inf run queues all of them at once). */
+  queued(index: number, requestId: string): void {
+    if (this.onEvent) this.send({ type: 'request.queued', index, requestId, t: this.nowT() });
+  }
+
+  /**
+   * Ends a request's life in the event stream. The per-request events are
+   * stamped here, not copied by `emit`: a spread costs more than the rest of
+   * the event, and a stopped run reports a million never-sent requests.
+   */
   end(outcome: RequestOutcome, kind?: 'total' | 'first_byte' | 'idle'): void {
     this.lastProgress.delete(outcome.index);
+    if (!this.onEvent) return;
+    const t = this.nowT();
     switch (outcome.status) {
       case 'completed':
-        return this.emit({ type: 'request.completed', outcome });
+        return this.send({ type: 'request.completed', outcome, t });
       case 'failed':
-        return this.emit({ type: 'request.failed', outcome });
+        return this.send({ type: 'request.failed', outcome, t });
       case 'timed_out':
-        return this.emit({ type: 'request.timed_out', kind: kind ?? 'total', outcome });
+        return this.send({ type: 'request.timed_out', kind: kind ?? 'total', outcome, t });
       case 'cancelled_after_timeout':
       case 'cancelled':
-        return this.emit({ type: 'request.cancelled', outcome });
+        return this.send({ type: 'request.cancelled', outcome, t });
       case 'not_dispatched':
-        return this.emit({ type: 'request.not_dispatched', outcome });
+        return this.send({ type: 'request.not_dispatched', outcome, t });
     }
   }
 }
