@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuild } from '../helpers/ensureBuild.ts';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
@@ -14,6 +15,8 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
+// The benchmarks start workers, targets and the bin from dist/: compile it first when stale.
+ensureBuild();
 let failed = 0;
 for (const f of files) {
   console.log(`\n## ${f}`);
