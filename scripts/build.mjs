@@ -103,8 +103,10 @@ function withLock(fn) {
     } catch (e) {
       if (e.code !== 'EEXIST') throw e;
       // A lock older than three minutes belongs to a build that died.
-      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs > 180_000) rmSync(LOCK, { force: true, recursive: true });
-      if (Date.now() > deadline) throw new Error(`another build holds ${LOCK} for over three minutes; remove it if no build runs`);
+      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs > 180_000)
+        rmSync(LOCK, { force: true, recursive: true });
+      if (Date.now() > deadline)
+        throw new Error(`another build holds ${LOCK} for over three minutes; remove it if no build runs`);
       sleep(100);
     }
   }
@@ -119,7 +121,9 @@ async function main(argv) {
     if (!ifNeeded || serverBuildNeeded()) {
       const t0 = performance.now();
       await buildServer();
-      say(`server and shared compiled to ${relative(ROOT, DIST)}/ in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      say(
+        `server and shared compiled to ${relative(ROOT, DIST)}/ in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
     } else say('dist/server up to date');
     if (serverOnly) return;
     // The web build's staleness rule and its NODE_ENV=production live in one module, used by `serve --build-if-needed` too.
