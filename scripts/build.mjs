@@ -106,7 +106,9 @@ function withLock(fn) {
       if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs > 180_000)
         rmSync(LOCK, { force: true, recursive: true });
       if (Date.now() > deadline)
-        throw new Error(`another build holds ${LOCK} for over three minutes; remove it if no build runs`);
+        throw new Error(`another build holds ${LOCK} for over three minutes; remove it if no build runs`, {
+          cause: e,
+        });
       sleep(100);
     }
   }

@@ -5,12 +5,19 @@
  * found at run time — the built web UI, the compiled Code2Wav worker, the
  * embedded target's entry — are all located from here.
  */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const compiled = import.meta.url.endsWith('.js');
+/** The nearest folder above this module with a package.json: the root above server/ or dist/server/. */
+function findRoot(from: string): string {
+  for (let dir = dirname(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
 
-export const PACKAGE_ROOT = fileURLToPath(new URL(compiled ? '../../' : '../', import.meta.url));
+export const PACKAGE_ROOT = findRoot(fileURLToPath(import.meta.url));
 
 /** The compiled output (`npm run build`): dist/server, dist/shared and dist/web. */
 export const DIST = join(PACKAGE_ROOT, 'dist');
