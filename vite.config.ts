@@ -22,6 +22,9 @@ const REALTIME = [
   'test/server/bench/attempt.test.ts',
   'test/server/runs/remote.test.ts',
   'test/server/app/security.test.ts',
+  // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
+  'test/server/bench/accuracy/realSpeech.test.ts',
+  'test/server/bench/accuracy/gate.test.ts',
 ];
 
 // globalSetup: the bin, the embedded target and the Code2Wav workers run compiled (dist/), so it is rebuilt when stale.

@@ -61,16 +61,22 @@ export const SEED_TTS_URL: Preset = {
   id: 'seed-tts-url',
   title: 'Seed-TTS accuracy against a URL',
   description:
-    'MiniCPM-o 4.5 Seed-TTS (en), 1,088 requests, concurrency 10, rate inf, 900 s timeout, fail-fast on, against a vLLM-Omni server at a URL.',
+    'MiniCPM-o 4.5 Seed-TTS (en), 1,088 requests, concurrency 10, rate inf, 900 s timeout, fail-fast on, against a vLLM-Omni server at a URL; WER gate (mean ≤ 0.05) through a Whisper transcription server at :8001.',
   spec: {
     label: 'seed-tts-accuracy',
     metadata: {},
     target: { kind: 'url', baseUrl: 'http://127.0.0.1:8000' },
     ...NIGHTLY_SHAPE,
-    dataset: { name: 'seed-tts', path: './seed-tts-eval', locale: 'en', noOversample: true },
+    dataset: {
+      name: 'seed-tts',
+      path: './seed-tts-eval',
+      locale: 'en',
+      noOversample: true,
+      werEval: { enabled: true, asrUrl: 'http://127.0.0.1:8001', asrModel: 'openai/whisper-large-v3', saveItems: true },
+    },
     timeouts: { totalS: 900 },
     failFast: true,
-    thresholds: ['failed==0'],
+    thresholds: ['failed==0', 'seed_tts_content_error_mean<=0.05'],
   },
 };
 

@@ -141,6 +141,32 @@ export interface RunWarning extends EventBase {
   message: string;
 }
 
+/**
+ * The Seed-TTS gate (`--seed-tts-wer-eval`) started transcribing the run's
+ * answers, after the benchmark (docs/design.md §4a).
+ */
+export interface AccuracyStarted extends EventBase {
+  type: 'accuracy.started';
+  /** Utterances to account for (every request of the run). */
+  total: number;
+  asrModel: string;
+  /** The run's `--threshold` expressions on seed_tts_* keys (the gate's bounds), as written. */
+  bounds: string[];
+}
+
+/** One utterance's outcome: its transcript and WER, or why it was excluded. */
+export interface AccuracyItem extends EventBase {
+  type: 'accuracy.item';
+  index: number;
+  utteranceId: string;
+  reference: string;
+  transcript: string | null;
+  wer: number | null;
+  /** Why the utterance is excluded from the mean (vLLM-Omni's item error), or null. */
+  error: string | null;
+  detail?: string;
+}
+
 /** The events the benchmark engine emits. */
 export type BenchEvent =
   | RunStarted
@@ -156,7 +182,9 @@ export type BenchEvent =
   | RequestNotDispatched
   | BreakerTripped
   | RunFinished
-  | RunWarning;
+  | RunWarning
+  | AccuracyStarted
+  | AccuracyItem;
 
 export type BenchEventType = BenchEvent['type'];
 

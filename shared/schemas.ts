@@ -89,6 +89,24 @@ export const DatasetSpecSchema = Type.Union([
       locale: Type.String({ minLength: 1, maxLength: 16, default: 'en' }),
       noOversample: Type.Boolean({ default: true }),
       outputLen: Type.Optional(Type.Integer({ minimum: 1 })),
+      /** The Seed-TTS WER gate (`--seed-tts-wer-eval`): transcribe every answer after the run (docs/design.md §4a). */
+      werEval: Type.Optional(
+        Type.Object(
+          {
+            enabled: Type.Optional(Type.Boolean({ description: 'Transcribe every answer and compute the WER' })),
+            asrUrl: Type.Optional(
+              Type.String({
+                maxLength: 2048,
+                description: 'Base URL of an OpenAI-compatible transcription server (/v1/audio/transcriptions)',
+              }),
+            ),
+            asrModel: Type.Optional(Type.String({ minLength: 1, maxLength: 256, default: 'openai/whisper-large-v3' })),
+            asrConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: 4 })),
+            saveItems: Type.Optional(Type.Boolean({ description: 'Write seed_tts_wer_eval_items in the result' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -269,6 +287,16 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
   }
   if (spec.selfTimed && spec.dataset.name !== 'trace') {
     out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
+  }
+  if (spec.dataset.name === 'seed-tts' && spec.dataset.werEval?.enabled) {
+    const url = spec.dataset.werEval.asrUrl?.trim() ?? '';
+    if (!/^https?:\/\/[^/\s]+/.test(url))
+      out.push({
+        field: 'dataset.werEval.asrUrl',
+        message:
+          'the WER gate needs the http(s) base URL of a transcription server (e.g. vllm serve openai/whisper-large-v3)',
+        severity: 'error',
+      });
   }
   if (spec.target.kind === 'embedded' && spec.target.watchdogTimeoutS > 0) {
     const total = spec.timeouts.totalS > 0 ? spec.timeouts.totalS : 6 * 3600;

@@ -4,7 +4,8 @@
  * Precedence: `errored` (the run could not start) > `interrupted` (SIGINT,
  * SIGTERM, a crash) > `failed_closed` (any request timed out, was cancelled by
  * the breaker or never sent: a partial run must never pass, whatever its
- * scores) > `failed` (a failed request, a failed or unevaluable threshold) >
+ * scores, the Seed-TTS WER included) > `failed` (a failed request, a failed
+ * or unevaluable threshold, a Seed-TTS gate with nothing evaluated) >
  * `passed` (every request completed and every threshold holds).
  * Thresholds are always evaluated so their outcome is in the reasons, even
  * when the verdict is already decided by the counts.
@@ -94,6 +95,11 @@ export interface VerdictInput {
   thresholds: readonly string[];
   interrupted?: boolean;
   errored?: boolean;
+  /**
+   * The Seed-TTS gate's counts when `--seed-tts-wer-eval` ran: with none
+   * evaluated the run fails (vLLM-Omni's CI rule), whatever the thresholds.
+   */
+  seedTts?: { evaluated: number; mean: number | null; median: number | null; excluded: number } | null;
 }
 
 export interface VerdictOutcome {
@@ -123,6 +129,16 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const accounted = counts.timedOut + Math.max(counts.cancelledAfterTimeout, counts.notDispatched) + counts.failed;
   if (incomplete > accounted) reasons.push(`${plural(incomplete - accounted, 'request')} did not complete`);
   if (counts.total === 0) reasons.push('the run has no requests');
+  const gate = input.seedTts;
+  if (gate && gate.evaluated === 0)
+    reasons.push(
+      `seed-tts WER gate: no utterance could be evaluated (seed_tts_content_evaluated == 0, ${gate.excluded} excluded)`,
+    );
+  else if (gate)
+    reasons.push(
+      `seed-tts WER over ${plural(gate.evaluated, 'utterance')}: mean ${gate.mean}, median ${gate.median}` +
+        (gate.excluded > 0 ? ` (${gate.excluded} excluded)` : ''),
+    );
   const outcomes = input.thresholds.map((expr) => evaluateThreshold(expr, input.metrics));
   for (const o of outcomes) reasons.push(o.reason);
 
@@ -130,7 +146,13 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   if (input.errored) verdict = 'errored';
   else if (input.interrupted) verdict = 'interrupted';
   else if (partial > 0) verdict = 'failed_closed';
-  else if (counts.total === 0 || counts.completed < counts.total || outcomes.some((o) => !o.holds)) verdict = 'failed';
+  else if (
+    counts.total === 0 ||
+    counts.completed < counts.total ||
+    outcomes.some((o) => !o.holds) ||
+    gate?.evaluated === 0
+  )
+    verdict = 'failed';
   else verdict = 'passed';
   if (verdict === 'failed_closed') reasons.unshift('failed closed: a partial run never passes, whatever its scores');
   if (verdict === 'passed') reasons.unshift(`all ${counts.total} requests completed`);

@@ -74,7 +74,30 @@ export interface BenchConfig {
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;
+  /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
+  seedTtsEval?: SeedTtsEvalConfig | null;
 }
+
+/** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md §4a). */
+export interface SeedTtsEvalConfig {
+  /** Base URL of an OpenAI-compatible transcription server; `/v1/audio/transcriptions` is appended. */
+  asrUrl: string;
+  /** Default `openai/whisper-large-v3`. */
+  asrModel: string;
+  /** Transcriptions in flight (default 4). */
+  asrConcurrency: number;
+  asrHeaders?: Record<string, string>;
+  /** Seconds for one transcription (default 120). */
+  asrTimeoutS?: number;
+  /** `--seed-tts-wer-save-items`: write `seed_tts_wer_eval_items`. */
+  saveItems: boolean;
+  /** `--seed-tts-save-audio-dir`: keep every answer's audio as a WAV file there. */
+  saveAudioDir?: string | null;
+}
+
+export const DEFAULT_ASR_MODEL = 'openai/whisper-large-v3';
+export const DEFAULT_ASR_CONCURRENCY = 4;
+export const DEFAULT_ASR_TIMEOUT_S = 120;
 
 export interface RampUp {
   strategy: 'linear' | 'exponential';

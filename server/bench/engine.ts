@@ -19,6 +19,7 @@ import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
+import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -52,8 +53,11 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
+  // Seed-TTS gate: the answers' audio is spooled to disk during the run (accuracy/gate.ts).
+  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
   const dispatcher = createDispatcher(config.maxConcurrency);
   const target = {
+    audioSpool: gate?.spool,
     dispatcher,
     origin: url.origin,
     path: url.pathname + url.search,
@@ -145,11 +149,25 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         onArrival: rps ? (i) => rps.onArrival(i) : undefined,
       });
     }
+  } catch (e) {
+    await gate?.dispose();
+    throw e;
   } finally {
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
   }
-  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events });
+  // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
+  const seedTts = gate
+    ? await gate.evaluate({
+        samples: data.samples,
+        records: run.records,
+        events,
+        log,
+        signal: interrupt,
+        thresholds: config.thresholds,
+      })
+    : null;
+  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events, seedTts });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

@@ -15,6 +15,8 @@ import type { DispatchResult } from './dispatch.ts';
 import type { RunEvents } from './events.ts';
 import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
 import type { RpsChangeEvent } from './traffic.ts';
+import { gateCounts } from './accuracy/gate.ts';
+import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -25,6 +27,8 @@ export interface FinalizeInput {
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
   log: (line: string) => void;
+  /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
+  seedTts?: SeedTtsEvaluation | null;
 }
 
 /** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
@@ -43,6 +47,7 @@ export async function finishBenchmark({
   errored,
   log,
   rpsChangeEvents,
+  seedTts,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
@@ -53,10 +58,12 @@ export async function finishBenchmark({
   });
   const { verdict, reasons } = evaluateVerdict({
     counts,
-    metrics,
+    // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
+    metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
-    interrupted: run.interrupted,
+    interrupted: run.interrupted || Boolean(seedTts?.interrupted),
     errored: errored !== null,
+    seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
   const verdictReasons = errored ? [...reasons, errored] : reasons;
   const date = new Date();
@@ -80,6 +87,7 @@ export async function finishBenchmark({
     failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
     verdict,
     verdictReasons,
+    seedTts: seedTts?.keys,
   });
 
   let resultFile: string | null = null;

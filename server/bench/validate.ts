@@ -83,6 +83,7 @@ export function validateBenchConfig(c: BenchConfig): void {
     }
   }
   if (c.rampUp) validateRampUp(c);
+  if (c.seedTtsEval) validateSeedTtsEval(c);
   for (const [k, v] of Object.entries(c.goodput ?? {})) {
     // vLLM's check_goodput_args, same rules.
     if (!(GOODPUT_METRICS as readonly string[]).includes(k))
@@ -176,4 +177,24 @@ function validateDataset(c: BenchConfig): void {
     default:
       bad(`unknown dataset '${(d as { name: string }).name}'`, 'dataset.name');
   }
+}
+
+/** The Seed-TTS gate: only for seed-tts runs, with a usable recogniser URL (docs/design.md §4a). */
+function validateSeedTtsEval(c: BenchConfig): void {
+  const e = c.seedTtsEval!;
+  if (c.dataset.name !== 'seed-tts')
+    bad(`the Seed-TTS WER gate needs --dataset-name seed-tts (got '${c.dataset.name}')`, 'seedTtsEval');
+  let url: URL | null = null;
+  try {
+    url = new URL(e.asrUrl);
+  } catch {
+    /* reported below */
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    bad(`'${e.asrUrl}' is not an http(s) URL`, 'seedTtsEval.asrUrl');
+  if (!e.asrModel) bad('a recognition model name is required', 'seedTtsEval.asrModel');
+  if (!(Number.isInteger(e.asrConcurrency) && e.asrConcurrency >= 1 && e.asrConcurrency <= 256))
+    bad(`asr-concurrency must be an integer in 1..256 (got ${e.asrConcurrency})`, 'seedTtsEval.asrConcurrency');
+  if (e.asrTimeoutS !== undefined && !(e.asrTimeoutS > 0))
+    bad(`the transcription timeout must be > 0 s (got ${e.asrTimeoutS})`, 'seedTtsEval.asrTimeoutS');
 }

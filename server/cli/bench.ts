@@ -52,6 +52,11 @@ const FIELD_FLAGS: Record<string, string> = {
   'dataset.inputLen': '--random-input-len',
   'dataset.outputLen': '--random-output-len / --output-len / --hf-output-len',
   'dataset.rangeRatio': '--random-range-ratio',
+  seedTtsEval: '--seed-tts-wer-eval',
+  'seedTtsEval.asrUrl': '--asr-url',
+  'seedTtsEval.asrModel': '--asr-model',
+  'seedTtsEval.asrConcurrency': '--asr-concurrency',
+  'seedTtsEval.asrTimeoutS': '--asr-timeout-s',
 };
 
 export async function run(argv: string[]): Promise<number> {

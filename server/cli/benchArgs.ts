@@ -6,7 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
-import type { BenchConfig, DatasetConfig, RampUp } from '../bench/config.ts';
+import {
+  DEFAULT_ASR_CONCURRENCY,
+  DEFAULT_ASR_MODEL,
+  type BenchConfig,
+  type DatasetConfig,
+  type RampUp,
+  type SeedTtsEvalConfig,
+} from '../bench/config.ts';
 import { allOptions, IGNORED_VLLM_FLAGS } from './benchFlags.ts';
 import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
 
@@ -142,6 +149,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     printStage: values['print-stage'] ? true : undefined,
     ignoreEos: values['ignore-eos'] ? true : undefined,
     save,
+    seedTtsEval: seedTtsEval(values, str, env, warnings),
   };
   return {
     help: Boolean(values.help),
@@ -259,4 +267,55 @@ function pairs(items: string[] | undefined, flag: string): Record<string, string
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
+}
+
+/**
+ * `--seed-tts-wer-eval` (or vLLM-Omni's SEED_TTS_WER_EVAL=1) with its
+ * recogniser: refused without `--asr-url` before anything is sent, never
+ * silently skipped. The ASR flags alone do nothing, with a warning.
+ */
+function seedTtsEval(
+  values: Values,
+  str: (k: string) => string | undefined,
+  env: Record<string, string | undefined>,
+  warnings: string[],
+): SeedTtsEvalConfig | null {
+  const truthy = (v: string | undefined): boolean => ['1', 'true', 'yes', 'on'].includes((v ?? '').toLowerCase());
+  const byFlag = Boolean(values['seed-tts-wer-eval']);
+  const byEnv = truthy(env.SEED_TTS_WER_EVAL) && (str('dataset-name') ?? 'random') === 'seed-tts';
+  const asrFlags = [
+    'asr-url',
+    'asr-model',
+    'asr-concurrency',
+    'asr-header',
+    'asr-timeout-s',
+    'seed-tts-wer-save-items',
+    'seed-tts-save-audio-dir',
+  ];
+  if (!byFlag && !byEnv) {
+    const given = asrFlags.filter((f) => values[f] !== undefined);
+    if (given.length > 0)
+      warnings.push(`warning: ${given.map((f) => `--${f}`).join(', ')}: no effect without --seed-tts-wer-eval`);
+    return null;
+  }
+  const flag = byFlag ? '--seed-tts-wer-eval' : 'SEED_TTS_WER_EVAL=1';
+  const asrUrl = str('asr-url');
+  if (!asrUrl)
+    usage(
+      `${flag} needs --asr-url URL: the base URL of an OpenAI-compatible transcription server ` +
+        `(e.g. vllm serve openai/whisper-large-v3); /v1/audio/transcriptions is appended`,
+      '--seed-tts-wer-eval',
+    );
+  return {
+    asrUrl: asrUrl!.replace(/\/+$/, ''),
+    asrModel: str('asr-model') ?? DEFAULT_ASR_MODEL,
+    asrConcurrency:
+      str('asr-concurrency') === undefined
+        ? DEFAULT_ASR_CONCURRENCY
+        : integer(str('asr-concurrency')!, '--asr-concurrency'),
+    asrHeaders: pairs(values['asr-header'] as string[] | undefined, '--asr-header'),
+    asrTimeoutS: optNumber(str('asr-timeout-s'), '--asr-timeout-s'),
+    saveItems: Boolean(values['seed-tts-wer-save-items']) || truthy(env.SEED_TTS_WER_SAVE_ITEMS),
+    saveAudioDir: str('seed-tts-save-audio-dir') ?? (env.SEED_TTS_WER_SAVE_AUDIO_DIR || null),
+  };
 }

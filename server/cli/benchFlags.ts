@@ -72,6 +72,15 @@ export const BENCH_OPTIONS = {
   'result-filename': { type: 'string' },
   'disable-tqdm': { type: 'boolean' },
   'report-to': { type: 'string' },
+  // Seed-TTS accuracy gate (docs/design.md §4a).
+  'seed-tts-wer-eval': { type: 'boolean' },
+  'seed-tts-wer-save-items': { type: 'boolean' },
+  'seed-tts-save-audio-dir': { type: 'string' },
+  'asr-url': { type: 'string' },
+  'asr-model': { type: 'string' },
+  'asr-concurrency': { type: 'string' },
+  'asr-header': { type: 'string', multiple: true },
+  'asr-timeout-s': { type: 'string' },
 } as const satisfies Options;
 
 /** vLLM flags accepted for compatibility, with what stallscope does not do. */
@@ -82,11 +91,6 @@ export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; mu
   },
   'tokenizer-mode': { type: 'string', note: 'no tokenizer is loaded' },
   'trust-remote-code': { type: 'boolean', note: 'no model code is loaded on the client' },
-  'seed-tts-wer-eval': {
-    type: 'boolean',
-    note: 'no WER/ASR evaluation is run; seed_tts_* accuracy keys are not written',
-  },
-  'seed-tts-wer-save-items': { type: 'boolean', note: 'no WER evaluation items are saved' },
   profile: { type: 'boolean', note: 'the server profiler is not started' },
   logprobs: { type: 'string', note: 'logprobs are not requested' },
   'tokenizer-revision': { type: 'string', note: 'no tokenizer is loaded' },
@@ -122,6 +126,10 @@ results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
            --label L, --metadata K=V ... (repeatable), --threshold EXPR (repeatable),
            --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
+accuracy   --seed-tts-wer-eval --asr-url URL (transcribe every answer after the run: seed_tts_* keys;
+           gate with --threshold 'seed_tts_content_error_mean<=0.05'; fails when none is evaluated),
+           --asr-model M (openai/whisper-large-v3), --asr-concurrency N (4), --asr-header K=V ...,
+           --asr-timeout-s S (120), --seed-tts-wer-save-items, --seed-tts-save-audio-dir D
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
            --print-stage (requests stage metrics; no per-stage block is printed)
 

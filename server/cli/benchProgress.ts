@@ -24,6 +24,9 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
   );
   const s = { done: 0, failed: 0, timedOut: 0, inFlight: 0 };
   let started = false;
+  // The Seed-TTS gate's own bar, after the benchmark's (accuracy.* events).
+  let asr: cliProgress.SingleBar | null = null;
+  const a = { evaluated: 0, excluded: 0 };
   return {
     onEvent(e) {
       switch (e.type) {
@@ -50,6 +53,26 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
         case 'request.not_dispatched':
           s.failed++;
           break;
+        case 'accuracy.started':
+          if (started) bar.stop();
+          started = false;
+          asr = new cliProgress.SingleBar(
+            {
+              stream,
+              format: 'WER eval {bar} {value}/{total} | evaluated {evaluated} excluded {excluded}',
+              hideCursor: true,
+              clearOnComplete: false,
+              fps: 10,
+            },
+            cliProgress.Presets.shades_classic,
+          );
+          asr.start(e.total, 0, a);
+          return;
+        case 'accuracy.item':
+          if (e.wer !== null) a.evaluated++;
+          else a.excluded++;
+          asr?.update(a.evaluated + a.excluded, a);
+          return;
         default:
           return;
       }
@@ -57,6 +80,7 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
     },
     stop() {
       if (started) bar.stop();
+      asr?.stop();
     },
   };
 }

@@ -29,7 +29,12 @@ export interface RunForExport {
 
 export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<string, unknown> {
   const metrics: Record<string, number> = {};
-  for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) if (typeof v === 'number') metrics[k] = v;
+  // The Seed-TTS gate's keys keep their place, strings and nulls (per-utterance items are not in the summary).
+  const seedTts: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) {
+    if (k.startsWith('seed_tts_')) seedTts[k] = v;
+    else if (typeof v === 'number') metrics[k] = v;
+  }
   const rate = run.requestRate === null || run.requestRate === 'inf' ? Infinity : Number(run.requestRate);
   return buildResultJson({
     date: new Date(run.startedAtMs ?? Date.now()),
@@ -53,6 +58,7 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     },
     verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],
     verdictReasons: run.summary?.verdictReasons ?? ['rebuilt from the stored run'],
+    seedTts: Object.keys(seedTts).length > 0 ? seedTts : null,
   });
 }
 

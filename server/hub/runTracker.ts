@@ -185,7 +185,10 @@ export class RunTracker {
         this.state.verdict = e.summary.verdict;
         if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
         return {};
+      // The Seed-TTS gate's transcripts live in the event stream; the summary carries its keys.
       case 'run.warning':
+      case 'accuracy.started':
+      case 'accuracy.item':
         return {};
       case 'run.status':
         this.state.status = e.status;

@@ -34,7 +34,14 @@ export interface ManagerDeps {
 }
 
 /** Engine config fields → the RunSpec fields the form shows. */
-const FIELD_MAP: Record<string, string> = { baseUrl: 'target.baseUrl', apiKey: 'target.apiKey' };
+const FIELD_MAP: Record<string, string> = {
+  baseUrl: 'target.baseUrl',
+  apiKey: 'target.apiKey',
+  seedTtsEval: 'dataset.werEval.enabled',
+  'seedTtsEval.asrUrl': 'dataset.werEval.asrUrl',
+  'seedTtsEval.asrModel': 'dataset.werEval.asrModel',
+  'seedTtsEval.asrConcurrency': 'dataset.werEval.asrConcurrency',
+};
 
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;

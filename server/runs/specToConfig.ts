@@ -3,7 +3,7 @@
  * embedded target's URL is only known once it listens, so it is passed in.
  */
 import type { RunSpec } from '../../shared/schemas.ts';
-import type { BenchConfig } from '../bench/config.ts';
+import { DEFAULT_ASR_CONCURRENCY, DEFAULT_ASR_MODEL, type BenchConfig } from '../bench/config.ts';
 
 export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): BenchConfig {
   const d = spec.dataset;
@@ -45,6 +45,15 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     ...(spec.goodput ? { goodput: spec.goodput } : {}),
     ...(spec.rampUp ? { rampUp: spec.rampUp } : {}),
     save: null,
+    seedTtsEval:
+      d.name === 'seed-tts' && d.werEval?.enabled
+        ? {
+            asrUrl: (d.werEval.asrUrl ?? '').trim().replace(/\/+$/, ''),
+            asrModel: d.werEval.asrModel ?? DEFAULT_ASR_MODEL,
+            asrConcurrency: d.werEval.asrConcurrency ?? DEFAULT_ASR_CONCURRENCY,
+            saveItems: d.werEval.saveItems ?? false,
+          }
+        : null,
   };
 }
 

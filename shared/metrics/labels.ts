@@ -42,3 +42,14 @@ export const RESULT_LABELS = {
 } as const;
 
 export type LabelledKey = keyof typeof RESULT_LABELS;
+
+/** The Seed-TTS gate's block, as vLLM-Omni's print_seed_tts_wer_summary prints it (title, then key → label). */
+export const SEED_TTS_TITLE = 'Seed-TTS eval (seed-tts-eval protocol)';
+export const SEED_TTS_LABELS = {
+  seed_tts_content_evaluated: 'Evaluated (WER, lower is better)',
+  seed_tts_content_error_mean: 'Mean WER',
+  seed_tts_content_error_median: 'Median WER',
+  seed_tts_request_failed: 'Request failed',
+  seed_tts_no_pcm: 'No PCM captured',
+  seed_tts_asr_failed: 'ASR / WER failed',
+} as const;

@@ -28,11 +28,11 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
     throw new ApiError(0, 'NETWORK', `cannot reach the dashboard server (${(e as Error).message})`);
   }
   const text = await res.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
-    body = null;
+    body = null; // not JSON (a proxy's error page): the status line speaks for it
   }
   if (!res.ok) {
     const b = (body ?? {}) as { code?: string; message?: string; field?: string; issues?: SpecIssue[] };

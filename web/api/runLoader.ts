@@ -48,6 +48,8 @@ export function rowFromApi(r: ApiRow): RequestRow {
           sentT: r.sentT,
         }
       : null,
+    // Imported runs carry no gate events; transcripts exist only for runs evaluated here.
+    accuracy: null,
   };
 }
 

@@ -18,6 +18,7 @@ import {
 } from 'recharts';
 import type { RequestRow } from '../state/runModel.ts';
 import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
+import { werHistogram, werValues } from '../state/accuracy.ts';
 import { useInView, useThrottled } from '../state/hooks.ts';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
@@ -55,6 +56,7 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
       ] as const,
     [rows],
   );
+  const wers = useMemo(() => werHistogram(werValues(rows)), [rows]);
   return (
     <section className="charts" aria-label="Charts" data-testid="charts">
       <figure className="chart">
@@ -111,6 +113,20 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
           )}
         </figure>
       ))}
+      {wers.length > 0 && (
+        <figure className="chart small" data-testid="wer-histogram">
+          <figcaption>WER per utterance (Seed-TTS gate)</figcaption>
+          <ResponsiveContainer width="100%" height={150}>
+            <BarChart data={wers} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+              <CartesianGrid stroke="var(--grid)" vertical={false} />
+              <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
+              <YAxis allowDecimals={false} tick={AXIS} />
+              <Tooltip {...TIP} />
+              <Bar dataKey="count" name="utterances" fill="var(--c-completed)" isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        </figure>
+      )}
     </section>
   );
 });

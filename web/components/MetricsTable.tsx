@@ -37,11 +37,11 @@ export function MetricsTable({ results, names }: { results: readonly Metrics[]; 
                   const d = i > 0 ? delta(base, metricNumber(m, row.key)) : null;
                   return (
                     <td key={i} className="num">
-                      {typeof v === 'number' ? fmtNum(v) : (v ?? '–')}
+                      {typeof v === 'number' ? fmtNum(v, row.digits) : (v ?? '–')}
                       {d && d.abs !== 0 && (
                         <span className={`delta ${d.abs > 0 ? 'up' : 'down'}`}>
                           {d.abs > 0 ? '+' : ''}
-                          {fmtNum(d.abs)}
+                          {fmtNum(d.abs, row.digits)}
                           {d.rel !== null ? ` (${d.rel > 0 ? '+' : ''}${(d.rel * 100).toFixed(0)}%)` : ''}
                         </span>
                       )}

@@ -89,6 +89,26 @@ export function RequestDetail({
               <td className="err">{o.error}</td>
             </tr>
           )}
+          {row.accuracy && (
+            <>
+              <tr>
+                <th>target text</th>
+                <td data-testid="detail-reference">{row.accuracy.reference}</td>
+              </tr>
+              <tr>
+                <th>transcript</th>
+                <td data-testid="detail-transcript">{row.accuracy.transcript ?? '–'}</td>
+              </tr>
+              <tr>
+                <th>WER</th>
+                <td data-testid="detail-wer" className={row.accuracy.error ? 'err' : undefined}>
+                  {row.accuracy.wer !== null
+                    ? row.accuracy.wer.toFixed(4)
+                    : `excluded: ${row.accuracy.error ?? ''}${row.accuracy.detail ? ` (${row.accuracy.detail})` : ''}`}
+                </td>
+              </tr>
+            </>
+          )}
         </tbody>
       </table>
       <h3>Code2Wav operations ({ops.length})</h3>

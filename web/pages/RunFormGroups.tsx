@@ -30,9 +30,9 @@ const splitList = (t: string) =>
     .filter(Boolean);
 const numList = (t: string) => splitList(t).map((s) => (Number.isFinite(Number(s)) ? Number(s) : s));
 const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v ?? {}));
-const parseJson = (t: string) => {
+const parseJson = (t: string): unknown => {
   try {
-    return JSON.parse(t);
+    return JSON.parse(t) as unknown;
   } catch {
     return t; // the schema then says "must be object" beside the field
   }
@@ -101,6 +101,23 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
             <TextField path="dataset.locale" label="Locale" />
             <CheckField path="dataset.noOversample" label="No oversample" />
             <NumberField path="dataset.outputLen" label="Output length" hint="optional" />
+            <CheckField
+              path="dataset.werEval.enabled"
+              label="WER gate (--seed-tts-wer-eval)"
+              hint="transcribe every answer after the run; gate with a threshold on seed_tts_content_error_mean"
+            />
+            {spec.dataset.werEval?.enabled && (
+              <>
+                <TextField
+                  path="dataset.werEval.asrUrl"
+                  label="ASR server URL"
+                  hint="OpenAI-compatible; /v1/audio/transcriptions is appended"
+                />
+                <TextField path="dataset.werEval.asrModel" label="ASR model" hint="default openai/whisper-large-v3" />
+                <NumberField path="dataset.werEval.asrConcurrency" label="ASR concurrency" hint="default 4" />
+                <CheckField path="dataset.werEval.saveItems" label="Save per-utterance items" />
+              </>
+            )}
           </>
         )}
         {spec.dataset?.name === 'trace' && <TextField path="dataset.path" label="Trace file (JSONL)" />}

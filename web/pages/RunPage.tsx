@@ -10,7 +10,9 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, StallReport } from '../../shared/types.ts';
 import { cancelRun, exportUrl, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
+import { AccuracyGate } from '../components/AccuracyGate.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
+import { gateView } from '../state/accuracy.ts';
 import { Counters } from '../components/Counters.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { RequestDetail } from '../components/RequestDetail.tsx';
@@ -86,6 +88,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     ? model.breaker
     : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
   const sel = selected !== null ? model.requests[selected] : undefined;
+  const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   const findRequest = (rid: string) => {
     const i = model.indexById[rid];
@@ -115,6 +118,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
           ))}
         </ul>
       )}
+      {gate && <AccuracyGate gate={gate} />}
       <BlockedPhaseView stalls={stalls} model={model} nowWallMs={now} onFindRequest={findRequest} />
       {model.requests.length === 0 && !running && loaded ? (
         <Empty>

@@ -166,6 +166,22 @@ function applyBench(d: Draft, e: BenchEvent): void {
       if (w.length < MAX_WARNINGS) w.push({ t: e.t, index: e.index, message: e.message });
       return;
     }
+    case 'accuracy.started':
+      d.m.accuracy = { total: e.total, done: 0, asrModel: e.asrModel, bounds: [...e.bounds] };
+      return;
+    case 'accuracy.item': {
+      const r = d.row(e.index);
+      r.accuracy = {
+        utteranceId: e.utteranceId,
+        reference: e.reference,
+        transcript: e.transcript,
+        wer: e.wer,
+        error: e.error,
+        ...(e.detail === undefined ? {} : { detail: e.detail }),
+      };
+      if (d.m.accuracy) d.m.accuracy = { ...d.m.accuracy, done: d.m.accuracy.done + 1 };
+      return;
+    }
     default:
       assertNever(e);
   }

@@ -89,9 +89,14 @@ export function useNow(active: boolean, everyMs = 250): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
-    setNow(Date.now());
+    // The first tick at once (not after everyMs), from a timer rather than
+    // synchronously in the effect, so the effect itself never sets state.
+    const first = setTimeout(() => setNow(Date.now()), 0);
     const id = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(id);
+    return () => {
+      clearTimeout(first);
+      clearInterval(id);
+    };
   }, [active, everyMs]);
   return now;
 }

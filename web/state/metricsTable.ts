@@ -9,6 +9,8 @@ import {
   METRIC_TITLES,
   PERCENTILE_METRICS,
   RESULT_LABELS,
+  SEED_TTS_LABELS,
+  SEED_TTS_TITLE,
   type LabelledKey,
 } from '../../shared/metrics/index.ts';
 
@@ -17,6 +19,8 @@ export type Metrics = Record<string, number | string | null | undefined>;
 export interface MetricRow {
   key: string;
   label: string;
+  /** Decimals shown (default 2); WER needs 4 to be read against a bound such as 0.0156. */
+  digits?: number;
 }
 export interface MetricSection {
   title: string;
@@ -60,6 +64,11 @@ export function metricSections(results: readonly Metrics[]): MetricSection[] {
   const out: MetricSection[] = [];
   const head = HEAD.filter((k) => any(k)).map((key) => ({ key, label: RESULT_LABELS[key] }));
   if (head.length) out.push({ title: 'Serving Benchmark Result', rows: head });
+  // The Seed-TTS gate (`--seed-tts-wer-eval`); WER with 4 decimals, as vLLM-Omni prints it.
+  const accuracy = Object.entries(SEED_TTS_LABELS)
+    .filter(([k]) => results.some((m) => m[k] !== undefined))
+    .map(([key, label]) => ({ key, label, digits: key.includes('error') ? 4 : 2 }));
+  if (accuracy.length) out.push({ title: SEED_TTS_TITLE, rows: accuracy });
   for (const sec of METRIC_SECTIONS) {
     const stats = new Map<string, number>(); // stat name → sort order
     for (const m of results) {

@@ -29,6 +29,25 @@ export interface RequestRow {
   audioS: number;
   timeoutKind: string | null;
   outcome: RequestOutcome | null;
+  /** The Seed-TTS gate's outcome for this request (transcript, WER or why excluded). */
+  accuracy: RequestAccuracy | null;
+}
+
+export interface RequestAccuracy {
+  utteranceId: string;
+  reference: string;
+  transcript: string | null;
+  wer: number | null;
+  error: string | null;
+  detail?: string;
+}
+
+/** The Seed-TTS gate of a run, while and after it transcribes. */
+export interface RunAccuracy {
+  total: number;
+  done: number;
+  asrModel: string;
+  bounds: string[];
 }
 
 /** One phase of a Code2Wav operation; it lasts until the next phase or the op's end. */
@@ -89,6 +108,8 @@ export interface RunModel {
   pending: Record<number, SeqEvent>;
   /** Set when the pending buffer overflowed: the client must resubscribe from `seq`. */
   needsResync: boolean;
+  /** The Seed-TTS gate (`--seed-tts-wer-eval`), or null when the run has none. */
+  accuracy: RunAccuracy | null;
 }
 
 export const MAX_WARNINGS = 200;
@@ -122,6 +143,7 @@ export function emptyRun(runId: string): RunModel {
     telemetryDropped: 0,
     pending: {},
     needsResync: false,
+    accuracy: null,
   };
 }
 
@@ -140,6 +162,7 @@ export function emptyRow(index: number, requestId = ''): RequestRow {
     audioS: 0,
     timeoutKind: null,
     outcome: null,
+    accuracy: null,
   };
 }
 

@@ -6,10 +6,11 @@
  */
 import { initialState, reduce, type AppAction, type AppState } from './appReducer.ts';
 
+/** Functions, not methods: React and the live client pass them around unbound. */
 export interface RunStore {
-  getSnapshot(): AppState;
-  subscribe(listener: () => void): () => void;
-  dispatch(action: AppAction): void;
+  getSnapshot: () => AppState;
+  subscribe: (listener: () => void) => () => void;
+  dispatch: (action: AppAction) => void;
 }
 
 export function createRunStore(start: AppState = initialState): RunStore {
@@ -17,11 +18,11 @@ export function createRunStore(start: AppState = initialState): RunStore {
   const listeners = new Set<() => void>();
   return {
     getSnapshot: () => state,
-    subscribe(listener) {
+    subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    dispatch(action) {
+    dispatch: (action) => {
       const next = reduce(state, action);
       if (next === state) return;
       state = next;

@@ -4,10 +4,19 @@
  * width, rate) wins, a chunk with other parameters is dropped (counted for
  * one per-request warning), and the frames are the PCM bytes of the kept
  * chunks over the frame size. Undecodable chunks throw WavError.
+ * With a sink (the Seed-TTS gate's spool), the kept PCM bytes go to it.
  */
 import { WavError, decodeBase64Strict, parseWav } from './wav.ts';
 
 type AudioParams = readonly [channels: number, width: number, rate: number];
+
+/** Where a request's kept PCM goes when its audio is evaluated (see accuracy/audioSpool.ts). */
+export interface AudioSink {
+  /** The PCM bytes of one kept chunk, in the stream's (first chunk's) format. */
+  write(pcm: Uint8Array, channels: number, sampleWidth: number, sampleRate: number): void;
+  /** The stream ended (successfully read to its end, whatever the request's outcome). */
+  end(): void;
+}
 
 export class AudioChunks {
   private params: AudioParams | null = null;
@@ -15,10 +24,13 @@ export class AudioChunks {
   private dropped = 0;
   private firstOdd: AudioParams | null = null;
 
+  constructor(private readonly sink?: AudioSink) {}
+
   /** Decode one chunk's content (a base64 WAV string). */
   add(content: unknown): void {
     if (typeof content !== 'string') throw new WavError('an audio chunk is not a base64 string');
-    const wav = parseWav(decodeBase64Strict(content));
+    const bytes = decodeBase64Strict(content);
+    const wav = parseWav(bytes);
     const params: AudioParams = [wav.channels, wav.sampleWidth, wav.sampleRate];
     if (this.params === null) this.params = params;
     else if (params.some((v, i) => v !== this.params![i])) {
@@ -27,6 +39,8 @@ export class AudioChunks {
       return;
     }
     this.pcmBytes += wav.pcmBytes;
+    if (this.sink && wav.pcmBytes > 0)
+      this.sink.write(bytes.subarray(wav.dataOffset, wav.dataOffset + wav.pcmBytes), ...params);
   }
 
   /** Frames and seconds of the kept audio (0 when none). */

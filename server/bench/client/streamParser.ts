@@ -32,7 +32,7 @@ import {
   type Json,
 } from './payload.ts';
 import { WavError } from './wav.ts';
-import { AudioChunks } from './audioChunks.ts';
+import { AudioChunks, type AudioSink } from './audioChunks.ts';
 
 export interface MessageInfo {
   ts: number;
@@ -53,6 +53,8 @@ export interface StreamParserOptions {
   /** Bound on one SSE event; default 16 MiB. */
   maxEventBytes?: number;
   hooks?: ParserHooks;
+  /** Receives the kept PCM when the run evaluates its audio (Seed-TTS gate); none otherwise. */
+  audioSink?: AudioSink;
 }
 
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -65,7 +67,7 @@ export class StreamParser {
   private tokensSeen = 0;
   private firstTokenSeen = false;
   private text = '';
-  private readonly audio = new AudioChunks();
+  private readonly audio: AudioChunks;
   private audioGenerateTime = 0;
   private streamError: string | null = null;
   private warnedNoSpace = false;
@@ -77,6 +79,7 @@ export class StreamParser {
     private readonly opts: StreamParserOptions,
   ) {
     this.framer = new SseFramer(opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
+    this.audio = new AudioChunks(opts.audioSink);
     this.st = record.startTime;
     this.lastTs = this.st;
     this.lastTokenTs = this.st;
@@ -260,6 +263,7 @@ export class StreamParser {
       rec.audioDuration = durationS;
       rec.audioRtf = this.audioGenerateTime / durationS;
     }
+    this.opts.audioSink?.end();
     if (this.streamError !== null) {
       rec.success = false;
       rec.error = this.streamError;

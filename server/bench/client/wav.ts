@@ -13,6 +13,8 @@ export interface WavInfo {
   sampleRate: number;
   /** PCM bytes that `readframes(getnframes())` would return (bounded by what is present). */
   pcmBytes: number;
+  /** Where those bytes start in the file. */
+  dataOffset: number;
 }
 
 export class WavError extends Error {
@@ -34,7 +36,7 @@ export function parseWav(bytes: Uint8Array): WavInfo {
   if (tag(bytes, 0) !== 'RIFF') throw new WavError('not a WAV file: no RIFF header');
   if (tag(bytes, 8) !== 'WAVE') throw new WavError('not a WAV file: RIFF form is not WAVE');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let fmt: Omit<WavInfo, 'pcmBytes'> | null = null;
+  let fmt: Omit<WavInfo, 'pcmBytes' | 'dataOffset'> | null = null;
   let at = 12;
   while (at + 8 <= bytes.length) {
     const id = tag(bytes, at);
@@ -57,7 +59,7 @@ export function parseWav(bytes: Uint8Array): WavInfo {
       if (!fmt) throw new WavError('malformed WAV: data chunk before fmt chunk');
       const frameSize = fmt.channels * fmt.sampleWidth;
       const declared = Math.floor(size / frameSize) * frameSize;
-      return { ...fmt, pcmBytes: Math.min(declared, bytes.length - body) };
+      return { ...fmt, pcmBytes: Math.min(declared, bytes.length - body), dataOffset: body };
     }
     at = body + size + (size & 1);
   }

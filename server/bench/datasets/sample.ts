@@ -16,6 +16,8 @@ export interface SampleRequest {
   loadRowBody?: () => Promise<Record<string, unknown>>;
   /** Seconds from the benchmark start (trace datasets: the self-timed arrival). */
   timestamp?: number;
+  /** Seed-TTS rows: what the WER evaluation scores the answer against. */
+  seedTts?: { utteranceId: string; locale: string; targetText: string };
 }
 
 export interface LoadedDataset {

@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { markFailed, type RequestRecord } from '../client/record.ts';
 import { StreamParser, type MessageInfo } from '../client/streamParser.ts';
+import type { AudioSink } from '../client/audioChunks.ts';
 import { AttemptTimers, type EffectiveTimeouts } from './timeouts.ts';
 import { classifyFailure, describeError, type FailureClass } from './classify.ts';
 import type { TimeoutError } from './reasons.ts';
@@ -22,6 +23,8 @@ export interface AttemptTarget {
   /** Monotonic seconds. */
   now: () => number;
   maxEventBytes?: number;
+  /** Seed-TTS gate: spools each attempt's PCM (see accuracy/audioSpool.ts); absent otherwise. */
+  audioSpool?: { sinkFor(record: RequestRecord): AudioSink };
 }
 
 export interface AttemptHooks {
@@ -59,6 +62,7 @@ export async function sendAttempt(
         now: target.now,
         maxEventBytes: target.maxEventBytes,
         hooks: new ParserHooks(timers, hooks),
+        audioSink: target.audioSpool?.sinkFor(record),
       });
     });
     target.dispatcher.dispatch(

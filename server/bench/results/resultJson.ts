@@ -76,6 +76,8 @@ export interface ResultJsonInput {
   failFast: { enabled: boolean; tripped: boolean; cause: BreakerCause | null };
   verdict: Verdict;
   verdictReasons: readonly string[];
+  /** The Seed-TTS gate's seed_tts_* keys, written after the metrics as vLLM-Omni adds them to its result. */
+  seedTts?: Record<string, unknown> | null;
 }
 
 /** Keys of omni `benchmark()`'s result before the per-request arrays. */
@@ -143,6 +145,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   for (const key of TAIL_METRICS) put(key);
   if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
+  for (const [k, v] of Object.entries(input.seedTts ?? {})) out[k] = v;
 
   const c = input.counts;
   out.timed_out_requests = c.timedOut;

@@ -10,6 +10,8 @@ import {
   percentileLabel,
   METRIC_TITLES,
   RESULT_LABELS,
+  SEED_TTS_LABELS,
+  SEED_TTS_TITLE,
   type LabelledKey,
   type PercentileMetric,
 } from '../../../shared/metrics/index.ts';
@@ -111,8 +113,23 @@ export function formatSummary(
     }
   }
   lines.push('='.repeat(50));
+  lines.push(...seedTtsBlock(result));
   lines.push(...failFastBlock(result));
   return `${lines.join('\n')}\n`;
+}
+
+/** vLLM-Omni's `print_seed_tts_wer_summary` block, when the run was evaluated. */
+function seedTtsBlock(result: Record<string, unknown>): string[] {
+  if (result.seed_tts_eval_protocol === undefined) return [];
+  const lines = [centre(` ${SEED_TTS_TITLE} `, '=')];
+  for (const [key, label] of Object.entries(SEED_TTS_LABELS)) {
+    const v = result[key];
+    if (key.includes('error')) {
+      if (typeof v === 'number') lines.push(row(`${label}:`, v.toFixed(4)));
+    } else lines.push(row(`${label}:`, String(num(result, key))));
+  }
+  lines.push('='.repeat(50));
+  return lines;
 }
 
 /** Our block: the breaker, the partial-run counts and the verdict with its reasons. */

@@ -89,16 +89,34 @@ describe('stallscope bench (child process)', () => {
       '--tokenizer',
       'openbmb/MiniCPM-o-4_5',
       '--trust-remote-code',
-      '--seed-tts-wer-eval',
       '--result-filename',
       'acc.json',
     ]).done;
     expect(r.code).toBe(0);
     const warnings = r.stderr.trim().split('\n');
-    expect(warnings).toHaveLength(3);
+    expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/^warning: --tokenizer is accepted for compatibility and ignored: /);
-    expect(warnings[2]).toMatch(/--seed-tts-wer-eval .*no WER/);
     expect(readdirSync(dir)).toEqual(['acc.json']);
+  });
+
+  it('refuses the CI accuracy line without --asr-url: exit 2 naming --seed-tts-wer-eval, nothing sent', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const r = await runBenchChild([
+      ...CI_LINE,
+      '--base-url',
+      server.url,
+      '--dataset-path',
+      seedRoot,
+      '--result-dir',
+      dir,
+      '--num-prompts',
+      '2',
+      '--seed-tts-wer-eval',
+    ]).done;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--seed-tts-wer-eval needs --asr-url URL/);
+    expect(server.arrivals).toHaveLength(0);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('refuses invalid or contradictory flags with exit 2, naming the flag, before sending anything', async () => {

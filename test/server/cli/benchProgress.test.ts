@@ -58,4 +58,49 @@ describe('createProgress', () => {
     p.stop();
     expect(text).toContain('4/4 | done 1 failed 2 timed out 1 in flight 0');
   });
+
+  it('after the benchmark, a second bar follows the Seed-TTS transcriptions', () => {
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 120,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+    }) as unknown as NodeJS.WriteStream;
+    let text = '';
+    (stream as unknown as PassThrough).on('data', (d: Buffer) => (text += d.toString()));
+    const p = createProgress(stream)!;
+    const item = (index: number, wer: number | null): BenchEvent => ({
+      type: 'accuracy.item',
+      t: 10,
+      index,
+      utteranceId: `u${index}`,
+      reference: 'x',
+      transcript: wer === null ? null : 'x',
+      wer,
+      error: wer === null ? 'empty_asr' : null,
+    });
+    const events: BenchEvent[] = [
+      {
+        type: 'run.started',
+        t: 0,
+        runId: 'r',
+        startedAtMs: 0,
+        numRequests: 3,
+        maxConcurrency: 2,
+        requestRate: 'inf',
+        failFast: false,
+        model: 'm',
+        baseUrl: 'u',
+      },
+      { type: 'accuracy.started', t: 9, total: 3, asrModel: 'w', bounds: [] },
+      item(0, 0),
+      item(2, null),
+      item(1, 0.5),
+    ];
+    for (const e of events) p.onEvent(e);
+    p.stop();
+    expect(text).toContain('WER eval');
+    expect(text).toContain('3/3 | evaluated 2 excluded 1');
+  });
 });

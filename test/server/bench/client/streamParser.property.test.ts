@@ -182,6 +182,7 @@ describe('WAV reader properties', () => {
             sampleWidth: bits / 8,
             sampleRate: 16000,
             pcmBytes: frames * channels * (bits / 8),
+            dataOffset: 44,
           });
         },
       ),

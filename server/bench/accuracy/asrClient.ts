@@ -1,0 +1,87 @@
+/**
+ * An OpenAI-compatible transcription client (`POST BASE/v1/audio/transcriptions`,
+ * what `vllm serve openai/whisper-large-v3` serves): one multipart upload per
+ * utterance with the WAV file, the model, the language and temperature 0.
+ * The client owns its connection pool (closed by `close()`), and every
+ * request has a deadline.
+ */
+import { Agent, FormData, fetch } from 'undici';
+
+export interface AsrClientOptions {
+  /** Base URL of the recognition server; `/v1/audio/transcriptions` is appended. */
+  baseUrl: string;
+  model: string;
+  headers?: Record<string, string>;
+  /** Connections kept at most (the evaluation's concurrency). */
+  connections: number;
+  /** Seconds for one transcription, upload to answer. */
+  timeoutS: number;
+}
+
+export class AsrError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AsrError';
+  }
+}
+
+export function transcriptionUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/v1/audio/transcriptions`;
+}
+
+export class AsrClient {
+  private readonly agent: Agent;
+  readonly url: string;
+
+  constructor(private readonly o: AsrClientOptions) {
+    this.agent = new Agent({ connections: o.connections });
+    this.url = transcriptionUrl(o.baseUrl);
+  }
+
+  /** The recognised text (trimmed), or throws AsrError saying what went wrong. */
+  async transcribe(wav: Uint8Array, language: string, signal?: AbortSignal): Promise<string> {
+    const form = new FormData();
+    form.append('file', new Blob([wav.slice()], { type: 'audio/wav' }), 'audio.wav');
+    form.append('model', this.o.model);
+    form.append('language', language);
+    form.append('temperature', '0');
+    form.append('response_format', 'json');
+    const deadline = AbortSignal.timeout(this.o.timeoutS * 1000);
+    const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    let res;
+    try {
+      res = await fetch(this.url, {
+        method: 'POST',
+        body: form,
+        headers: this.o.headers,
+        dispatcher: this.agent,
+        signal: combined,
+      });
+    } catch (e) {
+      if (deadline.aborted) throw new AsrError(`no answer within ${this.o.timeoutS} s`);
+      if (signal?.aborted) throw new AsrError('interrupted');
+      const err = e as Error & { cause?: Error };
+      throw new AsrError(`${err.message}${err.cause ? `: ${err.cause.message}` : ''}`);
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw new AsrError(`reading the answer: ${(e as Error).message}`);
+    }
+    if (res.status !== 200) throw new AsrError(`HTTP ${res.status}: ${text.slice(0, 300)}`);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new AsrError(`the answer is not JSON: ${JSON.stringify(text.slice(0, 100))}`);
+    }
+    const value = (body as { text?: unknown } | null)?.text;
+    if (typeof value !== 'string') throw new AsrError(`the answer has no "text" string: ${text.slice(0, 200)}`);
+    return value.trim();
+  }
+
+  async close(): Promise<void> {
+    await this.agent.destroy();
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Real tools the tests run: the repo's Python (`.venv`, from
+ * .ci/requirements.txt) and Debian binaries. A missing tool fails the test
+ * with what is missing and how to install it; it never skips silently.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SETUP = 'run `npm run setup` (installs .ci/requirements.txt into .venv and the Debian packages CI needs)';
+
+/** `<repo>/.venv/bin/python`, or throws naming it. */
+export function venvPython(tool: string): string {
+  const py = `${REPO_ROOT}.venv/bin/python`;
+  if (!existsSync(py)) throw new Error(`${tool} needs ${py}, which is missing: ${SETUP}`);
+  return py;
+}
+
+/** A Debian binary by absolute path, or throws naming its package. */
+export function debianTool(path: string, pkg: string): string {
+  if (!existsSync(path)) throw new Error(`${path} is missing: install the Debian package ${pkg} (${SETUP})`);
+  return path;
+}
