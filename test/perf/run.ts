@@ -20,7 +20,10 @@ ensureBuild();
 let failed = 0;
 for (const f of files) {
   console.log(`\n## ${f}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(dir, f)], { stdio: 'inherit' });
+  // server/ and shared/ imports load from dist/ (distHooks.mjs): the figures are the shipped code's.
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', join(dir, 'useDist.mjs'), join(dir, f)], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) {
     failed++;
     console.log(`(${f} exited with ${r.status ?? r.signal})`);
