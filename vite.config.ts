@@ -25,6 +25,7 @@ const REALTIME = [
   // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
   'test/server/bench/accuracy/realSpeech.test.ts',
   'test/server/bench/accuracy/gate.test.ts',
+  'test/server/serverStacks/cli.test.ts',
 ];
 
 // globalSetup: the bin, the embedded target and the Code2Wav workers run compiled (dist/), so it is rebuilt when stale.

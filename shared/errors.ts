@@ -14,6 +14,8 @@ export const ERRORS = {
   CONFIG_DATASET_UNREADABLE: { status: 400, exit: 2, message: 'dataset cannot be read' },
   CONFIG_WATCHDOG_INVALID: { status: 400, exit: 2, message: 'invalid watchdog timeout' },
   CONFIG_FAULT_INVALID: { status: 400, exit: 2, message: 'invalid fault specification' },
+  CONFIG_SERVER_PID: { status: 400, exit: 2, message: 'cannot capture the server stacks' },
+  CONFIG_PHASE_RULES: { status: 400, exit: 2, message: 'invalid phase rules file' },
   // Per-request failures (one request fails, the run goes on).
   REQ_HTTP_STATUS: { status: 502, exit: 1, message: 'target answered with an HTTP error' },
   REQ_STREAM_ERROR: { status: 502, exit: 1, message: 'target reported an error in the stream' },
@@ -24,6 +26,13 @@ export const ERRORS = {
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
+  // Server stack capture with py-spy: each is a run.warning and a note in the result; the run goes on.
+  STACKS_PYSPY_MISSING: { status: 424, exit: 1, message: 'py-spy is not installed' },
+  STACKS_PERMISSION: { status: 424, exit: 1, message: 'py-spy may not read the server process' },
+  STACKS_PROCESS_GONE: { status: 424, exit: 1, message: 'the server process is gone' },
+  STACKS_NOT_PYTHON: { status: 424, exit: 1, message: 'not a Python process' },
+  STACKS_TIMEOUT: { status: 424, exit: 1, message: 'py-spy was killed at its time limit' },
+  STACKS_FAILED: { status: 424, exit: 1, message: 'py-spy failed' },
   // Dashboard API.
   API_NOT_FOUND: { status: 404, exit: 1, message: 'not found' },
   API_CONFLICT: { status: 409, exit: 1, message: 'conflict' },

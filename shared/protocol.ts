@@ -8,6 +8,7 @@
  */
 import type { TelemetryEvent } from './telemetry.ts';
 import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, TimeoutKind, Verdict } from './types.ts';
+import type { ServerStacksReport } from './stallReport.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -167,6 +168,15 @@ export interface AccuracyItem extends EventBase {
   detail?: string;
 }
 
+/**
+ * The server's process tree as py-spy read it (`--capture-server-stacks`,
+ * `--server-stall-after-s`): a stall report of source `py-spy`.
+ */
+export interface ServerStacksCaptured extends EventBase {
+  type: 'server.stacks';
+  report: ServerStacksReport;
+}
+
 /** The events the benchmark engine emits. */
 export type BenchEvent =
   | RunStarted
@@ -184,7 +194,8 @@ export type BenchEvent =
   | RunFinished
   | RunWarning
   | AccuracyStarted
-  | AccuracyItem;
+  | AccuracyItem
+  | ServerStacksCaptured;
 
 export type BenchEventType = BenchEvent['type'];
 

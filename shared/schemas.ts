@@ -10,7 +10,9 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { schemaMessage, type SchemaError } from './specMessages.ts';
 import { C2W_PHASES } from './types.ts';
+import { isLoopbackUrl } from './stallReport.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -56,6 +58,20 @@ export const EmbeddedTargetSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** "Capture server stacks" of a URL target: present = capture at the first timeout. */
+export const ServerStacksSpecSchema = Type.Object(
+  {
+    pid: Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('auto')], {
+      description: 'Server process id, or auto: the owner of the base URL port (loopback only)',
+    }),
+    stallAfterS: Type.Optional(
+      PositiveSeconds('Also capture when a request got no SSE event for this long (at most 5 times)'),
+    ),
+    native: Type.Optional(Type.Boolean({ description: 'Include native frames (py-spy --native)' })),
+  },
+  { additionalProperties: false },
+);
+
 /** Any OpenAI-compatible omni server, e.g. a real vLLM-Omni. */
 export const UrlTargetSchema = Type.Object(
   {
@@ -66,6 +82,8 @@ export const UrlTargetSchema = Type.Object(
       description: 'Base URL, e.g. http://127.0.0.1:8000',
     }),
     apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+    /** py-spy captures of the server's process tree at the first timeout (docs/design.md section 4a). */
+    serverStacks: Type.Optional(ServerStacksSpecSchema),
   },
   { additionalProperties: false },
 );
@@ -205,6 +223,32 @@ export interface SpecIssue {
 }
 
 const compiled = Compile(RunSpecSchema);
+/**
+ * The plain fields, each checked on its own: TypeBox reports at most 8 errors
+ * per check, and one field (a union tries every branch) can spend them all,
+ * hiding the errors of the fields after it. The unions are checked below,
+ * branch by branch.
+ */
+const PLAIN_FIELDS = Object.entries(RunSpecSchema.properties)
+  .filter(([key]) => key !== 'target' && key !== 'dataset')
+  .map(([key, schema]) => ({ key, check: Compile(schema) }));
+const REQUIRED = new Set<string>(RunSpecSchema.required ?? []);
+
+function plainFieldIssues(value: unknown): SpecIssue[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [{ field: '', message: 'must be a JSON object', severity: 'error' }];
+  const obj = value as Record<string, unknown>;
+  const out: SpecIssue[] = [];
+  for (const { key, check } of PLAIN_FIELDS) {
+    if (obj[key] === undefined) {
+      if (REQUIRED.has(key)) out.push({ field: key, message: 'is required', severity: 'error' });
+    } else if (!check.Check(obj[key])) out.push(...schemaIssues(check, obj[key], key, []));
+  }
+  for (const key of Object.keys(obj))
+    if (!(key in RunSpecSchema.properties))
+      out.push({ field: key, message: 'is not a known field', severity: 'error' });
+  return out;
+}
 
 /** The discriminated unions, checked branch by branch so errors name the chosen branch only. */
 const BRANCHES: Record<'target' | 'dataset', { tag: string; byTag: Record<string, ReturnType<typeof Compile>> }> = {
@@ -224,43 +268,121 @@ function join(prefix: string, field: string): string {
   return prefix && field ? `${prefix}.${field}` : prefix || field;
 }
 
-/** Schema errors as one issue per field (a missing property becomes its own field). */
+/** Schema errors as one issue per field (a missing property becomes its own field), in words (specMessages.ts). */
 function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix: string, skip: string[]): SpecIssue[] {
-  const out: SpecIssue[] = [];
-  const seen = new Set<string>();
-  const push = (field: string, message: string) => {
-    if (seen.has(field) || skip.some((s) => field === s || field.startsWith(`${s}.`))) return;
-    seen.add(field);
-    out.push({ field, message, severity: 'error' });
+  const byField = new Map<string, SchemaError[]>();
+  const push = (field: string, e: SchemaError) => {
+    if (skip.some((s) => field === s || field.startsWith(`${s}.`))) return;
+    const list = byField.get(field);
+    if (list) list.push(e);
+    else byField.set(field, [e]);
   };
   for (const e of check.Errors(value)) {
     const at = join(prefix, pointerToField(e.instancePath));
     const params = e.params as { requiredProperties?: string[]; additionalProperties?: string[] };
     if (e.keyword === 'boolean') continue;
     if (e.keyword === 'required' && params.requiredProperties) {
-      for (const p of params.requiredProperties) push(join(at, p), 'is required');
+      for (const p of params.requiredProperties) push(join(at, p), { keyword: 'required', params: {} });
     } else if (e.keyword === 'additionalProperties' && params.additionalProperties) {
-      for (const p of params.additionalProperties) push(join(at, p), 'is not a known field');
-    } else push(at, e.message ?? 'invalid');
+      for (const p of params.additionalProperties) push(join(at, p), { keyword: 'additionalProperties', params: {} });
+    } else push(at, { keyword: e.keyword, params: e.params });
   }
-  return out;
+  return [...byField].map(([field, errors]) => ({ field, message: schemaMessage(field, errors), severity: 'error' }));
 }
 
 /**
  * Whether the breaker has a timeout to trip on: a total ≤ 0 restores vLLM's
  * legacy 6 h cap, which is no bound at all for fail-fast (as the engine rules).
  */
-function hasEffectiveTimeout(t: RunSpec['timeouts']): boolean {
-  return t.totalS > 0 || t.firstByteS !== undefined || t.idleS !== undefined;
+function hasEffectiveTimeout(t: Partial<RunSpec['timeouts']>): boolean {
+  return (t.totalS ?? 0) > 0 || t.firstByteS !== undefined || t.idleS !== undefined;
+}
+
+const rec = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * The rules JSON Schema cannot express. They run on a partial spec too, so the
+ * watchdog warning does not vanish while another field is wrong; each rule
+ * reads only fields that are well-formed and skips a field already in error.
+ */
+function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIssue[] {
+  const v = rec(value);
+  const timeouts = rec(v.timeouts) as Partial<RunSpec['timeouts']>;
+  const target = rec(v.target);
+  const ok = (...fields: string[]) => fields.every((f) => !inError.has(f));
+  const timeoutsOk =
+    typeof timeouts.totalS === 'number' && ok('timeouts', 'timeouts.totalS', 'timeouts.firstByteS', 'timeouts.idleS');
+  const out: SpecIssue[] = [];
+  if (v.failFast === true && timeoutsOk && !hasEffectiveTimeout(timeouts)) {
+    out.push({
+      field: 'timeouts.totalS',
+      message:
+        'must be above 0 while fail-fast is on, unless a first-byte or idle timeout is set: fail-fast needs an effective timeout',
+      severity: 'error',
+    });
+  }
+  if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
+    out.push({
+      field: 'selfTimed',
+      message: 'needs a trace dataset: self-timed dispatch sends each trace row at its own timestamp',
+      severity: 'error',
+    });
+  }
+  const dataset = rec(v.dataset);
+  const werEval = rec(dataset.werEval);
+  if (dataset.name === 'seed-tts' && werEval.enabled === true && ok('dataset.werEval.asrUrl')) {
+    const url = typeof werEval.asrUrl === 'string' ? werEval.asrUrl.trim() : '';
+    if (!/^https?:\/\/[^/\s]+/.test(url))
+      out.push({
+        field: 'dataset.werEval.asrUrl',
+        message:
+          'the WER gate needs the http(s) base URL of a transcription server (e.g. vllm serve openai/whisper-large-v3)',
+        severity: 'error',
+      });
+  }
+  if (
+    target.kind === 'url' &&
+    rec(target.serverStacks).pid === 'auto' &&
+    typeof target.baseUrl === 'string' &&
+    !isLoopbackUrl(target.baseUrl) &&
+    ok('target.serverStacks.pid', 'target.baseUrl')
+  ) {
+    out.push({
+      field: 'target.serverStacks.pid',
+      message: 'auto finds the server by its port on this machine: give the pid for a server that is not on loopback',
+      severity: 'error',
+    });
+  }
+  const watchdog = target.watchdogTimeoutS;
+  if (
+    target.kind === 'embedded' &&
+    typeof watchdog === 'number' &&
+    watchdog > 0 &&
+    timeoutsOk &&
+    ok('target.watchdogTimeoutS')
+  ) {
+    const total = timeouts.totalS! > 0 ? timeouts.totalS! : 6 * 3600;
+    if (watchdog >= total * 0.5) {
+      out.push({
+        field: 'target.watchdogTimeoutS',
+        message: `watchdog timeout ${watchdog}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
+        severity: 'warning',
+      });
+    }
+  }
+  return out;
 }
 
 /**
  * Every issue with a (possibly partial) spec: schema errors first, then the
- * cross-field rules. Empty array (or only warnings) = submittable.
+ * cross-field rules (always, not only on a schema-valid spec). Empty array (or
+ * only warnings) = submittable.
  */
 export function runSpecIssues(value: unknown): SpecIssue[] {
+  const out: SpecIssue[] = [];
   if (!compiled.Check(value)) {
-    const out = schemaIssues(compiled, value, '', ['target', 'dataset']);
+    out.push(...plainFieldIssues(value));
     const obj = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
     for (const [key, { tag, byTag }] of Object.entries(BRANCHES)) {
       const v = obj[key] as Record<string, unknown> | undefined;
@@ -278,36 +400,8 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
         });
       } else out.push(...schemaIssues(branch, v, key, []));
     }
-    return out;
   }
-  const spec = value;
-  const out: SpecIssue[] = [];
-  if (spec.failFast && !hasEffectiveTimeout(spec.timeouts)) {
-    out.push({ field: 'timeouts.totalS', message: 'fail-fast needs an effective timeout', severity: 'error' });
-  }
-  if (spec.selfTimed && spec.dataset.name !== 'trace') {
-    out.push({ field: 'selfTimed', message: 'self-timed dispatch needs a trace dataset', severity: 'error' });
-  }
-  if (spec.dataset.name === 'seed-tts' && spec.dataset.werEval?.enabled) {
-    const url = spec.dataset.werEval.asrUrl?.trim() ?? '';
-    if (!/^https?:\/\/[^/\s]+/.test(url))
-      out.push({
-        field: 'dataset.werEval.asrUrl',
-        message:
-          'the WER gate needs the http(s) base URL of a transcription server (e.g. vllm serve openai/whisper-large-v3)',
-        severity: 'error',
-      });
-  }
-  if (spec.target.kind === 'embedded' && spec.target.watchdogTimeoutS > 0) {
-    const total = spec.timeouts.totalS > 0 ? spec.timeouts.totalS : 6 * 3600;
-    if (spec.target.watchdogTimeoutS >= total * 0.5) {
-      out.push({
-        field: 'target.watchdogTimeoutS',
-        message: `watchdog timeout ${spec.target.watchdogTimeoutS}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
-        severity: 'warning',
-      });
-    }
-  }
+  out.push(...crossFieldIssues(value, new Set(out.map((i) => i.field))));
   return out;
 }
 

@@ -3,7 +3,7 @@
  * vLLM-Omni server, or any CI job) posts to the ingest endpoint as NDJSON,
  * one event per line. Discriminated on `type`, versioned by `v`.
  */
-import type { PhaseDetails, StallReport } from './types.ts';
+import type { PhaseDetails, WatchdogStallReport } from './types.ts';
 
 export const TELEMETRY_VERSION = 1;
 
@@ -50,7 +50,7 @@ export interface C2wOpEnd extends TelemetryBase {
 /** The watchdog saw no progress for its timeout: one per operation. */
 export interface WatchdogStall extends TelemetryBase {
   type: 'watchdog.stall';
-  report: StallReport;
+  report: WatchdogStallReport;
 }
 
 /** A reported operation later completed. */

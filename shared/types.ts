@@ -45,15 +45,7 @@ export type C2wPhase = (typeof C2W_PHASES)[number];
 /** Fault kinds of the reproduction target's fault plan. */
 export type FaultKind = 'block' | 'spin' | 'slow';
 
-/** One stack frame; `language` says which runtime produced it. */
-export interface StackFrame {
-  function: string;
-  file: string;
-  line: number;
-  column: number;
-  /** `js` (the embedded target), `python` (a vLLM-Omni server), or what another source reports. */
-  language: string;
-}
+export type { StackFrame, StallReport, WatchdogStallReport, ServerStacksReport } from './stallReport.ts';
 
 /** Bounded phase details: flat string/number/boolean values. */
 export type PhaseDetails = Record<string, string | number | boolean | null>;
@@ -80,25 +72,4 @@ export interface RunCounts {
   cancelledAfterTimeout: number;
   /** The never-sent subset of `cancelledAfterTimeout`. */
   notDispatched: number;
-}
-
-/** A watchdog stall report (one per Code2Wav operation). */
-export interface StallReport {
-  model: string;
-  workerId: number;
-  opId: number;
-  requestIds: string[];
-  phase: string;
-  details: PhaseDetails;
-  /** Seconds the op had been in `phase` when the report was made. */
-  inPhaseS: number;
-  /** Seconds since the op began. */
-  inOpS: number;
-  /** Wall-clock ms (epoch) when the stack was captured. */
-  capturedAtMs: number;
-  /** Wall-clock ms (epoch) of the deadline that expired. */
-  deadlineMs: number;
-  /** Top frame first. Empty with `stackError` set when capture failed. */
-  stack: StackFrame[];
-  stackError?: string;
 }

@@ -14,9 +14,9 @@ const ComparePage = lazy(() => import('./pages/ComparePage.tsx').then((m) => ({ 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
     case 'runs':
-      return <RunsPage />;
+      return <RunsPage query={route} />;
     case 'new':
-      return <NewRunPage />;
+      return <NewRunPage preset={route.preset} />;
     case 'run':
       return <RunPage key={route.id} id={route.id} request={route.request} />;
     case 'compare':

@@ -5,6 +5,7 @@
  */
 import type { TimeoutKind } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
+import type { ServerStacksConfig } from '../serverStacks/config.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
@@ -76,6 +77,8 @@ export interface BenchConfig {
   maxEventBytes?: number;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
+  /** py-spy captures of the server's process tree (docs/design.md section 4a). */
+  serverStacks?: ServerStacksConfig;
 }
 
 /** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md §4a). */

@@ -10,7 +10,7 @@
 import type { RequestOutcome } from '../../shared/protocol.ts';
 import type { BreakerCause, RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
 import { markFailed, newRecord, type RequestRecord } from './client/record.ts';
-import { Breaker } from './breaker.ts';
+import { Breaker, type TimeoutReport } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
@@ -36,6 +36,8 @@ export interface DispatchInput {
   lastPhaseOf?: (requestId: string) => string | null | undefined;
   /** Called as each request arrives (leaves the schedule for the slot queue), in order. */
   onArrival?: (index: number) => void;
+  /** Told of every structural timeout, synchronously from its timer, after the breaker (run probes). */
+  onTimeout?: (r: TimeoutReport) => void;
 }
 
 export interface DispatchResult {
@@ -115,7 +117,12 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       const job = await inp.prepare(index);
       if (stop.signal.aborted) return notDispatched(index);
       inFlight.set(index, cancel);
-      const end = await runRequest(target, job, cancel, new RequestHooks(index, job.requestId, events, breaker, sentT));
+      const end = await runRequest(
+        target,
+        job,
+        cancel,
+        new RequestHooks(index, job.requestId, events, breaker, sentT, inp.onTimeout),
+      );
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
       // The runner never throws for anything the target does: this is `prepare` failing
@@ -253,6 +260,7 @@ class RequestHooks implements RunnerHooks {
     private readonly events: RunEvents,
     private readonly breaker: Breaker,
     private readonly sentT: (number | null)[],
+    private readonly timeoutHook?: (r: TimeoutReport) => void,
   ) {}
 
   onAttempt(attempt: number, record: RequestRecord): void {
@@ -262,7 +270,9 @@ class RequestHooks implements RunnerHooks {
   }
 
   onTimeout(e: TimeoutError): void {
-    this.breaker.report({ index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS });
+    const r = { index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS };
+    this.breaker.report(r);
+    this.timeoutHook?.(r);
   }
 
   onMessage(info: MessageInfo): void {

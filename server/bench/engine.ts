@@ -20,6 +20,8 @@ import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
+import { finishProbes } from './probe.ts';
+import { probesFor } from '../serverStacks/index.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -36,7 +38,15 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   validateBenchConfig(config);
   const data = loadDataset(config);
   const log = opts.log ?? (() => undefined);
-  const events = new RunEvents(opts.onEvent, log);
+  // Probes watch the run from beside it (server stacks, docs/design.md section 4a); refusals throw here.
+  const probes = probesFor(config);
+  const onEvent = probes.length
+    ? (e: BenchEvent) => {
+        opts.onEvent?.(e);
+        for (const p of probes) p.onEvent(e);
+      }
+    : opts.onEvent;
+  const events = new RunEvents(onEvent, log);
   const warn = (message: string): void => {
     log(message);
     events.emit({ type: 'run.warning', message });
@@ -75,6 +85,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   });
 
   let errored: string | null = null;
+  let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
   const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
   try {
@@ -123,6 +134,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       baseUrl: config.baseUrl,
     });
     for (const message of data.warnings) events.emit({ type: 'run.warning', message });
+    for (const p of probes) p.start({ emit: (e) => events.emit(e), log });
     const id = (i: number): string => `${prefix}${i}`;
     const promptLen = (i: number): number => data.samples[i].promptLen;
     if (errored) {
@@ -147,6 +159,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         interrupt,
         lastPhaseOf: opts.lastPhaseOf,
         onArrival: rps ? (i) => rps.onArrival(i) : undefined,
+        onTimeout: probes.length ? (r) => probes.forEach((p) => p.onTimeout(r)) : undefined,
       });
     }
   } catch (e) {
@@ -155,6 +168,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   } finally {
     // Every socket closed (aborted ones included) before anything is written.
     await withoutStacks(() => dispatcher.destroy());
+    // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
+    extraResult = await finishProbes(probes, log);
   }
   // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
   const seedTts = gate
@@ -167,7 +182,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         thresholds: config.thresholds,
       })
     : null;
-  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events, seedTts });
+  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events, seedTts, extraResult });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

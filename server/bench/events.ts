@@ -5,7 +5,7 @@
  */
 import type { BenchEvent, RequestOutcome } from '../../shared/protocol.ts';
 
-type Unstamped = BenchEvent extends infer E ? (E extends BenchEvent ? Omit<E, 't'> : never) : never;
+export type Unstamped = BenchEvent extends infer E ? (E extends BenchEvent ? Omit<E, 't'> : never) : never;
 
 export const PROGRESS_INTERVAL_MS = 250;
 

@@ -26,6 +26,8 @@ export interface FinalizeInput {
   errored: string | null;
   /** Ramp-up runs: the whole-RPS steps and when they were reached. */
   rpsChangeEvents?: RpsChangeEvent[];
+  /** Keys the run probes add after ours (e.g. `server_stacks`). */
+  extraResult?: Record<string, unknown>;
   log: (line: string) => void;
   /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
   seedTts?: SeedTtsEvaluation | null;
@@ -48,6 +50,7 @@ export async function finishBenchmark({
   log,
   rpsChangeEvents,
   seedTts,
+  extraResult,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.failFastTripped);
   const metrics = calculateMetrics(run.records, {
@@ -89,6 +92,7 @@ export async function finishBenchmark({
     verdictReasons,
     seedTts: seedTts?.keys,
   });
+  Object.assign(result, extraResult);
 
   let resultFile: string | null = null;
   if (config.save) {

@@ -57,6 +57,9 @@ const FIELD_FLAGS: Record<string, string> = {
   'seedTtsEval.asrModel': '--asr-model',
   'seedTtsEval.asrConcurrency': '--asr-concurrency',
   'seedTtsEval.asrTimeoutS': '--asr-timeout-s',
+  'serverStacks.pid': '--server-pid',
+  'serverStacks.stallAfterS': '--server-stall-after-s',
+  'serverStacks.rulesFile': '--server-phase-rules',
 };
 
 export async function run(argv: string[]): Promise<number> {

@@ -14,6 +14,7 @@ import {
   type RampUp,
   type SeedTtsEvalConfig,
 } from '../bench/config.ts';
+import type { ServerStacksConfig } from '../serverStacks/config.ts';
 import { allOptions, IGNORED_VLLM_FLAGS } from './benchFlags.ts';
 import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
 
@@ -150,6 +151,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     ignoreEos: values['ignore-eos'] ? true : undefined,
     save,
     seedTtsEval: seedTtsEval(values, str, env, warnings),
+    serverStacks: serverStacks(values, str),
   };
   return {
     help: Boolean(values.help),
@@ -317,5 +319,33 @@ function seedTtsEval(
     asrTimeoutS: optNumber(str('asr-timeout-s'), '--asr-timeout-s'),
     saveItems: Boolean(values['seed-tts-wer-save-items']) || truthy(env.SEED_TTS_WER_SAVE_ITEMS),
     saveAudioDir: str('seed-tts-save-audio-dir') ?? (env.SEED_TTS_WER_SAVE_AUDIO_DIR || null),
+  };
+}
+
+/**
+ * `--server-pid PID|auto` with `--capture-server-stacks` / `--server-stall-after-s S`
+ * (docs/design.md section 4a). Either of those needs the pid; the pid alone captures nothing.
+ */
+function serverStacks(values: Values, str: (k: string) => string | undefined): ServerStacksConfig | undefined {
+  const pidStr = str('server-pid');
+  const onTimeout = Boolean(values['capture-server-stacks']);
+  const after = str('server-stall-after-s');
+  if (pidStr === undefined) {
+    if (onTimeout) usage('--capture-server-stacks needs --server-pid PID|auto', '--server-pid');
+    if (after !== undefined) usage('--server-stall-after-s needs --server-pid PID|auto', '--server-pid');
+    return undefined;
+  }
+  let pid: number | 'auto' = 'auto';
+  if (pidStr !== 'auto') {
+    pid = integer(pidStr, '--server-pid');
+    if (pid < 1) usage(`--server-pid '${pidStr}' is not a process id or auto`, '--server-pid');
+  }
+  return {
+    pid,
+    captureOnTimeout: onTimeout,
+    stallAfterS: optNumber(after, '--server-stall-after-s'),
+    native: Boolean(values['server-stacks-native']),
+    pySpy: str('py-spy'),
+    rulesFile: str('server-phase-rules'),
   };
 }

@@ -81,6 +81,13 @@ export const BENCH_OPTIONS = {
   'asr-concurrency': { type: 'string' },
   'asr-header': { type: 'string', multiple: true },
   'asr-timeout-s': { type: 'string' },
+  // Server stacks: py-spy captures of the server's process tree (docs/design.md section 4a).
+  'server-pid': { type: 'string' },
+  'capture-server-stacks': { type: 'boolean' },
+  'server-stall-after-s': { type: 'string' },
+  'server-stacks-native': { type: 'boolean' },
+  'py-spy': { type: 'string' },
+  'server-phase-rules': { type: 'string' },
 } as const satisfies Options;
 
 /** vLLM flags accepted for compatibility, with what stallscope does not do. */
@@ -130,6 +137,10 @@ accuracy   --seed-tts-wer-eval --asr-url URL (transcribe every answer after the 
            gate with --threshold 'seed_tts_content_error_mean<=0.05'; fails when none is evaluated),
            --asr-model M (openai/whisper-large-v3), --asr-concurrency N (4), --asr-header K=V ...,
            --asr-timeout-s S (120), --seed-tts-wer-save-items, --seed-tts-save-audio-dir D
+server     --server-pid PID|auto (auto: the owner of the base URL's port; loopback only),
+stacks     --capture-server-stacks (py-spy dump of the server tree at the first timeout),
+           --server-stall-after-s S (capture when a request got no SSE event for S s; ≤ 5 times),
+           --server-stacks-native (py-spy --native), --py-spy PATH, --server-phase-rules FILE
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
            --print-stage (requests stage metrics; no per-stage block is printed)
 

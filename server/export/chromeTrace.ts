@@ -5,7 +5,9 @@
  * - process "code2wav": one track per worker, each operation a span with its
  *   phases nested (an op that never ended runs to the end of the trace);
  * - instant events: watchdog stalls (stack in args), timeouts, cancellations,
- *   the breaker trip (global); a counter of requests in flight.
+ *   the breaker trip (global); a counter of requests in flight;
+ * - process "server (py-spy)": one instant event per capture of the server's
+ *   process tree, every thread's stack in its args.
  * Times are µs since the run's clock started.
  */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
@@ -25,6 +27,7 @@ export interface TraceEvent {
 
 const REQ_PID = 1;
 const C2W_PID = 2;
+const SERVER_PID = 3;
 const us = (ms: number) => Math.round(ms * 1000);
 /**
  * A slice from a to b: the endpoints are rounded once, and dur is derived from
@@ -63,6 +66,7 @@ export function buildChromeTrace(
   const ops = new Map<string, OpSpan>();
   const workers = new Set<number>();
   let inFlight = 0;
+  let hasServer = false;
   const sent = new Set<number>();
   const rel = (wallMs: number, fallback: number) => (startedAt !== null ? wallMs - startedAt : fallback);
 
@@ -121,6 +125,43 @@ export function buildChromeTrace(
           args: { cause: e.cause, inFlight: e.inFlight, queued: e.queued },
         });
         break;
+      case 'server.stacks': {
+        const r = e.report;
+        if (!hasServer) out.push(meta(SERVER_PID, undefined, 'process_name', 'server (py-spy)'));
+        hasServer = true;
+        const frameText = (f: { function: string; file: string; line: number }) =>
+          `${f.function} (${f.file}:${f.line})`;
+        out.push({
+          name: `server stacks #${r.capture}: ${r.phase}${r.inferred ? ' (inferred)' : ''}`,
+          ph: 'i',
+          s: 'g',
+          ts: us(rel(r.capturedAtMs, e.t)),
+          pid: SERVER_PID,
+          cat: 'py-spy',
+          args: {
+            reason: r.reason,
+            phase: r.phase,
+            inferredFrom: r.inferred ? { ...r.inferred, frame: frameText(r.inferred.frame) } : null,
+            durationMs: r.durationMs,
+            requestIds: r.requestIds,
+            notes: r.notes,
+            processes: r.processes.map((p) => ({
+              pid: p.pid,
+              ppid: p.ppid,
+              cmdline: p.cmdline,
+              ...(p.error ? { error: p.error } : {}),
+              threads: p.threads.map((t) => ({
+                name: t.name,
+                tid: t.tid,
+                active: t.active,
+                ownsGil: t.ownsGil,
+                stack: t.frames.map(frameText),
+              })),
+            })),
+          },
+        });
+        break;
+      }
       case 'telemetry': {
         const t = e.event;
         if (t.type === 'c2w.op.begin') {

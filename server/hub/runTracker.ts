@@ -190,6 +190,9 @@ export class RunTracker {
       case 'accuracy.started':
       case 'accuracy.item':
         return {};
+      case 'server.stacks':
+        // A py-spy capture of the server's tree is kept with the run's stall reports.
+        return { stall: e.report };
       case 'run.status':
         this.state.status = e.status;
         if (e.status === 'interrupted' && !this.state.verdict) this.state.verdict = 'interrupted';

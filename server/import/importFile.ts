@@ -36,7 +36,9 @@ export function importResultFile(store: Store, text: string, filename: string | 
         maxConcurrency: typeof o.max_concurrency === 'number' ? o.max_concurrency : null,
         requestRate: run.requestRate,
         failFast: o.fail_fast_enabled === true,
-        createdAtMs: now,
+        // The list is newest first with ties broken by id (random): one ms less per object keeps a
+        // JSON-lines file's runs in their order in the file (#1 first).
+        createdAtMs: now - i,
         startedAtMs: run.startedAtMs,
         metadata,
       });

@@ -6,31 +6,13 @@
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
+import { WatchdogStallReportSchema } from '../../shared/stallReport.ts';
 
 const Base = { v: Type.Literal(1), ts: Type.Number(), model: Type.Optional(Type.String()) };
 const Ids = Type.Array(Type.String({ maxLength: 512 }), { maxItems: 4096 });
 const Details = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]));
-const Frame = Type.Object({
-  function: Type.String(),
-  file: Type.String(),
-  line: Type.Number(),
-  column: Type.Number(),
-  language: Type.String(),
-});
-const Report = Type.Object({
-  model: Type.String(),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
-  requestIds: Ids,
-  phase: Type.String(),
-  details: Details,
-  inPhaseS: Type.Number(),
-  inOpS: Type.Number(),
-  capturedAtMs: Type.Number(),
-  deadlineMs: Type.Number(),
-  stack: Type.Array(Frame, { maxItems: 1000 }),
-  stackError: Type.Optional(Type.String()),
-});
+// The report's contract lives in shared/ with the py-spy captures of the same family.
+const Report = WatchdogStallReportSchema;
 
 export const TelemetryEventSchema = Type.Union([
   Type.Object({

@@ -41,6 +41,8 @@ const FIELD_MAP: Record<string, string> = {
   'seedTtsEval.asrUrl': 'dataset.werEval.asrUrl',
   'seedTtsEval.asrModel': 'dataset.werEval.asrModel',
   'seedTtsEval.asrConcurrency': 'dataset.werEval.asrConcurrency',
+  'serverStacks.pid': 'target.serverStacks.pid',
+  'serverStacks.stallAfterS': 'target.serverStacks.stallAfterS',
 };
 
 export function newRunId(now = new Date()): string {

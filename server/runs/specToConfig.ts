@@ -44,6 +44,16 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     thresholds: spec.thresholds,
     ...(spec.goodput ? { goodput: spec.goodput } : {}),
     ...(spec.rampUp ? { rampUp: spec.rampUp } : {}),
+    ...(spec.target.kind === 'url' && spec.target.serverStacks
+      ? {
+          serverStacks: {
+            pid: spec.target.serverStacks.pid,
+            captureOnTimeout: true,
+            stallAfterS: spec.target.serverStacks.stallAfterS,
+            native: spec.target.serverStacks.native ?? false,
+          },
+        }
+      : {}),
     save: null,
     seedTtsEval:
       d.name === 'seed-tts' && d.werEval?.enabled

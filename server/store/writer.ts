@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../shared/protocol.ts';
 import type { Effects } from '../hub/runTracker.ts';
+import { stallKey } from '../../shared/stallReport.ts';
 
 const EVENTS_PER_STATEMENT = 32;
 const ROWS_PER_STATEMENT = 16;
@@ -111,7 +112,10 @@ export class BatchWriter {
     this.writeRows(batch);
     for (const p of batch) {
       const { stall, recovered } = p.effects;
-      if (stall) this.insertStall.run(p.runId, stall.workerId, stall.opId, p.seq, stall.phase, JSON.stringify(stall));
+      if (stall) {
+        const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
+        this.insertStall.run(p.runId, key.workerId, key.opId, p.seq, stall.phase, JSON.stringify(stall));
+      }
       if (recovered) {
         this.markRecovered.run(
           JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }),

@@ -13,7 +13,7 @@ import { createProgressBuffer, ProgressWriter } from '../../server/target/watchd
 import { startReproServer } from '../../server/target/server.ts';
 import { SILENCE_CODE } from '../../server/target/code2wav/kernels/model.ts';
 import type { DecodeItem } from '../../server/target/code2wav/worker/messages.ts';
-import type { StallReport } from '../../shared/types.ts';
+import type { WatchdogStallReport } from '../../shared/types.ts';
 
 const MODEL = 'openbmb/MiniCPM-o-4_5';
 const SETTINGS = { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' as const };
@@ -82,7 +82,7 @@ function phaseCost() {
 }
 
 async function detectionLatency() {
-  const reports: StallReport[] = [];
+  const reports: WatchdogStallReport[] = [];
   const at: number[] = [];
   let monitor: WatchdogMonitor | null = null;
   const p = pool(5, ['encoder:slow:p=1:ms=350'], (w, op, end) => monitor?.opEnded(w, op, end));

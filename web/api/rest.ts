@@ -30,7 +30,7 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const text = await res.text();
   let body: unknown;
   try {
-    body = text ? JSON.parse(text) : null;
+    body = text ? (JSON.parse(text) as unknown) : null;
   } catch {
     body = null; // not JSON (a proxy's error page): the status line speaks for it
   }

@@ -17,12 +17,15 @@ import {
   YAxis,
 } from 'recharts';
 import type { RequestRow } from '../state/runModel.ts';
-import { histogram, latenciesMs, outcomeSeries } from '../state/selectors.ts';
+import { histogram, latenciesMs, outcomeSeries, timeAxis, type Bin } from '../state/selectors.ts';
 import { werHistogram, werValues } from '../state/accuracy.ts';
 import { useInView, useThrottled } from '../state/hooks.ts';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };
+// Recharts' default hover band is a light grey (#ccc) block, glaring on the dark panel: a tint of the text colour instead.
+const BAR_CURSOR = { fill: 'var(--hover)', stroke: 'none' };
+const LINE_CURSOR = { stroke: 'var(--muted)' };
 
 export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; endMs: number; live: boolean }) {
   // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
@@ -37,16 +40,29 @@ export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; 
   );
   return (
     <div ref={box}>
-      <ChartsView rows={t.rows} endMs={t.endMs} />
+      <ChartsView rows={t.rows} endMs={t.endMs} live={live} />
     </div>
   );
 }
 
-const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly RequestRow[]; endMs: number }) {
-  // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick.
+const binRange = (b: Bin | undefined) =>
+  b ? `${b.from.toLocaleString('en-US')}–${b.to.toLocaleString('en-US')} ms` : '';
+
+const ChartsView = memo(function ChartsView({
+  rows,
+  endMs,
+  live,
+}: {
+  rows: readonly RequestRow[];
+  endMs: number;
+  live: boolean;
+}) {
+  // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick; buckets
+  // and ticks at round steps (0.5 s, 1 s, 2 s…).
   const end = Math.max(1000, Math.ceil(endMs / 1000) * 1000);
-  const fmtS = (s: number) => (end < 10_000 ? `${s.toFixed(1)}s` : `${s.toFixed(0)}s`);
-  const series = useMemo(() => outcomeSeries(rows, end, Math.min(60, end / 100)), [rows, end]);
+  const axis = useMemo(() => timeAxis(end, Math.min(60, end / 100)), [end]);
+  const fmtS = (s: number) => `${Number(s.toFixed(3))}s`;
+  const series = useMemo(() => outcomeSeries(rows, axis.endMs, axis.buckets), [rows, axis]);
   const dists = useMemo(
     () =>
       [
@@ -64,9 +80,9 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
         <ResponsiveContainer width="100%" height={180}>
           <AreaChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
-            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} ticks={axis.ticksS} interval={0} />
             <YAxis allowDecimals={false} tick={AXIS} />
-            <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
+            <Tooltip {...TIP} cursor={LINE_CURSOR} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
             <Area
               type="stepAfter"
               dataKey="inFlight"
@@ -84,9 +100,9 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
         <ResponsiveContainer width="100%" height={180}>
           <BarChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />
-            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} />
+            <XAxis dataKey="s" tick={AXIS} tickFormatter={fmtS} ticks={axis.ticksS} interval={0} />
             <YAxis allowDecimals={false} tick={AXIS} />
-            <Tooltip {...TIP} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
+            <Tooltip {...TIP} cursor={BAR_CURSOR} labelFormatter={(s) => `${Number(s).toFixed(1)} s`} />
             <Legend wrapperStyle={{ fontSize: 11 }} />
             <Bar dataKey="completed" stackId="o" fill="var(--c-completed)" isAnimationActive={false} />
             <Bar dataKey="failed" stackId="o" fill="var(--c-failed)" isAnimationActive={false} />
@@ -99,14 +115,20 @@ const ChartsView = memo(function ChartsView({ rows, endMs }: { rows: readonly Re
         <figure className="chart small" key={title}>
           <figcaption>{title}</figcaption>
           {bins.length === 0 ? (
-            <p className="muted chart-empty">No completed requests yet.</p>
+            <p className="muted chart-empty">
+              {live ? 'No completed requests yet.' : 'No request completed in this run.'}
+            </p>
           ) : (
             <ResponsiveContainer width="100%" height={150}>
               <BarChart data={bins} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
                 <CartesianGrid stroke="var(--grid)" vertical={false} />
                 <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
                 <YAxis allowDecimals={false} tick={AXIS} />
-                <Tooltip {...TIP} />
+                <Tooltip
+                  {...TIP}
+                  cursor={BAR_CURSOR}
+                  labelFormatter={(_, p) => binRange(p[0]?.payload as Bin | undefined)}
+                />
                 <Bar dataKey="count" name="requests" fill="var(--c-text)" isAnimationActive={false} />
               </BarChart>
             </ResponsiveContainer>

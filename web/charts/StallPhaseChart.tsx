@@ -30,6 +30,7 @@ export function StallPhaseChart({ runs }: { runs: { name: string; byPhase: Recor
           <YAxis allowDecimals={false} tick={{ fontSize: 11, stroke: 'var(--muted)' }} />
           <Tooltip
             contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' }}
+            cursor={{ fill: 'var(--hover)', stroke: 'none' }}
           />
           <Legend wrapperStyle={{ fontSize: 11 }} />
           {runs.map((r, i) => (

@@ -3,11 +3,15 @@
  * the stuck phase lit and its age counting up while the run is live, the
  * phase details, the owner thread's stack frames (copyable), the affected
  * requests (click to find them on the timeline), and whether it recovered.
+ * A py-spy capture of the server (ServerStacksCard) lights the inferred phase,
+ * says from which frame, and lists processes and threads.
  */
 import { useState } from 'react';
 import { C2W_PHASES, type StackFrame } from '../../shared/types.ts';
+import { isServerStacks, stallKey, type WatchdogStallReport } from '../../shared/stallReport.ts';
 import type { RunModel, StallRecord } from '../state/runModel.ts';
 import { stallAgeS } from '../state/selectors.ts';
+import { ServerStacksCard } from './ServerStacksCard.tsx';
 
 export interface BlockedPhaseViewProps {
   stalls: readonly StallRecord[];
@@ -21,15 +25,20 @@ export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest }: Bl
   return (
     <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
       <h2>Blocked Code2Wav phase{stalls.length > 1 ? 's' : ''}</h2>
-      {stalls.map((s) => (
-        <StallCard
-          key={`${s.report.workerId}:${s.report.opId}`}
-          stall={s}
-          model={model}
-          nowWallMs={nowWallMs}
-          onFindRequest={onFindRequest}
-        />
-      ))}
+      {stalls.map((s) =>
+        isServerStacks(s.report) ? (
+          <ServerStacksCard key={`py-spy:${s.report.capture}`} report={s.report} onFindRequest={onFindRequest} />
+        ) : (
+          <StallCard
+            key={`${stallKey(s.report).workerId}:${stallKey(s.report).opId}`}
+            stall={s}
+            report={s.report}
+            model={model}
+            nowWallMs={nowWallMs}
+            onFindRequest={onFindRequest}
+          />
+        ),
+      )}
     </section>
   );
 }
@@ -40,16 +49,17 @@ function frameText(f: StackFrame): string {
 
 function StallCard({
   stall,
+  report: r,
   model,
   nowWallMs,
   onFindRequest,
 }: {
   stall: StallRecord;
+  report: WatchdogStallReport;
   model: BlockedPhaseViewProps['model'];
   nowWallMs: number;
   onFindRequest: (id: string) => void;
 }) {
-  const r = stall.report;
   const [copied, setCopied] = useState(false);
   const age = stallAgeS(stall, model, nowWallMs);
   const counting = !stall.recovered && model.finishedT === null;

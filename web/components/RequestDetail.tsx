@@ -1,4 +1,9 @@
-/** Detail of one request: its times, metrics, error, and its Code2Wav operations phase by phase. */
+/**
+ * Detail of one request: its times, metrics, error, and its Code2Wav
+ * operations phase by phase. Brought into view when it opens or shows another
+ * request (at 1024 px it sits under the whole timeline), with a link to itself.
+ */
+import { useEffect, useRef } from 'react';
 import type { OpRecord, RequestRow } from '../state/runModel.ts';
 import { fmtNum } from '../state/selectors.ts';
 
@@ -8,23 +13,37 @@ export function RequestDetail({
   row,
   ops,
   nowT,
+  link,
   onClose,
 }: {
   row: RequestRow;
   ops: readonly OpRecord[];
   nowT: number;
+  /** The deep link that opens this request (`#/runs/ID?req=N`). */
+  link?: string;
   onClose: () => void;
 }) {
   const o = row.outcome;
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => {
+    box.current?.scrollIntoView({ block: 'nearest' });
+  }, [row.index]);
   return (
-    <aside className="detail" aria-label={`Request ${row.index}`} data-testid="request-detail">
+    <aside ref={box} className="detail" aria-label={`Request ${row.index}`} data-testid="request-detail">
       <header>
         <h2>
           Request #{row.index} <span className={`pill end-${row.status}`}>{row.status.replace(/_/g, ' ')}</span>
         </h2>
-        <button type="button" onClick={onClose} aria-label="Close request detail">
-          ×
-        </button>
+        <span className="detail-actions">
+          {link && (
+            <a href={link} className="small" data-testid="request-link" title="A link that opens this request">
+              link
+            </a>
+          )}
+          <button type="button" onClick={onClose} aria-label="Close request detail">
+            ×
+          </button>
+        </span>
       </header>
       <table className="kv">
         <tbody>

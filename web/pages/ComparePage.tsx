@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import type { RunDetail, RunListItem } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { StallReport } from '../../shared/types.ts';
-import { getRun, listRuns } from '../api/rest.ts';
+import { ApiError, getRun, listRuns } from '../api/rest.ts';
 import { StallPhaseChart } from '../charts/StallPhaseChart.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
@@ -15,24 +15,47 @@ import { StatusBadge } from '../components/StatusBadge.tsx';
 import { configDiff, type Metrics } from '../state/metricsTable.ts';
 import { href, navigate } from '../state/router.ts';
 import { stallsByPhase } from '../state/selectors.ts';
+import { humanVerdict } from '../state/verdictWords.ts';
 
 const nameOf = (d: RunDetail) => d.label || d.id;
 
+class MissingRun extends Error {
+  constructor(readonly id: string) {
+    super(`No run with id ${id}`);
+  }
+}
+
 export function ComparePage({ ids }: { ids: string[] }) {
-  const [runs, setRuns] = useState<RunDetail[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [onlyDiff, setOnlyDiff] = useState(true);
   const [others, setOthers] = useState<RunListItem[]>([]);
   const key = ids.join(',');
+  // What was loaded for which set of ids: a new set shows "loading" until its own reply lands.
+  const [loaded, setLoaded] = useState<{ key: string; runs: RunDetail[] | null; error: unknown }>({
+    key: '',
+    runs: null,
+    error: null,
+  });
+  const runs = loaded.key === key ? loaded.runs : null;
+  const error = loaded.key === key ? loaded.error : null;
 
   useEffect(() => {
-    setRuns(null);
-    setError(null);
-    Promise.all(ids.map(getRun)).then(setRuns, setError);
+    let current = true;
+    // A missing run is named, not reported as "something went wrong".
+    const one = (id: string) =>
+      getRun(id).catch((e: unknown) => {
+        throw e instanceof ApiError && e.status === 404 ? new MissingRun(id) : e;
+      });
+    Promise.all(ids.map(one)).then(
+      (r) => current && setLoaded({ key, runs: r, error: null }),
+      (e: unknown) => current && setLoaded({ key, runs: null, error: e }),
+    );
     listRuns({ limit: 50 }).then(
       (r) => setOthers(r.runs),
       () => setOthers([]),
     );
+    return () => {
+      current = false;
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
@@ -48,7 +71,7 @@ export function ComparePage({ ids }: { ids: string[] }) {
         {others
           .filter((o) => !ids.includes(o.id))
           .map((o) => (
-            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${o.verdict ?? o.status}`}</option>
+            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${humanVerdict(o.verdict ?? o.status)}`}</option>
           ))}
       </select>
     </label>
@@ -58,6 +81,13 @@ export function ComparePage({ ids }: { ids: string[] }) {
     return (
       <Empty>
         Select two or more runs on the <a href={href({ page: 'runs' })}>Runs</a> page to compare them. {addRun}
+      </Empty>
+    );
+  if (error instanceof MissingRun)
+    return (
+      <Empty>
+        No run with id {error.id}.{' '}
+        <a href={href({ page: 'compare', ids: ids.filter((x) => x !== error.id) })}>Compare the others.</a>
       </Empty>
     );
   if (error) return <ErrorState error={error} />;
@@ -73,7 +103,9 @@ export function ComparePage({ ids }: { ids: string[] }) {
   return (
     <div className="compare-page" data-testid="compare-page">
       <div className="page-head">
-        <h1>Compare {runs.length} runs</h1>
+        <h1>
+          Compare {runs.length} run{runs.length === 1 ? '' : 's'}
+        </h1>
         <span className="spacer" />
         {addRun}
       </div>

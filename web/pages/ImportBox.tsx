@@ -1,6 +1,7 @@
 /** Import a vLLM (-Omni) result file, JSON or JSON lines, by file picker or by dropping it here. */
 import { useRef, useState } from 'react';
 import { importResult } from '../api/rest.ts';
+import { importMessage, type ImportedRunNote } from '../state/importMessage.ts';
 
 export function ImportBox({ onImported }: { onImported: (ids: string[], message: string) => void }) {
   const input = useRef<HTMLInputElement>(null);
@@ -12,17 +13,16 @@ export function ImportBox({ onImported }: { onImported: (ids: string[], message:
     if (!files || files.length === 0) return;
     setBusy(true);
     setError(null);
-    const ids: string[] = [];
-    const notes: string[] = [];
+    const notes: ImportedRunNote[] = [];
     try {
       for (const file of Array.from(files)) {
         const reply = await importResult(await file.text(), file.name);
-        for (const r of reply.runs) {
-          ids.push(r.id);
-          notes.push(`${r.label ?? r.id}${r.missing.length ? ` (without ${r.missing.join(', ')})` : ''}`);
-        }
+        notes.push(...reply.runs);
       }
-      onImported(ids, `Imported ${ids.length} run${ids.length === 1 ? '' : 's'}: ${notes.join('; ')}.`);
+      onImported(
+        notes.map((r) => r.id),
+        importMessage(notes),
+      );
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {

@@ -1,8 +1,10 @@
 /**
- * New run: pick a preset, adjust any RunSpec field (grouped), see the
- * schema's verdict beside each field as you type (the same `runSpecIssues`
- * the server runs), submit, land on the live view. A server 400 is shown
- * beside its field too; nothing starts while an error remains.
+ * New run: start from Custom (the schema's blank defaults) or a preset (the
+ * choice is in the URL, `#/new?preset=…`), adjust any RunSpec field
+ * (grouped), see the verdict beside each field as you type (the same
+ * `runSpecIssues` the server runs), submit from the sticky action bar, land
+ * on the live view. A server 400 is shown beside its field too; nothing
+ * starts while an error remains.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { runSpecIssues, type Preset, type RunSpec, type SpecIssue } from '../../shared/schemas.ts';
@@ -10,13 +12,14 @@ import { ApiError, getPresets, startRun } from '../api/rest.ts';
 import { fieldId, FormContext } from '../components/form/Fields.tsx';
 import { setPath } from '../components/form/paths.ts';
 import { ErrorState, Loading } from '../components/States.tsx';
+import { CUSTOM } from '../state/customPreset.ts';
 import { navigate } from '../state/router.ts';
+import { ErrorSummary } from './ErrorSummary.tsx';
 import { RunFormGroups } from './RunFormGroups.tsx';
 
-export function NewRunPage() {
+export function NewRunPage({ preset }: { preset?: string }) {
   const [presets, setPresets] = useState<Preset[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
-  const [presetId, setPresetId] = useState<string>('');
   const [spec, setSpec] = useState<unknown>(null);
   const [serverIssues, setServerIssues] = useState<SpecIssue[]>([]);
   const [submitError, setSubmitError] = useState<string | null>(null);
@@ -24,18 +27,30 @@ export function NewRunPage() {
   const [tried, setTried] = useState(false);
 
   const load = () => {
-    setLoadError(null);
-    getPresets()
-      .then((p) => {
-        setPresets(p);
-        if (p[0]) {
-          setPresetId(p[0].id);
-          setSpec(structuredClone(p[0].spec));
-        }
-      })
-      .catch(setLoadError);
+    getPresets().then((p) => {
+      setLoadError(null);
+      setPresets([CUSTOM, ...p]);
+    }, setLoadError);
   };
   useEffect(load, []);
+
+  // The URL names the choice; an unknown name falls back to Custom.
+  const chosen = presets?.find((p) => p.id === (preset ?? CUSTOM.id)) ?? (presets ? CUSTOM : null);
+  const presetId = chosen?.id ?? CUSTOM.id;
+  const reset = () => {
+    if (!chosen) return;
+    setServerIssues([]);
+    setSubmitError(null);
+    setTried(false);
+    setSpec(structuredClone(chosen.spec));
+  };
+  // A new choice (a click, Back, a pasted link) starts from that preset's spec (adjusted while
+  // rendering, as React advises for state that follows a prop, not in an effect).
+  const [shownFor, setShownFor] = useState<Preset | null>(null);
+  if (chosen && chosen !== shownFor) {
+    setShownFor(chosen);
+    reset();
+  }
 
   const issues = useMemo(() => (spec === null ? [] : [...runSpecIssues(spec), ...serverIssues]), [spec, serverIssues]);
   const errors = issues.filter((i) => i.severity === 'error');
@@ -48,13 +63,7 @@ export function NewRunPage() {
     setSubmitError(null);
     setSpec((s: unknown) => setPath(s, path, v));
   };
-  const pick = (id: string) => {
-    const p = presets.find((x) => x.id === id);
-    if (!p) return;
-    setPresetId(id);
-    setServerIssues([]);
-    setSpec(structuredClone(p.spec));
-  };
+  const pick = (id: string) => navigate({ page: 'new', preset: id });
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -103,38 +112,18 @@ export function NewRunPage() {
       <FormContext.Provider value={{ value: spec, set, issues }}>
         <RunFormGroups spec={spec as RunSpec} />
       </FormContext.Provider>
-      {(tried || serverIssues.length > 0) && errors.length > 0 && (
-        <div className="form-errors" role="alert" data-testid="form-errors">
-          <strong>Fix {errors.length === 1 ? 'this field' : `these ${errors.length} fields`} before starting:</strong>
-          <ul>
-            {errors.map((i, n) => (
-              <li key={n}>
-                <a
-                  href={`#${fieldId(i.field)}`}
-                  onClick={(e) => {
-                    e.preventDefault();
-                    document.getElementById(fieldId(i.field))?.focus();
-                  }}
-                >
-                  {i.field}
-                </a>{' '}
-                {i.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {(tried || serverIssues.length > 0) && errors.length > 0 && <ErrorSummary errors={errors} />}
       {submitError && (
         <p className="err" role="alert">
           {submitError}
         </p>
       )}
-      <div className="actions">
+      <div className="actions sticky-actions" data-testid="form-actions">
         <button type="submit" className="primary" disabled={busy} data-testid="start-run">
           {busy ? 'Starting…' : 'Start run'}
         </button>
-        <button type="button" onClick={() => pick(presetId)} data-testid="reset-preset">
-          Reset to preset
+        <button type="button" onClick={reset} data-testid="reset-preset">
+          {presetId === CUSTOM.id ? 'Reset to defaults' : 'Reset to preset'}
         </button>
         {errors.length > 0 && (
           <span className="field-error">

@@ -34,7 +34,7 @@ const parseJson = (t: string): unknown => {
   try {
     return JSON.parse(t) as unknown;
   } catch {
-    return t; // the schema then says "must be object" beside the field
+    return t; // the schema then says "must be a JSON object" beside the field
   }
 };
 
@@ -63,6 +63,7 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
           <>
             <TextField path="target.baseUrl" label="Base URL" placeholder="http://127.0.0.1:8000" />
             <TextField path="target.apiKey" label="API key" optional hint="optional" />
+            <ServerStacksFields spec={spec} />
           </>
         )}
         <TextField path="model" label="Model" />
@@ -234,6 +235,44 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
         <ParsedArea path="percentileMetrics" label="Percentile metrics" format={list} parse={splitList} rows={1} />
         <ParsedArea path="metricPercentiles" label="Percentiles" format={list} parse={numList} rows={1} />
       </fieldset>
+    </>
+  );
+}
+
+/** "Capture server stacks" of a URL target: py-spy dumps of the server's process tree (docs/design.md section 4a). */
+function ServerStacksFields({ spec }: { spec: RunSpec }) {
+  const f = useContext(FormContext)!;
+  const on = spec.target?.kind === 'url' && spec.target.serverStacks !== undefined;
+  return (
+    <>
+      <div className="field">
+        <label>
+          <input
+            type="checkbox"
+            data-testid="capture-server-stacks"
+            checked={on}
+            onChange={(e) => f.set('target.serverStacks', e.target.checked ? { pid: 'auto' } : undefined)}
+          />{' '}
+          Capture server stacks
+        </label>
+        <span className="hint">py-spy dump of the server and its child processes at the first timeout</span>
+      </div>
+      {on && (
+        <>
+          <NumberField
+            path="target.serverStacks.pid"
+            label="Server pid"
+            allowText="auto"
+            hint="a process id, or auto (the owner of the port; loopback only)"
+          />
+          <NumberField
+            path="target.serverStacks.stallAfterS"
+            label="Stall threshold (s)"
+            hint="optional: also capture after this long without an SSE event"
+          />
+          <CheckField path="target.serverStacks.native" label="Native frames" hint="py-spy --native" />
+        </>
+      )}
     </>
   );
 }

@@ -1,24 +1,26 @@
 /**
  * The run view, live while the run is running and the same view replayed
  * from the store once saved: header (status, elapsed, verdict, breaker,
- * cancel), counters, blocked-phase view, timeline, request detail, charts,
- * metrics table, exports.
+ * cancel), exports, counters, blocked-phase view, timeline, request detail
+ * (brought into view; `?req=N` opens it), charts, metrics table.
  */
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { BreakerCause, StallReport } from '../../shared/types.ts';
-import { cancelRun, exportUrl, getRun } from '../api/rest.ts';
+import { ApiError, cancelRun, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
 import { gateView } from '../state/accuracy.ts';
 import { Counters } from '../components/Counters.tsx';
+import { ExportBar } from '../components/ExportBar.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { RequestDetail } from '../components/RequestDetail.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { Timeline } from '../components/timeline/Timeline.tsx';
 import { useAppState, useNow, useServices } from '../state/hooks.ts';
+import { perRequestData, timelineGap } from '../state/runData.ts';
 import { href } from '../state/router.ts';
 import type { StallRecord } from '../state/runModel.ts';
 import { RunHeader } from './RunHeader.tsx';
@@ -37,9 +39,22 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const [highlight, setHighlight] = useState<ReadonlySet<string> | undefined>(undefined);
   const model = useAppState((s) => s.runs[id]);
 
+  // A link to another request of this run (`?req=N`, Back) selects it; selecting one puts it in the URL.
+  const [linked, setLinked] = useState(request);
+  if (request !== linked) {
+    setLinked(request);
+    if (request !== undefined) {
+      setSelected(request);
+      setScrollTo(request);
+    }
+  }
+  const select = (i: number | null) => {
+    setSelected(i);
+    // Replace, not push: arrowing through requests must not fill the history.
+    window.history.replaceState(null, '', href({ page: 'run', id, ...(i !== null ? { request: i } : {}) }));
+  };
+
   useEffect(() => {
-    setError(null);
-    setLoaded(false);
     return loadRun(svc, id, { onDetail: setDetail, onError: setError, onLoaded: () => setLoaded(true) });
   }, [svc, id, attempt]);
 
@@ -73,7 +88,23 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     });
   }, [model, detail, startedAtMs]);
 
-  if (error) return <ErrorState error={error} retry={() => setAttempt((a) => a + 1)} />;
+  if (error instanceof ApiError && error.status === 404)
+    return (
+      <Empty>
+        <span data-testid="run-missing">No run with id {id}.</span> <a href={href({ page: 'runs' })}>See the runs.</a>
+      </Empty>
+    );
+  if (error)
+    return (
+      <ErrorState
+        error={error}
+        retry={() => {
+          setError(null);
+          setLoaded(false);
+          setAttempt((a) => a + 1);
+        }}
+      />
+    );
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
   const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;
@@ -89,11 +120,13 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
   const sel = selected !== null ? model.requests[selected] : undefined;
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
+  const data = perRequestData(model.requests);
+  const gap = loaded ? timelineGap(data, detail.source) : null;
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   const findRequest = (rid: string) => {
     const i = model.indexById[rid];
     if (i === undefined) return;
-    setSelected(i);
+    select(i);
     setScrollTo(i);
     setHighlight(new Set([rid]));
   };
@@ -110,6 +143,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         message={!model.info || model.status !== 'running' ? model.statusMessage : null}
         onCancel={() => cancelRun(id).catch(setError)}
       />
+      <ExportBar id={id} data={running || !loaded ? null : data} />
       <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
       {summary && summary.verdictReasons.length > 0 && (
         <ul className="reasons" data-testid="verdict-reasons">
@@ -128,17 +162,28 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         </Empty>
       ) : (
         <>
+          {gap && (
+            <p className="notice" data-testid="timeline-gap">
+              {gap}
+            </p>
+          )}
           <div className={`tl-wrap${sel ? ' with-detail' : ''}`}>
             <Timeline
               model={model}
               nowT={nowT}
               selected={selected}
-              onSelect={(i) => setSelected(i)}
+              onSelect={select}
               highlight={highlight}
               scrollTo={scrollTo}
             />
             {sel && (
-              <RequestDetail row={sel} ops={opsOf(sel.requestId)} nowT={nowT} onClose={() => setSelected(null)} />
+              <RequestDetail
+                row={sel}
+                ops={opsOf(sel.requestId)}
+                nowT={nowT}
+                link={href({ page: 'run', id, request: sel.index })}
+                onClose={() => select(null)}
+              />
             )}
           </div>
           <Suspense fallback={<Loading what="charts" />}>
@@ -163,21 +208,6 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
           </ul>
         </section>
       )}
-      <section className="panel exports">
-        <h2>Export</h2>
-        <a className="button" href={exportUrl(id, 'vllm')} download>
-          vLLM result JSON
-        </a>
-        <a className="button" href={exportUrl(id, 'trace')} download>
-          Perfetto trace
-        </a>
-        <a className="button" href={exportUrl(id, 'csv')} download>
-          CSV of requests
-        </a>
-        <a className="button" href={href({ page: 'compare', ids: [id] })}>
-          Compare with…
-        </a>
-      </section>
     </div>
   );
 }

@@ -2,24 +2,43 @@
  * Runs (home): saved runs newest first, with verdicts, counts and the phase
  * most stalled in; filter by verdict, text and metadata; paging; select two
  * or more to compare; import a vLLM result by file picker or drag and drop;
- * delete with confirmation. Refreshes when a live run changes state.
+ * delete with confirmation. Refreshes when a live run changes state. The
+ * filters and the page live in the URL (`#/?verdict=…&q=…&meta=…&offset=…`):
+ * a filtered view can be shared, and Back returns to the previous filter.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { RunListReply } from '../../shared/apiSchemas.ts';
 import { deleteRun, listRuns, type RunFilter } from '../api/rest.ts';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../state/hooks.ts';
-import { href, navigate } from '../state/router.ts';
+import { href, navigate, type RunsQuery } from '../state/router.ts';
+import { humanVerdict } from '../state/verdictWords.ts';
 import { ImportBox } from './ImportBox.tsx';
 import { RunsTable } from './RunsTable.tsx';
 
 const PAGE = 25;
 const VERDICTS = ['', 'passed', 'failed', 'failed_closed', 'errored', 'interrupted'];
 
-export function RunsPage() {
-  const [filter, setFilter] = useState<RunFilter>({ offset: 0, limit: PAGE });
-  const [text, setText] = useState('');
-  const [meta, setMeta] = useState('');
+const metaPairs = (meta: string | undefined) => (meta ?? '').split(/[\s,]+/).filter((m) => m.includes('='));
+
+export function RunsPage({ query }: { query: RunsQuery }) {
+  const { verdict, q, meta: metaQ, offset: offsetQ } = query;
+  const filter: RunFilter = useMemo(
+    () => ({ verdict, q, metadata: metaPairs(metaQ), offset: offsetQ ?? 0, limit: PAGE }),
+    [verdict, q, metaQ, offsetQ],
+  );
+  // A filter change is a new history entry (Back returns to the previous view); a new filter starts at page 1.
+  const go = (change: RunsQuery) =>
+    navigate({ page: 'runs', verdict, q, meta: metaQ, ...change, offset: change.offset || undefined });
+  const [text, setText] = useState(q ?? '');
+  const [meta, setMeta] = useState(metaQ ?? '');
+  // Back, forward or a pasted link: the inputs show the URL's filters.
+  const [shown, setShown] = useState({ q, metaQ });
+  if (shown.q !== q || shown.metaQ !== metaQ) {
+    setShown({ q, metaQ });
+    if (shown.q !== q) setText(q ?? '');
+    if (shown.metaQ !== metaQ) setMeta(metaQ ?? '');
+  }
   const [data, setData] = useState<RunListReply | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<string[]>([]);
@@ -32,30 +51,27 @@ export function RunsPage() {
   );
 
   const load = useCallback(() => {
-    setError(null);
-    listRuns(filter).then(setData, setError);
+    listRuns(filter).then((d) => {
+      setError(null);
+      setData(d);
+    }, setError);
   }, [filter]);
   useEffect(load, [load, activeKey]);
   // Counts of runs still going change without the active set changing: refresh them every few seconds.
   const anyRunning = data?.runs.some((r) => r.status === 'running') ?? false;
   useEffect(() => {
     if (!anyRunning) return;
-    const id = setInterval(() => listRuns(filter).then(setData, () => {}), 3000);
+    const id = setInterval(() => void listRuns(filter).then(setData, () => {}), 3000);
     return () => clearInterval(id);
   }, [anyRunning, filter]);
 
-  // Debounce the text filters so typing does not fire a request per key.
+  // Debounce the text filters so typing does not fire a request (nor a history entry) per key.
   useEffect(() => {
-    const id = setTimeout(() => {
-      const metadata = meta.split(/[\s,]+/).filter((m) => m.includes('='));
-      setFilter((f) =>
-        f.q === (text || undefined) && JSON.stringify(f.metadata ?? []) === JSON.stringify(metadata)
-          ? f
-          : { ...f, q: text || undefined, metadata, offset: 0 },
-      );
-    }, 250);
+    if ((text || undefined) === q && (meta.trim() || undefined) === metaQ) return;
+    const id = setTimeout(() => go({ q: text || undefined, meta: meta.trim() || undefined }), 250);
     return () => clearTimeout(id);
-  }, [text, meta]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [text, meta, q, metaQ]);
 
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
   const remove = async (id: string) => {
@@ -84,12 +100,12 @@ export function RunsPage() {
           Verdict{' '}
           <select
             value={filter.verdict ?? ''}
-            onChange={(e) => setFilter({ ...filter, verdict: e.target.value || undefined, offset: 0 })}
+            onChange={(e) => go({ verdict: e.target.value || undefined })}
             data-testid="filter-verdict"
           >
             {VERDICTS.map((v) => (
               <option key={v} value={v}>
-                {v ? v.replace('_', ' ') : 'any'}
+                {v ? humanVerdict(v) : 'any'}
               </option>
             ))}
           </select>
@@ -153,21 +169,13 @@ export function RunsPage() {
         <>
           <RunsTable runs={data.runs} selected={selected} onToggle={toggle} onDelete={remove} />
           <nav className="pager" aria-label="Pages">
-            <button
-              type="button"
-              disabled={offset === 0}
-              onClick={() => setFilter({ ...filter, offset: Math.max(0, offset - PAGE) })}
-            >
+            <button type="button" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE) })}>
               ← Newer
             </button>
             <span>
               {offset + 1}–{offset + data.runs.length} of {data.total}
             </span>
-            <button
-              type="button"
-              disabled={offset + PAGE >= data.total}
-              onClick={() => setFilter({ ...filter, offset: offset + PAGE })}
-            >
+            <button type="button" disabled={offset + PAGE >= data.total} onClick={() => go({ offset: offset + PAGE })}>
               Older →
             </button>
           </nav>

@@ -182,6 +182,9 @@ function applyBench(d: Draft, e: BenchEvent): void {
       if (d.m.accuracy) d.m.accuracy = { ...d.m.accuracy, done: d.m.accuracy.done + 1 };
       return;
     }
+    case 'server.stacks':
+      d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
+      return;
     default:
       assertNever(e);
   }

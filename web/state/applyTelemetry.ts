@@ -7,6 +7,7 @@
 import { assertNever } from '../../shared/protocol.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
 import type { Draft } from './draft.ts';
+import { isServerStacks } from '../../shared/stallReport.ts';
 
 /** Run-clock time of a telemetry event: from its source wall clock when the run start is known. */
 function telemetryT(d: Draft, ts: number, fallback: number): number {
@@ -61,7 +62,9 @@ export function applyTelemetry(d: Draft, ev: TelemetryEvent, wrapT: number): voi
     }
     case 'watchdog.recovered': {
       const stalls = d.own('stalls');
-      const i = stalls.findIndex((s) => s.report.workerId === ev.workerId && s.report.opId === ev.opId);
+      const i = stalls.findIndex(
+        (s) => !isServerStacks(s.report) && s.report.workerId === ev.workerId && s.report.opId === ev.opId,
+      );
       if (i >= 0) stalls[i] = { ...stalls[i], recovered: { t, stalledS: ev.stalledS } };
       return;
     }

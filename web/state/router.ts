@@ -1,12 +1,25 @@
 /**
- * Hash routes: `#/` runs, `#/new`, `#/runs/<id>`, `#/compare?ids=a,b`.
+ * Hash routes: `#/` runs (`?verdict=&q=&meta=&offset=`: the list's filters,
+ * so a filtered view can be shared and Back works), `#/new` (`?preset=`: the
+ * preset or `custom`), `#/runs/<id>` (`?req=5` opens request #5; `?request=5`
+ * is kept as an alias), `#/compare?ids=a,b`.
  * Hash routing needs no server fallback and survives reloads.
  */
 import { useSyncExternalStore } from 'react';
 
+/** The runs list's filters, as they appear in the URL (absent = not filtered). */
+export interface RunsQuery {
+  verdict?: string;
+  /** Free text: id, label, model, target. */
+  q?: string;
+  /** `key=value` pairs, space separated, as typed. */
+  meta?: string;
+  offset?: number;
+}
+
 export type Route =
-  | { page: 'runs' }
-  | { page: 'new' }
+  | ({ page: 'runs' } & RunsQuery)
+  | { page: 'new'; preset?: string }
   | { page: 'run'; id: string; request?: number }
   | { page: 'compare'; ids: string[] }
   | { page: 'notFound'; path: string };
@@ -15,11 +28,20 @@ export function parseRoute(hash: string): Route {
   const h = hash.replace(/^#/, '') || '/';
   const [path, query = ''] = h.split('?');
   const q = new URLSearchParams(query);
-  if (path === '/' || path === '/runs') return { page: 'runs' };
-  if (path === '/new') return { page: 'new' };
+  if (path === '/' || path === '/runs') {
+    const offset = q.get('offset');
+    return {
+      page: 'runs',
+      ...(q.get('verdict') ? { verdict: q.get('verdict')! } : {}),
+      ...(q.get('q') ? { q: q.get('q')! } : {}),
+      ...(q.get('meta') ? { meta: q.get('meta')! } : {}),
+      ...(offset && /^\d+$/.test(offset) && offset !== '0' ? { offset: Number(offset) } : {}),
+    };
+  }
+  if (path === '/new') return q.get('preset') ? { page: 'new', preset: q.get('preset')! } : { page: 'new' };
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) {
-    const req = q.get('request');
+    const req = q.get('req') ?? q.get('request');
     return {
       page: 'run',
       id: decodeURIComponent(run[1]),
@@ -36,12 +58,18 @@ export function parseRoute(hash: string): Route {
 
 export function href(r: Route): string {
   switch (r.page) {
-    case 'runs':
-      return '#/';
+    case 'runs': {
+      const q = new URLSearchParams();
+      if (r.verdict) q.set('verdict', r.verdict);
+      if (r.q) q.set('q', r.q);
+      if (r.meta) q.set('meta', r.meta);
+      if (r.offset) q.set('offset', String(r.offset));
+      return q.size ? `#/?${q}` : '#/';
+    }
     case 'new':
-      return '#/new';
+      return r.preset ? `#/new?preset=${encodeURIComponent(r.preset)}` : '#/new';
     case 'run':
-      return `#/runs/${encodeURIComponent(r.id)}${r.request !== undefined ? `?request=${r.request}` : ''}`;
+      return `#/runs/${encodeURIComponent(r.id)}${r.request !== undefined ? `?req=${r.request}` : ''}`;
     case 'compare':
       return `#/compare?ids=${r.ids.map(encodeURIComponent).join(',')}`;
     case 'notFound':

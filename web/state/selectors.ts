@@ -3,6 +3,7 @@
  * plain data and returns plain data; components memoize on the inputs.
  */
 import type { StallRecord, RequestRow, RunModel } from './runModel.ts';
+import { isServerStacks } from '../../shared/stallReport.ts';
 
 export interface SeriesPoint {
   /** Bucket end, seconds on the run clock. */
@@ -20,7 +21,8 @@ export function outcomeSeries(rows: readonly RequestRow[], endMs: number, bucket
   const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
   const width = end / n;
   const pts: SeriesPoint[] = Array.from({ length: n }, (_, i) => ({
-    s: ((i + 1) * width) / 1000,
+    // Rounded to the µs so a bucket end equals the same tick value computed elsewhere (timeAxis).
+    s: Math.round((i + 1) * width * 1000) / 1e6,
     inFlight: 0,
     completed: 0,
     failed: 0,
@@ -57,7 +59,24 @@ export interface Bin {
   label: string;
 }
 
-/** Histogram of `values` in `bins` equal bins between min and max. */
+/** The smallest 1, 2 or 5 × 10^k at least `raw` (a step people read as round). */
+export function niceStep(raw: number): number {
+  if (!(raw > 0) || !Number.isFinite(raw)) return 1;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * mag).find((st) => st >= raw * (1 - 1e-9)) ?? 10 * mag;
+}
+
+/** `v` on a grid of `step`, without binary noise (0.30000000000000004 → 0.3). */
+const onGrid = (v: number, step: number) => {
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+  return Number(v.toFixed(Math.min(12, decimals + 1)));
+};
+
+/**
+ * Histogram of `values` in about `bins` bins of a round width, edges on
+ * multiples of it (so the axis reads 120, 140, 160, not 5.83, 7.96, 12.22).
+ * Each bin's label is its lower edge.
+ */
 export function histogram(values: readonly number[], bins = 20): Bin[] {
   const xs = values.filter((v) => Number.isFinite(v));
   if (xs.length === 0) return [];
@@ -68,15 +87,36 @@ export function histogram(values: readonly number[], bins = 20): Bin[] {
     if (v > hi) hi = v;
   }
   if (hi === lo) return [{ from: lo, to: hi, count: xs.length, label: fmtNum(lo) }];
-  const w = (hi - lo) / bins;
-  const out: Bin[] = Array.from({ length: bins }, (_, i) => ({
-    from: lo + i * w,
-    to: lo + (i + 1) * w,
-    count: 0,
-    label: fmtNum(lo + (i + 0.5) * w),
-  }));
-  for (const v of xs) out[Math.min(bins - 1, Math.floor((v - lo) / w))].count++;
+  const w = niceStep((hi - lo) / bins);
+  const start = onGrid(Math.floor(lo / w) * w, w);
+  const n = Math.max(1, Math.ceil((hi - start) / w - 1e-9));
+  const out: Bin[] = Array.from({ length: n }, (_, i) => {
+    const from = onGrid(start + i * w, w);
+    return { from, to: onGrid(start + (i + 1) * w, w), count: 0, label: from.toLocaleString('en-US') };
+  });
+  for (const v of xs) out[Math.min(n - 1, Math.max(0, Math.floor((v - start) / w)))].count++;
   return out;
+}
+
+export interface TimeAxis {
+  /** Bucket width (ms), a round step. */
+  stepMs: number;
+  buckets: number;
+  /** buckets × stepMs: at least the run's end. */
+  endMs: number;
+  /** Tick positions (s) at round steps, each a bucket end, for a category axis of `outcomeSeries` points. */
+  ticksS: number[];
+}
+
+/** Buckets of a round width over [0, endMs] and about `tickCount` ticks at round steps on them. */
+export function timeAxis(endMs: number, maxBuckets = 60, tickCount = 6): TimeAxis {
+  const stepMs = niceStep(Math.max(endMs, 1) / maxBuckets);
+  const buckets = Math.max(1, Math.ceil(endMs / stepMs - 1e-9));
+  const end = buckets * stepMs;
+  const tickMs = Math.max(stepMs, niceStep(end / tickCount));
+  const ticksS: number[] = [];
+  for (let k = 1; k * tickMs <= end + 1e-9; k++) ticksS.push(onGrid((k * tickMs) / 1000, stepMs / 1000));
+  return { stepMs, buckets, endMs: end, ticksS };
 }
 
 /** Per-request latencies in ms of completed requests, from their outcomes. */
@@ -95,7 +135,8 @@ export function fmtNum(v: number | null | undefined, digits = 2): string {
 
 /** Seconds a stall has lasted: counting while the run is live, frozen at recovery or the run's end. */
 export function stallAgeS(s: StallRecord, m: Pick<RunModel, 'startedAtMs' | 'finishedT'>, nowWallMs: number): number {
-  const base = s.report.inPhaseS;
+  // A py-spy capture knows no phase start: its age counts from the capture.
+  const base = isServerStacks(s.report) ? 0 : s.report.inPhaseS;
   let endWall = nowWallMs;
   if (s.recovered) return base + Math.max(0, s.recovered.stalledS - base);
   if (m.finishedT !== null && m.startedAtMs !== null) endWall = Math.min(nowWallMs, m.startedAtMs + m.finishedT);

@@ -8,7 +8,7 @@
  * deadline, changes the progress counter first and is never reported. A
  * reported op that completes later yields `recovered`.
  */
-import type { StallReport } from '../../../shared/types.ts';
+import type { WatchdogStallReport } from '../../../shared/types.ts';
 import type { TelemetryInput } from '../telemetry/hub.ts';
 import type { ProgressReader } from './progress.ts';
 import { InspectorLink, type CaptureResult } from './inspectorLink.ts';
@@ -30,7 +30,7 @@ export interface MonitorOptions {
   pollMs?: number;
   capture?: (threadId: number, whilePaused: () => boolean) => Promise<CaptureResult>;
   /** Observes every report (tests, the server's /health). */
-  onReport?: (r: StallReport) => void;
+  onReport?: (r: WatchdogStallReport) => void;
   /** Wall clock (epoch ms), injectable for tests; the workers publish on the same clock. */
   now?: () => number;
 }
@@ -125,7 +125,7 @@ export class WatchdogMonitor {
     const stalled = cap.capturedAtMs > 0 ? cap.verified : still();
     if (!stalled) return; // it moved on (or completed): not a stall
     const at = cap.capturedAtMs || (this.opts.now ?? Date.now)();
-    const report: StallReport = {
+    const report: WatchdogStallReport = {
       model: this.opts.model,
       workerId: w.id,
       opId,

@@ -1,7 +1,7 @@
 /** A stall report as one readable block for the log: phase, details, then the frames, one per line. */
-import type { StallReport } from '../../../shared/types.ts';
+import type { WatchdogStallReport } from '../../../shared/types.ts';
 
-export function formatStallReport(r: StallReport, timeoutS: number): string {
+export function formatStallReport(r: WatchdogStallReport, timeoutS: number): string {
   const details =
     Object.entries(r.details)
       .map(([k, v]) => `${k}=${String(v)}`)

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WebSocket } from 'ws';
 import type { RunEvent, SeqEvent, ServerMessage } from '../../../shared/protocol.ts';
-import type { StallReport } from '../../../shared/types.ts';
+import type { WatchdogStallReport } from '../../../shared/types.ts';
 import { CODE2WAV_HANG } from '../../../shared/presets.ts';
 import { testApp } from '../app/helpers.ts';
 
@@ -64,7 +64,7 @@ describe('fail-fast run on the embedded target, watched live, found again after 
       live.filter((e) => e.event.type === t).map((e) => e.event as Extract<RunEvent, { type: T }>);
     const stalls = find('telemetry')
       .filter((e) => e.event.type === 'watchdog.stall')
-      .map((e) => (e.event as { report: StallReport }).report);
+      .map((e) => (e.event as { report: WatchdogStallReport }).report);
     expect(stalls.length).toBeGreaterThanOrEqual(1);
     expect(stalls[0].phase).toBe('hift');
     expect(stalls[0].stack.length).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 /** Builders of realistic run events for store, hub and route tests. */
 import type { RequestOutcome, RunEvent } from '../../../shared/protocol.ts';
-import type { RequestEndStatus, StallReport } from '../../../shared/types.ts';
+import type { RequestEndStatus, WatchdogStallReport } from '../../../shared/types.ts';
 import type { NewRun } from '../../../server/store/runQueries.ts';
 
 export function newRun(id: string, extra: Partial<NewRun> = {}): NewRun {
@@ -56,7 +56,7 @@ export function completedRequest(runId: string, index: number, t = index): RunEv
   ];
 }
 
-export function stallReport(runId: string, opId: number, phase = 'hift'): StallReport {
+export function stallReport(runId: string, opId: number, phase = 'hift'): WatchdogStallReport {
   return {
     model: 'm',
     workerId: 0,

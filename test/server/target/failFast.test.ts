@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startReproServer } from '../../../server/target/server.ts';
-import type { StallReport } from '../../../shared/types.ts';
+import type { WatchdogStallReport } from '../../../shared/types.ts';
 import { MODEL } from './helpers.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('fail-fast against a hanging target', () => {
   it('reports the blocked hift stack once and stops the run after the first timeout', async () => {
-    const reports: StallReport[] = [];
+    const reports: WatchdogStallReport[] = [];
     const recovered = new Set<number>();
     const target = await startReproServer({
       tokenRate: 1000,

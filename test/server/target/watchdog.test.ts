@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { C2W_PHASES, type FaultKind, type StallReport } from '../../../shared/types.ts';
+import { C2W_PHASES, type FaultKind, type WatchdogStallReport } from '../../../shared/types.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { Code2WavPool } from '../../../server/target/code2wav/pool.ts';
 import { FaultPlan, parseFaultSpec } from '../../../server/target/faults.ts';
@@ -41,7 +41,7 @@ afterEach(async () => {
 /** One worker per phase; op N faults in phase N. */
 async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   const events: TelemetryEvent[] = [];
-  const reports: StallReport[] = [];
+  const reports: WatchdogStallReport[] = [];
   const hub = new TelemetryHub(MODEL, [], (e) => events.push(e));
   let monitor: WatchdogMonitor | null = null;
   const pool = new Code2WavPool({
@@ -77,7 +77,7 @@ async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   return { pool, monitor, events, reports, results };
 }
 
-function checkReports(reports: StallReport[], kind: FaultKind) {
+function checkReports(reports: WatchdogStallReport[], kind: FaultKind) {
   expect(reports.map((r) => `${r.phase}:${r.stack[0]?.function}`).sort()).toEqual(
     C2W_PHASES.map((p) => `${p}:${HELPER[kind]}`).sort(),
   );

@@ -3,9 +3,9 @@
  * schema's (or the server's) message for its path right beside it, linked
  * with aria-describedby, so the error is read out with the field.
  */
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useContext, useState, type ReactNode } from 'react';
 import type { SpecIssue } from '../../../shared/schemas.ts';
-import { getPath, parseNumberInput } from './paths.ts';
+import { getPath, labelled, parseNumberInput } from './paths.ts';
 
 export interface FormApi {
   value: unknown;
@@ -17,6 +17,9 @@ export const FormContext = createContext<FormApi | null>(null);
 const useForm = () => useContext(FormContext)!;
 
 export const fieldId = (path: string) => `f-${path.replace(/\./g, '-')}`;
+
+/** A value as an input's text: what the user typed (text, a number), else empty. */
+const asText = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
 export function Field({
   path,
@@ -45,7 +48,7 @@ export function Field({
       {hint && !err && <small className="hint">{hint}</small>}
       {err && (
         <small className="field-error" id={`${fieldId(path)}-msg`} role="alert" data-testid={`error-${path}`}>
-          {err.message}
+          {labelled(label, err.message)}
         </small>
       )}
       {warn && (
@@ -83,7 +86,7 @@ export function TextField({
       <input
         id={fieldId(path)}
         type="text"
-        value={v === undefined || v === null ? '' : String(v)}
+        value={asText(v)}
         placeholder={placeholder}
         aria-invalid={f.issues.some((i) => i.field === path && i.severity === 'error')}
         aria-describedby={describedBy(f.issues, path)}
@@ -112,13 +115,15 @@ export function NumberField({
 }) {
   const f = useForm();
   const v = getPath(f.value, path);
-  const shown = v === undefined || v === null ? '' : String(v);
+  const shown = asText(v);
   const [raw, setRaw] = useState(shown);
-  useEffect(() => {
+  // Follow outside changes (a preset) but keep what the user is typing (adjusted while rendering).
+  const [seen, setSeen] = useState(shown);
+  if (seen !== shown) {
+    setSeen(shown);
     if (parseNumberInput(raw, empty) !== v && !(allowText && raw.trim() === allowText && v === allowText))
       setRaw(shown);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [shown]);
+  }
   return (
     <Field path={path} label={label} hint={hint}>
       <input
@@ -169,12 +174,19 @@ export function SelectField({
 }) {
   const f = useForm();
   const v = getPath(f.value, path);
+  const current = typeof v === 'string' ? v : '';
   return (
     <Field path={path} label={label} hint={hint}>
       <select
         id={fieldId(path)}
-        value={String(v ?? '')}
-        onChange={(e) => (onPick ? onPick(e.target.value) : f.set(path, e.target.value))}
+        value={current}
+        onChange={(e) => {
+          // Choosing the option already chosen changes nothing: re-picking the target kind must not
+          // replace the target (and wipe its watchdog, seed and faults) with a fresh one.
+          if (e.target.value === current) return;
+          if (onPick) onPick(e.target.value);
+          else f.set(path, e.target.value);
+        }}
       >
         {options.map((o) => (
           <option key={o} value={o}>
@@ -205,11 +217,12 @@ export function ParsedArea({
   const f = useForm();
   const v = getPath(f.value, path);
   const [text, setText] = useState(() => format(v));
-  useEffect(() => {
-    // Follow outside changes (a preset) but not our own edits.
+  // Follow outside changes (a preset) but not our own edits (adjusted while rendering).
+  const [seen, setSeen] = useState(v);
+  if (seen !== v) {
+    setSeen(v);
     if (format(parse(text)) !== format(v)) setText(format(v));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [v]);
+  }
   return (
     <Field path={path} label={label} hint={hint} wide>
       <textarea

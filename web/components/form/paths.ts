@@ -47,3 +47,12 @@ export const formatKeyValues = (r: Record<string, string> | undefined) =>
   Object.entries(r ?? {})
     .map(([k, v]) => `${k}=${v}`)
     .join('\n');
+
+/**
+ * A field's message after its label: the schema's and the cross-field rules'
+ * messages continue the label ("Max batch must be at most 64"); a server's own
+ * sentence ("with ramp-up the rate comes from …") follows a colon.
+ */
+export function labelled(label: string, message: string): string {
+  return /^(must|is|needs|has)\b/.test(message) ? `${label} ${message}` : `${label}: ${message}`;
+}

@@ -46,10 +46,20 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    // A tooltip belongs to the rows under the pointer when it was drawn: when the layout moves them
+    // (the detail panel opens beside or below, the page scrolls) without the pointer moving, it goes.
+    const ro = new ResizeObserver(() => {
+      setWidth(el.clientWidth);
+      setTip(null);
+    });
     ro.observe(el);
     setWidth(el.clientWidth);
-    return () => ro.disconnect();
+    const dropTip = () => setTip(null);
+    window.addEventListener('scroll', dropTip, { passive: true });
+    return () => {
+      ro.disconnect();
+      window.removeEventListener('scroll', dropTip);
+    };
   }, []);
 
   const virtualizer = useVirtualizer({
@@ -211,6 +221,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
         }}
         onPointerMove={onPointerMove}
         onPointerLeave={() => setTip(null)}
+        onScroll={() => setTip(null)}
       >
         <div className="tl-axis" style={{ width }}>
           {ticks.map((t) => (
