@@ -17,8 +17,6 @@ import { CancelledError } from './http/reasons.ts';
 import { cancelAll } from './http/cancelSweep.ts';
 import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob, type RunnerHooks } from './requestRunner.ts';
-import type { TimeoutError } from './http/reasons.ts';
-import type { MessageInfo } from './client/streamParser.ts';
 import { Semaphore } from './semaphore.ts';
 
 export interface DispatchInput {
@@ -121,7 +119,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
         target,
         job,
         cancel,
-        new RequestHooks(index, job.requestId, events, breaker, sentT, inp.onTimeout),
+        requestHooks(index, job.requestId, events, breaker, sentT, inp.onTimeout),
       );
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
@@ -245,47 +243,35 @@ export function skippedDispatch(
   };
 }
 
-/**
- * One request's hooks, as a class rather than an object of closures: tsx
- * (esbuild keepNames) wraps each named closure in a defineProperty call,
- * which showed up at thousands of requests per second.
- */
-class RequestHooks implements RunnerHooks {
+/** One request's hooks: its events (sent, first token and audio, progress, warnings), its timeouts to the breaker (then `timeoutHook`). */
+function requestHooks(
+  index: number,
+  requestId: string,
+  events: RunEvents,
+  breaker: Breaker,
+  sentT: (number | null)[],
+  timeoutHook?: (r: TimeoutReport) => void,
+): RunnerHooks {
   /** The runner makes a fresh record per attempt; the hooks read the latest one. */
-  private current: RequestRecord | null = null;
-
-  constructor(
-    private readonly index: number,
-    private readonly requestId: string,
-    private readonly events: RunEvents,
-    private readonly breaker: Breaker,
-    private readonly sentT: (number | null)[],
-    private readonly timeoutHook?: (r: TimeoutReport) => void,
-  ) {}
-
-  onAttempt(attempt: number, record: RequestRecord): void {
-    this.current = record;
-    if (this.sentT[this.index] === null) this.sentT[this.index] = this.events.nowT();
-    this.events.emit({ type: 'request.sent', index: this.index, requestId: this.requestId, attempt });
-  }
-
-  onTimeout(e: TimeoutError): void {
-    const r = { index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS };
-    this.breaker.report(r);
-    this.timeoutHook?.(r);
-  }
-
-  onMessage(info: MessageInfo): void {
-    const rec = this.current;
-    if (!rec) return;
-    if (info.firstToken)
-      this.events.emit({ type: 'request.first_token', index: this.index, ttftS: info.ts - rec.startTime });
-    if (info.firstAudio)
-      this.events.emit({ type: 'request.first_audio', index: this.index, audioTtfpS: info.ts - rec.startTime });
-    this.events.progress(this.index, rec.outputTokens, rec.audioDuration);
-  }
-
-  onWarning(message: string): void {
-    this.events.emit({ type: 'run.warning', index: this.index, message });
-  }
+  let current: RequestRecord | null = null;
+  return {
+    onAttempt: (attempt, record) => {
+      current = record;
+      if (sentT[index] === null) sentT[index] = events.nowT();
+      events.emit({ type: 'request.sent', index, requestId, attempt });
+    },
+    onTimeout: (e) => {
+      const r = { index, requestId, kind: e.kind, elapsedS: e.elapsedS };
+      breaker.report(r);
+      timeoutHook?.(r);
+    },
+    onMessage: (info) => {
+      const rec = current;
+      if (!rec) return;
+      if (info.firstToken) events.emit({ type: 'request.first_token', index, ttftS: info.ts - rec.startTime });
+      if (info.firstAudio) events.emit({ type: 'request.first_audio', index, audioTtfpS: info.ts - rec.startTime });
+      events.progress(index, rec.outputTokens, rec.audioDuration);
+    },
+    onWarning: (message) => events.emit({ type: 'run.warning', index, message }),
+  };
 }

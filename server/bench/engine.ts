@@ -12,7 +12,6 @@ import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts
 import { RunEvents } from './events.ts';
 import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { createDispatcher } from './http/dispatcher.ts';
-import { withoutStacks } from './http/cancelSweep.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
@@ -167,7 +166,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     throw e;
   } finally {
     // Every socket closed (aborted ones included) before anything is written.
-    await withoutStacks(() => dispatcher.destroy());
+    await dispatcher.destroy();
     // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
     extraResult = await finishProbes(probes, log);
   }

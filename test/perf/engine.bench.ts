@@ -13,7 +13,6 @@ import { runBenchmark } from '../../server/bench/engine.ts';
 import { runDispatch } from '../../server/bench/dispatch.ts';
 import { arrivalOffsets } from '../../server/bench/arrivals.ts';
 import { harness } from '../server/bench/harness.ts';
-import { withoutStacks } from '../../server/bench/http/cancelSweep.ts';
 import type { BenchConfig } from '../../server/bench/config.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
@@ -131,7 +130,7 @@ async function breakerTrip(
     emit(e);
   };
   const r = await runDispatch(h.input);
-  await withoutStacks(() => h.agent.destroy());
+  await h.agent.destroy();
   if (tripT === 0) throw new Error('the breaker did not trip: nothing to time');
   const ms = performance.now() - tripT;
   const cu = process.cpuUsage(cpuAtTrip);
@@ -214,7 +213,7 @@ async function undiciTeardown(url: string, n: number): Promise<{ ms: number; cpu
   await new Promise((res) => setTimeout(res, 200)); // every request written and read by the server
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  await withoutStacks(() => agent.destroy(new Error('cancelled')));
+  await agent.destroy(new Error('cancelled'));
   await Promise.all(settled);
   const ms = performance.now() - t0;
   const cu = process.cpuUsage(c0);

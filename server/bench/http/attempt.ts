@@ -61,7 +61,13 @@ export async function sendAttempt(
       return new StreamParser(record, {
         now: target.now,
         maxEventBytes: target.maxEventBytes,
-        hooks: new ParserHooks(timers, hooks),
+        hooks: {
+          onMessage: (info) => {
+            timers.eventReceived();
+            hooks.onMessage?.(info);
+          },
+          onWarning: (message) => hooks.onWarning?.(message),
+        },
         audioSink: target.audioSpool?.sinkFor(record),
       });
     });
@@ -101,25 +107,4 @@ function failure(err: unknown, ctrl: AttemptSignal, record: RequestRecord): Atte
       markFailed(record, 'REQ_TRANSPORT', describeError(err));
   }
   return cls;
-}
-
-/**
- * The parser's hooks for one attempt, as a class: per-request closures are
- * measurably slower here because tsx (esbuild keepNames) wraps every named
- * closure it creates in a defineProperty call.
- */
-class ParserHooks {
-  constructor(
-    private readonly timers: AttemptTimers,
-    private readonly hooks: AttemptHooks,
-  ) {}
-
-  onMessage(info: MessageInfo): void {
-    this.timers.eventReceived();
-    this.hooks.onMessage?.(info);
-  }
-
-  onWarning(message: string): void {
-    this.hooks.onWarning?.(message);
-  }
 }

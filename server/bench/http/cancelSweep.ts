@@ -1,22 +1,4 @@
 /**
- * Aborting a request makes undici destroy its socket with a fresh internal
- * error, and Node's stream destroy formats that error's stack at once. With
- * source maps enabled (tsx), formatting costs ~0.1–0.3 ms per error (and
- * the first one loads the maps) — for 1,000 in-flight requests, a third of
- * a second spent building stack strings nobody reads. So stack capture is
- * switched off around these synchronous abort/destroy bursts only.
- */
-export function withoutStacks<T>(fn: () => T): T {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return fn();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
-
-/**
  * Cancels every request at once (the breaker's trip, an interrupt): each is
  * marked cancelled, then the dispatcher is destroyed, which fails all their
  * HTTP exchanges and closes every socket in one sweep — measurably cheaper
@@ -28,8 +10,6 @@ export function cancelAll(
   reason: unknown,
   dispatcher: { destroy(err?: Error | null): Promise<void> },
 ): Promise<void> {
-  return withoutStacks(() => {
-    for (const r of requests) r.cancel(reason, true);
-    return dispatcher.destroy(reason instanceof Error ? reason : null);
-  });
+  for (const r of requests) r.cancel(reason, true);
+  return dispatcher.destroy(reason instanceof Error ? reason : null);
 }
