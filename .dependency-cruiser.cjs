@@ -48,6 +48,14 @@ module.exports = {
       to: { path: '(^server/target/(server|routes|sse)|node_modules/(fastify|@fastify)/)' },
     },
     {
+      name: 'store-below-hub',
+      comment:
+        'The store persists what the hub hands it: it never imports the hub, the run manager or the routes (no hub <-> store cycle).',
+      severity: 'error',
+      from: { path: '^server/store/' },
+      to: { path: '^server/(hub|runs|routes|plugins)/' },
+    },
+    {
       name: 'worker-messages-internal',
       severity: 'error',
       comment: 'The main <-> worker message union is internal to the reproduction target (and its tests).',

@@ -14,6 +14,9 @@ const REALTIME = [
   'test/server/target/failFast.test.ts',
   'test/server/target/ops.test.ts',
   'test/server/target/lifecycle.test.ts',
+  // Real time against a real event loop: a 28 MB import and 15 MB ingests (loop delay); the shutdown deadline.
+  'test/server/hardening/freezes.test.ts',
+  'test/server/hardening/shutdown.test.ts',
   // Wall-clock bounds and time ratios: the kernels' cost ratios (CFG, frames),
   // real-time dispatch and arrival schedules, retry spacing, report latency.
   'test/server/target/kernels.test.ts',
@@ -22,9 +25,13 @@ const REALTIME = [
   'test/server/bench/attempt.test.ts',
   'test/server/runs/remote.test.ts',
   'test/server/app/security.test.ts',
+  'test/server/bench/breakerMatrix.test.ts',
+  'test/server/bench/boundedStop.test.ts',
   // The Seed-TTS gate: real espeak-ng + pocketsphinx processes; an interrupt's latency and a fail-fast timeout.
   'test/server/bench/accuracy/realSpeech.test.ts',
   'test/server/bench/accuracy/gate.test.ts',
+  // Fresh processes whose first request's client CPU is compared with a later one's.
+  'test/server/bench/warm/firstRequest.test.ts',
   'test/server/serverStacks/cli.test.ts',
 ];
 

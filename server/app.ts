@@ -42,7 +42,9 @@ export interface AppOptions {
   ws?: SessionOptions;
   /** Replace the run manager (tests), or adjust the real one's dependencies. */
   runManager?: (hub: Hub) => RunStarter;
-  manager?: Partial<Omit<ManagerDeps, 'hub' | 'ingestUrl'>>;
+  manager?: Partial<Omit<ManagerDeps, 'hub' | 'ingestUrl' | 'ingestToken'>>;
+  /** Where the causes of 500s are written; default stderr. */
+  logFailure?: (line: string) => void;
   /** Body limit of ordinary JSON routes (import/ingest have their own). */
   bodyLimit?: number;
 }
@@ -73,18 +75,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const ingestUrl = (runId: string) => {
     const addr = app.server.address();
     const port = addr && typeof addr === 'object' ? addr.port : (opts.port ?? 7077);
-    const token = opts.token ? `&token=${encodeURIComponent(opts.token)}` : '';
-    return `http://${selfHost(host)}:${port}/api/ingest?runId=${encodeURIComponent(runId)}${token}`;
+    // The token is never part of the URL: the URL is on the embedded target's command line, visible in `ps`.
+    return `http://${selfHost(host)}:${port}/api/ingest?runId=${encodeURIComponent(runId)}`;
   };
   const runManager = opts.runManager
     ? opts.runManager(hub)
-    : new RunManager({ hub, ingestUrl, log: (l) => app.log.info(l), ...opts.manager });
+    : new RunManager({ hub, ingestUrl, ingestToken: opts.token ?? null, log: (l) => app.log.info(l), ...opts.manager });
   const externalRuns = new ExternalRuns(hub);
   decorateContext(app, { store, hub, runManager, externalRuns });
 
   installTypeBoxValidation(app);
   const web = hasWebBuild(opts.webRoot) ? opts.webRoot : null;
-  installErrorHandler(app, web ? spaFallback : undefined);
+  installErrorHandler(app, web ? spaFallback : undefined, opts.logFailure);
   const security: SecurityOptions = { bindHost: host, allowedHosts: opts.allowedHosts, token: opts.token ?? null };
   installSecurity(app, security);
 

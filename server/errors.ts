@@ -53,10 +53,16 @@ export function errorReply(err: unknown): { status: number; body: ErrorReply } {
 export function installErrorHandler(
   app: FastifyInstance,
   fallback?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | null,
+  /** Where a 500's cause goes (stderr unless told); the client only sees "internal error". */
+  logFailure: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): void {
   app.setErrorHandler((err, req, reply) => {
     const { status, body } = errorReply(err);
-    if (status >= 500) req.log.error({ err }, 'request failed');
+    if (status >= 500) {
+      req.log.error({ err }, 'request failed');
+      const cause = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      logFailure(`stallscope: ${req.method} ${req.url.split('?')[0]} failed (${status}): ${cause}`);
+    }
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler((req, reply) => {

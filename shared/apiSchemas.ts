@@ -5,25 +5,13 @@
  * started; `...Ms` are epoch ms; `...S` are seconds (vLLM units).
  */
 import { Type, type Static } from 'typebox';
+import { BreakerCauseSchema, RunCountsSchema, VerdictSchema } from './types.ts';
+import { StallReportSchema } from './stallReport.ts';
+import { RunSummarySchema } from './protocol.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const RunCountsSchema = Type.Object({
-  total: Type.Integer(),
-  completed: Type.Integer(),
-  failed: Type.Integer(),
-  timedOut: Type.Integer(),
-  cancelledAfterTimeout: Type.Integer(),
-  notDispatched: Type.Integer(),
-});
-
-export const BreakerCauseSchema = Type.Object({
-  requestIndex: Type.Integer(),
-  requestId: Type.String(),
-  kind: Type.String(),
-  elapsedS: Type.Number(),
-  lastPhase: Type.Optional(Nullable(Type.String())),
-});
+export { BreakerCauseSchema, RunCountsSchema };
 
 export const BreakerStateSchema = Type.Object({ tripped: Type.Boolean(), cause: Nullable(BreakerCauseSchema) });
 
@@ -33,7 +21,7 @@ export const RunListItemSchema = Type.Object({
   /** Who produced it: the dashboard's run manager, a CLI `--report-to`, or an import. */
   source: Type.Union([Type.Literal('dashboard'), Type.Literal('cli'), Type.Literal('import')]),
   status: Type.String(),
-  verdict: Nullable(Type.String()),
+  verdict: Nullable(VerdictSchema),
   label: Nullable(Type.String()),
   model: Nullable(Type.String()),
   /** Base URL, or `embedded`. */
@@ -59,10 +47,10 @@ export type RunListItem = Static<typeof RunListItemSchema>;
 export const RunListReplySchema = Type.Object({ runs: Type.Array(RunListItemSchema), total: Type.Integer() });
 export type RunListReply = Static<typeof RunListReplySchema>;
 
-/** A watchdog stall report as stored: `report` is shared/types.ts `StallReport`. */
+/** A watchdog stall report as stored. */
 export const StallEntrySchema = Type.Object({
   seq: Type.Integer(),
-  report: Type.Unknown(),
+  report: StallReportSchema,
   recovered: Nullable(Type.Object({ stalledS: Type.Number(), ts: Type.Number() })),
 });
 export type StallEntry = Static<typeof StallEntrySchema>;
@@ -74,8 +62,8 @@ export const RunDetailSchema = Type.Intersect([
     spec: Type.Unknown(),
     /** The engine's BenchConfig (dashboard and CLI runs). */
     config: Type.Unknown(),
-    /** shared/protocol.ts `RunSummary` once finished. */
-    summary: Type.Unknown(),
+    /** Once finished (null while running, and for a run that was killed before it could finish). */
+    summary: Nullable(RunSummarySchema),
     lastSeq: Type.Integer(),
     stallReports: Type.Array(StallEntrySchema),
     /** For imports: which parts of a vLLM result were present. */

@@ -23,6 +23,8 @@ export const ERRORS = {
   REQ_BAD_SSE: { status: 502, exit: 1, message: 'malformed SSE stream' },
   REQ_BAD_AUDIO: { status: 502, exit: 1, message: 'undecodable audio chunk' },
   REQ_EVENT_TOO_LARGE: { status: 502, exit: 1, message: 'SSE event exceeds the size bound' },
+  REQ_TOKEN_BOUND: { status: 502, exit: 1, message: 'token count beyond any sane bound' },
+  REQ_NOT_EVENT_STREAM: { status: 502, exit: 1, message: 'response is not an event stream' },
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
@@ -41,6 +43,11 @@ export const ERRORS = {
   API_IMPORT_INVALID: { status: 400, exit: 1, message: 'the file is not a vLLM result' },
   API_BAD_REQUEST: { status: 400, exit: 1, message: 'bad request' },
   API_PAYLOAD_TOO_LARGE: { status: 413, exit: 1, message: 'request body too large' },
+  API_MEMORY_BUDGET: { status: 400, exit: 2, message: 'the run would exceed the memory budget' },
+  // Storage (the dashboard refuses to start rather than serve a store it cannot trust).
+  STORE_CORRUPT: { status: 500, exit: 4, message: 'the database is corrupt' },
+  STORE_LOCKED: { status: 409, exit: 4, message: 'the data directory is in use by another dashboard' },
+  STORE_UNREADABLE: { status: 500, exit: 4, message: 'the database cannot be opened' },
   INTERNAL: { status: 500, exit: 5, message: 'internal error' },
 } as const;
 

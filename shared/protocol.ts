@@ -6,198 +6,260 @@
  * `ServerMessage`s. Telemetry from a target enters the same per-run stream
  * wrapped as `telemetry` events, joined to requests by `x-request-id`.
  */
+import { Type, type Static, type TSchema } from 'typebox';
 import type { TelemetryEvent } from './telemetry.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, RunStatus, TimeoutKind, Verdict } from './types.ts';
-import type { ServerStacksReport } from './stallReport.ts';
+import {
+  BreakerCauseSchema,
+  RequestEndStatusSchema,
+  RunCountsSchema,
+  StopCauseSchema,
+  TimeoutKindSchema,
+  VerdictSchema,
+  type RunCounts,
+  type RunStatus,
+  type Verdict,
+  type BreakerCause,
+} from './types.ts';
+import { ServerStacksReportSchema } from './stallReport.ts';
 
 export const PROTOCOL_VERSION = 1;
 
-interface EventBase {
+/**
+ * The engine's events are TypeBox schemas with their types derived by
+ * `Static`: the same definition types the engine and checks what a CLI posts
+ * to `POST /api/runs/:id/events` (docs/design.md §4a). Extra fields are
+ * allowed (a newer CLI may add some); the fields the dashboard reads are checked.
+ */
+const T = {
   /** Milliseconds since the run's benchmark clock started (monotonic). */
-  t: number;
-}
+  t: Type.Number(),
+};
+/** Dataset index of a request. */
+const Index = Type.Integer({ minimum: 0 });
+const RequestId = Type.String({ maxLength: 512 });
 
 /** The run's clock started (after ready check and warmups). */
-export interface RunStarted extends EventBase {
-  type: 'run.started';
-  runId: string;
+export const RunStartedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('run.started'),
+  runId: Type.String({ maxLength: 200 }),
   /** Wall-clock ms (epoch) at t = 0. */
-  startedAtMs: number;
-  numRequests: number;
-  maxConcurrency: number | null;
-  requestRate: number | 'inf';
-  failFast: boolean;
-  model: string;
-  baseUrl: string;
-}
+  startedAtMs: Type.Number(),
+  numRequests: Type.Integer({ minimum: 0 }),
+  maxConcurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  requestRate: Type.Union([Type.Number(), Type.Literal('inf')]),
+  failFast: Type.Boolean(),
+  model: Type.String({ maxLength: 1024 }),
+  baseUrl: Type.String({ maxLength: 4096 }),
+});
+export type RunStarted = Static<typeof RunStartedSchema>;
 
 /** A request arrived (per the arrival schedule) and waits for a concurrency slot. */
-export interface RequestQueued extends EventBase {
-  type: 'request.queued';
-  index: number;
-  requestId: string;
-}
+export const RequestQueuedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.queued'),
+  index: Index,
+  requestId: RequestId,
+});
+export type RequestQueued = Static<typeof RequestQueuedSchema>;
 
 /** A request was sent (attempt counts from 1; a retry sends again). */
-export interface RequestSent extends EventBase {
-  type: 'request.sent';
-  index: number;
-  requestId: string;
-  attempt: number;
-}
+export const RequestSentSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.sent'),
+  index: Index,
+  requestId: RequestId,
+  attempt: Type.Integer({ minimum: 1 }),
+});
+export type RequestSent = Static<typeof RequestSentSchema>;
 
-export interface RequestFirstToken extends EventBase {
-  type: 'request.first_token';
-  index: number;
+export const RequestFirstTokenSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.first_token'),
+  index: Index,
   /** Seconds from the request's start. */
-  ttftS: number;
-}
+  ttftS: Type.Number(),
+});
+export type RequestFirstToken = Static<typeof RequestFirstTokenSchema>;
 
-export interface RequestFirstAudio extends EventBase {
-  type: 'request.first_audio';
-  index: number;
-  audioTtfpS: number;
-}
+export const RequestFirstAudioSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.first_audio'),
+  index: Index,
+  audioTtfpS: Type.Number(),
+});
+export type RequestFirstAudio = Static<typeof RequestFirstAudioSchema>;
 
 /** Progress of a streaming request (throttled by the emitter). */
-export interface RequestProgress extends EventBase {
-  type: 'request.progress';
-  index: number;
-  outputTokens: number;
-  audioS: number;
-}
+export const RequestProgressSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.progress'),
+  index: Index,
+  outputTokens: Type.Number(),
+  audioS: Type.Number(),
+});
+export type RequestProgress = Static<typeof RequestProgressSchema>;
 
 /** Per-request metrics carried by the end events. */
-export interface RequestOutcome {
-  index: number;
-  requestId: string;
-  status: RequestEndStatus;
+export const RequestOutcomeSchema = Type.Object({
+  index: Index,
+  requestId: RequestId,
+  status: RequestEndStatusSchema,
   /** Seconds (vLLM units). 0 when not measured. */
-  ttftS: number;
-  e2elS: number;
-  audioTtfpS: number;
-  audioDurationS: number;
-  outputTokens: number;
-  promptLen: number;
-  attempts: number;
-  error: string;
+  ttftS: Type.Number(),
+  e2elS: Type.Number(),
+  audioTtfpS: Type.Number(),
+  audioDurationS: Type.Number(),
+  outputTokens: Type.Number(),
+  promptLen: Type.Number(),
+  attempts: Type.Integer({ minimum: 0 }),
+  error: Type.String({ maxLength: 65_536 }),
   /** Ms since run start when the request was sent (null if never sent). */
-  sentT: number | null;
-}
+  sentT: Type.Union([Type.Number(), Type.Null()]),
+  /**
+   * What stopped the run before this request ended normally: set on
+   * `not_dispatched` (and on cancellations), so the counting rule
+   * (shared/outcomes.ts) classifies the request from its own outcome, in
+   * whatever order the events arrive. Absent: nothing stopped it.
+   */
+  stoppedBy: Type.Optional(Type.Union([StopCauseSchema, Type.Null()])),
+});
+export type RequestOutcome = Static<typeof RequestOutcomeSchema>;
 
-export interface RequestCompleted extends EventBase {
-  type: 'request.completed';
-  outcome: RequestOutcome;
-}
-export interface RequestFailed extends EventBase {
-  type: 'request.failed';
-  outcome: RequestOutcome;
-}
-export interface RequestTimedOut extends EventBase {
-  type: 'request.timed_out';
-  kind: TimeoutKind;
-  outcome: RequestOutcome;
-}
-/** Aborted in flight by the breaker. */
-export interface RequestCancelled extends EventBase {
-  type: 'request.cancelled';
-  outcome: RequestOutcome;
-}
-/** Never sent: cancelled from the queue by the breaker, or never arrived. */
-export interface RequestNotDispatched extends EventBase {
-  type: 'request.not_dispatched';
-  outcome: RequestOutcome;
-}
+const Ended = <K extends string>(type: K) =>
+  Type.Object({ ...T, type: Type.Literal(type), outcome: RequestOutcomeSchema });
 
-export interface BreakerTripped extends EventBase {
-  type: 'breaker.tripped';
-  cause: BreakerCause;
+export const RequestCompletedSchema = Ended('request.completed');
+export type RequestCompleted = Static<typeof RequestCompletedSchema>;
+export const RequestFailedSchema = Ended('request.failed');
+export type RequestFailed = Static<typeof RequestFailedSchema>;
+export const RequestTimedOutSchema = Type.Object({
+  ...T,
+  type: Type.Literal('request.timed_out'),
+  kind: TimeoutKindSchema,
+  outcome: RequestOutcomeSchema,
+});
+export type RequestTimedOut = Static<typeof RequestTimedOutSchema>;
+/** Aborted in flight: by the breaker (`cancelled_after_timeout`) or an interrupt (`cancelled`). */
+export const RequestCancelledSchema = Ended('request.cancelled');
+export type RequestCancelled = Static<typeof RequestCancelledSchema>;
+/** Never sent: cancelled from the queue (breaker or interrupt), never arrived, or the run never started. */
+export const RequestNotDispatchedSchema = Ended('request.not_dispatched');
+export type RequestNotDispatched = Static<typeof RequestNotDispatchedSchema>;
+
+export const BreakerTrippedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('breaker.tripped'),
+  cause: BreakerCauseSchema,
   /** Counts at trip time. */
-  inFlight: number;
-  queued: number;
-}
+  inFlight: Type.Integer({ minimum: 0 }),
+  queued: Type.Integer({ minimum: 0 }),
+});
+export type BreakerTripped = Static<typeof BreakerTrippedSchema>;
 
 /** Summary carried by `run.finished`; `metrics` holds the vLLM result keys. */
-export interface RunSummary {
-  verdict: Verdict;
-  verdictReasons: string[];
-  counts: RunCounts;
-  durationS: number;
-  failFastTripped: boolean;
-  cause: BreakerCause | null;
+export const RunSummarySchema = Type.Object({
+  verdict: VerdictSchema,
+  verdictReasons: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 1000 }),
+  counts: RunCountsSchema,
+  durationS: Type.Number(),
+  failFastTripped: Type.Boolean(),
+  cause: Type.Union([BreakerCauseSchema, Type.Null()]),
   /** Flat vLLM-style result keys (mean_ttft_ms, completed, ...). */
-  metrics: Record<string, number | string | null>;
-  resultFile?: string | null;
-}
+  metrics: Type.Record(
+    Type.String({ maxLength: 256 }),
+    Type.Union([Type.Number(), Type.String({ maxLength: 4096 }), Type.Null()]),
+  ),
+  resultFile: Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])),
+});
+export type RunSummary = Static<typeof RunSummarySchema>;
 
-export interface RunFinished extends EventBase {
-  type: 'run.finished';
-  summary: RunSummary;
-}
+export const RunFinishedSchema = Type.Object({ ...T, type: Type.Literal('run.finished'), summary: RunSummarySchema });
+export type RunFinished = Static<typeof RunFinishedSchema>;
 
 /** A warning concerning the run or one request (e.g. dropped WAV chunk). */
-export interface RunWarning extends EventBase {
-  type: 'run.warning';
-  index?: number;
-  message: string;
-}
+export const RunWarningSchema = Type.Object({
+  ...T,
+  type: Type.Literal('run.warning'),
+  index: Type.Optional(Index),
+  message: Type.String({ maxLength: 65_536 }),
+});
+export type RunWarning = Static<typeof RunWarningSchema>;
 
 /**
  * The Seed-TTS gate (`--seed-tts-wer-eval`) started transcribing the run's
  * answers, after the benchmark (docs/design.md §4a).
  */
-export interface AccuracyStarted extends EventBase {
-  type: 'accuracy.started';
+export const AccuracyStartedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('accuracy.started'),
   /** Utterances to account for (every request of the run). */
-  total: number;
-  asrModel: string;
+  total: Type.Integer({ minimum: 0 }),
+  asrModel: Type.String({ maxLength: 256 }),
   /** The run's `--threshold` expressions on seed_tts_* keys (the gate's bounds), as written. */
-  bounds: string[];
-}
+  bounds: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 64 }),
+});
+export type AccuracyStarted = Static<typeof AccuracyStartedSchema>;
 
 /** One utterance's outcome: its transcript and WER, or why it was excluded. */
-export interface AccuracyItem extends EventBase {
-  type: 'accuracy.item';
-  index: number;
-  utteranceId: string;
-  reference: string;
-  transcript: string | null;
-  wer: number | null;
+export const AccuracyItemSchema = Type.Object({
+  ...T,
+  type: Type.Literal('accuracy.item'),
+  index: Index,
+  utteranceId: Type.String({ maxLength: 512 }),
+  reference: Type.String({ maxLength: 65_536 }),
+  transcript: Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()]),
+  wer: Type.Union([Type.Number(), Type.Null()]),
   /** Why the utterance is excluded from the mean (vLLM-Omni's item error), or null. */
-  error: string | null;
-  detail?: string;
-}
+  error: Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()]),
+  detail: Type.Optional(Type.String({ maxLength: 65_536 })),
+});
+export type AccuracyItem = Static<typeof AccuracyItemSchema>;
 
 /**
  * The server's process tree as py-spy read it (`--capture-server-stacks`,
  * `--server-stall-after-s`): a stall report of source `py-spy`.
  */
-export interface ServerStacksCaptured extends EventBase {
-  type: 'server.stacks';
-  report: ServerStacksReport;
-}
+export const ServerStacksCapturedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('server.stacks'),
+  report: ServerStacksReportSchema,
+});
+export type ServerStacksCaptured = Static<typeof ServerStacksCapturedSchema>;
 
 /** The events the benchmark engine emits. */
-export type BenchEvent =
-  | RunStarted
-  | RequestQueued
-  | RequestSent
-  | RequestFirstToken
-  | RequestFirstAudio
-  | RequestProgress
-  | RequestCompleted
-  | RequestFailed
-  | RequestTimedOut
-  | RequestCancelled
-  | RequestNotDispatched
-  | BreakerTripped
-  | RunFinished
-  | RunWarning
-  | AccuracyStarted
-  | AccuracyItem
-  | ServerStacksCaptured;
+export const BenchEventSchema = Type.Union([
+  RunStartedSchema,
+  RequestQueuedSchema,
+  RequestSentSchema,
+  RequestFirstTokenSchema,
+  RequestFirstAudioSchema,
+  RequestProgressSchema,
+  RequestCompletedSchema,
+  RequestFailedSchema,
+  RequestTimedOutSchema,
+  RequestCancelledSchema,
+  RequestNotDispatchedSchema,
+  BreakerTrippedSchema,
+  RunFinishedSchema,
+  RunWarningSchema,
+  AccuracyStartedSchema,
+  AccuracyItemSchema,
+  ServerStacksCapturedSchema,
+]);
+export type BenchEvent = Static<typeof BenchEventSchema>;
 
 export type BenchEventType = BenchEvent['type'];
+
+/** Each variant by its `type` literal (to check one variant and name its fields in errors). */
+export const BENCH_EVENT_VARIANTS: ReadonlyMap<string, TSchema> = new Map(
+  BenchEventSchema.anyOf.map((s) => [s.properties.type.const as string, s as TSchema]),
+);
+
+interface EventBase {
+  /** Milliseconds since the run's benchmark clock started (monotonic). */
+  t: number;
+}
 
 /** Target telemetry placed into a run's stream (joined by request id). */
 export interface TelemetryInRun extends EventBase {
@@ -243,10 +305,17 @@ export type ServerMessage =
   | { type: 'resync'; reason: string }
   | { type: 'run.removed'; runId: string };
 
-/** Browser → server messages on /ws. */
-export type ClientMessage =
+/** Browser → server messages on /ws (checked against this schema by the server). */
+export const ClientMessageSchema = Type.Union([
   /** Subscribe to a run; the server replays every event with seq > afterSeq, then streams. */
-  { type: 'subscribe'; runId: string; afterSeq: number } | { type: 'unsubscribe'; runId: string };
+  Type.Object({
+    type: Type.Literal('subscribe'),
+    runId: Type.String({ minLength: 1, maxLength: 200 }),
+    afterSeq: Type.Integer({ minimum: 0 }),
+  }),
+  Type.Object({ type: Type.Literal('unsubscribe'), runId: Type.String({ minLength: 1, maxLength: 200 }) }),
+]);
+export type ClientMessage = Static<typeof ClientMessageSchema>;
 
 /** Exhaustiveness helper for `switch` statements over unions. */
 export function assertNever(x: never): never {

@@ -10,6 +10,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { memoryBudgetIssue } from './memoryBudget.ts';
 import { schemaMessage, type SchemaError } from './specMessages.ts';
 import { C2W_PHASES } from './types.ts';
 import { isLoopbackUrl } from './stallReport.ts';
@@ -82,6 +83,9 @@ export const UrlTargetSchema = Type.Object(
       description: 'Base URL, e.g. http://127.0.0.1:8000',
     }),
     apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+    insecure: Type.Optional(
+      Type.Boolean({ description: 'https: skip certificate checks (self-signed CI servers), as --insecure' }),
+    ),
     /** py-spy captures of the server's process tree at the first timeout (docs/design.md section 4a). */
     serverStacks: Type.Optional(ServerStacksSpecSchema),
   },
@@ -187,6 +191,13 @@ export const RunSpecSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
+    connectionMode: Type.Optional(
+      Type.Union([Type.Literal('per_request'), Type.Literal('keep_alive')], {
+        default: 'per_request',
+        description:
+          'per_request: a new TCP connection per request, as vLLM-Omni (TTFT includes the connect); keep_alive: reuse',
+      }),
+    ),
     thresholds: Type.Array(
       Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }),
       { maxItems: 64, default: [] },
@@ -402,6 +413,11 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
     }
   }
   out.push(...crossFieldIssues(value, new Set(out.map((i) => i.field))));
+  // The memory budget reads the product of fields, so only a spec valid field by field is sized.
+  if (out.every((i) => i.severity !== 'error')) {
+    const budget = memoryBudgetIssue(value as RunSpec);
+    if (budget) out.push({ ...budget, severity: 'error' });
+  }
   return out;
 }
 

@@ -1,7 +1,11 @@
 /**
  * Domain types shared by the engine, the target, the dashboard and the web UI.
- * Pure data: no Node or DOM globals, no local imports.
+ * Pure data: no Node or DOM globals, no local imports. The records that cross
+ * a process boundary (a stall report, a breaker cause, counts) are TypeBox
+ * schemas with their types derived by `Static`: one definition, checked where
+ * they arrive (shared/protocol.ts, shared/telemetry.ts) and typed everywhere.
  */
+import { Type, type Static } from 'typebox';
 
 /** Lifecycle of one benchmark request (docs/design.md section 4). */
 export type RequestStatus =
@@ -13,14 +17,21 @@ export type RequestStatus =
   | 'failed'
   | 'timed_out'
   | 'cancelled_after_timeout'
+  | 'cancelled'
   | 'not_dispatched';
 
-/** End states only, in the order the dashboard lists them. */
+/**
+ * End states only, in the order the dashboard lists them.
+ * `cancelled_after_timeout`: cancelled by the fail-fast breaker; `cancelled`:
+ * aborted in flight by an interrupt (signal, dashboard Cancel) before any
+ * trip; `not_dispatched`: never sent. How they are counted: shared/outcomes.ts.
+ */
 export const REQUEST_END_STATUSES = [
   'completed',
   'failed',
   'timed_out',
   'cancelled_after_timeout',
+  'cancelled',
   'not_dispatched',
 ] as const satisfies readonly RequestStatus[];
 export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
@@ -29,14 +40,40 @@ export type RequestEndStatus = (typeof REQUEST_END_STATUSES)[number];
 export const isRequestEndStatus = (v: unknown): v is RequestEndStatus =>
   (REQUEST_END_STATUSES as readonly unknown[]).includes(v);
 
+/** What stopped a run early: the fail-fast breaker, or an interrupt (signal, dashboard Cancel). */
+export const StopCauseSchema = Type.Enum(['breaker', 'interrupt']);
+export type StopCause = Static<typeof StopCauseSchema>;
+
+/** Who interrupted a run (result key `interrupt_cause`). */
+export type InterruptCause = 'signal' | 'dashboard';
+
+/** How the client opens connections (result key `connection_mode`). */
+export type ConnectionMode = 'per_request' | 'keep_alive';
+
+export const RequestEndStatusSchema = Type.Enum(REQUEST_END_STATUSES);
+
 /** Structural timeout kinds; classification never looks at message text. */
-export type TimeoutKind = 'total' | 'first_byte' | 'idle';
+export const TimeoutKindSchema = Type.Union([Type.Literal('total'), Type.Literal('first_byte'), Type.Literal('idle')]);
+export type TimeoutKind = Static<typeof TimeoutKindSchema>;
 
 /** Verdict of a run (docs/design.md section 4). */
-export type Verdict = 'passed' | 'failed' | 'failed_closed' | 'interrupted' | 'errored';
+export const VerdictSchema = Type.Union([
+  Type.Literal('passed'),
+  Type.Literal('failed'),
+  Type.Literal('failed_closed'),
+  Type.Literal('interrupted'),
+  Type.Literal('errored'),
+]);
+export type Verdict = Static<typeof VerdictSchema>;
 
 /** Status of a run as the dashboard tracks it. */
-export type RunStatus = 'running' | 'finished' | 'interrupted' | 'errored';
+export const RunStatusSchema = Type.Union([
+  Type.Literal('running'),
+  Type.Literal('finished'),
+  Type.Literal('interrupted'),
+  Type.Literal('errored'),
+]);
+export type RunStatus = Static<typeof RunStatusSchema>;
 
 /** Code2Wav phases, in order (docs/design.md section 5). */
 export const C2W_PHASES = ['setup', 'encoder', 'cfm', 'cache_materialization', 'hift', 'output_copy'] as const;
@@ -48,28 +85,46 @@ export type FaultKind = 'block' | 'spin' | 'slow';
 export type { StackFrame, StallReport, WatchdogStallReport, ServerStacksReport } from './stallReport.ts';
 
 /** Bounded phase details: flat string/number/boolean values. */
-export type PhaseDetails = Record<string, string | number | boolean | null>;
+export const PhaseDetailsSchema = Type.Record(
+  Type.String({ maxLength: 128 }),
+  Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean(), Type.Null()]),
+);
+export type PhaseDetails = Static<typeof PhaseDetailsSchema>;
+
+/** x-request-ids carried by telemetry (a batch holds at most a few thousand). */
+export const RequestIdsSchema = Type.Array(Type.String({ maxLength: 512 }), { maxItems: 4096 });
 
 /** What tripped the fail-fast breaker. */
-export interface BreakerCause {
+export const BreakerCauseSchema = Type.Object({
   /** Dataset index of the request whose timeout fired first. */
-  requestIndex: number;
-  requestId: string;
-  kind: TimeoutKind;
+  requestIndex: Type.Integer({ minimum: 0 }),
+  requestId: Type.String({ maxLength: 512 }),
+  kind: TimeoutKindSchema,
   /** Seconds from the request's start until the timeout fired. */
-  elapsedS: number;
+  elapsedS: Type.Number(),
   /** Last server-side phase known for this request from telemetry, if any. */
-  lastPhase?: string | null;
-}
+  lastPhase: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])),
+});
+export type BreakerCause = Static<typeof BreakerCauseSchema>;
 
-/** Counts of request outcomes in a run. */
-export interface RunCounts {
-  total: number;
-  completed: number;
-  failed: number;
-  timedOut: number;
-  /** Every request the breaker cancelled, queued or in flight (the seed's meaning). */
-  cancelledAfterTimeout: number;
-  /** The never-sent subset of `cancelledAfterTimeout`. */
-  notDispatched: number;
-}
+const Count = Type.Integer({ minimum: 0 });
+/**
+ * Counts of request outcomes in a run, as the one rule of shared/outcomes.ts
+ * folds them (docs/design.md section 4a). `failed` is everything that ended
+ * without completing; within it `timedOut`, `cancelledAfterTimeout` (queued
+ * and in-flight requests the breaker cancelled), `cancelled` (queued and
+ * in-flight requests an interrupt cancelled) and `errored` (the rest) add up
+ * to `failed`; `notDispatched` (never sent) is a subset of whichever of those
+ * applied.
+ */
+export const RunCountsSchema = Type.Object({
+  total: Count,
+  completed: Count,
+  failed: Count,
+  timedOut: Count,
+  cancelledAfterTimeout: Count,
+  cancelled: Count,
+  errored: Count,
+  notDispatched: Count,
+});
+export type RunCounts = Static<typeof RunCountsSchema>;

@@ -86,7 +86,11 @@ export function evaluateThreshold(expr: string, metrics: Record<string, unknown>
     };
   }
   const holds = compare(actual, t.op, t.value);
-  return { expr: t.expr, holds, reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${actual}` };
+  return {
+    expr: t.expr,
+    holds,
+    reason: `threshold ${t.expr} ${holds ? 'holds' : 'failed'}: ${t.key} = ${formatMetricValue(actual, t.key)}`,
+  };
 }
 
 export interface VerdictInput {
@@ -94,6 +98,8 @@ export interface VerdictInput {
   metrics: Record<string, unknown>;
   thresholds: readonly string[];
   interrupted?: boolean;
+  /** Who interrupted the run (result key `interrupt_cause`), when known. */
+  interruptCause?: 'signal' | 'dashboard' | null;
   errored?: boolean;
   /**
    * The Seed-TTS gate's counts when `--seed-tts-wer-eval` ran: with none
@@ -107,27 +113,52 @@ export interface VerdictOutcome {
   reasons: string[];
 }
 
+function interruptReason(cause: VerdictInput['interruptCause']): string {
+  if (cause === 'dashboard') return 'the run was cancelled from the dashboard; in-flight requests were aborted';
+  if (cause === 'signal')
+    return 'the run was interrupted by a signal (SIGINT/SIGTERM); in-flight requests were aborted';
+  return 'the run was interrupted (signal or crash); in-flight requests were aborted';
+}
+
+/**
+ * A metric value as the reasons print it, at the metric's precision: two
+ * decimals as `vllm bench serve` prints its metrics (`mean_ttft_ms = 11.93`,
+ * not 11.932345678), four for error rates (`seed_tts_*`: a WER of 0.0156 is
+ * the Chinese bound, and two decimals would print it as 0.02).
+ */
+export function formatMetricValue(v: number, key = ''): string {
+  if (Number.isInteger(v) || !Number.isFinite(v)) return String(v);
+  const fixed = v.toFixed(key.startsWith('seed_tts_') ? 4 : 2);
+  // A small non-zero value keeps two significant digits rather than reading as 0.00.
+  return Number(fixed) === 0 ? String(Number(v.toPrecision(2))) : fixed;
+}
+
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const { counts } = input;
   const reasons: string[] = [];
   if (input.errored) reasons.push('the run could not start');
-  if (input.interrupted) reasons.push('the run was interrupted (signal or crash); in-flight requests were aborted');
-  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.notDispatched;
+  if (input.interrupted) reasons.push(interruptReason(input.interruptCause));
+  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.cancelled + counts.notDispatched;
   if (counts.timedOut > 0) reasons.push(`${plural(counts.timedOut, 'request')} timed out`);
+  // notDispatched is the never-sent subset of whichever cancellation applied (shared/outcomes.ts):
+  // a run is stopped once, by the breaker or by an interrupt, so at most one of them has any.
   if (counts.cancelledAfterTimeout > 0) {
     reasons.push(
       `${plural(counts.cancelledAfterTimeout, 'request')} cancelled after a timeout (${counts.notDispatched} never sent)`,
     );
+  } else if (counts.cancelled > 0) {
+    reasons.push(
+      `${plural(counts.cancelled, 'request')} cancelled by the interrupt (${counts.notDispatched} never sent)`,
+    );
   } else if (counts.notDispatched > 0) {
     reasons.push(`${plural(counts.notDispatched, 'request')} never sent`);
   }
-  if (counts.failed > 0) reasons.push(`${plural(counts.failed, 'request')} failed`);
-  const incomplete = counts.total - counts.completed;
-  // notDispatched is the never-sent subset of cancelledAfterTimeout (shared/types.ts).
-  const accounted = counts.timedOut + Math.max(counts.cancelledAfterTimeout, counts.notDispatched) + counts.failed;
-  if (incomplete > accounted) reasons.push(`${plural(incomplete - accounted, 'request')} did not complete`);
+  if (counts.errored > 0) reasons.push(`${plural(counts.errored, 'request')} failed`);
+  // `failed` is everything that ended without completing; the rest never ended.
+  const unended = counts.total - counts.completed - counts.failed;
+  if (unended > 0) reasons.push(`${plural(unended, 'request')} did not complete`);
   if (counts.total === 0) reasons.push('the run has no requests');
   const gate = input.seedTts;
   if (gate && gate.evaluated === 0)

@@ -3,7 +3,7 @@
  * dashboard (RunSpec) both build one of these; the engine validates it
  * before anything is sent (see validate.ts).
  */
-import type { TimeoutKind } from '../../shared/types.ts';
+import type { ConnectionMode, TimeoutKind } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
 import type { ServerStacksConfig } from '../serverStacks/config.ts';
 
@@ -73,8 +73,16 @@ export interface BenchConfig {
   /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */
   goodput?: MetricOptions['goodput'];
   save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
+  /**
+   * `per_request` (default, as vLLM-Omni's `force_close=True`: a new TCP
+   * connection per request, so TTFT includes the connect) or `keep_alive`
+   * (`--keep-alive`: connections reused).
+   */
+  connectionMode?: ConnectionMode;
   /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
   maxEventBytes?: number;
+  /** `--insecure`: https targets' certificates are not checked (self-signed CI servers). */
+  insecure?: boolean;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
   /** py-spy captures of the server's process tree (docs/design.md section 4a). */

@@ -8,20 +8,26 @@
  * the sweep is closed.
  */
 import type { RequestOutcome } from '../../shared/protocol.ts';
-import type { BreakerCause, RequestEndStatus, TimeoutKind } from '../../shared/types.ts';
-import { markFailed, newRecord, type RequestRecord } from './client/record.ts';
+import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
+import { markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
 import { Breaker, type TimeoutReport } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { CancelledError } from './http/reasons.ts';
-import { cancelAll } from './http/cancelSweep.ts';
+import { cancelAll, type Sweeper } from './http/cancelSweep.ts';
 import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob, type RunnerHooks } from './requestRunner.ts';
+import type { TimeoutError } from './http/reasons.ts';
+import type { MessageInfo } from './client/streamParser.ts';
 import { Semaphore } from './semaphore.ts';
+import { CLEANUP_DEADLINE_MS } from './http/dispatcher.ts';
 
 export interface DispatchInput {
   target: AttemptTarget;
+  /** Closes every connection of the run on a trip or an interrupt (RunConnections). */
+  connections: Sweeper;
   events: RunEvents;
+  log?: (line: string) => void;
   /** Arrival offsets in seconds, one per request. */
   offsets: number[];
   maxConcurrency: number | null;
@@ -41,12 +47,17 @@ export interface DispatchInput {
 export interface DispatchResult {
   records: RequestRecord[];
   statuses: RequestEndStatus[];
+  /** Per request: what stopped the run before it ended on its own (see RequestOutcome.stoppedBy). */
+  stoppedBy: (StopCause | null)[];
   timeoutKinds: (TimeoutKind | null)[];
   /** Seconds from the clock start until the last request settled. */
   durationS: number;
   cause: BreakerCause | null;
   failFastTripped: boolean;
+  /** Stopped by an interrupt before any trip (a signal after a trip leaves the run failed_closed). */
   interrupted: boolean;
+  /** Sockets the sweeps had to destroy one by one after their deadline (expected 0). */
+  cleanupForcedSockets: number;
 }
 
 export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
@@ -54,13 +65,15 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const { events, target } = inp;
   const records = new Array<RequestRecord>(n);
   const statuses = new Array<RequestEndStatus>(n);
+  const stoppedBy = new Array<StopCause | null>(n).fill(null);
   const timeoutKinds = new Array<TimeoutKind | null>(n).fill(null);
   const sentT = new Array<number | null>(n).fill(null);
   const inFlight = new Map<number, Cancellation>();
   const stop = new AbortController();
   const sem = new Semaphore(inp.maxConcurrency);
-  // Dispatcher destructions started by the breaker or an interrupt; awaited before returning.
-  const sweeps: Promise<void>[] = [];
+  // Connection sweeps started by the breaker or an interrupt; awaited before returning.
+  const sweeps: Promise<{ forcedSockets: number }>[] = [];
+  let interruptedFirst = false;
 
   // The counts `breaker.tripped` reports, read when the first timeout stops the run: by the
   // time the cause is chosen (one setImmediate later) the queue is already empty and the
@@ -69,8 +82,12 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const breaker = new Breaker(
     inp.failFast,
     (cause) => {
+      inp.log?.(
+        `Fail-fast: request ${cause.requestIndex} hit its ${cause.kind} timeout after ${cause.elapsedS.toFixed(3)} s; ` +
+          `stopping the run (${atTrip.inFlight} in flight, ${atTrip.queued} queued)`,
+      );
       events.emit({ type: 'breaker.tripped', cause, ...atTrip });
-      sweeps.push(cancelAll(inFlight.values(), new CancelledError('breaker'), target.dispatcher));
+      sweeps.push(cancelAll(inFlight.values(), new CancelledError('breaker'), inp.connections));
     },
     inp.lastPhaseOf,
   );
@@ -82,24 +99,37 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   stop.signal.addEventListener('abort', () => sem.rejectAll(stop.signal.reason as Error), { once: true });
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
   const onInterrupt = (): void => {
+    if (stop.signal.aborted) {
+      // Already stopping (the breaker tripped): the interrupt only cuts the cleanup short.
+      inp.connections.hurry();
+      return;
+    }
+    interruptedFirst = true;
     const reason = new CancelledError('interrupted');
     stop.abort(reason);
-    sweeps.push(cancelAll(inFlight.values(), reason, target.dispatcher));
+    sweeps.push(cancelAll(inFlight.values(), reason, inp.connections));
   };
   if (inp.interrupt?.aborted) onInterrupt();
   else inp.interrupt?.addEventListener('abort', onInterrupt, { once: true });
 
   const finish = (index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void => {
+    // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
+    // timed-out and cancelled requests too (shared/metrics/timeline.ts). Never-sent records have none.
+    if (record.attempts > 0 && record.endTime === undefined) record.endTime = target.now();
     records[index] = record;
     statuses[index] = status;
     if (kind) timeoutKinds[index] = kind;
-    events.end(outcomeOf(index, inp.requestId(index), record, status, sentT[index]), kind);
+    const by = stopCauseOf(status, stop.signal.reason);
+    stoppedBy[index] = by;
+    events.end(outcomeOf(index, inp.requestId(index), record, status, sentT[index], by), kind);
   };
   const notDispatched = (index: number): void => {
-    const record = newRecord(inp.promptLen(index), 0);
     const why = stop.signal.reason instanceof CancelledError ? stop.signal.reason.message : 'the run stopped';
-    markFailed(record, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
-    finish(index, record, 'not_dispatched');
+    finish(
+      index,
+      placeholderRecord(inp.promptLen(index), 'REQ_CANCELLED', `not dispatched: ${why}`, true),
+      'not_dispatched',
+    );
   };
 
   const runOne = async (index: number): Promise<void> => {
@@ -119,7 +149,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
         target,
         job,
         cancel,
-        requestHooks(index, job.requestId, events, breaker, sentT, inp.onTimeout),
+        new RequestHooks(index, job.requestId, events, breaker, sentT, stop.signal, inp.onTimeout),
       );
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
@@ -158,18 +188,29 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   for (let i = next; i < n; i++) notDispatched(i);
   await Promise.all(tasks);
   await breaker.settled();
-  await Promise.all(sweeps);
+  // A trip decided after the last task settled may have started one more sweep.
+  const swept = await Promise.all(sweeps);
+  const cleanupForcedSockets = swept.reduce((a, r) => a + r.forcedSockets, 0);
+  if (cleanupForcedSockets > 0) {
+    const message =
+      `cleanup: ${cleanupForcedSockets} socket(s) were still open ${CLEANUP_DEADLINE_MS} ms after the stop ` +
+      `and were destroyed one by one`;
+    inp.log?.(message);
+    events.emit({ type: 'run.warning', message });
+  }
   const durationS = (performance.now() - t0) / 1000;
   breaker.stopSignal.removeEventListener('abort', onBreakerStop);
   inp.interrupt?.removeEventListener('abort', onInterrupt);
   return {
     records,
     statuses,
+    stoppedBy,
     timeoutKinds,
     durationS,
     cause: breaker.cause,
     failFastTripped: breaker.cause !== null,
-    interrupted: inp.interrupt?.aborted ?? false,
+    interrupted: interruptedFirst,
+    cleanupForcedSockets,
   };
 }
 
@@ -198,6 +239,7 @@ function outcomeOf(
   r: RequestRecord,
   status: RequestEndStatus,
   sentT: number | null,
+  stoppedBy: StopCause | null = null,
 ): RequestOutcome {
   return {
     index,
@@ -212,7 +254,19 @@ function outcomeOf(
     attempts: r.attempts,
     error: r.error,
     sentT,
+    ...(stoppedBy ? { stoppedBy } : {}),
   };
+}
+
+/**
+ * What stopped a request that ended cancelled or never sent: the breaker or
+ * an interrupt, read from the status or from the run's stop reason.
+ */
+function stopCauseOf(status: RequestEndStatus, stopReason: unknown): StopCause | null {
+  if (status === 'cancelled_after_timeout') return 'breaker';
+  if (status === 'cancelled') return 'interrupt';
+  if (status !== 'not_dispatched' || !(stopReason instanceof CancelledError)) return null;
+  return stopReason.cause === 'breaker' ? 'breaker' : 'interrupt';
 }
 
 /** The run could not start (ready check failed): every request is a never-sent placeholder. */
@@ -226,8 +280,7 @@ export function skippedDispatch(
   const records: RequestRecord[] = [];
   const statuses: RequestEndStatus[] = [];
   for (let i = 0; i < n; i++) {
-    const record = newRecord(promptLen(i), 0);
-    markFailed(record, 'REQ_CANCELLED', `not dispatched: ${why}`, true);
+    const record = placeholderRecord(promptLen(i), 'REQ_CANCELLED', `not dispatched: ${why}`, true);
     records.push(record);
     statuses.push('not_dispatched');
     events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
@@ -235,43 +288,63 @@ export function skippedDispatch(
   return {
     records,
     statuses,
+    stoppedBy: new Array<StopCause | null>(n).fill(null),
     timeoutKinds: new Array<TimeoutKind | null>(n).fill(null),
     durationS: 0,
     cause: null,
     failFastTripped: false,
     interrupted: false,
+    cleanupForcedSockets: 0,
   };
 }
 
-/** One request's hooks: its events (sent, first token and audio, progress, warnings), its timeouts to the breaker (then `timeoutHook`). */
-function requestHooks(
-  index: number,
-  requestId: string,
-  events: RunEvents,
-  breaker: Breaker,
-  sentT: (number | null)[],
-  timeoutHook?: (r: TimeoutReport) => void,
-): RunnerHooks {
+/**
+ * One request's hooks, as a class rather than an object of closures: tsx
+ * (esbuild keepNames) wraps each named closure in a defineProperty call,
+ * which showed up at thousands of requests per second.
+ */
+class RequestHooks implements RunnerHooks {
   /** The runner makes a fresh record per attempt; the hooks read the latest one. */
-  let current: RequestRecord | null = null;
-  return {
-    onAttempt: (attempt, record) => {
-      current = record;
-      if (sentT[index] === null) sentT[index] = events.nowT();
-      events.emit({ type: 'request.sent', index, requestId, attempt });
-    },
-    onTimeout: (e) => {
-      const r = { index, requestId, kind: e.kind, elapsedS: e.elapsedS };
-      breaker.report(r);
-      timeoutHook?.(r);
-    },
-    onMessage: (info) => {
-      const rec = current;
-      if (!rec) return;
-      if (info.firstToken) events.emit({ type: 'request.first_token', index, ttftS: info.ts - rec.startTime });
-      if (info.firstAudio) events.emit({ type: 'request.first_audio', index, audioTtfpS: info.ts - rec.startTime });
-      events.progress(index, rec.outputTokens, rec.audioDuration);
-    },
-    onWarning: (message) => events.emit({ type: 'run.warning', index, message }),
-  };
+  private current: RequestRecord | null = null;
+
+  constructor(
+    private readonly index: number,
+    private readonly requestId: string,
+    private readonly events: RunEvents,
+    private readonly breaker: Breaker,
+    private readonly sentT: (number | null)[],
+    private readonly stopSignal: AbortSignal,
+    private readonly timeoutHook?: (r: TimeoutReport) => void,
+  ) {}
+
+  /** The run's stop reason once the breaker or an interrupt stopped it (set synchronously by the trip). */
+  stopped(): unknown {
+    return this.stopSignal.aborted ? this.stopSignal.reason : undefined;
+  }
+
+  onAttempt(attempt: number, record: RequestRecord): void {
+    this.current = record;
+    if (this.sentT[this.index] === null) this.sentT[this.index] = this.events.nowT();
+    this.events.emit({ type: 'request.sent', index: this.index, requestId: this.requestId, attempt });
+  }
+
+  onTimeout(e: TimeoutError): void {
+    const r = { index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS };
+    this.breaker.report(r);
+    this.timeoutHook?.(r);
+  }
+
+  onMessage(info: MessageInfo): void {
+    const rec = this.current;
+    if (!rec) return;
+    if (info.firstToken)
+      this.events.emit({ type: 'request.first_token', index: this.index, ttftS: info.ts - rec.startTime });
+    if (info.firstAudio)
+      this.events.emit({ type: 'request.first_audio', index: this.index, audioTtfpS: info.ts - rec.startTime });
+    this.events.progress(this.index, rec.outputTokens, rec.audioDuration);
+  }
+
+  onWarning(message: string): void {
+    this.events.emit({ type: 'run.warning', index: this.index, message });
+  }
 }

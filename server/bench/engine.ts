@@ -11,12 +11,14 @@ import { loadDataset } from './datasets/index.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
 import { RunEvents } from './events.ts';
 import { finishBenchmark, type BenchOutcome } from './finalize.ts';
-import { createDispatcher } from './http/dispatcher.ts';
+import { RunConnections } from './http/dispatcher.ts';
+import { tlsOptions } from './http/tls.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
+import { warmClient } from './warm/warmClient.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
 import { finishProbes } from './probe.ts';
@@ -24,11 +26,19 @@ import { probesFor } from '../serverStacks/index.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
-  /** Abort → in-flight requests are aborted, verdict `interrupted`, the partial result is kept. */
+  /**
+   * Abort → in-flight requests are aborted, verdict `interrupted`, the partial
+   * result is kept. The abort reason `'signal'` or `'dashboard'` becomes the
+   * result's `interrupt_cause` (anything else reads as `'signal'`).
+   */
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** Last server phase known for a request (from telemetry), recorded in the breaker's cause. */
   lastPhaseOf?: (requestId: string) => string | null | undefined;
+  /** Monotonic seconds for the per-request timings (default performance.now); a test injects a CPU clock. */
+  now?: () => number;
+  /** Warm the client's hot paths in-process before the clock starts (default true; see warmClient.ts). */
+  warmClient?: boolean;
 }
 
 export type { BenchOutcome };
@@ -64,14 +74,20 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   // Seed-TTS gate: the answers' audio is spooled to disk during the run (accuracy/gate.ts).
   const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
-  const dispatcher = createDispatcher(config.maxConcurrency);
+  const connectionMode = config.connectionMode ?? 'per_request';
+  const connections = new RunConnections(url.origin, {
+    maxConcurrency: config.maxConcurrency,
+    mode: connectionMode,
+    connect: tlsOptions(config),
+  });
   const target = {
     audioSpool: gate?.spool,
-    dispatcher,
+    dispatcher: connections.pool,
+    perRequest: connections.perRequest,
     origin: url.origin,
     path: url.pathname + url.search,
     limits,
-    now: () => performance.now() / 1000,
+    now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
   };
   const interrupt = opts.signal ?? new AbortController().signal;
@@ -119,6 +135,12 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       log('Starting main benchmark run...');
       for (const line of trafficLines(config)) log(line);
     }
+    if (starts && opts.warmClient !== false)
+      await warmClient({
+        job: (i) => job(0, `${config.runId}-warm-${i}`),
+        target,
+        maxConcurrency: config.maxConcurrency,
+      });
     events.startClock();
     if (starts) rps?.start();
     events.emit({
@@ -142,7 +164,9 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     } else {
       run = await runDispatch({
         target,
+        connections,
         events,
+        log,
         offsets: arrivalOffsets(
           n,
           arrivalSpec(
@@ -165,8 +189,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     await gate?.dispose();
     throw e;
   } finally {
-    // Every socket closed (aborted ones included) before anything is written.
-    await dispatcher.destroy();
+    // Every socket closed (aborted ones included) before anything is written; bounded like a trip's sweep.
+    const { forcedSockets } = await connections.sweep(null);
+    if (forcedSockets > 0)
+      warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
     // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
     extraResult = await finishProbes(probes, log);
   }
@@ -181,7 +207,22 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         thresholds: config.thresholds,
       })
     : null;
-  return finishBenchmark({ config, run, events, errored, log, rpsChangeEvents: rps?.events, seedTts, extraResult });
+  const reason: unknown = interrupt.reason;
+  // Interrupted before any trip, or during the Seed-TTS evaluation after the requests.
+  const interrupted = run.interrupted || Boolean(seedTts?.interrupted);
+  const interruptCause = interrupted ? (reason === 'dashboard' ? 'dashboard' : 'signal') : null;
+  return finishBenchmark({
+    config,
+    run,
+    events,
+    errored,
+    log,
+    rpsChangeEvents: rps?.events,
+    seedTts,
+    extraResult,
+    connectionMode,
+    interruptCause,
+  });
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {

@@ -62,6 +62,7 @@ export class RunEvents {
       case 'timed_out':
         return this.emit({ type: 'request.timed_out', kind: kind ?? 'total', outcome });
       case 'cancelled_after_timeout':
+      case 'cancelled':
         return this.emit({ type: 'request.cancelled', outcome });
       case 'not_dispatched':
         return this.emit({ type: 'request.not_dispatched', outcome });

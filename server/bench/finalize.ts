@@ -10,6 +10,7 @@ import type { RequestEndStatus } from '../../shared/types.ts';
 import type { RequestRecord } from './client/record.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import type { BenchConfig } from './config.ts';
+import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
 import type { RunEvents } from './events.ts';
@@ -29,6 +30,9 @@ export interface FinalizeInput {
   /** Keys the run probes add after ours (e.g. `server_stacks`). */
   extraResult?: Record<string, unknown>;
   log: (line: string) => void;
+  connectionMode: ConnectionMode;
+  /** Who interrupted the run (null: not interrupted). */
+  interruptCause: InterruptCause | null;
   /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
   seedTts?: SeedTtsEvaluation | null;
 }
@@ -49,10 +53,12 @@ export async function finishBenchmark({
   errored,
   log,
   rpsChangeEvents,
+  connectionMode,
+  interruptCause,
   seedTts,
   extraResult,
 }: FinalizeInput): Promise<BenchOutcome> {
-  const counts = countStatuses(run.statuses, run.failFastTripped);
+  const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
     durationS: run.durationS,
     percentileMetrics: config.percentileMetrics,
@@ -65,6 +71,7 @@ export async function finishBenchmark({
     metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
     thresholds: config.thresholds,
     interrupted: run.interrupted || Boolean(seedTts?.interrupted),
+    interruptCause,
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
@@ -90,6 +97,7 @@ export async function finishBenchmark({
     failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
     verdict,
     verdictReasons,
+    run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
   });
   Object.assign(result, extraResult);

@@ -28,6 +28,13 @@ export interface RequestEnd {
 
 export interface RunnerHooks extends AttemptHooks {
   onAttempt?: (attempt: number, record: RequestRecord) => void;
+  /**
+   * The run's stop reason once it is stopping, else undefined. Read before
+   * each retry: the breaker stops the run synchronously when the first
+   * timeout fires, but cancels the requests one turn later, so a back-off
+   * ending in that same timers phase must not send (docs/design.md section 4).
+   */
+  stopped?: () => unknown;
 }
 
 export async function runRequest(
@@ -50,19 +57,25 @@ export async function runRequest(
       case 'timeout':
         return { record, status: 'timed_out', timeoutKind: r.kind };
       case 'cancelled':
-        return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'failed' };
+        return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'cancelled' };
       case 'transport': {
-        if (attempt >= MAX_ATTEMPTS || cancel.aborted) return { record, status: 'failed' };
-        if (!(await backOff(RETRY_DELAY_MS, cancel))) {
-          // Cancelled during the back-off: the request was dispatched, so it is cancelled, not undispatched.
-          const reason = cancel.reason;
-          const byBreaker = reason instanceof CancelledError && reason.cause === 'breaker';
-          if (reason instanceof Error) markFailed(record, 'REQ_CANCELLED', reason.message, true);
-          return { record, status: byBreaker ? 'cancelled_after_timeout' : 'failed' };
-        }
+        if (attempt >= MAX_ATTEMPTS) return { record, status: 'failed' };
+        const before = cancel.aborted ? cancel.reason : hooks.stopped?.();
+        if (before !== undefined) return cancelledEnd(record, before);
+        if (!(await backOff(RETRY_DELAY_MS, cancel))) return cancelledEnd(record, cancel.reason);
+        // The back-off ended in the timers phase that tripped the breaker: no new send.
+        const after = hooks.stopped?.();
+        if (after !== undefined) return cancelledEnd(record, after);
       }
     }
   }
+}
+
+/** A request stopped between attempts: it was dispatched, so it is cancelled, not undispatched. */
+function cancelledEnd(record: RequestRecord, reason: unknown): RequestEnd {
+  const byBreaker = reason instanceof CancelledError && reason.cause === 'breaker';
+  if (reason instanceof Error) markFailed(record, 'REQ_CANCELLED', reason.message, true);
+  return { record, status: byBreaker ? 'cancelled_after_timeout' : 'cancelled' };
 }
 
 /** Waits `ms`; resolves false at once if cancelled meanwhile (no timer left behind). */

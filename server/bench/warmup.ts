@@ -27,11 +27,14 @@ export async function readyCheck(
     const remainingS = (deadline - performance.now()) / 1000;
     if (remainingS <= 0 || signal.aborted) break;
     // Each try is bounded by what is left of the ready-check budget.
+    const clipped = remainingS < target.limits.totalS;
     const limits = { ...target.limits, totalS: Math.min(target.limits.totalS, remainingS) };
     const { cancellation, dispose } = Cancellation.following(signal);
     const end = await runRequest({ ...target, limits }, await job(attempt), cancellation, {}).finally(dispose);
     if (end.status === 'completed') return null;
-    lastError = end.record.error || end.status;
+    // A try cut short by the check's own deadline tells nothing new about the target: the
+    // error reported stays the last real one (a refused certificate, a 503).
+    if (!(clipped && end.status === 'timed_out' && attempt > 1)) lastError = end.record.error || end.status;
     log(`ready check attempt ${attempt} failed: ${lastError}`);
     const wait = Math.min(READY_RETRY_INTERVAL_MS, deadline - performance.now());
     if (wait <= 0) break;

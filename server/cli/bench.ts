@@ -98,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
     signals++;
     if (signals === 1) {
       console.error(`\n${sig}: aborting the requests in flight and writing the partial result...`);
-      ctrl.abort();
+      ctrl.abort('signal'); // the result's interrupt_cause
     } else {
       console.error(`${sig} again: exiting without waiting`);
       process.exit(EXIT_CODES.interrupted);

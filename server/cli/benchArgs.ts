@@ -114,6 +114,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
   const config: BenchConfig = {
     runId,
     baseUrl,
+    insecure: values.insecure ? true : undefined,
     endpoint: str('endpoint') ?? '/v1/chat/completions',
     backend: str('backend') ?? 'openai-chat-omni',
     model: model!,
@@ -144,6 +145,7 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
       idleS: optNumber(str('idle-timeout-s'), '--idle-timeout-s'),
     },
     failFast: Boolean(values['omni-fail-fast-on-timeout']),
+    connectionMode: values['keep-alive'] ? 'keep_alive' : 'per_request',
     thresholds: (values.threshold as string[] | undefined) ?? [],
     goodput: goodput(values.goodput as string[] | undefined),
     rampUp: rampUp(str, warnings),

@@ -13,6 +13,7 @@ export const BENCH_OPTIONS = {
   omni: { type: 'boolean' }, // vLLM's switch into the omni benchmark; always on here
   'run-id': { type: 'string' },
   'base-url': { type: 'string' },
+  insecure: { type: 'boolean' },
   host: { type: 'string' },
   port: { type: 'string' },
   endpoint: { type: 'string' },
@@ -56,6 +57,7 @@ export const BENCH_OPTIONS = {
   'metric-percentiles': { type: 'string' },
   'omni-request-timeout-s': { type: 'string' },
   'omni-fail-fast-on-timeout': { type: 'boolean' },
+  'keep-alive': { type: 'boolean' },
   'first-byte-timeout-s': { type: 'string' },
   'idle-timeout-s': { type: 'string' },
   threshold: { type: 'string', multiple: true },
@@ -118,7 +120,9 @@ export const BENCH_USAGE = `usage: stallscope bench [options]   (flags as vllm b
 
 target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
            --backend openai-chat-omni|openai-chat, --model M, --served-model-name N,
-           --header K=V ... (repeatable), --request-id-prefix P, --ready-check-timeout-sec S
+           --header K=V ... (repeatable), --request-id-prefix P, --ready-check-timeout-sec S,
+           --insecure (https: skip certificate checks, for self-signed CI servers),
+           --keep-alive (reuse connections; default: one per request, as vLLM-Omni, so TTFT includes the connect)
 dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-locale en|zh,
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
            --random-output-len N, --random-range-ratio R, --output-len N, --hf-output-len N, --seed N,

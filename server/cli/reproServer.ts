@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
-import { parseWatchdogTimeout, WATCHDOG_ENV, type ReproServerOptions } from '../target/config.ts';
+import { parseWatchdogTimeout, TELEMETRY_TOKEN_ENV, WATCHDOG_ENV, type ReproServerOptions } from '../target/config.ts';
 import { startReproServer } from '../target/server.ts';
 
 const USAGE = `usage: stallscope repro-server [options]
@@ -24,7 +24,8 @@ const USAGE = `usage: stallscope repro-server [options]
   --token-rate N            thinker tokens per second (default 200)
   --codes-per-token N       talker codes per text token (default 5; 25 codes = 1 s)
   --watchdog-timeout-s S    no-progress watchdog (0 = off; default: config, then ${WATCHDOG_ENV})
-  --telemetry-url URL       POST NDJSON telemetry batches to URL
+  --telemetry-url URL       POST NDJSON telemetry batches to URL (with the token
+                            in $${TELEMETRY_TOKEN_ENV}, if set, as x-stallscope-token)
   --telemetry-file PATH|-   NDJSON telemetry lines to a file or stdout
   --seed N                  seed of the fault plan and the audio (default 0)
   --model NAME              served model name (default openbmb/MiniCPM-o-4_5)`;
@@ -127,6 +128,8 @@ export function optionsFromArgv(argv: string[]): (ReproServerOptions & { port: n
   const telemetry = { ...(file.telemetry ?? {}) };
   if (f['telemetry-url']) telemetry.url = f['telemetry-url'];
   if (f['telemetry-file']) telemetry.file = f['telemetry-file'];
+  const token = process.env[TELEMETRY_TOKEN_ENV];
+  if (token) telemetry.token = token;
   return {
     ...file,
     port: pick(num(f.port, '--port'), file.port) ?? 0,

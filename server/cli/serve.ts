@@ -4,11 +4,13 @@
  * SIGINT/SIGTERM: live runs are recorded as interrupted, the store flushed.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
+import { StallscopeError } from '../../shared/errors.ts';
 import { defaultDataDir } from '../store/db.ts';
+import { lockDataDir, type DataDirLock } from '../store/dataDirLock.ts';
 import { isLoopback } from '../plugins/security.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
@@ -25,6 +27,17 @@ const USAGE = `usage: stallscope serve [options]
   --build-if-needed    build the web UI (vite build) when dist/web is missing
                        or older than web/
   --verbose            log run lifecycle and target output to stderr`;
+
+/** A refusal to start: one line, no stack (a stack only for what we did not foresee). */
+function refuse(e: unknown): number {
+  if (e instanceof StallscopeError) {
+    console.error(`stallscope serve: ${e.message}`);
+    return e.exitCode;
+  }
+  const err = e as NodeJS.ErrnoException;
+  console.error(`stallscope serve: ${err.code ? `${err.code}: ` : ''}${err.message ?? String(e)}`);
+  return 1;
+}
 
 function buildWebOrSay(): void {
   console.log('stallscope: building the web UI (vite build)...');
@@ -73,38 +86,67 @@ export async function run(argv: string[]): Promise<number> {
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
   const dataDir = args['data-dir'] ?? defaultDataDir();
   const verbose = args.verbose;
-  const app = await buildApp({
-    dataDir,
-    host,
-    port,
-    token,
-    allowedHosts: args['allowed-host'],
-    webRoot: WEB_OUT,
-    manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
+  // The lock comes first: opening the store marks runs left `running` as interrupted, which must
+  // never happen to the live runs of another dashboard on the same directory.
+  let lock: DataDirLock;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    lock = lockDataDir(dataDir);
+  } catch (e) {
+    return refuse(e);
+  }
+  process.once('exit', () => lock.release());
+  try {
+    app = await buildApp({
+      dataDir,
+      host,
+      port,
+      token,
+      allowedHosts: args['allowed-host'],
+      webRoot: WEB_OUT,
+      manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
+    });
+  } catch (e) {
+    lock.release();
+    return refuse(e);
+  }
+  // Signals are handled from here on, so a SIGTERM while starting also stops cleanly (and releases the lock).
+  let stopping: Promise<number> | null = null;
+  const stop = (sig: string): Promise<number> => {
+    stopping ??= (async () => {
+      console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
+      const code = await app.close().then(
+        () => 0,
+        () => 1,
+      );
+      lock.release();
+      // Whatever is still winding down (an aborted engine, a target's last flush) is recorded already; do not wait for it.
+      setTimeout(() => process.exit(code), 200).unref();
+      return code;
+    })();
+    return stopping;
+  };
+  const stopped = new Promise<number>((resolve) => {
+    process.on('SIGINT', () => void stop('SIGINT').then(resolve));
+    process.on('SIGTERM', () => void stop('SIGTERM').then(resolve));
   });
   try {
     await app.listen({ host, port });
   } catch (e) {
+    if (stopping) return stopping;
     console.error(`stallscope serve: cannot listen on ${host}:${port}: ${(e as Error).message}`);
     await app.close();
+    lock.release();
     return 1;
   }
   const addr = app.server.address();
   const actual = addr && typeof addr === 'object' ? addr.port : port;
+  lock.setAddress(host, actual);
   const shown = host.includes(':') ? `[${host}]` : host;
   console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
   console.log(
     `stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );
-  return new Promise<number>((resolve) => {
-    const stop = (sig: string) => {
-      console.log(`stallscope: ${sig}, stopping (live runs are recorded as interrupted)`);
-      app.close().then(
-        () => resolve(0),
-        () => resolve(1),
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  return stopped;
 }

@@ -1,4 +1,8 @@
-/** Per-request rows as CSV (RFC 4180 quoting), one line per request in dataset order. */
+/**
+ * Per-request rows as CSV (RFC 4180 quoting), one line per request in dataset
+ * order. Text cells that a spreadsheet would read as a formula are neutralised
+ * (OWASP CSV injection): an error message or request id from a target is data.
+ */
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import { asText } from '../../shared/text.ts';
 
@@ -22,9 +26,13 @@ const COLUMNS: [string, (r: RequestRow) => unknown][] = [
   ['error', (r) => r.error],
 ];
 
+/** First characters that make a spreadsheet evaluate a cell (=, +, -, @, tab, CR). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = asText(v);
+  // Numbers are ours (a negative time stays a number); only text can carry a formula.
+  const s = typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : asText(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

@@ -9,6 +9,7 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import { isRequestEndStatus } from '../../shared/types.ts';
 import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../bench/results/resultJson.ts';
 import type { BenchConfig } from '../bench/config.ts';
+import { resultFloatKind } from '../bench/results/floatKeys.ts';
 
 export interface RunForExport {
   id: string;
@@ -35,6 +36,10 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     if (k.startsWith('seed_tts_')) seedTts[k] = v;
     else if (typeof v === 'number') metrics[k] = v;
   }
+  // A run killed before it could finish (SIGKILL) has no summary: its counts come from the requests that ended.
+  if (metrics.completed === undefined) metrics.completed = rows.filter((r) => r.status === 'completed').length;
+  if (metrics.failed === undefined)
+    metrics.failed = rows.filter((r) => r.status !== 'completed' && isRequestEndStatus(r.status)).length;
   const rate = run.requestRate === null || run.requestRate === 'inf' ? Infinity : Number(run.requestRate);
   return buildResultJson({
     date: new Date(run.startedAtMs ?? Date.now()),
@@ -87,5 +92,5 @@ export function rowRecords(rows: RequestRow[]): ResultJsonInput['records'] {
 
 /** vLLM's own layout (Python json.dumps), never a bare NaN. */
 export function vllmText(result: Record<string, unknown>): string {
-  return pyJsonDumps(result);
+  return pyJsonDumps(result, resultFloatKind);
 }

@@ -6,7 +6,15 @@
  * pass `maxBufferedBytes`, the client is told to `resync` and its
  * subscriptions are dropped; it re-subscribes from its last applied seq.
  */
-import { PROTOCOL_VERSION, type ClientMessage, type ServerMessage } from '../../shared/protocol.ts';
+import { Compile } from 'typebox/compile';
+import {
+  ClientMessageSchema,
+  PROTOCOL_VERSION,
+  type ClientMessage,
+  type ServerMessage,
+} from '../../shared/protocol.ts';
+
+const checkClientMessage = Compile(ClientMessageSchema);
 import type { Hub, HubListener, StoredEvent } from './hub.ts';
 
 export interface Transport {
@@ -58,13 +66,14 @@ export class ClientSession implements HubListener {
 
   /** Handles one client frame; malformed frames are ignored (the protocol has no error reply). */
   handle(raw: string): void {
-    let m: ClientMessage;
+    let value: unknown;
     try {
-      m = JSON.parse(raw) as ClientMessage;
+      value = JSON.parse(raw);
     } catch {
       return;
     }
-    if (!m || typeof m !== 'object' || typeof (m as { runId?: unknown }).runId !== 'string') return;
+    if (!checkClientMessage.Check(value)) return;
+    const m: ClientMessage = value;
     switch (m.type) {
       case 'subscribe': {
         const head = this.hub.headSeq(m.runId);
@@ -72,9 +81,8 @@ export class ClientSession implements HubListener {
           this.send({ type: 'run.removed', runId: m.runId });
           return;
         }
-        const after = Number.isInteger(m.afterSeq) && m.afterSeq >= 0 ? m.afterSeq : 0;
-        this.cursors.set(m.runId, after);
-        if (head > after) this.schedule(0);
+        this.cursors.set(m.runId, m.afterSeq);
+        if (head > m.afterSeq) this.schedule(0);
         return;
       }
       case 'unsubscribe':

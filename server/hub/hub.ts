@@ -50,6 +50,9 @@ export class Hub {
   open(runId: string, label: string | null, fromSeq = 0): RunTracker {
     const tracker = new RunTracker(runId, label);
     tracker.state.seq = fromSeq;
+    tracker.onForget = (rid) => {
+      if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
+    };
     this.live.set(runId, { tracker, ring: [], ringHead: 0 });
     this.emitActiveChanged();
     return tracker;
@@ -73,7 +76,8 @@ export class Hub {
     if (!run) throw new Error(`run ${runId} is not live`);
     const seq = run.tracker.state.seq + 1;
     const effects = run.tracker.apply(seq, event);
-    if (event.type === 'request.queued' || event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
+    // Only a sent request can have telemetry from the server (a queued one is not indexed: a million queued is no cost).
+    if (event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
     const json = JSON.stringify(event);
     run.ring.push({ seq, json });
     if (run.ring.length - run.ringHead > this.ringSize) run.ringHead++;
@@ -94,15 +98,27 @@ export class Hub {
    * run exists.
    */
   appendTelemetry(runId: string, event: TelemetryEvent): number | null {
+    return this.appendTelemetryBatch(runId, [event]);
+  }
+
+  /** Like appendTelemetry for several events of one run, with one commit for a stored run (not one per event). */
+  appendTelemetryBatch(runId: string, events: readonly TelemetryEvent[]): number | null {
     const live = this.live.get(runId);
-    if (live) return this.append(runId, telemetryRunEvent(event, live.tracker.state.startedAtMs));
+    if (live) {
+      let seq = live.tracker.state.seq;
+      for (const e of events) seq = this.append(runId, telemetryRunEvent(e, live.tracker.state.startedAtMs));
+      return seq;
+    }
     // Anything queued for this run is committed first, so last_seq is current.
     this.store.writer.flush();
     const stored = this.store.runs.get(runId);
     if (!stored) return null;
-    const seq = stored.lastSeq + 1;
-    const runEvent = telemetryRunEvent(event, stored.startedAtMs ?? stored.state?.startedAtMs ?? null);
-    this.store.writer.push(runId, seq, JSON.stringify(runEvent), telemetryEffects(event));
+    let seq = stored.lastSeq;
+    const startedAtMs = stored.startedAtMs ?? stored.state?.startedAtMs ?? null;
+    for (const e of events) {
+      const runEvent = telemetryRunEvent(e, startedAtMs);
+      this.store.writer.push(runId, ++seq, JSON.stringify(runEvent), telemetryEffects(e));
+    }
     this.store.writer.flush();
     return seq;
   }
@@ -113,8 +129,8 @@ export class Hub {
     if (!run) return undefined;
     this.store.writer.flush();
     this.live.delete(runId);
-    for (const r of run.tracker.requests.values())
-      if (this.byRequestId.get(r.requestId) === runId) this.byRequestId.delete(r.requestId);
+    for (const rid of [...[...run.tracker.requests.values()].map((r) => r.requestId), ...run.tracker.recentlyEnded()])
+      if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
     this.emitActiveChanged();
     return run.tracker.state;
   }

@@ -6,28 +6,15 @@
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../shared/protocol.ts';
-import type { StallReport } from '../../shared/types.ts';
+import { countEnded, emptyCounts, normalizeCounts } from '../../shared/outcomes.ts';
 import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../shared/telemetry.ts';
+import type { Effects } from '../store/writer.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
 
-export const emptyCounts = () => ({
-  total: 0,
-  completed: 0,
-  failed: 0,
-  timedOut: 0,
-  cancelledAfterTimeout: 0,
-  notDispatched: 0,
-});
-
 /** What applying one event changed that the store must persist. */
-export interface Effects {
-  endedRow?: RequestRow;
-  stall?: StallReport;
-  recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
-}
 
 /** What a telemetry event alone asks the store to keep: a stall report, a recovery. */
 export function telemetryEffects(t: TelemetryEvent): Effects {
@@ -59,9 +46,56 @@ export function blankRow(index: number, requestId: string): RequestRow {
   };
 }
 
+/**
+ * How many ended requests keep their Code2Wav whereabouts: a breaker cause or
+ * a stall report may name a request just after it ended (its timeout fired,
+ * then the breaker tripped), never thousands of requests later.
+ */
+export const RECENTLY_ENDED = 1024;
+/** Telemetry may name ids this run never ended (another client's, a typo): the oldest are forgotten past this. */
+export const MAX_TRACKED_IDS = 65_536;
+
+/** Map.set that keeps at most MAX_TRACKED_IDS keys (a Map iterates oldest first). */
+function remember<V>(m: Map<string, V>, key: string, value: V): void {
+  if (m.size >= MAX_TRACKED_IDS && !m.has(key)) m.delete(m.keys().next().value!);
+  m.set(key, value);
+}
+
+/** Queue times by dataset index (dense, 0..n-1): 8 bytes per request, NaN = not queued. */
+class QueuedTimes {
+  private t = new Float64Array(0);
+
+  set(index: number, t: number): void {
+    if (index >= this.t.length) {
+      const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
+      grown.set(this.t);
+      this.t = grown;
+    }
+    this.t[index] = t;
+  }
+
+  /** The queue time, once (it moves into the request's row). */
+  take(index: number): number | null {
+    if (index >= this.t.length || Number.isNaN(this.t[index])) return null;
+    const t = this.t[index];
+    this.t[index] = Number.NaN;
+    return t;
+  }
+}
+
 export class RunTracker {
   readonly state: RunState;
+  /**
+   * Requests not yet ended. An ended request's row goes to the store (the
+   * `endedRow` effect) and leaves memory: a million-request run holds only
+   * its in-flight rows here.
+   */
   readonly requests = new Map<number, RequestRow>();
+  /** When each request not yet sent was queued (rows are made when a request is sent or ends). */
+  private readonly queuedAt = new QueuedTimes();
+  /** Request ids of the last RECENTLY_ENDED ended requests, oldest first (a ring). */
+  private readonly ended: (string | undefined)[] = new Array<string | undefined>(RECENTLY_ENDED);
+  private endedCount = 0;
   private readonly inFlight = new Set<number>();
   /** Phase of the op a request is in now; cleared when that op ends. */
   private readonly lastPhase = new Map<string, string>();
@@ -88,6 +122,11 @@ export class RunTracker {
     let r = this.requests.get(index);
     if (!r) {
       r = blankRow(index, requestId ?? `${this.state.runId}-${index}`);
+      const q = this.queuedAt.take(index);
+      if (q !== null) {
+        r.status = 'queued';
+        r.queuedT = q;
+      }
       this.requests.set(index, r);
     }
     return r;
@@ -111,7 +150,29 @@ export class RunTracker {
     if (o.sentT !== null && o.sentT !== undefined) r.sentT = o.sentT;
     this.inFlight.delete(o.index);
     this.state.inFlight = this.inFlight.size;
+    this.requests.delete(o.index);
+    this.retire(r.requestId);
     return r;
+  }
+
+  /** Remembers an ended request; forgets where the one that ended RECENTLY_ENDED requests ago stood. */
+  private retire(requestId: string): void {
+    const slot = this.endedCount++ % RECENTLY_ENDED;
+    const old = this.ended[slot];
+    this.ended[slot] = requestId;
+    if (old !== undefined && old !== requestId) {
+      this.lastPhase.delete(old);
+      this.workerOf.delete(old);
+      this.onForget?.(old);
+    }
+  }
+
+  /** Told when an ended request id is forgotten (the hub drops it from its request-id index). */
+  onForget: ((requestId: string) => void) | null = null;
+
+  /** Ids of the recently ended requests still remembered. */
+  recentlyEnded(): string[] {
+    return this.ended.filter((id): id is string => id !== undefined);
   }
 
   /** Folds one event in; returns what the store must persist. */
@@ -124,9 +185,12 @@ export class RunTracker {
         c.total = e.numRequests;
         return {};
       case 'request.queued': {
-        const r = this.row(e.index, e.requestId);
-        r.status = 'queued';
-        r.queuedT = e.t;
+        // A million requests queued at once (rate inf) cost 8 bytes each here, not a row each.
+        const r = this.requests.get(e.index);
+        if (r) {
+          r.status = 'queued';
+          r.queuedT = e.t;
+        } else this.queuedAt.set(e.index, e.t);
         return NONE;
       }
       case 'request.sent': {
@@ -158,21 +222,13 @@ export class RunTracker {
         return NONE;
       }
       case 'request.completed':
-        c.completed++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
       case 'request.failed':
-        c.failed++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
       case 'request.timed_out':
-        c.timedOut++;
-        return { endedRow: this.end(e.t, e.outcome, e.kind) };
       case 'request.cancelled':
-        c.cancelledAfterTimeout++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
       case 'request.not_dispatched':
-        c.notDispatched++;
-        if (this.state.breaker.tripped) c.cancelledAfterTimeout++;
-        return { endedRow: this.end(e.t, e.outcome, null) };
+        // One rule for every counter (shared/outcomes.ts), whatever order the events come in.
+        countEnded(c, e.outcome);
+        return { endedRow: this.end(e.t, e.outcome, e.type === 'request.timed_out' ? e.kind : null) };
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
         const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;
@@ -181,7 +237,7 @@ export class RunTracker {
         return {};
       }
       case 'run.finished':
-        Object.assign(c, e.summary.counts);
+        Object.assign(c, normalizeCounts(e.summary.counts));
         this.state.verdict = e.summary.verdict;
         if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
         return {};
@@ -200,6 +256,9 @@ export class RunTracker {
         return {};
       case 'telemetry':
         return this.applyTelemetry(e.event);
+      default:
+        // Unreachable for checked input (routes check events against the protocol first); never `undefined` effects.
+        return NONE;
     }
   }
 
@@ -207,7 +266,7 @@ export class RunTracker {
     switch (t.type) {
       case 'c2w.op.begin':
         this.running.set(t.workerId, { opId: t.opId, phase: null });
-        for (const id of t.requestIds) this.workerOf.set(id, t.workerId);
+        for (const id of t.requestIds) remember(this.workerOf, id, t.workerId);
         return {};
       case 'c2w.phase':
         this.inPhase(t.workerId, t.opId, t.requestIds, t.phase);
@@ -233,8 +292,8 @@ export class RunTracker {
     if (op?.opId === opId) op.phase = phase;
     else if (!op) this.running.set(workerId, { opId, phase });
     for (const id of requestIds) {
-      this.lastPhase.set(id, phase);
-      this.workerOf.set(id, workerId);
+      remember(this.lastPhase, id, phase);
+      remember(this.workerOf, id, workerId);
     }
   }
 

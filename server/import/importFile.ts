@@ -1,64 +1,177 @@
 /**
  * Stores a vLLM result file as runs: one run per object (an
- * `--append-result` JSON-lines file holds several benchmark runs).
- * Everything is parsed and checked before anything is written, so a bad
- * object stores nothing.
+ * `--append-result` JSON-lines file holds several benchmark runs, stored in
+ * their order in the file). Parsing and interpreting happen in a worker
+ * thread (parseWorker.ts), and everything is checked there before anything is
+ * written, so a bad object stores nothing. The rows come back in slices, each
+ * written in its own short transaction, so a 28 MB import never holds the
+ * event loop (REST, the live stream, the batched writer) for long. While its
+ * rows are written, a run is `running`; a dashboard killed mid-import finds it
+ * so on restart and records it as interrupted, never as a complete import.
  */
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ImportReply } from '../../shared/apiSchemas.ts';
-import { parseResultText } from '../bench/results/resultJson.ts';
+import { StallscopeError } from '../../shared/errors.ts';
 import type { Store } from '../store/store.ts';
 import { newRunId } from '../runs/manager.ts';
-import { interpretResult } from './vllmResult.ts';
+import type { ImportJob, ImportMessage } from './importMessages.ts';
 
-export function importResultFile(store: Store, text: string, filename: string | null, now = Date.now()): ImportReply {
-  const objects = parseResultText(text);
-  const parsed = objects.map((o, i) => {
-    const id = `import-${newRunId(new Date(now))}${objects.length > 1 ? `-${i + 1}` : ''}`;
-    return { o, id, run: interpretResult(o, id, i) };
-  });
-  const runs: ImportReply['runs'] = [];
-  store.db.transaction(() => {
-    for (const [i, { o, id, run }] of parsed.entries()) {
-      // An object's own --label names it; otherwise the file does, numbered when it holds several runs.
-      const own = typeof o.label === 'string' && o.label ? o.label : null;
-      const label =
-        own ?? (objects.length > 1 ? `${filename ?? 'imported result'} #${i + 1}` : (filename ?? 'imported result'));
-      const metadata = { ...run.metadata, ...(filename ? { 'import.file': filename } : {}) };
-      store.runs.insertRun({
-        id,
-        source: 'import',
-        status: 'finished',
-        label,
-        model: typeof o.model_id === 'string' ? o.model_id : null,
-        target: typeof o.base_url === 'string' ? o.base_url : null,
-        dataset: typeof o.dataset_name === 'string' ? o.dataset_name : null,
-        numPrompts: typeof o.num_prompts === 'number' ? o.num_prompts : null,
-        maxConcurrency: typeof o.max_concurrency === 'number' ? o.max_concurrency : null,
-        requestRate: run.requestRate,
-        failFast: o.fail_fast_enabled === true,
-        // The list is newest first with ties broken by id (random): one ms less per object keeps a
-        // JSON-lines file's runs in their order in the file (#1 first).
-        createdAtMs: now - i,
-        startedAtMs: run.startedAtMs,
-        metadata,
+const require = createRequire(import.meta.url);
+const entryUrl = new URL('./parseWorker.ts', import.meta.url);
+/** Rows per slice: one short transaction (~10 ms) between which other work runs. */
+export const SLICE_ROWS = 2000;
+/** The worker's heap: a huge file fails the import, never the dashboard. */
+const WORKER_HEAP_MB = 1536;
+
+let bundled: Promise<URL | null> | undefined;
+/**
+ * The worker bundled once per process with esbuild (the TypeScript loader's
+ * compiler), asynchronously: esbuild works in its own process, so even the
+ * first import never blocks the event loop on it. tsx is the fallback.
+ */
+async function workerSource(): Promise<{ url: URL; eval: false } | { code: string; eval: true }> {
+  bundled ??= (async () => {
+    try {
+      const esbuild = await import('esbuild');
+      const out = await esbuild.build({
+        entryPoints: [fileURLToPath(entryUrl)],
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        write: false,
+        logLevel: 'silent',
       });
-      const importInfo = {
-        file: filename,
-        object: i + 1,
-        of: objects.length,
-        present: run.present,
-        missing: run.missing,
-      };
-      store.runs.update(id, {
-        verdict: run.summary.verdict,
-        summary: run.summary,
-        result: o,
-        importInfo,
-        finishedAtMs: run.startedAtMs !== null ? run.startedAtMs + run.summary.durationS * 1000 : null,
-      });
-      store.runs.insertRequests(id, run.rows);
-      runs.push({ id, label, present: run.present, missing: run.missing });
+      return new URL(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
+    } catch {
+      return null;
     }
   })();
-  return { runs };
+  const url = await bundled;
+  if (url) return { url, eval: false };
+  const api = pathToFileURL(
+    require.resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/api/index.mjs'),
+  ).href;
+  return {
+    code: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entryUrl.href)}); });`,
+    eval: true,
+  };
+}
+
+export class ResultImporter {
+  private readonly workers = new Set<Worker>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly sliceRows = SLICE_ROWS,
+  ) {}
+
+  async importText(text: string, filename: string | null, now = Date.now()): Promise<ImportReply> {
+    const job: ImportJob = { text, idBase: `import-${newRunId(new Date(now))}`, sliceRows: this.sliceRows };
+    const src = await workerSource();
+    const opts = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, name: 'import' };
+    const worker = src.eval
+      ? new Worker(src.code, { ...opts, eval: true })
+      : new Worker(src.url, { ...opts, execArgv: [] });
+    this.workers.add(worker);
+    const written: string[] = [];
+    const runs: ImportReply['runs'] = [];
+    const insert = this.store.db.prepare(
+      'INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)',
+    );
+    const writeRows = this.store.db.transaction((m: Extract<ImportMessage, { type: 'rows' }>) => {
+      for (let k = 0; k < m.index.length; k++) insert.run(m.id, m.index[k], m.json[k], m.status[k]);
+    });
+    let current: Extract<ImportMessage, { type: 'run' }> | null = null;
+    const finishCurrent = () => {
+      if (!current) return;
+      const finishedAtMs = current.startedAtMs !== null ? current.startedAtMs + current.summary.durationS * 1000 : null;
+      // The file's object goes in with the final status: one write of a large row, not two (each costs ~0.1 s at 28 MB).
+      this.store.runs.update(current.id, { status: 'finished', finishedAtMs, resultJson: current.resultJson });
+      current = null;
+    };
+    try {
+      await new Promise<void>((resolve, reject) => {
+        worker.on('message', (m: ImportMessage) => {
+          try {
+            if (m.type === 'run') {
+              finishCurrent();
+              current = m;
+              written.push(m.id);
+              runs.push(this.insertRun(m, filename, now));
+            } else if (m.type === 'rows') {
+              writeRows(m);
+              // Ask for the next slice only after other work had a turn.
+              setImmediate(() => worker.postMessage('next'));
+            } else if (m.type === 'done') {
+              finishCurrent();
+              resolve();
+            } else {
+              const err = new StallscopeError(m.code);
+              err.message = m.message; // already "<the code's message>: <detail>"
+              reject(err);
+            }
+          } catch (e) {
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        });
+        worker.once('error', (e) =>
+          reject(
+            (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? new StallscopeError('API_PAYLOAD_TOO_LARGE', 'the file is too large to import at once')
+              : e,
+          ),
+        );
+        worker.once('exit', (code) => reject(new Error(`the import worker exited (${code}) before it was done`)));
+      });
+    } catch (e) {
+      // Only an internal failure can come after the first run was written: leave nothing half-imported.
+      for (const id of written) this.store.runs.delete(id);
+      throw e;
+    } finally {
+      this.workers.delete(worker);
+      void worker.terminate();
+    }
+    return { runs };
+  }
+
+  private insertRun(m: Extract<ImportMessage, { type: 'run' }>, filename: string | null, now: number) {
+    // An object's own --label names it; otherwise the file does, numbered when it holds several runs.
+    const label =
+      m.label ?? (m.of > 1 ? `${filename ?? 'imported result'} #${m.index + 1}` : (filename ?? 'imported result'));
+    const metadata = { ...m.metadata, ...(filename ? { 'import.file': filename } : {}) };
+    this.store.db.transaction(() => {
+      this.store.runs.insertRun({
+        id: m.id,
+        source: 'import',
+        status: 'running',
+        label,
+        model: m.model,
+        target: m.target,
+        dataset: m.dataset,
+        numPrompts: m.numPrompts,
+        maxConcurrency: m.maxConcurrency,
+        requestRate: m.requestRate,
+        failFast: m.failFast,
+        // Newest first in the list: one ms less per object keeps a JSON-lines file's runs in their order
+        // in the file (#1 first), as the tie-break on insertion order does for runs created in the same ms.
+        createdAtMs: now - m.index,
+        startedAtMs: m.startedAtMs,
+        metadata,
+      });
+      this.store.runs.update(m.id, {
+        verdict: m.summary.verdict,
+        summary: m.summary,
+        importInfo: { file: filename, object: m.index + 1, of: m.of, present: m.present, missing: m.missing },
+      });
+    })();
+    return { id: m.id, label, present: m.present, missing: m.missing };
+  }
+
+  /** Stops imports in progress (dashboard shutdown); their runs are then recorded as interrupted on the next start. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.workers].map((w) => w.terminate()));
+  }
 }

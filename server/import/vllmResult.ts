@@ -9,6 +9,7 @@ import type { RequestRow } from '../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import { isRequestEndStatus, type BreakerCause, type RunCounts, type Verdict } from '../../shared/types.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../shared/emptyAnswers.ts';
 import { asText } from '../../shared/text.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
@@ -81,12 +82,18 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const completed = num(o.completed) ?? 0;
   const numPrompts = num(o.num_prompts);
   const failed = num(o.failed) ?? (numPrompts !== null ? Math.max(0, numPrompts - completed) : 0);
+  const timedOut = num(o.timed_out_requests) ?? 0;
+  const cancelledAfterTimeout = num(o.cancelled_after_timeout_requests) ?? 0;
+  const cancelled = num(o.cancelled_requests) ?? 0;
+  // vLLM's `failed` is everything not completed, as our counting rule (shared/outcomes.ts).
   const counts: RunCounts = {
     total: completed + failed,
     completed,
     failed,
-    timedOut: num(o.timed_out_requests) ?? 0,
-    cancelledAfterTimeout: num(o.cancelled_after_timeout_requests) ?? 0,
+    timedOut,
+    cancelledAfterTimeout,
+    cancelled,
+    errored: Math.max(0, failed - timedOut - cancelledAfterTimeout - cancelled),
     notDispatched: num(o.not_dispatched_requests) ?? 0,
   };
   const derived: Verdict =
@@ -107,9 +114,11 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   }
   const cause =
     typeof o.fail_fast_cause === 'object' && o.fail_fast_cause !== null ? (o.fail_fast_cause as BreakerCause) : null;
+  const rows = detailedRows(o, runId);
+  const judged = withEmptyCompletions(verdict, reasons, rows.filter(isEmptyCompletion).length);
   const summary: RunSummary = {
-    verdict,
-    verdictReasons: reasons,
+    verdict: judged.verdict,
+    verdictReasons: judged.reasons,
     counts,
     durationS: num(o.duration) ?? 0,
     failFastTripped: o.fail_fast_tripped === true,
@@ -119,7 +128,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const rate = o.request_rate;
   return {
     summary,
-    rows: detailedRows(o, runId),
+    rows,
     metadata,
     startedAtMs: parseVllmDate(o.date),
     requestRate:
@@ -144,7 +153,8 @@ function detailedRows(o: Record<string, unknown>, runId: string): RequestRow[] {
     statuses = arr(o.statuses);
   const n = Math.max(ttfts?.length ?? 0, outs?.length ?? 0, ins?.length ?? 0);
   const finiteStarts = (starts ?? []).map(num).filter((x): x is number => x !== null && x > 0);
-  const t0 = finiteStarts.length ? Math.min(...finiteStarts) : null;
+  // A loop, not Math.min(...xs): 400,000 arguments overflow the stack.
+  const t0 = finiteStarts.length ? finiteStarts.reduce((a, b) => (b < a ? b : a)) : null;
   const rows: RequestRow[] = [];
   for (let i = 0; i < n; i++) {
     const r = blankRow(i, `${runId}-${i}`);

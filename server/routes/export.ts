@@ -4,9 +4,9 @@
  * per-request CSV.
  */
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../shared/errors.ts';
-import type { RunEvent, RunSummary } from '../../shared/protocol.ts';
+import type { RunEvent } from '../../shared/protocol.ts';
 import { buildChromeTrace } from '../export/chromeTrace.ts';
 import { requestsCsv } from '../export/csv.ts';
 import { rebuildResult, rowRecords, vllmText } from '../export/vllmJson.ts';
@@ -14,7 +14,7 @@ import { withDetailedArrays } from '../runs/detailedResult.ts';
 
 const MAX_ROWS = 1_000_000;
 
-export async function exportRoutes(app: FastifyInstance): Promise<void> {
+export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/runs/:id/export',
     {
@@ -26,8 +26,8 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
-      const { format } = req.query as { format: 'vllm' | 'trace' | 'csv' };
+      const { id } = req.params;
+      const { format } = req.query;
       const run = app.store.runs.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.store.writer.flush();
@@ -53,12 +53,12 @@ export async function exportRoutes(app: FastifyInstance): Promise<void> {
           {
             ...run,
             config: run.config as never,
-            summary: run.summary as RunSummary | null,
-            breakerCause: run.breaker.cause as RunSummary['cause'],
+            summary: run.summary,
+            breakerCause: run.breaker.cause,
           },
           rows,
         );
       return reply.type('application/json').header('content-disposition', file('json')).send(vllmText(result));
     },
   );
-}
+};

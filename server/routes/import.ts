@@ -4,13 +4,13 @@
  * JSON. The file name may come in `x-filename` (URI-encoded).
  */
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema, ImportReplySchema } from '../../shared/apiSchemas.ts';
-import { importResultFile } from '../import/importFile.ts';
+import { ResultImporter } from '../import/importFile.ts';
 
 export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 
-export async function importRoutes(app: FastifyInstance): Promise<void> {
+export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Encapsulated: only this plugin's routes read JSON bodies as text.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
@@ -18,6 +18,8 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
     { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT },
     (_r, body, done) => done(null, body),
   );
+  const importer = new ResultImporter(app.store);
+  app.addHook('preClose', async () => importer.shutdown());
   app.post(
     '/api/import',
     {
@@ -37,7 +39,7 @@ export async function importRoutes(app: FastifyInstance): Promise<void> {
           filename = raw.slice(0, 200);
         }
       }
-      return reply.status(201).send(importResultFile(app.store, req.body as string, filename));
+      return reply.status(201).send(await importer.importText(req.body, filename));
     },
   );
-}
+};

@@ -1,23 +1,30 @@
 /**
  * POST /api/ingest: telemetry as NDJSON (one shared/telemetry.ts event per
  * line) from the embedded target, a real vLLM-Omni server or a CI job.
- * Each line is validated on its own: good ones are appended to their run's
- * stream (joined by `?runId=` or by the `x-request-id`s they carry), bad ones
- * are counted and reported back with their line numbers; nothing good is lost
- * because of a bad neighbour. `?runId=` naming a stored run that has already
- * ended appends to that run's stored events (late telemetry). The reply is sent only after every good event
- * is in the hub, so a target's flush acknowledges delivery.
+ * Each line is validated on its own against the telemetry schema: good ones
+ * are appended to their run's stream (joined by `?runId=` or by the
+ * `x-request-id`s they carry), bad ones are counted and reported back with
+ * their line numbers; nothing good is lost because of a bad neighbour.
+ * `?runId=` naming a stored run that has already ended appends to that run's
+ * stored events (late telemetry). A large body is worked through in slices of
+ * a few milliseconds with the event loop free in between, so 16 MB of lines
+ * never stall other requests or the live stream. The reply is sent only after
+ * every good event is in the hub, so a target's flush acknowledges delivery.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../shared/apiSchemas.ts';
-import { checkTelemetry } from './telemetrySchema.ts';
+import type { TelemetryEvent } from '../../shared/telemetry.ts';
+import { checkTelemetry } from '../runs/eventChecks.ts';
 import { joinTelemetry } from '../runs/telemetryJoin.ts';
 
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_REPORTED_ERRORS = 20;
+/** Work on a body for at most this long before letting other requests run. */
+const SLICE_MS = 8;
 
-export async function ingestRoutes(app: FastifyInstance): Promise<void> {
+export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     ['application/x-ndjson', 'application/jsonl', 'application/json', 'text/plain'],
@@ -35,35 +42,66 @@ export async function ingestRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      const { runId } = req.query as { runId?: string };
-      const text = req.body as string;
+      const { runId } = req.query;
+      const text = req.body;
       const reply: IngestReply = { accepted: 0, rejected: 0, unjoined: 0, errors: [] };
-      const live = app.hub.activeIds();
-      const lines = text.split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i].trim();
-        if (!line) continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch (e) {
-          reply.rejected++;
-          if (reply.errors.length < MAX_REPORTED_ERRORS)
-            reply.errors.push({ line: i + 1, message: `invalid JSON: ${(e as Error).message}` });
-          continue;
+      const reject = (line: number, message: string) => {
+        reply.rejected++;
+        if (reply.errors.length < MAX_REPORTED_ERRORS) reply.errors.push({ line, message });
+      };
+      /** Good events of this slice, per destination run, in line order. */
+      let pending = new Map<string, TelemetryEvent[]>();
+      const deliver = () => {
+        for (const [dest, events] of pending) {
+          if (app.hub.appendTelemetryBatch(dest, events) !== null) reply.accepted += events.length;
+          else reply.unjoined += events.length;
         }
-        const checked = checkTelemetry(value);
-        if (!checked.ok) {
-          reply.rejected++;
-          if (reply.errors.length < MAX_REPORTED_ERRORS) reply.errors.push({ line: i + 1, message: checked.message });
-          continue;
+        pending = new Map();
+      };
+      let live = app.hub.activeIds();
+      let sliceStart = performance.now();
+      let lineNo = 0;
+      for (let pos = 0; pos <= text.length;) {
+        let end = text.indexOf('\n', pos);
+        if (end < 0) end = text.length;
+        const line = text.slice(pos, end).trim();
+        pos = end + 1;
+        lineNo++;
+        if (line) {
+          if (line[0] !== '{') reject(lineNo, 'not a JSON object');
+          else {
+            let value: unknown;
+            try {
+              value = JSON.parse(line);
+            } catch (e) {
+              reject(lineNo, `invalid JSON: ${(e as Error).message}`);
+              value = undefined;
+            }
+            if (value !== undefined) {
+              const checked = checkTelemetry(value);
+              if (!checked.ok) reject(lineNo, checked.message);
+              else {
+                // A live run it joins; else a ?runId= naming a stored run that has ended: kept with that run, not lost.
+                const dest = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid)) ?? runId;
+                if (dest === undefined) reply.unjoined++;
+                else {
+                  const list = pending.get(dest);
+                  if (list) list.push(checked.event);
+                  else pending.set(dest, [checked.event]);
+                }
+              }
+            }
+          }
         }
-        // A live run it joins; else a ?runId= naming a stored run that has ended: kept with that run, not lost.
-        const dest = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid)) ?? runId;
-        if (dest !== undefined && app.hub.appendTelemetry(dest, checked.event) !== null) reply.accepted++;
-        else reply.unjoined++;
+        if ((lineNo & 127) === 0 && performance.now() - sliceStart > SLICE_MS) {
+          deliver();
+          await yieldToLoop();
+          live = app.hub.activeIds(); // runs may have started or ended meanwhile
+          sliceStart = performance.now();
+        }
       }
+      deliver();
       return reply;
     },
   );
-}
+};

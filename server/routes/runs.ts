@@ -4,7 +4,8 @@
  * running run is added from the hub.
  */
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../shared/errors.ts';
 import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../shared/schemas.ts';
 import {
@@ -35,6 +36,18 @@ const ListQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, default: 0 }),
 });
 
+/**
+ * Sends JSON already serialized (stored rows and events spliced together, not
+ * parsed and re-encoded): the text has the route's reply shape, which the
+ * typed reply cannot see in a string, so it is sent through the plain reply type.
+ */
+function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply
+    .type('application/json')
+    .serializer((s) => s as string)
+    .send(json);
+}
+
 function metadataPairs(m: string | string[] | undefined): [string, string][] {
   const list = m === undefined ? [] : Array.isArray(m) ? m : [m];
   return list.map((kv) => {
@@ -44,20 +57,12 @@ function metadataPairs(m: string | string[] | undefined): [string, string][] {
   });
 }
 
-export async function runRoutes(app: FastifyInstance): Promise<void> {
+export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/runs',
     { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
     async (req) => {
-      const q = req.query as {
-        verdict?: string;
-        status?: string;
-        source?: string;
-        q?: string;
-        metadata?: string | string[];
-        limit: number;
-        offset: number;
-      };
+      const q = req.query;
       return app.store.runs.list({
         verdict: q.verdict,
         status: q.status,
@@ -74,7 +79,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     '/api/runs/:id',
     { schema: { params: IdParams, response: { 200: RunDetailSchema, ...Errors } } },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       const run = app.store.runs.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
@@ -111,16 +116,13 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
-      const { offset, limit } = req.query as { offset: number; limit: number };
+      const { id } = req.params;
+      const { offset, limit } = req.query;
       if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.store.writer.flush(); // a live run's ended requests may still be queued
       // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding).
       const { total, json } = app.store.runs.requestsJson(id, offset, limit);
-      return reply
-        .type('application/json')
-        .serializer((s) => s as string)
-        .send(`{"total":${total},"requests":[${json.join(',')}]}`);
+      return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
     },
   );
 
@@ -137,18 +139,15 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
-      const { after, limit } = req.query as { after: number; limit: number };
+      const { id } = req.params;
+      const { after, limit } = req.query;
       const head = app.hub.headSeq(id);
       if (head === null) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const events = app.hub.readAfter(id, after, limit);
       const last = events.length ? events[events.length - 1].seq : after;
       // Events are stored serialized; splice them in rather than parse and re-encode.
       const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${last < head}}`;
-      return reply
-        .type('application/json')
-        .serializer((s) => s as string)
-        .send(body);
+      return sendJsonText(reply, body);
     },
   );
 
@@ -162,7 +161,13 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
       // Our own validation (not Fastify's) so the 400 names each field the way the form does.
       const spec = withRunSpecDefaults(req.body) as RunSpec;
       const issues = runSpecIssues(spec);
-      if (issues.some((i) => i.severity === 'error')) throw new SpecError(issues);
+      const errors = issues.filter((i) => i.severity === 'error');
+      // The memory budget has its own code: the spec is valid field by field, only too big as a whole.
+      if (errors.length)
+        throw new SpecError(
+          issues,
+          errors[0].message.startsWith('the run would hold') ? 'API_MEMORY_BUDGET' : 'CONFIG_INVALID',
+        );
       const started = await app.runManager.start(spec);
       return reply.status(201).send({ id: started.id, warnings: [...issues, ...started.warnings] });
     },
@@ -172,7 +177,7 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     '/api/runs/:id/cancel',
     { schema: { params: IdParams, response: { 202: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req, reply) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       if (!app.runManager.cancel(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is not running here`);
       return reply.status(202).send({ id });
@@ -183,11 +188,11 @@ export async function runRoutes(app: FastifyInstance): Promise<void> {
     '/api/runs/:id',
     { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req) => {
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       if (app.hub.isActive(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
       if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.hub.removed(id);
       return { id };
     },
   );
-}
+};

@@ -7,6 +7,7 @@
  * builder and spliced in where vLLM puts them.
  */
 import { buildResultJson, type ResultJsonInput } from '../bench/results/resultJson.ts';
+import { emptyCounts } from '../../shared/outcomes.ts';
 
 const ARRAYS = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'] as const;
 
@@ -36,7 +37,7 @@ export function withDetailedArrays(
     detailed: true,
     records,
     statuses: [],
-    counts: { total: 0, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+    counts: emptyCounts(),
     failFast: { enabled: false, tripped: false, cause: null },
     verdict: 'passed',
     verdictReasons: [],

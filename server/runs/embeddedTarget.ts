@@ -11,6 +11,7 @@ import { StallscopeError } from '../../shared/errors.ts';
 import type { TargetSpec } from '../../shared/schemas.ts';
 import { compiledModule } from '../packageRoot.ts';
 import { faultFlags } from './specToConfig.ts';
+import { TELEMETRY_TOKEN_ENV } from '../target/config.ts';
 
 export type EmbeddedSpec = Extract<TargetSpec, { kind: 'embedded' }>;
 
@@ -27,6 +28,8 @@ export interface LaunchOptions {
   spec: EmbeddedSpec;
   model: string;
   telemetryUrl: string;
+  /** Sent as `x-stallscope-token`; passed in the child's environment so `ps` never shows it. */
+  telemetryToken?: string | null;
   /** argv prefix that runs `stallscope repro-server`; tests substitute a fake target. */
   command?: string[];
   startTimeoutMs?: number;
@@ -68,7 +71,10 @@ export async function launchEmbeddedTarget(o: LaunchOptions): Promise<LaunchedTa
   const [cmd, ...pre] = o.command ?? DEFAULT_TARGET_COMMAND;
   const log = o.log ?? (() => undefined);
   // stdin is a pipe we never write: it closes when this process dies, however it dies.
-  const child = spawn(cmd, [...pre, ...targetArgs(o)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const env = { ...process.env };
+  delete env[TELEMETRY_TOKEN_ENV];
+  if (o.telemetryToken) env[TELEMETRY_TOKEN_ENV] = o.telemetryToken;
+  const child = spawn(cmd, [...pre, ...targetArgs(o)], { stdio: ['pipe', 'pipe', 'pipe'], env });
   alive.add(child);
   const exited = new Promise<void>((r) =>
     child.once('exit', () => {

@@ -10,6 +10,32 @@ import { rateLabel } from '../../shared/rateLabel.ts';
 import type { Hub } from '../hub/hub.ts';
 import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../shared/emptyAnswers.ts';
+import { checkBenchEvent } from './eventChecks.ts';
+
+/** Every event valid, nothing after `run.finished`; else API_BAD_REQUEST naming the first bad one. */
+export function checkBatch(posted: readonly unknown[]): BenchEvent[] {
+  const events: BenchEvent[] = [];
+  for (let i = 0; i < posted.length; i++) {
+    const c = checkBenchEvent(posted[i]);
+    if (!c.ok) {
+      throw new StallscopeError(
+        'API_BAD_REQUEST',
+        `events[${i}]: ${c.message}; the batch was refused whole, nothing was applied`,
+        c.field ? `events.${i}.${c.field}` : `events.${i}`,
+      );
+    }
+    if (i > 0 && events[i - 1].type === 'run.finished') {
+      throw new StallscopeError(
+        'API_BAD_REQUEST',
+        `events[${i}]: ${c.event.type} after run.finished (the run ends with it); the batch was refused whole`,
+        `events.${i}.type`,
+      );
+    }
+    events.push(c.event);
+  }
+  return events;
+}
 
 export interface ExternalRunInfo {
   runId: string;
@@ -20,6 +46,8 @@ export interface ExternalRunInfo {
 
 export class ExternalRuns {
   private readonly idle = new Map<string, NodeJS.Timeout>();
+  /** Requests counted completed with nothing streamed back, per live reported run. */
+  private readonly emptyAnswers = new Map<string, number>();
 
   constructor(
     private readonly hub: Hub,
@@ -60,20 +88,34 @@ export class ExternalRuns {
     return info.runId;
   }
 
-  /** Appends a batch; returns the last seq. The batch's `run.finished` ends the run. */
-  append(runId: string, events: BenchEvent[]): number {
+  /**
+   * Appends a batch; returns the last seq. The batch's `run.finished` ends the
+   * run. Every event is checked against the protocol schema before any is
+   * applied: a batch with one bad event is refused whole (400 naming its index
+   * and field) and changes nothing.
+   */
+  append(runId: string, posted: readonly unknown[]): number {
     if (!this.idle.has(runId) || !this.hub.isActive(runId)) {
       throw new StallscopeError('API_NOT_FOUND', `no live reported run ${runId}`, 'runId');
     }
-    let seq = 0;
+    const events = checkBatch(posted);
+    let seq = this.hub.headSeq(runId) ?? 0;
     let finished: RunFinished | null = null;
     for (const e of events) {
+      if (e.type === 'request.completed' && isEmptyCompletion(e.outcome))
+        this.emptyAnswers.set(runId, (this.emptyAnswers.get(runId) ?? 0) + 1);
       seq = this.hub.append(runId, e);
       if (e.type === 'run.finished') finished = e;
     }
     if (finished) {
+      // A reporter (an older CLI) may count 200s that were not event streams as completed: not a pass here.
+      const s = finished.summary;
+      const judged = withEmptyCompletions(s.verdict, s.verdictReasons, this.emptyAnswers.get(runId) ?? 0);
       this.stop(runId);
-      finalizeRun(this.hub, runId, { status: 'finished', summary: finished.summary });
+      finalizeRun(this.hub, runId, {
+        status: 'finished',
+        summary: { ...s, verdict: judged.verdict, verdictReasons: judged.reasons },
+      });
     } else this.touch(runId);
     return seq;
   }
@@ -91,6 +133,7 @@ export class ExternalRuns {
   private stop(runId: string): void {
     clearTimeout(this.idle.get(runId));
     this.idle.delete(runId);
+    this.emptyAnswers.delete(runId);
   }
 
   /** Records every live reported run as interrupted (dashboard shutdown). */

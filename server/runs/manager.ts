@@ -26,6 +26,8 @@ export interface ManagerDeps {
   hub: Hub;
   /** Ingest URL for a run's embedded target, e.g. `http://127.0.0.1:7077/api/ingest?runId=ID`. */
   ingestUrl: (runId: string) => string;
+  /** The dashboard's token, handed to an embedded target through its environment (never its argv). */
+  ingestToken?: string | null;
   engine?: typeof runBenchmark;
   launchTarget?: (o: LaunchOptions) => Promise<LaunchedTarget>;
   targetCommand?: string[];
@@ -45,12 +47,28 @@ const FIELD_MAP: Record<string, string> = {
   'serverStacks.stallAfterS': 'target.serverStacks.stallAfterS',
 };
 
+/** One warning for the requests a stopped run never sent (their rows are not kept). */
+function noteUnsent(hub: Hub, id: string, n: number): void {
+  if (n === 0) return;
+  const state = hub.tracker(id)?.state;
+  if (state) state.counts.notDispatched += n; // as if each had been appended
+  const started = state?.startedAtMs;
+  hub.append(id, {
+    type: 'run.warning',
+    t: started ? Date.now() - started : 0,
+    message: `${n.toLocaleString('en')} queued requests were never sent (the run was stopped); they are counted, not stored one by one`,
+  });
+}
+
+/** How long a shutdown waits for live runs to end on their own. */
+export const SHUTDOWN_DEADLINE_MS = 1500;
+
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
 }
 
 export class RunManager implements RunStarter {
-  private readonly live = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly live = new Map<string, { abort: AbortController; done: Promise<void>; unsent: { n: number } }>();
   private readonly engine: typeof runBenchmark | undefined;
   private readonly launch: (o: LaunchOptions) => Promise<LaunchedTarget>;
   private readonly log: (line: string) => void;
@@ -99,14 +117,15 @@ export class RunManager implements RunStarter {
     });
     const abort = new AbortController();
     // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
-    const done = this.execute(id, spec, abort.signal)
+    const unsent = { n: 0 };
+    const done = this.execute(id, spec, abort.signal, unsent)
       .catch((e: unknown) => this.log(`[${id}] recording the end of the run failed: ${(e as Error).message}`))
       .finally(() => this.live.delete(id));
-    this.live.set(id, { abort, done });
+    this.live.set(id, { abort, done, unsent });
     return { id, warnings: [] };
   }
 
-  private async execute(id: string, spec: RunSpec, signal: AbortSignal): Promise<void> {
+  private async execute(id: string, spec: RunSpec, signal: AbortSignal, unsent: { n: number }): Promise<void> {
     const { hub } = this.deps;
     const log = (line: string) => this.log(`[${id}] ${line}`);
     let target: LaunchedTarget | null = null;
@@ -123,6 +142,7 @@ export class RunManager implements RunStarter {
           spec: spec.target,
           model: spec.model,
           telemetryUrl: this.deps.ingestUrl(id),
+          telemetryToken: this.deps.ingestToken ?? null,
           command: this.deps.targetCommand,
           log,
         });
@@ -138,6 +158,10 @@ export class RunManager implements RunStarter {
         onEvent: (e) => {
           // Held back until the target's telemetry is in: "finished" must come after every stall report.
           if (e.type === 'run.finished') finished = e;
+          // A run recorded as interrupted by a shutdown past its deadline takes no more events.
+          else if (!hub.isActive(id)) return;
+          // A stopped run empties its queue: a million never-sent requests are counted, not stored one by one.
+          else if (signal.aborted && e.type === 'request.not_dispatched') unsent.n++;
           else hub.append(id, e);
         },
       });
@@ -155,6 +179,8 @@ export class RunManager implements RunStarter {
       await target.flushTelemetry();
       await target.stop();
     }
+    if (!hub.isActive(id)) return; // already recorded by shutdown()
+    noteUnsent(hub, id, unsent.n);
     if (finished) hub.append(id, finished);
     finalizeRun(hub, id, final);
   }
@@ -162,7 +188,7 @@ export class RunManager implements RunStarter {
   cancel(id: string): boolean {
     const run = this.live.get(id);
     if (!run) return false;
-    run.abort.abort();
+    run.abort.abort('dashboard'); // the result's interrupt_cause
     return true;
   }
 
@@ -171,8 +197,29 @@ export class RunManager implements RunStarter {
     return this.live.get(id)?.done ?? Promise.resolve();
   }
 
-  async shutdown(): Promise<void> {
-    for (const r of this.live.values()) r.abort.abort();
-    await Promise.all([...this.live.values()].map((r) => r.done));
+  /**
+   * Aborts every live run and waits for each to be recorded, up to
+   * `deadlineMs`: a run whose engine is still winding down then (a million
+   * queued requests to cancel, a target slow to flush) is recorded as
+   * interrupted as it stands, so the dashboard stops within its deadline
+   * whatever the run's size.
+   */
+  async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
+    for (const r of this.live.values()) r.abort.abort('signal'); // the dashboard is going down
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      Promise.all([...this.live.values()].map((r) => r.done)).then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    if (!late) return;
+    for (const [id, r] of this.live) {
+      noteUnsent(this.deps.hub, id, r.unsent.n);
+      this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
+      finalizeRun(this.deps.hub, id, {
+        status: 'interrupted',
+        message: 'the dashboard stopped before the run could end',
+      });
+    }
   }
 }

@@ -15,6 +15,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     model: spec.model,
     label: spec.label ?? null,
     apiKey: spec.target.kind === 'url' ? (spec.target.apiKey ?? null) : null,
+    ...(spec.target.kind === 'url' && spec.target.insecure ? { insecure: true } : {}),
     metadata: spec.metadata,
     dataset:
       d.name === 'random'
@@ -41,6 +42,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     metricPercentiles: spec.metricPercentiles,
     timeouts: { totalS: spec.timeouts.totalS, firstByteS: spec.timeouts.firstByteS, idleS: spec.timeouts.idleS },
     failFast: spec.failFast,
+    connectionMode: spec.connectionMode ?? 'per_request',
     thresholds: spec.thresholds,
     ...(spec.goodput ? { goodput: spec.goodput } : {}),
     ...(spec.rampUp ? { rampUp: spec.rampUp } : {}),

@@ -5,8 +5,9 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunListItem, RequestRow, StallEntry } from '../../shared/apiSchemas.ts';
-import type { RunState } from '../../shared/protocol.ts';
-import { emptyCounts } from '../hub/runTracker.ts';
+import type { RunState, RunSummary } from '../../shared/protocol.ts';
+import { normalizeCounts } from '../../shared/outcomes.ts';
+import type { Verdict } from '../../shared/types.ts';
 
 export type RunSource = RunListItem['source'];
 
@@ -84,7 +85,7 @@ export function toListItem(r: RunRow): RunListItem {
     id: r.id,
     source: r.source,
     status: r.status,
-    verdict: r.verdict,
+    verdict: r.verdict as Verdict | null, // written only from a Verdict
     label: r.label,
     model: r.model,
     target: r.target,
@@ -98,7 +99,7 @@ export function toListItem(r: RunRow): RunListItem {
     finishedAtMs: r.finished_at_ms,
     durationS:
       summary?.durationS ?? (r.finished_at_ms && r.started_at_ms ? (r.finished_at_ms - r.started_at_ms) / 1000 : null),
-    counts: summary?.counts ?? state?.counts ?? emptyCounts(),
+    counts: normalizeCounts(summary?.counts ?? state?.counts),
     metadata: JSON.parse(r.metadata_json) as Record<string, string>,
     stallCount: r.stall_count,
     stallPhase: r.stall_phase,
@@ -154,6 +155,8 @@ export class RunQueries {
       finishedAtMs?: number | null;
       summary?: unknown;
       result?: unknown;
+      /** The result already serialized (an import's, from its worker). */
+      resultJson?: string;
       importInfo?: unknown;
       error?: string | null;
       state?: RunState;
@@ -171,6 +174,7 @@ export class RunQueries {
       finishedAtMs: 'finished_at_ms',
       summary: 'summary_json',
       result: 'result_json',
+      resultJson: 'result_json',
       importInfo: 'import_json',
       error: 'error',
       state: 'state_json',
@@ -216,7 +220,8 @@ export class RunQueries {
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${w}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY r.created_at_ms DESC, r.id LIMIT ? OFFSET ?`)
+      // Ties (the runs of one JSON-lines import share their creation time) in insertion order = their order in the file.
+      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY r.created_at_ms DESC, r.rowid LIMIT ? OFFSET ?`)
       .all(...args, f.limit, f.offset) as RunRow[];
     return { runs: rows.map(toListItem), total };
   }
@@ -226,7 +231,7 @@ export class RunQueries {
     | (RunListItem & {
         spec: unknown;
         config: unknown;
-        summary: unknown;
+        summary: RunSummary | null;
         importInfo: unknown;
         error: string | null;
         lastSeq: number;
@@ -241,7 +246,7 @@ export class RunQueries {
       ...toListItem(r),
       spec: parse(r.spec_json),
       config: parse(r.config_json),
-      summary: parse(r.summary_json),
+      summary: parse<RunSummary>(r.summary_json),
       importInfo: parse(r.import_json),
       error: r.error ?? null,
       lastSeq: r.last_seq,

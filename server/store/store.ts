@@ -40,6 +40,8 @@ export class Store {
       intervalMs: opts.flushIntervalMs,
       maxBatch: opts.maxBatch,
       stateOf: (id) => this.stateOf(id),
+      onError: (e) =>
+        process.stderr.write(`stallscope: a batch of live events could not be stored: ${e.stack ?? e.message}\n`),
     });
   }
 

@@ -6,9 +6,18 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunState } from '../../shared/protocol.ts';
-import type { Effects } from '../hub/runTracker.ts';
+import type { RequestRow } from '../../shared/apiSchemas.ts';
+import type { StallReport } from '../../shared/types.ts';
 import { stallKey } from '../../shared/stallReport.ts';
 
+/** What one event asks the store to keep beside the event itself: an ended request's row, a stall report, a recovery. */
+export interface Effects {
+  endedRow?: RequestRow;
+  stall?: StallReport;
+  recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
+}
+
+const NONE: Effects = Object.freeze({});
 const EVENTS_PER_STATEMENT = 32;
 const ROWS_PER_STATEMENT = 16;
 
@@ -24,6 +33,8 @@ export interface WriterOptions {
   maxBatch?: number;
   /** The run's current state, stored with each batch so a restart shows the counts reached. */
   stateOf: (runId: string) => RunState | undefined;
+  /** A timer flush failed (default: stderr). */
+  onError?: (e: Error) => void;
 }
 
 export class BatchWriter {
@@ -40,7 +51,7 @@ export class BatchWriter {
   private readonly updateRun: Database.Statement;
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
-  stats = { batches: 0, events: 0 };
+  stats = { batches: 0, events: 0, failedBatches: 0 };
 
   constructor(
     private readonly db: Database.Database,
@@ -74,7 +85,20 @@ export class BatchWriter {
   push(runId: string, seq: number, json: string, effects: Effects): void {
     this.pending.push({ runId, seq, json, effects });
     if (this.pending.length >= this.maxBatch) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
+    else if (!this.timer) this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);
+  }
+
+  /**
+   * A failed commit inside a timer would be an uncaught exception that ends
+   * the process: it is reported instead (the batch is lost, the dashboard lives).
+   */
+  private flushFromTimer(): void {
+    try {
+      this.flush();
+    } catch (e) {
+      this.stats.failedBatches++;
+      this.opts.onError?.(e as Error);
+    }
   }
 
   get pendingCount(): number {
@@ -111,7 +135,7 @@ export class BatchWriter {
     for (let i = whole; i < batch.length; i++) this.insertEvent.run(batch[i].runId, batch[i].seq, batch[i].json);
     this.writeRows(batch);
     for (const p of batch) {
-      const { stall, recovered } = p.effects;
+      const { stall, recovered } = p.effects ?? NONE;
       if (stall) {
         const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
         this.insertStall.run(p.runId, key.workerId, key.opId, p.seq, stall.phase, JSON.stringify(stall));
@@ -136,7 +160,7 @@ export class BatchWriter {
   private writeRows(batch: PendingEvent[]): void {
     const rows: unknown[] = [];
     for (const p of batch) {
-      const r = p.effects.endedRow;
+      const r = p.effects?.endedRow;
       if (r) rows.push(p.runId, r.index, JSON.stringify(r), r.status);
     }
     const per = ROWS_PER_STATEMENT * 4;

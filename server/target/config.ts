@@ -11,9 +11,14 @@ import { normalizeFaults, type FaultSpec } from './faults.ts';
 export const WATCHDOG_ENV = 'VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S';
 export const DEFAULT_MODEL = 'openbmb/MiniCPM-o-4_5';
 
+/** Environment variable carrying the token for `--telemetry-url` (an argv would show it in `ps`). */
+export const TELEMETRY_TOKEN_ENV = 'STALLSCOPE_TELEMETRY_TOKEN';
+
 export interface TelemetryOptions {
   /** POST NDJSON batches here (used verbatim). */
   url?: string;
+  /** Sent with each batch as `x-stallscope-token` (from $STALLSCOPE_TELEMETRY_TOKEN). */
+  token?: string;
   /** NDJSON lines to this file; '-' means stdout. */
   file?: string;
   /** NDJSON lines to stdout. */

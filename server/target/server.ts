@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveOptions, type ReproServerOptions, type ResolvedOptions } from './config.ts';
 import { Code2WavPool } from './code2wav/pool.ts';
 import { FaultPlan } from './faults.ts';
-import { TelemetryHub, type TelemetrySink } from './telemetry/hub.ts';
+import { TelemetryOutbox, type TelemetrySink } from './telemetry/outbox.ts';
 import { HttpTelemetrySink } from './telemetry/httpSink.ts';
 import { StreamTelemetrySink } from './telemetry/streamSink.ts';
 import { WatchdogMonitor } from './watchdog/monitor.ts';
@@ -23,7 +23,7 @@ export type { ReproServerOptions } from './config.ts';
 export interface TargetContext {
   options: ResolvedOptions;
   pool: Code2WavPool;
-  telemetry: TelemetryHub;
+  telemetry: TelemetryOutbox;
   monitor: WatchdogMonitor | null;
 }
 
@@ -34,7 +34,9 @@ function sinksFor(o: ResolvedOptions): TelemetrySink[] {
   const t = o.telemetry;
   const sinks: TelemetrySink[] = [];
   if (t.url)
-    sinks.push(new HttpTelemetrySink({ url: t.url, maxQueue: t.maxQueue, flushIntervalMs: t.flushIntervalMs }));
+    sinks.push(
+      new HttpTelemetrySink({ url: t.url, token: t.token, maxQueue: t.maxQueue, flushIntervalMs: t.flushIntervalMs }),
+    );
   if (t.file) sinks.push(new StreamTelemetrySink(t.file));
   else if (t.stdout) sinks.push(new StreamTelemetrySink('-'));
   return sinks;
@@ -43,7 +45,7 @@ function sinksFor(o: ResolvedOptions): TelemetrySink[] {
 export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
   const o = resolveOptions(opts);
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024, forceCloseConnections: true });
-  const telemetry = new TelemetryHub(o.model, sinksFor(o), opts.onTelemetry);
+  const telemetry = new TelemetryOutbox(o.model, sinksFor(o), opts.onTelemetry);
   const active = new Set<AbortController>();
   const log = opts.log ?? ((text: string) => process.stderr.write(`${text}\n`));
   let monitor: WatchdogMonitor | null = null;

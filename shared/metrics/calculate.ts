@@ -18,7 +18,7 @@ import {
   type MetricOptions,
   type PercentileMetric,
 } from './input.ts';
-import { mean, median, percentileLabel, percentileSorted } from './stats.ts';
+import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
 import { timelinePeaks } from './timeline.ts';
 
 /**
@@ -142,6 +142,6 @@ function writeStats(
   const scale = suffix === '_ms' ? 1000 : 1;
   const sorted = Float64Array.from(values).sort();
   out[`mean_${m}${suffix}`] = mean(values) * scale;
-  out[`median_${m}${suffix}`] = median(values) * scale;
+  out[`median_${m}${suffix}`] = medianSorted(sorted) * scale;
   for (const p of percentiles) out[`p${percentileLabel(p)}_${m}${suffix}`] = percentileSorted(sorted, p) * scale;
 }

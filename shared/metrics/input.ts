@@ -26,6 +26,12 @@ export interface MetricInput {
   textLatency: number;
   /** Monotonic seconds just before the request was sent (reset per retry attempt). */
   startTime: number;
+  /**
+   * Monotonic seconds when the request ended, whatever its outcome (absent
+   * for a request never sent, and in imported vLLM records). Lets the exact
+   * concurrency count requests that timed out or were cancelled in flight.
+   */
+  endTime?: number;
 }
 
 /** Metrics that can get mean/median/percentile keys, in the order vLLM-Omni writes them. */

@@ -28,6 +28,8 @@ export const RESULT_LABELS = {
   request_throughput: 'Request throughput (req/s)',
   request_goodput: 'Request goodput (req/s)',
   max_concurrent_requests: 'Peak concurrent requests',
+  // stallscope's own: the exact sweep (vLLM's figure above counts one-second buckets).
+  max_concurrent_requests_exact: 'Peak concurrent requests (exact)',
   total_input_tokens: 'Total input tokens',
   total_output_tokens: 'Total generated tokens',
   output_throughput: 'Output token throughput (tok/s)',
@@ -39,6 +41,8 @@ export const RESULT_LABELS = {
   timed_out_requests: 'Timed out requests',
   cancelled_after_timeout_requests: 'Cancelled after timeout',
   not_dispatched_requests: 'Not dispatched',
+  cancelled_requests: 'Cancelled by an interrupt',
+  cleanup_forced_sockets: 'Sockets closed by the fallback',
 } as const;
 
 export type LabelledKey = keyof typeof RESULT_LABELS;

@@ -46,9 +46,13 @@ function sortedCopy(values: readonly number[]): number[] {
 
 /** `np.median`. */
 export function median(values: readonly number[]): number {
-  const n = values.length;
+  return values.length === 0 ? Number.NaN : medianSorted(sortedCopy(values));
+}
+
+/** `np.median` of values already sorted ascending (a run's ITLs are sorted once for every statistic). */
+export function medianSorted(s: ArrayLike<number>): number {
+  const n = s.length;
   if (n === 0) return Number.NaN;
-  const s = sortedCopy(values);
   const mid = n >> 1;
   return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }

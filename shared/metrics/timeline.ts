@@ -4,7 +4,10 @@
  * bucket to its end bucket (both included), a token in the bucket of its time
  * (start + ttft + cumulative itl). Back-to-back requests at concurrency 1
  * therefore report 2 — the golden fixtures pin that — so we also give an
- * exact sweep-line maximum as our own key.
+ * exact sweep-line maximum as our own key. vLLM counts only successful
+ * requests, so a run where nothing completed (a hang) reports 0; the exact
+ * sweep counts every request that was sent, over the time it really held a
+ * slot (until it completed, failed, timed out or was cancelled).
  */
 import type { MetricInput } from './input.ts';
 
@@ -16,7 +19,8 @@ export interface TimelinePeaks {
 
 export function timelinePeaks(records: readonly MetricInput[]): TimelinePeaks {
   const ok = records.filter((r) => r.success);
-  if (ok.length === 0) return { maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: 0 };
+  const exact = exactMaxConcurrency(records);
+  if (ok.length === 0) return { maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: exact };
   let minStart = Infinity;
   let maxEnd = -Infinity;
   for (const r of ok) {
@@ -44,7 +48,7 @@ export function timelinePeaks(records: readonly MetricInput[]): TimelinePeaks {
   return {
     maxOutputTokensPerS: peakOf(tokens),
     maxConcurrentRequests: peakOf(concurrent),
-    maxConcurrentRequestsExact: exactMaxConcurrency(ok),
+    maxConcurrentRequestsExact: exact,
   };
 }
 
@@ -55,11 +59,19 @@ function peakOf(values: Float64Array): number {
   return peak;
 }
 
-/** Most requests in flight at one instant; intervals are [start, end), so a request ending as another starts does not overlap it. */
+/**
+ * Most requests in flight at one instant; intervals are [start, end), so a
+ * request ending as another starts does not overlap it. A request counts from
+ * its send to its end: `endTime` when known (any outcome), else start + e2el
+ * for a completed one; a failed record without an end time (never sent, or
+ * imported) is left out.
+ */
 export function exactMaxConcurrency(records: readonly MetricInput[]): number {
   const events: [number, number][] = [];
   for (const r of records) {
-    events.push([r.startTime, 1], [r.startTime + r.latency, -1]);
+    const end = r.endTime ?? (r.success ? r.startTime + r.latency : null);
+    if (end === null) continue;
+    events.push([r.startTime, 1], [end, -1]);
   }
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let active = 0;

@@ -58,6 +58,8 @@ describe('import rules (dependency-cruiser)', () => {
     put('server/s.ts', "import { w } from '../web/w.ts';\nexport const s = w;\n");
     put('web/w.ts', "import { t } from '../server/t.ts';\nexport const w = t;\n");
     put('server/t.ts', 'export const t = 1;\n');
+    put('server/store/db.ts', "import { h } from '../hub/hub.ts';\nexport const d = h;\n");
+    put('server/hub/hub.ts', 'export const h = 1;\n');
     put(
       'server/target/code2wav/worker/entry.ts',
       "import { x } from '../../routes/chat.ts';\nimport { y } from './messages.ts';\nexport const e = x + y;\n",
@@ -75,6 +77,7 @@ describe('import rules (dependency-cruiser)', () => {
       'server-not-web',
       'shared-is-self-contained',
       'shared-no-node-builtins',
+      'store-below-hub',
       'web-not-server',
       'worker-messages-internal',
       'worker-without-fastify',

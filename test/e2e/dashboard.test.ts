@@ -119,7 +119,7 @@ describe('dashboard in Chromium', () => {
     // The live timeline fills in: every request has a row, and the first ones stream while the run is running.
     await page.locator('[data-testid="timeline-row"][data-status="streaming"] .seg-text').first().waitFor();
     expect(Number(await page.getByTestId('timeline').getAttribute('data-rows'))).toBe(1088);
-    expect(await page.getByTestId('run-status').textContent()).toBe('running');
+    expect(await page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
 
     // The watchdog report, with the owner thread's stack, while the run is still going.
     const stall = page.getByTestId('stall-report').first();
@@ -128,7 +128,7 @@ describe('dashboard in Chromium', () => {
     expect(await stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
     const age = () => stall.getByTestId('stall-age').getAttribute('data-age-s').then(Number);
     const a1 = await age();
-    expect(await page.getByTestId('run-status').textContent()).toBe('running');
+    expect(await page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
     // Read again until it has grown (a loaded machine may delay the page's next tick a little).
     await expect.poll(age, { timeout: 4000, interval: 300 }).toBeGreaterThan(a1);
     await shot('run-live');
@@ -142,7 +142,7 @@ describe('dashboard in Chromium', () => {
     await page.locator('[data-testid="timeline-row"][data-status="timed_out"] .mark-timeout').first().waitFor();
     await page.locator('[data-testid="timeline-row"][data-status="not_dispatched"]').first().waitFor();
     expect(
-      Number((await page.getByTestId('count-not_dispatched').locator('dd').textContent())!.replace(/,/g, '')),
+      Number((await page.getByTestId('count-not_dispatched').locator('b').textContent())!.replace(/,/g, '')),
     ).toBeGreaterThan(1000);
     await shot('run-failed-closed');
   }, 45_000);
@@ -283,6 +283,7 @@ describe('dashboard in Chromium', () => {
     await page.goto(`${server.url}/#/runs/${id}`);
     await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
     await page.getByTestId('cancel-run').click();
+    await page.getByTestId('confirm-cancel').click();
     await expect
       .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
       .toBe('interrupted');

@@ -12,6 +12,8 @@ export interface ServerRules {
   firstN?: number;
   first?: Behaviour;
   rest: Behaviour;
+  /** Close every connection after its response (a new connection per request). */
+  closeEach?: boolean;
 }
 
 export interface ServerProcess {

@@ -5,7 +5,8 @@
  * server counts arrivals and records every socket's close time, so tests can
  * prove what was (not) sent and that aborted sockets were closed.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { fullStream } from './sse.ts';
 
@@ -50,14 +51,25 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startSseServer(behave: (a: Arrival) => Behaviour | Promise<Behaviour>): Promise<TestServer> {
+export interface SseServerOptions {
+  /** Serve HTTPS with this key and certificate (PEM); the URL is then https://. */
+  tls?: { key: string; cert: string };
+  /** Close each connection after its response (`Connection: close`): a new connection per request. */
+  closeEach?: boolean;
+}
+
+export async function startSseServer(
+  behave: (a: Arrival) => Behaviour | Promise<Behaviour>,
+  opts: SseServerOptions = {},
+): Promise<TestServer> {
   const arrivals: Arrival[] = [];
   const sockets = new Set<Socket>();
   const closedAtMs: number[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const timers = new Set<NodeJS.Timeout>();
 
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
+    if (opts.closeEach) res.shouldKeepAlive = false;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -83,7 +95,8 @@ export async function startSseServer(behave: (a: Arrival) => Behaviour | Promise
         () => res.destroy(),
       );
     });
-  });
+  };
+  const server = opts.tls ? createTlsServer(opts.tls, handler) : createServer(handler);
   server.keepAliveTimeout = 60_000;
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -169,7 +182,7 @@ export async function startSseServer(behave: (a: Arrival) => Behaviour | Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     arrivals,
     get openSockets() {

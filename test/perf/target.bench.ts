@@ -5,7 +5,7 @@
  */
 import { Code2WavPool } from '../../server/target/code2wav/pool.ts';
 import { FaultPlan, parseFaultSpec } from '../../server/target/faults.ts';
-import { TelemetryHub } from '../../server/target/telemetry/hub.ts';
+import { TelemetryOutbox } from '../../server/target/telemetry/outbox.ts';
 import { WatchdogMonitor } from '../../server/target/watchdog/monitor.ts';
 import { captureWorkerStack } from '../../server/target/watchdog/stackCapture.ts';
 import { InspectorLink } from '../../server/target/watchdog/inspectorLink.ts';
@@ -43,7 +43,7 @@ function pool(workers: number, faults: string[], onOpEnd?: (w: number, op: numbe
     modelName: MODEL,
     seed: 0,
     settings: SETTINGS,
-    telemetry: new TelemetryHub(MODEL, []),
+    telemetry: new TelemetryOutbox(MODEL, []),
     inflight: () => 0,
     faults: new FaultPlan(faults.map(parseFaultSpec), 0),
     onOpEnd,

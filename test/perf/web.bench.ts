@@ -148,7 +148,16 @@ async function storedRun(url: string, page: Page): Promise<void> {
       batch = [];
     }
   }
-  const counts = { total: N, completed: N, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
+  const counts = {
+    total: N,
+    completed: N,
+    failed: 0,
+    timedOut: 0,
+    cancelledAfterTimeout: 0,
+    cancelled: 0,
+    errored: 0,
+    notDispatched: 0,
+  };
   batch.push({
     type: 'run.finished',
     t: 40_500,

@@ -187,6 +187,17 @@ describe('calculateMetrics from hand-computed streams', () => {
       maxConcurrentRequests: 0,
       maxConcurrentRequestsExact: 0,
     });
+    // A hang: nothing completed, so vLLM's bucketed figure is 0, but ten requests held a slot for 8 s
+    // (timed out or cancelled in flight, each with its end time): the exact sweep says 10.
+    const hung = Array.from({ length: 10 }, (_, i) =>
+      req({ success: false, latency: 0, startTime: 1 + i * 0.01, endTime: 9 + i * 0.001 }),
+    );
+    const neverSent = req({ success: false, latency: 0, startTime: 0 });
+    expect(timelinePeaks([...hung, neverSent])).toEqual({
+      maxOutputTokensPerS: 0,
+      maxConcurrentRequests: 0,
+      maxConcurrentRequestsExact: 10,
+    });
     // A request with audio and no text seeds no token.
     expect(
       timelinePeaks([req({ generatedText: '', outputTokens: 0, itl: [], audioDuration: 1 })]).maxOutputTokensPerS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StallscopeError } from '../../shared/errors.ts';
 import type { RunCounts } from '../../shared/types.ts';
-import { evaluateThreshold, evaluateVerdict, parseThreshold } from '../../shared/verdict.ts';
+import { evaluateThreshold, evaluateVerdict, formatMetricValue, parseThreshold } from '../../shared/verdict.ts';
 
 const counts = (over: Partial<RunCounts>): RunCounts => ({
   total: 10,
@@ -9,6 +9,8 @@ const counts = (over: Partial<RunCounts>): RunCounts => ({
   failed: 0,
   timedOut: 0,
   cancelledAfterTimeout: 0,
+  cancelled: 0,
+  errored: 0,
   notDispatched: 0,
   ...over,
 });
@@ -55,7 +57,7 @@ describe('evaluateVerdict', () => {
 
   it('a high-scoring partial run (1 of 10 completed, rest cancelled after a timeout) is failed_closed, never passed', () => {
     const v = evaluateVerdict({
-      counts: counts({ completed: 1, timedOut: 1, cancelledAfterTimeout: 8, notDispatched: 7 }),
+      counts: counts({ completed: 1, failed: 9, timedOut: 1, cancelledAfterTimeout: 8, notDispatched: 7 }),
       metrics: { completed: 1, failed: 9, mean_e2el_ms: 10, accuracy: 1.0 },
       thresholds: ['mean_e2el_ms<=5000', 'accuracy>=0.95'],
     });
@@ -69,19 +71,20 @@ describe('evaluateVerdict', () => {
   it('any undispatched or cancelled request alone forces failed_closed', () => {
     expect(
       evaluateVerdict({
-        counts: counts({ completed: 9, notDispatched: 1, cancelledAfterTimeout: 1 }),
+        counts: counts({ completed: 9, failed: 1, notDispatched: 1, cancelledAfterTimeout: 1 }),
         metrics: great,
         thresholds: [],
       }).verdict,
     ).toBe('failed_closed');
     expect(
-      evaluateVerdict({ counts: counts({ completed: 9, timedOut: 1 }), metrics: great, thresholds: [] }).verdict,
+      evaluateVerdict({ counts: counts({ completed: 9, failed: 1, timedOut: 1 }), metrics: great, thresholds: [] })
+        .verdict,
     ).toBe('failed_closed');
   });
 
   it('a failed request or a failed threshold gives failed', () => {
     expect(
-      evaluateVerdict({ counts: counts({ completed: 9, failed: 1 }), metrics: great, thresholds: [] }),
+      evaluateVerdict({ counts: counts({ completed: 9, failed: 1, errored: 1 }), metrics: great, thresholds: [] }),
     ).toMatchObject({ verdict: 'failed', reasons: ['1 request failed'] });
     const v = evaluateVerdict({ counts: counts({}), metrics: great, thresholds: ['mean_e2el_ms<100'] });
     expect(v.verdict).toBe('failed');
@@ -112,13 +115,47 @@ describe('evaluateVerdict', () => {
       evaluateVerdict({ counts: counts({ completed: 0 }), metrics: {}, thresholds: [], errored: true }).verdict,
     ).toBe('errored');
     const v = evaluateVerdict({
-      counts: counts({ completed: 3, cancelledAfterTimeout: 7 }),
+      counts: counts({ completed: 3, failed: 7, cancelled: 7 }),
       metrics: great,
       thresholds: [],
       interrupted: true,
     });
     expect(v.verdict).toBe('interrupted');
     expect(v.reasons[0]).toMatch(/interrupted/);
+  });
+
+  it('names who interrupted the run; the aborted requests are cancellations, not failures', () => {
+    const v = evaluateVerdict({
+      counts: counts({ completed: 3, failed: 7, cancelled: 7, notDispatched: 3 }),
+      metrics: great,
+      thresholds: [],
+      interrupted: true,
+      interruptCause: 'dashboard',
+    });
+    expect(v.reasons).toEqual([
+      'the run was cancelled from the dashboard; in-flight requests were aborted',
+      '7 requests cancelled by the interrupt (3 never sent)',
+    ]);
+    const s = evaluateVerdict({
+      counts: counts({}),
+      metrics: great,
+      thresholds: [],
+      interrupted: true,
+      interruptCause: 'signal',
+    });
+    expect(s.reasons[0]).toMatch(/^the run was interrupted by a signal/);
+  });
+
+  it('prints threshold values at the metric precision (two decimals, as vllm bench serve)', () => {
+    expect(evaluateThreshold('mean_ttft_ms<=20', { mean_ttft_ms: 11.932345678 }).reason).toBe(
+      'threshold mean_ttft_ms<=20 holds: mean_ttft_ms = 11.93',
+    );
+    expect(evaluateThreshold('failed==0', { failed: 3 }).reason).toBe('threshold failed==0 failed: failed = 3');
+    expect(formatMetricValue(0.001234)).toBe('0.0012');
+    // Error rates keep four decimals: the Chinese CER bound 0.0156 must not read as 0.02.
+    expect(
+      evaluateThreshold('seed_tts_content_error_mean<=0.0156', { seed_tts_content_error_mean: 0.01634 }).reason,
+    ).toBe('threshold seed_tts_content_error_mean<=0.0156 failed: seed_tts_content_error_mean = 0.0163');
   });
 
   it('requests that are neither completed nor accounted for fail the run', () => {

@@ -58,7 +58,16 @@ function gateRun(finished: boolean): RunEvent[] {
       summary: {
         verdict: 'failed',
         verdictReasons: [],
-        counts: { total: 3, completed: 3, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 },
+        counts: {
+          total: 3,
+          completed: 3,
+          failed: 0,
+          timedOut: 0,
+          cancelledAfterTimeout: 0,
+          cancelled: 0,
+          errored: 0,
+          notDispatched: 0,
+        },
         durationS: 1,
         failFastTripped: false,
         cause: null,

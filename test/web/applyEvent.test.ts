@@ -22,9 +22,11 @@ describe('applyEvents', () => {
     expect(m.counts).toEqual({
       total: 4,
       completed: 1,
-      failed: 0,
+      failed: 3,
       timedOut: 1,
       cancelledAfterTimeout: 2,
+      cancelled: 0,
+      errored: 0,
       notDispatched: 1,
     });
     expect(m.inFlight).toBe(0);

@@ -35,7 +35,7 @@ describe('timeline geometry', () => {
       ['queued', 10, 20],
       ['waiting', 20, 300],
     ]);
-    expect(lifeSegments(m.requests[3], 5000).map((s) => [s.kind, s.t0, s.t1])).toEqual([['queued', 0, 1002]]);
+    expect(lifeSegments(m.requests[3], 5000).map((s) => [s.kind, s.t0, s.t1])).toEqual([['queued', 0, 1001]]);
   });
 
   it('draws Code2Wav phases until the next phase, the op end, or now for a stalled op', () => {

@@ -7,7 +7,7 @@
 import type { RequestRow as ApiRow, RunDetail } from '../../shared/apiSchemas.ts';
 import { isRequestEndStatus, type RequestStatus } from '../../shared/types.ts';
 import type { AppServices } from '../state/hooks.ts';
-import type { RequestRow } from '../state/runModel.ts';
+import type { RequestView } from '../state/runModel.ts';
 import { getEvents, getRequests, getRun } from './rest.ts';
 
 export interface LoadCallbacks {
@@ -17,7 +17,7 @@ export interface LoadCallbacks {
 }
 
 /** A stored request row as a timeline row. */
-export function rowFromApi(r: ApiRow): RequestRow {
+export function rowFromApi(r: ApiRow): RequestView {
   const status = r.status;
   return {
     index: r.index,
@@ -71,7 +71,7 @@ export function loadRun(svc: AppServices, id: string, cb: LoadCallbacks): () => 
     }
     const m = store.getSnapshot().runs[id];
     if (m && m.seq === 0 && detail.counts.total > 0) {
-      const rows: RequestRow[] = [];
+      const rows: RequestView[] = [];
       for (let offset = 0; ;) {
         const page = await getRequests(id, offset, 5000);
         if (stopped) return;

@@ -16,8 +16,8 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import type { RequestRow } from '../state/runModel.ts';
-import { histogram, latenciesMs, outcomeSeries, timeAxis, type Bin } from '../state/selectors.ts';
+import type { RequestView } from '../state/runModel.ts';
+import { exactPeak, histogram, latenciesMs, outcomeSeries, timeAxis, type Bin } from '../state/selectors.ts';
 import { werHistogram, werValues } from '../state/accuracy.ts';
 import { useInView, useThrottled } from '../state/hooks.ts';
 
@@ -27,7 +27,20 @@ const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var
 const BAR_CURSOR = { fill: 'var(--hover)', stroke: 'none' };
 const LINE_CURSOR = { stroke: 'var(--muted)' };
 
-export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; endMs: number; live: boolean }) {
+/** The result's two concurrency figures, shown beside the chart (null while live). */
+type ResultMetrics = Record<string, unknown> | null;
+
+export function RunCharts({
+  rows,
+  endMs,
+  live,
+  metrics = null,
+}: {
+  rows: readonly RequestView[];
+  endMs: number;
+  live: boolean;
+  metrics?: ResultMetrics;
+}) {
   // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
   // follow the data every 2 s, and the memoized view below skips the redraws in between.
   // Off screen (below the timeline at 1280×800) they do not redraw at all until scrolled to.
@@ -40,10 +53,12 @@ export function RunCharts({ rows, endMs, live }: { rows: readonly RequestRow[]; 
   );
   return (
     <div ref={box}>
-      <ChartsView rows={t.rows} endMs={t.endMs} live={live} />
+      <ChartsView rows={t.rows} endMs={t.endMs} live={live} metrics={metrics} />
     </div>
   );
 }
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 const binRange = (b: Bin | undefined) =>
   b ? `${b.from.toLocaleString('en-US')}–${b.to.toLocaleString('en-US')} ms` : '';
@@ -52,10 +67,12 @@ const ChartsView = memo(function ChartsView({
   rows,
   endMs,
   live,
+  metrics,
 }: {
-  rows: readonly RequestRow[];
+  rows: readonly RequestView[];
   endMs: number;
   live: boolean;
+  metrics: ResultMetrics;
 }) {
   // Bucket the run into whole seconds of domain so a live chart does not jitter on every tick; buckets
   // and ticks at round steps (0.5 s, 1 s, 2 s…).
@@ -63,6 +80,11 @@ const ChartsView = memo(function ChartsView({
   const axis = useMemo(() => timeAxis(end, Math.min(60, end / 100)), [end]);
   const fmtS = (s: number) => `${Number(s.toFixed(3))}s`;
   const series = useMemo(() => outcomeSeries(rows, axis.endMs, axis.buckets), [rows, axis]);
+  // The exact peak of the sweep the chart plots (the rows' send and end times); the result's key when there are
+  // no timed rows (an import), which also covers runs stored before the key counted failed requests.
+  const timed = rows.some((r) => r.sentT !== null);
+  const exact = timed ? exactPeak(rows) : (num(metrics?.max_concurrent_requests_exact) ?? 0);
+  const vllm = num(metrics?.max_concurrent_requests);
   const dists = useMemo(
     () =>
       [
@@ -75,8 +97,26 @@ const ChartsView = memo(function ChartsView({
   const wers = useMemo(() => werHistogram(werValues(rows)), [rows]);
   return (
     <section className="charts" aria-label="Charts" data-testid="charts">
-      <figure className="chart">
-        <figcaption>Active requests over time</figcaption>
+      <figure
+        className="chart"
+        data-testid="concurrency-chart"
+        data-plotted-peak={series.reduce((m, p) => Math.max(m, p.inFlight), 0)}
+      >
+        <figcaption>
+          Active requests over time{' '}
+          <span className="muted" data-testid="concurrency-figures" data-exact={exact} data-vllm={vllm ?? ''}>
+            — peak <b>{exact}</b> at one instant (max_concurrent_requests_exact)
+            {vllm !== null && (
+              <>
+                ; vLLM's max_concurrent_requests <b>{vllm}</b>
+              </>
+            )}
+          </span>
+          <div className="muted small" data-testid="concurrency-note">
+            vLLM counts a request in every one-second bucket it is active in, so requests that follow each other within
+            a second add up, and it counts completed requests only; the chart plots the exact count.
+          </div>
+        </figcaption>
         <ResponsiveContainer width="100%" height={180}>
           <AreaChart data={series} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
             <CartesianGrid stroke="var(--grid)" vertical={false} />

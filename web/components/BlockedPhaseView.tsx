@@ -18,9 +18,11 @@ export interface BlockedPhaseViewProps {
   model: Pick<RunModel, 'startedAtMs' | 'finishedT' | 'indexById'>;
   nowWallMs: number;
   onFindRequest: (requestId: string) => void;
+  /** The run is over (also when the model saw no run.status, e.g. reports read from the store). */
+  ended?: boolean;
 }
 
-export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest }: BlockedPhaseViewProps) {
+export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest, ended }: BlockedPhaseViewProps) {
   if (stalls.length === 0) return null;
   return (
     <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
@@ -36,6 +38,7 @@ export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest }: Bl
             model={model}
             nowWallMs={nowWallMs}
             onFindRequest={onFindRequest}
+            ended={ended || model.finishedT !== null}
           />
         ),
       )}
@@ -53,16 +56,18 @@ function StallCard({
   model,
   nowWallMs,
   onFindRequest,
+  ended,
 }: {
   stall: StallRecord;
   report: WatchdogStallReport;
   model: BlockedPhaseViewProps['model'];
   nowWallMs: number;
   onFindRequest: (id: string) => void;
+  ended: boolean;
 }) {
   const [copied, setCopied] = useState(false);
   const age = stallAgeS(stall, model, nowWallMs);
-  const counting = !stall.recovered && model.finishedT === null;
+  const counting = !stall.recovered && !ended;
   const stuck = (C2W_PHASES as readonly string[]).indexOf(r.phase);
   const copy = async () => {
     const text = [
@@ -86,8 +91,12 @@ function StallCard({
           {age.toFixed(1)} s in <strong>{r.phase}</strong>
           {counting ? ' and counting' : ''}
         </span>
-        <span className={`pill ${stall.recovered ? 'pill-ok' : 'pill-bad'}`}>
-          {stall.recovered ? `recovered after ${stall.recovered.stalledS.toFixed(1)} s` : 'still blocked'}
+        <span className={`pill ${stall.recovered ? 'pill-ok' : 'pill-bad'}`} data-testid="stall-state">
+          {stall.recovered
+            ? `recovered after ${stall.recovered.stalledS.toFixed(1)} s`
+            : ended
+              ? 'blocked when the run ended'
+              : 'still blocked'}
         </span>
       </header>
       <ol className="phase-strip" aria-label="Code2Wav phases">

@@ -1,26 +1,38 @@
-/** The outcome counts of a run, in the order the design lists them. */
+/**
+ * The outcome counts of a run: completed and failed, and inside failed its
+ * parts (timed out, cancelled after timeout, cancelled, never sent, errored),
+ * counted by the one shared rule (shared/outcomes.ts) and named as in the
+ * metrics table, so "failed" here is the table's "Failed requests".
+ */
 import type { RunCounts } from '../../shared/types.ts';
+import { outcomeCards } from '../state/runStory.ts';
 
 export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: number }) {
-  const items: [string, number | undefined, string][] = [
-    ['total', counts.total, ''],
-    ['in flight', inFlight, 'inflight'],
-    ['completed', counts.completed, 'completed'],
-    ['failed', counts.failed, 'failed'],
-    ['timed out', counts.timedOut, 'timed_out'],
-    ['cancelled after timeout', counts.cancelledAfterTimeout, 'cancelled_after_timeout'],
-    ['not dispatched', counts.notDispatched, 'not_dispatched'],
-  ];
+  const cards = outcomeCards(counts, inFlight);
+  const head = cards.filter((c) => !c.part);
+  const parts = cards.filter((c) => c.part);
   return (
     <dl className="counters" data-testid="counters">
-      {items
-        .filter(([, v]) => v !== undefined)
-        .map(([label, v, cls]) => (
-          <div key={label} className={`counter ${cls ? `c-${cls}` : ''}`} data-testid={`count-${cls || 'total'}`}>
-            <dt>{label}</dt>
-            <dd>{v!.toLocaleString('en-US')}</dd>
-          </div>
-        ))}
+      {head.map((c) => (
+        <div
+          key={c.id}
+          className={`counter c-${c.id}${c.id === 'failed' && c.value === 0 ? ' zero' : ''}`}
+          data-testid={`count-${c.id}`}
+          title={c.title}
+        >
+          <dt>{c.label}</dt>
+          <dd>{c.value.toLocaleString('en-US')}</dd>
+          {c.id === 'failed' && parts.length > 0 && (
+            <ul className="counter-parts" aria-label="of which">
+              {parts.map((p) => (
+                <li key={p.id} className={`c-${p.id}`} data-testid={`count-${p.id}`} title={p.title}>
+                  <b>{p.value.toLocaleString('en-US')}</b> {p.label}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      ))}
     </dl>
   );
 }

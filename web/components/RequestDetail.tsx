@@ -4,10 +4,13 @@
  * request (at 1024 px it sits under the whole timeline), with a link to itself.
  */
 import { useEffect, useRef } from 'react';
-import type { OpRecord, RequestRow } from '../state/runModel.ts';
+import type { OpRecord, RequestView } from '../state/runModel.ts';
+import { endingText } from '../state/runStory.ts';
 import { fmtNum } from '../state/selectors.ts';
 
 const ms = (t: number | null) => (t === null ? '–' : `${fmtNum(t, 1)} ms`);
+/** A latency in seconds from the outcome, in ms; 0 means it never happened. */
+const measured = (s: number) => (s > 0 ? `${fmtNum(s * 1000, 1)} ms` : '–');
 
 export function RequestDetail({
   row,
@@ -16,7 +19,7 @@ export function RequestDetail({
   link,
   onClose,
 }: {
-  row: RequestRow;
+  row: RequestView;
   ops: readonly OpRecord[];
   nowT: number;
   /** The deep link that opens this request (`#/runs/ID?req=N`). */
@@ -72,6 +75,12 @@ export function RequestDetail({
               {row.timeoutKind ? ` (${row.timeoutKind} timeout)` : ''}
             </td>
           </tr>
+          {row.endT !== null && (
+            <tr>
+              <th>outcome</th>
+              <td data-testid="request-ending">{endingText(row)}</td>
+            </tr>
+          )}
           <tr>
             <th>attempts</th>
             <td>{row.attempts}</td>
@@ -80,15 +89,18 @@ export function RequestDetail({
             <>
               <tr>
                 <th>TTFT</th>
-                <td>{fmtNum(o.ttftS * 1000, 1)} ms</td>
+                <td>{measured(o.ttftS)}</td>
               </tr>
+              {/* The result's e2el is 0 for a request that did not complete: say so, not "0 ms". */}
               <tr>
                 <th>E2E latency</th>
-                <td>{fmtNum(o.e2elS * 1000, 1)} ms</td>
+                <td data-testid="request-e2el">
+                  {row.status === 'completed' ? measured(o.e2elS) : 'none: the request did not complete'}
+                </td>
               </tr>
               <tr>
                 <th>audio TTFP</th>
-                <td>{fmtNum(o.audioTtfpS * 1000, 1)} ms</td>
+                <td>{measured(o.audioTtfpS)}</td>
               </tr>
               <tr>
                 <th>audio duration</th>

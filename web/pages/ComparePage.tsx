@@ -3,16 +3,16 @@
  * deltas against the first run, the configs with differing keys
  * highlighted, and stall reports per phase across the runs.
  */
+import { normalizeCounts } from '../../shared/outcomes.ts';
+import { FAILED_PARTS } from '../state/runStory.ts';
 import { useEffect, useState } from 'react';
 import type { RunDetail, RunListItem } from '../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
-import type { StallReport } from '../../shared/types.ts';
 import { ApiError, getRun, listRuns } from '../api/rest.ts';
 import { StallPhaseChart } from '../charts/StallPhaseChart.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { StatusBadge } from '../components/StatusBadge.tsx';
-import { configDiff, type Metrics } from '../state/metricsTable.ts';
+import { configDiff } from '../state/metricsTable.ts';
 import { href, navigate } from '../state/router.ts';
 import { stallsByPhase } from '../state/selectors.ts';
 import { humanVerdict } from '../state/verdictWords.ts';
@@ -93,12 +93,12 @@ export function ComparePage({ ids }: { ids: string[] }) {
   if (error) return <ErrorState error={error} />;
   if (!runs) return <Loading what="runs to compare" />;
 
-  const metrics = runs.map((r) => ((r.summary as RunSummary | null)?.metrics ?? {}) as Metrics);
+  const metrics = runs.map((r) => r.summary?.metrics ?? {});
   const diff = configDiff(runs.map((r) => r.spec ?? r.config ?? {}));
   const shown = onlyDiff ? diff.filter((d) => d.differs) : diff;
   const stallRuns = runs.map((r) => ({
     name: nameOf(r),
-    byPhase: stallsByPhase(r.stallReports.map((s) => (s.report as StallReport).phase)),
+    byPhase: stallsByPhase(r.stallReports.map((s) => s.report.phase)),
   }));
   return (
     <div className="compare-page" data-testid="compare-page">
@@ -159,24 +159,15 @@ export function ComparePage({ ids }: { ids: string[] }) {
                 <td key={r.id}>{r.counts.failed}</td>
               ))}
             </tr>
-            <tr>
-              <th>timed out</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.timedOut}</td>
-              ))}
-            </tr>
-            <tr>
-              <th>cancelled after timeout</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.cancelledAfterTimeout}</td>
-              ))}
-            </tr>
-            <tr>
-              <th>not dispatched</th>
-              {runs.map((r) => (
-                <td key={r.id}>{r.counts.notDispatched}</td>
-              ))}
-            </tr>
+            {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
+            {FAILED_PARTS.map((p) => (
+              <tr key={p.id} className="part">
+                <th title={p.title}>… {p.label}</th>
+                {runs.map((r) => (
+                  <td key={r.id}>{normalizeCounts(r.counts)[p.key]}</td>
+                ))}
+              </tr>
+            ))}
             <tr>
               <th>breaker</th>
               {runs.map((r) => (

@@ -63,6 +63,11 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
           <>
             <TextField path="target.baseUrl" label="Base URL" placeholder="http://127.0.0.1:8000" />
             <TextField path="target.apiKey" label="API key" optional hint="optional" />
+            <CheckField
+              path="target.insecure"
+              label="Skip TLS certificate checks"
+              hint="https with a self-signed certificate (--insecure)"
+            />
             <ServerStacksFields spec={spec} />
           </>
         )}
@@ -168,6 +173,12 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
         <NumberField path="timeouts.firstByteS" label="First-byte timeout (s)" hint="optional" />
         <NumberField path="timeouts.idleS" label="Idle timeout (s)" hint="optional" />
         <CheckField path="failFast" label="Fail fast on the first timeout" hint="cancel everything else, fail closed" />
+        <SelectField
+          path="connectionMode"
+          label="Connections"
+          options={['per_request', 'keep_alive']}
+          hint="per_request: a new connection per request, as vLLM-Omni (TTFT includes the connect)"
+        />
       </fieldset>
 
       {embedded && (

@@ -1,7 +1,14 @@
-/** Run header: name, status and verdict, elapsed time, breaker state with its cause, cancel. */
+/**
+ * Run header: name, status and verdict (said once), who interrupted it,
+ * elapsed time, breaker state with its cause (the tripping request a link),
+ * and Cancel, which asks first.
+ */
+import { useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
 import type { BreakerCause } from '../../shared/types.ts';
 import { StatusBadge } from '../components/StatusBadge.tsx';
+import { href } from '../state/router.ts';
+import { breakerWords, interruptWords } from '../state/runStory.ts';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -12,19 +19,45 @@ export interface RunHeaderProps {
   running: boolean;
   /** The latest run.status message (e.g. why it errored). */
   message?: string | null;
+  /** Result key interrupt_cause (`signal` | `dashboard`), once the run ended interrupted. */
+  interruptCause?: unknown;
   onCancel: () => void;
+  /** Open a request of this run (the breaker's cause links to it). */
+  onFindRequest?: (index: number) => void;
 }
 
-export function RunHeader({ detail, status, verdict, elapsedS, breaker, running, message, onCancel }: RunHeaderProps) {
+export function RunHeader({
+  detail,
+  status,
+  verdict,
+  elapsedS,
+  breaker,
+  running,
+  message,
+  interruptCause,
+  onCancel,
+  onFindRequest,
+}: RunHeaderProps) {
   const meta = Object.entries(detail.metadata ?? {});
+  const [confirming, setConfirming] = useState(false);
+  const words = breakerWords(detail.failFast, breaker.tripped, running);
+  const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
+  const interrupted = interruptWords(interruptCause);
+  const cause = breaker.cause;
   return (
     <header className="run-head">
       <div className="run-title">
         <h1>{detail.label || detail.id}</h1>
         <StatusBadge verdict={verdict} status={status} />
-        <span className="muted" data-testid="run-status">
-          {status}
+        {/* The status only when it adds to the badge (not "interrupted interrupted"). */}
+        <span className="muted" data-testid="run-status" data-status={status}>
+          {status !== badgeKey ? status : ''}
         </span>
+        {interrupted && (
+          <span className="pill" data-testid="interrupt-cause" data-cause={String(interruptCause)}>
+            {interrupted}
+          </span>
+        )}
       </div>
       <div className="run-facts">
         <span>
@@ -35,23 +68,55 @@ export function RunHeader({ detail, status, verdict, elapsedS, breaker, running,
         <span>
           concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}
         </span>
-        <span
-          className={`breaker ${breaker.tripped ? 'tripped' : detail.failFast ? 'armed' : 'off'}`}
-          data-testid="breaker"
-          data-state={breaker.tripped ? 'tripped' : detail.failFast ? 'armed' : 'off'}
-        >
-          breaker:{' '}
-          {breaker.tripped
-            ? `tripped by #${breaker.cause?.requestIndex ?? '?'} (${breaker.cause?.kind ?? '?'} timeout after ${breaker.cause?.elapsedS?.toFixed(1) ?? '?'} s${breaker.cause?.lastPhase ? `, last phase ${breaker.cause.lastPhase}` : ''})`
-            : detail.failFast
-              ? 'armed'
-              : 'off'}
+        <span className={`breaker ${words.state}`} data-testid="breaker" data-state={words.state}>
+          breaker: {words.text}
+          {breaker.tripped && (
+            <>
+              {' by '}
+              {cause ? (
+                <a
+                  href={href({ page: 'run', id: detail.id, request: cause.requestIndex })}
+                  data-testid="breaker-request"
+                  onClick={(e) => {
+                    if (!onFindRequest) return;
+                    e.preventDefault();
+                    onFindRequest(cause.requestIndex);
+                  }}
+                >
+                  #{cause.requestIndex}
+                </a>
+              ) : (
+                '#?'
+              )}{' '}
+              ({cause?.kind ?? '?'} timeout after {cause?.elapsedS?.toFixed(1) ?? '?'} s
+              {cause?.lastPhase ? `, last phase ${cause.lastPhase}` : ''})
+            </>
+          )}
         </span>
-        {running && (
-          <button type="button" className="danger" onClick={onCancel} data-testid="cancel-run">
-            Cancel run
-          </button>
-        )}
+        {running &&
+          (confirming ? (
+            <span className="confirm" role="group" aria-label="Confirm cancel">
+              <span>Cancel the run? In-flight requests are aborted, queued ones never sent.</span>
+              <button
+                type="button"
+                className="danger"
+                data-testid="confirm-cancel"
+                onClick={() => {
+                  setConfirming(false);
+                  onCancel();
+                }}
+              >
+                Cancel the run
+              </button>
+              <button type="button" data-testid="keep-running" onClick={() => setConfirming(false)} autoFocus>
+                Keep running
+              </button>
+            </span>
+          ) : (
+            <button type="button" className="danger" onClick={() => setConfirming(true)} data-testid="cancel-run">
+              Cancel run…
+            </button>
+          ))}
       </div>
       {meta.length > 0 && (
         <div className="meta">

@@ -6,8 +6,6 @@
  */
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { RunDetail } from '../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
-import type { BreakerCause, StallReport } from '../../shared/types.ts';
 import { ApiError, cancelRun, getRun } from '../api/rest.ts';
 import { loadRun } from '../api/runLoader.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
@@ -17,12 +15,14 @@ import { Counters } from '../components/Counters.tsx';
 import { ExportBar } from '../components/ExportBar.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { RequestDetail } from '../components/RequestDetail.tsx';
+import { RunStory } from '../components/RunStory.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { Timeline } from '../components/timeline/Timeline.tsx';
 import { useAppState, useNow, useServices } from '../state/hooks.ts';
 import { perRequestData, timelineGap } from '../state/runData.ts';
 import { href } from '../state/router.ts';
 import type { StallRecord } from '../state/runModel.ts';
+import { blockedWaits, runStory, shownCounts } from '../state/runStory.ts';
 import { RunHeader } from './RunHeader.tsx';
 
 // Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
@@ -79,7 +79,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     if (model && model.stalls.length > 0) return model.stalls;
     // Runs without a telemetry stream (e.g. imports) may still carry stored reports.
     return (detail?.stallReports ?? []).map((e) => {
-      const report = e.report as StallReport;
+      const report = e.report;
       return {
         t: startedAtMs !== null ? report.capturedAtMs - startedAtMs : 0,
         report,
@@ -107,17 +107,12 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     );
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
-  const summary = (model.summary ?? (detail.summary as RunSummary | null)) || null;
-  const verdict = model.verdict ?? (detail.verdict as typeof model.verdict);
-  const counts =
-    model.seq > 0 || model.requests.length > 0
-      ? model.summary
-        ? model.summary.counts
-        : { ...model.counts, total: Math.max(model.counts.total, detail.counts.total) }
-      : detail.counts;
+  const summary = model.summary ?? detail.summary;
+  const verdict = model.verdict ?? detail.verdict;
+  const counts = shownCounts(model, detail.counts);
   const breaker = model.breaker.tripped
     ? model.breaker
-    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause as BreakerCause | null };
+    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause };
   const sel = selected !== null ? model.requests[selected] : undefined;
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const data = perRequestData(model.requests);
@@ -130,6 +125,21 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     setScrollTo(i);
     setHighlight(new Set([rid]));
   };
+  const findRequests = (indices: readonly number[]) => {
+    const ids = indices.map((i) => model.requests[i]?.requestId).filter((x): x is string => !!x);
+    if (ids.length === 0) return;
+    findRequest(ids[0]);
+    setHighlight(new Set(ids));
+  };
+  const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
+  const interruptCause = metrics.interrupt_cause ?? null;
+  const story = runStory({
+    model: { ...model, breaker: { ...model.breaker, ...breaker } },
+    stalls,
+    counts,
+    waits: blockedWaits(model, nowT),
+    interruptCause: typeof interruptCause === 'string' ? interruptCause : null,
+  });
 
   return (
     <div className="run-page" data-testid="run-page" data-run-id={id} data-loaded={loaded} aria-busy={!loaded}>
@@ -141,19 +151,22 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         breaker={breaker}
         running={running}
         message={!model.info || model.status !== 'running' ? model.statusMessage : null}
+        interruptCause={interruptCause}
         onCancel={() => cancelRun(id).catch(setError)}
+        onFindRequest={(i) => findRequests([i])}
       />
       <ExportBar id={id} data={running || !loaded ? null : data} />
       <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
       {summary && summary.verdictReasons.length > 0 && (
-        <ul className="reasons" data-testid="verdict-reasons">
+        <ul className={`reasons verdict-${verdict ?? 'none'}`} data-testid="verdict-reasons" data-verdict={verdict}>
           {summary.verdictReasons.map((r, i) => (
             <li key={i}>{r}</li>
           ))}
         </ul>
       )}
+      <RunStory runId={id} clauses={story} onFindRequests={findRequests} />
       {gate && <AccuracyGate gate={gate} />}
-      <BlockedPhaseView stalls={stalls} model={model} nowWallMs={now} onFindRequest={findRequest} />
+      <BlockedPhaseView stalls={stalls} model={model} nowWallMs={now} onFindRequest={findRequest} ended={!running} />
       {model.requests.length === 0 && !running && loaded ? (
         <Empty>
           No per-request data for this run
@@ -187,7 +200,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
             )}
           </div>
           <Suspense fallback={<Loading what="charts" />}>
-            <RunCharts rows={model.requests} endMs={nowT} live={running} />
+            <RunCharts rows={model.requests} endMs={nowT} live={running} metrics={summary ? metrics : null} />
           </Suspense>
         </>
       )}

@@ -1,4 +1,7 @@
 /** The table of saved runs; delete asks for confirmation in place. */
+import { normalizeCounts } from '../../shared/outcomes.ts';
+import type { RunCounts } from '../../shared/types.ts';
+import { FAILED_PARTS } from '../state/runStory.ts';
 import { useState } from 'react';
 import type { RunListItem } from '../../shared/apiSchemas.ts';
 import { StatusBadge } from '../components/StatusBadge.tsx';
@@ -33,9 +36,12 @@ export function RunsTable({
             <th>Target · dataset</th>
             <th className="num">Conc. · rate</th>
             <th>Fail-fast</th>
-            <th className="num" title="completed / failed / timed out / cancelled after timeout / not dispatched">
+            <th
+              className="num"
+              title="completed / failed (every request that did not complete), then the parts of failed"
+            >
               Counts
-              <div className="muted small">ok / failed / timed out / cancelled / not sent</div>
+              <div className="muted small">completed / failed</div>
             </th>
             <th className="num">Duration</th>
             <th>Stalls</th>
@@ -94,22 +100,14 @@ export function RunsTable({
                   {r.counts.completed}
                 </span>{' '}
                 /{' '}
-                <span className="c-failed" title="failed">
+                <span className={`c-failed${r.counts.failed === 0 ? ' zero' : ''}`} title="failed">
                   {r.counts.failed}
-                </span>{' '}
-                /{' '}
-                <span className="c-timed_out" title="timed out">
-                  {r.counts.timedOut}
-                </span>{' '}
-                /{' '}
-                <span className="c-cancelled_after_timeout" title="cancelled after timeout">
-                  {r.counts.cancelledAfterTimeout}
-                </span>{' '}
-                /{' '}
-                <span className="c-not_dispatched" title="not dispatched">
-                  {r.counts.notDispatched}
                 </span>
-                <div className="muted">of {r.counts.total}</div>
+                {/* The parts of failed, in the run page's words (web/state/runStory.ts). */}
+                <div className="muted" data-testid="run-row-parts">
+                  {failedParts(r.counts)}
+                  of {r.counts.total}
+                </div>
               </td>
               <td className="num small">{dur(r.durationS)}</td>
               <td className="small">{r.stallCount > 0 ? `${r.stallCount} · ${r.stallPhase ?? '?'}` : '–'}</td>
@@ -149,4 +147,11 @@ export function RunsTable({
       </table>
     </div>
   );
+}
+
+/** "2 timed out, 58 cancelled after timeout, 50 never sent · " (the non-zero parts of failed), or "". */
+function failedParts(counts: Partial<RunCounts>): string {
+  const c = normalizeCounts(counts);
+  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${c[p.key].toLocaleString('en-US')} ${p.label}`);
+  return parts.length ? `${parts.join(', ')} · ` : '';
 }

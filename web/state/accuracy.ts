@@ -6,7 +6,7 @@
  * still transcribing they are derived from the `accuracy.item` events.
  */
 import { compare, parseThreshold, type Threshold } from '../../shared/verdict.ts';
-import type { RequestRow, RunAccuracy } from './runModel.ts';
+import type { RequestView, RunAccuracy } from './runModel.ts';
 
 export interface GateBound extends Threshold {
   /** Whether the bound holds for the current value; null while the value is unknown. */
@@ -35,7 +35,7 @@ const num = (m: Metrics, k: string): number | null => {
   return typeof x === 'number' ? x : null;
 };
 
-export function werValues(rows: readonly RequestRow[]): number[] {
+export function werValues(rows: readonly RequestView[]): number[] {
   const out: number[] = [];
   for (const r of rows) if (r.accuracy && r.accuracy.wer !== null) out.push(r.accuracy.wer);
   return out;
@@ -54,7 +54,7 @@ function median(xs: readonly number[]): number | null {
 
 export function gateView(
   acc: RunAccuracy | null,
-  rows: readonly RequestRow[],
+  rows: readonly RequestView[],
   summaryMetrics: Metrics | null,
 ): GateView | null {
   const m = summaryMetrics ?? {};

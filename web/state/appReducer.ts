@@ -11,7 +11,7 @@ import {
   type ServerMessage,
 } from '../../shared/protocol.ts';
 import { applyEvents } from './applyEvent.ts';
-import { emptyRun, type RequestRow, type RunModel } from './runModel.ts';
+import { emptyRun, type RequestView, type RunModel } from './runModel.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
@@ -37,7 +37,7 @@ export type AppAction =
   /** Start a model for a run (so deltas for it are kept). */
   | { type: 'watch'; runId: string }
   /** Request rows read over REST, for runs with no event stream (imports). */
-  | { type: 'rows'; runId: string; rows: RequestRow[] }
+  | { type: 'rows'; runId: string; rows: RequestView[] }
   | { type: 'forget'; runId: string };
 
 export const initialState: AppState = {

@@ -12,6 +12,7 @@
  */
 import { assertNever, type BenchEvent, type RunEvent, type SeqEvent } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
+import { countEnded, normalizeCounts } from '../../shared/outcomes.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, isInFlight, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
@@ -141,7 +142,7 @@ function applyBench(d: Draft, e: BenchEvent): void {
       if (o.audioDurationS) r.audioS = o.audioDurationS;
       if (r.sentT === null && o.sentT !== null) r.sentT = o.sentT;
       if (e.type === 'request.timed_out') r.timeoutKind = e.kind;
-      countEnd(d, status);
+      countEnded(d.own('counts'), { status, stoppedBy: o.stoppedBy });
       return;
     }
     case 'breaker.tripped':
@@ -158,7 +159,7 @@ function applyBench(d: Draft, e: BenchEvent): void {
       };
       // The engine's counts are authoritative once the run is over.
       d.own('counts');
-      d.m.counts = { ...e.summary.counts };
+      d.m.counts = normalizeCounts(e.summary.counts);
       if (d.m.status === 'running' || d.m.status === 'unknown') d.m.status = 'finished';
       return;
     case 'run.warning': {
@@ -187,18 +188,5 @@ function applyBench(d: Draft, e: BenchEvent): void {
       return;
     default:
       assertNever(e);
-  }
-}
-
-function countEnd(d: Draft, status: RequestEndStatus): void {
-  const c = d.own('counts');
-  if (status === 'completed') c.completed++;
-  else if (status === 'failed') c.failed++;
-  else if (status === 'timed_out') c.timedOut++;
-  else if (status === 'cancelled_after_timeout') c.cancelledAfterTimeout++;
-  else {
-    // Never sent: counted in both, as the engine does (the seed's meaning).
-    c.notDispatched++;
-    c.cancelledAfterTimeout++;
   }
 }

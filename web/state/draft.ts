@@ -4,7 +4,7 @@
  * batch of thousands of events costs one array copy and the input model is
  * never written.
  */
-import { emptyRow, type OpRecord, type RequestRow, type RunModel } from './runModel.ts';
+import { emptyRow, type OpRecord, type RequestView, type RunModel } from './runModel.ts';
 
 /** Mutable working copy of a model for one batch. */
 export class Draft {
@@ -26,7 +26,7 @@ export class Draft {
     }
     return this.m[k];
   }
-  row(index: number, requestId?: string): RequestRow {
+  row(index: number, requestId?: string): RequestView {
     if (!this.rowsOwned) {
       this.rowsOwned = true;
       this.m.requests = [...this.m.requests];

@@ -4,12 +4,12 @@
  * empty Perfetto trace and a header-only CSV) and what the timeline lacks.
  * Pure, for the run page.
  */
-import type { RequestRow } from './runModel.ts';
+import type { RequestView } from './runModel.ts';
 
 /** `none`: no request rows; `untimed`: rows without send times (vLLM's detailed arrays lack start_times); `timed`. */
 export type PerRequestData = 'none' | 'untimed' | 'timed';
 
-export function perRequestData(rows: readonly RequestRow[]): PerRequestData {
+export function perRequestData(rows: readonly RequestView[]): PerRequestData {
   if (rows.length === 0) return 'none';
   return rows.some((r) => r.sentT !== null) ? 'timed' : 'untimed';
 }

@@ -13,9 +13,10 @@ import type {
   Verdict,
 } from '../../shared/types.ts';
 import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../shared/protocol.ts';
+import { emptyCounts } from '../../shared/outcomes.ts';
 
 /** One benchmark request as a timeline row. Times are ms since the run clock started. */
-export interface RequestRow {
+export interface RequestView {
   index: number;
   requestId: string;
   status: RequestStatus;
@@ -87,7 +88,7 @@ export interface RunModel {
   statusMessage: string | null;
   info: Omit<RunStarted, 't' | 'type'> | null;
   startedAtMs: number | null;
-  requests: RequestRow[];
+  requests: RequestView[];
   /** x-request-id → row index. */
   indexById: Record<string, number>;
   ops: Record<string, OpRecord>;
@@ -115,9 +116,7 @@ export interface RunModel {
 export const MAX_WARNINGS = 200;
 export const MAX_PENDING = 20_000;
 
-export function emptyCounts(total = 0): RunCounts {
-  return { total, completed: 0, failed: 0, timedOut: 0, cancelledAfterTimeout: 0, notDispatched: 0 };
-}
+export { emptyCounts };
 
 export function emptyRun(runId: string): RunModel {
   return {
@@ -147,7 +146,7 @@ export function emptyRun(runId: string): RunModel {
   };
 }
 
-export function emptyRow(index: number, requestId = ''): RequestRow {
+export function emptyRow(index: number, requestId = ''): RequestView {
   return {
     index,
     requestId,

@@ -2,7 +2,7 @@
  * Derived views of a run model for the charts and tables, pure. Each takes
  * plain data and returns plain data; components memoize on the inputs.
  */
-import type { StallRecord, RequestRow, RunModel } from './runModel.ts';
+import type { StallRecord, RequestView, RunModel } from './runModel.ts';
 import { isServerStacks } from '../../shared/stallReport.ts';
 
 export interface SeriesPoint {
@@ -15,8 +15,12 @@ export interface SeriesPoint {
   cancelled: number;
 }
 
-/** Requests active in each time bucket, and outcomes per bucket, over [0, end] ms. */
-export function outcomeSeries(rows: readonly RequestRow[], endMs: number, buckets = 120): SeriesPoint[] {
+/**
+ * Requests active in each time bucket (the most in flight at any one instant
+ * within it: the exact sweep, as `max_concurrent_requests_exact`), and
+ * outcomes per bucket, over [0, end] ms.
+ */
+export function outcomeSeries(rows: readonly RequestView[], endMs: number, buckets = 120): SeriesPoint[] {
   const end = Math.max(endMs, 1);
   const n = Math.max(1, Math.min(buckets, Math.ceil(end / 10)));
   const width = end / n;
@@ -29,27 +33,55 @@ export function outcomeSeries(rows: readonly RequestRow[], endMs: number, bucket
     timedOut: 0,
     cancelled: 0,
   }));
-  const delta = new Float64Array(n + 1);
   const bucketOf = (t: number) => Math.min(n - 1, Math.max(0, Math.floor(t / width)));
   for (const r of rows) {
-    if (r.endT !== null) {
-      const p = pts[bucketOf(r.endT)];
-      if (r.status === 'completed') p.completed++;
-      else if (r.status === 'failed') p.failed++;
-      else if (r.status === 'timed_out') p.timedOut++;
-      else if (r.status === 'cancelled_after_timeout' || r.status === 'not_dispatched') p.cancelled++;
-    }
-    if (r.sentT === null) continue;
-    // Active in every bucket its [sentT, endT] overlaps (vLLM's per-second concurrency, finer).
-    delta[bucketOf(r.sentT)] += 1;
-    delta[(r.endT === null ? n - 1 : bucketOf(r.endT)) + 1] -= 1;
+    if (r.endT === null) continue;
+    const p = pts[bucketOf(r.endT)];
+    if (r.status === 'completed') p.completed++;
+    else if (r.status === 'failed') p.failed++;
+    else if (r.status === 'timed_out') p.timedOut++;
+    else if (r.status === 'cancelled_after_timeout' || r.status === 'cancelled' || r.status === 'not_dispatched')
+      p.cancelled++;
   }
-  let cur = 0;
-  for (let i = 0; i < n; i++) {
-    cur += delta[i];
-    pts[i].inFlight = cur;
-  }
+  const active = activePerBucket(rows, n, width);
+  for (let i = 0; i < n; i++) pts[i].inFlight = active[i];
   return pts;
+}
+
+/**
+ * The exact sweep per bucket: the most requests holding a slot at one instant
+ * within each bucket, intervals [sent, end) so a request ending as another
+ * starts does not overlap it (a concurrency-4 run never shows 5). Counting a
+ * request in every bucket it touches instead (vLLM's one-second buckets)
+ * adds up requests that only followed each other.
+ */
+export function activePerBucket(rows: readonly RequestView[], n: number, width: number): number[] {
+  const ev: [number, number][] = [];
+  for (const r of rows) {
+    if (r.sentT === null) continue;
+    ev.push([r.sentT, 1]);
+    if (r.endT !== null) ev.push([r.endT, -1]);
+  }
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = new Array<number>(n).fill(0);
+  let active = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const bucketEnd = (i + 1) * width;
+    let peak = active;
+    while (k < ev.length && (ev[k][0] < bucketEnd || i === n - 1)) {
+      active += ev[k][1];
+      if (active > peak) peak = active;
+      k++;
+    }
+    out[i] = peak;
+  }
+  return out;
+}
+
+/** The exact peak of requests in flight at one instant, from the rows (the live figure). */
+export function exactPeak(rows: readonly RequestView[]): number {
+  return Math.max(0, ...activePerBucket(rows, 1, 1));
 }
 
 export interface Bin {
@@ -120,7 +152,7 @@ export function timeAxis(endMs: number, maxBuckets = 60, tickCount = 6): TimeAxi
 }
 
 /** Per-request latencies in ms of completed requests, from their outcomes. */
-export function latenciesMs(rows: readonly RequestRow[], key: 'ttftS' | 'e2elS' | 'audioTtfpS'): number[] {
+export function latenciesMs(rows: readonly RequestView[], key: 'ttftS' | 'e2elS' | 'audioTtfpS'): number[] {
   const out: number[] = [];
   for (const r of rows)
     if (r.status === 'completed' && r.outcome && r.outcome[key] > 0) out.push(r.outcome[key] * 1000);

@@ -47,7 +47,8 @@ export function newRecord(promptLen: number, startTime: number): RequestRecord {
     stageMetrics: {},
     warnings: [],
     hasAudio: false,
-    attempts: 1,
+    // The runner sets the attempt number before each send; a record that was never sent keeps 0.
+    attempts: 0,
   };
 }
 
@@ -69,9 +70,9 @@ export function markFailed(record: RequestRecord, code: ErrorCode, detail: strin
  * start time 0, and an error saying why. Used as the dataset-order
  * placeholder in the result arrays.
  */
-export function placeholderRecord(promptLen: number, code: ErrorCode, detail: string): RequestRecord {
+export function placeholderRecord(promptLen: number, code: ErrorCode, detail: string, verbatim = false): RequestRecord {
   const record = newRecord(promptLen, 0);
   record.attempts = 0;
-  markFailed(record, code, detail);
+  markFailed(record, code, detail, verbatim);
   return record;
 }

@@ -59,6 +59,13 @@ export interface StreamParserOptions {
 
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Completion tokens one request may report, far above any `max_tokens`: each
+ * token costs an ITL entry, so a hostile `completion_tokens` of 1e9 would
+ * otherwise push a billion zeros (V8 dies; 1e7 already costs 1 GB).
+ */
+export const MAX_COMPLETION_TOKENS = 1_000_000;
+
 export class StreamParser {
   private readonly framer: SseFramer;
   private readonly st: number;
@@ -125,12 +132,18 @@ export class StreamParser {
   }
 
   private handleMessage(message: string): void {
+    // Every vLLM event is one `data: …` line: take it without the general field split (and its object).
+    if (message.startsWith('data: ') && !message.includes('\n')) return this.handleData(message.slice(6));
     const { data, dataWithoutSpace } = parseSseMessage(message);
     if (data === null) return;
     if (dataWithoutSpace && !this.warnedNoSpace) {
       this.warnedNoSpace = true;
       this.warn("SSE 'data:' field without a space after the colon: accepted (vLLM's client would fail this request)");
     }
+    this.handleData(data);
+  }
+
+  private handleData(data: string): void {
     if (data === '[DONE]') return;
     const ts = this.opts.now();
     this.lastTs = ts;
@@ -188,6 +201,15 @@ export class StreamParser {
     info: MessageInfo,
   ): void {
     let k = 0;
+    if (completionTokens !== null && completionTokens > MAX_COMPLETION_TOKENS) {
+      this.fatal = true;
+      markFailed(
+        this.record,
+        'REQ_TOKEN_BOUND',
+        `usage.completion_tokens = ${completionTokens} exceeds ${MAX_COMPLETION_TOKENS}`,
+      );
+      return;
+    }
     if (completionTokens !== null && completionTokens > this.tokensSeen) {
       k = completionTokens - this.tokensSeen;
       this.tokensSeen = completionTokens;

@@ -12,6 +12,38 @@ const VOCAB = (
   'signal cache window batch phase thread worker server client request result metric latency'
 ).split(' ');
 
+/** The prompt of one sample: `n` words drawn from its own seed. */
+function promptText(n: number, seed: number): string {
+  const rng = new Rng(seed);
+  const words = new Array<string>(n);
+  for (let w = 0; w < n; w++) words[w] = VOCAB[rng.int(0, VOCAB.length - 1)];
+  return words.join(' ');
+}
+
+/** vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends. */
+const BODY_DEFAULTS = Object.freeze({ ignore_eos: true });
+
+/** One sample: its lengths and the seed of its words (a few numbers, not the prompt). */
+class RandomSample implements SampleRequest {
+  readonly bodyDefaults = BODY_DEFAULTS;
+  constructor(
+    readonly promptLen: number,
+    readonly outputLen: number,
+    private readonly wordSeed: number,
+  ) {}
+
+  /** Built on each read (the engine reads it once, when it sends the request). */
+  get messages(): unknown[] {
+    return [{ role: 'user', content: [{ type: 'text', text: promptText(this.promptLen, this.wordSeed) }] }];
+  }
+}
+
+/**
+ * Prompts are built when a request is sent, not up front: a sample keeps its
+ * length and its own seed (a few numbers), so 2,000 prompts of a million words
+ * are never all in memory at once (docs/design.md §4a). The same seed gives the
+ * same prompts on every machine and every read.
+ */
 export function loadRandom(
   numPrompts: number,
   inputLen: number,
@@ -29,15 +61,9 @@ export function loadRandom(
   const samples: SampleRequest[] = [];
   for (let i = 0; i < numPrompts; i++) {
     const n = rangeRatio > 0 ? rng.int(inLo, inHi) : inputLen;
-    const words = new Array<string>(n);
-    for (let w = 0; w < n; w++) words[w] = VOCAB[rng.int(0, VOCAB.length - 1)];
-    samples.push({
-      messages: [{ role: 'user', content: [{ type: 'text', text: words.join(' ') }] }],
-      promptLen: n,
-      outputLen: rangeRatio > 0 ? rng.int(outLo, outHi) : outputLen,
-      // vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends.
-      bodyDefaults: { ignore_eos: true },
-    });
+    const out = rangeRatio > 0 ? rng.int(outLo, outHi) : outputLen;
+    const wordSeed = rng.nextU32();
+    samples.push(new RandomSample(n, out, wordSeed));
   }
   return { samples, warnings: [] };
 }

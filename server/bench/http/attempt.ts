@@ -14,10 +14,16 @@ import type { TimeoutError } from './reasons.ts';
 import type { Cancellation } from './cancellation.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import { SseExchange } from './exchange.ts';
+import { CLEANUP_DEADLINE_MS } from './dispatcher.ts';
+
+/** A bulk-cancelled attempt ends by this time even if its exchange never hears from undici. */
+export const CANCELLED_ATTEMPT_BOUND_MS = CLEANUP_DEADLINE_MS + 50;
 
 export interface AttemptTarget {
   dispatcher: Dispatcher;
   origin: string;
+  /** One TCP connection per request (vLLM-Omni's `force_close`): undici closes it after the response. */
+  perRequest?: boolean;
   path: string;
   limits: EffectiveTimeouts;
   /** Monotonic seconds. */
@@ -51,28 +57,40 @@ export async function sendAttempt(
 ): Promise<AttemptResult> {
   if (cancel.aborted) return classifyFailure(cancel.reason, cancel.reason);
   const ctrl = new AttemptSignal();
-  cancel.bind((reason, bulk) => (bulk ? ctrl.markCancelled(reason) : ctrl.abort(reason)));
+  let exchange: SseExchange | null = null;
+  // Bulk cancels leave the abort to the run's connection sweep; this timer bounds the attempt
+  // anyway, so a request the sweep did not reach cannot hold the run (docs/design.md section 4a).
+  let bound: NodeJS.Timeout | null = null;
+  cancel.bind((reason, bulk) => {
+    if (!bulk) return ctrl.abort(reason);
+    ctrl.markCancelled(reason);
+    bound = setTimeout(() => exchange?.forceEnd(reason as Error), CANCELLED_ATTEMPT_BOUND_MS);
+  });
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
+  const parserHooks = new ParserHooks(timers, hooks);
   try {
-    const exchange = new SseExchange(ctrl, (status) => {
+    exchange = new SseExchange(ctrl, (status) => {
       timers.headersReceived();
       hooks.onHeaders?.();
       if (status !== 200) return null;
       return new StreamParser(record, {
         now: target.now,
         maxEventBytes: target.maxEventBytes,
-        hooks: {
-          onMessage: (info) => {
-            timers.eventReceived();
-            hooks.onMessage?.(info);
-          },
-          onWarning: (message) => hooks.onWarning?.(message),
-        },
+        hooks: parserHooks,
         audioSink: target.audioSpool?.sinkFor(record),
       });
     });
     target.dispatcher.dispatch(
-      { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: 0, bodyTimeout: 0 },
+      {
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        reset: target.perRequest === true,
+      },
       exchange,
     );
     const status = await exchange.done;
@@ -84,13 +102,28 @@ export async function sendAttempt(
       markFailed(record, 'REQ_HTTP_STATUS', STATUS_CODES[status] ?? `HTTP ${status}`, true);
       return { type: 'failed' };
     }
+    if (record.success && parserHooks.messages === 0 && !isEventStream(exchange.contentType)) {
+      // A 200 that is not SSE and carried no event (an HTML error page, a proxy's answer) is no completion.
+      markFailed(
+        record,
+        'REQ_NOT_EVENT_STREAM',
+        `response is not an event stream: ${exchange.contentType?.split(';')[0].trim() || '(no content-type)'}`,
+        true,
+      );
+      return { type: 'failed' };
+    }
     return record.success ? { type: 'ok' } : { type: 'failed' };
   } catch (err) {
     return failure(err, ctrl, record);
   } finally {
     timers.clear();
+    if (bound) clearTimeout(bound);
     cancel.unbind();
   }
+}
+
+function isEventStream(contentType: string | null): boolean {
+  return contentType !== null && contentType.split(';')[0].trim() === 'text/event-stream';
 }
 
 /** Classifies a failed attempt (by the signal's reason first) and records it. */
@@ -107,4 +140,29 @@ function failure(err: unknown, ctrl: AttemptSignal, record: RequestRecord): Atte
       markFailed(record, 'REQ_TRANSPORT', describeError(err));
   }
   return cls;
+}
+
+/**
+ * The parser's hooks for one attempt, as a class: per-request closures are
+ * measurably slower here because tsx (esbuild keepNames) wraps every named
+ * closure it creates in a defineProperty call.
+ */
+class ParserHooks {
+  /** SSE events seen in this attempt. */
+  messages = 0;
+
+  constructor(
+    private readonly timers: AttemptTimers,
+    private readonly hooks: AttemptHooks,
+  ) {}
+
+  onMessage(info: MessageInfo): void {
+    this.messages++;
+    this.timers.eventReceived();
+    this.hooks.onMessage?.(info);
+  }
+
+  onWarning(message: string): void {
+    this.hooks.onWarning?.(message);
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { CancelledError, TimeoutError } from './reasons.ts';
 import type { TimeoutKind } from '../../../shared/types.ts';
+import { certificateHint } from './tls.ts';
 
 export type FailureClass =
   | { type: 'timeout'; kind: TimeoutKind; elapsedS: number }
@@ -65,7 +66,9 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) {
     const code = errorCode(err);
     const msg = err.message || err.name;
-    return code && !msg.includes(code) ? `${code}: ${msg}` : msg;
+    const line = code && !msg.includes(code) ? `${code}: ${msg}` : msg;
+    const hint = certificateHint(code);
+    return hint ? `${line} (${hint})` : line;
   }
   return String(err);
 }

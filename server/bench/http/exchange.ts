@@ -21,6 +21,8 @@ const STOP = Object.assign(new Error('exchange stopped by the client'), { stack:
 
 export class SseExchange {
   status = 0;
+  /** The response's content-type (lower case), or null without one. */
+  contentType: string | null = null;
   /** undici's error when the exchange failed; null otherwise. */
   error: Error | null = null;
   readonly done: Promise<number>;
@@ -49,9 +51,17 @@ export class SseExchange {
     else this.abortFn = abort;
   }
 
-  onHeaders(statusCode: number): boolean {
+  onHeaders(statusCode: number, rawHeaders?: Buffer[] | string[] | null): boolean {
     if (statusCode < 200) return true; // 1xx informational
     this.status = statusCode;
+    if (rawHeaders) {
+      for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+        if (String(rawHeaders[i]).toLowerCase() === 'content-type') {
+          this.contentType = String(rawHeaders[i + 1]).toLowerCase();
+          break;
+        }
+      }
+    }
     this.parser = this.onStatus(statusCode);
     return true;
   }
@@ -75,6 +85,22 @@ export class SseExchange {
   }
 
   // --- ours ---
+
+  /**
+   * Ends the exchange from our side when undici never will (a socket the
+   * sweep did not reach): aborts the request if it can and settles `done`
+   * with `reason`. A no-op once settled.
+   */
+  forceEnd(reason: Error): void {
+    if (this.settled) return;
+    this.settle(reason);
+    this.stopped = true;
+    try {
+      this.abortFn?.(reason);
+    } catch {
+      // The request may already be gone from undici's side; `done` is settled, which is what matters.
+    }
+  }
 
   private stop(): void {
     this.stopped = true;

@@ -7,6 +7,7 @@
  * dispatcher (see dispatcher.ts), so these are the only clocks that classify.
  */
 import { TimeoutError } from './reasons.ts';
+import { withoutStacks } from './cancelSweep.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
 import type { TimeoutConfig } from '../config.ts';
 import type { TimeoutKind } from '../../../shared/types.ts';
@@ -64,7 +65,7 @@ export class AttemptTimers {
     if (this.ctrl.aborted) return;
     const err = new TimeoutError(kind, limitS, (performance.now() - this.startMs) / 1000);
     this.onFire(err);
-    this.ctrl.abort(err);
+    withoutStacks(() => this.ctrl.abort(err));
   }
 
   /** The response headers arrived: the first-byte limit is met. */

@@ -2,6 +2,7 @@
 import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pyJsonDumps } from './pyJson.ts';
+import { resultFloatKind } from './floatKeys.ts';
 import { pyFloat } from './pyFormat.ts';
 import type { RampUp } from '../config.ts';
 
@@ -49,7 +50,7 @@ export async function writeResult(
   opts: { append?: boolean } = {},
 ): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const text = pyJsonDumps(obj);
+  const text = pyJsonDumps(obj, resultFloatKind);
   if (!opts.append) {
     await writeFile(path, text, 'utf8');
     return;

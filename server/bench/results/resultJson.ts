@@ -11,7 +11,14 @@
  * sample counts and mean/median/p keys; any other metric key; then ours.
  */
 import { outputLength } from '../../../shared/metrics/index.ts';
-import type { BreakerCause, RequestEndStatus, RunCounts, Verdict } from '../../../shared/types.ts';
+import type {
+  BreakerCause,
+  ConnectionMode,
+  InterruptCause,
+  RequestEndStatus,
+  RunCounts,
+  Verdict,
+} from '../../../shared/types.ts';
 import type { RequestRecord } from '../client/record.ts';
 import type { RampUp } from '../config.ts';
 import type { RpsChangeEvent } from '../traffic.ts';
@@ -76,6 +83,8 @@ export interface ResultJsonInput {
   failFast: { enabled: boolean; tripped: boolean; cause: BreakerCause | null };
   verdict: Verdict;
   verdictReasons: readonly string[];
+  /** How the run's connections were opened and how it stopped (absent: a file rebuilt without them). */
+  run?: { connectionMode: ConnectionMode; interruptCause: InterruptCause | null; cleanupForcedSockets: number };
   /** The Seed-TTS gate's seed_tts_* keys, written after the metrics as vLLM-Omni adds them to its result. */
   seedTts?: Record<string, unknown> | null;
 }
@@ -151,6 +160,13 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   out.timed_out_requests = c.timedOut;
   out.cancelled_after_timeout_requests = c.cancelledAfterTimeout;
   out.not_dispatched_requests = c.notDispatched;
+  if (input.run) {
+    // Interrupt cancellations, queued and in flight (docs/design.md section 4a).
+    out.cancelled_requests = c.cancelled;
+    out.interrupt_cause = input.run.interruptCause;
+    out.connection_mode = input.run.connectionMode;
+    out.cleanup_forced_sockets = input.run.cleanupForcedSockets;
+  }
   out.fail_fast_enabled = input.failFast.enabled;
   out.fail_fast_tripped = input.failFast.tripped;
   const cause = input.failFast.cause;

@@ -152,6 +152,11 @@ function failFastBlock(result: Record<string, unknown>): string[] {
   lines.push(row(label('timed_out_requests'), String(num(result, 'timed_out_requests'))));
   lines.push(row(label('cancelled_after_timeout_requests'), String(num(result, 'cancelled_after_timeout_requests'))));
   lines.push(row(label('not_dispatched_requests'), String(num(result, 'not_dispatched_requests'))));
+  // Keys of the bounded stop (docs/design.md section 4a): shown only when they say something.
+  if (num(result, 'cancelled_requests') > 0)
+    lines.push(row(label('cancelled_requests'), String(num(result, 'cancelled_requests'))));
+  if (num(result, 'cleanup_forced_sockets') > 0)
+    lines.push(row(label('cleanup_forced_sockets'), String(num(result, 'cleanup_forced_sockets'))));
   lines.push(row('Verdict:', typeof result.verdict === 'string' ? result.verdict : 'unknown'));
   const reasons = Array.isArray(result.verdict_reasons) ? (result.verdict_reasons as unknown[]) : [];
   for (const reason of reasons) lines.push(`  - ${String(reason)}`);

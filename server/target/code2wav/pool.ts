@@ -8,7 +8,7 @@
  * its worker and everything queued behind it, as on the real server.
  */
 import { ProgressReader, createProgressBuffer, MAX_ROWS } from '../watchdog/progress.ts';
-import type { TelemetryHub } from '../telemetry/hub.ts';
+import type { TelemetryOutbox } from '../telemetry/outbox.ts';
 import type { FaultPlan } from '../faults.ts';
 import { spawnCode2WavWorker } from './spawn.ts';
 import { WorkerSlot, type PendingWindow, type WindowResult } from './workerSlot.ts';
@@ -21,7 +21,7 @@ export interface PoolOptions {
   seed: number;
   settings: DecodeSettings;
   faults: FaultPlan;
-  telemetry: TelemetryHub;
+  telemetry: TelemetryOutbox;
   /** Requests currently in flight at the server (fault trigger `min-inflight`). */
   inflight: () => number;
   /** Called on every op end (the watchdog turns a reported op's end into `recovered`). */

@@ -4,7 +4,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { ProgressReader } from '../watchdog/progress.ts';
-import type { TelemetryHub } from '../telemetry/hub.ts';
+import type { TelemetryOutbox } from '../telemetry/outbox.ts';
 import type { DecodeItem, DecodeSettings, FaultOrder, MainToWorker, WorkerToMain } from './worker/messages.ts';
 
 export interface WindowResult {
@@ -24,7 +24,7 @@ export interface PendingWindow {
 export interface SlotDeps {
   maxBatch: number;
   settings: DecodeSettings;
-  telemetry: TelemetryHub;
+  telemetry: TelemetryOutbox;
   nextOp(): number;
   decideFault(opId: number): FaultOrder | null;
   onOpEnd(opId: number, endMs: number): void;

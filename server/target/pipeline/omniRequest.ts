@@ -7,14 +7,14 @@
  * request's queued windows and its row in a running batch.
  */
 import type { Code2WavPool } from '../code2wav/pool.ts';
-import type { TelemetryHub } from '../telemetry/hub.ts';
+import type { TelemetryOutbox } from '../telemetry/outbox.ts';
 import type { ChatRequest } from '../chatRequest.ts';
 import { promptWords, sleepUntil, thinkerTokens } from './thinker.ts';
 import { CodeChunker, CONTEXT_CODES, talkerCodes, type CodeWindow } from './talker.ts';
 
 export interface OmniDeps {
   pool: Code2WavPool;
-  telemetry: TelemetryHub;
+  telemetry: TelemetryOutbox;
   tokenRate: number;
   codesPerToken: number;
   defaultMaxTokens: number;

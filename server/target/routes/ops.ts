@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Code2WavPool } from '../code2wav/pool.ts';
-import type { TelemetryHub } from '../telemetry/hub.ts';
+import type { TelemetryOutbox } from '../telemetry/outbox.ts';
 import type { WatchdogMonitor } from '../watchdog/monitor.ts';
 import { OpenAIError } from '../chatRequest.ts';
 
@@ -13,7 +13,7 @@ export interface OpsDeps {
   model: string;
   startedAt: number;
   pool: () => Code2WavPool;
-  telemetry: TelemetryHub;
+  telemetry: TelemetryOutbox;
   monitor: WatchdogMonitor | null;
   watchdogTimeoutS: number;
   inflight: () => number;

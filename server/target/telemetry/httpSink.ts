@@ -6,10 +6,12 @@
  * reported in a `telemetry.dropped` event with the next batch.
  */
 import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
-import type { TelemetrySink } from './hub.ts';
+import type { TelemetrySink } from './outbox.ts';
 
 export interface HttpSinkOptions {
   url: string;
+  /** The dashboard's token, sent as `x-stallscope-token`. */
+  token?: string;
   maxQueue?: number;
   maxBatch?: number;
   flushIntervalMs?: number;
@@ -88,7 +90,10 @@ export class HttpTelemetrySink implements TelemetrySink {
     try {
       const res = await fetch(this.opts.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-ndjson' },
+        headers: {
+          'content-type': 'application/x-ndjson',
+          ...(this.opts.token ? { 'x-stallscope-token': this.opts.token } : {}),
+        },
         body,
         signal: AbortSignal.timeout(this.timeout),
       });

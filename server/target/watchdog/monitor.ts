@@ -9,7 +9,7 @@
  * reported op that completes later yields `recovered`.
  */
 import type { WatchdogStallReport } from '../../../shared/types.ts';
-import type { TelemetryInput } from '../telemetry/hub.ts';
+import type { TelemetryInput } from '../telemetry/outbox.ts';
 import type { ProgressReader } from './progress.ts';
 import { InspectorLink, type CaptureResult } from './inspectorLink.ts';
 import { formatStallReport } from './report.ts';

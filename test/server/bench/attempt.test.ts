@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Agent } from 'undici';
+import type { Pool } from 'undici';
 import { startSseServer, refusedPort, type Behaviour, type TestServer } from '../../helpers/sseServer.ts';
-import { createDispatcher } from '../../../server/bench/http/dispatcher.ts';
+import { RunConnections } from '../../../server/bench/http/dispatcher.ts';
 import { effectiveTimeouts } from '../../../server/bench/http/timeouts.ts';
 import { runRequest, type RequestJob } from '../../../server/bench/requestRunner.ts';
 import { CancelledError } from '../../../server/bench/http/reasons.ts';
@@ -10,7 +10,7 @@ import type { AttemptTarget } from '../../../server/bench/http/attempt.ts';
 
 let server: TestServer;
 let behaviour: Behaviour = { kind: 'ok' };
-let agent: Agent;
+let agent: Pool;
 
 beforeAll(async () => {
   server = await startSseServer(() => behaviour);
@@ -31,8 +31,8 @@ const job: RequestJob = {
 };
 
 function target(url: string, t: { totalS?: number; firstByteS?: number; idleS?: number } = {}): AttemptTarget {
-  agent = createDispatcher(4);
   const u = new URL(url);
+  agent = new RunConnections(u.origin, { maxConcurrency: 4, mode: 'keep_alive' }).pool;
   return {
     dispatcher: agent,
     origin: u.origin,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { countStatuses } from '../../../server/bench/counts.ts';
 
-describe('countStatuses', () => {
+describe('countStatuses (the shared rule over a run)', () => {
   const statuses = [
     'completed',
     'completed',
@@ -12,23 +12,39 @@ describe('countStatuses', () => {
     'not_dispatched',
   ] as const;
   it('after a trip, never-sent requests count as breaker cancellations too', () => {
-    expect(countStatuses(statuses, true)).toEqual({
+    const by = [null, null, null, null, 'breaker', 'breaker', 'breaker'] as const;
+    expect(countStatuses(statuses, by)).toEqual({
       total: 7,
       completed: 2,
-      failed: 1,
+      failed: 5,
       timedOut: 1,
       cancelledAfterTimeout: 3,
+      cancelled: 0,
+      errored: 1,
       notDispatched: 2,
     });
   });
-  it('without a trip (an interrupt), never-sent requests are only not_dispatched', () => {
-    expect(countStatuses(statuses, false)).toEqual({
-      total: 7,
-      completed: 2,
-      failed: 1,
-      timedOut: 1,
-      cancelledAfterTimeout: 1,
+  it('after an interrupt without a trip, never-sent requests count as interrupt cancellations', () => {
+    const st = ['completed', 'cancelled', 'not_dispatched', 'not_dispatched'] as const;
+    const by = [null, 'interrupt', 'interrupt', 'interrupt'] as const;
+    expect(countStatuses(st, by)).toEqual({
+      total: 4,
+      completed: 1,
+      failed: 3,
+      timedOut: 0,
+      cancelledAfterTimeout: 0,
+      cancelled: 3,
+      errored: 0,
       notDispatched: 2,
+    });
+  });
+  it('a run that never started: never-sent requests are errors, not cancellations', () => {
+    expect(countStatuses(['not_dispatched', 'not_dispatched'], [null, null])).toMatchObject({
+      failed: 2,
+      errored: 2,
+      notDispatched: 2,
+      cancelled: 0,
+      cancelledAfterTimeout: 0,
     });
   });
 });

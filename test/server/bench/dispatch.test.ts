@@ -119,7 +119,7 @@ describe('dispatch with the fail-fast breaker', () => {
     const r = await runDispatch(h.input);
     await h.agent.destroy();
     expect(r.interrupted).toBe(true);
-    expect(r.statuses.slice(0, 2)).toEqual(['failed', 'failed']);
+    expect(r.statuses.slice(0, 2)).toEqual(['cancelled', 'cancelled']);
     expect(r.records[0].error).toMatch(/interrupted/);
     expect(r.statuses.slice(2)).toEqual(['not_dispatched', 'not_dispatched', 'not_dispatched', 'not_dispatched']);
     expect(server.arrivals.length).toBe(2);

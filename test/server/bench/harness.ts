@@ -1,6 +1,6 @@
 /** Builds a runDispatch input against a test server (shared by the dispatch tests). */
-import type { Agent } from 'undici';
-import { createDispatcher } from '../../../server/bench/http/dispatcher.ts';
+import { RunConnections } from '../../../server/bench/http/dispatcher.ts';
+import type { ConnectionMode } from '../../../shared/types.ts';
 import { effectiveTimeouts } from '../../../server/bench/http/timeouts.ts';
 import { RunEvents } from '../../../server/bench/events.ts';
 import type { DispatchInput } from '../../../server/bench/dispatch.ts';
@@ -8,7 +8,9 @@ import type { BenchEvent } from '../../../shared/protocol.ts';
 
 export interface Harness {
   input: DispatchInput;
-  agent: Agent;
+  /** The run's connections; `agent.destroy()` closes them as the engine does at the end of a run. */
+  connections: RunConnections;
+  agent: { destroy(): Promise<unknown> };
   events: BenchEvent[];
 }
 
@@ -22,16 +24,25 @@ export function harness(
     firstByteS?: number;
     idleS?: number;
     interrupt?: AbortSignal;
+    connectionMode?: ConnectionMode;
+    skipPoolDestroy?: boolean;
   } = {},
 ): Harness {
-  const agent = createDispatcher(o.maxConcurrency ?? null);
+  const connections = new RunConnections(new URL(url).origin, {
+    maxConcurrency: o.maxConcurrency ?? null,
+    mode: o.connectionMode ?? 'keep_alive',
+    skipPoolDestroy: o.skipPoolDestroy,
+  });
+  const agent = { destroy: () => connections.sweep(null) };
   const events: BenchEvent[] = [];
   const runEvents = new RunEvents((e) => events.push(e));
   runEvents.startClock();
   const id = (i: number): string => `t-${i}`;
   const input: DispatchInput = {
+    connections,
     target: {
-      dispatcher: agent,
+      dispatcher: connections.pool,
+      perRequest: connections.perRequest,
       origin: new URL(url).origin,
       path: '/v1/chat/completions',
       limits: effectiveTimeouts({ totalS: o.totalS ?? 5, firstByteS: o.firstByteS, idleS: o.idleS }),
@@ -52,7 +63,7 @@ export function harness(
     promptLen: () => 1,
     interrupt: o.interrupt,
   };
-  return { input, agent, events };
+  return { input, connections, agent, events };
 }
 
 export const indexOf = (requestId: string): number => Number(requestId.split('-').pop());

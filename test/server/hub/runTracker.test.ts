@@ -18,6 +18,8 @@ describe('run tracker', () => {
       failed: 4,
       timedOut: 1,
       cancelledAfterTimeout: 3,
+      cancelled: 0,
+      errored: 0,
       notDispatched: 2,
     });
     expect(s.breaker.cause).toMatchObject({ requestIndex: 2, lastPhase: 'hift' });
@@ -26,11 +28,14 @@ describe('run tracker', () => {
       'completed',
       'completed',
       'timed_out',
+      'not_dispatched',
+      'not_dispatched',
       'cancelled_after_timeout',
-      'not_dispatched',
-      'not_dispatched',
     ]);
-    expect(tr.requests.get(2)).toMatchObject({ queuedT: 10, sentT: 11, endT: 4011, timeoutKind: 'total' });
+    const row2 = effects.find((e) => e.endedRow?.index === 2)!.endedRow;
+    expect(row2).toMatchObject({ queuedT: 10, sentT: 11, endT: 4011, timeoutKind: 'total' });
+    // Ended rows went to the store: none is held here any more.
+    expect(tr.requests.size).toBe(0);
   });
 
   it('counts in-flight requests once per request across retries, and folds counts before run.finished', () => {
@@ -64,9 +69,10 @@ describe('run tracker', () => {
         attempts: 0,
         error: '',
         sentT: null,
+        stoppedBy: 'breaker',
       },
     });
-    expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1 });
+    expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1, failed: 1 });
     expect(tr.state.breaker.cause!.lastPhase).toBeNull();
     tr.apply(seq + 1, { type: 'run.status', t: 4, status: 'interrupted' });
     expect(tr.state).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });

@@ -113,6 +113,19 @@ describe('client session', () => {
     expect(frames.at(-1)).toEqual({ type: 'run.removed', runId: 'r2' });
     s.handle('not json');
     s.handle(JSON.stringify({ type: 'subscribe' }));
+    // Checked against the protocol schema, not cast: none of these subscribes to anything.
+    const sent = frames.length;
+    for (const bad of [
+      { type: 'subscribe', runId: 'r2', afterSeq: -1 },
+      { type: 'subscribe', runId: 'r2', afterSeq: '0' },
+      { type: 'subscribe', runId: ['r2'], afterSeq: 0 },
+      { type: 'subscribe', runId: '', afterSeq: 0 },
+      { type: 'unsubscribe' },
+      [1, 2],
+    ])
+      s.handle(JSON.stringify(bad));
+    expect(frames.length).toBe(sent);
+    expect((s as unknown as { cursors: Map<string, number> }).cursors.size).toBe(0);
     s.close();
     store.close();
   });

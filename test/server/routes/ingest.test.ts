@@ -105,7 +105,7 @@ describe('POST /api/ingest', () => {
     app = await testApp();
     live('ci-5');
     live('other');
-    app.hub.append('ci-5', { type: 'request.queued', t: 0, index: 0, requestId: 'custom-prefix-0' });
+    app.hub.append('ci-5', { type: 'request.sent', t: 0, index: 0, requestId: 'custom-prefix-0', attempt: 1 });
     const ev = {
       v: 1,
       ts: 1,

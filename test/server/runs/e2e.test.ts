@@ -131,7 +131,9 @@ describe('the code2wav-hang preset as served', () => {
       counts: { total: 1088 },
     });
     const c = d.counts;
-    expect(c.completed + c.failed + c.timedOut + c.cancelledAfterTimeout).toBe(1088); // not_dispatched ⊂ cancelled_after_timeout
+    // The counting rule (shared/outcomes.ts): failed is everything not completed, split without overlap.
+    expect(c.completed + c.failed).toBe(1088);
+    expect(c.timedOut + c.cancelledAfterTimeout + c.cancelled + c.errored).toBe(c.failed);
     expect(d.stallReports.length).toBeGreaterThanOrEqual(1);
     expect(d.stallReports[0].report).toMatchObject({ phase: 'hift' });
     expect(d.stallReports[0].report.stack.length).toBeGreaterThan(0);

@@ -75,6 +75,11 @@ describe('run manager', () => {
     expect(
       specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput,
     ).toEqual({ e2el: 2000 });
+    const url = { kind: 'url' as const, baseUrl: 'https://127.0.0.1:5' };
+    expect(
+      specToConfig({ ...CODE2WAV_HANG.spec, target: { ...url, insecure: true } }, 'r3', url.baseUrl).insecure,
+    ).toBe(true);
+    expect(specToConfig({ ...CODE2WAV_HANG.spec, target: url }, 'r4', url.baseUrl).insecure).toBeUndefined();
   });
 
   it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async () => {

@@ -136,27 +136,33 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
         report: { ...stallReport(runId, 5), requestIds: [ids[2], ids[3]], capturedAtMs: startedAtMs + 1100 },
       },
     },
+    // The engine's order: the first timeout stops the run at once, so the queued requests end
+    // not_dispatched before the cause is chosen (breaker.tripped) and the in-flight ones are cancelled.
     {
       type: 'request.timed_out',
       t: 4011,
       kind: 'total',
       outcome: outcome(runId, 2, 'timed_out', { error: 'total timeout after 4 s', sentT: 11 }),
     },
+    {
+      type: 'request.not_dispatched',
+      t: 4011,
+      outcome: outcome(runId, 4, 'not_dispatched', { sentT: null, attempts: 0, stoppedBy: 'breaker' }),
+    },
+    {
+      type: 'request.not_dispatched',
+      t: 4011,
+      outcome: outcome(runId, 5, 'not_dispatched', { sentT: null, attempts: 0, stoppedBy: 'breaker' }),
+    },
     { type: 'breaker.tripped', t: 4011, cause, inFlight: 1, queued: 2 },
     {
       type: 'request.cancelled',
       t: 4012,
-      outcome: outcome(runId, 3, 'cancelled_after_timeout', { error: 'cancelled, "breaker"', sentT: 12 }),
-    },
-    {
-      type: 'request.not_dispatched',
-      t: 4012,
-      outcome: outcome(runId, 4, 'not_dispatched', { sentT: null, attempts: 0 }),
-    },
-    {
-      type: 'request.not_dispatched',
-      t: 4012,
-      outcome: outcome(runId, 5, 'not_dispatched', { sentT: null, attempts: 0 }),
+      outcome: outcome(runId, 3, 'cancelled_after_timeout', {
+        error: 'cancelled, "breaker"',
+        sentT: 12,
+        stoppedBy: 'breaker',
+      }),
     },
     {
       type: 'run.finished',
@@ -167,7 +173,16 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
         durationS: 4.02,
         failFastTripped: true,
         cause,
-        counts: { total: 6, completed: 2, failed: 4, timedOut: 1, cancelledAfterTimeout: 3, notDispatched: 2 },
+        counts: {
+          total: 6,
+          completed: 2,
+          failed: 4,
+          timedOut: 1,
+          cancelledAfterTimeout: 3,
+          cancelled: 0,
+          errored: 0,
+          notDispatched: 2,
+        },
         metrics: { completed: 2, failed: 4, mean_ttft_ms: 1 },
       },
     },

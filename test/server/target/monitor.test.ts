@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createProgressBuffer, ProgressReader, ProgressWriter } from '../../../server/target/watchdog/progress.ts';
 import { WatchdogMonitor } from '../../../server/target/watchdog/monitor.ts';
-import type { TelemetryInput } from '../../../server/target/telemetry/hub.ts';
+import type { TelemetryInput } from '../../../server/target/telemetry/outbox.ts';
 import type { CaptureResult } from '../../../server/target/watchdog/stackCapture.ts';
 
 function rig(timeoutS: number, capture: (whilePaused: () => boolean) => CaptureResult) {

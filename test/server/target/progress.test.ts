@@ -56,7 +56,7 @@ describe('progress record', () => {
     expect(JSON.stringify(big).length).toBeLessThanOrEqual(MAX_DETAIL_BYTES);
     expect(boundDetails({ f: Infinity, o: { a: 1 } })).toEqual({
       f: 'Infinity',
-      o: '[object Object]',
+      o: '{"a":1}', // a nested value as JSON, never "[object Object]"
     });
   });
 });

@@ -12,7 +12,7 @@ import { C2W_PHASES, type FaultKind, type WatchdogStallReport } from '../../../s
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { Code2WavPool } from '../../../server/target/code2wav/pool.ts';
 import { FaultPlan, parseFaultSpec } from '../../../server/target/faults.ts';
-import { TelemetryHub } from '../../../server/target/telemetry/hub.ts';
+import { TelemetryOutbox } from '../../../server/target/telemetry/outbox.ts';
 import { WatchdogMonitor } from '../../../server/target/watchdog/monitor.ts';
 import { item, localDecoder, MODEL, SETTINGS, sha, waitFor, windowCodes } from './helpers.ts';
 
@@ -42,7 +42,7 @@ afterEach(async () => {
 async function faultInEveryPhase(kind: FaultKind, timeoutS: number) {
   const events: TelemetryEvent[] = [];
   const reports: WatchdogStallReport[] = [];
-  const hub = new TelemetryHub(MODEL, [], (e) => events.push(e));
+  const hub = new TelemetryOutbox(MODEL, [], (e) => events.push(e));
   let monitor: WatchdogMonitor | null = null;
   const pool = new Code2WavPool({
     workers: C2W_PHASES.length,

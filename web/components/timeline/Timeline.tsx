@@ -7,6 +7,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { OpRecord, RunModel } from '../../state/runModel.ts';
+import { blockedWaits } from '../../state/runStory.ts';
 import { clampView, formatTick, niceTicks, panView, timeToX, xToTime, zoomView, type View } from './geometry.ts';
 import { describeAt } from './tooltip.ts';
 import { ROW_H, TimelineRow } from './TimelineRow.tsx';
@@ -73,6 +74,12 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     if (scrollTo !== null && scrollTo !== undefined && scrollTo < rows.length)
       virtualizer.scrollToIndex(scrollTo, { align: 'center' });
   }, [scrollTo, rows.length, virtualizer]);
+
+  // Time each request spent queued behind a stalled op, drawn as its own segment.
+  const waits = useMemo(
+    () => blockedWaits({ ops: model.ops, opsByRequest: model.opsByRequest, requests: rows }, nowT),
+    [model.ops, model.opsByRequest, rows, nowT],
+  );
 
   // Stall markers by request id, recomputed only when stalls change.
   const stallTsById = useMemo(() => {
@@ -144,7 +151,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     const row = rows[i];
     if (!row || x < 0) return setTip(null);
     const yIn = (e.clientY - rect.top + el.scrollTop - ROW_H) % ROW_H;
-    const lines = describeAt(row, opsOf(row.requestId), view, nowT, x, yIn >= ROW_H / 2);
+    const lines = describeAt(row, opsOf(row.requestId), view, nowT, x, yIn >= ROW_H / 2, waits[row.requestId]);
     setTip(lines ? { x: e.clientX - rect.left + 12, y: e.clientY - rect.top + 12, lines } : null);
   }
 
@@ -242,6 +249,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
                   row={row}
                   ops={opsOf(row.requestId)}
                   stallTs={stallTsById.get(row.requestId) ?? NO_STALLS}
+                  blocked={waits[row.requestId]}
                   view={view}
                   nowT={nowT}
                   selected={selected === it.index}

@@ -6,6 +6,7 @@ const LIFE = [
   ['waiting', 'waiting for first token'],
   ['text', 'text'],
   ['audio', 'audio'],
+  ['blocked', 'waiting behind a stalled op'],
 ] as const;
 
 export function TimelineLegend() {

@@ -1,15 +1,18 @@
 /** One request's row: life segments, Code2Wav phase sub-segments, end cap, stall and timeout markers. */
 import { memo } from 'react';
-import type { OpRecord, RequestRow } from '../../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../state/runModel.ts';
+import { blockedWaitText, type BlockedWait } from '../../state/runStory.ts';
 import { lifeSegments, phaseIndex, phaseSegments, place, timeToX, type View } from './geometry.ts';
 
 export const ROW_H = 20;
 
 export interface RowProps {
-  row: RequestRow;
+  row: RequestView;
   ops: readonly OpRecord[];
   /** Run-clock ms of stall reports naming this request. */
   stallTs: readonly number[];
+  /** Time spent queued behind a stalled op, if any. */
+  blocked?: BlockedWait;
   view: View;
   nowT: number;
   selected: boolean;
@@ -21,13 +24,14 @@ export const TimelineRow = memo(function TimelineRow({
   row,
   ops,
   stallTs,
+  blocked,
   view,
   nowT,
   selected,
   highlighted,
   top,
 }: RowProps) {
-  const life = place(lifeSegments(row, nowT), view);
+  const life = place(lifeSegments(row, nowT, blocked), view);
   const phases = place(phaseSegments(ops, nowT), view, 1);
   const endX = row.endT !== null ? timeToX(row.endT, view) : null;
   const cls = `tl-row st-${row.status}${selected ? ' selected' : ''}${highlighted ? ' highlighted' : ''}`;
@@ -45,7 +49,14 @@ export const TimelineRow = memo(function TimelineRow({
       </div>
       <div className="tl-track">
         {life.map((p, i) => (
-          <div key={i} className={`seg seg-${p.item.kind}`} style={{ left: p.left, width: p.width }} />
+          <div
+            key={i}
+            className={`seg seg-${p.item.kind}`}
+            style={{ left: p.left, width: p.width }}
+            {...(p.item.kind === 'blocked' && blocked
+              ? { 'data-testid': 'seg-blocked', title: blockedWaitText(blocked) }
+              : {})}
+          />
         ))}
         {phases.map((p, i) => (
           <div

@@ -4,7 +4,7 @@
  * ms on the run clock; the component only maps the results to elements.
  */
 import { C2W_PHASES } from '../../../shared/types.ts';
-import type { OpRecord, RequestRow } from '../../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../state/runModel.ts';
 
 /** The visible time window and the pixel width it maps onto. */
 export interface View {
@@ -13,10 +13,13 @@ export interface View {
   width: number;
 }
 
-export type LifeKind = 'queued' | 'waiting' | 'text' | 'audio';
+export type LifeKind = 'queued' | 'waiting' | 'text' | 'audio' | 'blocked';
 
 export interface Segment {
-  /** `queued|waiting|text|audio` for the request's life, `phase` for a Code2Wav phase. */
+  /**
+   * `queued|waiting|text|audio` for the request's life, `blocked` for time
+   * spent queued behind a stalled Code2Wav op, `phase` for a Code2Wav phase.
+   */
   kind: LifeKind | 'phase';
   t0: number;
   t1: number;
@@ -44,8 +47,28 @@ export function xToTime(x: number, v: View): number {
   return v.t0 + (x / v.width) * (v.t1 - v.t0);
 }
 
-/** The phases of a request's life, each ending where the next starts; open ends run to `now`. */
-export function lifeSegments(r: RequestRow, now: number): Segment[] {
+/**
+ * The phases of a request's life, each ending where the next starts; open
+ * ends run to `now`. Time spent queued behind a stalled op (`blocked`, see
+ * web/state/runStory.ts) is cut out of them and drawn as its own segment: the
+ * stream was not really producing text or audio then.
+ */
+export function lifeSegments(r: RequestView, now: number, blocked?: { t0: number; t1: number } | null): Segment[] {
+  const life = plainLife(r, now);
+  if (!blocked) return life;
+  const out: Segment[] = [];
+  for (const s of life) {
+    if (s.t1 <= blocked.t0 || s.t0 >= blocked.t1) out.push(s);
+    else {
+      if (s.t0 < blocked.t0) out.push({ ...s, t1: blocked.t0 });
+      if (s.t1 > blocked.t1) out.push({ ...s, t0: blocked.t1 });
+    }
+  }
+  out.push({ kind: 'blocked', t0: blocked.t0, t1: blocked.t1 });
+  return out.sort((a, b) => a.t0 - b.t0);
+}
+
+function plainLife(r: RequestView, now: number): Segment[] {
   const end = r.endT ?? now;
   const out: Segment[] = [];
   const push = (kind: LifeKind, a: number | null, b: number) => {

@@ -33,6 +33,8 @@ function inputFor(cases: number[], detailed: boolean): ResultJsonInput {
     failed: metrics.failed,
     timedOut: 0,
     cancelledAfterTimeout: 0,
+    cancelled: 0,
+    errored: 0,
     notDispatched: 0,
   };
   return {
@@ -133,7 +135,16 @@ describe('buildResultJson', () => {
       records,
       metrics: calculateMetrics(records, { durationS: 2, ...OPTS }),
       statuses: ['completed', 'timed_out', 'not_dispatched'],
-      counts: { total: 3, completed: 1, failed: 0, timedOut: 1, cancelledAfterTimeout: 1, notDispatched: 1 },
+      counts: {
+        total: 3,
+        completed: 1,
+        failed: 0,
+        timedOut: 1,
+        cancelledAfterTimeout: 1,
+        cancelled: 0,
+        errored: 0,
+        notDispatched: 1,
+      },
       failFast: {
         enabled: true,
         tripped: true,

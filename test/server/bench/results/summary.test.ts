@@ -34,6 +34,8 @@ function resultFor(cases: number[], over: Partial<Parameters<typeof buildResultJ
       failed: metrics.failed,
       timedOut: 0,
       cancelledAfterTimeout: 0,
+      cancelled: 0,
+      errored: 0,
       notDispatched: 0,
     },
     failFast: { enabled: false, tripped: false, cause: null },
@@ -108,7 +110,16 @@ describe('formatSummary', () => {
 
   it('ends with a Fail-fast section: cause, counts, verdict and reasons', () => {
     const records = [...runSequence([1]).records, placeholderRecord(10, 'REQ_CANCELLED', 'never sent')];
-    const counts = { total: 2, completed: 1, failed: 0, timedOut: 0, cancelledAfterTimeout: 1, notDispatched: 1 };
+    const counts = {
+      total: 2,
+      completed: 1,
+      failed: 0,
+      timedOut: 0,
+      cancelledAfterTimeout: 1,
+      cancelled: 0,
+      errored: 0,
+      notDispatched: 1,
+    };
     const metrics = calculateMetrics(records, { durationS: 1, ...EXTRAS });
     const v = evaluateVerdict({ counts, metrics, thresholds: ['failed==0'] });
     const result = resultFor([1], {

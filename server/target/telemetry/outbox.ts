@@ -1,12 +1,12 @@
 /**
- * Fan-out of the target's telemetry: stamps version, time and model on each
+ * The target's telemetry outbox (not the dashboard's broadcaster, server/hub): fan-out of its telemetry: stamps version, time and model on each
  * event, then hands it to every sink and to the optional in-process callback.
  * Emitting never blocks and never throws into the caller.
  */
 import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-/** An event as the emitter builds it; the hub fills in `v`, `ts` (unless given) and `model`. */
+/** An event as the emitter builds it; the outbox fills in `v`, `ts` (unless given) and `model`. */
 export type TelemetryInput = DistributiveOmit<TelemetryEvent, 'v' | 'ts' | 'model'> & { ts?: number };
 
 export interface TelemetrySink {
@@ -17,7 +17,7 @@ export interface TelemetrySink {
   close(): Promise<void>;
 }
 
-export class TelemetryHub {
+export class TelemetryOutbox {
   constructor(
     private readonly model: string,
     private readonly sinks: TelemetrySink[],

@@ -1,0 +1,124 @@
+/**
+ * Warms the client before the benchmark clock starts, sending nothing to the
+ * target. In a fresh process the first requests pay for module
+ * initialisation, lazy compilation, undici's HTTP parser (WebAssembly) and
+ * the first JSON and WAV parses: measured here, the first request of a run
+ * cost 24–42 ms of client CPU and the second 5–6 ms, against 0.4–0.6 ms once
+ * warm, which put the client's start-up into the first wave's TTFT (and a
+ * short run's p99). So the run's own code paths (request building, the
+ * dispatch loop and slots, the undici Agent, SSE exchange, structural timers,
+ * stream parsing with text and audio, the event emitter) are run in-process
+ * against a loopback server of our own that streams a recorded response.
+ * Best effort: bounded in time, never fails the run; every socket, server
+ * and timer it opens is closed before it returns. Runs once per process (a
+ * dashboard's later runs find the paths warm).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { RunConnections } from '../http/dispatcher.ts';
+import type { AttemptTarget } from '../http/attempt.ts';
+import { runDispatch } from '../dispatch.ts';
+import { RunEvents } from '../events.ts';
+import type { RequestJob } from '../requestRunner.ts';
+import { recordedStream } from './recordedStream.ts';
+
+export interface WarmOptions {
+  /** Builds warm-up request i (the run's first request under its own id): the body builder warms too. */
+  job: (i: number) => Promise<RequestJob>;
+  /**
+   * The run's target. The warm-up's is a copy with only the dispatcher, origin and path replaced (and no
+   * audio spool): an object of the same shape, so the code V8 optimised for it is the code the run uses.
+   */
+  target: AttemptTarget;
+  /** The run's limit: the warm-up's connections are made as the run's are (same pool size, same mode). */
+  maxConcurrency: number | null;
+  /** Requests (the default warmed the first request to within noise of a later one), at most 8 at once. */
+  requests?: number;
+  /** Whole warm-up bound; what is unfinished then is cancelled. */
+  deadlineMs?: number;
+}
+
+/** Once per process: after one warm-up (or one run) the paths stay compiled for the next run. */
+let warmed = false;
+
+export async function warmClient(opts: WarmOptions): Promise<void> {
+  if (warmed) return;
+  warmed = true;
+  const { server, sockets } = await streamingServer(recordedStream());
+  const n = opts.requests ?? 48;
+  const concurrency = Math.min(opts.maxConcurrency ?? 8, 8);
+  const stop = new AbortController();
+  const deadline = setTimeout(() => stop.abort(new Error('client warm-up deadline')), opts.deadlineMs ?? 3_000);
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const connections = new RunConnections(origin, {
+    maxConcurrency: opts.maxConcurrency,
+    mode: opts.target.perRequest ? 'per_request' : 'keep_alive',
+  });
+  try {
+    // A subscriber that does nothing: RunEvents skips its work when there is none.
+    const events = new RunEvents(() => undefined);
+    events.startClock();
+    await runDispatch({
+      target: {
+        ...opts.target,
+        audioSpool: undefined,
+        dispatcher: connections.pool,
+        origin,
+        path: '/v1/chat/completions',
+      },
+      connections,
+      events,
+      offsets: new Array<number>(n).fill(0),
+      maxConcurrency: concurrency,
+      failFast: false,
+      prepare: opts.job,
+      requestId: (i) => `warm-${i}`,
+      promptLen: () => 0,
+      interrupt: stop.signal,
+    });
+  } catch {
+    // Best effort: a warm-up that failed leaves the run as it would have been without it.
+  } finally {
+    clearTimeout(deadline);
+    await connections.sweep(null);
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/**
+ * A loopback server answering every request with `events`, written in
+ * pieces that cut events in the middle and join others, as TCP reads do.
+ */
+async function streamingServer(events: string[]): Promise<{ server: Server; sockets: Set<Socket> }> {
+  const body = events.join('');
+  const cuts = [0];
+  for (let at = 0, i = 0; i < events.length; i++) {
+    at += events[i].length;
+    if (i % 3 === 2) cuts.push(at - (i % 2 ? 7 : 0)); // every third event, sometimes mid-event
+  }
+  cuts.push(body.length);
+  const pieces = cuts.slice(1).map((end, i) => body.slice(cuts[i], end));
+  const sockets = new Set<Socket>();
+  let served = 0;
+  const server = createServer((req, res) => {
+    // Every other connection is closed after its response: keep-alive reuse and
+    // reconnecting both run (targets and connection modes differ in which they use).
+    if (served++ % 2 === 1) res.shouldKeepAlive = false;
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const p of pieces) res.write(p);
+      res.end();
+    });
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return { server, sockets };
+}

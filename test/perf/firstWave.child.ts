@@ -1,0 +1,43 @@
+/**
+ * Child process of engine.bench.ts's first-wave figure: a fresh process (as
+ * `stallscope bench` is) runs the engine once against the given server and
+ * prints each request's TTFT in seconds, in dispatch order (rate inf: index
+ * order). argv: url, concurrency, requests, "warm" | "cold" (cold = no client
+ * warm-up, for the before figure), "wall" | "cpu" (the engine's clock),
+ * "keep-alive" | "per-request" (the engine's connection mode).
+ */
+import { openSync, readSync } from 'node:fs';
+import { runBenchmark } from '../../server/bench/engine.ts';
+
+const [url, conc, n, mode, clock, connections] = process.argv.slice(2);
+// argv[5] "cpu": the main thread's CPU time as the engine's clock (Linux schedstat), so a TTFT counts the
+// client's own work before the first token and none of the waiting: a figure a busy machine does not move.
+const fd = clock === 'cpu' ? openSync('/proc/thread-self/schedstat', 'r') : -1;
+const buf = Buffer.alloc(128);
+const cpuSeconds = (): number => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 128, 0)).split(' ')[0]) / 1e9;
+const out = await runBenchmark(
+  {
+    runId: 'wave',
+    baseUrl: url,
+    endpoint: '/v1/chat/completions',
+    backend: 'openai-chat-omni',
+    model: 'm',
+    dataset: { name: 'random', inputLen: 16, outputLen: 50 },
+    numPrompts: Number(n),
+    maxConcurrency: Number(conc),
+    requestRate: 'inf',
+    burstiness: 1,
+    seed: 0,
+    numWarmups: 0,
+    percentileMetrics: ['ttft'],
+    metricPercentiles: [99],
+    timeouts: { totalS: 30 },
+    failFast: false,
+    thresholds: [],
+    save: null,
+    connectionMode: connections === 'keep-alive' ? 'keep_alive' : 'per_request',
+  },
+  { warmClient: mode !== 'cold', now: fd >= 0 ? cpuSeconds : undefined },
+);
+if (out.summary.counts.completed !== Number(n)) throw new Error(`completed ${out.summary.counts.completed}/${n}`);
+process.stdout.write(JSON.stringify(out.records.map((r) => r.ttft)));

@@ -1,0 +1,106 @@
+/**
+ * POST /api/runs/:id/events (the --report-to contract): every event is checked
+ * against the protocol schema before any is applied; one bad event refuses the
+ * batch whole with a 400 naming its index and field, and nothing changes.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { testApp } from '../app/helpers.ts';
+import { completedRequest, hangRunEvents, outcome } from '../store/sampleEvents.ts';
+
+let app: FastifyInstance | null = null;
+afterEach(async () => {
+  await app?.close();
+  app = null;
+});
+
+async function reportedRun(id: string): Promise<FastifyInstance> {
+  app = await testApp();
+  const r = await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: id } });
+  expect(r.statusCode).toBe(201);
+  return app;
+}
+
+/** Everything a refused batch must leave as it was. */
+function stateOf(a: FastifyInstance, id: string) {
+  a.store.writer.flush();
+  return {
+    live: structuredClone(a.hub.tracker(id)?.state),
+    stored: a.store.runs.get(id)?.lastSeq,
+    requests: a.store.runs.requests(id, 0, 1000).total,
+    events: a.store.runs.eventsAfter(id, 0, 1000).length,
+  };
+}
+
+const post = (a: FastifyInstance, id: string, events: unknown) =>
+  a.inject({ method: 'POST', url: `/api/runs/${id}/events`, payload: { events } });
+
+describe('POST /api/runs/:id/events', () => {
+  it('an unknown event type is a 400 naming it, and the dashboard lives on (past the writer flush)', async () => {
+    const a = await reportedRun('x1');
+    const before = stateOf(a, 'x1');
+    const r = await post(a, 'x1', [{ type: 'bogus', t: 2 }]);
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ code: 'API_BAD_REQUEST', field: 'events.0.type' });
+    expect(r.json().message).toMatch(/events\[0\]: unknown type "bogus"/);
+    await new Promise((res) => setTimeout(res, 60)); // the store's flush timer (10 ms here) has run
+    expect(stateOf(a, 'x1')).toEqual(before);
+    expect((await a.inject({ url: '/api/health' })).statusCode).toBe(200);
+  });
+
+  it('an end event without its outcome is refused before any counter moves', async () => {
+    const a = await reportedRun('x2');
+    const before = stateOf(a, 'x2');
+    const r = await post(a, 'x2', [{ type: 'request.failed', t: 1 }]);
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ field: 'events.0.outcome' });
+    expect(r.json().message).toMatch(/request\.failed: outcome is required/);
+    expect(stateOf(a, 'x2')).toEqual(before);
+    expect(a.hub.tracker('x2')!.state.counts.failed).toBe(0);
+  });
+
+  it('a batch with one bad event deep inside is refused whole: its good events are not applied either', async () => {
+    const a = await reportedRun('x3');
+    const good = completedRequest('x3', 0);
+    const bad = { type: 'request.completed', t: 9, outcome: { ...outcome('x3', 1, 'completed'), status: 'fine' } };
+    const before = stateOf(a, 'x3');
+    const r = await post(a, 'x3', [...good, bad, ...completedRequest('x3', 2)]);
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ field: 'events.4.outcome.status' });
+    expect(stateOf(a, 'x3')).toEqual(before);
+    // The same batch without the bad event goes in whole.
+    const ok = await post(a, 'x3', [...good, ...completedRequest('x3', 2)]);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ lastSeq: before.live!.seq + 8 });
+    expect(a.hub.tracker('x3')!.state.counts.completed).toBe(2);
+  });
+
+  it('events after run.finished in the same batch are refused (the run ends with it)', async () => {
+    const a = await reportedRun('x4');
+    const events = hangRunEvents('x4').filter((e) => e.type !== 'telemetry');
+    const before = stateOf(a, 'x4');
+    const r = await post(a, 'x4', [...events, { type: 'run.warning', t: 99, message: 'late' }]);
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ field: `events.${events.length}.type` });
+    expect(a.hub.isActive('x4')).toBe(true);
+    expect(stateOf(a, 'x4')).toEqual(before);
+  });
+
+  it('non-objects, wrong types and out-of-range values name their field', async () => {
+    const a = await reportedRun('x5');
+    const cases: [unknown, string][] = [
+      [42, 'events.0'],
+      [{ type: 'request.queued', t: 'soon', index: 0, requestId: 'r' }, 'events.0.t'],
+      [{ type: 'request.sent', t: 1, index: -1, requestId: 'r', attempt: 1 }, 'events.0.index'],
+      [
+        { type: 'breaker.tripped', t: 1, cause: { requestIndex: 0 }, inFlight: 0, queued: 0 },
+        'events.0.cause.requestId',
+      ],
+    ];
+    for (const [event, field] of cases) {
+      const r = await post(a, 'x5', [event]);
+      expect(r.statusCode, JSON.stringify(event)).toBe(400);
+      expect(r.json().field).toBe(field);
+    }
+  });
+});
