@@ -37,7 +37,14 @@ const REALTIME = [
   'test/server/serverStacks/cli.test.ts',
 ];
 
-const shared = { root: '.', testTimeout: 20_000, hookTimeout: 60_000, pool: 'forks' as const };
+// globalSetup: the bin, the embedded target and the Code2Wav workers run compiled (dist/), so it is rebuilt when stale.
+const shared = {
+  root: '.',
+  testTimeout: 20_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+  globalSetup: ['test/globalSetup.ts'],
+};
 
 // One config for the web build (root: web/, output: dist/web) and for Vitest.
 export default defineConfig({

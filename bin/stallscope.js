@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Entry point: registers tsx so the TypeScript sources run as they are, then hands over to the CLI.
-import { register } from 'tsx/esm/api';
-register();
-const { main } = await import('../server/cli/main.ts');
-const code = await main(process.argv.slice(2));
+// Entry point: runs the compiled CLI (dist/, from `npm run build`; shipped built in the package).
+import { existsSync } from 'node:fs';
+
+const main = new URL('../dist/server/cli/main.js', import.meta.url);
+if (!existsSync(main)) {
+  console.error('stallscope: the compiled code is missing (dist/server): run `npm run build` in the repository first');
+  process.exit(2);
+}
+const { main: run } = await import(main.href);
+const code = await run(process.argv.slice(2));
 if (typeof code === 'number') process.exitCode = code;

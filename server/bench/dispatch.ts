@@ -356,9 +356,8 @@ export async function skippedDispatch(
 }
 
 /**
- * One request's hooks, as a class rather than an object of closures: tsx
- * (esbuild keepNames) wraps each named closure in a defineProperty call,
- * which showed up at thousands of requests per second.
+ * One request's hooks, as a class rather than an object of closures: see
+ * ParserHooks in http/attempt.ts for the measurement that keeps it so.
  */
 class RequestHooks implements RunnerHooks {
   /** The runner makes a fresh record per attempt; the hooks read the latest one. */

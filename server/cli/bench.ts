@@ -7,11 +7,9 @@
  */
 import { StallscopeError } from '../../shared/errors.ts';
 import type { Verdict } from '../../shared/types.ts';
-import { runBenchmark, type BenchOutcome } from '../bench/engine.ts';
-import { formatSummary } from '../bench/results/summary.ts';
+import type { BenchOutcome } from '../bench/engine.ts';
 import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
 import { BENCH_USAGE } from './benchFlags.ts';
-import { createProgress } from './benchProgress.ts';
 import type { RemoteReporter } from '../report/remote.ts';
 
 export const EXIT_CODES: Record<Verdict, number> = {
@@ -76,6 +74,13 @@ export async function run(argv: string[]): Promise<number> {
     return refuse(e);
   }
   for (const w of parsed.warnings) console.error(w);
+  // Loaded once the flags are known to be good: `--help` and a refused flag
+  // answer without loading the engine (undici, the kernels) or the progress bar.
+  const [{ runBenchmark }, { formatSummary }, { createProgress }] = await Promise.all([
+    import('../bench/engine.ts'),
+    import('../bench/results/summary.ts'),
+    import('./benchProgress.ts'),
+  ]);
 
   let reporter: RemoteReporter | null = null;
   if (parsed.reportTo) {

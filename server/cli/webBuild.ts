@@ -10,10 +10,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { DIST, PACKAGE_ROOT as ROOT } from '../packageRoot.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const WEB_OUT = join(ROOT, 'dist', 'web');
+export const WEB_OUT = join(DIST, 'web');
 const WEB_SOURCES = [join(ROOT, 'web'), join(ROOT, 'shared')];
 const VITE_CONFIG = join(ROOT, 'vite.config.ts');
 

@@ -10,55 +10,23 @@
  * so on restart and records it as interrupted, never as a complete import.
  */
 import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ImportReply } from '../../shared/apiSchemas.ts';
 import { StallscopeError } from '../../shared/errors.ts';
 import type { Store } from '../store/store.ts';
 import { newRunId } from '../runs/manager.ts';
+import { compiledModule } from '../packageRoot.ts';
 import type { ImportJob, ImportMessage } from './importMessages.ts';
 
-const require = createRequire(import.meta.url);
-const entryUrl = new URL('./parseWorker.ts', import.meta.url);
+/**
+ * The parse worker runs compiled (dist/server/import/parseWorker.js), with no
+ * TypeScript loader and no run-time bundling, also when this module runs from
+ * the sources (tests: their runner rebuilds a stale dist/ first).
+ */
+const WORKER_ENTRY = compiledModule('server/import/parseWorker.js');
 /** Rows per slice: one short transaction (~10 ms) between which other work runs. */
 export const SLICE_ROWS = 2000;
 /** The worker's heap: a huge file fails the import, never the dashboard. */
 const WORKER_HEAP_MB = 1536;
-
-let bundled: Promise<URL | null> | undefined;
-/**
- * The worker bundled once per process with esbuild (the TypeScript loader's
- * compiler), asynchronously: esbuild works in its own process, so even the
- * first import never blocks the event loop on it. tsx is the fallback.
- */
-async function workerSource(): Promise<{ url: URL; eval: false } | { code: string; eval: true }> {
-  bundled ??= (async () => {
-    try {
-      const esbuild = await import('esbuild');
-      const out = await esbuild.build({
-        entryPoints: [fileURLToPath(entryUrl)],
-        bundle: true,
-        format: 'esm',
-        platform: 'node',
-        target: 'node20',
-        write: false,
-        logLevel: 'silent',
-      });
-      return new URL(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
-    } catch {
-      return null;
-    }
-  })();
-  const url = await bundled;
-  if (url) return { url, eval: false };
-  const api = pathToFileURL(
-    require.resolve('tsx/package.json').replace(/package\.json$/, 'dist/esm/api/index.mjs'),
-  ).href;
-  return {
-    code: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entryUrl.href)}); });`,
-    eval: true,
-  };
-}
 
 export class ResultImporter {
   private readonly workers = new Set<Worker>();
@@ -70,11 +38,9 @@ export class ResultImporter {
 
   async importText(text: string, filename: string | null, now = Date.now()): Promise<ImportReply> {
     const job: ImportJob = { text, idBase: `import-${newRunId(new Date(now))}`, sliceRows: this.sliceRows };
-    const src = await workerSource();
     const opts = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, name: 'import' };
-    const worker = src.eval
-      ? new Worker(src.code, { ...opts, eval: true })
-      : new Worker(src.url, { ...opts, execArgv: [] });
+    // execArgv: [] keeps a parent's `--import tsx` (tests) out of the worker: it runs compiled code.
+    const worker = new Worker(WORKER_ENTRY, { ...opts, execArgv: [] });
     this.workers.add(worker);
     const written: string[] = [];
     const runs: ImportReply['runs'] = [];

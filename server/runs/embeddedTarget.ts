@@ -7,9 +7,9 @@
  * plan and watchdog are fixed at start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { StallscopeError } from '../../shared/errors.ts';
 import type { TargetSpec } from '../../shared/schemas.ts';
+import { compiledModule } from '../packageRoot.ts';
 import { faultFlags } from './specToConfig.ts';
 import { TELEMETRY_TOKEN_ENV } from '../target/config.ts';
 
@@ -36,8 +36,8 @@ export interface LaunchOptions {
   log?: (line: string) => void;
 }
 
-/** `stallscope repro-server` that also exits when our end of its stdin pipe closes (see targetChild.mjs). */
-export const DEFAULT_TARGET_COMMAND = [process.execPath, fileURLToPath(new URL('./targetChild.mjs', import.meta.url))];
+/** `stallscope repro-server` that also exits when our end of its stdin pipe closes (see targetChild.ts), compiled. */
+export const DEFAULT_TARGET_COMMAND = [process.execPath, compiledModule('server/runs/targetChild.js')];
 const LISTENING = /stallscope repro-server listening on (http:\/\/\S+)/;
 
 /** Children still alive, killed if the dashboard exits without stopping them. */

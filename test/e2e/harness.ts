@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { buildWeb, webBuildNeeded } from '../../server/cli/webBuild.ts';
+import { ensureBuild } from '../helpers/ensureBuild.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CHROMIUM = process.env.STALLSCOPE_CHROMIUM ?? '/usr/bin/chromium';
@@ -26,11 +26,9 @@ export function requireChromium(): string {
   return CHROMIUM;
 }
 
-/** Build dist/web (production) when it is missing or older than web/, shared/ or the vite config. */
+/** Build dist/ (the compiled server and the production web UI) when it is missing or older than its sources. */
 export function ensureWebBuild(): void {
-  if (!webBuildNeeded()) return;
-  const r = buildWeb({ quiet: true });
-  if (!r.ok) throw new Error(`vite build failed:\n${r.output}`);
+  ensureBuild({ web: true });
 }
 
 export interface RunningServer {
@@ -46,6 +44,7 @@ export async function startServer(
   dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-')),
   opts: { port?: number } = {},
 ): Promise<RunningServer> {
+  ensureBuild();
   const child = spawn(
     process.execPath,
     [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', dataDir],

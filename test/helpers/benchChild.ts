@@ -1,6 +1,7 @@
 /** Runs `node bin/stallscope.js bench ...` as a real child process (shared by the CLI tests). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ensureBuild } from './ensureBuild.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -16,6 +17,7 @@ export interface ChildRun {
 }
 
 export function runBenchChild(args: string[], env: Record<string, string> = {}): ChildRun {
+  ensureBuild();
   const child = spawn(process.execPath, ['bin/stallscope.js', 'bench', ...args], {
     cwd: REPO,
     env: { ...process.env, ...env, FORCE_COLOR: '0' },

@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuild } from '../helpers/ensureBuild.ts';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 /** Benchmarks that also run under another name (`npm run bench engine` includes the breaker chaos). */
@@ -16,10 +17,15 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
+// The benchmarks start workers, targets and the bin from dist/: compile it first when stale.
+ensureBuild();
 let failed = 0;
 for (const f of files) {
   console.log(`\n## ${f}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(dir, f)], { stdio: 'inherit' });
+  // server/ and shared/ imports load from dist/ (distHooks.mjs): the figures are the shipped code's.
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', join(dir, 'useDist.mjs'), join(dir, f)], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) {
     failed++;
     console.log(`(${f} exited with ${r.status ?? r.signal})`);

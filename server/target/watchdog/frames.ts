@@ -1,7 +1,7 @@
 /** CDP call frames → stallscope stack frames, mapped back to the TypeScript sources. */
 import { fileURLToPath } from 'node:url';
 import type { StackFrame } from '../../../shared/types.ts';
-import { originalPosition, parseInlineSourceMap, type SourceMapIndex } from './sourceMap.ts';
+import { loadSourceMap, originalPosition, type SourceMapIndex } from './sourceMap.ts';
 
 export interface CdpFrame {
   functionName: string;
@@ -15,7 +15,7 @@ export interface ScriptInfo {
 }
 
 function toFile(url: string): string {
-  if (url.startsWith('data:')) return '<code2wav worker bundle>';
+  if (url.startsWith('data:')) return '<inline script>';
   if (url.startsWith('file:')) {
     try {
       return fileURLToPath(url);
@@ -40,7 +40,7 @@ export function toFrame(
     language: 'js',
   };
   if (!script?.sourceMapURL) return frame;
-  if (!maps.has(url)) maps.set(url, parseInlineSourceMap(script.sourceMapURL, url));
+  if (!maps.has(url)) maps.set(url, loadSourceMap(script.sourceMapURL, url));
   const map = maps.get(url);
   const pos = map ? originalPosition(map, f.location.lineNumber, f.location.columnNumber ?? 0) : null;
   return pos ? { ...frame, file: pos.file || frame.file, line: pos.line, column: pos.column } : frame;

@@ -1,94 +1,59 @@
 /**
- * Maps a generated (line, column) back to the original TypeScript position
- * with the script's inline source map. tsx compiles each module with one, so
- * a captured frame can name the line a maintainer would open; without a map
- * the generated position is kept as it is.
+ * Maps a generated (line, column) of a worker's script back to the original
+ * TypeScript position, with Node's own source-map parser (`module.SourceMap`).
+ * The maps come from the build (dist/**.js.map beside each compiled file,
+ * named by the script's `sourceMappingURL`) or inline (`data:` URLs). The
+ * frames are captured from another thread over the inspector, so
+ * `module.findSourceMap` (this thread's module cache) cannot know them: the
+ * map is read once per script and kept. Without a map the generated position
+ * is kept as it is.
  */
+import { readFileSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
-
-type Segment = [genCol: number, src: number, line: number, col: number];
-
 export interface SourceMapIndex {
-  sources: string[];
-  lines: Segment[][];
+  map: SourceMap;
+  /** URL the map's `sources` are relative to (its own, or the script's for an inline map). */
+  base: string;
 }
 
-function decodeVlq(text: string): number[] {
-  const out: number[] = [];
-  let value = 0;
-  let shift = 0;
-  for (const ch of text) {
-    const digit = B64_INDEX.get(ch);
-    if (digit === undefined) break;
-    value += (digit & 31) << shift;
-    if (digit & 32) {
-      shift += 5;
-      continue;
-    }
-    out.push(value & 1 ? -(value >>> 1) : value >>> 1);
-    value = 0;
-    shift = 0;
-  }
-  return out;
-}
-
-/** Parses a `data:` source-map URL; null for anything else or anything malformed. */
-export function parseInlineSourceMap(url: string | undefined, scriptUrl: string): SourceMapIndex | null {
-  if (!url?.startsWith('data:')) return null;
-  try {
+function readPayload(url: string): SourceMapPayload {
+  if (url.startsWith('data:')) {
     const comma = url.indexOf(',');
-    const meta = url.slice(5, comma);
     const payload = url.slice(comma + 1);
-    const json = meta.includes('base64')
+    const text = url.slice(5, comma).includes('base64')
       ? Buffer.from(payload, 'base64').toString('utf8')
       : decodeURIComponent(payload);
-    const map = JSON.parse(json) as { sources: string[]; sourceRoot?: string; mappings: string };
-    const sources = map.sources.map((s) => {
-      const abs = new URL((map.sourceRoot ?? '') + s, scriptUrl).href;
-      return abs.startsWith('file:') ? fileURLToPath(abs) : abs;
-    });
-    const lines: Segment[][] = [];
-    let src = 0,
-      line = 0,
-      col = 0;
-    for (const group of map.mappings.split(';')) {
-      const segs: Segment[] = [];
-      let genCol = 0;
-      for (const part of group.split(',')) {
-        if (!part) continue;
-        const v = decodeVlq(part);
-        genCol += v[0];
-        if (v.length >= 4) {
-          src += v[1];
-          line += v[2];
-          col += v[3];
-          segs.push([genCol, src, line, col]);
-        }
-      }
-      lines.push(segs);
-    }
-    return { sources, lines };
+    return JSON.parse(text) as SourceMapPayload;
+  }
+  return JSON.parse(readFileSync(fileURLToPath(url), 'utf8')) as SourceMapPayload;
+}
+
+/** Loads the map a script names (relative to the script, a file: or data: URL); null when there is none or it is unreadable. */
+export function loadSourceMap(sourceMapUrl: string | undefined, scriptUrl: string): SourceMapIndex | null {
+  if (!sourceMapUrl) return null;
+  try {
+    const url = sourceMapUrl.startsWith('data:') ? sourceMapUrl : new URL(sourceMapUrl, scriptUrl).href;
+    if (!url.startsWith('data:') && !url.startsWith('file:')) return null;
+    return { map: new SourceMap(readPayload(url)), base: url.startsWith('data:') ? scriptUrl : url };
   } catch {
     return null;
   }
 }
 
-/** Original position for a 0-based generated line and column, or null when unmapped. */
+/** Original position (1-based line and column, absolute file path) for a 0-based generated line and column, or null when unmapped. */
 export function originalPosition(
-  map: SourceMapIndex,
+  index: SourceMapIndex,
   line: number,
   column: number,
 ): { file: string; line: number; column: number } | null {
-  const segs = map.lines[line];
-  if (!segs || segs.length === 0) return null;
-  let best: Segment | null = null;
-  for (const s of segs) {
-    if (s[0] > column) break;
-    best = s;
-  }
-  best ??= segs[0];
-  return { file: map.sources[best[1]] ?? '', line: best[2] + 1, column: best[3] + 1 };
+  const e = index.map.findEntry(line, column);
+  if (!('originalSource' in e) || e.originalSource === undefined) return null;
+  const source = new URL((index.map.payload.sourceRoot ?? '') + e.originalSource, index.base).href;
+  return {
+    file: source.startsWith('file:') ? fileURLToPath(source) : source,
+    line: e.originalLine + 1,
+    column: e.originalColumn + 1,
+  };
 }

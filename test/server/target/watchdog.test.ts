@@ -5,6 +5,8 @@
  * the deadline; a reported `slow` op completes with unchanged audio and a
  * `recovered` event.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { C2W_PHASES, type FaultKind, type WatchdogStallReport } from '../../../shared/types.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
@@ -19,6 +21,17 @@ const HELPER: Record<FaultKind, string> = {
   spin: 'spinInKernel',
   slow: 'waitOnSlowDevice',
 };
+/** 1-based line range of a helper's body in hang.ts: a top frame mapped through the build's source maps lands inside it. */
+const HANG_TS = readFileSync(
+  fileURLToPath(new URL('../../../server/target/code2wav/worker/hang.ts', import.meta.url)),
+  'utf8',
+).split('\n');
+function helperLines(name: string): [number, number] {
+  const start = HANG_TS.findIndex((l) => l.startsWith(`export function ${name}(`));
+  const end = HANG_TS.findIndex((l, i) => i > start && l === '}');
+  return [start + 1, end + 1];
+}
+
 let cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanup.reverse()) await c();
@@ -71,6 +84,10 @@ function checkReports(reports: WatchdogStallReport[], kind: FaultKind) {
   for (const r of reports) {
     expect(r.stack[0]?.function).toBe(HELPER[kind]);
     expect(r.stack[0]?.file).toMatch(/server\/target\/code2wav\/worker\/hang\.ts$/);
+    // The position is the .ts file's (the worker runs dist/**.js; its comments are gone, so unmapped lines differ).
+    const [first, last] = helperLines(HELPER[kind]);
+    expect(r.stack[0]?.line).toBeGreaterThan(first);
+    expect(r.stack[0]?.line).toBeLessThan(last);
     expect(r.stack.some((f) => f.function === 'decodeBatch')).toBe(true);
     expect(r.stackError).toBeUndefined();
     // Captured from the paused thread after the deadline, not recorded earlier.
