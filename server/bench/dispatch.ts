@@ -109,7 +109,13 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     stop.abort(breaker.stopSignal.reason);
   };
   // Every request not started when the run stops (queued, or not arrived yet) is never sent.
-  stop.signal.addEventListener('abort', () => (unsent = reportUnsent()), { once: true });
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      unsent = reportUnsent(); // awaited at the end of the run
+    },
+    { once: true },
+  );
   breaker.stopSignal.addEventListener('abort', onBreakerStop, { once: true });
   const onInterrupt = (): void => {
     if (stop.signal.aborted) {

@@ -33,7 +33,7 @@ export class RunEvents {
   }
 
   emit(e: Unstamped): void {
-    if (this.onEvent) this.send({ ...e, t: this.nowT() } as BenchEvent);
+    if (this.onEvent) this.send({ ...e, t: this.nowT() });
   }
 
   private send(e: BenchEvent): void {
