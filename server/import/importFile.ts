@@ -4,15 +4,18 @@
  * their order in the file). Parsing and interpreting happen in a worker
  * thread (parseWorker.ts), and everything is checked there before anything is
  * written, so a bad object stores nothing. The rows come back in slices, each
- * written in its own short transaction, so a 28 MB import never holds the
- * event loop (REST, the live stream, the batched writer) for long. While its
+ * written in its own short transaction, and the file's object itself in ~1 MB
+ * parts (runs.writeResultPart), one per turn, so a 28 MB import never holds
+ * the event loop (REST, the live stream, the batched writer) for long. While its
  * rows are written, a run is `running`; a dashboard killed mid-import finds it
  * so on restart and records it as interrupted, never as a complete import.
  */
 import { Worker } from 'node:worker_threads';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import type { ImportReply } from '../../shared/apiSchemas.ts';
 import { StallscopeError } from '../../shared/errors.ts';
 import type { Store } from '../store/store.ts';
+import { RESULT_PART_CHARS, resultParts } from '../store/runQueries.ts';
 import { newRunId } from '../runs/manager.ts';
 import { compiledModule } from '../packageRoot.ts';
 import type { ImportJob, ImportMessage } from './importMessages.ts';
@@ -34,6 +37,7 @@ export class ResultImporter {
   constructor(
     private readonly store: Store,
     private readonly sliceRows = SLICE_ROWS,
+    private readonly resultPartChars = RESULT_PART_CHARS,
   ) {}
 
   async importText(text: string, filename: string | null, now = Date.now()): Promise<ImportReply> {
@@ -51,37 +55,53 @@ export class ResultImporter {
       for (let k = 0; k < m.index.length; k++) insert.run(m.id, m.index[k], m.json[k], m.status[k]);
     });
     let current: Extract<ImportMessage, { type: 'run' }> | null = null;
-    const finishCurrent = () => {
+    let stopped = false;
+    const finishCurrent = async () => {
       if (!current) return;
-      const finishedAtMs = current.startedAtMs !== null ? current.startedAtMs + current.summary.durationS * 1000 : null;
-      // The file's object goes in with the final status: one write of a large row, not two (each costs ~0.1 s at 28 MB).
-      this.store.runs.update(current.id, { status: 'finished', finishedAtMs, resultJson: current.resultJson });
+      const run = current;
       current = null;
+      // The file's object in bounded parts, one per turn: a 28 MB one written at once held the loop ~0.1 s.
+      const parts = resultParts(run.resultJson, this.resultPartChars);
+      for (let p = 0; p < parts.length; p++) {
+        if (stopped) return;
+        this.store.runs.writeResultPart(run.id, p, parts[p]);
+        await yieldTurn();
+      }
+      if (stopped) return;
+      const finishedAtMs = run.startedAtMs !== null ? run.startedAtMs + run.summary.durationS * 1000 : null;
+      this.store.runs.update(run.id, { status: 'finished', finishedAtMs, resultParts: parts.length });
+    };
+    const handle = async (m: ImportMessage, resolve: () => void, reject: (e: Error) => void) => {
+      if (stopped) return;
+      if (m.type === 'run') {
+        await finishCurrent();
+        current = m;
+        written.push(m.id);
+        runs.push(this.insertRun(m, filename, now));
+      } else if (m.type === 'rows') {
+        writeRows(m);
+        // Ask for the next slice only after other work had a turn.
+        await yieldTurn();
+        if (!stopped) worker.postMessage('next');
+      } else if (m.type === 'done') {
+        await finishCurrent();
+        resolve();
+      } else {
+        const err = new StallscopeError(m.code);
+        err.message = m.message; // already "<the code's message>: <detail>"
+        reject(err);
+      }
     };
     try {
       await new Promise<void>((resolve, reject) => {
+        // Messages are handled one after another, each possibly over several turns (a result's parts).
+        let chain = Promise.resolve();
+        let workerDone = false;
         worker.on('message', (m: ImportMessage) => {
-          try {
-            if (m.type === 'run') {
-              finishCurrent();
-              current = m;
-              written.push(m.id);
-              runs.push(this.insertRun(m, filename, now));
-            } else if (m.type === 'rows') {
-              writeRows(m);
-              // Ask for the next slice only after other work had a turn.
-              setImmediate(() => worker.postMessage('next'));
-            } else if (m.type === 'done') {
-              finishCurrent();
-              resolve();
-            } else {
-              const err = new StallscopeError(m.code);
-              err.message = m.message; // already "<the code's message>: <detail>"
-              reject(err);
-            }
-          } catch (e) {
-            reject(e instanceof Error ? e : new Error(String(e)));
-          }
+          if (m.type === 'done' || m.type === 'error') workerDone = true;
+          chain = chain
+            .then(() => handle(m, resolve, reject))
+            .catch((e: unknown) => reject(e instanceof Error ? e : new Error(String(e))));
         });
         worker.once('error', (e) =>
           reject(
@@ -90,13 +110,17 @@ export class ResultImporter {
               : e,
           ),
         );
-        worker.once('exit', (code) => reject(new Error(`the import worker exited (${code}) before it was done`)));
+        // After its last message the worker ends while that message's parts may still be being written.
+        worker.once('exit', (code) => {
+          if (!workerDone) reject(new Error(`the import worker exited (${code}) before it was done`));
+        });
       });
     } catch (e) {
       // Only an internal failure can come after the first run was written: leave nothing half-imported.
       for (const id of written) this.store.runs.delete(id);
       throw e;
     } finally {
+      stopped = true;
       this.workers.delete(worker);
       void worker.terminate();
     }

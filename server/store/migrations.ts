@@ -66,6 +66,18 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (run_id, worker_id, op_id)
   ) WITHOUT ROWID;
   `,
+  // 2: a result object in bounded parts (an imported 28 MB result was one ~0.1 s synchronous write; parts are
+  // written one per turn of the event loop). result_parts says how many make it whole: set once the last is in,
+  // so a dashboard killed mid-import leaves no half result. Older rows keep theirs in runs.result_json.
+  `
+  CREATE TABLE run_results (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    part INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (run_id, part)
+  );
+  ALTER TABLE runs ADD COLUMN result_parts INTEGER;
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */

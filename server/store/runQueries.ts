@@ -107,6 +107,22 @@ export function toListItem(r: RunRow): RunListItem {
   };
 }
 
+/** Characters per stored result part: one write of ~1 MB takes a few ms (a 28 MB one took ~100 ms). */
+export const RESULT_PART_CHARS = 1 << 20;
+
+/** Cuts serialized JSON into parts of at most `max` UTF-16 units, never between the two halves of a surrogate pair. */
+export function resultParts(text: string, max = RESULT_PART_CHARS): string[] {
+  const parts: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + max);
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff && end - 1 > at) end--;
+    parts.push(text.slice(at, end));
+    at = end;
+  }
+  return parts;
+}
+
 export class RunQueries {
   constructor(private readonly db: Database.Database) {}
 
@@ -155,8 +171,8 @@ export class RunQueries {
       finishedAtMs?: number | null;
       summary?: unknown;
       result?: unknown;
-      /** The result already serialized (an import's, from its worker). */
-      resultJson?: string;
+      /** How many `run_results` parts hold the result, set once they are all written (see writeResultPart). */
+      resultParts?: number;
       importInfo?: unknown;
       error?: string | null;
       state?: RunState;
@@ -174,7 +190,7 @@ export class RunQueries {
       finishedAtMs: 'finished_at_ms',
       summary: 'summary_json',
       result: 'result_json',
-      resultJson: 'result_json',
+      resultParts: 'result_parts',
       importInfo: 'import_json',
       error: 'error',
       state: 'state_json',
@@ -188,7 +204,20 @@ export class RunQueries {
       sets.push(`${cols[k]} = ?`);
       vals.push(json.has(k) ? JSON.stringify(v) : v);
     }
+    if (f.result !== undefined) {
+      // A result given whole replaces one stored in parts.
+      sets.push('result_parts = NULL');
+      this.db.prepare('DELETE FROM run_results WHERE run_id = ?').run(id);
+    }
     if (sets.length) this.db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE id = ?`).run(...vals, id);
+  }
+
+  /**
+   * Stores one part of a serialized result (parts from `resultParts`, numbered from 0). The result counts only
+   * once `update(id, { resultParts })` says how many there are.
+   */
+  writeResultPart(id: string, part: number, text: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO run_results (run_id, part, text) VALUES (?,?,?)').run(id, part, text);
   }
 
   list(f: RunFilter): { runs: RunListItem[]; total: number } {
@@ -254,10 +283,17 @@ export class RunQueries {
     };
   }
 
+  /** The stored vLLM result object: whole in runs.result_json, or joined from all its parts; null if neither. */
   result(id: string): Record<string, unknown> | null {
-    const r = this.db.prepare('SELECT result_json FROM runs WHERE id = ?').get(id) as
-      { result_json: string | null } | undefined;
-    return parse(r?.result_json);
+    const r = this.db.prepare('SELECT result_json, result_parts FROM runs WHERE id = ?').get(id) as
+      { result_json: string | null; result_parts: number | null } | undefined;
+    if (r?.result_json) return parse(r.result_json);
+    if (!r?.result_parts) return null;
+    const parts = this.db
+      .prepare('SELECT text FROM run_results WHERE run_id = ? ORDER BY part')
+      .pluck()
+      .all(id) as string[];
+    return parts.length === r.result_parts ? parse(parts.join('')) : null;
   }
 
   stallReports(id: string): StallEntry[] {

@@ -71,6 +71,10 @@ export class Store {
         this.db
           .prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)')
           .run(r.id, seq, JSON.stringify(ev));
+        // An import stopped while its result's parts were written: those parts never became its result.
+        this.db
+          .prepare('DELETE FROM run_results WHERE run_id = ? AND (SELECT result_parts FROM runs WHERE id = ?) IS NULL')
+          .run(r.id, r.id);
         this.runs.update(r.id, {
           status: 'interrupted',
           verdict: state?.verdict ?? 'interrupted',
