@@ -40,9 +40,17 @@ export class ResultImporter {
     private readonly resultPartChars = RESULT_PART_CHARS,
   ) {}
 
-  async importText(text: string, filename: string | null, now = Date.now()): Promise<ImportReply> {
+  /** Imports a file given as text or as its UTF-8 bytes (a buffer that owns its memory is moved to the worker). */
+  async importText(text: string | Uint8Array, filename: string | null, now = Date.now()): Promise<ImportReply> {
     const job: ImportJob = { text, idBase: `import-${newRunId(new Date(now))}`, sliceRows: this.sliceRows };
-    const opts = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }, name: 'import' };
+    // Moved, not copied, when the bytes are all of their ArrayBuffer (never a slice of Node's shared buffer pool).
+    const owns = typeof text !== 'string' && text.byteOffset === 0 && text.byteLength === text.buffer.byteLength;
+    const opts = {
+      workerData: job,
+      transferList: owns ? [text.buffer as ArrayBuffer] : [],
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      name: 'import',
+    };
     // execArgv: [] keeps a parent's `--import tsx` (tests) out of the worker: it runs compiled code.
     const worker = new Worker(WORKER_ENTRY, { ...opts, execArgv: [] });
     this.workers.add(worker);

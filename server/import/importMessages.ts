@@ -3,7 +3,8 @@ import type { ErrorCode } from '../../shared/errors.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 
 export interface ImportJob {
-  text: string;
+  /** The file: text, or its UTF-8 bytes (moved to the worker, decoded there). */
+  text: string | Uint8Array;
   /** Run ids are this, numbered `-N` when the file holds several runs. */
   idBase: string;
   sliceRows: number;

@@ -23,7 +23,7 @@ const post = (m: ImportMessage) => parentPort!.postMessage(m);
 const next = () => new Promise<void>((resolve) => parentPort!.once('message', () => resolve()));
 
 try {
-  const objects = parseResultText(job.text);
+  const objects = parseResultText(typeof job.text === 'string' ? job.text : new TextDecoder().decode(job.text));
   const runs = objects.map((o, i) => {
     const id = `${job.idBase}${objects.length > 1 ? `-${i + 1}` : ''}`;
     return { o, id, run: interpretResult(o, id, i) };

@@ -1,9 +1,8 @@
 /**
  * POST /api/import: the body is a vLLM `--save-result` file as it is (JSON or
- * JSON-lines, bare NaN/Infinity allowed), so it is read as text, never as
- * JSON. The file name may come in `x-filename` (URI-encoded).
+ * JSON-lines, bare NaN/Infinity allowed), so it is read as UTF-8 text (in
+ * the import worker), never as JSON. The file name may come in `x-filename` (URI-encoded).
  */
-import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema, ImportReplySchema } from '../../shared/apiSchemas.ts';
 import { ResultImporter } from '../import/importFile.ts';
@@ -15,7 +14,8 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
     ['application/json', 'text/plain', 'application/x-ndjson', 'application/jsonl', 'application/octet-stream'],
-    { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT },
+    // As bytes: the worker decodes them, and they move to it without a copy (a 28 MB string was ~50 ms to clone).
+    { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT },
     (_r, body, done) => done(null, body),
   );
   const importer = new ResultImporter(app.store);
@@ -25,7 +25,6 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       bodyLimit: IMPORT_BODY_LIMIT,
       schema: {
-        body: Type.String(),
         response: { 201: ImportReplySchema, 400: ErrorReplySchema, 413: ErrorReplySchema },
       },
     },
@@ -39,7 +38,8 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
           filename = raw.slice(0, 200);
         }
       }
-      return reply.status(201).send(await importer.importText(req.body, filename));
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      return reply.status(201).send(await importer.importText(body, filename));
     },
   );
 };
