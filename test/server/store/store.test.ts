@@ -3,8 +3,10 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Store } from '../../../server/store/store.ts';
+import Database from 'better-sqlite3';
 import { MIGRATIONS } from '../../../server/store/migrations.ts';
-import { openDb, defaultDataDir } from '../../../server/store/db.ts';
+import { resultParts } from '../../../server/store/runQueries.ts';
+import { DB_FILE, openDb, defaultDataDir } from '../../../server/store/db.ts';
 import { Hub } from '../../../server/hub/hub.ts';
 import { completedRequest, newRun, stallEvent } from './sampleEvents.ts';
 
@@ -129,5 +131,63 @@ describe('store', () => {
     });
     expect(reopened.recoverInterrupted(124)).toEqual([]);
     reopened.close();
+  });
+
+  it('cuts a serialized result into bounded parts, never inside a surrogate pair', () => {
+    expect(resultParts('abcdefg', 3)).toEqual(['abc', 'def', 'g']);
+    expect(resultParts('', 3)).toEqual([]);
+    const text = 'ab\u{1F3B5}cd\u{1F3B5}';
+    const parts = resultParts(text, 3);
+    expect(parts).toEqual(['ab', '\u{1F3B5}c', 'd\u{1F3B5}']);
+    expect(parts.every((p) => p.length <= 3)).toBe(true);
+    expect(parts.join('')).toBe(text);
+  });
+
+  it('reads a result stored in parts only once all are in, and a whole result given later replaces them', () => {
+    const store = new Store({ dataDir: null });
+    store.runs.insertRun(newRun('p1'));
+    const text = JSON.stringify({ completed: 2, label: 'caf\u00e9 \u{1F3B5}', ttfts: [0.1, 0.2] });
+    const parts = resultParts(text, 7);
+    parts.forEach((p, k) => store.runs.writeResultPart('p1', k, p));
+    expect(store.runs.result('p1')).toBeNull(); // not yet said to be whole
+    store.runs.update('p1', { resultParts: parts.length + 1 });
+    expect(store.runs.result('p1')).toBeNull(); // one missing
+    store.runs.update('p1', { resultParts: parts.length });
+    expect(store.runs.result('p1')).toEqual(JSON.parse(text));
+    store.runs.update('p1', { result: { completed: 3 } });
+    expect(store.runs.result('p1')).toEqual({ completed: 3 });
+    expect(count(store, 'run_results', 'p1')).toBe(0);
+    store.runs.delete('p1');
+    store.close();
+  });
+
+  it('drops the parts of an import stopped before its result was whole when it is marked interrupted', () => {
+    const dir = tmp();
+    const store = new Store({ dataDir: dir });
+    store.runs.insertRun(newRun('half'));
+    store.runs.writeResultPart('half', 0, '{"compl');
+    store.db.close();
+    const reopened = new Store({ dataDir: dir });
+    expect(reopened.recoverInterrupted(1)).toEqual(['half']);
+    expect(count(reopened, 'run_results', 'half')).toBe(0);
+    expect(reopened.runs.result('half')).toBeNull();
+    reopened.close();
+  });
+
+  it('opens a database of schema 1 with its results kept whole in the runs row', () => {
+    const dir = tmp();
+    const old = new Database(join(dir, DB_FILE));
+    old.exec(MIGRATIONS[0]);
+    old.pragma('user_version = 1');
+    old
+      .prepare(
+        `INSERT INTO runs (id, source, status, created_at_ms, result_json) VALUES ('v1', 'import', 'finished', 1, ?)`,
+      )
+      .run(JSON.stringify({ completed: 5, ttfts: [0.5] }));
+    old.close();
+    const store = new Store({ dataDir: dir });
+    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(store.runs.result('v1')).toEqual({ completed: 5, ttfts: [0.5] });
+    store.close();
   });
 });
