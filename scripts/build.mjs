@@ -18,8 +18,8 @@
  * with `.ts` extensions; the plugin below rewrites relative specifiers to
  * `.js` (a same-length change, so the source maps stay exact).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -43,6 +43,17 @@ export function serverBuildNeeded() {
   if (!existsSync(STAMP)) return true;
   const built = statSync(STAMP).mtimeMs;
   return INPUTS.some((p) => existsSync(p) && newestMtime(p) > built);
+}
+
+/** Data files the compiled code reads beside itself (e.g. serverStacks/defaultPhaseRules.json). */
+function assetFiles(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...assetFiles(p));
+    else if (e.name.endsWith('.json')) out.push(p);
+  }
+  return out;
 }
 
 function tsFiles(dir) {
@@ -87,6 +98,11 @@ export async function buildServer() {
     sourcesContent: false,
     logLevel: 'warning',
   });
+  for (const src of COMPILED.flatMap((d) => assetFiles(join(ROOT, d)))) {
+    const out = join(DIST, relative(ROOT, src));
+    mkdirSync(dirname(out), { recursive: true });
+    copyFileSync(src, out);
+  }
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 

@@ -77,13 +77,25 @@ export function href(r: Route): string {
   }
 }
 
+/** Tells route subscribers at once, not a task later as the browser's hashchange does. */
+const NAVIGATED = 'stallscope:navigated';
+
 export function navigate(r: Route): void {
   window.location.hash = href(r);
+  // The browser fires hashchange a task later. A control that navigates (a
+  // preset radio) is controlled by the route: until React sees the new route
+  // it puts the control back as it was, so the click seems lost for a moment.
+  // Telling subscribers now re-renders within the same event.
+  window.dispatchEvent(new Event(NAVIGATED));
 }
 
 const subscribe = (cb: () => void) => {
   window.addEventListener('hashchange', cb);
-  return () => window.removeEventListener('hashchange', cb);
+  window.addEventListener(NAVIGATED, cb);
+  return () => {
+    window.removeEventListener('hashchange', cb);
+    window.removeEventListener(NAVIGATED, cb);
+  };
 };
 
 export function useRoute(): Route {
