@@ -10,7 +10,14 @@ import { Worker } from 'node:worker_threads';
 const CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
-const db = new Database(workerData.file);
+let db;
+try {
+  db = new Database(workerData.file);
+} catch {
+  // The store closed (and its folder may be gone) before this thread started:
+  // nothing to checkpoint, and the store's own close checkpoints fully.
+  process.exit(0);
+}
 db.pragma('busy_timeout = 1000');
 const timer = setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* the next tick retries */ }
@@ -28,10 +35,20 @@ export class Checkpointer {
       workerData: { file, intervalMs, module: decodeURIComponent(module) },
     });
     this.worker.unref();
+    // Checkpointing here is only an optimisation (the store's close checkpoints
+    // fully): a failure in this thread must never take the dashboard down.
+    this.worker.on('error', () => undefined);
   }
 
-  /** Stops the worker (its connection closes with it); the store's own close checkpoints what is left. */
+  /**
+   * Stops the worker: it closes its connection and exits; one that has not
+   * within a second (a checkpoint stuck behind a lock) is terminated, so no
+   * thread outlives the store for long. SQLite's WAL makes either end safe.
+   */
   stop(): void {
     this.worker.postMessage('close');
+    const deadline = setTimeout(() => void this.worker.terminate(), 1000);
+    deadline.unref();
+    this.worker.once('exit', () => clearTimeout(deadline));
   }
 }
