@@ -106,7 +106,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await runManager.shutdown();
     externalRuns.shutdown();
   });
-  app.addHook('onClose', async () => store.close());
+  app.addHook('onClose', async () => {
+    store.close();
+    await store.closed();
+  });
   return app;
 }
 

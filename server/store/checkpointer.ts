@@ -38,6 +38,7 @@ export class Checkpointer {
     // Checkpointing here is only an optimisation (the store's close checkpoints
     // fully): a failure in this thread must never take the dashboard down.
     this.worker.on('error', () => undefined);
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
   }
 
   /**
@@ -49,6 +50,9 @@ export class Checkpointer {
     this.worker.postMessage('close');
     const deadline = setTimeout(() => void this.worker.terminate(), 1000);
     deadline.unref();
-    this.worker.once('exit', () => clearTimeout(deadline));
+    void this.exited.then(() => clearTimeout(deadline));
   }
+
+  /** Settles when the thread has exited (after stop(): at most about a second). */
+  readonly exited: Promise<void>;
 }

@@ -93,4 +93,13 @@ export class Store {
     this.checkpointer?.stop();
     this.db.close();
   }
+
+  /**
+   * Settles once close() is complete on every thread: the checkpointer's
+   * connection is closed too, so the data folder can be removed or reused
+   * (its -wal/-shm files are not touched afterwards).
+   */
+  async closed(): Promise<void> {
+    await this.checkpointer?.exited;
+  }
 }
