@@ -47,6 +47,10 @@ export class Checkpointer {
    * thread outlives the store for long. SQLite's WAL makes either end safe.
    */
   stop(): void {
+    // Held from here on (unref'd while it runs): a caller awaiting `exited`
+    // as its last work must not see the event loop empty first (Node exits
+    // 13, "unsettled top-level await", from the bin's await).
+    this.worker.ref();
     this.worker.postMessage('close');
     const deadline = setTimeout(() => void this.worker.terminate(), 1000);
     deadline.unref();
