@@ -19,6 +19,7 @@ import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';
 import { readyCheck, runWarmups } from './warmup.ts';
 import { warmClient } from './warm/warmClient.ts';
+import { settleBackground } from './warm/settle.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
 import { finishProbes } from './probe.ts';
@@ -135,12 +136,16 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       log('Starting main benchmark run...');
       for (const line of trafficLines(config)) log(line);
     }
-    if (starts && opts.warmClient !== false)
-      await warmClient({
+    const warmed =
+      starts &&
+      opts.warmClient !== false &&
+      (await warmClient({
         job: (i) => job(0, `${config.runId}-warm-${i}`),
         target,
         maxConcurrency: config.maxConcurrency,
-      });
+      }));
+    // Then V8's own threads finish optimising what the warm-up made hot (settle.ts).
+    if (warmed) await settleBackground();
     events.startClock();
     if (starts) rps?.start();
     events.emit({

@@ -3,7 +3,8 @@
  * and beside vLLM's request loop in Python, with keep-alive and with a new
  * connection per request; (2) breaker latency with 1,000 requests in flight;
  * (3) the hang waves with and without fail-fast; (4) the first wave's TTFT
- * against the steady state in a fresh process (the client's start-up).
+ * against the steady state in a fresh process (the client's start-up,
+ * firstWave.ts).
  * Prints figures with their targets. STALLSCOPE_BENCH_ONLY=first-wave,
  * throughput,breaker,hang picks sections.
  *
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Agent } from 'undici';
 import { startServerProcess } from '../helpers/serverProcess.ts';
+import { firstWave } from './firstWave.ts';
 import { runBenchmark } from '../../server/bench/engine.ts';
 import { runDispatch } from '../../server/bench/dispatch.ts';
 import { arrivalOffsets } from '../../server/bench/arrivals.ts';
@@ -207,62 +209,6 @@ async function throughput(): Promise<void> {
 }
 
 /**
- * The client's start-up in the numbers: against a constant 5 ms TTFT, a
- * fresh process's first `max_concurrency` requests' mean TTFT minus the
- * steady-state median (the requests after the first two waves). Each run is a
- * fresh child process, as `stallscope bench` is; the server is warmed first so
- * its own start-up is not measured. Wall-clock TTFT is the figure asked for;
- * on a shared 2-core machine it moves with everyone else's load, so the same
- * runs are also made with the main thread's CPU time as the engine's clock
- * (the client's own work before each first token, none of the waiting).
- */
-async function firstWave(): Promise<void> {
-  const conc = 64;
-  const n = conc * 8;
-  const runs = 3;
-  const child = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
-  console.log(
-    `4. first wave vs steady state: constant 5 ms TTFT (each response written whole), concurrency ${conc}, ${n} requests, a fresh process per run (median of ${runs}):`,
-  );
-  for (const mode of ['keep-alive', 'per-request'] as const) {
-    const server = await startServerProcess({
-      rest: { kind: 'ok', tokens: 48, delayMs: 5 },
-      closeEach: mode === 'per-request',
-    });
-    await floorRun(server.url, 500, conc);
-    const excess = async (warm: boolean, clock: 'wall' | 'cpu'): Promise<{ first: number; steady: number }> => {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', child, server.url, String(conc), String(n), warm ? 'warm' : 'cold', clock, mode],
-        { encoding: 'utf8', timeout: 120_000 },
-      );
-      const ttft = (JSON.parse(stdout) as number[]).map((s) => s * 1000);
-      return { first: ttft.slice(0, conc).reduce((a, b) => a + b, 0) / conc, steady: median(ttft.slice(2 * conc)) };
-    };
-    for (const clock of ['wall', 'cpu'] as const) {
-      const warm: { first: number; steady: number }[] = [],
-        cold: { first: number; steady: number }[] = [];
-      for (let i = 0; i < runs; i++) {
-        warm.push(await excess(true, clock));
-        cold.push(await excess(false, clock));
-      }
-      const show = (xs: typeof warm): string => xs.map((x) => `${fmt(x.first, 1)}−${fmt(x.steady, 1)}`).join(', ');
-      const w = median(warm.map((x) => x.first - x.steady));
-      const c = median(cold.map((x) => x.first - x.steady));
-      const what = clock === 'wall' ? 'TTFT, wall clock' : 'client main-thread CPU before the first token';
-      const verdict = clock === 'wall' ? ` (target ≤ 1 ms) ${w <= 1 ? 'OK' : 'ABOVE TARGET'}` : '';
-      console.log(
-        `   ${mode}, ${what}: first-wave mean minus steady median ${fmt(w, 2)} ms with the client warm-up${verdict} [${show(warm)}]; without it (before) ${fmt(c, 2)} ms [${show(cold)}]`,
-      );
-    }
-    await server.close();
-  }
-  console.log(
-    '   (keep-alive: the first wave alone opens the 64 connections; with a connection per request every wave does)',
-  );
-}
-
-/**
  * One trip: request 0 goes first, the other n-1 follow `lagS` later, so when
  * 0's total timeout trips the breaker all n are in flight. Returns the wall
  * and CPU time from the trip until the dispatch settled and the dispatcher
@@ -427,4 +373,4 @@ const want = (name: string): boolean => !only || only.split(',').includes(name);
 if (want('throughput')) await throughput();
 if (want('breaker')) await breakerLatency();
 if (want('hang')) await hangWaves();
-if (want('first-wave')) await firstWave();
+if (want('first-wave')) await firstWave((await pythonReady()) ? PYTHON : null);

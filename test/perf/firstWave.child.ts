@@ -1,5 +1,5 @@
 /**
- * Child process of engine.bench.ts's first-wave figure: a fresh process (as
+ * Child process of the first-wave figure (firstWave.ts): a fresh process (as
  * `stallscope bench` is) runs the engine once against the given server and
  * prints each request's TTFT in seconds, in dispatch order (rate inf: index
  * order). argv: url, concurrency, requests, "warm" | "cold" (cold = no client

@@ -6,8 +6,9 @@ with iter_any(), split on blank lines as vLLM's StreamedResponseHandler does,
 and every message timestamped with perf_counter and parsed with json.loads
 (TTFT, ITL, generated text and usage kept as vLLM keeps them).
 
-usage: vllmStyleClient.py URL N CONCURRENCY keep-alive|per-request
-prints JSON: completed, failed, wall_s, cpu_s (process CPU over the same span: session opened .. all done).
+usage: vllmStyleClient.py URL N CONCURRENCY keep-alive|per-request [ttfts]
+prints JSON: completed, failed, wall_s, cpu_s (process CPU over the same span: session opened .. all done);
+with "ttfts", also each request's TTFT in seconds, in start order (the first-wave figure).
 """
 
 import asyncio
@@ -90,6 +91,7 @@ async def request(session, url, payload, headers):
 
 async def main():
     url, n, conc, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    want_ttfts = sys.argv[5:6] == ["ttfts"]
     payload = {
         "model": "m",
         "messages": [{"role": "user", "content": "hello"}],
@@ -111,7 +113,11 @@ async def main():
     await session.close()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     ok = sum(1 for o in outs if o["success"])
-    print(json.dumps({"completed": ok, "failed": n - ok, "wall_s": wall, "cpu_s": cpu}))
+    result = {"completed": ok, "failed": n - ok, "wall_s": wall, "cpu_s": cpu}
+    if want_ttfts:
+        # gather keeps task order and the semaphore admits tasks in creation order: index order is start order.
+        result["ttfts"] = [o["ttft"] for o in outs]
+    print(json.dumps(result))
 
 
 asyncio.run(main())

@@ -41,8 +41,9 @@ export interface WarmOptions {
 /** Once per process: after one warm-up (or one run) the paths stay compiled for the next run. */
 let warmed = false;
 
-export async function warmClient(opts: WarmOptions): Promise<void> {
-  if (warmed) return;
+/** Resolves true when it warmed (the first run of the process), false when the paths were warm already. */
+export async function warmClient(opts: WarmOptions): Promise<boolean> {
+  if (warmed) return false;
   warmed = true;
   const { server, sockets } = await streamingServer(recordedStream());
   const n = opts.requests ?? 48;
@@ -84,6 +85,7 @@ export async function warmClient(opts: WarmOptions): Promise<void> {
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+  return true;
 }
 
 /**

@@ -1,0 +1,137 @@
+/**
+ * Section 4 of engine.bench.ts: the client's start-up in the numbers. A
+ * fresh process's first `max_concurrency` requests' mean TTFT minus the
+ * steady-state median (the requests after the first two waves), against a
+ * server answering 5 ms after each request arrives (constantTtft.server.ts).
+ *
+ * Three clients, interleaved run by run against the same server: stallscope
+ * with its warm-up, without it (the before figure), and vLLM's request loop
+ * in Python (vllmStyleClient.py), the reference for what a burst of new
+ * requests costs on this machine whatever the client. Wall-clock TTFT is the
+ * figure asked for; the same runs with the main thread's CPU time as the
+ * engine's clock give the client's own work before each first token, none
+ * of the waiting, which a busy 2-core machine does not move.
+ *
+ * Concurrency 10 is the nightly job's and the one the target is read at:
+ * there the server holds its TTFT (steady ≈ 6–8 ms for 5 ms). At 64 this
+ * machine saturates (steady ≈ 3–6× the server's 5 ms, client and server
+ * each on a core), so that line is printed without a target.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const CHILD = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
+const SERVER = fileURLToPath(new URL('./constantTtft.server.ts', import.meta.url));
+const PY_CLIENT = fileURLToPath(new URL('./vllmStyleClient.py', import.meta.url));
+
+type Mode = 'keep-alive' | 'per-request';
+interface Wave {
+  first: number;
+  steady: number;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (x: number, d = 1): string => x.toFixed(d);
+
+async function startServer(mode: Mode): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  return {
+    url: line.toString('utf8').trim(),
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.stdin.end();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}
+
+/** First-wave mean and steady median (ms) of TTFTs in start order. */
+function wave(ttftS: number[], conc: number): Wave {
+  const ms = ttftS.map((s) => s * 1000);
+  return { first: ms.slice(0, conc).reduce((a, b) => a + b, 0) / conc, steady: median(ms.slice(2 * conc)) };
+}
+
+async function ours(
+  url: string,
+  conc: number,
+  n: number,
+  mode: Mode,
+  warm: boolean,
+  clock: 'wall' | 'cpu',
+): Promise<Wave> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', CHILD, url, String(conc), String(n), warm ? 'warm' : 'cold', clock, mode],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  return wave(JSON.parse(stdout) as number[], conc);
+}
+
+async function python(py: string, url: string, conc: number, n: number, mode: Mode): Promise<Wave> {
+  const { stdout } = await run(py, [PY_CLIENT, `${url}/v1/chat/completions`, String(n), String(conc), mode, 'ttfts'], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const r = JSON.parse(stdout) as { completed: number; ttfts: number[] };
+  if (r.completed !== n) throw new Error(`the Python client completed ${r.completed}/${n}`);
+  return wave(r.ttfts, conc);
+}
+
+const excess = (ws: Wave[]): number => median(ws.map((w) => w.first - w.steady));
+const detail = (ws: Wave[]): string => ws.map((w) => `${fmt(w.first)}−${fmt(w.steady)}`).join(', ');
+
+/** `py`: the setup's Python with aiohttp, or null (that client's lines are skipped, saying so). */
+export async function firstWave(py: string | null): Promise<void> {
+  console.log(
+    '4. first wave vs steady state: a server answering 5 ms after each request arrives (one 48-token stream, written whole), a fresh client process per run; first-wave mean TTFT minus steady median:',
+  );
+  for (const { conc, n, runs, target } of [
+    { conc: 10, n: 200, runs: 9, target: true },
+    { conc: 64, n: 512, runs: 5, target: false },
+  ]) {
+    console.log(
+      `   concurrency ${conc}, ${n} requests, median of ${runs}` +
+        (target ? ' (the nightly job’s concurrency; target ≤ 1 ms):' : ' (saturates two cores; no target):'),
+    );
+    for (const mode of ['per-request', 'keep-alive'] as const) {
+      const server = await startServer(mode);
+      await ours(server.url, conc, n, mode, true, 'wall'); // the server's own first requests, not measured
+      const warm: Wave[] = [],
+        cold: Wave[] = [],
+        ref: Wave[] = [],
+        warmCpu: Wave[] = [],
+        coldCpu: Wave[] = [];
+      for (let i = 0; i < runs; i++) {
+        warm.push(await ours(server.url, conc, n, mode, true, 'wall'));
+        if (py) ref.push(await python(py, server.url, conc, n, mode));
+        warmCpu.push(await ours(server.url, conc, n, mode, true, 'cpu'));
+        if (i < 3) {
+          cold.push(await ours(server.url, conc, n, mode, false, 'wall'));
+          coldCpu.push(await ours(server.url, conc, n, mode, false, 'cpu'));
+        }
+      }
+      await server.close();
+      const w = excess(warm);
+      const verdict = target ? (w <= 1 ? ' OK' : ' ABOVE TARGET') : '';
+      console.log(
+        `     ${mode}, TTFT: stallscope ${fmt(w, 2)} ms${verdict} [${detail(warm)}]; without the warm-up ${fmt(excess(cold), 2)} ms [${detail(cold)}]` +
+          (py
+            ? `; vLLM-style Python client ${fmt(excess(ref), 2)} ms [${detail(ref)}]`
+            : '; vLLM-style Python client skipped (no .venv with aiohttp: `npm run setup`)'),
+      );
+      console.log(
+        `     ${mode}, client main-thread CPU before the first token: ${fmt(excess(warmCpu), 2)} ms with the warm-up [${detail(warmCpu)}], ${fmt(excess(coldCpu), 2)} ms without [${detail(coldCpu)}]`,
+      );
+    }
+  }
+}
