@@ -146,6 +146,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       }));
     // Then V8's own threads finish optimising what the warm-up made hot (settle.ts).
     if (warmed) await settleBackground();
+    // Keep-alive with a burst start: the first wave's connections are opened before the clock
+    // (RunConnections.preconnect), so its TTFT holds no handshakes the later waves never pay.
+    if (starts && connections.mode === 'keep_alive' && config.requestRate === 'inf' && config.maxConcurrency)
+      await connections.preconnect(Math.min(n, config.maxConcurrency), interrupt);
     events.startClock();
     if (starts) rps?.start();
     events.emit({

@@ -12,6 +12,11 @@
  * request opens a new TCP connection and its TTFT includes the connect.
  * `keep_alive` reuses connections (at most one per concurrency slot).
  *
+ * `preconnect` (keep_alive, a burst start) opens the first wave's
+ * connections before the clock, as wrk does: later waves reuse theirs, so
+ * handshakes queued at the server at once would be in the first wave's TTFT
+ * only (issue 11). Every such socket is the run's like any other.
+ *
  * undici's own headers/body/connect timeouts are disabled (0): they default
  * to 300 s / 300 s / 10 s and would otherwise classify a stall before our
  * structural timers do.
@@ -25,6 +30,13 @@ import { withoutStacks } from './cancelSweep.ts';
 export const CLEANUP_DEADLINE_MS = 500;
 /** After the per-socket fallback, how long to wait for the last `close` events. */
 const FALLBACK_GRACE_MS = 100;
+/** How long `preconnect` waits for its connections; the run then starts and connects the rest itself. */
+export const PRECONNECT_DEADLINE_MS = 1_000;
+/**
+ * A spare connection older than this is closed rather than used: servers close idle connections
+ * (uvicorn and Node after 5 s), and a request sent on one being closed would fail.
+ */
+const SPARE_MAX_AGE_MS = 2_000;
 
 export interface ConnectionOptions {
   maxConcurrency: number | null;
@@ -48,6 +60,10 @@ export class RunConnections {
   /** Sockets opened over the run (a loopback test counts them against the server's view). */
   opened = 0;
   private sweeping: Promise<SweepResult> | null = null;
+  /** Connected sockets `preconnect` opened that no request has used yet, oldest first. */
+  private readonly spares: { socket: Socket; at: number }[] = [];
+  private readonly connector: buildConnector.connector;
+  private readonly origin: URL;
   private hurryFn: (() => void) | null = null;
   private hurried = false;
 
@@ -56,29 +72,101 @@ export class RunConnections {
     private readonly opts: ConnectionOptions,
   ) {
     this.mode = opts.mode;
+    this.origin = new URL(origin);
     const connector = buildConnector({ ...(opts.connect ?? {}), timeout: 0 });
-    const register = (socket: Socket): void => {
-      this.opened++;
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    };
+    this.connector = (options, callback) =>
+      connector(options, (err, socket) => {
+        if (socket) this.register(socket);
+        (callback as (e: Error | null, s: unknown) => void)(err, socket);
+      });
     this.pool = new Pool(origin, {
       connections: opts.maxConcurrency ?? null,
       headersTimeout: 0,
       bodyTimeout: 0,
       keepAliveTimeout: 30_000,
       pipelining: 1,
-      connect: (options, callback) =>
-        connector(options, (err, socket) => {
-          if (socket) register(socket);
-          (callback as (e: Error | null, s: unknown) => void)(err, socket);
-        }),
+      connect: (options, callback) => {
+        const spare = this.takeSpare();
+        // Called back asynchronously, as a real connect is.
+        if (spare) queueMicrotask(() => (callback as (e: null, s: Socket) => void)(null, spare));
+        else this.connector(options, callback);
+      },
       factory: (o, options) => {
         const client = new Client(o, options);
         this.clients.add(client);
         return client;
       },
     });
+  }
+
+  private register(socket: Socket): void {
+    this.opened++;
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    if (this.sweeping) socket.destroy(); // connected after the run stopped (a late preconnect)
+  }
+
+  /**
+   * keep_alive only: opens connections until `count` are ready (counting
+   * those already in the pool: a ready check's, warm-ups'), so the first
+   * wave's requests take them instead of connecting. Waits at most
+   * PRECONNECT_DEADLINE_MS or until `signal`; one that fails is not there
+   * (its request connects as usual). Sends nothing but the TCP (and TLS)
+   * handshakes the first wave would make. Returns how many are ready.
+   */
+  async preconnect(count: number, signal?: AbortSignal): Promise<number> {
+    if (this.perRequest || this.sweeping) return 0;
+    const want = count - this.pool.stats.connected - this.spares.length;
+    const { host, hostname, protocol, port } = this.origin;
+    // What undici's Client passes its connector for this origin (an IPv6 literal without brackets).
+    const options: buildConnector.Options = {
+      host,
+      hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+      protocol,
+      port,
+    };
+    const opening: Promise<void>[] = [];
+    for (let i = 0; i < want; i++)
+      opening.push(
+        new Promise((resolve) =>
+          this.connector(options, (_err, socket) => {
+            if (socket && !this.sweeping) this.addSpare(socket as Socket);
+            resolve();
+          }),
+        ),
+      );
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([
+      Promise.all(opening),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, PRECONNECT_DEADLINE_MS);
+        onAbort = resolve;
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    return this.pool.stats.connected + this.spares.length;
+  }
+
+  private addSpare(socket: Socket): void {
+    const entry = { socket, at: performance.now() };
+    this.spares.push(entry);
+    socket.once('close', () => {
+      const i = this.spares.indexOf(entry);
+      if (i >= 0) this.spares.splice(i, 1);
+    });
+  }
+
+  /** A spare fit to carry a request: open, nothing unread from the server, not about to idle out. */
+  private takeSpare(): Socket | undefined {
+    for (let e = this.spares.shift(); e; e = this.spares.shift()) {
+      const fresh = performance.now() - e.at <= SPARE_MAX_AGE_MS;
+      if (fresh && !e.socket.destroyed && !e.socket.readableEnded && e.socket.readableLength === 0) return e.socket;
+      e.socket.destroy();
+    }
+    return undefined;
   }
 
   /** True when each request must close its connection after the response. */

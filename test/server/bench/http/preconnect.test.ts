@@ -1,0 +1,100 @@
+/**
+ * keep_alive with a burst start opens the first wave's connections before
+ * the clock (RunConnections.preconnect): no request of the run waits for a
+ * handshake the later waves never pay, and no more connections are opened
+ * than the run would have opened itself. A connection per request
+ * (vLLM-Omni's way) and a paced start connect as they go.
+ */
+import dc from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSseServer, type TestServer } from '../../../helpers/sseServer.ts';
+import { runBenchmark } from '../../../../server/bench/engine.ts';
+import type { BenchConfig } from '../../../../server/bench/config.ts';
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+function config(url: string, over: Partial<BenchConfig>): BenchConfig {
+  return {
+    runId: 'pre',
+    baseUrl: url,
+    endpoint: '/v1/chat/completions',
+    backend: 'openai-chat-omni',
+    model: 'm',
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
+    numPrompts: 12,
+    maxConcurrency: 3,
+    requestRate: 'inf',
+    burstiness: 1,
+    seed: 0,
+    numWarmups: 0,
+    percentileMetrics: ['ttft'],
+    metricPercentiles: [99],
+    timeouts: { totalS: 5 },
+    failFast: false,
+    thresholds: [],
+    save: null,
+    ...over,
+  };
+}
+
+/** Runs the benchmark and counts the client sockets this process created before and after `run.started`. */
+async function run(over: Partial<BenchConfig>): Promise<{ before: number; after: number; completed: number }> {
+  server = await startSseServer(() => ({ kind: 'ok', tokens: 4 }));
+  let started = false;
+  const counts = { before: 0, after: 0 };
+  const onSocket = (m: unknown): void => {
+    const { socket } = m as { socket: Socket };
+    // Only the run's own connections to the target (the warm-up is off: warmClient false).
+    socket.once('connect', () => {
+      if (socket.remotePort === server?.port) counts[started ? 'after' : 'before']++;
+    });
+  };
+  dc.subscribe('net.client.socket', onSocket);
+  try {
+    const out = await runBenchmark(config(server.url, over), {
+      warmClient: false,
+      onEvent: (e) => {
+        if (e.type === 'run.started') started = true;
+      },
+    });
+    return { ...counts, completed: out.summary.counts.completed };
+  } finally {
+    dc.unsubscribe('net.client.socket', onSocket);
+  }
+}
+
+describe('keep-alive: the first wave finds its connections open', () => {
+  it('rate inf, concurrency 3: three connections, all opened before the clock started', async () => {
+    const r = await run({ connectionMode: 'keep_alive' });
+    expect(r).toEqual({ before: 3, after: 0, completed: 12 });
+    expect(server!.closedAtMs.length + server!.openSockets).toBe(3);
+  });
+
+  it("counts the ready check's connection: still three in all, not four", async () => {
+    const r = await run({ connectionMode: 'keep_alive', readyCheckTimeoutS: 5 });
+    expect(r).toEqual({ before: 3, after: 0, completed: 12 });
+    expect(server!.closedAtMs.length + server!.openSockets).toBe(3);
+  });
+
+  it('fewer requests than slots: only as many connections as requests', async () => {
+    const r = await run({ connectionMode: 'keep_alive', numPrompts: 2 });
+    expect(r).toEqual({ before: 2, after: 0, completed: 2 });
+  });
+
+  it('a connection per request (the default) connects as each request goes: nothing before the clock', async () => {
+    const r = await run({ connectionMode: 'per_request' });
+    expect(r).toEqual({ before: 0, after: 12, completed: 12 });
+  });
+
+  it('a paced start (finite rate) is not a burst: it connects as it goes', async () => {
+    const r = await run({ connectionMode: 'keep_alive', requestRate: 2000 });
+    expect(r.before).toBe(0);
+    expect(r.after).toBeGreaterThanOrEqual(1);
+    expect(r.completed).toBe(12);
+  });
+});
