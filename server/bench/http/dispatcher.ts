@@ -130,7 +130,7 @@ export class RunConnections {
       opening.push(
         new Promise((resolve) =>
           this.connector(options, (_err, socket) => {
-            if (socket && !this.sweeping) this.addSpare(socket as Socket);
+            if (socket && !this.sweeping) this.addSpare(socket);
             resolve();
           }),
         ),
