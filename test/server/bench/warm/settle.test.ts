@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleBackground } from '../../../../server/bench/warm/settle.ts';
+import { fullGc, settleBackground } from '../../../../server/bench/warm/settle.ts';
 
 /**
  * A fake process on its own clock: background work at `coreShare` of one
@@ -9,6 +9,7 @@ import { settleBackground } from '../../../../server/bench/warm/settle.ts';
 function fakeProcess(busyUntilMs: number, coreShare = 1, lateMs = 0) {
   let t = 0;
   return {
+    gc: () => undefined,
     now: () => t,
     cpuUs: () => Math.min(t, busyUntilMs) * 1000 * coreShare,
     sleep: (ms: number) => {
@@ -47,10 +48,39 @@ describe('settleBackground: waits for the background threads the warm-up set to 
     expect((await settleBackground({ windowMs: 10, maxMs: 200, ...fakeProcess(1e9, 1, 30) })).quiet).toBe(false);
   });
 
+  it('collects garbage once, before the first window', async () => {
+    const calls: string[] = [];
+    const p = fakeProcess(0);
+    await settleBackground({
+      windowMs: 10,
+      maxMs: 1_000,
+      ...p,
+      gc: () => calls.push('gc'),
+      sleep: (ms) => {
+        calls.push('sleep');
+        return p.sleep(ms);
+      },
+    });
+    expect(calls).toEqual(['gc', 'sleep', 'sleep']);
+  });
+
   it('is bounded: a process that never goes quiet starts the run at maxMs', async () => {
     expect(await settleBackground({ windowMs: 10, maxMs: 100, ...fakeProcess(1e9) })).toEqual({
       quiet: false,
       waitedMs: 100,
     });
+  });
+});
+
+describe('fullGc', () => {
+  it('collects an unreachable object (a full collection, without --expose-gc on the command line)', async () => {
+    const ref = new WeakRef({ payload: new Array(1000).fill(1) });
+    // deref() keeps its target alive until the end of the current job: each check in a job of its own.
+    const nextJob = (): Promise<unknown> => new Promise((resolve) => setImmediate(resolve));
+    await nextJob();
+    const aliveBefore = ref.deref() !== undefined; // nothing collected it by itself in between
+    await nextJob();
+    fullGc();
+    expect({ aliveBefore, aliveAfter: ref.deref() !== undefined }).toEqual({ aliveBefore: true, aliveAfter: false });
   });
 });
