@@ -168,9 +168,27 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     }
   };
 
+  // The first wave (the slots' first fill, under a concurrency limit) starts one request per turn
+  // of the event loop. A request's start (its TTFT clock) runs on in microtasks to its connect, which
+  // Node issues in a later tick: started together, each first-wave request would wait for all the
+  // others' set-up before any of them connects, which no later request does (they start one per
+  // finished request). vLLM's asyncio loop runs each task to its connect before starting the next,
+  // so its first wave does not pay it either (issue 11). Only the first fill: deferring later starts
+  // too costs ~20% of the requests/s at concurrency 64 with a connection per request.
+  let startedThisTurn = false;
+  const nextTurn = (): void => {
+    startedThisTurn = false;
+    pump();
+  };
   /** Starts queued requests while slots are free; tells the waiting producer when all is idle. */
   const pump = (): void => {
     while (active < limit && started < arrived && !stop.signal.aborted) {
+      const firstFill = started < limit;
+      if (firstFill && startedThisTurn) break; // nextTurn is due and starts it
+      if (firstFill) {
+        startedThisTurn = true;
+        setImmediate(nextTurn);
+      }
       active++;
       void runOne(started++);
     }

@@ -1,0 +1,86 @@
+/**
+ * The first wave starts one request per turn of the event loop, so each
+ * request's connect is issued before the next request's TTFT clock starts
+ * (dispatch.ts): started together, every first-wave request waited for all
+ * the others' set-up before any connected, which no later request does and
+ * vLLM's asyncio loop does not do either.
+ */
+import dc from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
+import { runBenchmark } from '../../../server/bench/engine.ts';
+import type { BenchConfig } from '../../../server/bench/config.ts';
+
+let server: TestServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+function config(url: string, over: Partial<BenchConfig>): BenchConfig {
+  return {
+    runId: 'fw',
+    baseUrl: url,
+    endpoint: '/v1/chat/completions',
+    backend: 'openai-chat-omni',
+    model: 'm',
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
+    numPrompts: 12,
+    maxConcurrency: 4,
+    requestRate: 'inf',
+    burstiness: 1,
+    seed: 0,
+    numWarmups: 0,
+    percentileMetrics: ['ttft'],
+    metricPercentiles: [99],
+    timeouts: { totalS: 5 },
+    failFast: false,
+    thresholds: [],
+    save: null,
+    ...over,
+  };
+}
+
+/**
+ * For each first-wave request after the first: was the previous request's connect already
+ * issued (its socket has a local port: the kernel gives one at connect) when this one was sent?
+ */
+async function previousConnected(over: Partial<BenchConfig>): Promise<boolean[]> {
+  server = await startSseServer(() => ({ kind: 'ok', tokens: 4 }));
+  const sockets: Socket[] = [];
+  const onSocket = (m: unknown): void => {
+    const { socket } = m as { socket: Socket };
+    sockets.push(socket);
+  };
+  const seen: boolean[] = [];
+  dc.subscribe('net.client.socket', onSocket);
+  try {
+    const cfg = config(server.url, over);
+    const out = await runBenchmark(cfg, {
+      warmClient: false,
+      onEvent: (e) => {
+        if (e.type === 'request.sent' && e.index > 0 && e.index < 4)
+          seen.push(sockets[e.index - 1]?.localPort !== undefined);
+      },
+    });
+    expect(out.summary.counts.completed).toBe(cfg.numPrompts);
+  } finally {
+    dc.unsubscribe('net.client.socket', onSocket);
+  }
+  return seen;
+}
+
+describe('the first wave starts one request per turn', () => {
+  it('a connection per request: each request connects before the next one is sent', async () => {
+    expect(await previousConnected({ connectionMode: 'per_request' })).toEqual([true, true, true]);
+  });
+
+  it('with fewer requests than slots, too', async () => {
+    expect(await previousConnected({ connectionMode: 'per_request', numPrompts: 4, maxConcurrency: 8 })).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+});
