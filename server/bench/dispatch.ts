@@ -168,15 +168,18 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     }
   };
 
-  // The first wave (the slots' first fill, under a concurrency limit) starts one request per turn
-  // of the event loop. A request's start (its TTFT clock) runs on in microtasks to its connect, which
-  // Node issues in a later tick: started together, each first-wave request would wait for all the
-  // others' set-up before any of them connects, which no later request does (they start one per
-  // finished request). vLLM's asyncio loop runs each task to its connect before starting the next,
-  // so its first wave does not pay it either (issue 11). Only the first fill: deferring later starts
-  // too costs ~20% of the requests/s at concurrency 64 with a connection per request.
+  // The first wave (the slots' first fill, under a concurrency limit) starts its requests one after
+  // another, each once the previous one's connect is out. A request's start (its TTFT clock) runs in
+  // microtasks to its dispatch, and Node issues the connect a tick later: started together, every
+  // first-wave request waited for all the others' set-up before any connected, which no later
+  // request does (they start one per finished request). vLLM's asyncio loop runs each task to its
+  // connect before the next task starts, in one turn of its loop; so does this: runOne hands on in
+  // the tick after its dispatch's connect, with no I/O in between (a setImmediate is the fallback
+  // when a request stops earlier, e.g. reading a prompt file). Later starts are unchanged (issue 11).
   let startedThisTurn = false;
-  const nextTurn = (): void => {
+  let fillToken = 0;
+  const handOn = (token: number): void => {
+    if (token !== fillToken || !startedThisTurn) return; // already handed on
     startedThisTurn = false;
     pump();
   };
@@ -184,29 +187,34 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const pump = (): void => {
     while (active < limit && started < arrived && !stop.signal.aborted) {
       const firstFill = started < limit;
-      if (firstFill && startedThisTurn) break; // nextTurn is due and starts it
+      if (firstFill && startedThisTurn) break; // handOn starts it
+      let token = 0;
       if (firstFill) {
         startedThisTurn = true;
-        setImmediate(nextTurn);
+        token = ++fillToken;
+        setImmediate(handOn, token);
       }
       active++;
-      void runOne(started++);
+      void runOne(started++, token);
     }
     if (onIdle && active === 0 && (stop.signal.aborted || started === n)) onIdle();
   };
 
-  const runOne = async (index: number): Promise<void> => {
+  const runOne = async (index: number, fillToken: number): Promise<void> => {
     const cancel = new Cancellation();
     try {
       const job = await inp.prepare(index);
       if (stop.signal.aborted) return notDispatched(index);
       inFlight.set(index, cancel);
-      const end = await runRequest(
+      const running = runRequest(
         target,
         job,
         cancel,
         new RequestHooks(index, job.requestId, events, breaker, sentT, stop.signal, inp.onTimeout),
       );
+      // Dispatched (synchronously, above): the next first-wave request starts after this one's connect.
+      if (fillToken) process.nextTick(handOn, fillToken);
+      const end = await running;
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {
       // The runner never throws for anything the target does: this is `prepare` failing
