@@ -6,7 +6,7 @@
  * cost 24–42 ms of client CPU and the second 5–6 ms, against 0.4–0.6 ms once
  * warm, which put the client's start-up into the first wave's TTFT (and a
  * short run's p99). So the run's own code paths (request building, the
- * dispatch loop and slots, the undici Agent, SSE exchange, structural timers,
+ * dispatch loop and slots, the undici pool, TLS for an https target, SSE exchange, structural timers,
  * stream parsing with text and audio, the event emitter) are run in-process
  * against a loopback server of our own that streams a recorded response.
  * Best effort: bounded in time, never fails the run; every socket, server
@@ -14,6 +14,7 @@
  * dashboard's later runs find the paths warm).
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { RunConnections } from '../http/dispatcher.ts';
 import type { AttemptTarget } from '../http/attempt.ts';
@@ -21,6 +22,7 @@ import { runDispatch } from '../dispatch.ts';
 import { RunEvents } from '../events.ts';
 import type { RequestJob } from '../requestRunner.ts';
 import { recordedStream } from './recordedStream.ts';
+import { WARM_TLS } from './loopbackTls.ts';
 
 export interface WarmOptions {
   /** Builds warm-up request i (the run's first request under its own id): the body builder warms too. */
@@ -45,15 +47,18 @@ let warmed = false;
 export async function warmClient(opts: WarmOptions): Promise<boolean> {
   if (warmed) return false;
   warmed = true;
-  const { server, sockets } = await streamingServer(recordedStream());
+  // An https target: the warm-up serves https too, so the TLS path is warm (its certificate is not checked).
+  const tls = new URL(opts.target.origin).protocol === 'https:';
+  const { server, sockets } = await streamingServer(recordedStream(), tls);
   const n = opts.requests ?? 48;
   const concurrency = Math.min(opts.maxConcurrency ?? 8, 8);
   const stop = new AbortController();
   const deadline = setTimeout(() => stop.abort(new Error('client warm-up deadline')), opts.deadlineMs ?? 3_000);
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const connections = new RunConnections(origin, {
     maxConcurrency: opts.maxConcurrency,
     mode: opts.target.perRequest ? 'per_request' : 'keep_alive',
+    connect: tls ? { rejectUnauthorized: false } : undefined,
   });
   try {
     // A subscriber that does nothing: RunEvents skips its work when there is none.
@@ -92,7 +97,7 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
  * A loopback server answering every request with `events`, written in
  * pieces that cut events in the middle and join others, as TCP reads do.
  */
-async function streamingServer(events: string[]): Promise<{ server: Server; sockets: Set<Socket> }> {
+async function streamingServer(events: string[], tls: boolean): Promise<{ server: Server; sockets: Set<Socket> }> {
   const body = events.join('');
   const cuts = [0];
   for (let at = 0, i = 0; i < events.length; i++) {
@@ -103,7 +108,7 @@ async function streamingServer(events: string[]): Promise<{ server: Server; sock
   const pieces = cuts.slice(1).map((end, i) => body.slice(cuts[i], end));
   const sockets = new Set<Socket>();
   let served = 0;
-  const server = createServer((req, res) => {
+  const server = (tls ? createTlsServer.bind(null, WARM_TLS) : createServer)((req, res) => {
     // Every other connection is closed after its response: keep-alive reuse and
     // reconnecting both run (targets and connection modes differ in which they use).
     if (served++ % 2 === 1) res.shouldKeepAlive = false;
@@ -114,6 +119,7 @@ async function streamingServer(events: string[]): Promise<{ server: Server; sock
       res.end();
     });
   });
+  // A TLS server's `connection` is the raw TCP socket: destroying it ends the TLS one too.
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
