@@ -132,6 +132,36 @@ describe('the in-flight abort at a trip', () => {
     expect(h.events.some((e) => e.type === 'run.warning' && /destroyed one by one/.test(e.message))).toBe(true);
     await h.agent.destroy();
   });
+  it('a signal during that cleanup cuts its deadline short; the run stays failed closed', async () => {
+    server = await startSseServer(() => ({ kind: 'hang-mid-stream', events: 2 }));
+    const interrupt = new AbortController();
+    const h = harness(server.url, staggered, {
+      failFast: true,
+      totalS: 1,
+      connectionMode: 'per_request',
+      skipPoolDestroy: true, // nothing closes by itself: only the deadline, or the signal, ends the cleanup
+      interrupt: interrupt.signal,
+    });
+    // The signal comes 50 ms after the trip, inside the 500 ms cleanup deadline.
+    let trippedAt = 0;
+    const watch = setInterval(() => {
+      if (trippedAt || !h.events.some((e) => e.type === 'breaker.tripped')) return;
+      trippedAt = performance.now();
+      setTimeout(() => interrupt.abort('signal'), 50);
+    }, 2);
+    try {
+      const r = await runDispatch(h.input);
+      const afterTripMs = performance.now() - trippedAt;
+      expect(r.failFastTripped).toBe(true);
+      expect(r.interrupted).toBe(false); // the trip came first: failed closed, not interrupted
+      expect(r.cleanupForcedSockets).toBeGreaterThanOrEqual(3);
+      // Without the signal this waits CLEANUP_DEADLINE_MS (500) before the fallback; with it, ~50 ms.
+      expect(afterTripMs).toBeLessThan(CLEANUP_DEADLINE_MS - 200);
+    } finally {
+      clearInterval(watch);
+      await h.agent.destroy();
+    }
+  });
 });
 
 describe('no send after the trip', () => {
