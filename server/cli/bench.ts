@@ -122,9 +122,11 @@ export async function run(argv: string[]): Promise<number> {
     return refuse(e);
   } finally {
     progress?.stop();
+    // The reporter's close may wait (up to 5 s for a dashboard that does not answer): a second
+    // signal must still find our handler then, and exit 4 at once rather than die by the signal.
+    await reporter?.close().catch((err: Error) => console.error(`stallscope bench: reporter: ${err.message}`));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await reporter?.close().catch((err: Error) => console.error(`stallscope bench: reporter: ${err.message}`));
   }
   console.log(formatSummary(outcome.result));
   if (outcome.resultFile) console.log(`Result written to ${outcome.resultFile}`);

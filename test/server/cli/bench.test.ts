@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
 import { REPO, runBenchChild } from '../../helpers/benchChild.ts';
 import { run } from '../../../server/cli/bench.ts';
@@ -242,6 +244,49 @@ describe('stallscope bench (child process)', () => {
       expect(server.openSockets).toBe(0);
     },
   );
+
+  it('a second signal exits at once, not after the bounded wind-down (here a dashboard that never answers)', async () => {
+    server = await startSseServer(() => ({ kind: 'hang-after-headers' }));
+    // --report-to a server that accepts and never answers: after the first signal the bench waits
+    // up to 5 s for its reporter (server/report/remote.ts), the window a second signal cuts.
+    const sockets = new Set<Socket>();
+    const silent = createServer(() => undefined);
+    silent.on('connection', (c: Socket) => sockets.add(c));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const run = runBenchChild([
+        '--base-url',
+        server.url,
+        '--model',
+        'm',
+        '--dataset-name',
+        'random',
+        '--random-input-len',
+        '4',
+        '--random-output-len',
+        '4',
+        '--num-prompts',
+        '6',
+        '--max-concurrency',
+        '2',
+        '--report-to',
+        `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      ]);
+      await server.waitForArrivals(2);
+      run.child.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 400));
+      expect(run.child.exitCode).toBeNull(); // still winding down: waiting for the reporter
+      const secondAt = performance.now();
+      run.child.kill('SIGINT');
+      const r = await run.done;
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/SIGINT again: exiting without waiting/);
+      expect(r.exitedAtMs - secondAt).toBeLessThan(1000); // not the reporter's 5 s
+    } finally {
+      for (const c of sockets) c.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
 
   it('an unreachable target with a ready check: exit 5 (errored)', async () => {
     const r = await runBenchChild([
