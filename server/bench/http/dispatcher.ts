@@ -45,6 +45,8 @@ export interface ConnectionOptions {
   connect?: buildConnector.BuildOptions;
   /** Test hook: the sweep skips the pool's own destroy (proves the fallback alone ends a run). */
   skipPoolDestroy?: boolean;
+  /** Test hook: a preconnected spare older than this is closed rather than used (default SPARE_MAX_AGE_MS). */
+  spareMaxAgeMs?: number;
 }
 
 export interface SweepResult {
@@ -162,7 +164,7 @@ export class RunConnections {
   /** A spare fit to carry a request: open, nothing unread from the server, not about to idle out. */
   private takeSpare(): Socket | undefined {
     for (let e = this.spares.shift(); e; e = this.spares.shift()) {
-      const fresh = performance.now() - e.at <= SPARE_MAX_AGE_MS;
+      const fresh = performance.now() - e.at <= (this.opts.spareMaxAgeMs ?? SPARE_MAX_AGE_MS);
       if (fresh && !e.socket.destroyed && !e.socket.readableEnded && e.socket.readableLength === 0) return e.socket;
       e.socket.destroy();
     }
@@ -197,6 +199,8 @@ export class RunConnections {
   }
 
   private async runSweep(reason: Error | null): Promise<SweepResult> {
+    // Spares belong to no client of the pool: its destroy would not close them.
+    for (const e of this.spares.splice(0)) e.socket.destroy();
     const closing = this.opts.skipPoolDestroy
       ? new Promise<void>(() => undefined) // the test hook: nothing closes, the deadline must end it
       : withoutStacks(() => {

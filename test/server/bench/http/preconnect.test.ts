@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '../../../helpers/sseServer.ts';
 import { runBenchmark } from '../../../../server/bench/engine.ts';
 import type { BenchConfig } from '../../../../server/bench/config.ts';
+import { RunConnections } from '../../../../server/bench/http/dispatcher.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -96,5 +97,70 @@ describe('keep-alive: the first wave finds its connections open', () => {
     expect(r.before).toBe(0);
     expect(r.after).toBeGreaterThanOrEqual(1);
     expect(r.completed).toBe(12);
+  });
+});
+
+describe('RunConnections.preconnect: spares', () => {
+  /** One request through the pool, answered by the test server. */
+  const request = (c: RunConnections): Promise<number> =>
+    new Promise((resolve, reject) => {
+      c.pool.dispatch(
+        { origin: server!.url, path: '/v1/chat/completions', method: 'POST', body: '{}' },
+        {
+          onConnect: () => undefined,
+          onHeaders: (status: number) => {
+            resolve(status);
+            return true;
+          },
+          onData: () => true,
+          onComplete: () => undefined,
+          onError: reject,
+        },
+      );
+    });
+
+  it('a fresh spare carries the first request: one connection in all', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const c = new RunConnections(server.url, { maxConcurrency: 1, mode: 'keep_alive' });
+    try {
+      expect(await c.preconnect(1)).toBe(1);
+      expect(await request(c)).toBe(200);
+      expect(c.opened).toBe(1);
+    } finally {
+      await c.sweep(null);
+    }
+  });
+
+  it('a spare older than its age limit is closed, not used: the request connects anew', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const c = new RunConnections(server.url, { maxConcurrency: 1, mode: 'keep_alive', spareMaxAgeMs: 20 });
+    try {
+      expect(await c.preconnect(1)).toBe(1);
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await request(c)).toBe(200);
+      expect(c.opened).toBe(2);
+      // The stale spare was destroyed: the server saw it close.
+      for (let i = 0; i < 50 && server.closedAtMs.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(server.closedAtMs).toHaveLength(1);
+    } finally {
+      await c.sweep(null);
+    }
+  });
+
+  it('the sweep closes spares no request used', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const c = new RunConnections(server.url, { maxConcurrency: 3, mode: 'keep_alive' });
+    expect(await c.preconnect(3)).toBe(3);
+    expect(c.openSockets).toBe(3);
+    expect(await c.sweep(null)).toEqual({ forcedSockets: 0 });
+    expect(c.openSockets).toBe(0);
+  });
+
+  it('per_request mode opens nothing ahead', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const c = new RunConnections(server.url, { maxConcurrency: 3, mode: 'per_request' });
+    expect(await c.preconnect(3)).toBe(0);
+    expect(c.opened).toBe(0);
+    await c.sweep(null);
   });
 });
