@@ -21,7 +21,7 @@
  * to 300 s / 300 s / 10 s and would otherwise classify a stall before our
  * structural timers do.
  */
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { buildConnector, Client, Pool } from 'undici';
 import type { ConnectionMode } from '../../../shared/types.ts';
 import { withoutStacks } from './cancelSweep.ts';
@@ -64,6 +64,8 @@ export class RunConnections {
   private sweeping: Promise<SweepResult> | null = null;
   /** Connected sockets `preconnect` opened that no request has used yet, oldest first. */
   private readonly spares: { socket: Socket; at: number }[] = [];
+  /** Sockets still connecting (TCP or TLS handshake): no client owns them yet, so no destroy reaches them. */
+  private readonly connecting = new Set<Socket>();
   private readonly connector: buildConnector.connector;
   private readonly origin: URL;
   private hurryFn: (() => void) | null = null;
@@ -76,11 +78,21 @@ export class RunConnections {
     this.mode = opts.mode;
     this.origin = new URL(origin);
     const connector = buildConnector({ ...(opts.connect ?? {}), timeout: 0 });
-    this.connector = (options, callback) =>
-      connector(options, (err, socket) => {
+    this.connector = (options, callback) => {
+      // buildConnector returns the socket it is connecting (its typings say void). Kept until it
+      // connects: with the connect timeout off, a handshake the target never answers (its loop
+      // stuck; the kernel still accepts the TCP connection) would otherwise outlive the run, as
+      // undici's destroy does not reach a connect in progress.
+      const pending: unknown = connector(options, (err, socket) => {
+        if (pending instanceof Socket) this.connecting.delete(pending);
         if (socket) this.register(socket);
         (callback as (e: Error | null, s: unknown) => void)(err, socket);
       });
+      if (!(pending instanceof Socket) || pending.destroyed) return;
+      if (this.sweeping) return void pending.destroy(); // a connect after the run stopped
+      this.connecting.add(pending);
+      pending.once('close', () => this.connecting.delete(pending));
+    };
     this.pool = new Pool(origin, {
       connections: opts.maxConcurrency ?? null,
       headersTimeout: 0,
@@ -117,7 +129,7 @@ export class RunConnections {
    * handshakes the first wave would make. Returns how many are ready.
    */
   async preconnect(count: number, signal?: AbortSignal): Promise<number> {
-    if (this.perRequest || this.sweeping) return 0;
+    if (this.perRequest || this.sweeping || signal?.aborted) return 0; // an interrupt before it: nothing to wait for
     const want = count - this.pool.stats.connected - this.spares.length;
     const { host, hostname, protocol, port } = this.origin;
     // What undici's Client passes its connector for this origin (an IPv6 literal without brackets).
@@ -201,6 +213,9 @@ export class RunConnections {
   private async runSweep(reason: Error | null): Promise<SweepResult> {
     // Spares belong to no client of the pool: its destroy would not close them.
     for (const e of this.spares.splice(0)) e.socket.destroy();
+    // Nor would it close a connect in progress (undici destroys such a socket only once it connects).
+    for (const s of this.connecting) s.destroy();
+    this.connecting.clear();
     const closing = this.opts.skipPoolDestroy
       ? new Promise<void>(() => undefined) // the test hook: nothing closes, the deadline must end it
       : withoutStacks(() => {
