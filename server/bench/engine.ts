@@ -104,6 +104,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
   const rps = config.rampUp ? new RpsChangeLog(config.rampUp, n) : null;
+  const arrivals = arrivalSpec(
+    config,
+    data.samples.map((s) => s.timestamp ?? 0),
+  );
   try {
     log('Starting initial single prompt test run...');
     if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
@@ -148,7 +152,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     if (warmed) await settleBackground();
     // Keep-alive with a burst start: the first wave's connections are opened before the clock
     // (RunConnections.preconnect), so its TTFT holds no handshakes the later waves never pay.
-    if (starts && connections.mode === 'keep_alive' && config.requestRate === 'inf' && config.maxConcurrency)
+    // Only a burst: a ramp-up or a self-timed trace keeps request rate inf but paces its start.
+    if (starts && connections.mode === 'keep_alive' && arrivals.mode === 'immediate' && config.maxConcurrency)
       await connections.preconnect(Math.min(n, config.maxConcurrency), interrupt);
     events.startClock();
     if (starts) rps?.start();
@@ -176,13 +181,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         connections,
         events,
         log,
-        offsets: arrivalOffsets(
-          n,
-          arrivalSpec(
-            config,
-            data.samples.map((s) => s.timestamp ?? 0),
-          ),
-        ),
+        offsets: arrivalOffsets(n, arrivals),
         maxConcurrency: config.maxConcurrency,
         failFast: config.failFast,
         prepare: (i) => job(i, id(i)),

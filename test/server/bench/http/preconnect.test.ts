@@ -98,6 +98,13 @@ describe('keep-alive: the first wave finds its connections open', () => {
     expect(r.after).toBeGreaterThanOrEqual(1);
     expect(r.completed).toBe(12);
   });
+
+  it('a ramp-up is paced too (its request rate stays inf): it connects as it goes', async () => {
+    const r = await run({ connectionMode: 'keep_alive', rampUp: { strategy: 'linear', startRps: 20, endRps: 40 } });
+    expect(r.before).toBe(0);
+    expect(r.after).toBeGreaterThanOrEqual(1);
+    expect(r.completed).toBe(12);
+  });
 });
 
 describe('RunConnections.preconnect: spares', () => {
