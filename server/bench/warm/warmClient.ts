@@ -43,13 +43,19 @@ export interface WarmOptions {
 /** Once per process: after one warm-up (or one run) the paths stay compiled for the next run. */
 let warmed = false;
 
-/** Resolves true when it warmed (the first run of the process), false when the paths were warm already. */
+/** Resolves true when it warmed (the first run of the process), false when the paths were warm already or it could not. */
 export async function warmClient(opts: WarmOptions): Promise<boolean> {
   if (warmed) return false;
   warmed = true;
   // An https target: the warm-up serves https too, so the TLS path is warm (its certificate is not checked).
   const tls = new URL(opts.target.origin).protocol === 'https:';
-  const { server, sockets } = await streamingServer(recordedStream(), tls);
+  let served: Awaited<ReturnType<typeof streamingServer>>;
+  try {
+    served = await streamingServer(recordedStream(), tls);
+  } catch {
+    return false; // its own server could not start (a listen failing, a TLS setup refused): the run goes on cold
+  }
+  const { server, sockets } = served;
   const n = opts.requests ?? 48;
   const concurrency = Math.min(opts.maxConcurrency ?? 8, 8);
   const stop = new AbortController();
