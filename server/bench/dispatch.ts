@@ -168,7 +168,8 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     }
   };
 
-  // The first wave (the slots' first fill, under a concurrency limit) starts its requests one after
+  // The first wave (the slots' first fill; every start when there is no concurrency limit, as all
+  // are then the first wave) starts its requests one after
   // another, each once the previous one's connect is out. A request's start (its TTFT clock) runs in
   // microtasks to its dispatch, and Node issues the connect a tick later: started together, every
   // first-wave request waited for all the others' set-up before any connected, which no later

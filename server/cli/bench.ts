@@ -93,8 +93,16 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const ctrl = new AbortController();
+  // Set once the run is over (its result written): a signal then only stops waiting for the reporter.
+  const reporterWait = new AbortController();
+  let runOver = false;
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals): void => {
+    if (runOver) {
+      console.error(`\n${sig}: not waiting for the dashboard any longer`);
+      reporterWait.abort();
+      return;
+    }
     signals++;
     if (signals === 1) {
       console.error(`\n${sig}: aborting the requests in flight and writing the partial result...`);
@@ -122,9 +130,13 @@ export async function run(argv: string[]): Promise<number> {
     return refuse(e);
   } finally {
     progress?.stop();
-    // The reporter's close may wait (up to 5 s for a dashboard that does not answer): a second
-    // signal must still find our handler then, and exit 4 at once rather than die by the signal.
-    await reporter?.close().catch((err: Error) => console.error(`stallscope bench: reporter: ${err.message}`));
+    // The reporter's close may wait (up to 5 s for a dashboard that does not answer), so our handler
+    // stays: after an interrupted run a second signal exits 4 at once rather than die by the signal;
+    // after a run that ended by itself a signal stops the wait and the run's own exit code stands.
+    runOver = signals === 0;
+    await reporter
+      ?.close(reporterWait.signal)
+      .catch((err: Error) => console.error(`stallscope bench: reporter: ${err.message}`));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

@@ -27,7 +27,8 @@ export interface RemoteReporterOptions {
 
 export interface RemoteReporter {
   onEvent(e: BenchEvent): void;
-  close(): Promise<void>;
+  /** Sends what is left, bounded by `closeTimeoutMs`; `stop` (a signal) ends the wait at once. */
+  close(stop?: AbortSignal): Promise<void>;
 }
 
 const BATCH = 5000;
@@ -108,15 +109,21 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
         timer.unref();
       }
     },
-    async close() {
+    async close(stop) {
       const limit = o.closeTimeoutMs ?? 5000;
       let t: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((r) => {
+      let onStop: (() => void) | undefined;
+      const cut = new Promise<'timeout' | 'stopped'>((r) => {
         t = setTimeout(() => r('timeout'), limit);
+        onStop = () => r('stopped');
+        if (stop?.aborted) onStop();
+        else stop?.addEventListener('abort', onStop, { once: true });
       });
-      const r = await Promise.race([flush().then(() => 'done' as const), timedOut]);
+      const r = await Promise.race([flush().then(() => 'done' as const), cut]);
       clearTimeout(t);
+      if (onStop) stop?.removeEventListener('abort', onStop);
       if (r === 'timeout') giveUp(new Error(`still sending after ${limit} ms`));
+      if (r === 'stopped') giveUp(new Error('stopped by a signal while still sending'));
       if (dropped && !disabled) o.log(`stallscope: ${dropped} events were not reported to the dashboard (queue full)`);
       await agent.destroy();
     },

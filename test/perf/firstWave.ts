@@ -105,22 +105,25 @@ export async function firstWave(py: string | null): Promise<void> {
     );
     for (const mode of ['per-request', 'keep-alive'] as const) {
       const server = await startServer(mode);
-      await ours(server.url, conc, n, mode, true, 'wall'); // the server's own first requests, not measured
       const warm: Wave[] = [],
         cold: Wave[] = [],
         ref: Wave[] = [],
         warmCpu: Wave[] = [],
         coldCpu: Wave[] = [];
-      for (let i = 0; i < runs; i++) {
-        warm.push(await ours(server.url, conc, n, mode, true, 'wall'));
-        if (py) ref.push(await python(py, server.url, conc, n, mode));
-        warmCpu.push(await ours(server.url, conc, n, mode, true, 'cpu'));
-        if (i < 3) {
-          cold.push(await ours(server.url, conc, n, mode, false, 'wall'));
-          coldCpu.push(await ours(server.url, conc, n, mode, false, 'cpu'));
+      try {
+        await ours(server.url, conc, n, mode, true, 'wall'); // the server's own first requests, not measured
+        for (let i = 0; i < runs; i++) {
+          warm.push(await ours(server.url, conc, n, mode, true, 'wall'));
+          if (py) ref.push(await python(py, server.url, conc, n, mode));
+          warmCpu.push(await ours(server.url, conc, n, mode, true, 'cpu'));
+          if (i < 3) {
+            cold.push(await ours(server.url, conc, n, mode, false, 'wall'));
+            coldCpu.push(await ours(server.url, conc, n, mode, false, 'cpu'));
+          }
         }
+      } finally {
+        await server.close();
       }
-      await server.close();
       const w = excess(warm);
       const verdict = target ? (w <= 1 ? ' OK' : ' ABOVE TARGET') : '';
       console.log(

@@ -288,6 +288,46 @@ describe('stallscope bench (child process)', () => {
     }
   });
 
+  it('a signal after a run that ended by itself only stops waiting for the dashboard: the run keeps its exit code', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const sockets = new Set<Socket>();
+    const silent = createServer(() => undefined);
+    silent.on('connection', (c: Socket) => sockets.add(c));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const run = runBenchChild([
+        '--base-url',
+        server.url,
+        '--model',
+        'm',
+        '--dataset-name',
+        'random',
+        '--random-input-len',
+        '4',
+        '--random-output-len',
+        '4',
+        '--num-prompts',
+        '3',
+        '--report-to',
+        `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      ]);
+      await server.waitForArrivals(3);
+      await new Promise((r) => setTimeout(r, 400)); // the run is over; the bench waits for its reporter
+      expect(run.child.exitCode).toBeNull();
+      const signalAt = performance.now();
+      run.child.kill('SIGINT');
+      const r = await run.done;
+      expect(r.code).toBe(0); // passed, as the run ended by itself
+      expect(r.stderr).toMatch(/SIGINT: not waiting for the dashboard any longer/);
+      expect(r.stderr).not.toMatch(/aborting the requests in flight/);
+      expect(r.stdout).toMatch(/passed/);
+      expect(r.exitedAtMs - signalAt).toBeLessThan(1000); // not the reporter's 5 s
+    } finally {
+      for (const c of sockets) c.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
+
   it('an unreachable target with a ready check: exit 5 (errored)', async () => {
     const r = await runBenchChild([
       '--base-url',

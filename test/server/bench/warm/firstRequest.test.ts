@@ -45,7 +45,8 @@ describe('client warm-up', () => {
     // Measured (main-thread CPU, ms): warm first minus later 0.6–3.6 when the run started right after the
     // warm-up, while V8's threads were still optimising what it made hot (a clean clone's CI run: minimum
     // of three 1.9); 0.2–1.6 since the engine waits for them (settle.ts); cold 8–15, which must keep failing.
-    expect(Math.abs(excess), warm.map(show).join(' | ')).toBeLessThanOrEqual(1.5);
+    // The bound leaves room for a loaded CI machine above the 1.6 seen here.
+    expect(Math.abs(excess), warm.map(show).join(' | ')).toBeLessThanOrEqual(2);
     const cold = await overhead('cold');
     expect(cold.first - cold.later, show(cold)).toBeGreaterThan(4);
   }, 90_000);
