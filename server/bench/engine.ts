@@ -147,9 +147,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         job: (i) => job(0, `${config.runId}-warm-${i}`),
         target,
         maxConcurrency: config.maxConcurrency,
+        signal: interrupt,
       }));
     // Then V8's own threads finish optimising what the warm-up made hot (settle.ts).
-    if (warmed) await settleBackground();
+    if (warmed) await settleBackground({ signal: interrupt });
     // Keep-alive with a burst start: the first wave's connections are opened before the clock
     // (RunConnections.preconnect), so its TTFT holds no handshakes the later waves never pay.
     // Only a burst: a ramp-up or a self-timed trace keeps request rate inf but paces its start.

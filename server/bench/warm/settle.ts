@@ -27,6 +27,8 @@ export interface SettleOptions {
   sleep?: (ms: number) => Promise<void>;
   /** A full garbage collection first (default `fullGc`; a test injects its own). */
   gc?: () => void;
+  /** The run's interrupt: no more waiting once it fires (checked each window). */
+  signal?: AbortSignal;
 }
 
 export interface Settled {
@@ -51,7 +53,7 @@ export async function settleBackground(opts: SettleOptions = {}): Promise<Settle
   let c0 = cpuUs();
   let t0 = start;
   while (quietWindows < 2) {
-    if (now() - start >= maxMs) return { waitedMs: now() - start, quiet: false };
+    if (now() - start >= maxMs || opts.signal?.aborted) return { waitedMs: now() - start, quiet: false };
     await sleep(windowMs);
     const c1 = cpuUs();
     const t1 = now();

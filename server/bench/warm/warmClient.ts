@@ -38,6 +38,8 @@ export interface WarmOptions {
   requests?: number;
   /** Whole warm-up bound; what is unfinished then is cancelled. */
   deadlineMs?: number;
+  /** The run's interrupt: a signal during the warm-up ends it at once (the run then stops as usual). */
+  signal?: AbortSignal;
 }
 
 /** Once per process: after one warm-up (or one run) the paths stay compiled for the next run. */
@@ -60,6 +62,9 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
   const concurrency = Math.min(opts.maxConcurrency ?? 8, 8);
   const stop = new AbortController();
   const deadline = setTimeout(() => stop.abort(new Error('client warm-up deadline')), opts.deadlineMs ?? 3_000);
+  const onInterrupt = (): void => stop.abort(new Error('interrupted during the client warm-up'));
+  if (opts.signal?.aborted) onInterrupt();
+  else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
   const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const connections = new RunConnections(origin, {
     maxConcurrency: opts.maxConcurrency,
@@ -92,6 +97,7 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
     // Best effort: a warm-up that failed leaves the run as it would have been without it.
   } finally {
     clearTimeout(deadline);
+    opts.signal?.removeEventListener('abort', onInterrupt);
     await connections.sweep(null);
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));

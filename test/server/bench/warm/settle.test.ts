@@ -64,6 +64,22 @@ describe('settleBackground: waits for the background threads the warm-up set to 
     expect(calls).toEqual(['gc', 'sleep', 'sleep']);
   });
 
+  it("the run's interrupt ends the wait at the next window", async () => {
+    const stop = new AbortController();
+    const p = fakeProcess(1e9); // never quiet
+    const r = await settleBackground({
+      windowMs: 10,
+      maxMs: 1_000,
+      ...p,
+      signal: stop.signal,
+      sleep: (ms) => {
+        if (p.now() >= 30) stop.abort();
+        return p.sleep(ms);
+      },
+    });
+    expect(r).toEqual({ quiet: false, waitedMs: 40 });
+  });
+
   it('is bounded: a process that never goes quiet starts the run at maxMs', async () => {
     expect(await settleBackground({ windowMs: 10, maxMs: 100, ...fakeProcess(1e9) })).toEqual({
       quiet: false,
