@@ -10,9 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { ensureBuild } from '../helpers/ensureBuild.ts';
 
 const dir = dirname(fileURLToPath(import.meta.url));
-/** Benchmarks that also run under another name (`npm run bench engine` includes the breaker chaos). */
+/**
+ * Benchmarks that also run under another name (`npm run bench engine` includes the breaker chaos),
+ * unless STALLSCOPE_BENCH_ONLY picks sections of the named one (`STALLSCOPE_BENCH_ONLY=first-wave`).
+ */
 const ALSO: Record<string, string[]> = { engine: ['breakerChaos'] };
-const only = process.argv.slice(2).flatMap((o) => [o, ...(ALSO[o] ?? [])]);
+const sections = Boolean(process.env.STALLSCOPE_BENCH_ONLY);
+const only = process.argv.slice(2).flatMap((o) => [o, ...(sections ? [] : (ALSO[o] ?? []))]);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
