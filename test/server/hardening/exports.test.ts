@@ -56,8 +56,12 @@ describe('vLLM export of a run killed by SIGKILL', () => {
     for (let i = 0; i < 3; i++) for (const e of completedRequest('k1', i)) hub.append('k1', e);
     hub.append('k1', { type: 'request.failed', t: 20, outcome: outcome('k1', 3, 'failed', { error: 'HTTP 500' }) });
     store.writer.flush();
-    (store as unknown as { checkpointer: { stop(): void } }).checkpointer.stop();
+    const { checkpointer } = store as unknown as { checkpointer: { stop(): void; exited: Promise<void> } };
+    checkpointer.stop();
     store.db.close(); // no finalize, no summary: what a SIGKILL leaves behind
+    // A killed process's threads are gone too: this one's connection must not still be touching the
+    // folder's -wal/-shm files when the test removes it (ENOTEMPTY in a CI run).
+    await checkpointer.exited;
 
     app = await testApp({ dataDir: dir });
     expect(app.store.runs.get('k1')!.status).toBe('interrupted');

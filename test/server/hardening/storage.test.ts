@@ -62,20 +62,23 @@ function serve(dataDir: string) {
   return { child, exited, listening, stderr: () => err };
 }
 
-/** A real database with a few runs, closed cleanly. */
-function populatedDb(dir: string): string {
+/** A real database with a few runs, closed cleanly (its checkpointer thread gone too). */
+async function populatedDb(dir: string): Promise<string> {
   const store = new Store({ dataDir: dir });
   for (let i = 0; i < 200; i++) store.runs.insertRun(newRun(`r${i}`, { label: 'x'.repeat(300) }));
-  (store as unknown as { checkpointer: { stop(): void } }).checkpointer.stop();
+  const { checkpointer } = store as unknown as { checkpointer: { stop(): void; exited: Promise<void> } };
+  checkpointer.stop();
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   store.db.close();
+  // Its connection must not touch the files the test then corrupts or removes.
+  await checkpointer.exited;
   return join(dir, 'stallscope.db');
 }
 
 describe('a corrupt database', () => {
   it('junk written into its pages: serve refuses to start, naming the file and what to do', async () => {
     const dir = tempDir();
-    const file = populatedDb(dir);
+    const file = await populatedDb(dir);
     const size = statSync(file).size;
     expect(size).toBeGreaterThan(8 * 4096);
     const fd = openSync(file, 'r+');
