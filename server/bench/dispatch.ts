@@ -169,39 +169,39 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   };
 
   // The first wave (the slots' first fill; every start when there is no concurrency limit, as all
-  // are then the first wave) starts its requests one after
-  // another, each once the previous one's connect is out. A request's start (its TTFT clock) runs in
-  // microtasks to its dispatch, and Node issues the connect a tick later: started together, every
-  // first-wave request waited for all the others' set-up before any connected, which no later
-  // request does (they start one per finished request). vLLM's asyncio loop runs each task to its
-  // connect before the next task starts, in one turn of its loop; so does this: runOne hands on in
-  // the tick after its dispatch's connect, with no I/O in between (a setImmediate is the fallback
-  // when a request stops earlier, e.g. reading a prompt file). Later starts are unchanged (issue 11).
-  let startedThisTurn = false;
+  // are then the first wave) starts its requests one after another, each once the previous one's
+  // connect is out. A request's start (its TTFT clock) runs in microtasks to its dispatch, and Node
+  // issues the connect a tick later: started together, every first-wave request waited for all the
+  // others' set-up before any connected, which no later request does (they start one per finished
+  // request). vLLM's asyncio loop runs each task to its connect before the next task starts, in one
+  // turn of its loop; so does this: runOne hands on in the tick after its dispatch's connect, with
+  // no I/O in between (a setImmediate is the fallback when a request stops earlier, e.g. reading a
+  // prompt file). Later starts are unchanged (issue 11).
   let fillToken = 0;
+  /** The token of the first-wave start whose hand-on is due (0: none; the next start may go). */
+  let handOnDue = 0;
   const handOn = (token: number): void => {
-    if (token !== fillToken || !startedThisTurn) return; // already handed on
-    startedThisTurn = false;
+    if (token !== handOnDue) return; // already handed on
+    handOnDue = 0;
     pump();
   };
   /** Starts queued requests while slots are free; tells the waiting producer when all is idle. */
   const pump = (): void => {
     while (active < limit && started < arrived && !stop.signal.aborted) {
       const firstFill = started < limit;
-      if (firstFill && startedThisTurn) break; // handOn starts it
-      let token = 0;
+      if (firstFill && handOnDue) break; // handOn starts it
       if (firstFill) {
-        startedThisTurn = true;
-        token = ++fillToken;
-        setImmediate(handOn, token);
+        handOnDue = ++fillToken;
+        setImmediate(handOn, handOnDue);
       }
       active++;
-      void runOne(started++, token);
+      void runOne(started++, firstFill ? handOnDue : 0);
     }
     if (onIdle && active === 0 && (stop.signal.aborted || started === n)) onIdle();
   };
 
-  const runOne = async (index: number, fillToken: number): Promise<void> => {
+  /** `token`: a first-wave start's, handed on once its request is dispatched (0 for later starts). */
+  const runOne = async (index: number, token: number): Promise<void> => {
     const cancel = new Cancellation();
     try {
       const job = await inp.prepare(index);
@@ -214,7 +214,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
         new RequestHooks(index, job.requestId, events, breaker, sentT, stop.signal, inp.onTimeout),
       );
       // Dispatched (synchronously, above): the next first-wave request starts after this one's connect.
-      if (fillToken) process.nextTick(handOn, fillToken);
+      if (token) process.nextTick(handOn, token);
       const end = await running;
       finish(index, end.record, end.status, end.timeoutKind);
     } catch (err) {

@@ -8,6 +8,7 @@
  */
 import { openSync, readSync } from 'node:fs';
 import { runBenchmark } from '../../server/bench/engine.ts';
+import { testBenchConfig } from '../helpers/benchConfig.ts';
 
 const [url, conc, n, mode, clock, connections] = process.argv.slice(2);
 // argv[5] "cpu": the main thread's CPU time as the engine's clock (Linux schedstat), so a TTFT counts the
@@ -16,27 +17,14 @@ const fd = clock === 'cpu' ? openSync('/proc/thread-self/schedstat', 'r') : -1;
 const buf = Buffer.alloc(128);
 const cpuSeconds = (): number => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 128, 0)).split(' ')[0]) / 1e9;
 const out = await runBenchmark(
-  {
+  testBenchConfig(url, {
     runId: 'wave',
-    baseUrl: url,
-    endpoint: '/v1/chat/completions',
-    backend: 'openai-chat-omni',
-    model: 'm',
     dataset: { name: 'random', inputLen: 16, outputLen: 50 },
     numPrompts: Number(n),
     maxConcurrency: Number(conc),
-    requestRate: 'inf',
-    burstiness: 1,
-    seed: 0,
-    numWarmups: 0,
-    percentileMetrics: ['ttft'],
-    metricPercentiles: [99],
     timeouts: { totalS: 30 },
-    failFast: false,
-    thresholds: [],
-    save: null,
     connectionMode: connections === 'keep-alive' ? 'keep_alive' : 'per_request',
-  },
+  }),
   { warmClient: mode !== 'cold', now: fd >= 0 ? cpuSeconds : undefined },
 );
 if (out.summary.counts.completed !== Number(n)) throw new Error(`completed ${out.summary.counts.completed}/${n}`);

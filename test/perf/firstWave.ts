@@ -21,6 +21,7 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { median } from '../../shared/metrics/stats.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
@@ -33,15 +34,17 @@ interface Wave {
   steady: number;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 
 async function startServer(mode: Mode): Promise<{ url: string; close(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  // Its URL, or its exit: a server that dies before listening fails the bench instead of hanging it.
+  const [line] = (await Promise.race([
+    once(child.stdout, 'data'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`the constant-TTFT server exited (${String(code)}) before listening`);
+    }),
+  ])) as [Buffer];
   return {
     url: line.toString('utf8').trim(),
     async close() {

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
 import { runBenchmark } from '../../../server/bench/engine.ts';
+import { testBenchConfig } from '../../helpers/benchConfig.ts';
 import type { BenchConfig } from '../../../server/bench/config.ts';
 
 let server: TestServer | null = null;
@@ -19,29 +20,14 @@ afterEach(async () => {
   server = null;
 });
 
-function config(url: string, over: Partial<BenchConfig>): BenchConfig {
-  return {
+const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
+  testBenchConfig(url, {
     runId: 'fw',
-    baseUrl: url,
-    endpoint: '/v1/chat/completions',
-    backend: 'openai-chat-omni',
-    model: 'm',
-    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
     numPrompts: 12,
     maxConcurrency: 4,
-    requestRate: 'inf',
-    burstiness: 1,
-    seed: 0,
-    numWarmups: 0,
-    percentileMetrics: ['ttft'],
-    metricPercentiles: [99],
-    timeouts: { totalS: 5 },
-    failFast: false,
-    thresholds: [],
-    save: null,
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
     ...over,
-  };
-}
+  });
 
 /**
  * For each first-wave request after the first: was the previous request's connect already

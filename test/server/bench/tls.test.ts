@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../../server/bench/engine.ts';
+import { testBenchConfig } from '../../helpers/benchConfig.ts';
 import type { BenchConfig } from '../../../server/bench/config.ts';
 import { parseBenchArgs } from '../../../server/cli/benchArgs.ts';
 import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
@@ -51,29 +52,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function config(over: Partial<BenchConfig> = {}): BenchConfig {
-  return {
-    runId: 'tls',
-    baseUrl: server.url,
-    endpoint: '/v1/chat/completions',
-    backend: 'openai-chat-omni',
-    model: 'm',
-    dataset: { name: 'random', inputLen: 8, outputLen: 4 },
-    numPrompts: 3,
-    maxConcurrency: 2,
-    requestRate: 'inf',
-    burstiness: 1,
-    seed: 0,
-    numWarmups: 0,
-    percentileMetrics: ['ttft', 'e2el'],
-    metricPercentiles: [99],
-    timeouts: { totalS: 5 },
-    failFast: false,
-    thresholds: [],
-    save: null,
-    ...over,
-  };
-}
+const config = (over: Partial<BenchConfig> = {}): BenchConfig =>
+  testBenchConfig(server.url, { runId: 'tls', percentileMetrics: ['ttft', 'e2el'], ...over });
 
 describe('https targets', () => {
   it('the server is https with a self-signed certificate', () => {

@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '../../../helpers/sseServer.ts';
 import { runBenchmark } from '../../../../server/bench/engine.ts';
+import { testBenchConfig } from '../../../helpers/benchConfig.ts';
 import type { BenchConfig } from '../../../../server/bench/config.ts';
 import { RunConnections } from '../../../../server/bench/http/dispatcher.ts';
 
@@ -19,29 +20,14 @@ afterEach(async () => {
   server = null;
 });
 
-function config(url: string, over: Partial<BenchConfig>): BenchConfig {
-  return {
+const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
+  testBenchConfig(url, {
     runId: 'pre',
-    baseUrl: url,
-    endpoint: '/v1/chat/completions',
-    backend: 'openai-chat-omni',
-    model: 'm',
-    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
     numPrompts: 12,
     maxConcurrency: 3,
-    requestRate: 'inf',
-    burstiness: 1,
-    seed: 0,
-    numWarmups: 0,
-    percentileMetrics: ['ttft'],
-    metricPercentiles: [99],
-    timeouts: { totalS: 5 },
-    failFast: false,
-    thresholds: [],
-    save: null,
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
     ...over,
-  };
-}
+  });
 
 /** Runs the benchmark and counts the client sockets this process created before and after `run.started`. */
 async function run(over: Partial<BenchConfig>): Promise<{ before: number; after: number; completed: number }> {

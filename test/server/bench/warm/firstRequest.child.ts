@@ -8,6 +8,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { runBenchmark } from '../../../../server/bench/engine.ts';
+import { testBenchConfig } from '../../../helpers/benchConfig.ts';
 
 const [url, mode] = process.argv.slice(2);
 // The main thread's own CPU time in ns, first field of schedstat (Linux): it stands still while the
@@ -20,26 +21,14 @@ const cpuSeconds = (): number => {
 };
 await new Promise((resolve) => setTimeout(resolve, 10)); // the event loop is running: its clock counts
 const out = await runBenchmark(
-  {
+  testBenchConfig(url, {
     runId: 'first',
-    baseUrl: url,
-    endpoint: '/v1/chat/completions',
-    backend: 'openai-chat-omni',
-    model: 'm',
     dataset: { name: 'random', inputLen: 16, outputLen: 50 },
     numPrompts: 16,
     maxConcurrency: 1,
-    requestRate: 'inf',
-    burstiness: 1,
-    seed: 0,
-    numWarmups: 0,
     percentileMetrics: ['ttft', 'e2el'],
-    metricPercentiles: [99],
     timeouts: { totalS: 10 },
-    failFast: false,
-    thresholds: [],
-    save: null,
-  },
+  }),
   { now: cpuSeconds, warmClient: mode === 'warm' },
 );
 closeSync(fd);

@@ -6,6 +6,7 @@
 import dc from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '../../../helpers/sseServer.ts';
+import { testBenchConfig } from '../../../helpers/benchConfig.ts';
 import { runBenchmark } from '../../../../server/bench/engine.ts';
 import { WARM_TLS } from '../../../../server/bench/warm/loopbackTls.ts';
 
@@ -30,34 +31,11 @@ describe('client warm-up against an https target', () => {
     };
     dc.subscribe('undici:client:connected', onConnected);
     try {
-      const out = await runBenchmark(
-        {
-          runId: 'tlswarm',
-          baseUrl: server.url,
-          endpoint: '/v1/chat/completions',
-          backend: 'openai-chat-omni',
-          model: 'm',
-          dataset: { name: 'random', inputLen: 8, outputLen: 4 },
-          numPrompts: 3,
-          maxConcurrency: 2,
-          requestRate: 'inf',
-          burstiness: 1,
-          seed: 0,
-          numWarmups: 0,
-          percentileMetrics: ['ttft'],
-          metricPercentiles: [99],
-          timeouts: { totalS: 5 },
-          failFast: false,
-          thresholds: [],
-          save: null,
-          insecure: true,
+      const out = await runBenchmark(testBenchConfig(server.url, { runId: 'tlswarm', insecure: true }), {
+        onEvent: (e) => {
+          if (e.type === 'run.started') started = true;
         },
-        {
-          onEvent: (e) => {
-            if (e.type === 'run.started') started = true;
-          },
-        },
-      );
+      });
       expect(out.summary.counts.completed).toBe(3);
     } finally {
       dc.unsubscribe('undici:client:connected', onConnected);

@@ -8,6 +8,7 @@
 import type * as Https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '../../../helpers/sseServer.ts';
+import { testBenchConfig } from '../../../helpers/benchConfig.ts';
 import { runBenchmark } from '../../../../server/bench/engine.ts';
 import { WARM_TLS } from '../../../../server/bench/warm/loopbackTls.ts';
 
@@ -29,27 +30,7 @@ afterAll(() => server?.close());
 
 describe('client warm-up whose server cannot start', () => {
   it('the run completes without it', async () => {
-    const out = await runBenchmark({
-      runId: 'warmfails',
-      baseUrl: server.url,
-      endpoint: '/v1/chat/completions',
-      backend: 'openai-chat-omni',
-      model: 'm',
-      dataset: { name: 'random', inputLen: 8, outputLen: 4 },
-      numPrompts: 3,
-      maxConcurrency: 2,
-      requestRate: 'inf',
-      burstiness: 1,
-      seed: 0,
-      numWarmups: 0,
-      percentileMetrics: ['ttft'],
-      metricPercentiles: [99],
-      timeouts: { totalS: 5 },
-      failFast: false,
-      thresholds: [],
-      save: null,
-      insecure: true,
-    });
+    const out = await runBenchmark(testBenchConfig(server.url, { runId: 'warmfails', insecure: true }));
     expect(out.summary.counts.completed).toBe(3);
   });
 });
