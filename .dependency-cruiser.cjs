@@ -1,8 +1,19 @@
 /**
  * The import rules of ARCHITECTURE.md, enforced on the real module graph
  * (TypeScript resolution, type-only imports included).
+ *
+ * Each program says what it may import, as an allow-list in the spirit of
+ * Playwright's per-folder DEPS.list: a rule forbids everything outside the
+ * list (`pathNot`), so a new folder is refused until someone writes it down.
+ * `test/architecture/importRules.test.ts` breaks every rule once and sees it fire.
  * @type {import('dependency-cruiser').IConfiguration}
  */
+
+/** What every program may use: the contracts and pure rules, the Node helpers of server/common, packages. */
+const BASE = ['shared/', 'server/common/', 'node_modules/'];
+/** `pathNot` for "anything but these folders". */
+const only = (...folders) => `^(${[...BASE, ...folders].join('|')})`;
+
 module.exports = {
   forbidden: [
     {
@@ -10,6 +21,15 @@ module.exports = {
       severity: 'error',
       comment: 'No import cycles anywhere: a cycle makes load order (and so behaviour) depend on who imports first.',
       from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      scope: 'folder',
+      comment:
+        'No cycles between folders either (engine -> probe -> engine): the file-level rule cannot see two folders that import each other through different files.',
+      from: { path: '^(server|shared|web)/' },
       to: { circular: true },
     },
     {
@@ -27,47 +47,102 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
-      name: 'web-not-server',
+      name: 'web-only-shared',
       severity: 'error',
       comment: 'web -> shared only; the UI reaches the server over REST and the WebSocket.',
       from: { path: '^web/' },
-      to: { path: '^(server|bin|test)/' },
+      to: { pathNot: '^(web/|shared/|node_modules/)' },
     },
     {
-      name: 'server-not-web',
+      name: 'common-only-shared',
       severity: 'error',
-      comment: 'server -> shared only; it serves the built UI as files, never imports it.',
-      from: { path: '^(server|bin)/' },
-      to: { path: '^(web|test)/' },
+      comment: 'server/common holds Node helpers every program may use (where the package is): it imports no program.',
+      from: { path: '^server/common/' },
+      to: { pathNot: only(), dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'engine-allow-list',
+      severity: 'error',
+      comment:
+        'The engine (load generator) imports neither the dashboard, the reproduction server nor the CLI: it runs alone in `stallscope bench`.',
+      from: { path: '^server/engine/' },
+      to: { pathNot: only('server/engine/'), dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'engine-core-no-probes',
+      severity: 'error',
+      comment:
+        'Probes are plug-ins: the engine core takes them in EngineOptions and imports none; the CLI and the run manager build them.',
+      from: { path: '^server/engine/', pathNot: '^server/engine/probes/' },
+      to: { path: '^server/engine/probes/' },
+    },
+    {
+      name: 'repro-allow-list',
+      severity: 'error',
+      comment: 'The reproduction server imports neither the engine, the dashboard nor the CLI: it is the peer under test.',
+      from: { path: '^server/repro/' },
+      to: { pathNot: only('server/repro/'), dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'dashboard-allow-list',
+      severity: 'error',
+      comment:
+        'The dashboard imports neither the reproduction server (it starts it as a process) nor the CLI; only its run manager (server/dashboard/runs/) reaches the engine.',
+      from: { path: '^server/dashboard/', pathNot: '^server/dashboard/runs/' },
+      to: { pathNot: only('server/dashboard/'), dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'dashboard-runs-allow-list',
+      severity: 'error',
+      comment: 'The run manager drives the engine and the rest of the dashboard; never the reproduction server or the CLI.',
+      from: { path: '^server/dashboard/runs/' },
+      to: { pathNot: only('server/dashboard/', 'server/engine/'), dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'cli-allow-list',
+      severity: 'error',
+      comment: 'The CLI may import all three programs; nothing outside server/ and shared/.',
+      from: { path: '^server/cli/' },
+      to: { pathNot: only('server/'), dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'bin-only-dist',
+      severity: 'error',
+      comment: 'bin/ starts the compiled CLI and imports no source.',
+      from: { path: '^bin/' },
+      to: { path: '^(server|shared|web|test)/' },
     },
     {
       name: 'worker-without-fastify',
       severity: 'error',
       comment: 'The Code2Wav worker threads load only the decoder: no HTTP server code in a worker.',
-      from: { path: '^server/target/code2wav/(worker|kernels)/' },
-      to: { path: '(^server/target/(server|routes|sse)|node_modules/(fastify|@fastify)/)' },
+      from: { path: '^server/repro/code2wav/(worker|kernels)/' },
+      to: { path: '(^server/repro/(server|routes|sse)|node_modules/(fastify|@fastify)/)' },
     },
     {
       name: 'store-below-hub',
       comment:
         'The store persists what the hub hands it: it never imports the hub, the run manager or the routes (no hub <-> store cycle).',
       severity: 'error',
-      from: { path: '^server/store/' },
-      to: { path: '^server/(hub|runs|routes|plugins)/' },
+      from: { path: '^server/dashboard/store/' },
+      to: { path: '^server/dashboard/(hub|runs|routes|plugins)/' },
     },
     {
       name: 'worker-messages-internal',
       severity: 'error',
-      comment: 'The main <-> worker message union is internal to the reproduction target (and its tests).',
-      from: { pathNot: '^(server/target/|test/)' },
-      to: { path: '^server/target/code2wav/worker/messages\\.ts$' },
+      comment: 'The main <-> worker message union is internal to the reproduction server (and its tests).',
+      from: { pathNot: '^(server/repro/|test/)' },
+      to: { path: '^server/repro/code2wav/worker/messages\\.ts$' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
     exclude: { path: '^(dist|node_modules|\\.venv)/' },
   },
 };

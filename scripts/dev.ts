@@ -1,7 +1,7 @@
 /**
  * `npm run dev [-- <command> <options>]` (default: `serve`): the CLI from the
  * TypeScript sources under `tsx watch`, restarted on every change. The threads
- * and processes it starts (Code2Wav workers, the embedded target) run from
+ * and processes it starts (Code2Wav workers, the embedded repro server) run from
  * dist/, so each start first recompiles dist/server when stale. Pair it with
  * `npx vite` (web/ with hot reload, proxied to this server on port 7077).
  */

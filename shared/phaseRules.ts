@@ -2,7 +2,7 @@
  * Phase inference for py-spy captures (docs/design.md section 4a): which
  * Code2Wav phase a server thread was in, from the function and file names
  * of its frames. The rules come from a JSON file (`--server-phase-rules`,
- * defaults in server/serverStacks/defaultPhaseRules.json, written for
+ * defaults in server/engine/probes/serverStacks/defaultPhaseRules.json, written for
  * vLLM-Omni's MiniCPM-o 4.5 Code2Wav). Pure: no I/O.
  *
  * A thread's phase is given by its innermost frame that matches a rule (the

@@ -25,7 +25,7 @@ const NIGHTLY_SHAPE = {
 } satisfies Partial<Preset['spec']>;
 
 /**
- * Reproduces the incident on the embedded target in seconds instead of hours:
+ * Reproduces the incident on the embedded repro server in seconds instead of hours:
  * the Code2Wav worker blocks in `hift` after a few operations; the watchdog
  * (1 s) captures the blocked thread's stack long before the total timeout
  * (8 s) fires — with margin for a loaded machine, where the first decodes
@@ -36,7 +36,7 @@ export const CODE2WAV_HANG: Preset = {
   id: 'code2wav-hang',
   title: 'Reproduce the Code2Wav hang (embedded)',
   description:
-    'Embedded target, 1,088 requests, concurrency 10, rate inf, 8 s total timeout, fail-fast on, watchdog 1 s, a block fault in hift at the 3rd operation. Ends failed closed with a stall report in about 9 s.',
+    'Embedded repro server, 1,088 requests, concurrency 10, rate inf, 8 s total timeout, fail-fast on, watchdog 1 s, a block fault in hift at the 3rd operation. Ends failed closed with a stall report in about 9 s.',
   spec: {
     label: 'code2wav-hang',
     metadata: { preset: 'code2wav-hang' },

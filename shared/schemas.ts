@@ -17,7 +17,7 @@ import { isLoopbackUrl } from './stallReport.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
-/** One entry of the embedded target's fault plan (`--fault PHASE:KIND[:after=N][:p=P][:min-inflight=C]`). */
+/** One entry of the embedded repro server's fault plan (`--fault PHASE:KIND[:after=N][:p=P][:min-inflight=C]`). */
 export const FaultSpecSchema = Type.Object(
   {
     phase: Type.Enum(C2W_PHASES, { description: 'Code2Wav phase in which the operation hangs' }),
@@ -34,7 +34,7 @@ export const FaultSpecSchema = Type.Object(
 );
 export type FaultSpec = Static<typeof FaultSpecSchema>;
 
-/** The reproduction target launched by the dashboard as a child process for this run. */
+/** The reproduction server launched by the dashboard as a child process for this run. */
 export const EmbeddedTargetSchema = Type.Object(
   {
     kind: Type.Literal('embedded'),

@@ -17,7 +17,7 @@ export const StackFrameSchema = Type.Object({
   file: Type.String(),
   line: Type.Number(),
   column: Type.Number(),
-  /** `js` (the embedded target), `python`, or `native` (py-spy --native). */
+  /** `js` (the embedded repro server), `python`, or `native` (py-spy --native). */
   language: Type.String(),
 });
 /** One stack frame; `language` says which runtime produced it. */

@@ -1,5 +1,5 @@
 /**
- * Target → dashboard telemetry: what a reproduction target (or a real
+ * Target → dashboard telemetry: what a reproduction server (or a real
  * vLLM-Omni server, or any CI job) posts to the ingest endpoint as NDJSON,
  * one event per line. Discriminated on `type`, versioned by `v`.
  *
@@ -13,6 +13,9 @@ import { PhaseDetailsSchema, RequestIdsSchema } from './types.ts';
 import { WatchdogStallReportSchema } from './stallReport.ts';
 
 export const TELEMETRY_VERSION = 1;
+
+/** Environment variable carrying the token for `--telemetry-url` (an argv would show it in `ps`); the dashboard sets it for the repro server it starts. */
+export const TELEMETRY_TOKEN_ENV = 'STALLSCOPE_TELEMETRY_TOKEN';
 
 /** Fields every telemetry event has. */
 const Base = {

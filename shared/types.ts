@@ -79,7 +79,7 @@ export type RunStatus = Static<typeof RunStatusSchema>;
 export const C2W_PHASES = ['setup', 'encoder', 'cfm', 'cache_materialization', 'hift', 'output_copy'] as const;
 export type C2wPhase = (typeof C2W_PHASES)[number];
 
-/** Fault kinds of the reproduction target's fault plan. */
+/** Fault kinds of the reproduction server's fault plan. */
 export type FaultKind = 'block' | 'spin' | 'slow';
 
 export type { StackFrame, StallReport, WatchdogStallReport, ServerStacksReport } from './stallReport.ts';

@@ -7,10 +7,10 @@
  */
 import { StallscopeError } from '../../shared/errors.ts';
 import type { Verdict } from '../../shared/types.ts';
-import type { BenchOutcome } from '../bench/engine.ts';
+import type { BenchOutcome } from '../engine/engine.ts';
 import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
 import { BENCH_USAGE } from './benchFlags.ts';
-import type { RemoteReporter } from '../report/remote.ts';
+import type { RemoteReporter } from '../engine/report/remote.ts';
 
 export const EXIT_CODES: Record<Verdict, number> = {
   passed: 0,
@@ -77,8 +77,8 @@ export async function run(argv: string[]): Promise<number> {
   // Loaded once the flags are known to be good: `--help` and a refused flag
   // answer without loading the engine (undici, the kernels) or the progress bar.
   const [{ runBenchmark }, { formatSummary }, { createProgress }] = await Promise.all([
-    import('../bench/engine.ts'),
-    import('../bench/results/summary.ts'),
+    import('../engine/engine.ts'),
+    import('../engine/results/summary.ts'),
     import('./benchProgress.ts'),
   ]);
 
@@ -158,6 +158,6 @@ function refuse(e: unknown): number {
 
 async function openReporter(url: string, runId: string, config: unknown): Promise<RemoteReporter> {
   // Loaded only when --report-to is used.
-  const { createRemoteReporter } = await import('../report/remote.ts');
+  const { createRemoteReporter } = await import('../engine/report/remote.ts');
   return createRemoteReporter({ url, runId, config, log: (l) => console.error(l) });
 }

@@ -13,8 +13,8 @@ import {
   type DatasetConfig,
   type RampUp,
   type SeedTtsEvalConfig,
-} from '../bench/config.ts';
-import type { ServerStacksConfig } from '../serverStacks/config.ts';
+} from '../engine/config.ts';
+import type { ServerStacksConfig } from '../engine/probes/serverStacks/config.ts';
 import { allOptions, IGNORED_VLLM_FLAGS } from './benchFlags.ts';
 import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
 

@@ -12,8 +12,8 @@ const USAGE = `usage: stallscope <command> [options]
 
 commands:
   bench          run a streaming benchmark (vllm bench serve --omni compatible flags)
-  repro-server   start the reproduction target (omni server with a Code2Wav worker stage)
-  serve          start the dashboard (web UI, REST, WebSocket) with the embedded target
+  repro-server   start the reproduction server (omni server with a Code2Wav worker stage)
+  serve          start the dashboard (web UI, REST, WebSocket) with the embedded repro server
 
 Run 'stallscope <command> --help' for the command's options.`;
 

@@ -1,5 +1,5 @@
 /**
- * `stallscope repro-server`: runs the reproduction target until SIGTERM/SIGINT.
+ * `stallscope repro-server`: runs the reproduction server until SIGTERM/SIGINT.
  * Prints exactly one line on stdout once listening:
  *   stallscope repro-server listening on http://127.0.0.1:PORT
  * Settings: flags > --config file > environment (watchdog only).
@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
-import { parseWatchdogTimeout, TELEMETRY_TOKEN_ENV, WATCHDOG_ENV, type ReproServerOptions } from '../target/config.ts';
-import { startReproServer } from '../target/server.ts';
+import { parseWatchdogTimeout, WATCHDOG_ENV, type ReproServerOptions } from '../repro/config.ts';
+import { TELEMETRY_TOKEN_ENV } from '../../shared/telemetry.ts';
+import { startReproServer } from '../repro/server.ts';
 
 const USAGE = `usage: stallscope repro-server [options]
 

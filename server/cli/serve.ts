@@ -1,17 +1,17 @@
 /**
- * `stallscope serve`: the dashboard (REST, /ws, web UI, embedded target).
- * The only place that listens; server/app.ts builds. Stops cleanly on
+ * `stallscope serve`: the dashboard (REST, /ws, web UI, embedded repro server).
+ * The only place that listens; server/dashboard/app.ts builds. Stops cleanly on
  * SIGINT/SIGTERM: live runs are recorded as interrupted, the store flushed.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from '../app.ts';
+import { buildApp } from '../dashboard/app.ts';
 import { StallscopeError } from '../../shared/errors.ts';
-import { defaultDataDir } from '../store/db.ts';
-import { lockDataDir, type DataDirLock } from '../store/dataDirLock.ts';
-import { isLoopback } from '../plugins/security.ts';
+import { defaultDataDir } from '../dashboard/store/db.ts';
+import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
+import { isLoopback } from '../dashboard/plugins/security.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]

@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { DIST, PACKAGE_ROOT as ROOT } from '../packageRoot.ts';
+import { DIST, PACKAGE_ROOT as ROOT } from '../common/packageRoot.ts';
 
 export const WEB_OUT = join(DIST, 'web');
 const WEB_SOURCES = [join(ROOT, 'web'), join(ROOT, 'shared')];

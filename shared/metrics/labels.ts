@@ -1,6 +1,6 @@
 /**
  * What each result key and metric is called, once: `vllm bench serve`'s
- * printed summary (server/bench/results/summary.ts) and the dashboard's
+ * printed summary (server/engine/results/summary.ts) and the dashboard's
  * metrics table (web/state/metricsTable.ts) use the same words, so a number
  * read in CI's log is found under the same name in the browser.
  * The texts are vLLM's, verbatim (its spacing quirks included).

@@ -58,16 +58,16 @@ describe('import rules (dependency-cruiser)', () => {
     put('server/s.ts', "import { w } from '../web/w.ts';\nexport const s = w;\n");
     put('web/w.ts', "import { t } from '../server/t.ts';\nexport const w = t;\n");
     put('server/t.ts', 'export const t = 1;\n');
-    put('server/store/db.ts', "import { h } from '../hub/hub.ts';\nexport const d = h;\n");
-    put('server/hub/hub.ts', 'export const h = 1;\n');
+    put('server/dashboard/store/db.ts', "import { h } from '../hub/hub.ts';\nexport const d = h;\n");
+    put('server/dashboard/hub/hub.ts', 'export const h = 1;\n');
     put(
-      'server/target/code2wav/worker/entry.ts',
+      'server/repro/code2wav/worker/entry.ts',
       "import { x } from '../../routes/chat.ts';\nimport { y } from './messages.ts';\nexport const e = x + y;\n",
     );
-    put('server/target/code2wav/worker/messages.ts', 'export const y = 1;\n');
-    put('server/target/routes/chat.ts', 'export const x = 1;\n');
+    put('server/repro/code2wav/worker/messages.ts', 'export const y = 1;\n');
+    put('server/repro/routes/chat.ts', 'export const x = 1;\n');
     put(
-      'server/bench/usesMessages.ts',
+      'server/engine/usesMessages.ts',
       "import { y } from '../target/code2wav/worker/messages.ts';\nexport const u = y;\n",
     );
     const found = await violations(scratch, ['shared', 'server', 'web']);

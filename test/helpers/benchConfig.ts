@@ -3,7 +3,7 @@
  * random prompts, all at once (rate inf), nothing saved. Each test overrides
  * what it is about.
  */
-import type { BenchConfig } from '../../server/bench/config.ts';
+import type { BenchConfig } from '#server/engine/config.ts';
 
 export function testBenchConfig(baseUrl: string, over: Partial<BenchConfig> = {}): BenchConfig {
   return {

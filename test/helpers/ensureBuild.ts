@@ -1,6 +1,6 @@
 /**
  * Makes sure dist/ is fresh before anything runs compiled code: the bin
- * (`node bin/stallscope.js ...`), the embedded target child and every
+ * (`node bin/stallscope.js ...`), the embedded repro server child and every
  * Code2Wav worker thread run from dist/, also under the tests. Once per
  * process; `scripts/build.mjs --if-needed` compares modification times and
  * rebuilds only what is stale (under a lock, so parallel callers build once).

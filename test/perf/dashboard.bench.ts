@@ -9,13 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildApp } from '../../server/app.ts';
-import { Hub } from '../../server/hub/hub.ts';
-import { RunTracker } from '../../server/hub/runTracker.ts';
-import { Store } from '../../server/store/store.ts';
-import { finalizeRun } from '../../server/runs/finalize.ts';
-import type { RunEvent } from '../../shared/protocol.ts';
-import { completedRequest, newRun } from '../server/store/sampleEvents.ts';
+import { buildApp } from '#server/dashboard/app.ts';
+import { Hub } from '#server/dashboard/hub/hub.ts';
+import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
+import { Store } from '#server/dashboard/store/store.ts';
+import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import { completedRequest, newRun } from '../server/dashboard/store/sampleEvents.ts';
 
 const dirs: string[] = [];
 const tmp = () => {

@@ -17,12 +17,12 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import { buildApp } from '../../server/app.ts';
-import { Hub } from '../../server/hub/hub.ts';
-import { Store } from '../../server/store/store.ts';
-import { CODE2WAV_HANG } from '../../shared/presets.ts';
-import type { RunEvent } from '../../shared/protocol.ts';
-import { completedRequest, newRun } from '../server/store/sampleEvents.ts';
+import { buildApp } from '#server/dashboard/app.ts';
+import { Hub } from '#server/dashboard/hub/hub.ts';
+import { Store } from '#server/dashboard/store/store.ts';
+import { CODE2WAV_HANG } from '#shared/presets.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import { completedRequest, newRun } from '../server/dashboard/store/sampleEvents.ts';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { bigVllmResult } from '../helpers/bigInputs.ts';
 

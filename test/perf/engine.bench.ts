@@ -19,12 +19,12 @@ import { promisify } from 'node:util';
 import { Agent } from 'undici';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { firstWave } from './firstWave.ts';
-import { runBenchmark } from '../../server/bench/engine.ts';
-import { runDispatch } from '../../server/bench/dispatch.ts';
-import { arrivalOffsets } from '../../server/bench/arrivals.ts';
-import { harness } from '../server/bench/harness.ts';
-import { withoutStacks } from '../../server/bench/http/cancelSweep.ts';
-import type { BenchConfig } from '../../server/bench/config.ts';
+import { runBenchmark } from '#server/engine/engine.ts';
+import { runDispatch } from '#server/engine/dispatch.ts';
+import { arrivalOffsets } from '#server/engine/arrivals.ts';
+import { harness } from '../server/engine/harness.ts';
+import { withoutStacks } from '#server/engine/http/cancelSweep.ts';
+import type { BenchConfig } from '#server/engine/config.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 

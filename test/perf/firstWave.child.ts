@@ -7,7 +7,7 @@
  * "keep-alive" | "per-request" (the engine's connection mode).
  */
 import { openSync, readSync } from 'node:fs';
-import { runBenchmark } from '../../server/bench/engine.ts';
+import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig } from '../helpers/benchConfig.ts';
 
 const [url, conc, n, mode, clock, connections] = process.argv.slice(2);

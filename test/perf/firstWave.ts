@@ -21,7 +21,7 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { median } from '../../shared/metrics/stats.ts';
+import { median } from '#shared/metrics/stats.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));

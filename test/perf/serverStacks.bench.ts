@@ -6,8 +6,8 @@
  * native frames. Prints the median and the worst of several captures.
  */
 import { spawn } from 'node:child_process';
-import { captureTree } from '../../server/serverStacks/capture.ts';
-import { loadPhaseRules } from '../../server/serverStacks/rules.ts';
+import { captureTree } from '#server/engine/probes/serverStacks/capture.ts';
+import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 import { PY_SPY, PYTHON, requireTool } from '../helpers/omniFixture.ts';
 
 const RUNS = Number(process.env.STALLSCOPE_BENCH_RUNS ?? 7);

@@ -3,17 +3,17 @@
  * per-phase cost, stall detection latency, stack capture time, and /health
  * latency while every worker spins. Prints each figure with its target.
  */
-import { Code2WavPool } from '../../server/target/code2wav/pool.ts';
-import { FaultPlan, parseFaultSpec } from '../../server/target/faults.ts';
-import { TelemetryOutbox } from '../../server/target/telemetry/outbox.ts';
-import { WatchdogMonitor } from '../../server/target/watchdog/monitor.ts';
-import { captureWorkerStack } from '../../server/target/watchdog/stackCapture.ts';
-import { InspectorLink } from '../../server/target/watchdog/inspectorLink.ts';
-import { createProgressBuffer, ProgressWriter } from '../../server/target/watchdog/progress.ts';
-import { startReproServer } from '../../server/target/server.ts';
-import { SILENCE_CODE } from '../../server/target/code2wav/kernels/model.ts';
-import type { DecodeItem } from '../../server/target/code2wav/worker/messages.ts';
-import type { WatchdogStallReport } from '../../shared/types.ts';
+import { Code2WavPool } from '#server/repro/code2wav/pool.ts';
+import { FaultPlan, parseFaultSpec } from '#server/repro/faults.ts';
+import { TelemetryOutbox } from '#server/repro/telemetry/outbox.ts';
+import { WatchdogMonitor } from '#server/repro/watchdog/monitor.ts';
+import { captureWorkerStack } from '#server/repro/watchdog/stackCapture.ts';
+import { InspectorLink } from '#server/repro/watchdog/inspectorLink.ts';
+import { createProgressBuffer, ProgressWriter } from '#server/repro/watchdog/progress.ts';
+import { startReproServer } from '#server/repro/server.ts';
+import { SILENCE_CODE } from '#server/repro/code2wav/kernels/model.ts';
+import type { DecodeItem } from '#server/repro/code2wav/worker/messages.ts';
+import type { WatchdogStallReport } from '#shared/types.ts';
 
 const MODEL = 'openbmb/MiniCPM-o-4_5';
 const SETTINGS = { steps: 10, cfg: true, cfgRate: 0.7, mode: 'eager' as const };
@@ -175,7 +175,7 @@ async function healthWhileSpinning() {
 
 const { loadavg, cpus } = await import('node:os');
 console.log(
-  `reproduction target (Code2Wav stage, watchdog) — load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+  `reproduction server (Code2Wav stage, watchdog) — load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
 );
 await decodeSpeed();
 phaseCost();

@@ -10,7 +10,7 @@
  */
 import type { Page } from 'playwright-core';
 import { WebSocket } from 'ws';
-import type { BenchEvent, RunEvent } from '../../shared/protocol.ts';
+import type { BenchEvent, RunEvent } from '#shared/protocol.ts';
 import { ensureWebBuild, launchBrowser, startServer } from '../e2e/harness.ts';
 
 const T0 = Date.now();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { startFakeAsr } from '../helpers/fakeAsr.ts';
 import { makeWav } from '../helpers/wav.ts';
-import { runBenchmark } from '../../server/bench/engine.ts';
+import { runBenchmark } from '#server/engine/engine.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

@@ -13,7 +13,7 @@
  *   first proves it reproduces every recorded key under the July rules).
  */
 import { describe, expect, it } from 'vitest';
-import { calculateMetrics } from '../../shared/metrics/index.ts';
+import { calculateMetrics } from '#shared/metrics/index.ts';
 import { ORACLE_DIR, close, readJson, runSequence } from '../fixtures/golden-helpers/golden.ts';
 
 interface Aggregate {

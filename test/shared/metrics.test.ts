@@ -12,7 +12,7 @@ import {
   requestTpot,
   timelinePeaks,
   type MetricInput,
-} from '../../shared/metrics/index.ts';
+} from '#shared/metrics/index.ts';
 import { ORACLE_DIR, readJson } from '../fixtures/golden-helpers/golden.ts';
 
 const req = (over: Partial<MetricInput>): MetricInput => ({

@@ -10,13 +10,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { countStatuses } from '../../server/bench/counts.ts';
-import { RunTracker } from '../../server/hub/runTracker.ts';
-import { applyEvents } from '../../web/state/applyEvent.ts';
-import { emptyRun } from '../../web/state/runModel.ts';
-import { countOutcomes, REQUEST_END_STATUSES } from '../../shared/outcomes.ts';
-import type { BenchEvent, RequestOutcome, RunEvent } from '../../shared/protocol.ts';
-import type { RequestEndStatus, StopCause } from '../../shared/types.ts';
+import { countStatuses } from '#server/engine/counts.ts';
+import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
+import { applyEvents } from '#web/state/applyEvent.ts';
+import { emptyRun } from '#web/state/runModel.ts';
+import { countOutcomes, REQUEST_END_STATUSES } from '#shared/outcomes.ts';
+import type { BenchEvent, RequestOutcome, RunEvent } from '#shared/protocol.ts';
+import type { RequestEndStatus, StopCause } from '#shared/types.ts';
 
 type Fate = 'completed' | 'failed' | 'timed_out' | 'in_flight' | 'queued';
 

@@ -1,14 +1,14 @@
 /**
- * The default phase rules (server/serverStacks/defaultPhaseRules.json), one
+ * The default phase rules (server/engine/probes/serverStacks/defaultPhaseRules.json), one
  * test per rule, on frames named as vLLM-Omni's MiniCPM-o 4.5 Code2Wav and
  * torch name them (reference: vLLM-Omni notes section 5.3), under the
  * `decode_batch` caller they really have; and how a capture's thread is chosen.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { inferPhase, threadPhase, type PhaseRulesFile } from '../../shared/phaseRules.ts';
-import type { ServerProcess, StackFrame } from '../../shared/stallReport.ts';
-import { DEFAULT_RULES_FILE, loadPhaseRules } from '../../server/serverStacks/rules.ts';
+import { inferPhase, threadPhase, type PhaseRulesFile } from '#shared/phaseRules.ts';
+import type { ServerProcess, StackFrame } from '#shared/stallReport.ts';
+import { DEFAULT_RULES_FILE, loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 
 const rules = loadPhaseRules();
 const T2W = '/opt/vllm-omni/vllm_omni/model_executor/models/minicpmo_4_5/batched_token2wav.py';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLabel } from '../../shared/rateLabel.ts';
+import { rateLabel } from '#shared/rateLabel.ts';
 
 describe('rateLabel', () => {
   it('shows the rate, or the ramp when there is one (its request rate is inf only because vLLM requires it)', () => {

@@ -1,8 +1,8 @@
 /** Validation messages people can read (issue 17), and cross-field rules that run on any spec. */
 import { describe, expect, it } from 'vitest';
-import { CODE2WAV_HANG } from '../../shared/presets.ts';
-import { runSpecIssues, type RunSpec } from '../../shared/schemas.ts';
-import { schemaMessage } from '../../shared/specMessages.ts';
+import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { runSpecIssues, type RunSpec } from '#shared/schemas.ts';
+import { schemaMessage } from '#shared/specMessages.ts';
 
 const hang = () => structuredClone(CODE2WAV_HANG.spec) as RunSpec & Record<string, unknown>;
 const messageOf = (spec: unknown, field: string) => runSpecIssues(spec).find((i) => i.field === field)?.message;

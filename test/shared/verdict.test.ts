@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StallscopeError } from '../../shared/errors.ts';
-import type { RunCounts } from '../../shared/types.ts';
-import { evaluateThreshold, evaluateVerdict, formatMetricValue, parseThreshold } from '../../shared/verdict.ts';
+import { StallscopeError } from '#shared/errors.ts';
+import type { RunCounts } from '#shared/types.ts';
+import { evaluateThreshold, evaluateVerdict, formatMetricValue, parseThreshold } from '#shared/verdict.ts';
 
 const counts = (over: Partial<RunCounts>): RunCounts => ({
   total: 10,

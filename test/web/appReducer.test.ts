@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRunStore } from '../../web/state/runStore.ts';
+import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from './events.ts';
 
 const all = numbered(failFastRun());
@@ -77,7 +77,7 @@ describe('app store', () => {
 
 describe('stored request rows', () => {
   it('fill a run that has no events, and never override an event stream', async () => {
-    const { rowFromApi } = await import('../../web/api/runLoader.ts');
+    const { rowFromApi } = await import('#web/api/runLoader.ts');
     const api = {
       index: 0,
       requestId: 'x-0',

@@ -1,14 +1,14 @@
 /** The pure parts of issue 17: routes with the filters and the request, the import notice, exports, round axes. */
 import { describe, expect, it } from 'vitest';
-import { runSpecIssues } from '../../shared/schemas.ts';
-import { labelled } from '../../web/components/form/paths.ts';
-import { CUSTOM } from '../../web/state/customPreset.ts';
-import { importMessage } from '../../web/state/importMessage.ts';
-import { href, parseRoute, type Route } from '../../web/state/router.ts';
-import { exportChoices, perRequestData, timelineGap } from '../../web/state/runData.ts';
-import { emptyRow } from '../../web/state/runModel.ts';
-import { histogram, niceStep, outcomeSeries, timeAxis } from '../../web/state/selectors.ts';
-import { humanVerdict } from '../../web/state/verdictWords.ts';
+import { runSpecIssues } from '#shared/schemas.ts';
+import { labelled } from '#web/components/form/paths.ts';
+import { CUSTOM } from '#web/state/customPreset.ts';
+import { importMessage } from '#web/state/importMessage.ts';
+import { href, parseRoute, type Route } from '#web/state/router.ts';
+import { exportChoices, perRequestData, timelineGap } from '#web/state/runData.ts';
+import { emptyRow } from '#web/state/runModel.ts';
+import { histogram, niceStep, outcomeSeries, timeAxis } from '#web/state/selectors.ts';
+import { humanVerdict } from '#web/state/verdictWords.ts';
 
 describe('routes', () => {
   it('give a request exactly #/runs/ID?req=N, and still read the old ?request=N', () => {

@@ -12,9 +12,9 @@ import {
   timeToX,
   xToTime,
   zoomView,
-} from '../../web/components/timeline/geometry.ts';
-import { applyEvents } from '../../web/state/applyEvent.ts';
-import { emptyRow, emptyRun } from '../../web/state/runModel.ts';
+} from '#web/components/timeline/geometry.ts';
+import { applyEvents } from '#web/state/applyEvent.ts';
+import { emptyRow, emptyRun } from '#web/state/runModel.ts';
 import { failFastRun, numbered } from './events.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));

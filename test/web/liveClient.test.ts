@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
-import type { ClientMessage, ServerMessage } from '../../shared/protocol.ts';
-import { createLiveClient, type SocketLike } from '../../web/api/liveClient.ts';
-import { createRunStore } from '../../web/state/runStore.ts';
+import type { ClientMessage, ServerMessage } from '#shared/protocol.ts';
+import { createLiveClient, type SocketLike } from '#web/api/liveClient.ts';
+import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from './events.ts';
 
 const all = numbered(failFastRun());

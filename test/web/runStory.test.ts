@@ -4,10 +4,10 @@
  * and the exact concurrency per bucket (web/state/selectors.ts).
  */
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../shared/protocol.ts';
-import { lifeSegments } from '../../web/components/timeline/geometry.ts';
-import { applyEvents } from '../../web/state/applyEvent.ts';
-import { emptyRow, emptyRun, type RequestView } from '../../web/state/runModel.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import { lifeSegments } from '#web/components/timeline/geometry.ts';
+import { applyEvents } from '#web/state/applyEvent.ts';
+import { emptyRow, emptyRun, type RequestView } from '#web/state/runModel.ts';
 import {
   blockedWaits,
   blockedWaitText,
@@ -16,8 +16,8 @@ import {
   outcomeCards,
   runStory,
   shownCounts,
-} from '../../web/state/runStory.ts';
-import { activePerBucket, exactPeak, outcomeSeries } from '../../web/state/selectors.ts';
+} from '#web/state/runStory.ts';
+import { activePerBucket, exactPeak, outcomeSeries } from '#web/state/selectors.ts';
 import { failFastRun, numbered, T0 } from './events.ts';
 
 const tel = (t: number, event: Record<string, unknown>): RunEvent =>

@@ -6,12 +6,12 @@
  * thread's stack in its args.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../shared/protocol.ts';
-import type { ServerStacksReport, StackFrame } from '../../shared/stallReport.ts';
-import { applyEvents } from '../../web/state/applyEvent.ts';
-import { emptyRun } from '../../web/state/runModel.ts';
-import { orderThreads, serverStacksText } from '../../web/state/serverStacks.ts';
-import { buildChromeTrace } from '../../server/export/chromeTrace.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import type { ServerStacksReport, StackFrame } from '#shared/stallReport.ts';
+import { applyEvents } from '#web/state/applyEvent.ts';
+import { emptyRun } from '#web/state/runModel.ts';
+import { orderThreads, serverStacksText } from '#web/state/serverStacks.ts';
+import { buildChromeTrace } from '#server/dashboard/export/chromeTrace.ts';
 import { deepFreeze, numbered } from './events.ts';
 
 const f = (fn: string, file: string, line: number, language = 'python'): StackFrame => ({
@@ -156,9 +156,9 @@ describe('py-spy captures in the web model', () => {
 
 describe('py-spy captures in the store', () => {
   it('each capture is one stall report of the run (beside a watchdog report of worker 0 op 1), with its phase', async () => {
-    const { Store } = await import('../../server/store/store.ts');
-    const { Hub } = await import('../../server/hub/hub.ts');
-    const { newRun, stallEvent } = await import('../server/store/sampleEvents.ts');
+    const { Store } = await import('#server/dashboard/store/store.ts');
+    const { Hub } = await import('#server/dashboard/hub/hub.ts');
+    const { newRun, stallEvent } = await import('../server/dashboard/store/sampleEvents.ts');
     const store = new Store({ dataDir: null });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('s1'));

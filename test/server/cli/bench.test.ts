@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
-import { REPO, runBenchChild } from '../../helpers/benchChild.ts';
-import { run } from '../../../server/cli/bench.ts';
+import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
+import { REPO, runBenchChild } from '#test/helpers/benchChild.ts';
+import { run } from '#server/cli/bench.ts';
 
 const seedRoot = join(REPO, 'test/fixtures/datasets/seed-tts');
 let server: TestServer | null = null;
@@ -248,7 +248,7 @@ describe('stallscope bench (child process)', () => {
   it('a second signal exits at once, not after the bounded wind-down (here a dashboard that never answers)', async () => {
     server = await startSseServer(() => ({ kind: 'hang-after-headers' }));
     // --report-to a server that accepts and never answers: after the first signal the bench waits
-    // up to 5 s for its reporter (server/report/remote.ts), the window a second signal cuts.
+    // up to 5 s for its reporter (server/engine/report/remote.ts), the window a second signal cuts.
     const sockets = new Set<Socket>();
     const silent = createServer(() => undefined);
     silent.on('connection', (c: Socket) => sockets.add(c));

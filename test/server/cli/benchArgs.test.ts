@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchArgs } from '../../../server/cli/benchArgs.ts';
-import { StallscopeError } from '../../../shared/errors.ts';
-import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../../server/bench/http/timeouts.ts';
+import { parseBenchArgs } from '#server/cli/benchArgs.ts';
+import { StallscopeError } from '#shared/errors.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '#server/engine/http/timeouts.ts';
 
 describe('parseBenchArgs', () => {
   it('defaults as vllm bench serve, prefix from a generated run id', () => {
@@ -275,7 +275,7 @@ describe('parseBenchArgs', () => {
 
 describe('stallscope bench --help', () => {
   it('prints the usage and exits 0 without other flags', async () => {
-    const { run } = await import('../../../server/cli/bench.ts');
+    const { run } = await import('#server/cli/bench.ts');
     const lines: string[] = [];
     const log = console.log;
     console.log = (...a: unknown[]) => void lines.push(a.join(' '));

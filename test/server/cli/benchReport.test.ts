@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSseServer, type TestServer } from '../../helpers/sseServer.ts';
-import { run } from '../../../server/cli/bench.ts';
-import type { BenchEvent } from '../../../shared/protocol.ts';
+import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
+import { run } from '#server/cli/bench.ts';
+import type { BenchEvent } from '#shared/protocol.ts';
 
 let target: TestServer | null = null;
 let dashboard: Server | null = null;

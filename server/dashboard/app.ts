@@ -1,0 +1,116 @@
+/**
+ * Builds the dashboard app (it never listens; server/cli/serve.ts does):
+ * store, the one broadcaster, run manager, security guards, REST routes,
+ * the /ws live stream and the built web UI.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import { Store } from './store/store.ts';
+import { Hub } from './hub/hub.ts';
+import type { SessionOptions } from './hub/clientSession.ts';
+import { RunManager, type ManagerDeps } from './runs/manager.ts';
+import { ExternalRuns } from './runs/externalRuns.ts';
+import type { RunStarter } from './runs/types.ts';
+import { decorateContext } from './plugins/context.ts';
+import { installSecurity, type SecurityOptions } from './plugins/security.ts';
+import { installTypeBoxValidation } from './plugins/validation.ts';
+import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
+import { errorReply, installErrorHandler } from './errors.ts';
+import { runRoutes } from './routes/runs.ts';
+import { presetRoutes } from './routes/presets.ts';
+import { ingestRoutes } from './routes/ingest.ts';
+import { externalRoutes } from './routes/external.ts';
+import { importRoutes } from './routes/import.ts';
+import { exportRoutes } from './routes/export.ts';
+import { wsRoutes } from './routes/ws.ts';
+import { healthRoutes } from './routes/health.ts';
+
+export interface AppOptions {
+  /** Data directory; null → in-memory database (tests). */
+  dataDir: string | null;
+  /** The address the server will bind (for the Host allow-list and the token rule). */
+  host?: string;
+  /** The port it will listen on; 0 → read back from the server after listen. */
+  port?: number;
+  allowedHosts?: string[];
+  /** Required when `host` is not loopback (serve.ts generates one). */
+  token?: string | null;
+  /** Built web UI (dist/web); served when it holds index.html. */
+  webRoot?: string | null;
+  logger?: boolean;
+  store?: { flushIntervalMs?: number; maxBatch?: number };
+  ws?: SessionOptions;
+  /** Replace the run manager (tests), or adjust the real one's dependencies. */
+  runManager?: (hub: Hub) => RunStarter;
+  manager?: Partial<Omit<ManagerDeps, 'hub' | 'ingestUrl' | 'ingestToken'>>;
+  /** Where the causes of 500s are written; default stderr. */
+  logFailure?: (line: string) => void;
+  /** Body limit of ordinary JSON routes (import/ingest have their own). */
+  bodyLimit?: number;
+}
+
+/** Where this server can reach itself: loopback when bound everywhere, else the bound address. */
+export function selfHost(bindHost: string): string {
+  if (bindHost === '0.0.0.0' || bindHost === '::' || bindHost === 'localhost' || bindHost === '') return '127.0.0.1';
+  return bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+}
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  // return503OnClosing off: while closing, live runs still end in order and their targets' final telemetry must get in.
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    forceCloseConnections: true,
+    return503OnClosing: false,
+  });
+  const store = new Store({
+    dataDir: opts.dataDir,
+    flushIntervalMs: opts.store?.flushIntervalMs,
+    maxBatch: opts.store?.maxBatch,
+  });
+  const recovered = store.recoverInterrupted(Date.now());
+  if (recovered.length) app.log.warn(`marked ${recovered.length} run(s) left running as interrupted`);
+  const hub = new Hub(store);
+  const host = opts.host ?? '127.0.0.1';
+  const ingestUrl = (runId: string) => {
+    const addr = app.server.address();
+    const port = addr && typeof addr === 'object' ? addr.port : (opts.port ?? 7077);
+    // The token is never part of the URL: the URL is on the embedded repro server's command line, visible in `ps`.
+    return `http://${selfHost(host)}:${port}/api/ingest?runId=${encodeURIComponent(runId)}`;
+  };
+  const runManager = opts.runManager
+    ? opts.runManager(hub)
+    : new RunManager({ hub, ingestUrl, ingestToken: opts.token ?? null, log: (l) => app.log.info(l), ...opts.manager });
+  const externalRuns = new ExternalRuns(hub);
+  decorateContext(app, { store, hub, runManager, externalRuns });
+
+  installTypeBoxValidation(app);
+  const web = hasWebBuild(opts.webRoot) ? opts.webRoot : null;
+  installErrorHandler(app, web ? spaFallback : undefined, opts.logFailure);
+  const security: SecurityOptions = { bindHost: host, allowedHosts: opts.allowedHosts, token: opts.token ?? null };
+  installSecurity(app, security);
+
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(healthRoutes);
+  await app.register(runRoutes);
+  await app.register(presetRoutes);
+  await app.register(externalRoutes);
+  await app.register(ingestRoutes);
+  await app.register(importRoutes);
+  await app.register(exportRoutes);
+  await app.register(wsRoutes(opts.ws ?? {}));
+  if (web) await registerWebStatic(app, web);
+
+  // Live runs end while the server still listens: an embedded repro server's last telemetry flush needs /api/ingest.
+  app.addHook('preClose', async () => {
+    await runManager.shutdown();
+    externalRuns.shutdown();
+  });
+  app.addHook('onClose', async () => {
+    store.close();
+    await store.closed();
+  });
+  return app;
+}
+
+export { errorReply };

@@ -1,0 +1,75 @@
+/**
+ * HTTP mapping of shared/errors.ts: every error reply is
+ * `{code, message, field?, issues?}` with the status from the one table.
+ * Fastify's own errors (validation, body too large, bad JSON) are mapped to
+ * the same shape so clients handle one format.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERRORS, StallscopeError, type ErrorCode } from '../../shared/errors.ts';
+import { pointerToField, type SpecIssue } from '../../shared/schemas.ts';
+import type { ErrorReply } from '../../shared/apiSchemas.ts';
+
+/** A 400 carrying every issue of a spec; `field` names the first. */
+export class SpecError extends StallscopeError {
+  constructor(
+    readonly issues: SpecIssue[],
+    code: ErrorCode = 'CONFIG_INVALID',
+  ) {
+    const first = issues.find((i) => i.severity === 'error') ?? issues[0];
+    super(code, first ? `${first.field || 'spec'}: ${first.message}` : undefined, first?.field);
+  }
+}
+
+export function errorReply(err: unknown): { status: number; body: ErrorReply } {
+  if (err instanceof SpecError) return { status: err.status, body: { ...err.toJSON(), issues: err.issues } };
+  if (err instanceof StallscopeError) return { status: err.status, body: err.toJSON() };
+  const fe = err as FastifyError & {
+    validation?: { instancePath?: string; message?: string; params?: { requiredProperties?: string[] } }[];
+  };
+  if (fe.validation) {
+    const v = fe.validation[0] ?? {};
+    const missing = v.params?.requiredProperties?.[0];
+    const field = [pointerToField(v.instancePath ?? ''), missing].filter(Boolean).join('.');
+    const where = fe.validationContext ?? 'request';
+    return {
+      status: 400,
+      body: {
+        code: 'API_BAD_REQUEST',
+        message: `${where}${field ? `.${field}` : ''} ${missing ? 'is required' : (v.message ?? 'is invalid')}`,
+        ...(field ? { field } : {}),
+      },
+    };
+  }
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: { code: 'API_PAYLOAD_TOO_LARGE', message: ERRORS.API_PAYLOAD_TOO_LARGE.message } };
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return { status: fe.statusCode, body: { code: 'API_BAD_REQUEST', message: fe.message } };
+  }
+  return { status: 500, body: { code: 'INTERNAL', message: ERRORS.INTERNAL.message } };
+}
+
+/** `fallback` may answer a 404 first (the web UI's single-page fallback); it returns null to decline. */
+export function installErrorHandler(
+  app: FastifyInstance,
+  fallback?: (req: FastifyRequest, reply: FastifyReply) => FastifyReply | null,
+  /** Where a 500's cause goes (stderr unless told); the client only sees "internal error". */
+  logFailure: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): void {
+  app.setErrorHandler((err, req, reply) => {
+    const { status, body } = errorReply(err);
+    if (status >= 500) {
+      req.log.error({ err }, 'request failed');
+      const cause = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      logFailure(`stallscope: ${req.method} ${req.url.split('?')[0]} failed (${status}): ${cause}`);
+    }
+    return reply.status(status).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const handled = fallback?.(req, reply);
+    if (handled) return handled;
+    return reply
+      .status(404)
+      .send({ code: 'API_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * The vLLM-compatible result JSON of a run: the result the engine wrote (or
+ * the imported file's object) when stored; otherwise (a run interrupted
+ * before the engine could write one, or a CLI-reported run) one rebuilt with
+ * the engine's own builder from the stored summary and request rows.
+ */
+import type { RequestRow } from '../../../shared/apiSchemas.ts';
+import type { RunSummary } from '../../../shared/protocol.ts';
+import { isRequestEndStatus } from '../../../shared/types.ts';
+import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../../engine/results/resultJson.ts';
+import type { BenchConfig } from '../../engine/config.ts';
+import { resultFloatKind } from '../../engine/results/floatKeys.ts';
+
+export interface RunForExport {
+  id: string;
+  label: string | null;
+  model: string | null;
+  numPrompts: number | null;
+  maxConcurrency: number | null;
+  requestRate: string | null;
+  startedAtMs: number | null;
+  config: Partial<BenchConfig> | null;
+  summary: RunSummary | null;
+  counts: RunSummary['counts'];
+  verdict: string | null;
+  failFast: boolean;
+  breakerCause: RunSummary['cause'];
+  metadata: Record<string, string>;
+}
+
+export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<string, unknown> {
+  const metrics: Record<string, number> = {};
+  // The Seed-TTS gate's keys keep their place, strings and nulls (per-utterance items are not in the summary).
+  const seedTts: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(run.summary?.metrics ?? {})) {
+    if (k.startsWith('seed_tts_')) seedTts[k] = v;
+    else if (typeof v === 'number') metrics[k] = v;
+  }
+  // A run killed before it could finish (SIGKILL) has no summary: its counts come from the requests that ended.
+  if (metrics.completed === undefined) metrics.completed = rows.filter((r) => r.status === 'completed').length;
+  if (metrics.failed === undefined)
+    metrics.failed = rows.filter((r) => r.status !== 'completed' && isRequestEndStatus(r.status)).length;
+  const rate = run.requestRate === null || run.requestRate === 'inf' ? Infinity : Number(run.requestRate);
+  return buildResultJson({
+    date: new Date(run.startedAtMs ?? Date.now()),
+    backend: run.config?.backend ?? 'openai-chat-omni',
+    label: run.label,
+    modelId: run.model ?? run.config?.model ?? 'unknown',
+    numPrompts: run.numPrompts ?? rows.length,
+    metadata: Object.entries(run.metadata),
+    requestRate: Number.isNaN(rate) ? Infinity : rate,
+    burstiness: run.config?.burstiness ?? 1,
+    maxConcurrency: run.maxConcurrency,
+    metrics,
+    detailed: rows.length > 0,
+    records: rowRecords(rows),
+    statuses: rows.map((r) => (isRequestEndStatus(r.status) ? r.status : 'not_dispatched')),
+    counts: run.counts,
+    failFast: {
+      enabled: run.failFast,
+      tripped: run.summary?.failFastTripped ?? false,
+      cause: run.summary?.cause ?? run.breakerCause,
+    },
+    verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],
+    verdictReasons: run.summary?.verdictReasons ?? ['rebuilt from the stored run'],
+    seedTts: Object.keys(seedTts).length > 0 ? seedTts : null,
+  });
+}
+
+/**
+ * Stored request rows (dataset order) as engine records. Rows keep no token
+ * intervals or text: itls are empty and generated texts ''.
+ */
+export function rowRecords(rows: RequestRow[]): ResultJsonInput['records'] {
+  return rows.map((r) => ({
+    success: r.status === 'completed',
+    error: r.error,
+    ttft: r.ttftS,
+    itl: [],
+    outputTokens: r.outputTokens,
+    promptLen: r.promptLen,
+    generatedText: '',
+    audioDuration: r.audioDurationS,
+    audioFrames: 0,
+    startTime: (r.sentT ?? 0) / 1000,
+    latency: r.e2elS,
+    audioTtfp: r.audioTtfpS,
+    audioRtf: 0,
+    textLatency: r.e2elS,
+  }));
+}
+
+/** vLLM's own layout (Python json.dumps), never a bare NaN. */
+export function vllmText(result: Record<string, unknown>): string {
+  return pyJsonDumps(result, resultFloatKind);
+}

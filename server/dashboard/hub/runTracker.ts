@@ -1,0 +1,314 @@
+/**
+ * Live state of one run, folded from its numbered events: the light
+ * `RunState` that snapshots carry, one `RequestRow` per request (what the
+ * store writes when a request ends), where each request id stands in Code2Wav
+ * (to name the phase a breaker cause was stuck in), and the stall reports.
+ * Pure bookkeeping: no I/O, no timers.
+ */
+import type { RunEvent, RunState, RequestOutcome } from '../../../shared/protocol.ts';
+import { countEnded, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
+import type { RequestRow } from '../../../shared/apiSchemas.ts';
+import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import type { Effects } from '../store/writer.ts';
+
+/** Shared "nothing to persist" result (never mutated). */
+const NONE: Effects = Object.freeze({});
+
+/** What applying one event changed that the store must persist. */
+
+/** What a telemetry event alone asks the store to keep: a stall report, a recovery. */
+export function telemetryEffects(t: TelemetryEvent): Effects {
+  if (t.type === 'watchdog.stall') return { stall: t.report };
+  if (t.type === 'watchdog.recovered')
+    return { recovered: { workerId: t.workerId, opId: t.opId, stalledS: t.stalledS, ts: t.ts } };
+  return NONE;
+}
+
+export function blankRow(index: number, requestId: string): RequestRow {
+  return {
+    index,
+    requestId,
+    status: 'pending',
+    queuedT: null,
+    sentT: null,
+    firstTokenT: null,
+    firstAudioT: null,
+    endT: null,
+    ttftS: 0,
+    e2elS: 0,
+    audioTtfpS: 0,
+    audioDurationS: 0,
+    outputTokens: 0,
+    promptLen: 0,
+    attempts: 0,
+    error: '',
+    timeoutKind: null,
+  };
+}
+
+/**
+ * How many ended requests keep their Code2Wav whereabouts: a breaker cause or
+ * a stall report may name a request just after it ended (its timeout fired,
+ * then the breaker tripped), never thousands of requests later.
+ */
+export const RECENTLY_ENDED = 1024;
+/** Telemetry may name ids this run never ended (another client's, a typo): the oldest are forgotten past this. */
+export const MAX_TRACKED_IDS = 65_536;
+
+/** Map.set that keeps at most MAX_TRACKED_IDS keys (a Map iterates oldest first). */
+function remember<V>(m: Map<string, V>, key: string, value: V): void {
+  if (m.size >= MAX_TRACKED_IDS && !m.has(key)) m.delete(m.keys().next().value!);
+  m.set(key, value);
+}
+
+/** Queue times by dataset index (dense, 0..n-1): 8 bytes per request, NaN = not queued. */
+class QueuedTimes {
+  private t = new Float64Array(0);
+
+  set(index: number, t: number): void {
+    if (index >= this.t.length) {
+      const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
+      grown.set(this.t);
+      this.t = grown;
+    }
+    this.t[index] = t;
+  }
+
+  /** The queue time, once (it moves into the request's row). */
+  take(index: number): number | null {
+    if (index >= this.t.length || Number.isNaN(this.t[index])) return null;
+    const t = this.t[index];
+    this.t[index] = Number.NaN;
+    return t;
+  }
+}
+
+export class RunTracker {
+  readonly state: RunState;
+  /**
+   * Requests not yet ended. An ended request's row goes to the store (the
+   * `endedRow` effect) and leaves memory: a million-request run holds only
+   * its in-flight rows here.
+   */
+  readonly requests = new Map<number, RequestRow>();
+  /** When each request not yet sent was queued (rows are made when a request is sent or ends). */
+  private readonly queuedAt = new QueuedTimes();
+  /** Request ids of the last RECENTLY_ENDED ended requests, oldest first (a ring). */
+  private readonly ended: (string | undefined)[] = new Array<string | undefined>(RECENTLY_ENDED);
+  private endedCount = 0;
+  private readonly inFlight = new Set<number>();
+  /** Phase of the op a request is in now; cleared when that op ends. */
+  private readonly lastPhase = new Map<string, string>();
+  /** Worker of the last op that carried a request. */
+  private readonly workerOf = new Map<string, number>();
+  /** The op running on each worker now (absent when idle), with its current phase. */
+  private readonly running = new Map<number, { opId: number; phase: string | null }>();
+
+  constructor(runId: string, label: string | null, startedAtMs: number | null = null) {
+    this.state = {
+      runId,
+      status: 'running',
+      seq: 0,
+      startedAtMs,
+      label,
+      counts: emptyCounts(),
+      inFlight: 0,
+      breaker: { tripped: false, cause: null },
+      verdict: null,
+    };
+  }
+
+  private row(index: number, requestId?: string): RequestRow {
+    let r = this.requests.get(index);
+    if (!r) {
+      r = blankRow(index, requestId ?? `${this.state.runId}-${index}`);
+      const q = this.queuedAt.take(index);
+      if (q !== null) {
+        r.status = 'queued';
+        r.queuedT = q;
+      }
+      this.requests.set(index, r);
+    }
+    return r;
+  }
+
+  private end(t: number, o: RequestOutcome, timeoutKind: string | null): RequestRow {
+    const r = this.row(o.index, o.requestId);
+    Object.assign(r, {
+      status: o.status,
+      endT: t,
+      ttftS: o.ttftS,
+      e2elS: o.e2elS,
+      audioTtfpS: o.audioTtfpS,
+      audioDurationS: o.audioDurationS,
+      outputTokens: o.outputTokens,
+      promptLen: o.promptLen,
+      attempts: o.attempts,
+      error: o.error,
+      timeoutKind,
+    });
+    if (o.sentT !== null && o.sentT !== undefined) r.sentT = o.sentT;
+    this.inFlight.delete(o.index);
+    this.state.inFlight = this.inFlight.size;
+    this.requests.delete(o.index);
+    this.retire(r.requestId);
+    return r;
+  }
+
+  /** Remembers an ended request; forgets where the one that ended RECENTLY_ENDED requests ago stood. */
+  private retire(requestId: string): void {
+    const slot = this.endedCount++ % RECENTLY_ENDED;
+    const old = this.ended[slot];
+    this.ended[slot] = requestId;
+    if (old !== undefined && old !== requestId) {
+      this.lastPhase.delete(old);
+      this.workerOf.delete(old);
+      this.onForget?.(old);
+    }
+  }
+
+  /** Told when an ended request id is forgotten (the hub drops it from its request-id index). */
+  onForget: ((requestId: string) => void) | null = null;
+
+  /** Ids of the recently ended requests still remembered. */
+  recentlyEnded(): string[] {
+    return this.ended.filter((id): id is string => id !== undefined);
+  }
+
+  /** Folds one event in; returns what the store must persist. */
+  apply(seq: number, e: RunEvent): Effects {
+    this.state.seq = seq;
+    const c = this.state.counts;
+    switch (e.type) {
+      case 'run.started':
+        this.state.startedAtMs = e.startedAtMs;
+        c.total = e.numRequests;
+        return {};
+      case 'request.queued': {
+        // A million requests queued at once (rate inf) cost 8 bytes each here, not a row each.
+        const r = this.requests.get(e.index);
+        if (r) {
+          r.status = 'queued';
+          r.queuedT = e.t;
+        } else this.queuedAt.set(e.index, e.t);
+        return NONE;
+      }
+      case 'request.sent': {
+        const r = this.row(e.index, e.requestId);
+        Object.assign(r, { status: 'sent', sentT: e.t, attempts: e.attempt, firstTokenT: null, firstAudioT: null });
+        this.inFlight.add(e.index);
+        this.state.inFlight = this.inFlight.size;
+        return {};
+      }
+      case 'request.first_token': {
+        const r = this.row(e.index);
+        r.status = 'streaming';
+        r.firstTokenT = e.t;
+        r.ttftS = e.ttftS;
+        return NONE;
+      }
+      case 'request.first_audio': {
+        const r = this.row(e.index);
+        r.status = 'streaming';
+        r.firstAudioT = e.t;
+        r.audioTtfpS = e.audioTtfpS;
+        return NONE;
+      }
+      case 'request.progress': {
+        // The hottest event of a live run: plain field writes, no allocation.
+        const r = this.row(e.index);
+        r.outputTokens = e.outputTokens;
+        r.audioDurationS = e.audioS;
+        return NONE;
+      }
+      case 'request.completed':
+      case 'request.failed':
+      case 'request.timed_out':
+      case 'request.cancelled':
+      case 'request.not_dispatched':
+        // One rule for every counter (shared/outcomes.ts), whatever order the events come in.
+        countEnded(c, e.outcome);
+        return { endedRow: this.end(e.t, e.outcome, e.type === 'request.timed_out' ? e.kind : null) };
+      case 'breaker.tripped': {
+        // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
+        const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;
+        if (lastPhase && !e.cause.lastPhase) e.cause.lastPhase = lastPhase;
+        this.state.breaker = { tripped: true, cause: { ...e.cause, lastPhase } };
+        return {};
+      }
+      case 'run.finished':
+        Object.assign(c, normalizeCounts(e.summary.counts));
+        this.state.verdict = e.summary.verdict;
+        if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
+        return {};
+      // The Seed-TTS gate's transcripts live in the event stream; the summary carries its keys.
+      case 'run.warning':
+      case 'accuracy.started':
+      case 'accuracy.item':
+        return {};
+      case 'server.stacks':
+        // A py-spy capture of the server's tree is kept with the run's stall reports.
+        return { stall: e.report };
+      case 'run.status':
+        this.state.status = e.status;
+        if (e.status === 'interrupted' && !this.state.verdict) this.state.verdict = 'interrupted';
+        if (e.status === 'errored' && !this.state.verdict) this.state.verdict = 'errored';
+        return {};
+      case 'telemetry':
+        return this.applyTelemetry(e.event);
+      default:
+        // Unreachable for checked input (routes check events against the protocol first); never `undefined` effects.
+        return NONE;
+    }
+  }
+
+  private applyTelemetry(t: TelemetryEvent): Effects {
+    switch (t.type) {
+      case 'c2w.op.begin':
+        this.running.set(t.workerId, { opId: t.opId, phase: null });
+        for (const id of t.requestIds) remember(this.workerOf, id, t.workerId);
+        return {};
+      case 'c2w.phase':
+        this.inPhase(t.workerId, t.opId, t.requestIds, t.phase);
+        return {};
+      case 'c2w.op.end': {
+        // The op is over: its phase no longer says where its requests are.
+        if (this.running.get(t.workerId)?.opId === t.opId) this.running.delete(t.workerId);
+        for (const id of t.requestIds) this.lastPhase.delete(id);
+        return {};
+      }
+      case 'watchdog.stall': {
+        const r = t.report;
+        this.inPhase(r.workerId, r.opId, r.requestIds, r.phase);
+        return telemetryEffects(t);
+      }
+      default:
+        return telemetryEffects(t);
+    }
+  }
+
+  private inPhase(workerId: number, opId: number, requestIds: string[], phase: string): void {
+    const op = this.running.get(workerId);
+    if (op?.opId === opId) op.phase = phase;
+    else if (!op) this.running.set(workerId, { opId, phase });
+    for (const id of requestIds) {
+      remember(this.lastPhase, id, phase);
+      remember(this.workerOf, id, workerId);
+    }
+  }
+
+  /**
+   * Where a request id stands in Code2Wav: the phase of the op it is in; when
+   * its op has ended, `queued behind op N (phase)` if its worker is running
+   * another op, else `waiting for Code2Wav`; undefined if no telemetry named it.
+   */
+  phaseOf(requestId: string): string | undefined {
+    const phase = this.lastPhase.get(requestId);
+    if (phase !== undefined) return phase;
+    const worker = this.workerOf.get(requestId);
+    if (worker === undefined) return undefined;
+    const op = this.running.get(worker);
+    if (!op) return 'waiting for Code2Wav';
+    return `queued behind op ${op.opId}${op.phase ? ` (${op.phase})` : ''}`;
+  }
+}

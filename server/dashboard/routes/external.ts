@@ -1,0 +1,49 @@
+/**
+ * The `--report-to` API used by server/engine/report/remote.ts:
+ * POST /api/runs/external {runId, config, label?, metadata?} creates a live
+ * run fed by a CLI; POST /api/runs/:id/events {events: BenchEvent[]} appends
+ * a batch (the batch carrying `run.finished` ends the run).
+ */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
+
+export const EVENTS_BODY_LIMIT = 16 * 1024 * 1024;
+
+export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/api/runs/external',
+    {
+      schema: {
+        body: Type.Object({
+          runId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$' }),
+          config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+          label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+          metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
+        }),
+        response: { 201: Type.Object({ id: Type.String() }), 400: ErrorReplySchema, 409: ErrorReplySchema },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      return reply.status(201).send({ id: app.externalRuns.create(b) });
+    },
+  );
+  app.post(
+    '/api/runs/:id/events',
+    {
+      bodyLimit: EVENTS_BODY_LIMIT,
+      schema: {
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        // Each event is checked against the protocol's schema by ExternalRuns.append, all before any is applied.
+        body: Type.Object({ events: Type.Array(Type.Unknown(), { maxItems: 100_000 }) }),
+        response: { 200: Type.Object({ lastSeq: Type.Integer() }), 400: ErrorReplySchema, 404: ErrorReplySchema },
+      },
+    },
+    async (req) => {
+      const { id } = req.params;
+      const { events } = req.body;
+      return { lastSeq: app.externalRuns.append(id, events) };
+    },
+  );
+};

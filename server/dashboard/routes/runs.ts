@@ -1,0 +1,198 @@
+/**
+ * /api/runs: start, list, read, cancel and delete runs. Reads come from the
+ * store (live runs' rows are updated with every batch); the live state of a
+ * running run is added from the hub.
+ */
+import { Type } from 'typebox';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { StallscopeError } from '../../../shared/errors.ts';
+import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../../shared/schemas.ts';
+import {
+  ErrorReplySchema,
+  EventsReplySchema,
+  RequestsReplySchema,
+  RunDetailSchema,
+  RunListReplySchema,
+  StartRunReplySchema,
+} from '../../../shared/apiSchemas.ts';
+import { SpecError } from '../errors.ts';
+import { redactConfig, redactSpec } from '../runs/redact.ts';
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };
+
+const ListQuery = Type.Object({
+  verdict: Type.Optional(Type.String({ maxLength: 32 })),
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+  source: Type.Optional(Type.String({ maxLength: 32 })),
+  /** Free text: id, label, model, target, metadata. */
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  /** `key=value`, repeatable; all must match. */
+  metadata: Type.Optional(
+    Type.Union([Type.String({ maxLength: 600 }), Type.Array(Type.String({ maxLength: 600 }), { maxItems: 20 })]),
+  ),
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+});
+
+/**
+ * Sends JSON already serialized (stored rows and events spliced together, not
+ * parsed and re-encoded): the text has the route's reply shape, which the
+ * typed reply cannot see in a string, so it is sent through the plain reply type.
+ */
+function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply
+    .type('application/json')
+    .serializer((s) => s as string)
+    .send(json);
+}
+
+function metadataPairs(m: string | string[] | undefined): [string, string][] {
+  const list = m === undefined ? [] : Array.isArray(m) ? m : [m];
+  return list.map((kv) => {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new StallscopeError('API_BAD_REQUEST', `metadata filter '${kv}' is not key=value`, 'metadata');
+    return [kv.slice(0, i), kv.slice(i + 1)];
+  });
+}
+
+export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/runs',
+    { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
+    async (req) => {
+      const q = req.query;
+      return app.store.runs.list({
+        verdict: q.verdict,
+        status: q.status,
+        source: q.source,
+        text: q.q,
+        metadata: metadataPairs(q.metadata),
+        limit: q.limit,
+        offset: q.offset,
+      });
+    },
+  );
+
+  app.get(
+    '/api/runs/:id',
+    { schema: { params: IdParams, response: { 200: RunDetailSchema, ...Errors } } },
+    async (req) => {
+      const { id } = req.params;
+      const run = app.store.runs.get(id);
+      if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      const live = app.hub.tracker(id)?.state;
+      const { state: _stored, ...rest } = run;
+      return {
+        ...rest,
+        spec: redactSpec(rest.spec),
+        config: redactConfig(rest.config),
+        ...(live
+          ? {
+              counts: live.counts,
+              breaker: live.breaker,
+              lastSeq: live.seq,
+              status: live.status,
+              startedAtMs: live.startedAtMs ?? run.startedAtMs,
+            }
+          : {}),
+        stallReports: app.store.runs.stallReports(id),
+        active: live !== undefined,
+      };
+    },
+  );
+
+  app.get(
+    '/api/runs/:id/requests',
+    {
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({
+          offset: Type.Integer({ minimum: 0, default: 0 }),
+          limit: Type.Integer({ minimum: 1, maximum: 20_000, default: 1000 }),
+        }),
+        response: { 200: RequestsReplySchema, ...Errors },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params;
+      const { offset, limit } = req.query;
+      if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      app.store.writer.flush(); // a live run's ended requests may still be queued
+      // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding).
+      const { total, json } = app.store.runs.requestsJson(id, offset, limit);
+      return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
+    },
+  );
+
+  app.get(
+    '/api/runs/:id/events',
+    {
+      schema: {
+        params: IdParams,
+        querystring: Type.Object({
+          after: Type.Integer({ minimum: 0, default: 0 }),
+          limit: Type.Integer({ minimum: 1, maximum: 50_000, default: 10_000 }),
+        }),
+        response: { 200: EventsReplySchema, ...Errors },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params;
+      const { after, limit } = req.query;
+      const head = app.hub.headSeq(id);
+      if (head === null) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      const events = app.hub.readAfter(id, after, limit);
+      const last = events.length ? events[events.length - 1].seq : after;
+      // Events are stored serialized; splice them in rather than parse and re-encode.
+      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${last < head}}`;
+      return sendJsonText(reply, body);
+    },
+  );
+
+  app.post(
+    '/api/runs',
+    {
+      schema: { body: RunSpecSchema, response: { 201: StartRunReplySchema, 400: ErrorReplySchema } },
+      attachValidation: true,
+    },
+    async (req, reply) => {
+      // Our own validation (not Fastify's) so the 400 names each field the way the form does.
+      const spec = withRunSpecDefaults(req.body) as RunSpec;
+      const issues = runSpecIssues(spec);
+      const errors = issues.filter((i) => i.severity === 'error');
+      // The memory budget has its own code: the spec is valid field by field, only too big as a whole.
+      if (errors.length)
+        throw new SpecError(
+          issues,
+          errors[0].message.startsWith('the run would hold') ? 'API_MEMORY_BUDGET' : 'CONFIG_INVALID',
+        );
+      const started = await app.runManager.start(spec);
+      return reply.status(201).send({ id: started.id, warnings: [...issues, ...started.warnings] });
+    },
+  );
+
+  app.post(
+    '/api/runs/:id/cancel',
+    { schema: { params: IdParams, response: { 202: Type.Object({ id: Type.String() }), ...Errors } } },
+    async (req, reply) => {
+      const { id } = req.params;
+      if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      if (!app.runManager.cancel(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is not running here`);
+      return reply.status(202).send({ id });
+    },
+  );
+
+  app.delete(
+    '/api/runs/:id',
+    { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } },
+    async (req) => {
+      const { id } = req.params;
+      if (app.hub.isActive(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
+      if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      app.hub.removed(id);
+      return { id };
+    },
+  );
+};

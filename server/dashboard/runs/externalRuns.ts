@@ -1,0 +1,146 @@
+/**
+ * Runs streamed in by `stallscope bench --report-to URL` (a CI job): the CLI
+ * creates the run, then posts its engine events in batches. They go through
+ * the same hub as the dashboard's own runs, so they are shown live and
+ * stored alike. A run whose CLI goes silent for `idleMs` without finishing
+ * is recorded as interrupted.
+ */
+import type { BenchEvent, RunFinished } from '../../../shared/protocol.ts';
+import { rateLabel } from '../../../shared/rateLabel.ts';
+import type { Hub } from '../hub/hub.ts';
+import { finalizeRun } from './finalize.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
+import { checkBenchEvent } from './eventChecks.ts';
+
+/** Every event valid, nothing after `run.finished`; else API_BAD_REQUEST naming the first bad one. */
+export function checkBatch(posted: readonly unknown[]): BenchEvent[] {
+  const events: BenchEvent[] = [];
+  for (let i = 0; i < posted.length; i++) {
+    const c = checkBenchEvent(posted[i]);
+    if (!c.ok) {
+      throw new StallscopeError(
+        'API_BAD_REQUEST',
+        `events[${i}]: ${c.message}; the batch was refused whole, nothing was applied`,
+        c.field ? `events.${i}.${c.field}` : `events.${i}`,
+      );
+    }
+    if (i > 0 && events[i - 1].type === 'run.finished') {
+      throw new StallscopeError(
+        'API_BAD_REQUEST',
+        `events[${i}]: ${c.event.type} after run.finished (the run ends with it); the batch was refused whole`,
+        `events.${i}.type`,
+      );
+    }
+    events.push(c.event);
+  }
+  return events;
+}
+
+export interface ExternalRunInfo {
+  runId: string;
+  config?: Record<string, unknown>;
+  label?: string | null;
+  metadata?: Record<string, string>;
+}
+
+export class ExternalRuns {
+  private readonly idle = new Map<string, NodeJS.Timeout>();
+  /** Requests counted completed with nothing streamed back, per live reported run. */
+  private readonly emptyAnswers = new Map<string, number>();
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly idleMs = 10 * 60_000,
+  ) {}
+
+  create(info: ExternalRunInfo, now = Date.now()): string {
+    const c = info.config ?? {};
+    const runs = this.hub.store.runs;
+    if (runs.exists(info.runId)) throw new StallscopeError('API_CONFLICT', `run ${info.runId} already exists`, 'runId');
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null);
+    const dataset = (c.dataset as { name?: unknown } | undefined)?.name;
+    runs.insertRun({
+      id: info.runId,
+      source: 'cli',
+      status: 'running',
+      label: info.label ?? str(c.label),
+      model: str(c.model),
+      target: str(c.baseUrl),
+      dataset: str(dataset),
+      numPrompts: int(c.numPrompts),
+      maxConcurrency: int(c.maxConcurrency),
+      requestRate: rateLabel(c.requestRate, c.rampUp),
+      failFast: c.failFast === true,
+      createdAtMs: now,
+      config: c,
+      metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
+    });
+    this.hub.open(info.runId, info.label ?? str(c.label));
+    this.hub.append(info.runId, {
+      type: 'run.status',
+      t: 0,
+      status: 'running',
+      message: 'reported by stallscope bench --report-to',
+    });
+    this.touch(info.runId);
+    return info.runId;
+  }
+
+  /**
+   * Appends a batch; returns the last seq. The batch's `run.finished` ends the
+   * run. Every event is checked against the protocol schema before any is
+   * applied: a batch with one bad event is refused whole (400 naming its index
+   * and field) and changes nothing.
+   */
+  append(runId: string, posted: readonly unknown[]): number {
+    if (!this.idle.has(runId) || !this.hub.isActive(runId)) {
+      throw new StallscopeError('API_NOT_FOUND', `no live reported run ${runId}`, 'runId');
+    }
+    const events = checkBatch(posted);
+    let seq = this.hub.headSeq(runId) ?? 0;
+    let finished: RunFinished | null = null;
+    for (const e of events) {
+      if (e.type === 'request.completed' && isEmptyCompletion(e.outcome))
+        this.emptyAnswers.set(runId, (this.emptyAnswers.get(runId) ?? 0) + 1);
+      seq = this.hub.append(runId, e);
+      if (e.type === 'run.finished') finished = e;
+    }
+    if (finished) {
+      // A reporter (an older CLI) may count 200s that were not event streams as completed: not a pass here.
+      const s = finished.summary;
+      const judged = withEmptyCompletions(s.verdict, s.verdictReasons, this.emptyAnswers.get(runId) ?? 0);
+      this.stop(runId);
+      finalizeRun(this.hub, runId, {
+        status: 'finished',
+        summary: { ...s, verdict: judged.verdict, verdictReasons: judged.reasons },
+      });
+    } else this.touch(runId);
+    return seq;
+  }
+
+  private touch(runId: string): void {
+    clearTimeout(this.idle.get(runId));
+    const t = setTimeout(() => {
+      this.idle.delete(runId);
+      finalizeRun(this.hub, runId, { status: 'interrupted', message: 'the reporting CLI went silent' });
+    }, this.idleMs);
+    t.unref();
+    this.idle.set(runId, t);
+  }
+
+  private stop(runId: string): void {
+    clearTimeout(this.idle.get(runId));
+    this.idle.delete(runId);
+    this.emptyAnswers.delete(runId);
+  }
+
+  /** Records every live reported run as interrupted (dashboard shutdown). */
+  shutdown(): void {
+    for (const id of [...this.idle.keys()]) {
+      this.stop(id);
+      finalizeRun(this.hub, id, { status: 'interrupted', message: 'the dashboard stopped' });
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Ends a live run the same way whoever ran it (run manager, CLI report,
+ * shutdown): a closing `run.status` event, every queued event committed, the
+ * run row updated with its final status, verdict, summary and result, and
+ * the hub told it is no longer live.
+ */
+import type { RunSummary } from '../../../shared/protocol.ts';
+import type { RunStatus, Verdict } from '../../../shared/types.ts';
+import type { Hub } from '../hub/hub.ts';
+
+export interface FinalOutcome {
+  status: RunStatus;
+  summary?: RunSummary | null;
+  result?: Record<string, unknown> | null;
+  error?: string | null;
+  message?: string;
+  now?: number;
+}
+
+export function finalizeRun(hub: Hub, runId: string, o: FinalOutcome): void {
+  const tracker = hub.tracker(runId);
+  if (!tracker) return;
+  const startedAt = tracker.state.startedAtMs;
+  const now = o.now ?? Date.now();
+  hub.append(runId, {
+    type: 'run.status',
+    t: startedAt ? now - startedAt : 0,
+    status: o.status,
+    ...((o.message ?? o.error) ? { message: o.message ?? o.error ?? undefined } : {}),
+  });
+  const verdict: Verdict | null =
+    o.summary?.verdict ??
+    tracker.state.verdict ??
+    (o.status === 'errored' ? 'errored' : o.status === 'interrupted' ? 'interrupted' : null);
+  tracker.state.verdict = verdict;
+  const state = hub.close(runId);
+  hub.store.runs.update(runId, {
+    status: o.status,
+    verdict,
+    startedAtMs: startedAt,
+    finishedAtMs: now,
+    summary: o.summary ?? undefined,
+    result: o.result ?? undefined,
+    error: o.error ?? undefined,
+    state,
+    lastSeq: state?.seq,
+  });
+}

@@ -1,0 +1,225 @@
+/**
+ * Runs started from the dashboard: RunSpec → BenchConfig, the embedded
+ * target launched for the run (or a URL used as is), the engine's events fed
+ * into the hub, and the ending done in the one safe order: the engine ends →
+ * the target's telemetry is flushed and ingested → the target is stopped →
+ * the held-back `run.finished` and the final status are recorded. So a stall
+ * report can never be lost to shutdown order.
+ */
+import { randomBytes } from 'node:crypto';
+import { rateLabel } from '../../../shared/rateLabel.ts';
+import type { RunFinished } from '../../../shared/protocol.ts';
+import type { RunSpec, SpecIssue } from '../../../shared/schemas.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+import type { RunStatus } from '../../../shared/types.ts';
+import type { runBenchmark } from '../../engine/engine.ts';
+import { validateBenchConfig } from '../../engine/validate.ts';
+import type { Hub } from '../hub/hub.ts';
+import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';
+import { finalizeRun } from './finalize.ts';
+import { withDetailedArrays } from './detailedResult.ts';
+import { specToConfig } from './specToConfig.ts';
+import type { RunStarter } from './types.ts';
+import { redactConfig, redactSpec } from './redact.ts';
+
+export interface ManagerDeps {
+  hub: Hub;
+  /** Ingest URL for a run's embedded repro server, e.g. `http://127.0.0.1:7077/api/ingest?runId=ID`. */
+  ingestUrl: (runId: string) => string;
+  /** The dashboard's token, handed to an embedded repro server through its environment (never its argv). */
+  ingestToken?: string | null;
+  engine?: typeof runBenchmark;
+  launchTarget?: (o: LaunchOptions) => Promise<LaunchedTarget>;
+  targetCommand?: string[];
+  log?: (line: string) => void;
+  newId?: () => string;
+}
+
+/** Engine config fields → the RunSpec fields the form shows. */
+const FIELD_MAP: Record<string, string> = {
+  baseUrl: 'target.baseUrl',
+  apiKey: 'target.apiKey',
+  seedTtsEval: 'dataset.werEval.enabled',
+  'seedTtsEval.asrUrl': 'dataset.werEval.asrUrl',
+  'seedTtsEval.asrModel': 'dataset.werEval.asrModel',
+  'seedTtsEval.asrConcurrency': 'dataset.werEval.asrConcurrency',
+  'serverStacks.pid': 'target.serverStacks.pid',
+  'serverStacks.stallAfterS': 'target.serverStacks.stallAfterS',
+};
+
+/** One warning for the requests a stopped run never sent (their rows are not kept). */
+function noteUnsent(hub: Hub, id: string, n: number): void {
+  if (n === 0) return;
+  const state = hub.tracker(id)?.state;
+  if (state) state.counts.notDispatched += n; // as if each had been appended
+  const started = state?.startedAtMs;
+  hub.append(id, {
+    type: 'run.warning',
+    t: started ? Date.now() - started : 0,
+    message: `${n.toLocaleString('en')} queued requests were never sent (the run was stopped); they are counted, not stored one by one`,
+  });
+}
+
+/** How long a shutdown waits for live runs to end on their own. */
+export const SHUTDOWN_DEADLINE_MS = 1500;
+
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:T]/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
+}
+
+export class RunManager implements RunStarter {
+  private readonly live = new Map<string, { abort: AbortController; done: Promise<void>; unsent: { n: number } }>();
+  private readonly engine: typeof runBenchmark | undefined;
+  private readonly launch: (o: LaunchOptions) => Promise<LaunchedTarget>;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly deps: ManagerDeps) {
+    this.engine = deps.engine;
+    this.launch = deps.launchTarget ?? launchEmbeddedRepro;
+    this.log = deps.log ?? (() => undefined);
+  }
+
+  async start(spec: RunSpec): Promise<{ id: string; warnings: SpecIssue[] }> {
+    const id = (this.deps.newId ?? newRunId)();
+    const baseUrl = spec.target.kind === 'url' ? spec.target.baseUrl : 'http://127.0.0.1';
+    const config = specToConfig(spec, id, baseUrl);
+    try {
+      validateBenchConfig(config); // refuses before anything is sent or launched
+    } catch (e) {
+      if (e instanceof StallscopeError && e.field && FIELD_MAP[e.field])
+        throw new StallscopeError(e.code, e.message, FIELD_MAP[e.field]);
+      throw e;
+    }
+    const { hub } = this.deps;
+    hub.store.runs.insertRun({
+      id,
+      source: 'dashboard',
+      status: 'running',
+      label: spec.label ?? null,
+      model: spec.model,
+      target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded',
+      dataset: spec.dataset.name,
+      numPrompts: spec.numPrompts,
+      maxConcurrency: spec.maxConcurrency,
+      requestRate: rateLabel(spec.requestRate, spec.rampUp),
+      failFast: spec.failFast,
+      createdAtMs: Date.now(),
+      spec: redactSpec(spec),
+      config: redactConfig(config),
+      metadata: spec.metadata,
+    });
+    hub.open(id, spec.label ?? null);
+    hub.append(id, {
+      type: 'run.status',
+      t: 0,
+      status: 'running',
+      message: spec.target.kind === 'embedded' ? 'launching the embedded repro server' : undefined,
+    });
+    const abort = new AbortController();
+    // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
+    const unsent = { n: 0 };
+    const done = this.execute(id, spec, abort.signal, unsent)
+      .catch((e: unknown) => this.log(`[${id}] recording the end of the run failed: ${(e as Error).message}`))
+      .finally(() => this.live.delete(id));
+    this.live.set(id, { abort, done, unsent });
+    return { id, warnings: [] };
+  }
+
+  private async execute(id: string, spec: RunSpec, signal: AbortSignal, unsent: { n: number }): Promise<void> {
+    const { hub } = this.deps;
+    const log = (line: string) => this.log(`[${id}] ${line}`);
+    let target: LaunchedTarget | null = null;
+    let finished: RunFinished | null = null;
+    let final: {
+      status: RunStatus;
+      summary?: RunFinished['summary'];
+      result?: Record<string, unknown>;
+      error?: string;
+    };
+    try {
+      if (spec.target.kind === 'embedded') {
+        target = await this.launch({
+          spec: spec.target,
+          model: spec.model,
+          telemetryUrl: this.deps.ingestUrl(id),
+          telemetryToken: this.deps.ingestToken ?? null,
+          command: this.deps.targetCommand,
+          log,
+        });
+        hub.store.runs.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
+      }
+      const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
+      // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
+      const engine = this.engine ?? (await import('../../engine/engine.ts')).runBenchmark;
+      const out = await engine(config, {
+        signal,
+        log,
+        lastPhaseOf: (rid) => hub.tracker(id)?.phaseOf(rid),
+        onEvent: (e) => {
+          // Held back until the target's telemetry is in: "finished" must come after every stall report.
+          if (e.type === 'run.finished') finished = e;
+          // A run recorded as interrupted by a shutdown past its deadline takes no more events.
+          else if (!hub.isActive(id)) return;
+          // A stopped run empties its queue: a million never-sent requests are counted, not stored one by one.
+          else if (signal.aborted && e.type === 'request.not_dispatched') unsent.n++;
+          else hub.append(id, e);
+        },
+      });
+      const v = out.summary.verdict;
+      final = {
+        status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished',
+        summary: out.summary,
+        result: withDetailedArrays(out.result, out.records),
+      };
+    } catch (e) {
+      log(`run failed: ${(e as Error).message}`);
+      final = { status: signal.aborted ? 'interrupted' : 'errored', error: (e as Error).message };
+    }
+    if (target) {
+      await target.flushTelemetry();
+      await target.stop();
+    }
+    if (!hub.isActive(id)) return; // already recorded by shutdown()
+    noteUnsent(hub, id, unsent.n);
+    if (finished) hub.append(id, finished);
+    finalizeRun(hub, id, final);
+  }
+
+  cancel(id: string): boolean {
+    const run = this.live.get(id);
+    if (!run) return false;
+    run.abort.abort('dashboard'); // the result's interrupt_cause
+    return true;
+  }
+
+  /** Resolves when the run has been fully recorded (tests, shutdown). */
+  whenDone(id: string): Promise<void> {
+    return this.live.get(id)?.done ?? Promise.resolve();
+  }
+
+  /**
+   * Aborts every live run and waits for each to be recorded, up to
+   * `deadlineMs`: a run whose engine is still winding down then (a million
+   * queued requests to cancel, a target slow to flush) is recorded as
+   * interrupted as it stands, so the dashboard stops within its deadline
+   * whatever the run's size.
+   */
+  async shutdown(deadlineMs = SHUTDOWN_DEADLINE_MS): Promise<void> {
+    for (const r of this.live.values()) r.abort.abort('signal'); // the dashboard is going down
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      Promise.all([...this.live.values()].map((r) => r.done)).then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    if (!late) return;
+    for (const [id, r] of this.live) {
+      noteUnsent(this.deps.hub, id, r.unsent.n);
+      this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
+      finalizeRun(this.deps.hub, id, {
+        status: 'interrupted',
+        message: 'the dashboard stopped before the run could end',
+      });
+    }
+  }
+}

@@ -1,0 +1,11 @@
+/** What routes need from the run manager (the real one, or a test double). */
+import type { RunSpec, SpecIssue } from '../../../shared/schemas.ts';
+
+export interface RunStarter {
+  /** Validates, records and starts a run; throws SpecError/StallscopeError (400) before anything starts. */
+  start(spec: RunSpec): Promise<{ id: string; warnings: SpecIssue[] }>;
+  /** Aborts a live run; false if it is not one of this manager's live runs. */
+  cancel(id: string): boolean;
+  /** Aborts every live run and waits until each is recorded as interrupted. */
+  shutdown(): Promise<void>;
+}

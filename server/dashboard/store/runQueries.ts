@@ -1,0 +1,352 @@
+/**
+ * Reads and one-off writes of runs (the batched live writes are in
+ * writer.ts). Rows are turned into the REST reply shapes of
+ * shared/apiSchemas.ts here, so routes stay thin.
+ */
+import type Database from 'better-sqlite3';
+import type { RunListItem, RequestRow, StallEntry } from '../../../shared/apiSchemas.ts';
+import type { RunState, RunSummary } from '../../../shared/protocol.ts';
+import { normalizeCounts } from '../../../shared/outcomes.ts';
+import type { Verdict } from '../../../shared/types.ts';
+
+export type RunSource = RunListItem['source'];
+
+/** What a new run row holds; the rest is filled as it runs. */
+export interface NewRun {
+  id: string;
+  source: RunSource;
+  status: string;
+  label: string | null;
+  model: string | null;
+  target: string | null;
+  dataset: string | null;
+  numPrompts: number | null;
+  maxConcurrency: number | null;
+  requestRate: string | null;
+  failFast: boolean;
+  createdAtMs: number;
+  startedAtMs?: number | null;
+  spec?: unknown;
+  config?: unknown;
+  metadata: Record<string, string>;
+}
+
+export interface RunFilter {
+  verdict?: string;
+  status?: string;
+  text?: string;
+  source?: string;
+  /** Exact key=value matches, all required. */
+  metadata?: [string, string][];
+  limit: number;
+  offset: number;
+}
+
+interface RunRow {
+  id: string;
+  source: RunSource;
+  status: string;
+  verdict: string | null;
+  label: string | null;
+  model: string | null;
+  target: string | null;
+  dataset: string | null;
+  num_prompts: number | null;
+  max_concurrency: number | null;
+  request_rate: string | null;
+  fail_fast: number;
+  created_at_ms: number;
+  started_at_ms: number | null;
+  finished_at_ms: number | null;
+  last_seq: number;
+  state_json: string | null;
+  summary_json: string | null;
+  metadata_json: string;
+  stall_count: number;
+  stall_phase: string | null;
+  spec_json?: string | null;
+  config_json?: string | null;
+  import_json?: string | null;
+  error?: string | null;
+}
+
+const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
+  r.max_concurrency, r.request_rate, r.fail_fast, r.created_at_ms, r.started_at_ms, r.finished_at_ms, r.last_seq,
+  r.state_json, r.summary_json, r.metadata_json,
+  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id) AS stall_count,
+  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
+
+const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
+
+export function toListItem(r: RunRow): RunListItem {
+  const state = parse<RunState>(r.state_json);
+  const summary = parse<{ durationS?: number; counts?: RunListItem['counts'] }>(r.summary_json);
+  return {
+    id: r.id,
+    source: r.source,
+    status: r.status,
+    verdict: r.verdict as Verdict | null, // written only from a Verdict
+    label: r.label,
+    model: r.model,
+    target: r.target,
+    dataset: r.dataset,
+    numPrompts: r.num_prompts,
+    maxConcurrency: r.max_concurrency,
+    requestRate: r.request_rate,
+    failFast: r.fail_fast === 1,
+    createdAtMs: r.created_at_ms,
+    startedAtMs: r.started_at_ms,
+    finishedAtMs: r.finished_at_ms,
+    durationS:
+      summary?.durationS ?? (r.finished_at_ms && r.started_at_ms ? (r.finished_at_ms - r.started_at_ms) / 1000 : null),
+    counts: normalizeCounts(summary?.counts ?? state?.counts),
+    metadata: JSON.parse(r.metadata_json) as Record<string, string>,
+    stallCount: r.stall_count,
+    stallPhase: r.stall_phase,
+    breaker: state?.breaker ?? { tripped: false, cause: null },
+  };
+}
+
+/** Characters per stored result part: one write of ~1 MB takes a few ms (a 28 MB one took ~100 ms). */
+export const RESULT_PART_CHARS = 1 << 20;
+
+/** Cuts serialized JSON into parts of at most `max` UTF-16 units, never between the two halves of a surrogate pair. */
+export function resultParts(text: string, max = RESULT_PART_CHARS): string[] {
+  const parts: string[] = [];
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(text.length, at + max);
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff && end - 1 > at) end--;
+    parts.push(text.slice(at, end));
+    at = end;
+  }
+  return parts;
+}
+
+export class RunQueries {
+  constructor(private readonly db: Database.Database) {}
+
+  insertRun(n: NewRun): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO runs (id, source, status, label, model, target, dataset, num_prompts, max_concurrency, request_rate,
+            fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        )
+        .run(
+          n.id,
+          n.source,
+          n.status,
+          n.label,
+          n.model,
+          n.target,
+          n.dataset,
+          n.numPrompts,
+          n.maxConcurrency,
+          n.requestRate,
+          n.failFast ? 1 : 0,
+          n.createdAtMs,
+          n.startedAtMs ?? null,
+          n.spec === undefined ? null : JSON.stringify(n.spec),
+          n.config === undefined ? null : JSON.stringify(n.config),
+          JSON.stringify(n.metadata),
+        );
+      const meta = this.db.prepare('INSERT INTO run_metadata (run_id, key, value) VALUES (?,?,?)');
+      for (const [k, v] of Object.entries(n.metadata)) meta.run(n.id, k, v);
+    })();
+  }
+
+  exists(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(id) !== undefined;
+  }
+
+  /** Sets the given columns (names are fixed by the caller's keys below, never user input). */
+  update(
+    id: string,
+    f: {
+      status?: string;
+      verdict?: string | null;
+      startedAtMs?: number | null;
+      finishedAtMs?: number | null;
+      summary?: unknown;
+      result?: unknown;
+      /** How many `run_results` parts hold the result, set once they are all written (see writeResultPart). */
+      resultParts?: number;
+      importInfo?: unknown;
+      error?: string | null;
+      state?: RunState;
+      lastSeq?: number;
+      config?: unknown;
+      target?: string;
+    },
+  ): void {
+    const cols: Record<string, string> = {
+      config: 'config_json',
+      target: 'target',
+      status: 'status',
+      verdict: 'verdict',
+      startedAtMs: 'started_at_ms',
+      finishedAtMs: 'finished_at_ms',
+      summary: 'summary_json',
+      result: 'result_json',
+      resultParts: 'result_parts',
+      importInfo: 'import_json',
+      error: 'error',
+      state: 'state_json',
+      lastSeq: 'last_seq',
+    };
+    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config']);
+    const sets: string[] = [];
+    const vals: unknown[] = [];
+    for (const [k, v] of Object.entries(f)) {
+      if (v === undefined || !cols[k]) continue;
+      sets.push(`${cols[k]} = ?`);
+      vals.push(json.has(k) ? JSON.stringify(v) : v);
+    }
+    if (f.result !== undefined) {
+      // A result given whole replaces one stored in parts.
+      sets.push('result_parts = NULL');
+      this.db.prepare('DELETE FROM run_results WHERE run_id = ?').run(id);
+    }
+    if (sets.length) this.db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE id = ?`).run(...vals, id);
+  }
+
+  /**
+   * Stores one part of a serialized result (parts from `resultParts`, numbered from 0). The result counts only
+   * once `update(id, { resultParts })` says how many there are.
+   */
+  writeResultPart(id: string, part: number, text: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO run_results (run_id, part, text) VALUES (?,?,?)').run(id, part, text);
+  }
+
+  list(f: RunFilter): { runs: RunListItem[]; total: number } {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (f.verdict) {
+      where.push('r.verdict = ?');
+      args.push(f.verdict);
+    }
+    if (f.status) {
+      where.push('r.status = ?');
+      args.push(f.status);
+    }
+    if (f.source) {
+      where.push('r.source = ?');
+      args.push(f.source);
+    }
+    if (f.text) {
+      const like = `%${f.text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+      where.push(
+        `(r.id LIKE ? ESCAPE '\\' OR r.label LIKE ? ESCAPE '\\' OR r.model LIKE ? ESCAPE '\\' OR r.target LIKE ? ESCAPE '\\' OR r.metadata_json LIKE ? ESCAPE '\\')`,
+      );
+      args.push(like, like, like, like, like);
+    }
+    for (const [k, v] of f.metadata ?? []) {
+      where.push('EXISTS (SELECT 1 FROM run_metadata m WHERE m.run_id = r.id AND m.key = ? AND m.value = ?)');
+      args.push(k, v);
+    }
+    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${w}`).get(...args) as { n: number }).n;
+    const rows = this.db
+      // Ties (the runs of one JSON-lines import share their creation time) in insertion order = their order in the file.
+      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY r.created_at_ms DESC, r.rowid LIMIT ? OFFSET ?`)
+      .all(...args, f.limit, f.offset) as RunRow[];
+    return { runs: rows.map(toListItem), total };
+  }
+
+  /** The full row for GET /api/runs/:id, or null. */
+  get(id: string):
+    | (RunListItem & {
+        spec: unknown;
+        config: unknown;
+        summary: RunSummary | null;
+        importInfo: unknown;
+        error: string | null;
+        lastSeq: number;
+        state: RunState | null;
+      })
+    | null {
+    const r = this.db
+      .prepare(`SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error FROM runs r WHERE r.id = ?`)
+      .get(id) as RunRow | undefined;
+    if (!r) return null;
+    return {
+      ...toListItem(r),
+      spec: parse(r.spec_json),
+      config: parse(r.config_json),
+      summary: parse<RunSummary>(r.summary_json),
+      importInfo: parse(r.import_json),
+      error: r.error ?? null,
+      lastSeq: r.last_seq,
+      state: parse<RunState>(r.state_json),
+    };
+  }
+
+  /** The stored vLLM result object: whole in runs.result_json, or joined from all its parts; null if neither. */
+  result(id: string): Record<string, unknown> | null {
+    const r = this.db.prepare('SELECT result_json, result_parts FROM runs WHERE id = ?').get(id) as
+      { result_json: string | null; result_parts: number | null } | undefined;
+    if (r?.result_json) return parse(r.result_json);
+    if (!r?.result_parts) return null;
+    const parts = this.db
+      .prepare('SELECT text FROM run_results WHERE run_id = ? ORDER BY part')
+      .pluck()
+      .all(id) as string[];
+    return parts.length === r.result_parts ? parse(parts.join('')) : null;
+  }
+
+  stallReports(id: string): StallEntry[] {
+    const rows = this.db
+      .prepare('SELECT seq, report_json, recovered_json FROM stall_reports WHERE run_id = ? ORDER BY seq')
+      .all(id) as { seq: number; report_json: string; recovered_json: string | null }[];
+    return rows.map((r) => ({
+      seq: r.seq,
+      report: JSON.parse(r.report_json) as StallEntry['report'],
+      recovered: parse(r.recovered_json),
+    }));
+  }
+
+  requests(id: string, offset: number, limit: number): { total: number; requests: RequestRow[] } {
+    const { total, json } = this.requestsJson(id, offset, limit);
+    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
+  }
+
+  /** Request rows as stored (serialized RequestRow), for replies that splice them in unparsed. */
+  requestsJson(id: string, offset: number, limit: number): { total: number; json: string[] } {
+    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM requests WHERE run_id = ?').get(id) as { n: number }).n;
+    const json = this.db
+      .prepare('SELECT row_json FROM requests WHERE run_id = ? ORDER BY idx LIMIT ? OFFSET ?')
+      .pluck()
+      .all(id, limit, offset) as string[];
+    return { total, json };
+  }
+
+  /** Serialized `SeqEvent`s with seq > after, in order. */
+  eventsAfter(id: string, after: number, limit: number): { seq: number; json: string }[] {
+    return this.db
+      .prepare('SELECT seq, json FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(id, after, limit) as { seq: number; json: string }[];
+  }
+
+  insertRequests(runId: string, rows: RequestRow[]): void {
+    const st = this.db.prepare('INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
+    this.db.transaction(() => {
+      for (const r of rows) st.run(runId, r.index, JSON.stringify(r), r.status);
+    })();
+  }
+
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Runs left `running` by a previous process (crash, SIGKILL). */
+  runningIds(): { id: string; lastSeq: number; state: RunState | null }[] {
+    const rows = this.db.prepare(`SELECT id, last_seq, state_json FROM runs WHERE status = 'running'`).all() as {
+      id: string;
+      last_seq: number;
+      state_json: string | null;
+    }[];
+    return rows.map((r) => ({ id: r.id, lastSeq: r.last_seq, state: parse<RunState>(r.state_json) }));
+  }
+}

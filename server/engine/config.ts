@@ -1,0 +1,119 @@
+/**
+ * The benchmark engine's input. The CLI (`stallscope bench`) and the
+ * dashboard (RunSpec) both build one of these; the engine validates it
+ * before anything is sent (see validate.ts).
+ */
+import type { ConnectionMode, TimeoutKind } from '../../shared/types.ts';
+import type { MetricOptions } from '../../shared/metrics/input.ts';
+import type { ServerStacksConfig } from './probes/serverStacks/config.ts';
+
+export type DatasetConfig =
+  | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
+  | {
+      name: 'seed-tts';
+      path: string;
+      /** `en` or `zh` (vLLM-Omni's locales); other folder names are read as they are. */
+      locale: string;
+      outputLen?: number;
+      noOversample: boolean;
+      disableShuffle?: boolean;
+      systemPrompt?: string;
+      fileRefAudio?: boolean;
+    }
+  | { name: 'trace'; path: string };
+
+export interface TimeoutConfig {
+  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h. */
+  totalS?: number;
+  /** Seconds until the response headers/first byte; optional. */
+  firstByteS?: number;
+  /** Seconds without an SSE event; optional. */
+  idleS?: number;
+}
+
+export interface BenchConfig {
+  /** Run id; used in request ids (`<runId>-<index>`) unless requestIdPrefix is set. */
+  runId: string;
+  baseUrl: string;
+  endpoint: string; // default '/v1/chat/completions'
+  backend: string; // 'openai-chat-omni' (also accepted: 'openai-chat')
+  model: string;
+  servedModelName?: string;
+  label?: string | null;
+  apiKey?: string | null;
+  headers?: Record<string, string>;
+  requestIdPrefix?: string;
+  metadata?: Record<string, string>;
+  dataset: DatasetConfig;
+  numPrompts: number;
+  maxConcurrency: number | null;
+  requestRate: number | 'inf';
+  burstiness: number;
+  /** Self-timed dispatch from the trace's timestamps. */
+  selfTimed?: boolean;
+  seed: number;
+  numWarmups: number;
+  readyCheckTimeoutS?: number;
+  extraBody?: Record<string, unknown>;
+  percentileMetrics: string[];
+  metricPercentiles: number[];
+  timeouts: TimeoutConfig;
+  failFast: boolean;
+  thresholds: string[];
+  /**
+   * `--ramp-up-strategy` with start/end RPS: each request's rate moves from
+   * start to end over the run (requestRate must stay 'inf'); intervals are
+   * drawn at that rate with no rescale, as vLLM does.
+   */
+  rampUp?: RampUp;
+  /** `--ignore-eos`: `ignore_eos: true` in every body, before the extra body is merged (as vLLM). */
+  ignoreEos?: boolean;
+  /** `--print-stage`: ask for stage metrics even when the percentile metrics would not (see requestBody.ts). */
+  printStage?: boolean;
+  /** `--goodput KEY:MS` SLOs (ttft, tpot, e2el); when set, `request_goodput` is computed. */
+  goodput?: MetricOptions['goodput'];
+  save?: { dir: string; filename?: string; detailed: boolean; append?: boolean } | null;
+  /**
+   * `per_request` (default, as vLLM-Omni's `force_close=True`: a new TCP
+   * connection per request, so TTFT includes the connect) or `keep_alive`
+   * (`--keep-alive`: connections reused).
+   */
+  connectionMode?: ConnectionMode;
+  /** Bound on one SSE event in bytes (default 16 MiB); a larger event fails its request. */
+  maxEventBytes?: number;
+  /** `--insecure`: https targets' certificates are not checked (self-signed CI servers). */
+  insecure?: boolean;
+  /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
+  seedTtsEval?: SeedTtsEvalConfig | null;
+  /** py-spy captures of the server's process tree (docs/design.md section 4a). */
+  serverStacks?: ServerStacksConfig;
+}
+
+/** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md §4a). */
+export interface SeedTtsEvalConfig {
+  /** Base URL of an OpenAI-compatible transcription server; `/v1/audio/transcriptions` is appended. */
+  asrUrl: string;
+  /** Default `openai/whisper-large-v3`. */
+  asrModel: string;
+  /** Transcriptions in flight (default 4). */
+  asrConcurrency: number;
+  asrHeaders?: Record<string, string>;
+  /** Seconds for one transcription (default 120). */
+  asrTimeoutS?: number;
+  /** `--seed-tts-wer-save-items`: write `seed_tts_wer_eval_items`. */
+  saveItems: boolean;
+  /** `--seed-tts-save-audio-dir`: keep every answer's audio as a WAV file there. */
+  saveAudioDir?: string | null;
+}
+
+export const DEFAULT_ASR_MODEL = 'openai/whisper-large-v3';
+export const DEFAULT_ASR_CONCURRENCY = 4;
+export const DEFAULT_ASR_TIMEOUT_S = 120;
+
+export interface RampUp {
+  strategy: 'linear' | 'exponential';
+  startRps: number;
+  endRps: number;
+}
+
+export type { TimeoutKind };

@@ -1,0 +1,343 @@
+/**
+ * The run page tells one consistent story (issue 13), in Chromium against the
+ * real server and its embedded repro server: the hang preset with short timeouts
+ * (the Code2Wav worker blocks in hift at op 3, the breaker trips), a clean
+ * concurrency-4 run with a threshold, a detailed vLLM import, and a run
+ * cancelled from the dashboard. One server and one browser for the file.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+
+const DETAILED = new URL('../fixtures/vllm-results/detailed-append-jsonl-itls.json', import.meta.url);
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+let missing: Error | null = null;
+const ready = () => {
+  if (missing) throw missing;
+};
+
+type Spec = Record<string, unknown> & { target: Record<string, unknown> };
+interface RunJson {
+  id: string;
+  status: string;
+  verdict: string | null;
+  counts: Record<string, number>;
+  breaker: { tripped: boolean; cause: { requestIndex: number } | null };
+  summary: { metrics: Record<string, unknown>; verdictReasons: string[] } | null;
+}
+
+async function api<T>(path: string, init?: RequestInit): Promise<T> {
+  const res = await fetch(server.url + path, init);
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body as T;
+}
+
+async function hangSpec(): Promise<Spec> {
+  const presets = await api<{ presets: { id: string; spec: Spec }[] }>('/api/presets');
+  return presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
+}
+
+async function startRun(spec: Spec): Promise<string> {
+  const { id } = await api<{ id: string }>('/api/runs', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(spec),
+  });
+  return id;
+}
+
+async function finished(id: string, timeout = 30_000): Promise<RunJson> {
+  // A plain loop (it also runs in beforeAll, where expect.poll is not allowed).
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const run = await api<RunJson>(`/api/runs/${id}`);
+    if (run.status !== 'running' && run.summary) return run;
+    if (Date.now() > deadline) throw new Error(`run ${id} still ${run.status} after ${timeout} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const int = (s: string | null) => Number((s ?? '').replace(/[^\d]/g, ''));
+
+/** The value the metrics table shows for a row label. */
+async function tableValue(label: string): Promise<number> {
+  const row = page.getByTestId('metrics-table').locator('tr', { has: page.locator('th', { hasText: label }) });
+  return int(await row.first().locator('td').first().textContent());
+}
+
+async function openRun(id: string): Promise<void> {
+  await page.goto(`${server.url}/#/runs/${id}`);
+  await page.getByTestId('run-page').waitFor();
+  await expect.poll(() => page.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
+}
+
+let hangId = '';
+let hang: RunJson;
+
+describe('the run page tells one story (issue 13)', () => {
+  beforeAll(async () => {
+    try {
+      ({ browser, page } = await openPage());
+    } catch (e) {
+      missing = e as Error;
+      return;
+    }
+    server = await startServer();
+    // The hang preset, shortened: 60 requests, 5 s timeout, watchdog 1.5 s (a first decode on a loaded
+    // machine can take ~1 s: a shorter watchdog reports it too, as a stall that recovers).
+    const spec = await hangSpec();
+    hangId = await startRun({
+      ...spec,
+      label: 'hang-short',
+      numPrompts: 60,
+      timeouts: { totalS: 5 },
+      target: { ...spec.target, watchdogTimeoutS: 1.5 },
+    });
+    hang = await finished(hangId);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('1. cards: failed is the table’s Failed requests, with its parts inside; an import fills the cards', async () => {
+    ready();
+    expect(hang.verdict).toBe('failed_closed');
+    await openRun(hangId);
+    await page.getByTestId('metrics-table').waitFor();
+    const failed = page.getByTestId('count-failed');
+    const failedN = int(await failed.locator('dd').textContent());
+    expect(failedN).toBe(60);
+    expect(failedN).toBe(await tableValue('Failed requests'));
+    expect(int(await page.getByTestId('count-completed').locator('dd').textContent())).toBe(
+      await tableValue('Successful requests'),
+    );
+    // The parts sit inside the failed card, named in one vocabulary, and add up to it (never sent is a subset).
+    const timedOut = int(await failed.getByTestId('count-timed_out').locator('b').textContent());
+    const afterTimeout = int(await failed.getByTestId('count-cancelled_after_timeout').locator('b').textContent());
+    expect(timedOut).toBe(hang.counts.timedOut);
+    expect(timedOut + afterTimeout).toBe(failedN);
+    expect(await failed.getByTestId('count-not_dispatched').textContent()).toMatch(/^\d+ never sent$/);
+    expect(await failed.getByTestId('count-errored').count()).toBe(0);
+    await page.screenshot({ path: screenshotPath('story-hang'), fullPage: true });
+    // The runs list says the same, in the same words.
+    await page.goto(`${server.url}/#/`);
+    const listed = page.locator(`[data-testid="run-row"][data-run-id="${hangId}"]`);
+    expect(await listed.getByTestId('run-row-parts').textContent()).toBe(
+      `${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.notDispatched} never sent · of 60`,
+    );
+
+    // A detailed vLLM result (5 completed): the cards show the file's counts, not an empty live model's.
+    const imported = await api<{ runs: { id: string }[] }>('/api/import', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: readFileSync(DETAILED, 'utf8').split('\n')[0],
+    });
+    expect(imported.runs).toHaveLength(1);
+    await openRun(imported.runs[0].id);
+    expect(await page.getByTestId('timeline').getAttribute('data-rows')).toBe('5');
+    await expect.poll(() => page.getByTestId('count-completed').locator('dd').textContent()).toBe('5');
+    expect(await page.getByTestId('count-failed').locator('dd').textContent()).toBe('0');
+    expect(await page.getByTestId('count-failed').getAttribute('class')).toContain('zero');
+  });
+
+  it('2. concurrency: the chart plots the exact sweep; both figures and the one-second-bucket line; the hang is not 0', async () => {
+    ready();
+    await openRun(hangId);
+    const figs = page.getByTestId('concurrency-figures');
+    await page.getByTestId('concurrency-chart').scrollIntoViewIfNeeded();
+    // Ten requests held a slot until the trip: exactly 10, although none completed (vLLM's figure is 0).
+    expect(hang.summary!.metrics.max_concurrent_requests_exact).toBe(10);
+    expect(await figs.getAttribute('data-exact')).toBe('10');
+    expect(await figs.getAttribute('data-vllm')).toBe('0');
+    await expect.poll(() => page.getByTestId('concurrency-chart').getAttribute('data-plotted-peak')).toBe('10');
+    expect(await page.getByTestId('concurrency-note').textContent()).toMatch(/one-second bucket/);
+    expect(await tableValue('Peak concurrent requests (exact)')).toBe(10);
+
+    // A clean concurrency-4 run: the plotted peak is the exact one, never above the limit.
+    const spec = await hangSpec();
+    const id = await startRun({
+      ...spec,
+      label: 'clean-c4',
+      numPrompts: 12,
+      maxConcurrency: 4,
+      failFast: true,
+      timeouts: { totalS: 60 },
+      thresholds: ['mean_ttft_ms<=100000'],
+      target: { ...spec.target, faults: [] },
+    });
+    const clean = await finished(id, 40_000);
+    expect(clean.verdict).toBe('passed');
+    await openRun(id);
+    // The charts draw once scrolled to.
+    await page.getByTestId('concurrency-chart').scrollIntoViewIfNeeded();
+    expect(clean.summary!.metrics.max_concurrent_requests_exact).toBe(4);
+    expect(await page.getByTestId('concurrency-figures').getAttribute('data-exact')).toBe('4');
+    await expect.poll(() => page.getByTestId('concurrency-chart').getAttribute('data-plotted-peak')).toBe('4');
+    expect(await page.getByTestId('concurrency-figures').getAttribute('data-vllm')).toBe(
+      String(clean.summary!.metrics.max_concurrent_requests),
+    );
+  }, 60_000);
+
+  it('3. a timed-out request shows the time it ran and how it ended, not "E2E latency 0 ms"', async () => {
+    ready();
+    const cause = hang.breaker.cause!.requestIndex;
+    await page.goto(`${server.url}/#/runs/${hangId}?request=${cause}`);
+    await page.reload();
+    const detail = page.getByTestId('request-detail');
+    await detail.waitFor();
+    expect(await detail.getByTestId('request-ending').textContent()).toMatch(
+      /^ran 5\.\d\d s, then timed out \(total timeout\)$/,
+    );
+    expect(await detail.getByTestId('request-e2el').textContent()).toBe('none: the request did not complete');
+    expect(await detail.textContent()).not.toMatch(/E2E latency0(\.0)? ms/);
+  });
+
+  it('4. time queued behind the stalled op is its own segment, not audio', async () => {
+    ready();
+    await openRun(hangId);
+    // Requests whose audio had started before op 3 hung: their wait is drawn as "waiting", hatched.
+    const blocked = page.locator('[data-testid="seg-blocked"][title="waiting: queued behind op 3, hift, stalled"]');
+    const row = page.locator('[data-testid="timeline-row"]', { has: blocked }).first();
+    await row.waitFor();
+    const seg = row.getByTestId('seg-blocked');
+    // The wait (from op 3's begin to the timeout) is longer than the audio that really streamed before it.
+    const blockedW = (await seg.boundingBox())!.width;
+    const audio = row.locator('.seg-audio');
+    const audioW = (await audio.count()) ? (await audio.first().boundingBox())!.width : 0;
+    expect(blockedW).toBeGreaterThan(audioW);
+    const bg = await seg.evaluate((el) => getComputedStyle(el).backgroundImage);
+    expect(bg).toMatch(/repeating-linear-gradient/);
+    // The tooltip says the same.
+    await seg.scrollIntoViewIfNeeded();
+    const box = (await seg.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + 3);
+    await expect
+      .poll(() => page.locator('[role="tooltip"]').textContent())
+      .toContain('queued behind op 3, hift, stalled');
+  });
+
+  it('5. the header links the tripping request; one sentence tells the stall, the timeout and the cancel', async () => {
+    ready();
+    await openRun(hangId);
+    const cause = hang.breaker.cause!.requestIndex;
+    const link = page.getByTestId('breaker-request');
+    expect(await link.textContent()).toBe(`#${cause}`);
+    await link.click();
+    await expect
+      .poll(() => page.getByTestId('request-detail').locator('h2').textContent())
+      .toContain(`Request #${cause}`);
+
+    const story = page.getByTestId('run-story');
+    const text = (await story.textContent())!;
+    expect(text).toMatch(
+      new RegExp(
+        // (A slow first decode on a loaded machine may come first, as a stall that recovered.)
+        '^(.*; )?Code2Wav op 3 stalled in hift at \\d+\\.\\d\\d s \\(worker 0\\); requests? [#\\d–, ]+ (were|was) in it; ' +
+          `requests? [#\\d–, ]+ waited behind it; #${cause} hit its total timeout after 5\\.\\d\\d s, at \\d+\\.\\d\\d s; ` +
+          `.*the breaker cancelled ${hang.counts.cancelledAfterTimeout} requests \\(${hang.counts.notDispatched} never sent\\)\\.$`,
+      ),
+    );
+    // The stalled requests and the timed-out ones are links; following one opens it and highlights its group.
+    const links = story.getByTestId('story-link');
+    expect(await links.count()).toBeGreaterThanOrEqual(3);
+    const waited = story.locator('span', { hasText: 'waited behind it' }).getByTestId('story-link').first();
+    const ids = (await waited.getAttribute('data-requests'))!.split(',').map(Number);
+    await waited.click();
+    await expect
+      .poll(() => page.getByTestId('request-detail').locator('h2').textContent())
+      .toContain(`Request #${ids[0]}`);
+    await expect
+      .poll(() => page.locator('.tl-row.highlighted').count())
+      .toBeGreaterThanOrEqual(Math.min(ids.length, 2));
+  });
+
+  it('6. a finished run says "blocked when the run ended" and, never tripped, "breaker: not tripped"', async () => {
+    ready();
+    await openRun(hangId);
+    // The op that never finished (a slow first decode may also be listed, as recovered).
+    await expect.poll(() => page.getByTestId('stall-state').allTextContents()).toContain('blocked when the run ended');
+    expect(await page.getByTestId('stall-state').allTextContents()).not.toContain('still blocked');
+    expect((await page.getByTestId('stall-age').allTextContents()).join()).not.toContain('counting');
+    const clean = (await api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
+      (r) => r.label === 'clean-c4',
+    )!;
+    await openRun(clean.id);
+    await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state')).toBe('not_tripped');
+    expect(await page.getByTestId('breaker').textContent()).toBe('breaker: not tripped');
+  });
+
+  it('7. Cancel asks first, records interrupt_cause dashboard, and counts the aborted requests as cancelled', async () => {
+    ready();
+    const spec = await hangSpec();
+    const id = await startRun({
+      ...spec,
+      label: 'to-cancel',
+      failFast: false,
+      timeouts: { totalS: 60 },
+      target: { ...spec.target, faults: [] },
+    });
+    await openRun(id);
+    await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
+    // The first click only asks; "Keep running" leaves the run alone.
+    await page.getByTestId('cancel-run').click();
+    await page.getByTestId('confirm-cancel').waitFor();
+    await page.waitForTimeout(300);
+    expect((await api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
+    await page.getByTestId('keep-running').click();
+    expect(await page.getByTestId('confirm-cancel').count()).toBe(0);
+    expect((await api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
+
+    await page.getByTestId('cancel-run').click();
+    await page.getByTestId('confirm-cancel').click();
+    await expect
+      .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
+      .toBe('interrupted');
+    const run = await finished(id);
+    expect(run.summary!.metrics.interrupt_cause).toBe('dashboard');
+    await expect.poll(() => page.getByTestId('interrupt-cause').textContent()).toBe('cancelled from the dashboard');
+    // Said once: the badge, no "interrupted interrupted".
+    expect(await page.getByTestId('run-status').textContent()).toBe('');
+    expect(await page.locator('.run-title').textContent()).not.toMatch(/interrupted\s*interrupted/);
+    // The aborted requests are inside failed, under cancelled; none are errors.
+    await expect.poll(() => page.getByTestId('count-failed').getByTestId('count-cancelled').count()).toBe(1);
+    const cancelled = int(await page.getByTestId('count-cancelled').locator('b').textContent());
+    expect(cancelled).toBe(run.counts.cancelled);
+    expect(cancelled).toBeGreaterThan(0);
+    expect(await page.getByTestId('count-errored').count()).toBe(0);
+    const reasons = await page.getByTestId('verdict-reasons').locator('li').allTextContents();
+    expect(reasons[0]).toBe('the run was cancelled from the dashboard; in-flight requests were aborted');
+    expect(reasons.join('\n')).not.toMatch(/requests? failed/);
+    expect(await page.getByTestId('run-story').textContent()).toMatch(
+      /^The run was cancelled from the dashboard: \d+ requests? aborted in flight, [\d,]+ never sent\.$/,
+    );
+    await page.screenshot({ path: screenshotPath('story-cancelled'), fullPage: false });
+  }, 45_000);
+
+  it('8. the verdict box is styled by verdict; threshold values at the metric precision', async () => {
+    ready();
+    const clean = (await api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
+      (r) => r.label === 'clean-c4',
+    )!;
+    await openRun(clean.id);
+    const box = page.getByTestId('verdict-reasons');
+    await box.waitFor();
+    const passedColor = await box.evaluate((el) => getComputedStyle(el).borderLeftColor);
+    expect(passedColor).toBe('rgb(47, 158, 91)');
+    const reasons = await box.locator('li').allTextContents();
+    expect(reasons.find((r) => r.startsWith('threshold'))).toMatch(
+      /^threshold mean_ttft_ms<=100000 holds: mean_ttft_ms = \d+\.\d\d$/,
+    );
+    await openRun(hangId);
+    await page.getByTestId('verdict-reasons').waitFor();
+    expect(await page.getByTestId('verdict-reasons').evaluate((el) => getComputedStyle(el).borderLeftColor)).toBe(
+      'rgb(210, 69, 61)',
+    );
+  });
+});

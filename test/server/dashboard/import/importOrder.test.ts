@@ -1,0 +1,24 @@
+/** The runs of one JSON-lines import are listed in their order in the file, not by their random id suffix. */
+import { afterEach, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { readFileSync } from 'node:fs';
+import { testApp } from '../app/helpers.ts';
+
+const FILE = 'detailed-append-jsonl-itls.json';
+const TEXT = readFileSync(new URL(`../../../fixtures/vllm-results/${FILE}`, import.meta.url), 'utf8');
+
+let app: FastifyInstance;
+afterEach(async () => app?.close());
+
+it('lists the 16 runs of a JSON-lines file as #1 … #16', async () => {
+  app = await testApp();
+  const r = await app.inject({
+    method: 'POST',
+    url: '/api/import',
+    headers: { 'content-type': 'text/plain', 'x-filename': FILE },
+    payload: TEXT,
+  });
+  expect(r.statusCode, r.body).toBe(201);
+  const { runs } = (await app.inject({ url: '/api/runs?limit=16' })).json() as { runs: { label: string }[] };
+  expect(runs.map((x) => x.label)).toEqual(Array.from({ length: 16 }, (_, i) => `${FILE} #${i + 1}`));
+});

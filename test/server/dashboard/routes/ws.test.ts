@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { ServerMessage } from '#shared/protocol.ts';
+import { recordRun, testApp } from '../app/helpers.ts';
+import { completedRequest, hangRunEvents, newRun } from '../store/sampleEvents.ts';
+
+let app: FastifyInstance;
+const sockets: WebSocket[] = [];
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.terminate();
+  await app?.close();
+});
+
+function collect(ws: WebSocket) {
+  const msgs: ServerMessage[] = [];
+  ws.on('message', (d) => msgs.push(JSON.parse(String(d))));
+  const until = async (pred: (m: ServerMessage[]) => boolean, ms = 2000) => {
+    const end = Date.now() + ms;
+    while (!pred(msgs)) {
+      if (Date.now() > end) throw new Error(`timed out; got ${JSON.stringify(msgs.map((m) => m.type))}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return msgs;
+  };
+  return { msgs, until };
+}
+
+/** Opens /ws; the collector is attached before the upgrade completes (hello is sent at once). */
+async function open(headers: Record<string, string> = {}) {
+  let c!: ReturnType<typeof collect>;
+  const ws = (await app.injectWS(
+    '/ws',
+    { headers: { host: '127.0.0.1:7077', ...headers } },
+    {
+      onInit: (w: unknown) => {
+        c = collect(w as WebSocket);
+      },
+    },
+  )) as unknown as WebSocket;
+  sockets.push(ws);
+  return { ws, c };
+}
+
+describe('/ws', () => {
+  it('sends hello and a snapshot of live runs, then numbered deltas after subscribe', async () => {
+    app = await testApp();
+    app.store.runs.insertRun(newRun('live-1'));
+    app.hub.open('live-1', 'L');
+    for (const e of completedRequest('live-1', 0)) app.hub.append('live-1', e);
+    const { ws, c } = await open();
+    await c.until((m) => m.length >= 2);
+    expect(c.msgs[0]).toEqual({ type: 'hello', v: 1 });
+    expect(c.msgs[1]).toMatchObject({
+      type: 'snapshot',
+      runs: [{ runId: 'live-1', seq: 4, counts: { completed: 1 } }],
+    });
+    ws.send(JSON.stringify({ type: 'subscribe', runId: 'live-1', afterSeq: 2 }));
+    await c.until((m) => m.some((x) => x.type === 'deltas'));
+    for (const e of completedRequest('live-1', 1)) app.hub.append('live-1', e);
+    await c.until(
+      (m) => m.filter((x) => x.type === 'deltas').flatMap((x) => (x.type === 'deltas' ? x.events : [])).length === 6,
+    );
+    const seqs = c.msgs.flatMap((x) => (x.type === 'deltas' ? x.events.map((e) => e.seq) : []));
+    expect(seqs).toEqual([3, 4, 5, 6, 7, 8]);
+  });
+
+  it('replays a stored run from the store to a subscriber', async () => {
+    app = await testApp();
+    recordRun(app.hub, 'done-1');
+    const { ws, c } = await open();
+    await c.until((m) => m.length >= 2);
+    ws.send(JSON.stringify({ type: 'subscribe', runId: 'done-1', afterSeq: 0 }));
+    const msgs = await c.until(
+      (m) => m.flatMap((x) => (x.type === 'deltas' ? x.events : [])).length === hangRunEvents('x').length + 1,
+    );
+    const types = msgs.flatMap((x) => (x.type === 'deltas' ? x.events.map((e) => e.event.type) : []));
+    expect(types).toContain('breaker.tripped');
+    expect(types.at(-1)).toBe('run.status');
+  });
+
+  it('refuses an upgrade from a foreign Origin with 403', async () => {
+    app = await testApp();
+    await expect(open({ origin: 'http://evil.example' })).rejects.toThrow(/403/);
+    const { c } = await open({ origin: 'http://127.0.0.1:7077' });
+    await c.until((m) => m.length >= 1);
+  });
+
+  it('requires the token on the upgrade when one is configured', async () => {
+    app = await testApp({ host: '0.0.0.0', token: 'tok' });
+    await expect(open()).rejects.toThrow(/401/);
+    const { c } = await open({ authorization: 'Bearer tok' });
+    await c.until((m) => m.length >= 2);
+  });
+});

@@ -1,0 +1,267 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { fileURLToPath } from 'node:url';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testApp } from '../app/helpers.ts';
+import type { RunManager } from '#server/dashboard/runs/manager.ts';
+import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
+import { specToConfig, faultFlags } from '#server/dashboard/runs/specToConfig.ts';
+import { CODE2WAV_HANG } from '#shared/presets.ts';
+
+const FAKE = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./fakeTarget.ts', import.meta.url))];
+let app: FastifyInstance | undefined;
+let sse: TestServer | undefined;
+afterEach(async () => {
+  await app?.close();
+  await sse?.close();
+  app = sse = undefined;
+});
+
+const baseSpec = {
+  metadata: {},
+  model: 'm',
+  backend: 'openai-chat-omni',
+  endpoint: '/v1/chat/completions',
+  dataset: { name: 'random', inputLen: 4, outputLen: 4 },
+  numPrompts: 40,
+  maxConcurrency: 4,
+  requestRate: 'inf',
+  burstiness: 1,
+  selfTimed: false,
+  seed: 0,
+  numWarmups: 0,
+  extraBody: {},
+  timeouts: { totalS: 0.6 },
+  failFast: true,
+  thresholds: [],
+  percentileMetrics: ['ttft', 'e2el'],
+  metricPercentiles: [99],
+};
+
+async function startApp(targetCommand?: string[], logs: string[] = []) {
+  app = await testApp({ manager: { targetCommand, log: (l) => logs.push(l) } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return app;
+}
+
+const eventTypes = async (id: string) =>
+  (await app!.inject({ url: `/api/runs/${id}/events?limit=50000` }))
+    .json()
+    .events.map((e: { event: { type: string; event?: { type: string } } }) =>
+      e.event.type === 'telemetry' ? `telemetry:${e.event.event!.type}` : e.event.type,
+    );
+
+describe('run manager', () => {
+  it('maps a spec to the engine config and the target flags', () => {
+    const c = specToConfig(CODE2WAV_HANG.spec, 'r1', 'http://127.0.0.1:5/');
+    expect(c).toMatchObject({
+      runId: 'r1',
+      baseUrl: 'http://127.0.0.1:5',
+      numPrompts: 1088,
+      maxConcurrency: 10,
+      failFast: true,
+      timeouts: { totalS: 8 },
+      extraBody: { modalities: ['text', 'audio'] },
+    });
+    expect(
+      faultFlags([
+        { phase: 'hift', kind: 'block', after: 3 },
+        { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 },
+      ]),
+    ).toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
+    expect(c.goodput).toBeUndefined();
+    expect(
+      specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput,
+    ).toEqual({ e2el: 2000 });
+    const url = { kind: 'url' as const, baseUrl: 'https://127.0.0.1:5' };
+    expect(
+      specToConfig({ ...CODE2WAV_HANG.spec, target: { ...url, insecure: true } }, 'r3', url.baseUrl).insecure,
+    ).toBe(true);
+    expect(specToConfig({ ...CODE2WAV_HANG.spec, target: url }, 'r4', url.baseUrl).insecure).toBeUndefined();
+  });
+
+  it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async () => {
+    sse = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    await startApp();
+    const spec = {
+      ...baseSpec,
+      numPrompts: 4,
+      rampUp: { strategy: 'linear', startRps: 20, endRps: 40 },
+      target: { kind: 'url', baseUrl: sse.url },
+    };
+    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: spec });
+    expect(r.statusCode, r.body).toBe(201);
+    const { id } = r.json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'finished', verdict: 'passed', requestRate: 'linear 20→40' });
+    const result = (await app!.inject({ url: `/api/runs/${id}/export?format=vllm` })).json();
+    expect(result).toMatchObject({ ramp_up_strategy: 'linear', ramp_up_start_rps: 20, ramp_up_end_rps: 40 });
+  });
+
+  it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {
+    sse = await startSseServer((a) => (a.n < 6 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
+    await startApp();
+    const r = await app!.inject({
+      method: 'POST',
+      url: '/api/runs',
+      payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url, apiKey: 'sk-secret' } },
+    });
+    expect(r.statusCode, r.body).toBe(201);
+    const { id } = r.json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({
+      status: 'finished',
+      verdict: 'failed_closed',
+      active: false,
+      target: sse.url,
+      breaker: { tripped: true },
+    });
+    expect(d.counts.completed).toBe(6);
+    expect(sse.arrivals[0].headers.authorization).toBe('Bearer sk-secret'); // sent to the target...
+    expect(JSON.stringify(d)).not.toContain('sk-secret'); // ...never shown
+    expect(d.spec.target.apiKey).toBe('***');
+    expect(JSON.stringify(app!.store.db.prepare('SELECT * FROM runs').all())).not.toContain('sk-secret'); // nor stored
+    expect(d.counts.timedOut + d.counts.cancelledAfterTimeout).toBe(34);
+    const types = await eventTypes(id);
+    expect(types[0]).toBe('run.status');
+    expect(types.slice(-2)).toEqual(['run.finished', 'run.status']);
+    const exported = await app!.inject({ url: `/api/runs/${id}/export?format=vllm` });
+    const j = exported.json();
+    expect(j).toMatchObject({ completed: 6, fail_fast_tripped: true });
+    // The per-request arrays (vLLM --save-detailed), in dataset order, where vLLM puts them.
+    const rows = (await app!.inject({ url: `/api/runs/${id}/requests?limit=100` })).json().requests as {
+      index: number;
+      status: string;
+      promptLen: number;
+      error: string;
+    }[];
+    expect(rows).toHaveLength(40);
+    for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors'])
+      expect(j[k], k).toHaveLength(40);
+    rows.forEach((r, i) => {
+      expect(r.index).toBe(i);
+      expect(j.input_lens[i]).toBe(r.promptLen);
+      expect(j.errors[i]).toBe(r.error);
+      expect(j.statuses[i]).toBe(r.status);
+      if (r.status === 'completed') {
+        expect(j.ttfts[i]).toBeGreaterThan(0);
+        expect(j.output_lens[i]).toBeGreaterThan(0);
+        expect(j.itls[i].length).toBeGreaterThan(0);
+        expect(j.generated_texts[i]).not.toBe('');
+      } else expect(j.output_lens[i]).toBe(0);
+    });
+    const keys = Object.keys(j);
+    expect(keys.indexOf('ttfts')).toBeGreaterThan(keys.indexOf('request_goodput'));
+    expect(keys.indexOf('errors')).toBeLessThan(keys.indexOf('max_concurrent_requests'));
+  });
+
+  it('flushes the embedded repro server telemetry before finishing, then stops the target', async () => {
+    const logs: string[] = [];
+    await startApp(FAKE, logs);
+    const spec = {
+      ...baseSpec,
+      target: {
+        kind: 'embedded',
+        faults: [{ phase: 'hift', kind: 'block', after: 2 }],
+        watchdogTimeoutS: 0.2,
+        workers: 1,
+        maxBatch: 4,
+      },
+    };
+    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d.status).toBe('finished');
+    expect(d.stallReports).toHaveLength(1); // arrived only during the flush
+    expect(d.stallReports[0].report.stack[0].function).toBe('fakeBlock');
+    const types = await eventTypes(id);
+    expect(types.indexOf('telemetry:watchdog.stall')).toBeLessThan(types.indexOf('run.finished'));
+    expect(logs.some((l) => l.includes('fake target args: faults=hift:block:after=2 watchdog=0.2 workers=1'))).toBe(
+      true,
+    );
+    expect(d.config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('cancels a run: in-flight requests are aborted and the run is recorded interrupted', async () => {
+    sse = await startSseServer(() => ({ kind: 'hang' }));
+    await startApp();
+    const { id } = (
+      await app!.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } },
+      })
+    ).json();
+    await sse.waitForArrivals(4);
+    expect((await app!.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
+    await (app!.runManager as RunManager).whenDone(id);
+    expect((await app!.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({
+      status: 'interrupted',
+      verdict: 'interrupted',
+    });
+  });
+
+  it('closing the app records a live run as interrupted in order (not left for crash recovery)', async () => {
+    sse = await startSseServer(() => ({ kind: 'hang' }));
+    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
+    app = await testApp({ dataDir });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { id } = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } },
+      })
+    ).json();
+    await sse.waitForArrivals(4);
+    await app.close();
+    app = await testApp({ dataDir });
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
+    const types = await eventTypes(id);
+    expect(types).toContain('run.finished'); // the engine's own partial result was recorded
+    const last = (await app.inject({ url: `/api/runs/${id}/events?after=${d.lastSeq - 1}` })).json().events[0].event;
+    expect(last).toMatchObject({ type: 'run.status', status: 'interrupted' });
+    expect(last.message ?? '').not.toMatch(/stopped while this run was running/);
+  });
+
+  it('closing the app still flushes an embedded repro server: the stall report survives the shutdown', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
+    app = await testApp({ dataDir, manager: { targetCommand: FAKE } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const spec = {
+      ...baseSpec,
+      timeouts: { totalS: 30 },
+      target: { kind: 'embedded', faults: [], watchdogTimeoutS: 1, workers: 1, maxBatch: 4 },
+    };
+    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
+    while (!(await eventTypes(id)).includes('request.sent')) await new Promise((r) => setTimeout(r, 20));
+    await app.close();
+    app = await testApp({ dataDir });
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
+    expect(d.status).toBe('interrupted');
+    expect(d.stallReports).toHaveLength(1);
+  });
+
+  it('records a run whose embedded repro server cannot start as errored', async () => {
+    await startApp([process.execPath, '-e', 'process.exit(3)']);
+    const { id } = (
+      await app!.inject({
+        method: 'POST',
+        url: '/api/runs',
+        payload: {
+          ...baseSpec,
+          target: { kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 },
+        },
+      })
+    ).json();
+    await (app!.runManager as RunManager).whenDone(id);
+    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    expect(d).toMatchObject({ status: 'errored', verdict: 'errored' });
+    expect(d.error).toMatch(/embedded repro server did not start: it exited \(\d+\)/);
+  });
+});

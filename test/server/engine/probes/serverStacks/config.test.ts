@@ -1,0 +1,147 @@
+/**
+ * Server-stacks settings from the CLI and the dashboard: the flags parse into
+ * one config, each misuse is refused naming its flag before anything is
+ * sent; the RunSpec's "Capture server stacks" maps onto the same config; the
+ * server refuses `auto` for a target that is not loopback (and the form says
+ * the same, from the same rule); a bad phase-rules file is refused.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { parseBenchArgs } from '#server/cli/benchArgs.ts';
+import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
+import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
+import { SEED_TTS_URL } from '#shared/presets.ts';
+import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/schemas.ts';
+import { isLoopbackUrl } from '#shared/stallReport.ts';
+import { testApp } from '#test/server/dashboard/app/helpers.ts';
+
+let app: FastifyInstance | null = null;
+afterEach(async () => {
+  await app?.close();
+  app = null;
+});
+
+describe('CLI flags', () => {
+  it('parse into the server-stacks config', () => {
+    const p = parseBenchArgs([
+      '--model',
+      'm',
+      '--server-pid',
+      '1234',
+      '--capture-server-stacks',
+      '--server-stall-after-s',
+      '60',
+      '--server-stacks-native',
+      '--py-spy',
+      '/opt/py-spy',
+      '--server-phase-rules',
+      'rules.json',
+    ]);
+    expect(p.config.serverStacks).toEqual({
+      pid: 1234,
+      captureOnTimeout: true,
+      stallAfterS: 60,
+      native: true,
+      pySpy: '/opt/py-spy',
+      rulesFile: 'rules.json',
+    });
+    expect(
+      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).config.serverStacks,
+    ).toMatchObject({ pid: 'auto', captureOnTimeout: true, native: false });
+    expect(parseBenchArgs(['--model', 'm']).config.serverStacks).toBeUndefined();
+  });
+
+  it('refuse misuse naming the flag', () => {
+    const refused = (argv: string[]) => {
+      try {
+        parseBenchArgs(['--model', 'm', ...argv]);
+      } catch (e) {
+        return (e as { field?: string; message: string }).field + ': ' + (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(refused(['--capture-server-stacks'])).toMatch(/^--server-pid: .*needs --server-pid/);
+    expect(refused(['--server-stall-after-s', '5'])).toMatch(/^--server-pid: .*needs --server-pid/);
+    expect(refused(['--server-pid', 'me', '--capture-server-stacks'])).toMatch(/^--server-pid: .*not a number/);
+    expect(refused(['--server-pid', '0', '--capture-server-stacks'])).toMatch(/^--server-pid: /);
+  });
+});
+
+describe('RunSpec "Capture server stacks"', () => {
+  const spec = (target: object) =>
+    withRunSpecDefaults({
+      ...SEED_TTS_URL.spec,
+      dataset: { name: 'random', inputLen: 8, outputLen: 4 },
+      target,
+    }) as RunSpec;
+
+  it('maps onto the engine config: capture at the first timeout, the stall threshold, native', () => {
+    const c = specToConfig(
+      spec({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: { pid: 77, stallAfterS: 30 } }),
+      'r',
+      'http://127.0.0.1:8000',
+    );
+    expect(c.serverStacks).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
+    expect(specToConfig(spec({ kind: 'url', baseUrl: 'http://h:1' }), 'r', 'http://h:1').serverStacks).toBeUndefined();
+  });
+
+  it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async () => {
+    const bad = spec({ kind: 'url', baseUrl: 'http://10.0.0.7:8000', serverStacks: { pid: 'auto' } });
+    expect(runSpecIssues(bad)).toEqual([
+      expect.objectContaining({
+        field: 'target.serverStacks.pid',
+        severity: 'error',
+        message: expect.stringMatching(/loopback/),
+      }),
+    ]);
+    expect(runSpecIssues(spec({ kind: 'url', baseUrl: 'http://[::1]:8000', serverStacks: { pid: 'auto' } }))).toEqual(
+      [],
+    );
+    let engineCalls = 0;
+    app = await testApp({ manager: { engine: async () => (engineCalls++, Promise.reject(new Error('no'))) } });
+    const r = await app.inject({ method: 'POST', url: '/api/runs', payload: bad });
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toMatchObject({ field: 'target.serverStacks.pid', message: expect.stringMatching(/loopback/) });
+    // auto on loopback with nothing listening on the port: refused by the engine's check, before anything starts.
+    const none = spec({ kind: 'url', baseUrl: 'http://127.0.0.1:1', serverStacks: { pid: 'auto' } });
+    const r2 = await app.inject({ method: 'POST', url: '/api/runs', payload: none });
+    expect(r2.statusCode, r2.body).toBe(400);
+    expect(r2.json()).toMatchObject({ code: 'CONFIG_SERVER_PID', field: 'target.serverStacks.pid' });
+    expect(engineCalls).toBe(0);
+  });
+
+  it('loopback means this machine', () => {
+    for (const u of ['http://127.0.0.1:8000', 'http://localhost:1', 'http://[::1]:8000', 'http://127.3.4.5'])
+      expect(isLoopbackUrl(u), u).toBe(true);
+    for (const u of ['http://10.0.0.1:8000', 'http://example.com', 'http://[::2]:1', 'http://127.0.0.1.nip.io'])
+      expect(isLoopbackUrl(u), u).toBe(false);
+  });
+});
+
+describe('phase rules file', () => {
+  it('refuses a file that is not JSON, breaks the schema, or has a bad pattern, naming the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stallscope-rules-'));
+    try {
+      const write = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        return join(dir, name);
+      };
+      expect(() => loadPhaseRules(write('a.json', '{'))).toThrow(/invalid phase rules file: .*a\.json/);
+      expect(() =>
+        loadPhaseRules(write('b.json', '{"version":1,"rules":[{"id":"x","phase":"hift","fn":"y"}]}')),
+      ).toThrow(/b\.json/);
+      expect(() =>
+        loadPhaseRules(write('c.json', '{"version":1,"rules":[{"id":"x","phase":"hift","function":"("}]}')),
+      ).toThrow(/c\.json: rules\[0\] \(x\)\.function/);
+      const ok = loadPhaseRules(
+        write('d.json', '{"version":1,"rules":[{"id":"mine","phase":"cfm","function":"^my_dit$"}]}'),
+      );
+      expect(ok.rules.map((r) => r.id)).toEqual(['mine']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * The server-stacks probe beside the engine, with the capture replaced by a
+ * recording fake: the first timeout captures once, one turn after the timer
+ * (so the breaker's decision and sweep start first), with the requests in
+ * flight; silence for S seconds captures, again at most every S seconds, at
+ * most five times, and never for a request that keeps streaming; failures
+ * become one run.warning each and notes in `server_stacks`; finish waits for
+ * a capture in progress.
+ */
+import { describe, expect, it } from 'vitest';
+import type { BenchEvent } from '#shared/protocol.ts';
+import type { ServerStacksReport } from '#shared/stallReport.ts';
+import { ServerStacksProbe, MAX_NO_PROGRESS } from '#server/engine/probes/serverStacks/probe.ts';
+import type { CaptureInput, CaptureOptions } from '#server/engine/probes/serverStacks/capture.ts';
+import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
+import type { Unstamped } from '#server/engine/events.ts';
+
+const rules = loadPhaseRules();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function setup(over: { stallAfterS?: number; captureOnTimeout?: boolean; delayMs?: number; notes?: string[] } = {}) {
+  const calls: { at: number; inp: CaptureInput; opts: CaptureOptions }[] = [];
+  const emitted: Unstamped[] = [];
+  const order: string[] = [];
+  const probe = new ServerStacksProbe({
+    config: {
+      pid: 4242,
+      captureOnTimeout: over.captureOnTimeout ?? true,
+      stallAfterS: over.stallAfterS,
+      native: false,
+    },
+    pid: 4242,
+    pidSource: 'flag',
+    rules,
+    path: '/nowhere',
+    capture: async (opts, inp) => {
+      order.push('capture');
+      calls.push({ at: performance.now(), inp, opts });
+      await sleep(over.delayMs ?? 0);
+      return {
+        source: 'py-spy',
+        capture: inp.capture,
+        reason: inp.reason,
+        rootPid: opts.rootPid,
+        native: false,
+        capturedAtMs: Date.now(),
+        durationMs: 1,
+        phase: 'unknown',
+        inferred: null,
+        requestIds: inp.requestIds,
+        processes: [],
+        stack: [],
+        notes: over.notes ?? [],
+      } satisfies ServerStacksReport;
+    },
+  });
+  probe.start({ emit: (e) => emitted.push(e), log: () => undefined });
+  const ev = (e: Unstamped) => probe.onEvent({ ...e, t: 0 } as BenchEvent);
+  const sent = (index: number) => ev({ type: 'request.sent', index, requestId: `r-${index}`, attempt: 1 });
+  const outcome = (index: number) => ({ index, requestId: `r-${index}` }) as never;
+  return { probe, calls, emitted, order, ev, sent, outcome };
+}
+
+describe('ServerStacksProbe', () => {
+  it('captures once at the first timeout, one turn after the timer, with the requests in flight', async () => {
+    const s = setup();
+    s.sent(0);
+    s.sent(1);
+    // In the timer, the breaker is told first: its decision and sweep are queued one turn later.
+    setImmediate(() => s.order.push('breaker sweep'));
+    s.probe.onTimeout({ index: 1, requestId: 'r-1', kind: 'total', elapsedS: 2 });
+    s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
+    expect(s.calls).toHaveLength(0); // nothing in the timer's own turn
+    const out = (await s.probe.finish()) as { server_stacks: { captures: ServerStacksReport[]; server_pid: number } };
+    expect(s.order).toEqual(['breaker sweep', 'capture']);
+    expect(s.calls).toHaveLength(1);
+    expect(s.calls[0].inp.reason).toMatchObject({ kind: 'first_timeout', requestIndex: 1, timeoutKind: 'total' });
+    expect(s.calls[0].inp.requestIds).toEqual(['r-0', 'r-1']);
+    expect(out.server_stacks.server_pid).toBe(4242);
+    expect(out.server_stacks.captures.map((c) => c.capture)).toEqual([1]);
+    expect(s.emitted.filter((e) => e.type === 'server.stacks')).toHaveLength(1);
+  });
+
+  it('without --capture-server-stacks a timeout captures nothing', async () => {
+    const s = setup({ captureOnTimeout: false });
+    s.sent(0);
+    s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
+    await sleep(20);
+    await s.probe.finish();
+    expect(s.calls).toHaveLength(0);
+  });
+
+  it('no SSE event for S s: captures the silent requests only, again at most every S s, at most 5 times', async () => {
+    const s = setup({ stallAfterS: 0.1, captureOnTimeout: false });
+    s.sent(0); // goes silent
+    s.sent(1); // keeps streaming
+    const stream = setInterval(() => s.ev({ type: 'request.progress', index: 1, outputTokens: 1, audioS: 0 }), 20);
+    await sleep(1200);
+    clearInterval(stream);
+    await s.probe.finish();
+    expect(s.calls).toHaveLength(MAX_NO_PROGRESS);
+    for (const c of s.calls) {
+      expect(c.inp.reason).toMatchObject({ kind: 'no_progress', afterS: 0.1 });
+      expect(c.inp.requestIds).toEqual(['r-0']);
+    }
+    for (let i = 1; i < s.calls.length; i++) expect(s.calls[i].at - s.calls[i - 1].at).toBeGreaterThanOrEqual(95);
+  });
+
+  it('a request that ended is no longer watched', async () => {
+    const s = setup({ stallAfterS: 0.1, captureOnTimeout: false });
+    s.sent(0);
+    s.ev({ type: 'request.completed', outcome: s.outcome(0) });
+    await sleep(300);
+    await s.probe.finish();
+    expect(s.calls).toHaveLength(0);
+  });
+
+  it('failures: py-spy missing at start and each distinct note once, as run.warning and in the notes', async () => {
+    const s = setup({ notes: ['py-spy may not read process 4242 (permission denied): ...'] });
+    s.sent(0);
+    s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
+    const out = (await s.probe.finish()) as { server_stacks: { notes: string[] } };
+    const warnings = s.emitted.filter((e) => e.type === 'run.warning').map((e) => (e as { message: string }).message);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^server stacks: py-spy not found .*pip install py-spy/),
+      expect.stringMatching(/^server stacks: py-spy may not read process 4242/),
+    ]);
+    expect(out.server_stacks.notes).toHaveLength(2);
+  });
+
+  it('finish waits for a capture in progress', async () => {
+    const s = setup({ delayMs: 200 });
+    s.sent(0);
+    s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
+    await sleep(10);
+    const t0 = performance.now();
+    const out = (await s.probe.finish()) as { server_stacks: { captures: unknown[] } };
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(150);
+    expect(out.server_stacks.captures).toHaveLength(1);
+  });
+});
+
+describe('trimToBudget', () => {
+  it('keeps a capture bounded: idle threads lose their deep frames first, the blocked one keeps its stack', async () => {
+    const { trimToBudget } = await import('#server/engine/probes/serverStacks/capture.ts');
+    const frames = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        function: `f${i}`,
+        file: 'x.py',
+        line: i,
+        column: 0,
+        language: 'python',
+      }));
+    const idle = Array.from({ length: 100 }, (_, i) => ({
+      name: `w${i}`,
+      tid: i,
+      active: false,
+      ownsGil: false,
+      frames: frames(40),
+    }));
+    const hung = { name: 'MainThread', tid: 999, active: false, ownsGil: false, frames: frames(40), phase: 'hift' };
+    const procs = [{ pid: 1, ppid: null, cmdline: 'x', threads: [...idle, hung] }];
+    trimToBudget(procs, 1200);
+    expect(hung.frames).toHaveLength(40);
+    expect(idle[0].frames).toHaveLength(10);
+    expect(idle[0]).toMatchObject({ framesDropped: 30 });
+    expect(procs[0].threads.reduce((n, t) => n + t.frames.length, 0)).toBeLessThanOrEqual(1200);
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { validateBenchConfig } from '#server/engine/validate.ts';
+import type { BenchConfig } from '#server/engine/config.ts';
+import { StallscopeError, type ErrorCode } from '#shared/errors.ts';
+
+const fixtures = fileURLToPath(new URL('../../fixtures/datasets/', import.meta.url));
+const ok: BenchConfig = {
+  runId: 'r',
+  baseUrl: 'http://127.0.0.1:8000',
+  endpoint: '/v1/chat/completions',
+  backend: 'openai-chat-omni',
+  model: 'm',
+  dataset: { name: 'random', inputLen: 8, outputLen: 8 },
+  numPrompts: 4,
+  maxConcurrency: 2,
+  requestRate: 'inf',
+  burstiness: 1,
+  seed: 0,
+  numWarmups: 0,
+  percentileMetrics: ['ttft', 'e2el'],
+  metricPercentiles: [99],
+  timeouts: {},
+  failFast: false,
+  thresholds: [],
+};
+
+function refusal(over: Partial<BenchConfig>): { code: ErrorCode; field?: string } {
+  try {
+    validateBenchConfig({ ...ok, ...over });
+  } catch (e) {
+    expect(e).toBeInstanceOf(StallscopeError);
+    return { code: (e as StallscopeError).code, field: (e as StallscopeError).field };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('validateBenchConfig', () => {
+  it('accepts a sane config and the seed-tts and trace fixtures', () => {
+    expect(() => validateBenchConfig(ok)).not.toThrow();
+    expect(() =>
+      validateBenchConfig({
+        ...ok,
+        dataset: { name: 'seed-tts', path: `${fixtures}seed-tts`, locale: 'en', noOversample: true },
+      }),
+    ).not.toThrow();
+    expect(() =>
+      validateBenchConfig({ ...ok, dataset: { name: 'trace', path: `${fixtures}trace.jsonl` }, selfTimed: true }),
+    ).not.toThrow();
+    expect(() => validateBenchConfig({ ...ok, failFast: true })).not.toThrow(); // default 900 s is effective
+  });
+
+  it.each([
+    [{ failFast: true, timeouts: { totalS: 0 } }, 'CONFIG_FAIL_FAST_NO_TIMEOUT', 'failFast'],
+    [{ failFast: true, timeouts: { totalS: -1 } }, 'CONFIG_FAIL_FAST_NO_TIMEOUT', 'failFast'],
+    [{ backend: 'openai' }, 'CONFIG_BACKEND_UNSUPPORTED', 'backend'],
+    [{ selfTimed: true }, 'CONFIG_SELF_TIMED_NEEDS_TRACE', 'selfTimed'],
+    [{ requestRate: 0 }, 'CONFIG_INVALID', 'requestRate'],
+    [{ requestRate: -2 }, 'CONFIG_INVALID', 'requestRate'],
+    [{ burstiness: 0 }, 'CONFIG_INVALID', 'burstiness'],
+    [{ maxConcurrency: 0 }, 'CONFIG_INVALID', 'maxConcurrency'],
+    [{ numPrompts: 0 }, 'CONFIG_INVALID', 'numPrompts'],
+    [{ extraBody: [] as unknown as Record<string, unknown> }, 'CONFIG_EXTRA_BODY', 'extraBody'],
+    [
+      { dataset: { name: 'seed-tts', path: '/nonexistent', locale: 'en', noOversample: true } },
+      'CONFIG_DATASET_UNREADABLE',
+      'dataset.path',
+    ],
+    [{ dataset: { name: 'trace', path: '/nonexistent.jsonl' } }, 'CONFIG_DATASET_UNREADABLE', 'dataset.path'],
+    [{ endpoint: '/v1/completions' }, 'CONFIG_INVALID', 'endpoint'],
+    [{ percentileMetrics: ['ttfx'] }, 'CONFIG_INVALID', 'percentileMetrics'],
+    [{ thresholds: ['mean_e2el_ms <== 3'] }, 'CONFIG_INVALID', 'thresholds'],
+    [{ timeouts: { idleS: 0 } }, 'CONFIG_INVALID', 'timeouts.idleS'],
+    [{ seed: -1 }, 'CONFIG_INVALID', 'seed'],
+    [{ rampUp: { strategy: 'linear', startRps: 1, endRps: 5 }, requestRate: 3 }, 'CONFIG_INVALID', 'requestRate'],
+    [{ rampUp: { strategy: 'linear', startRps: 0, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.startRps'],
+    [
+      {
+        rampUp: { strategy: 'linear', startRps: 1, endRps: 5 },
+        dataset: { name: 'trace', path: `${fixtures}trace.jsonl` },
+      },
+      'CONFIG_INVALID',
+      'rampUp',
+    ],
+    [{ rampUp: { strategy: 'exponential', startRps: 6, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.startRps'],
+    [{ rampUp: { strategy: 'sigmoid' as 'linear', startRps: 1, endRps: 5 } }, 'CONFIG_INVALID', 'rampUp.strategy'],
+    [{ goodput: { audio_ttft: 100 } as BenchConfig['goodput'] }, 'CONFIG_INVALID', 'goodput'],
+    [{ goodput: { e2el: -1 } }, 'CONFIG_INVALID', 'goodput'],
+    [{ seed: 2 ** 32 }, 'CONFIG_INVALID', 'seed'],
+    [{ seed: 0.5 }, 'CONFIG_INVALID', 'seed'],
+  ] as const)('refuses %j', (over, code, field) => {
+    expect(refusal(over as Partial<BenchConfig>)).toEqual({ code, field });
+  });
+
+  it('fail-fast with the legacy total but a first-byte or idle timeout is accepted', () => {
+    expect(() => validateBenchConfig({ ...ok, failFast: true, timeouts: { totalS: 0, idleS: 30 } })).not.toThrow();
+  });
+});
