@@ -1,5 +1,5 @@
 /**
- * The one rule for counting request outcomes (docs/design.md section 4a),
+ * The one rule for counting request outcomes (docs/design.md#counting),
  * used by the engine (final counts), the dashboard hub (live counts) and the
  * web state (live counts). Each request's end is classified from its own
  * outcome alone — status, and for a never-sent request what stopped it — so

@@ -1,5 +1,5 @@
 /**
- * Phase inference for py-spy captures (docs/design.md section 4a): which
+ * Phase inference for py-spy captures (docs/design.md#server-stacks): which
  * Code2Wav phase a server thread was in, from the function and file names
  * of its frames. The rules come from a JSON file (`--server-phase-rules`,
  * defaults in server/engine/probes/serverStacks/defaultPhaseRules.json, written for

@@ -27,7 +27,7 @@ export const PROTOCOL_VERSION = 1;
 /**
  * The engine's events are TypeBox schemas with their types derived by
  * `Static`: the same definition types the engine and checks what a CLI posts
- * to `POST /api/runs/:id/events` (docs/design.md §4a). Extra fields are
+ * to `POST /api/runs/:id/events` (docs/design.md#reported-runs). Extra fields are
  * allowed (a newer CLI may add some); the fields the dashboard reads are checked.
  */
 const T = {
@@ -188,7 +188,7 @@ export type RunWarning = Static<typeof RunWarningSchema>;
 
 /**
  * The Seed-TTS gate (`--seed-tts-wer-eval`) started transcribing the run's
- * answers, after the benchmark (docs/design.md §4a).
+ * answers, after the benchmark (docs/design.md#accuracy-gate).
  */
 export const AccuracyStartedSchema = Type.Object({
   ...T,

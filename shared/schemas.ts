@@ -86,7 +86,7 @@ export const UrlTargetSchema = Type.Object(
     insecure: Type.Optional(
       Type.Boolean({ description: 'https: skip certificate checks (self-signed CI servers), as --insecure' }),
     ),
-    /** py-spy captures of the server's process tree at the first timeout (docs/design.md section 4a). */
+    /** py-spy captures of the server's process tree at the first timeout (docs/design.md#server-stacks). */
     serverStacks: Type.Optional(ServerStacksSpecSchema),
   },
   { additionalProperties: false },
@@ -111,7 +111,7 @@ export const DatasetSpecSchema = Type.Union([
       locale: Type.String({ minLength: 1, maxLength: 16, default: 'en' }),
       noOversample: Type.Boolean({ default: true }),
       outputLen: Type.Optional(Type.Integer({ minimum: 1 })),
-      /** The Seed-TTS WER gate (`--seed-tts-wer-eval`): transcribe every answer after the run (docs/design.md §4a). */
+      /** The Seed-TTS WER gate (`--seed-tts-wer-eval`): transcribe every answer after the run (docs/design.md#accuracy-gate). */
       werEval: Type.Optional(
         Type.Object(
           {

@@ -1,6 +1,6 @@
 /**
  * Stall reports: the evidence of where a stalled server was stuck
- * (docs/design.md sections 5 and 4a). Two sources, one family:
+ * (docs/design.md#watchdog and #server-stacks). Two sources, one family:
  * - `watchdog` — the target's no-progress watchdog, one report per Code2Wav
  *   operation with the owner thread's stack (posted as `watchdog.stall`
  *   telemetry; `source` is absent in reports from older targets);

@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from 'typebox';
 
-/** Lifecycle of one benchmark request (docs/design.md section 4). */
+/** Lifecycle of one benchmark request (docs/design.md#request-states). */
 export type RequestStatus =
   | 'pending'
   | 'queued'
@@ -56,7 +56,7 @@ export const RequestEndStatusSchema = Type.Enum(REQUEST_END_STATUSES);
 export const TimeoutKindSchema = Type.Union([Type.Literal('total'), Type.Literal('first_byte'), Type.Literal('idle')]);
 export type TimeoutKind = Static<typeof TimeoutKindSchema>;
 
-/** Verdict of a run (docs/design.md section 4). */
+/** Verdict of a run (docs/design.md#verdict). */
 export const VerdictSchema = Type.Union([
   Type.Literal('passed'),
   Type.Literal('failed'),
@@ -75,7 +75,7 @@ export const RunStatusSchema = Type.Union([
 ]);
 export type RunStatus = Static<typeof RunStatusSchema>;
 
-/** Code2Wav phases, in order (docs/design.md section 5). */
+/** Code2Wav phases, in order (docs/design.md#code2wav-phases). */
 export const C2W_PHASES = ['setup', 'encoder', 'cfm', 'cache_materialization', 'hift', 'output_copy'] as const;
 export type C2wPhase = (typeof C2W_PHASES)[number];
 
@@ -110,7 +110,7 @@ export type BreakerCause = Static<typeof BreakerCauseSchema>;
 const Count = Type.Integer({ minimum: 0 });
 /**
  * Counts of request outcomes in a run, as the one rule of shared/outcomes.ts
- * folds them (docs/design.md section 4a). `failed` is everything that ended
+ * folds them (docs/design.md#counting). `failed` is everything that ended
  * without completing; within it `timedOut`, `cancelledAfterTimeout` (queued
  * and in-flight requests the breaker cancelled), `cancelled` (queued and
  * in-flight requests an interrupt cancelled) and `errored` (the rest) add up

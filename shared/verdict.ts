@@ -1,5 +1,5 @@
 /**
- * The verdict of a run (docs/design.md section 4), with reasons a person can act on.
+ * The verdict of a run (docs/design.md#verdict), with reasons a person can act on.
  *
  * Precedence: `errored` (the run could not start) > `interrupted` (SIGINT,
  * SIGTERM, a crash) > `failed_closed` (any request timed out, was cancelled by

@@ -326,7 +326,7 @@ function seedTtsEval(
 
 /**
  * `--server-pid PID|auto` with `--capture-server-stacks` / `--server-stall-after-s S`
- * (docs/design.md section 4a). Either of those needs the pid; the pid alone captures nothing.
+ * (docs/design.md#server-stacks). Either of those needs the pid; the pid alone captures nothing.
  */
 function serverStacks(values: Values, str: (k: string) => string | undefined): ServerStacksConfig | undefined {
   const pidStr = str('server-pid');

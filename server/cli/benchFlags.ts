@@ -74,7 +74,7 @@ export const BENCH_OPTIONS = {
   'result-filename': { type: 'string' },
   'disable-tqdm': { type: 'boolean' },
   'report-to': { type: 'string' },
-  // Seed-TTS accuracy gate (docs/design.md §4a).
+  // Seed-TTS accuracy gate (docs/design.md#accuracy-gate).
   'seed-tts-wer-eval': { type: 'boolean' },
   'seed-tts-wer-save-items': { type: 'boolean' },
   'seed-tts-save-audio-dir': { type: 'string' },
@@ -83,7 +83,7 @@ export const BENCH_OPTIONS = {
   'asr-concurrency': { type: 'string' },
   'asr-header': { type: 'string', multiple: true },
   'asr-timeout-s': { type: 'string' },
-  // Server stacks: py-spy captures of the server's process tree (docs/design.md section 4a).
+  // Server stacks: py-spy captures of the server's process tree (docs/design.md#server-stacks).
   'server-pid': { type: 'string' },
   'capture-server-stacks': { type: 'boolean' },
   'server-stall-after-s': { type: 'string' },

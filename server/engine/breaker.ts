@@ -1,5 +1,5 @@
 /**
- * The fail-fast circuit breaker (docs/design.md section 4). Off by default.
+ * The fail-fast circuit breaker (docs/design.md#fail-fast-breaker). Off by default.
  *
  * The first structural timeout *stops* the run synchronously (`stopSignal`
  * aborts, so the producer and every queued request give up at once). The

@@ -85,11 +85,11 @@ export interface BenchConfig {
   insecure?: boolean;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
-  /** py-spy captures of the server's process tree (docs/design.md section 4a). */
+  /** py-spy captures of the server's process tree (docs/design.md#server-stacks). */
   serverStacks?: ServerStacksConfig;
 }
 
-/** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md §4a). */
+/** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md#accuracy-gate). */
 export interface SeedTtsEvalConfig {
   /** Base URL of an OpenAI-compatible transcription server; `/v1/audio/transcriptions` is appended. */
   asrUrl: string;

@@ -78,7 +78,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const limit = inp.maxConcurrency ?? Number.POSITIVE_INFINITY;
   // The slot queue is two counters, not a promise per request: requests arrive in dataset
   // order and wait FIFO, so the queued ones are exactly [started, arrived). A rate-inf run of
-  // a million requests queues them all at once at a few bytes each (issue 12).
+  // a million requests queues them all at once at a few bytes each, so the run's memory stays bounded.
   let arrived = 0;
   let started = 0;
   let active = 0;
@@ -176,7 +176,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   // request). vLLM's asyncio loop runs each task to its connect before the next task starts, in one
   // turn of its loop; so does this: runOne hands on in the tick after its dispatch's connect, with
   // no I/O in between (a setImmediate is the fallback when a request stops earlier, e.g. reading a
-  // prompt file). Later starts are unchanged (issue 11).
+  // prompt file). Later starts are unchanged: they already pay no one else's set-up.
   let fillToken = 0;
   /** The token of the first-wave start whose hand-on is due (0: none; the next start may go). */
   let handOnDue = 0;

@@ -48,7 +48,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   validateBenchConfig(config);
   const data = loadDataset(config);
   const log = opts.log ?? (() => undefined);
-  // Probes watch the run from beside it (server stacks, docs/design.md section 4a); refusals throw here.
+  // Probes watch the run from beside it (server stacks, docs/design.md#server-stacks); refusals throw here.
   const probes = probesFor(config);
   const onEvent = probes.length
     ? (e: BenchEvent) => {

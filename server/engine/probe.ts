@@ -1,6 +1,6 @@
 /**
- * A run probe watches a run from beside the engine (docs/design.md section
- * 4a: server stacks). The engine only calls these hooks; it never waits on a
+ * A run probe watches a run from beside the engine (server stacks:
+ * docs/design.md#server-stacks). The engine only calls these hooks; it never waits on a
  * probe during the dispatch, so a probe can never delay the breaker's stop
  * or the cleanup. A probe's `finish` is awaited after every socket is closed
  * and before the result is written; it must settle within its own limit.

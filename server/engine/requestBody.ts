@@ -1,6 +1,6 @@
 /**
- * The request vLLM-Omni's openai-chat-omni backend sends (docs/design.md
- * section 2): common keys, then `--extra-body` merged shallowly at the top
+ * The request vLLM-Omni's openai-chat-omni backend sends
+ * (docs/design.md#request): common keys, then `--extra-body` merged shallowly at the top
  * level, then the row's own keys, then defaults for keys still absent.
  */
 import type { BenchConfig } from './config.ts';

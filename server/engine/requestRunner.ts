@@ -32,7 +32,7 @@ export interface RunnerHooks extends AttemptHooks {
    * The run's stop reason once it is stopping, else undefined. Read before
    * each retry: the breaker stops the run synchronously when the first
    * timeout fires, but cancels the requests one turn later, so a back-off
-   * ending in that same timers phase must not send (docs/design.md section 4).
+   * ending in that same timers phase must not send (docs/design.md#retries).
    */
   stopped?: () => unknown;
 }

@@ -1,5 +1,5 @@
 /**
- * Refuses a configuration before anything is sent (docs/design.md section 4).
+ * Refuses a configuration before anything is sent (docs/design.md#refusals).
  * Each refusal is a StallscopeError naming the offending field; the CLI maps
  * it to exit 2 and the dashboard API to a 400.
  */
@@ -93,7 +93,7 @@ export function validateBenchConfig(c: BenchConfig): void {
       bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
-  // Server stacks (docs/design.md section 4a): auto off loopback, no listener, a bad rules file.
+  // Server stacks (docs/design.md#server-stacks): auto off loopback, no listener, a bad rules file.
   if (c.serverStacks) checkServerStacks(c.serverStacks, c.baseUrl);
 }
 
@@ -182,7 +182,7 @@ function validateDataset(c: BenchConfig): void {
   }
 }
 
-/** The Seed-TTS gate: only for seed-tts runs, with a usable recogniser URL (docs/design.md §4a). */
+/** The Seed-TTS gate: only for seed-tts runs, with a usable recogniser URL (docs/design.md#accuracy-gate). */
 function validateSeedTtsEval(c: BenchConfig): void {
   const e = c.seedTtsEval!;
   if (c.dataset.name !== 'seed-tts')

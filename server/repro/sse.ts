@@ -1,6 +1,6 @@
 /**
- * Builders for vLLM-Omni `openai-chat-omni` stream events (docs/design.md section
- * 2): the role chunk, text deltas with cumulative usage, audio chunks whose
+ * Builders for vLLM-Omni `openai-chat-omni` stream events (docs/design.md#stream):
+ * the role chunk, text deltas with cumulative usage, audio chunks whose
  * content is the base64 of a complete WAV file, the usage-only final event,
  * and in-stream errors. Every content event carries `modality`; `metrics`
  * only when the request asked for stage metrics.

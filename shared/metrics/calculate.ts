@@ -1,6 +1,6 @@
 /**
  * The aggregate metrics of a run, as vLLM-Omni's `calculate_metrics` computes
- * them (current upstream, docs/design.md section 3), keyed as its result JSON keys
+ * them (current upstream, docs/design.md#aggregates), keyed as its result JSON keys
  * them. Distributions use successful requests only; `failed` counts every
  * other record passed in (so the engine passes placeholders for timed-out,
  * cancelled and never-sent requests and `completed + failed` = the run size).

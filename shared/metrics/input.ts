@@ -7,7 +7,7 @@ export interface MetricInput {
   success: boolean;
   /** Seconds from `startTime` to the first text event that carried at least one token (0 if none). */
   ttft: number;
-  /** Per-token inter-token latencies in seconds (k-token rule, docs/design.md section 3). */
+  /** Per-token inter-token latencies in seconds (k-token rule, docs/design.md#per-request-metrics). */
   itl: readonly number[];
   /** e2el: seconds from `startTime` to the last non-`[DONE]` event; 0 until the stream ended cleanly. */
   latency: number;
@@ -38,7 +38,7 @@ export interface MetricInput {
 export const PERCENTILE_METRICS = ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'] as const;
 export type PercentileMetric = (typeof PERCENTILE_METRICS)[number];
 
-/** Key suffix of each metric's statistics (docs/design.md section 3). */
+/** Key suffix of each metric's statistics (docs/design.md#statistics). */
 export const METRIC_SUFFIX: Record<PercentileMetric, string> = {
   ttft: '_ms',
   tpot: '_ms',

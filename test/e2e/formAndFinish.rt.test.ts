@@ -1,5 +1,5 @@
 /**
- * Issue 17 in a real browser: the New-run form (Custom and presets in the
+ * The form and the finishing touches in a real browser: the New-run form (Custom and presets in the
  * URL, the sticky action bar, labelled messages), finding things (the request
  * deep link and its detail in view, the tooltip after a layout change, the
  * runs list's filters in the URL, JSON-lines runs in file order, the import
@@ -60,7 +60,7 @@ async function inViewport(sel: ReturnType<Page['locator']>): Promise<boolean> {
   return box !== null && box.y >= 0 && box.y + Math.min(40, box.height) <= vp.height;
 }
 
-describe('form, navigation and finish in Chromium (issue 17)', () => {
+describe('form, navigation and finish in Chromium', () => {
   beforeAll(async () => {
     try {
       ({ browser, page } = await openPage());

@@ -1,5 +1,5 @@
 /**
- * The run page tells one consistent story (issue 13), in Chromium against the
+ * The run page tells one consistent story, in Chromium against the
  * real server and its embedded repro server: the hang preset with short timeouts
  * (the Code2Wav worker blocks in hift at op 3, the breaker trips), a clean
  * concurrency-4 run with a threshold, a detailed vLLM import, and a run
@@ -79,7 +79,7 @@ async function openRun(id: string): Promise<void> {
 let hangId = '';
 let hang: RunJson;
 
-describe('the run page tells one story (issue 13)', () => {
+describe('the run page tells one story', () => {
   beforeAll(async () => {
     try {
       ({ browser, page } = await openPage());

@@ -1,5 +1,5 @@
 /**
- * "Breaker chaos" (issue 10): many fail-fast trips over the matrix servers
+ * "Breaker chaos": many fail-fast trips over the matrix servers
  * (test/fixtures/servers/matrix.ts: six server stacks × per-request and
  * keep-alive connections × inf / rate / self-timed dispatch), each a real
  * `stallscope bench` process with its hang position drawn from a seed.

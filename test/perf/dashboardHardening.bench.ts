@@ -1,5 +1,5 @@
 /**
- * Dashboard robustness figures (`npm run bench dashboard`, issue 12):
+ * Dashboard robustness figures (`npm run bench dashboard`):
  * 1. bytes held in memory per finished request of a live run: the hub and
  *    store alone, then a whole dashboard run (engine included) against a
  *    loopback SSE server in its own process;

@@ -1,5 +1,5 @@
 /**
- * Server-stacks capture time (issue 14): a real Python server of 3 processes
+ * Server-stacks capture time: a real Python server of 3 processes
  * × 20 threads (a parent and two multiprocessing children, each thread
  * blocked a few frames deep), captured with one `py-spy dump` per process
  * concurrently, with and without --native. Target: under 500 ms without

@@ -1,5 +1,5 @@
 /**
- * Start-up (issue 16): wall time of `stallscope bench --help` and
+ * Start-up: wall time of `stallscope bench --help` and
  * `stallscope --help` run as a user runs them (`node bin/stallscope.js`, the
  * compiled code in dist/), each started afresh. A bare `node -e 0` is timed
  * the same way, interleaved, so a loaded machine shows in the figures: the

@@ -1,5 +1,5 @@
 /**
- * The Seed-TTS gate's memory and speed (issue 15): N answers of 10 s of
+ * The Seed-TTS gate's memory and speed: N answers of 10 s of
  * 24 kHz audio each (the nightly job's 1,088 × ~10 s is over 500 MB of PCM)
  * from a target in a child process, spooled to disk during the run, then
  * resampled, uploaded and scored against a loopback transcription server.

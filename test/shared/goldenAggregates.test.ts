@@ -4,7 +4,7 @@
  *
  * - aggregate_cases1-3: every numeric key of the recorded `result` must match
  *   vLLM-Omni's own numbers (ints exactly, floats to 1e-9 relative).
- * - aggregate_cases1-8 and aggregate_all: docs/design.md follows current upstream
+ * - aggregate_cases1-8 and aggregate_all: docs/design.md#baseline is current upstream
  *   (OMNI-NEW), where case 5's in-stream error fails the request, and accepts
  *   case 11's `data:` without a space (so it succeeds and, reading its whole
  *   stream, shifts case 12 by 140.625 ms). Keys those changes do not touch

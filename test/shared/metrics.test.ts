@@ -1,4 +1,4 @@
-/** Metric math from hand-computed streams (docs/design.md section 3), and numpy parity of the statistics. */
+/** Metric math from hand-computed streams (docs/design.md#per-request-metrics), and numpy parity of the statistics. */
 import { describe, expect, it } from 'vitest';
 import {
   calculateMetrics,

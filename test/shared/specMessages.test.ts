@@ -1,4 +1,4 @@
-/** Validation messages people can read (issue 17), and cross-field rules that run on any spec. */
+/** Validation messages people can read, and cross-field rules that run on any spec. */
 import { describe, expect, it } from 'vitest';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
 import { runSpecIssues, type RunSpec } from '#shared/schemas.ts';

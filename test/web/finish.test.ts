@@ -1,4 +1,4 @@
-/** The pure parts of issue 17: routes with the filters and the request, the import notice, exports, round axes. */
+/** The pure parts of the form and the finishing touches: routes with the filters and the request, the import notice, exports, round axes. */
 import { describe, expect, it } from 'vitest';
 import { runSpecIssues } from '#shared/schemas.ts';
 import { labelled } from '#web/components/form/paths.ts';

@@ -250,7 +250,7 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
   );
 }
 
-/** "Capture server stacks" of a URL target: py-spy dumps of the server's process tree (docs/design.md section 4a). */
+/** "Capture server stacks" of a URL target: py-spy dumps of the server's process tree (docs/design.md#server-stacks). */
 function ServerStacksFields({ spec }: { spec: RunSpec }) {
   const f = useContext(FormContext)!;
   const on = spec.target?.kind === 'url' && spec.target.serverStacks !== undefined;

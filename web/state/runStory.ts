@@ -10,7 +10,7 @@ import { isServerStacks } from '../../shared/stallReport.ts';
 import type { RunCounts } from '../../shared/types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 
-/** The parts of `failed`, in the order the design lists them (docs/design.md section 4a). */
+/** The parts of `failed`, in the order the design lists them (docs/design.md#counting). */
 export const FAILED_PARTS = [
   { key: 'timedOut', id: 'timed_out', label: 'timed out', title: 'hit their own timeout' },
   {

@@ -1,6 +1,6 @@
 /**
  * Keeps each request's generated audio on disk until the Seed-TTS evaluation
- * reads it (docs/design.md §4a). 1,088 answers of ~10 s of 24 kHz PCM are
+ * reads it (docs/design.md#accuracy-gate, #memory). 1,088 answers of ~10 s of 24 kHz PCM are
  * over 500 MB, so nothing is held for the run: a stream's PCM is buffered
  * until 256 KiB, then appended to its own file; memory is bounded by the
  * requests in flight. One file per attempt (a retried request starts a new

@@ -1,5 +1,5 @@
 /**
- * The Seed-TTS content evaluation (docs/design.md §4a; vLLM-Omni's
+ * The Seed-TTS content evaluation (docs/design.md#accuracy-gate; vLLM-Omni's
  * `compute_seed_tts_wer_metrics`): for every request in dataset order,
  * request failed → `request_failed`; no audio → `no_pcm`; audio resampled to
  * 16 kHz and transcribed; recognition error → `asr_exception`, empty

@@ -1,6 +1,6 @@
 /**
  * Seed-TTS content scoring as seed-tts-eval's `run_wer.process_one` (what
- * vLLM-Omni's `process_one_official` runs; docs/design.md §4a): strip
+ * vLLM-Omni's `process_one_official` runs; docs/design.md#accuracy-gate): strip
  * punctuation (zhon.hanzi.punctuation + Python's string.punctuation, keeping
  * `'`), lowercase English, put a space between every Chinese character, then
  * jiwer's word error rate: the word-level edit distance (S + D + I) over the

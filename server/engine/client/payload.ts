@@ -11,8 +11,9 @@ export function isObject(value: unknown): value is Json {
 
 /**
  * vLLM-Omni's `coerce_positive_int_scalar`: a positive integer, or null for
- * anything missing, unparsable or ≤ 0. Zero counts are thus "absent" (README
- * §6.7: a usage of 0 never counts as tokens). Lists yield their first usable
+ * anything missing, unparsable or ≤ 0. Zero counts are thus "absent" (a usage of 0
+ * never counts as tokens: docs/design.md#per-request-metrics, and item 6 of
+ * test/fixtures/golden/README.md#behaviour-these-files-pin-july-code-as-executed). Lists yield their first usable
  * item; floats truncate; decimal strings parse.
  */
 export function coercePositiveInt(value: unknown): number | null {

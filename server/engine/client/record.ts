@@ -1,7 +1,7 @@
 /**
  * The per-request record the benchmark client fills while it reads a stream.
- * Field meanings follow vLLM-Omni's `MixRequestFuncOutput` (docs/design.md section
- * 3): times are seconds on a monotonic clock (like `time.perf_counter`), and
+ * Field meanings follow vLLM-Omni's `MixRequestFuncOutput`
+ * (docs/design.md#per-request-metrics): times are seconds on a monotonic clock (like `time.perf_counter`), and
  * `ttft`/`itl`/`latency`/`audio*` are relative to `startTime`.
  */
 import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
@@ -84,7 +84,7 @@ const NO_WARNINGS: string[] = Object.freeze([]) as unknown as string[];
 /**
  * Shrinks an ended request's record in place (same object: the Seed-TTS audio
  * spool is keyed by it) to what the metrics and the result read, so a run
- * holds a few hundred bytes per finished request (issue 12): the ITL array
+ * holds a few hundred bytes per finished request, however long the run: the ITL array
  * trimmed to its length (a pushed array keeps spare capacity), and the stage
  * metrics and warnings, read only while the stream runs (warnings are events
  * by then), dropped for shared empty ones. Never call it on a record still

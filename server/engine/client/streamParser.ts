@@ -1,7 +1,7 @@
 /**
  * Turns the body of one `openai-chat-omni` streaming response into a
  * RequestRecord, with the same numbers vLLM-Omni's client produces for the
- * same bytes and read boundaries (docs/design.md sections 2-3, golden fixtures).
+ * same bytes and read boundaries (docs/design.md#stream and #per-request-metrics, golden fixtures).
  *
  * Timing: every complete message is timestamped with `now()` when it is
  * handled, i.e. after reassembly across reads; messages completed by one read
@@ -226,7 +226,7 @@ export class StreamParser {
     if (text !== '') this.text.push(text);
   }
 
-  /** The k-token ITL rule (docs/design.md section 3). */
+  /** The k-token ITL rule (docs/design.md#per-request-metrics). */
   private recordTokens(k: number, ts: number, info: MessageInfo): void {
     const rec = this.record;
     info.newTokens = k;

@@ -41,7 +41,7 @@ class RandomSample implements SampleRequest {
 /**
  * Prompts are built when a request is sent, not up front: a sample keeps its
  * length and its own seed (a few numbers), so 2,000 prompts of a million words
- * are never all in memory at once (docs/design.md §4a). The same seed gives the
+ * are never all in memory at once (docs/design.md#memory). The same seed gives the
  * same prompts on every machine and every read.
  */
 export function loadRandom(

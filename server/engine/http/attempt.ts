@@ -59,7 +59,7 @@ export async function sendAttempt(
   const ctrl = new AttemptSignal();
   let exchange: SseExchange | null = null;
   // Bulk cancels leave the abort to the run's connection sweep; this timer bounds the attempt
-  // anyway, so a request the sweep did not reach cannot hold the run (docs/design.md section 4a).
+  // anyway, so a request the sweep did not reach cannot hold the run (docs/design.md#bounded-stop).
   let bound: NodeJS.Timeout | null = null;
   cancel.bind((reason, bulk) => {
     if (!bulk) return ctrl.abort(reason);
@@ -145,7 +145,7 @@ function failure(err: unknown, ctrl: AttemptSignal, record: RequestRecord): Atte
 /**
  * The parser's hooks for one attempt, as a class. (First written so because
  * tsx's keepNames wrapped every closure; the code now runs compiled without
- * that. Measured on dist/ with `npm run bench engine` (issue 16), this class
+ * that. Measured on dist/ with `npm run bench engine`, this class
  * and dispatch.ts's RequestHooks as closures: client CPU per request equal
  * (keep-alive 148–183 µs vs 173–177 µs), but the 1,000-in-flight breaker trip
  * slower in 4 of 4 runs (44–151 ms vs 32–40 ms wall) — so the classes stay

@@ -3,7 +3,7 @@
  * error, and Node's stream destroy formats that error's stack at once. So
  * stack capture is switched off around these synchronous abort/destroy bursts
  * only. Still worth it in the compiled code, which formats stacks without
- * source maps (issue 16, measured): capturing and formatting a stack costs
+ * source maps (measured): capturing and formatting a stack costs
  * ~9 µs (1,000 errors: 9 ms, 0.5 ms with the limit at 0; ~20 ms with source
  * maps on, as under tsx), and without this the 1,000-in-flight breaker trip
  * took 5–10 ms more CPU (`npm run bench engine`, 4 runs each).

@@ -1,5 +1,5 @@
 /**
- * The connections of one run (docs/design.md section 4a). The run owns
+ * The connections of one run (docs/design.md#connections). The run owns
  * every socket it opens: one undici `Pool` for the target's origin, whose
  * `factory` hands us every `Client` it creates and whose `connect` hook
  * registers every socket the moment it connects — so the sweep finds them
@@ -15,7 +15,7 @@
  * `preconnect` (keep_alive, a burst start) opens the first wave's
  * connections before the clock, as wrk does: later waves reuse theirs, so
  * handshakes queued at the server at once would be in the first wave's TTFT
- * only (issue 11). Every such socket is the run's like any other.
+ * only, a cost no later wave pays. Every such socket is the run's like any other.
  *
  * undici's own headers/body/connect timeouts are disabled (0): they default
  * to 300 s / 300 s / 10 s and would otherwise classify a stall before our

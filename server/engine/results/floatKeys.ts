@@ -4,7 +4,7 @@
  * written `1` where vLLM's `json.dump` writes `1.0`; tools that diff result
  * files or check types (jq `type`, pandas dtypes, schema validators) see the
  * difference. The kinds follow vLLM-Omni's `MultiModalsBenchmarkMetrics`
- * fields and `benchmark()` result dict (docs/design.md section 3), checked key by
+ * fields and `benchmark()` result dict (docs/design.md#result-json), checked key by
  * key against the real files in test/fixtures/vllm-results.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The saved result: vLLM's result dict, in vLLM's key order, plus
- * stallscope's keys (docs/design.md section 3). Anything that reads a vLLM result
+ * stallscope's keys (docs/design.md#result-json). Anything that reads a vLLM result
  * file reads ours; the extra keys come last.
  *
  * Order: the header `main_async` writes (date … num_prompts, the `--metadata`
@@ -161,7 +161,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   out.cancelled_after_timeout_requests = c.cancelledAfterTimeout;
   out.not_dispatched_requests = c.notDispatched;
   if (input.run) {
-    // Interrupt cancellations, queued and in flight (docs/design.md section 4a).
+    // Interrupt cancellations, queued and in flight (docs/design.md#interrupts).
     out.cancelled_requests = c.cancelled;
     out.interrupt_cause = input.run.interruptCause;
     out.connection_mode = input.run.connectionMode;

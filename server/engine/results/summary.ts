@@ -152,7 +152,7 @@ function failFastBlock(result: Record<string, unknown>): string[] {
   lines.push(row(label('timed_out_requests'), String(num(result, 'timed_out_requests'))));
   lines.push(row(label('cancelled_after_timeout_requests'), String(num(result, 'cancelled_after_timeout_requests'))));
   lines.push(row(label('not_dispatched_requests'), String(num(result, 'not_dispatched_requests'))));
-  // Keys of the bounded stop (docs/design.md section 4a): shown only when they say something.
+  // Keys of the bounded stop (docs/design.md#bounded-stop): shown only when they say something.
   if (num(result, 'cancelled_requests') > 0)
     lines.push(row(label('cancelled_requests'), String(num(result, 'cancelled_requests'))));
   if (num(result, 'cleanup_forced_sockets') > 0)

@@ -7,7 +7,7 @@
  * code not yet optimised, and on a small machine those threads take the
  * core a local target needs: concurrency 64 keep-alive, first wave minus
  * steady state 16–19 ms without waiting, 5–7 ms after; concurrency 10, 5.2–6.5 ms
- * without, 1.9–2.5 ms after (issue 11).
+ * without, 1.9–2.5 ms after (`npm run bench engine`, its first-wave section).
  *
  * The main thread only sleeps here, so the process's CPU time over a
  * window is the background threads'. Quiet = two 10 ms windows in a row under a

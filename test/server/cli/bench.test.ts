@@ -22,7 +22,7 @@ afterEach(async () => {
 
 const idx = (id: string): number => Number(id.split('-').pop());
 
-/** docs/design.md section 4's CI command line, verbatim (split as a shell would). */
+/** The CI command line of docs/design.md#vllm-compatibility, verbatim (split as a shell would). */
 const CI_LINE = [
   '--omni',
   '--backend',

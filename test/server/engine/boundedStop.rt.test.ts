@@ -1,5 +1,5 @@
 /**
- * The stop is real and bounded (docs/design.md section 4a), in process
+ * The stop is real and bounded (docs/design.md#bounded-stop), in process
  * against loopback servers: connections opened as vLLM-Omni opens them; the
  * in-flight abort at a trip is the sweep's doing, not the requests' own
  * timers; the fallback ends a run whose sockets the pool did not close; no

@@ -1,5 +1,5 @@
 /**
- * The server-behaviour matrix (docs/design.md section 4a): `stallscope
+ * The server-behaviour matrix (docs/design.md#bounded-stop): `stallscope
  * bench --omni-fail-fast-on-timeout` as a real process against six server
  * stacks (test/fixtures/servers/matrix.ts) × both connection modes × the
  * three dispatch modes, with the hang position drawn from a seed. Each run

@@ -50,7 +50,7 @@ describe('dispatch with the fail-fast breaker', () => {
     // Completed outputs kept in dataset order; placeholders carry an error.
     expect(r.records[0].success).toBe(true);
     expect(r.records[10].error).toMatch(/not dispatched/);
-    // Ended records are compacted (client/record.ts); never-sent ones share one placeholder (issue 12).
+    // Ended records are compacted (client/record.ts); never-sent ones share one placeholder (bounded memory per request).
     expect(r.records[0].stageMetrics).toBe(r.records[1].stageMetrics);
     expect(Object.isFrozen(r.records[0].warnings)).toBe(true);
     expect(new Set(r.records.slice(6)).size).toBe(1);

@@ -1,4 +1,4 @@
-/** A hostile stream fails its own request clearly and cannot take the client down (docs/design.md section 4a). */
+/** A hostile stream fails its own request clearly and cannot take the client down (docs/design.md#stream). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

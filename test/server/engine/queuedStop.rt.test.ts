@@ -1,6 +1,6 @@
 /**
  * A run that queued 200,000 requests (rate inf, 10 slots) and is then
- * interrupted (issue 12 item 3): the queue costs a few bytes per request, the
+ * interrupted: the queue costs a few bytes per request, the
  * never-sent requests share one placeholder record instead of one each, and
  * the stop reports them in batches without blocking the event loop, so the
  * dashboard's shutdown deadline (a timer) can fire whatever the run's size.

@@ -1,5 +1,5 @@
 /**
- * Server stack capture settings (docs/design.md section 4a), as the CLI
+ * Server stack capture settings (docs/design.md#server-stacks), as the CLI
  * flags and the RunSpec give them, and their refusals: `auto` only for a
  * loopback base URL and only when a process of ours listens on its port; a
  * rules file that is valid JSON of the rules schema.

@@ -1,5 +1,5 @@
 /**
- * The server-stacks probe (docs/design.md section 4a): captures the server's
+ * The server-stacks probe (docs/design.md#server-stacks): captures the server's
  * process tree with py-spy
  * - at the first structural timeout (`--capture-server-stacks`), started one
  *   turn after the timer fired, so the breaker's stop and sweep go first and

@@ -2,8 +2,9 @@
  * Golden replay: every recorded transcript in test/fixtures/golden goes
  * through StreamParser with the recorded read boundaries and scripted clock,
  * and every per-request field must equal what vLLM-Omni's own client produced
- * (1e-9 relative for floats). Exceptions follow docs/design.md / the fixture
- * README §7: case 5 (an in-stream error now fails the request), case 11
+ * (1e-9 relative for floats). Exceptions follow docs/design.md#stream and the
+ * fixture README (test/fixtures/golden/README.md#behaviour-these-files-pin-july-code-as-executed,
+ * items 1 and 9): case 5 (an in-stream error now fails the request), case 11
  * (`data:` without a space is accepted with a warning), case 8 (HTTP 500 is
  * the engine's HTTP layer; simulated here) and case 12 (retries; simulated).
  */

@@ -60,7 +60,8 @@ describe('StreamParser: tokens and timing', () => {
     expect(ids.record.itl).toEqual([0, 0.125]);
     expect(ids.record.generatedText).toBe('xyz');
     // A usage of 0 counts as absent (coerce_positive_int_scalar), so non-empty content counts one token
-    // (golden README §6.7), while the empty role chunk counts none.
+    // (item 6 of test/fixtures/golden/README.md#behaviour-these-files-pin-july-code-as-executed), while the empty
+    // role chunk counts none.
     const zero = parse([textEvent('', 0), textEvent('q', 0)]);
     expect(zero.record.ttft).toBe(0.25);
     expect(zero.record.outputTokens).toBe(0);
