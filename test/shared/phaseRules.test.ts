@@ -1,7 +1,7 @@
 /**
  * The default phase rules (server/engine/probes/serverStacks/defaultPhaseRules.json), one
  * test per rule, on frames named as vLLM-Omni's MiniCPM-o 4.5 Code2Wav and
- * torch name them (reference: vLLM-Omni notes section 5.3), under the
+ * torch name them (upstream `vllm_omni/model_executor/models/minicpmo_4_5/`), under the
  * `decode_batch` caller they really have; and how a capture's thread is chosen.
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Runs started from the dashboard: RunSpec → BenchConfig, the embedded
- * target launched for the run (or a URL used as is), the engine's events fed
+ * reproduction server launched for the run (or a URL used as is), the engine's events fed
  * into the hub, and the ending done in the one safe order: the engine ends →
  * the target's telemetry is flushed and ingested → the target is stopped →
  * the held-back `run.finished` and the final status are recorded. So a stall

@@ -1,6 +1,8 @@
 /**
- * The target's telemetry outbox (not the dashboard's broadcaster, server/hub): fan-out of its telemetry: stamps version, time and model on each
- * event, then hands it to every sink and to the optional in-process callback.
+ * The reproduction server's telemetry outbox (not the dashboard's broadcaster,
+ * server/dashboard/hub/): fan-out of its telemetry: stamps version, time and
+ * model on each event, then hands it to every sink and to the optional
+ * in-process callback.
  * Emitting never blocks and never throws into the caller.
  */
 import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
