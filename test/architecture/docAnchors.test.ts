@@ -88,9 +88,9 @@ const SECTION_NUMBER = /design(?:\.md)?(?:'s)?[\s*/#]*(?:sections?[\s*]+\d|ยง)|ย
 
 type ReadAnchors = (file: string) => Set<string> | null;
 
-/** The doc file a citation names, relative to the root: beside the citing file, else from the root. */
+/** The doc file a citation names, relative to the root: beside the citing file, else from the root, else in docs/. */
 function resolveDoc(file: string, cited: string): string | null {
-  for (const candidate of [join(dirname(file), cited), cited]) {
+  for (const candidate of [join(dirname(file), cited), cited, join('docs', cited)]) {
     const rel = relative(root, resolve(root, candidate));
     if (!rel.startsWith('..') && existsSync(join(root, rel))) return rel;
   }
