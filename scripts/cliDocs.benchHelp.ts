@@ -6,7 +6,7 @@
  * the table does not have, so neither can drift from the other.
  */
 
-export interface FlagHelp {
+interface FlagHelp {
   /** The value's placeholder (`URL`, `N`); none for a switch. */
   arg?: string;
   help: string;

@@ -28,12 +28,12 @@ function folders(dir: string, depth: number): string[] {
 }
 
 /** Full paths in backticks: folders end in a slash. */
-export function namedPaths(markdown: string): string[] {
+function namedPaths(markdown: string): string[] {
   return [...markdown.matchAll(NAMED)].map((m) => m[1]);
 }
 
 /** Folders of the tree the map does not name, and paths the map names that do not exist. */
-export function mismatches(markdown: string, tree: string[], exists: (path: string) => boolean): string[] {
+function mismatches(markdown: string, tree: string[], exists: (path: string) => boolean): string[] {
   const named = namedPaths(markdown);
   const namedSet = new Set(named);
   const missing = tree.filter((f) => !namedSet.has(f)).map((f) => `${f} is not named in ARCHITECTURE.md`);

@@ -51,7 +51,7 @@ function files(path: string): string[] {
 }
 
 /** GitHub's heading slug: inline markup dropped, lower case, punctuation removed, spaces to hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   return heading
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .toLowerCase()
@@ -61,7 +61,7 @@ export function slug(heading: string): string {
 }
 
 /** The anchors a Markdown text defines: explicit ids, and heading slugs (duplicates numbered as GitHub does). */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const out = new Set<string>();
   const seen = new Map<string, number>();
   let fenced = false;
@@ -98,7 +98,7 @@ function resolveDoc(file: string, cited: string): string | null {
 }
 
 /** Every citation in `text` (held by `file`) whose document or anchor does not exist, and every section number. */
-export function brokenCitations(file: string, text: string, anchors: ReadAnchors): string[] {
+function brokenCitations(file: string, text: string, anchors: ReadAnchors): string[] {
   const bad: string[] = [];
   const plain = text.replace(URL, '');
   for (const m of plain.matchAll(CITATION)) {
@@ -123,7 +123,7 @@ export function brokenCitations(file: string, text: string, anchors: ReadAnchors
 /** A tracker reference: the word, then a number; `owner/repo#N` and URLs do not match. */
 const ISSUE = new RegExp(`\\b${'iss'}ues?\\s+#?\\d+`, 'gi');
 
-export function issueReferences(file: string, text: string): string[] {
+function issueReferences(file: string, text: string): string[] {
   return [...text.replace(URL, '').matchAll(ISSUE)].map((m) => `${file}: "${m[0]}"`);
 }
 
