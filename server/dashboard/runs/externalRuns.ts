@@ -12,6 +12,7 @@ import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
+import { redactConfig, redactUrl } from './redact.ts';
 
 /** Every event valid, nothing after `run.finished`; else API_BAD_REQUEST naming the first bad one. */
 export function checkBatch(posted: readonly unknown[]): BenchEvent[] {
@@ -67,14 +68,14 @@ export class ExternalRuns {
       status: 'running',
       label: info.label ?? str(c.label),
       model: str(c.model),
-      target: str(c.baseUrl),
+      target: redactUrl(str(c.baseUrl)),
       dataset: str(dataset),
       numPrompts: int(c.numPrompts),
       maxConcurrency: int(c.maxConcurrency),
       requestRate: rateLabel(c.requestRate, c.rampUp),
       failFast: c.failFast === true,
       createdAtMs: now,
-      config: c,
+      config: redactConfig(c) as Record<string, unknown>,
       metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
     });
     this.hub.open(info.runId, info.label ?? str(c.label));
