@@ -98,7 +98,7 @@ export class ExternalRuns {
       requestRate: rateLabel(c.requestRate, c.rampUp),
       failFast: c.failFast === true,
       createdAtMs: now,
-      config: redactConfig(c) as Record<string, unknown>,
+      config: redactConfig(c),
       metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
     });
     this.hub.open(info.runId, info.label ?? str(c.label));
