@@ -34,8 +34,15 @@ const T = {
   /** Milliseconds since the run's benchmark clock started (monotonic). */
   t: Type.Number(),
 };
+/**
+ * The most requests one run may declare (`run.started.numRequests`): a
+ * dashboard holds 8 bytes per queued request of a live run, so the bound is
+ * also its memory bound (80 MB). Every index and count a reporter sends is
+ * further checked against what its own run declared (docs/design.md).
+ */
+export const MAX_RUN_REQUESTS = 10_000_000;
 /** Dataset index of a request. */
-const Index = Type.Integer({ minimum: 0 });
+const Index = Type.Integer({ minimum: 0, maximum: MAX_RUN_REQUESTS - 1 });
 const RequestId = Type.String({ maxLength: 512 });
 
 /** The run's clock started (after ready check and warmups). */
@@ -45,7 +52,7 @@ export const RunStartedSchema = Type.Object({
   runId: Type.String({ maxLength: 200 }),
   /** Wall-clock ms (epoch) at t = 0. */
   startedAtMs: Type.Number(),
-  numRequests: Type.Integer({ minimum: 0 }),
+  numRequests: Type.Integer({ minimum: 0, maximum: MAX_RUN_REQUESTS }),
   maxConcurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
   requestRate: Type.Union([Type.Number(), Type.Literal('inf')]),
   failFast: Type.Boolean(),
@@ -194,7 +201,7 @@ export const AccuracyStartedSchema = Type.Object({
   ...T,
   type: Type.Literal('accuracy.started'),
   /** Utterances to account for (every request of the run). */
-  total: Type.Integer({ minimum: 0 }),
+  total: Type.Integer({ minimum: 0, maximum: MAX_RUN_REQUESTS }),
   asrModel: Type.String({ maxLength: 256 }),
   /** The run's `--threshold` expressions on seed_tts_* keys (the gate's bounds), as written. */
   bounds: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 64 }),

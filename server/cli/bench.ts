@@ -32,6 +32,7 @@ const FIELD_FLAGS: Record<string, string> = {
   burstiness: '--burstiness',
   numWarmups: '--num-warmups',
   seed: '--seed',
+  'save.filename': '--result-filename',
   readyCheckTimeoutS: '--ready-check-timeout-sec',
   'timeouts.totalS': '--omni-request-timeout-s',
   'timeouts.firstByteS': '--first-byte-timeout-s',

@@ -65,7 +65,7 @@ export async function finishBenchmark({
     metricPercentiles: config.metricPercentiles,
     goodput: config.goodput,
   });
-  const { verdict, reasons } = evaluateVerdict({
+  const judged = evaluateVerdict({
     counts,
     // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
     metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
@@ -75,7 +75,8 @@ export async function finishBenchmark({
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
   });
-  const verdictReasons = errored ? [...reasons, errored] : reasons;
+  let verdict = judged.verdict;
+  const verdictReasons = errored ? [...judged.reasons, errored] : [...judged.reasons];
   const date = new Date();
   const result = buildResultJson({
     date,
@@ -119,11 +120,16 @@ export async function finishBenchmark({
     try {
       await writeResult(resultFile, result, { append: config.save.append });
     } catch (e) {
-      // The run happened; a full disk must not turn it into a crash. Say so loudly instead.
+      // The run happened; a full disk must not turn it into a crash. But a CI job that
+      // asked for the file must not pass without it: the verdict fails, saying why.
       const message = `could not write the result to ${resultFile}: ${(e as Error).message}`;
       log(message);
       events.emit({ type: 'run.warning', message });
       resultFile = null;
+      if (verdict === 'passed') verdict = 'failed';
+      verdictReasons.push(message);
+      result.verdict = verdict;
+      result.verdict_reasons = [...verdictReasons];
     }
   }
 

@@ -10,6 +10,7 @@ import { parseThreshold } from '../../shared/verdict.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
+import { resultFilenameEscape } from './results/resultFile.ts';
 import { checkServerStacks } from './probes/serverStacks/config.ts';
 
 export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
@@ -37,6 +38,8 @@ export function validateBenchConfig(c: BenchConfig): void {
     bad(`'${c.endpoint}' must end with chat/completions`, 'endpoint');
   if (!c.model) bad('a model name is required', 'model');
   if (!c.runId) bad('a run id is required', 'runId');
+  const escape = c.save?.filename === undefined ? null : resultFilenameEscape(c.save.filename);
+  if (escape) bad(`result-filename '${c.save?.filename}' ${escape}`, 'save.filename');
 
   if (!Number.isInteger(c.numPrompts) || c.numPrompts < 1)
     bad(`num-prompts must be an integer ≥ 1 (got ${c.numPrompts})`, 'numPrompts');

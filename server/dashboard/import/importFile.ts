@@ -17,6 +17,7 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import type { Store } from '../store/store.ts';
 import { RESULT_PART_CHARS, resultParts } from '../store/runQueries.ts';
 import { newRunId } from '../runs/manager.ts';
+import { redactUrl } from '../runs/redact.ts';
 import { compiledModule } from '../../common/packageRoot.ts';
 import type { ImportJob, ImportMessage } from './importMessages.ts';
 
@@ -147,7 +148,7 @@ export class ResultImporter {
         status: 'running',
         label,
         model: m.model,
-        target: m.target,
+        target: redactUrl(m.target),
         dataset: m.dataset,
         numPrompts: m.numPrompts,
         maxConcurrency: m.maxConcurrency,

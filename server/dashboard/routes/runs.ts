@@ -17,7 +17,7 @@ import {
   StartRunReplySchema,
 } from '../../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
-import { redactConfig, redactSpec } from '../runs/redact.ts';
+import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };
@@ -63,7 +63,7 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
     async (req) => {
       const q = req.query;
-      return app.store.runs.list({
+      const page = app.store.runs.list({
         verdict: q.verdict,
         status: q.status,
         source: q.source,
@@ -72,6 +72,8 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
         limit: q.limit,
         offset: q.offset,
       });
+      // Rows stored before URLs were redacted on the way in are redacted on the way out.
+      return { ...page, runs: page.runs.map((r) => ({ ...r, target: redactUrl(r.target) })) };
     },
   );
 
@@ -86,6 +88,7 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { state: _stored, ...rest } = run;
       return {
         ...rest,
+        target: redactUrl(rest.target),
         spec: redactSpec(rest.spec),
         config: redactConfig(rest.config),
         ...(live

@@ -12,29 +12,53 @@ import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
+import { redactConfig, redactUrl } from './redact.ts';
 
-/** Every event valid, nothing after `run.finished`; else API_BAD_REQUEST naming the first bad one. */
-export function checkBatch(posted: readonly unknown[]): BenchEvent[] {
+const refuse = (i: number, what: string, field: string): never => {
+  throw new StallscopeError(
+    'API_BAD_REQUEST',
+    `events[${i}]: ${what}; the batch was refused whole, nothing was applied`,
+    `events.${i}${field ? `.${field}` : ''}`,
+  );
+};
+
+/**
+ * Every event valid, nothing after `run.finished`, and every index and count
+ * within what the run declared (`run.started.numRequests`, from an earlier
+ * batch or this one) — all checked before anything is applied, so nothing a
+ * reporter chooses is allocated, stored or numbered unchecked. Else
+ * API_BAD_REQUEST naming the first bad field (`events.N.index`).
+ * `declared` is the run's numRequests, or null before its run.started.
+ */
+export function checkBatch(posted: readonly unknown[], declared: number | null = null): BenchEvent[] {
   const events: BenchEvent[] = [];
+  let numRequests = declared;
   for (let i = 0; i < posted.length; i++) {
     const c = checkBenchEvent(posted[i]);
-    if (!c.ok) {
-      throw new StallscopeError(
-        'API_BAD_REQUEST',
-        `events[${i}]: ${c.message}; the batch was refused whole, nothing was applied`,
-        c.field ? `events.${i}.${c.field}` : `events.${i}`,
-      );
+    if (!c.ok) refuse(i, c.message, c.field);
+    const e = (c as { event: BenchEvent }).event;
+    if (i > 0 && events[i - 1].type === 'run.finished')
+      refuse(i, `${e.type} after run.finished (the run ends with it)`, 'type');
+    if (e.type === 'run.started') {
+      if (numRequests !== null) refuse(i, 'a second run.started (the run has declared its requests)', 'type');
+      numRequests = e.numRequests;
     }
-    if (i > 0 && events[i - 1].type === 'run.finished') {
-      throw new StallscopeError(
-        'API_BAD_REQUEST',
-        `events[${i}]: ${c.event.type} after run.finished (the run ends with it); the batch was refused whole`,
-        `events.${i}.type`,
-      );
-    }
-    events.push(c.event);
+    checkDeclared(e, i, numRequests);
+    events.push(e);
   }
   return events;
+}
+
+/** An index or count in `e` against the run's declared number of requests. */
+function checkDeclared(e: BenchEvent, i: number, numRequests: number | null): void {
+  const index = (e as { index?: number }).index;
+  if (index !== undefined) {
+    if (numRequests === null) refuse(i, `${e.type} with a request index before run.started`, 'index');
+    else if (index >= numRequests)
+      refuse(i, `index ${index} is not below the run's ${numRequests} requests (run.started.numRequests)`, 'index');
+  }
+  if (e.type === 'accuracy.started' && numRequests !== null && e.total > numRequests)
+    refuse(i, `total ${e.total} exceeds the run's ${numRequests} requests`, 'total');
 }
 
 export interface ExternalRunInfo {
@@ -67,14 +91,14 @@ export class ExternalRuns {
       status: 'running',
       label: info.label ?? str(c.label),
       model: str(c.model),
-      target: str(c.baseUrl),
+      target: redactUrl(str(c.baseUrl)),
       dataset: str(dataset),
       numPrompts: int(c.numPrompts),
       maxConcurrency: int(c.maxConcurrency),
       requestRate: rateLabel(c.requestRate, c.rampUp),
       failFast: c.failFast === true,
       createdAtMs: now,
-      config: c,
+      config: redactConfig(c),
       metadata: info.metadata ?? (c.metadata as Record<string, string> | undefined) ?? {},
     });
     this.hub.open(info.runId, info.label ?? str(c.label));
@@ -98,7 +122,8 @@ export class ExternalRuns {
     if (!this.idle.has(runId) || !this.hub.isActive(runId)) {
       throw new StallscopeError('API_NOT_FOUND', `no live reported run ${runId}`, 'runId');
     }
-    const events = checkBatch(posted);
+    const state = this.hub.tracker(runId)?.state;
+    const events = checkBatch(posted, state?.startedAtMs != null ? state.counts.total : null);
     let seq = this.hub.headSeq(runId) ?? 0;
     let finished: RunFinished | null = null;
     for (const e of events) {

@@ -20,7 +20,7 @@ import { finalizeRun } from './finalize.ts';
 import { withDetailedArrays } from './detailedResult.ts';
 import { specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
-import { redactConfig, redactSpec } from './redact.ts';
+import { redactConfig, redactSpec, redactUrl } from './redact.ts';
 
 export interface ManagerDeps {
   hub: Hub;
@@ -97,7 +97,7 @@ export class RunManager implements RunStarter {
       status: 'running',
       label: spec.label ?? null,
       model: spec.model,
-      target: spec.target.kind === 'url' ? spec.target.baseUrl : 'embedded',
+      target: spec.target.kind === 'url' ? redactUrl(spec.target.baseUrl) : 'embedded',
       dataset: spec.dataset.name,
       numPrompts: spec.numPrompts,
       maxConcurrency: spec.maxConcurrency,

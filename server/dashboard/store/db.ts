@@ -39,8 +39,24 @@ export function checkIntegrity(db: Database.Database, file: string): void {
   const rows = db.pragma('quick_check(5)') as { quick_check: string }[];
   const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
   if (problems.length) {
-    throw new StallscopeError('STORE_CORRUPT', `${file}: ${problems[0]}; ${moveAsideAdvice(file)}`);
+    throw new StallscopeError('STORE_CORRUPT', `${file}: ${firstProblem(problems)}; ${moveAsideAdvice(file)}`);
   }
+}
+
+/**
+ * quick_check's first finding on one line: its rows can span several lines
+ * ("*** in database main ***" then one line per page), and the refusal is
+ * promised as one line naming the file and what to do.
+ */
+export function firstProblem(problems: readonly string[]): string {
+  const lines = problems
+    .join('\n')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^\*\*\* in database \w+ \*\*\*$/.test(l));
+  const first = lines[0] ?? 'failed';
+  const shown = first.length > 200 ? `${first.slice(0, 200)}…` : first;
+  return `database is corrupt (${shown}${lines.length > 1 ? `, and ${lines.length - 1} more finding(s)` : ''})`;
 }
 
 /** `dataDir` null → an in-memory database (tests). */

@@ -3,7 +3,9 @@
  * what `vllm serve openai/whisper-large-v3` serves): one multipart upload per
  * utterance with the WAV file, the model, the language and temperature 0.
  * The client owns its connection pool (closed by `close()`), and every
- * request has a deadline.
+ * request has a deadline. The answer is read up to `ASR_ANSWER_CAP` bytes and
+ * no further: the recogniser is a peer, and the size of its answer is its
+ * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
 import { Agent, FormData, fetch } from 'undici';
 
@@ -16,7 +18,16 @@ export interface AsrClientOptions {
   connections: number;
   /** Seconds for one transcription, upload to answer. */
   timeoutS: number;
+  /** Bytes of one answer read at most (default ASR_ANSWER_CAP); a longer answer fails that transcription. */
+  answerCap?: number;
 }
+
+/**
+ * The most bytes of one transcription answer read: a transcript of the
+ * longest Seed-TTS utterance is a few hundred bytes of JSON, Whisper's
+ * verbose_json with segments a few tens of KiB.
+ */
+export const ASR_ANSWER_CAP = 1024 * 1024;
 
 export class AsrError extends Error {
   constructor(message: string) {
@@ -65,8 +76,11 @@ export class AsrClient {
     }
     let text: string;
     try {
-      text = await res.text();
+      text = await readCapped(res.body, this.o.answerCap ?? ASR_ANSWER_CAP);
     } catch (e) {
+      if (e instanceof AsrError) throw e;
+      if (deadline.aborted) throw new AsrError(`no answer within ${this.o.timeoutS} s`);
+      if (signal?.aborted) throw new AsrError('interrupted');
       throw new AsrError(`reading the answer: ${(e as Error).message}`);
     }
     if (res.status !== 200) throw new AsrError(`HTTP ${res.status}: ${text.slice(0, 300)}`);
@@ -84,4 +98,23 @@ export class AsrClient {
   async close(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/** The body as UTF-8 text, refused (and the stream cancelled) once it passes `cap` bytes. */
+async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw new AsrError(`the answer is larger than ${cap} bytes; not read further`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }

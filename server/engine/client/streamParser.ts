@@ -176,6 +176,8 @@ export class StreamParser {
       const promptTokens = coercePositiveInt(event.usage.prompt_tokens);
       if (promptTokens !== null) rec.promptLen = promptTokens;
       completionTokens = coercePositiveInt(event.usage.completion_tokens);
+      // Checked here, before the choices: vLLM's last chunk is `"choices": []` with the usage alone.
+      if (!this.withinTokenBound(completionTokens, 'usage.completion_tokens')) return info;
       if (completionTokens !== null) rec.outputTokens = Math.max(rec.outputTokens, completionTokens);
     }
     const choices = event.choices;
@@ -202,15 +204,6 @@ export class StreamParser {
     info: MessageInfo,
   ): void {
     let k = 0;
-    if (completionTokens !== null && completionTokens > MAX_COMPLETION_TOKENS) {
-      this.fatal = true;
-      markFailed(
-        this.record,
-        'REQ_TOKEN_BOUND',
-        `usage.completion_tokens = ${completionTokens} exceeds ${MAX_COMPLETION_TOKENS}`,
-      );
-      return;
-    }
     if (completionTokens !== null && completionTokens > this.tokensSeen) {
       k = completionTokens - this.tokensSeen;
       this.tokensSeen = completionTokens;
@@ -259,6 +252,7 @@ export class StreamParser {
   private applyMetrics(metrics: Json): void {
     const rec = this.record;
     const tokens = outputTokensFromMetrics(metrics);
+    if (!this.withinTokenBound(tokens, 'metrics output tokens')) return;
     if (tokens !== null) rec.outputTokens = Math.max(rec.outputTokens, tokens);
     if (isObject(metrics.stage_metrics)) Object.assign(rec.stageMetrics, metrics.stage_metrics);
     else {
@@ -269,6 +263,19 @@ export class StreamParser {
           : 'metrics';
       rec.stageMetrics[id] = metrics;
     }
+  }
+
+  /**
+   * A token count the server reports, wherever it reports it (a text chunk's
+   * usage, the usage-only last chunk, stage metrics), is held to
+   * MAX_COMPLETION_TOKENS before it is used: past it the request fails with
+   * REQ_TOKEN_BOUND and the stream is not read further.
+   */
+  private withinTokenBound(tokens: number | null, what: string): boolean {
+    if (tokens === null || tokens <= MAX_COMPLETION_TOKENS) return true;
+    this.fatal = true;
+    markFailed(this.record, 'REQ_TOKEN_BOUND', `${what} = ${tokens} exceeds ${MAX_COMPLETION_TOKENS}`);
+    return false;
   }
 
   private finish(): void {

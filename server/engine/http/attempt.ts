@@ -98,8 +98,23 @@ export async function sendAttempt(
     if (status !== 200) {
       // vLLM stores only the reason phrase (golden case 8: "Internal Server
       // Error"); an unknown status has none, so its number stands in. The body
-      // was drained (bounded) or dropped.
-      markFailed(record, 'REQ_HTTP_STATUS', STATUS_CODES[status] ?? `HTTP ${status}`, true);
+      // was drained (bounded) or dropped. A redirect is not followed (a POST
+      // must not turn into a GET elsewhere): its status and target are said.
+      const phrase = STATUS_CODES[status];
+      const reason =
+        status >= 300 && status < 400
+          ? `HTTP ${status}${phrase ? ` ${phrase}` : ''}: a redirect${exchange.location ? ` to ${exchange.location}` : ''}, not followed`
+          : (phrase ?? `HTTP ${status}`);
+      markFailed(record, 'REQ_HTTP_STATUS', reason, true);
+      return { type: 'failed' };
+    }
+    if (exchange.contentEncoding !== null) {
+      markFailed(
+        record,
+        'REQ_NOT_EVENT_STREAM',
+        `response is ${exchange.contentEncoding}-encoded, which was not asked for (no Accept-Encoding is sent)`,
+        true,
+      );
       return { type: 'failed' };
     }
     if (record.success && parserHooks.messages === 0 && !isEventStream(exchange.contentType)) {

@@ -23,6 +23,10 @@ export class SseExchange {
   status = 0;
   /** The response's content-type (lower case), or null without one. */
   contentType: string | null = null;
+  /** A content-encoding other than identity (lower case): never asked for (no Accept-Encoding is sent). */
+  contentEncoding: string | null = null;
+  /** The Location of a redirect (not followed). */
+  location: string | null = null;
   /** undici's error when the exchange failed; null otherwise. */
   error: Error | null = null;
   readonly done: Promise<number>;
@@ -56,13 +60,18 @@ export class SseExchange {
     this.status = statusCode;
     if (rawHeaders) {
       for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-        if (String(rawHeaders[i]).toLowerCase() === 'content-type') {
-          this.contentType = String(rawHeaders[i + 1]).toLowerCase();
-          break;
-        }
+        const name = String(rawHeaders[i]).toLowerCase();
+        if (name === 'content-type') this.contentType = String(rawHeaders[i + 1]).toLowerCase();
+        else if (name === 'content-encoding') {
+          const enc = String(rawHeaders[i + 1])
+            .trim()
+            .toLowerCase();
+          if (enc !== '' && enc !== 'identity') this.contentEncoding = enc;
+        } else if (name === 'location') this.location = String(rawHeaders[i + 1]);
       }
     }
-    this.parser = this.onStatus(statusCode);
+    // An encoded body is not fed to the parser (its bytes are not UTF-8 text): drained like an error body.
+    this.parser = this.contentEncoding === null ? this.onStatus(statusCode) : null;
     return true;
   }
 

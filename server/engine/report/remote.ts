@@ -12,6 +12,7 @@
  */
 import { Agent, request } from 'undici';
 import type { BenchEvent } from '../../../shared/protocol.ts';
+import { redactUrlsDeep } from '../../../shared/redact.ts';
 
 export interface RemoteReporterOptions {
   url: string;
@@ -33,11 +34,16 @@ export interface RemoteReporter {
 
 const BATCH = 5000;
 
-/** The config without secrets (API key, headers such as Authorization). */
+/** The config without secrets: the API key, headers such as Authorization (the target's and the recogniser's), credentials in URLs. */
 function publicConfig(c: unknown): Record<string, unknown> {
   if (typeof c !== 'object' || c === null) return {};
   const { apiKey: _k, headers: _h, ...rest } = c as Record<string, unknown>;
-  return rest;
+  const eval_ = rest.seedTtsEval as Record<string, unknown> | null | undefined;
+  if (eval_ && typeof eval_ === 'object' && 'asrHeaders' in eval_) {
+    const { asrHeaders: _a, ...evalRest } = eval_;
+    rest.seedTtsEval = evalRest;
+  }
+  return redactUrlsDeep(rest);
 }
 
 export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {

@@ -1,6 +1,6 @@
 /** The result file's name (vLLM's pattern) and writing it, whole or appended as JSON-lines. */
 import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, normalize, sep } from 'node:path';
 import { pyJsonDumps } from './pyJson.ts';
 import { resultFloatKind } from './floatKeys.ts';
 import { pyFloat } from './pyFormat.ts';
@@ -29,14 +29,42 @@ export interface ResultFilenameInput {
  * `vllm bench serve` names it.
  */
 export function resultFilename(input: ResultFilenameInput): string {
-  const label = input.label || input.backend;
+  const label = safeNamePart(input.label || input.backend);
   const concurrency = input.maxConcurrency === null ? '' : `-concurrency${input.maxConcurrency}`;
-  const model = input.modelId.split('/').pop();
+  const model = safeNamePart(input.modelId.split('/').pop() ?? '');
   const date = typeof input.date === 'string' ? input.date : formatResultDate(input.date);
   const rate = input.rampUp
     ? `ramp-up-${input.rampUp.strategy}-${input.rampUp.startRps}qps-${input.rampUp.endRps}qps`
     : `${pyFloat(input.requestRate)}qps`;
   return `${label}-${rate}${concurrency}-${model}-${date}.json`;
+}
+
+/** The longest label or model part kept in a generated name: the whole name stays far below NAME_MAX (255 bytes). */
+export const NAME_PART_MAX = 100;
+
+/**
+ * A label or model name as one safe file-name part. vLLM joins them into the
+ * name as they are, so `--label 'a/../../x'` writes two folders above
+ * `--result-dir` and a 300-character label fails with ENAMETOOLONG after the
+ * run; here a path separator, a control character or a leading dot becomes
+ * `_`, and the part is cut to NAME_PART_MAX characters.
+ */
+export function safeNamePart(part: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = part.replace(/[/\\\u0000-\u001f\u007f]/g, '_').replace(/^\./, '_');
+  return [...cleaned].slice(0, NAME_PART_MAX).join('');
+}
+
+/**
+ * Why `--result-filename` would leave `--result-dir`, or null when it stays
+ * inside (a plain name or a relative path without `..`).
+ */
+export function resultFilenameEscape(filename: string): string | null {
+  if (filename === '' || isAbsolute(filename)) return 'must be a relative file name inside --result-dir';
+  const n = normalize(filename);
+  if (n === '..' || n.startsWith(`..${sep}`) || n.split(sep).includes('..'))
+    return 'must not climb out of --result-dir with ..';
+  return null;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { testApp } from '../app/helpers.ts';
-import { completedRequest, hangRunEvents, outcome } from '../store/sampleEvents.ts';
+import { completedRequest, hangRunEvents, outcome, runStarted } from '../store/sampleEvents.ts';
 
 let app: FastifyInstance | null = null;
 afterEach(async () => {
@@ -14,10 +14,12 @@ afterEach(async () => {
   app = null;
 });
 
+/** A reported run as the CLI makes one: created, then its run.started (10 requests declared). */
 async function reportedRun(id: string): Promise<FastifyInstance> {
   app = await testApp();
   const r = await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: id } });
   expect(r.statusCode).toBe(201);
+  expect((await post(app, id, [runStarted(id, 10)])).statusCode).toBe(200);
   return app;
 }
 
@@ -77,7 +79,7 @@ describe('POST /api/runs/:id/events', () => {
 
   it('events after run.finished in the same batch are refused (the run ends with it)', async () => {
     const a = await reportedRun('x4');
-    const events = hangRunEvents('x4').filter((e) => e.type !== 'telemetry');
+    const events = hangRunEvents('x4').filter((e) => e.type !== 'telemetry' && e.type !== 'run.started');
     const before = stateOf(a, 'x4');
     const r = await post(a, 'x4', [...events, { type: 'run.warning', t: 99, message: 'late' }]);
     expect(r.statusCode).toBe(400);

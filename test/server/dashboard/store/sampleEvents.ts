@@ -45,6 +45,22 @@ export function outcome(
   };
 }
 
+/** The event a run's stream starts with: its clock and the number of requests it declares. */
+export function runStarted(runId: string, numRequests: number, startedAtMs = 1_000_000): RunEvent {
+  return {
+    type: 'run.started',
+    t: 0,
+    runId,
+    startedAtMs,
+    numRequests,
+    maxConcurrency: 2,
+    requestRate: 'inf',
+    failFast: false,
+    model: 'm',
+    baseUrl: 'http://127.0.0.1:9',
+  };
+}
+
 /** queued, sent, first token, completed: four events for one request. */
 export function completedRequest(runId: string, index: number, t = index): RunEvent[] {
   const requestId = `${runId}-${index}`;

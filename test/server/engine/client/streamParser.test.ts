@@ -250,3 +250,33 @@ describe('StreamParser: a misbehaving target fails the request with a clear erro
     expect(warnings[1]).toMatch(/unterminated SSE event/);
   });
 });
+
+describe('StreamParser: token counts from the server are bounded wherever they arrive', () => {
+  const usageOnly = (completion: number) =>
+    `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: completion, total_tokens: completion + 3 } })}\n\n`;
+
+  it('inline usage on a text chunk at 1e9 fails the request with REQ_TOKEN_BOUND', () => {
+    const { record, parser } = parse([textEvent('a', 1), textEvent('b', 1e9), DONE]);
+    expect(parser.failed).toBe(true);
+    expectFailure(record, 'REQ_TOKEN_BOUND', /: usage\.completion_tokens = 1000000000 exceeds 1000000$/);
+  });
+
+  it('the usage-only last chunk (`choices: []`) at 1e9 fails it with the same reason, and sets no output length', () => {
+    const { record, parser } = parse([textEvent('a', 1), textEvent('b', 2), usageOnly(1e9), DONE]);
+    expect(parser.failed).toBe(true);
+    expectFailure(record, 'REQ_TOKEN_BOUND', /: usage\.completion_tokens = 1000000000 exceeds 1000000$/);
+    expect(record.outputTokens).toBe(2);
+  });
+
+  it('a usage-only chunk at the bound is taken as the output length', () => {
+    const { record } = parse([textEvent('a', 1), usageOnly(1_000_000), DONE]);
+    expect(record.success).toBe(true);
+    expect(record.outputTokens).toBe(1_000_000);
+  });
+
+  it('stage metrics reporting 1e9 output tokens fail it too', () => {
+    const metrics = `data: ${JSON.stringify({ choices: [], metrics: { num_tokens_out: 1e9 } })}\n\n`;
+    const { record } = parse([textEvent('a', 1), metrics, DONE]);
+    expectFailure(record, 'REQ_TOKEN_BOUND', /: metrics output tokens = 1000000000 exceeds 1000000$/);
+  });
+});
