@@ -27,7 +27,7 @@ const refuse = (i: number, what: string, field: string): never => {
  * within what the run declared (`run.started.numRequests`, from an earlier
  * batch or this one) — all checked before anything is applied, so nothing a
  * reporter chooses is allocated, stored or numbered unchecked. Else
- * API_BAD_REQUEST naming the first bad field (`events.N.index`).
+ * API_BAD_REQUEST naming the first bad field (`events.N.index`); docs/design.md#peer-bounds.
  * `declared` is the run's numRequests, or null before its run.started.
  */
 export function checkBatch(posted: readonly unknown[], declared: number | null = null): BenchEvent[] {
