@@ -46,6 +46,24 @@ function publicConfig(c: unknown): Record<string, unknown> {
   return redactUrlsDeep(rest);
 }
 
+/** Bytes of a dashboard reply read at most: a reply is a few bytes of JSON; a URL that streams more is not a dashboard. */
+export const REPLY_READ_CAP = 64 * 1024;
+
+/** The first REPLY_READ_CAP bytes of a reply as text; the rest is not read (the body is destroyed). */
+async function replyHead(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= REPLY_READ_CAP) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, REPLY_READ_CAP).toString('utf8');
+}
+
 export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   const u = new URL(o.url);
   const token = u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
@@ -67,7 +85,7 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });
-    const text = await res.body.text();
+    const text = await replyHead(res.body);
     if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
   };
   const giveUp = (e: unknown) => {
