@@ -19,7 +19,7 @@ import {
 import type { RequestView } from '../state/runModel.ts';
 import { exactPeak, histogram, latenciesMs, outcomeSeries, timeAxis, type Bin } from '../state/selectors.ts';
 import { werHistogram, werValues } from '../state/accuracy.ts';
-import { useInView, useThrottled } from '../state/hooks.ts';
+import { useInView, useThrottled } from '../hooks/redraw.ts';
 
 const AXIS = { stroke: 'var(--muted)', fontSize: 11 };
 const TIP = { contentStyle: { background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' } };

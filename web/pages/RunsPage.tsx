@@ -10,7 +10,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { RunListReply } from '../../shared/apiSchemas.ts';
 import { deleteRun, listRuns, type RunFilter } from '../api/rest.ts';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
-import { useAppState } from '../state/hooks.ts';
+import { useAppState } from '../hooks/services.ts';
 import { href, navigate, type RunsQuery } from '../state/router.ts';
 import { humanVerdict } from '../state/verdictWords.ts';
 import { ImportBox } from './ImportBox.tsx';
