@@ -9,7 +9,7 @@ import type { RunStore } from '../state/runStore.ts';
 /** A gap in a run's events is asked for again at most this often. */
 const RESUBSCRIBE_GAP_MS = 500;
 
-export interface LiveSubscriptions {
+interface LiveSubscriptions {
   /** Subscribe to every watched run again from the store's last seq (a new socket). */
   subscribeAll(): void;
   /** After the store took `msg`: resubscribe on a resync, or on a gap in a watched run. */

@@ -13,7 +13,7 @@ import { ROW_H } from './TimelineRow.tsx';
 /** Width of the row labels left of the time track. */
 export const LABEL_W = 84;
 
-export interface ViewportOptions {
+interface ViewportOptions {
   rowCount: number;
   /** Run-clock ms now (live) or the run's end (replay). */
   nowT: number;
