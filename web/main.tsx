@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createLiveClient, defaultLiveUrl } from './api/liveClient.ts';
 import { App } from './App.tsx';
-import { ServicesContext } from './state/hooks.ts';
+import { ServicesContext } from './hooks/services.ts';
 import { createRunStore } from './state/runStore.ts';
 import './styles/app.css';
 

@@ -3,10 +3,12 @@
  * server message into the store, subscribes to the runs being watched from
  * the last seq the store has (so a reconnect resumes without duplicated or
  * missing events), resubscribes when the store sees a gap or the server asks
- * for a resync, and reconnects with bounded exponential backoff.
+ * for a resync (the bookkeeping is in liveSubscriptions.ts), and reconnects
+ * with bounded exponential backoff.
  */
 import type { ClientMessage, ServerMessage } from '../../shared/protocol.ts';
 import type { RunStore } from '../state/runStore.ts';
+import { createLiveSubscriptions } from './liveSubscriptions.ts';
 
 /** The subset of the browser WebSocket API used here (the `ws` package fits it too, for tests). */
 export interface SocketLike {
@@ -43,65 +45,52 @@ export interface LiveClient {
 
 const OPEN = 1;
 
+/** A frame as a server message, or null when it is not JSON (the seq check will notice what it carried). */
+function parseFrame(data: unknown): ServerMessage | null {
+  try {
+    return JSON.parse(typeof data === 'string' ? data : String(data)) as ServerMessage;
+  } catch {
+    return null;
+  }
+}
+
+/** Bounded exponential backoff with ±20 % jitter, so reconnecting tabs do not arrive together. */
+function retryDelay(attempt: number, base: number, max: number): number {
+  return Math.min(max, base * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+}
+
 export function createLiveClient(opts: LiveClientOptions): LiveClient {
   const { store, url } = opts;
   const base = opts.baseDelayMs ?? 250;
   const max = opts.maxDelayMs ?? 5000;
   const offlineAfter = opts.offlineAfter ?? 8;
-  const now = opts.now ?? Date.now;
   const createSocket = opts.createSocket ?? ((u: string) => new WebSocket(u) as unknown as SocketLike);
-  const watched = new Map<string, number>(); // runId → watcher count
-  const lastResubscribe = new Map<string, number>();
   let socket: SocketLike | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let attempt = 0;
   let stopped = true;
-  let resyncsSeen = store.getSnapshot().resyncs;
 
   const send = (m: ClientMessage) => {
     if (socket && socket.readyState === OPEN) socket.send(JSON.stringify(m));
   };
-  const subscribe = (runId: string) => {
-    lastResubscribe.set(runId, now());
-    send({ type: 'subscribe', runId, afterSeq: store.getSnapshot().runs[runId]?.seq ?? 0 });
-  };
+  const subs = createLiveSubscriptions(store, send, opts.now ?? Date.now);
 
   function onMessage(data: unknown): void {
-    let msg: ServerMessage;
-    try {
-      msg = JSON.parse(typeof data === 'string' ? data : String(data)) as ServerMessage;
-    } catch {
-      return; // A frame we cannot read is dropped; the seq check will notice what it carried.
-    }
+    const msg = parseFrame(data);
+    if (!msg) return;
     if (msg.type === 'hello') {
       attempt = 0;
       store.dispatch({ type: 'connection', state: 'live' });
     }
     store.dispatch({ type: 'server', msg });
-    const s = store.getSnapshot();
-    if (s.resyncs !== resyncsSeen) {
-      resyncsSeen = s.resyncs;
-      for (const id of watched.keys()) subscribe(id);
-    } else if (msg.type === 'deltas' && watched.has(msg.runId)) {
-      const m = s.runs[msg.runId];
-      // A gap (events past a missing seq) is filled by asking again from our last seq, at most twice a second.
-      if (
-        m &&
-        (m.needsResync || Object.keys(m.pending).length > 0) &&
-        now() - (lastResubscribe.get(msg.runId) ?? 0) > 500
-      ) {
-        subscribe(msg.runId);
-      }
-    }
+    subs.afterMessage(msg);
   }
 
   function connect(): void {
     if (stopped) return;
     const ws = createSocket(url);
     socket = ws;
-    ws.onopen = () => {
-      for (const id of watched.keys()) subscribe(id);
-    };
+    ws.onopen = () => subs.subscribeAll();
     ws.onmessage = (ev) => {
       if (socket === ws) onMessage(ev.data);
     };
@@ -114,11 +103,13 @@ export function createLiveClient(opts: LiveClientOptions): LiveClient {
       if (stopped) return;
       attempt++;
       store.dispatch({ type: 'connection', state: attempt > offlineAfter ? 'offline' : 'reconnecting', attempt });
-      const delay = Math.min(max, base * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-      timer = setTimeout(() => {
-        timer = null;
-        connect();
-      }, delay);
+      timer = setTimeout(
+        () => {
+          timer = null;
+          connect();
+        },
+        retryDelay(attempt, base, max),
+      );
     };
   }
 
@@ -136,21 +127,7 @@ export function createLiveClient(opts: LiveClientOptions): LiveClient {
       socket = null;
       ws?.close();
     },
-    watch(runId) {
-      store.dispatch({ type: 'watch', runId });
-      const n = watched.get(runId) ?? 0;
-      watched.set(runId, n + 1);
-      if (n === 0) subscribe(runId);
-      return () => {
-        const left = (watched.get(runId) ?? 1) - 1;
-        if (left > 0) {
-          watched.set(runId, left);
-          return;
-        }
-        watched.delete(runId);
-        send({ type: 'unsubscribe', runId });
-      };
-    },
+    watch: (runId) => subs.watch(runId),
     reconnectNow() {
       if (stopped || socket) return;
       if (timer) clearTimeout(timer);

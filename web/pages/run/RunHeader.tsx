@@ -3,12 +3,12 @@
  * elapsed time, breaker state with its cause (the tripping request a link),
  * and Cancel, which asks first.
  */
-import { useState } from 'react';
-import type { RunDetail } from '../../shared/apiSchemas.ts';
-import type { BreakerCause } from '../../shared/types.ts';
-import { StatusBadge } from '../components/StatusBadge.tsx';
-import { href } from '../state/router.ts';
-import { breakerWords, interruptWords } from '../state/runStory.ts';
+import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { BreakerCause } from '../../../shared/types.ts';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { breakerWords, interruptWords } from '../../state/runStory.ts';
+import { BreakerFact } from './BreakerFact.tsx';
+import { CancelControl } from './CancelControl.tsx';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -39,11 +39,9 @@ export function RunHeader({
   onFindRequest,
 }: RunHeaderProps) {
   const meta = Object.entries(detail.metadata ?? {});
-  const [confirming, setConfirming] = useState(false);
   const words = breakerWords(detail.failFast, breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
   const interrupted = interruptWords(interruptCause);
-  const cause = breaker.cause;
   return (
     <header className="run-head">
       <div className="run-title">
@@ -68,55 +66,14 @@ export function RunHeader({
         <span>
           concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}
         </span>
-        <span className={`breaker ${words.state}`} data-testid="breaker" data-state={words.state}>
-          breaker: {words.text}
-          {breaker.tripped && (
-            <>
-              {' by '}
-              {cause ? (
-                <a
-                  href={href({ page: 'run', id: detail.id, request: cause.requestIndex })}
-                  data-testid="breaker-request"
-                  onClick={(e) => {
-                    if (!onFindRequest) return;
-                    e.preventDefault();
-                    onFindRequest(cause.requestIndex);
-                  }}
-                >
-                  #{cause.requestIndex}
-                </a>
-              ) : (
-                '#?'
-              )}{' '}
-              ({cause?.kind ?? '?'} timeout after {cause?.elapsedS?.toFixed(1) ?? '?'} s
-              {cause?.lastPhase ? `, last phase ${cause.lastPhase}` : ''})
-            </>
-          )}
-        </span>
-        {running &&
-          (confirming ? (
-            <span className="confirm" role="group" aria-label="Confirm cancel">
-              <span>Cancel the run? In-flight requests are aborted, queued ones never sent.</span>
-              <button
-                type="button"
-                className="danger"
-                data-testid="confirm-cancel"
-                onClick={() => {
-                  setConfirming(false);
-                  onCancel();
-                }}
-              >
-                Cancel the run
-              </button>
-              <button type="button" data-testid="keep-running" onClick={() => setConfirming(false)} autoFocus>
-                Keep running
-              </button>
-            </span>
-          ) : (
-            <button type="button" className="danger" onClick={() => setConfirming(true)} data-testid="cancel-run">
-              Cancel run…
-            </button>
-          ))}
+        <BreakerFact
+          runId={detail.id}
+          words={words}
+          tripped={breaker.tripped}
+          cause={breaker.cause}
+          onFindRequest={onFindRequest}
+        />
+        {running && <CancelControl onCancel={onCancel} />}
       </div>
       {meta.length > 0 && (
         <div className="meta">

@@ -4,9 +4,9 @@
  * the one source of labels) and linked to its input.
  */
 import { useSyncExternalStore } from 'react';
-import type { SpecIssue } from '../../shared/schemas.ts';
-import { fieldId } from '../components/form/Fields.tsx';
-import { labelled } from '../components/form/paths.ts';
+import type { SpecIssue } from '../../../shared/schemas.ts';
+import { fieldId } from '../../components/form/Fields.tsx';
+import { labelled } from '../../components/form/paths.ts';
 
 // A label does not change while its field is on screen; the summary re-reads it whenever it redraws.
 const noSubscription = () => () => {};

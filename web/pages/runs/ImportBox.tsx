@@ -1,7 +1,7 @@
 /** Import a vLLM (-Omni) result file, JSON or JSON lines, by file picker or by dropping it here. */
 import { useRef, useState } from 'react';
-import { importResult } from '../api/rest.ts';
-import { importMessage, type ImportedRunNote } from '../state/importMessage.ts';
+import { importResult } from '../../api/rest.ts';
+import { importMessage, type ImportedRunNote } from '../../state/importMessage.ts';
 
 export function ImportBox({ onImported }: { onImported: (ids: string[], message: string) => void }) {
   const input = useRef<HTMLInputElement>(null);

@@ -1,0 +1,93 @@
+/** One column per compared run: its verdict, counts (with the parts of failed), breaker and stall reports. */
+import type { ReactNode } from 'react';
+import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import { normalizeCounts } from '../../../shared/outcomes.ts';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { navigate, href } from '../../state/router.ts';
+import { FAILED_PARTS } from '../../state/runStory.ts';
+import { nameOf } from './runName.ts';
+
+function breakerText(r: RunDetail): string {
+  if (r.breaker.tripped) return `tripped by #${r.breaker.cause?.requestIndex}`;
+  return r.failFast ? 'armed, not tripped' : 'off';
+}
+
+/** A row with one cell per run. */
+function PerRun({
+  runs,
+  label,
+  cell,
+}: {
+  runs: readonly RunDetail[];
+  label: string;
+  cell: (r: RunDetail) => ReactNode;
+}) {
+  return (
+    <tr>
+      <th>{label}</th>
+      {runs.map((r) => (
+        <td key={r.id}>{cell(r)}</td>
+      ))}
+    </tr>
+  );
+}
+
+export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids: string[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="compare-summary">
+        <thead>
+          <tr>
+            <th />
+            {runs.map((r) => (
+              <th key={r.id}>
+                <a href={href({ page: 'run', id: r.id })}>{nameOf(r)}</a>{' '}
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => navigate({ page: 'compare', ids: ids.filter((x) => x !== r.id) })}
+                  aria-label={`Remove ${nameOf(r)}`}
+                >
+                  ×
+                </button>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          <PerRun runs={runs} label="verdict" cell={(r) => <StatusBadge verdict={r.verdict} status={r.status} />} />
+          <PerRun runs={runs} label="requests" cell={(r) => r.counts.total} />
+          <tr>
+            <th>completed</th>
+            {runs.map((r) => (
+              <td key={r.id} className="c-completed">
+                {r.counts.completed}
+              </td>
+            ))}
+          </tr>
+          <PerRun runs={runs} label="failed" cell={(r) => r.counts.failed} />
+          {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
+          {FAILED_PARTS.map((p) => (
+            <tr key={p.id} className="part">
+              <th title={p.title}>… {p.label}</th>
+              {runs.map((r) => (
+                <td key={r.id}>{normalizeCounts(r.counts)[p.key]}</td>
+              ))}
+            </tr>
+          ))}
+          <PerRun runs={runs} label="breaker" cell={breakerText} />
+          <PerRun
+            runs={runs}
+            label="stall reports"
+            cell={(r) => (
+              <>
+                {r.stallCount}
+                {r.stallPhase ? ` (${r.stallPhase})` : ''}
+              </>
+            )}
+          />
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+/** The form's Target group: the embedded reproduction server or a URL (with its server-stacks capture), model, backend, endpoint, label, metadata. */
+import { useContext } from 'react';
+import type { RunSpec } from '../../../shared/schemas.ts';
+import {
+  CheckField,
+  FormContext,
+  NumberField,
+  ParsedArea,
+  SelectField,
+  TextField,
+} from '../../components/form/Fields.tsx';
+import { formatKeyValues, parseKeyValues } from '../../components/form/paths.ts';
+
+/** What a target of each kind starts from when picked. */
+const TARGETS = {
+  embedded: { kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 },
+  url: { kind: 'url', baseUrl: 'http://127.0.0.1:8000' },
+};
+
+export function TargetGroup({ spec }: { spec: RunSpec }) {
+  const f = useContext(FormContext)!;
+  const embedded = spec.target?.kind === 'embedded';
+  return (
+    <fieldset className="group">
+      <legend>Target</legend>
+      <SelectField
+        path="target.kind"
+        label="Target"
+        options={['embedded', 'url']}
+        onPick={(k) => f.set('target', structuredClone(TARGETS[k as keyof typeof TARGETS]))}
+      />
+      {embedded ? (
+        <>
+          <NumberField path="target.workers" label="Code2Wav workers" hint="1 = the stage's single owner thread" />
+          <NumberField path="target.maxBatch" label="Max batch" />
+          <NumberField path="target.tokenRate" label="Thinker tokens/s" hint="optional" />
+          <NumberField path="target.seed" label="Target seed" hint="optional" />
+        </>
+      ) : (
+        <>
+          <TextField path="target.baseUrl" label="Base URL" placeholder="http://127.0.0.1:8000" />
+          <TextField path="target.apiKey" label="API key" optional hint="optional" />
+          <CheckField
+            path="target.insecure"
+            label="Skip TLS certificate checks"
+            hint="https with a self-signed certificate (--insecure)"
+          />
+          <ServerStacksFields spec={spec} />
+        </>
+      )}
+      <TextField path="model" label="Model" />
+      <SelectField path="backend" label="Backend" options={['openai-chat-omni', 'openai-chat']} />
+      <TextField path="endpoint" label="Endpoint" />
+      <TextField path="label" label="Label" optional />
+      <ParsedArea
+        path="metadata"
+        label="Metadata (key=value per line)"
+        hint="CI build, node, GPU/ROCm version, server commit"
+        format={(v) => (typeof v === 'string' ? v : formatKeyValues(v as Record<string, string>))}
+        parse={(t) => {
+          const { record, bad } = parseKeyValues(t);
+          return bad.length ? t : record;
+        }}
+      />
+    </fieldset>
+  );
+}
+
+/** "Capture server stacks" of a URL target: py-spy dumps of the server's process tree (docs/design.md section 4a). */
+function ServerStacksFields({ spec }: { spec: RunSpec }) {
+  const f = useContext(FormContext)!;
+  const on = spec.target?.kind === 'url' && spec.target.serverStacks !== undefined;
+  return (
+    <>
+      <div className="field">
+        <label>
+          <input
+            type="checkbox"
+            data-testid="capture-server-stacks"
+            checked={on}
+            onChange={(e) => f.set('target.serverStacks', e.target.checked ? { pid: 'auto' } : undefined)}
+          />{' '}
+          Capture server stacks
+        </label>
+        <span className="hint">py-spy dump of the server and its child processes at the first timeout</span>
+      </div>
+      {on && (
+        <>
+          <NumberField
+            path="target.serverStacks.pid"
+            label="Server pid"
+            allowText="auto"
+            hint="a process id, or auto (the owner of the port; loopback only)"
+          />
+          <NumberField
+            path="target.serverStacks.stallAfterS"
+            label="Stall threshold (s)"
+            hint="optional: also capture after this long without an SSE event"
+          />
+          <CheckField path="target.serverStacks.native" label="Native frames" hint="py-spy --native" />
+        </>
+      )}
+    </>
+  );
+}

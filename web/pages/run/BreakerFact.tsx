@@ -1,0 +1,46 @@
+/** The breaker's state in the run header; when tripped, by which request (a link to it), which timeout, after how long. */
+import type { BreakerCause } from '../../../shared/types.ts';
+import { href } from '../../state/router.ts';
+import type { breakerWords } from '../../state/runStory.ts';
+
+export function BreakerFact({
+  runId,
+  words,
+  tripped,
+  cause,
+  onFindRequest,
+}: {
+  runId: string;
+  words: ReturnType<typeof breakerWords>;
+  tripped: boolean;
+  cause: BreakerCause | null;
+  onFindRequest?: (index: number) => void;
+}) {
+  return (
+    <span className={`breaker ${words.state}`} data-testid="breaker" data-state={words.state}>
+      breaker: {words.text}
+      {tripped && (
+        <>
+          {' by '}
+          {cause ? (
+            <a
+              href={href({ page: 'run', id: runId, request: cause.requestIndex })}
+              data-testid="breaker-request"
+              onClick={(e) => {
+                if (!onFindRequest) return;
+                e.preventDefault();
+                onFindRequest(cause.requestIndex);
+              }}
+            >
+              #{cause.requestIndex}
+            </a>
+          ) : (
+            '#?'
+          )}{' '}
+          ({cause?.kind ?? '?'} timeout after {cause?.elapsedS?.toFixed(1) ?? '?'} s
+          {cause?.lastPhase ? `, last phase ${cause.lastPhase}` : ''})
+        </>
+      )}
+    </span>
+  );
+}

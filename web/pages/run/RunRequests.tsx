@@ -1,0 +1,77 @@
+/**
+ * The run's requests: the timeline with the open request's detail beside it,
+ * then the charts; or, for a run without per-request data, what it has
+ * instead.
+ */
+import { lazy, Suspense } from 'react';
+import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import { RequestDetail } from '../../components/RequestDetail.tsx';
+import { Empty, Loading } from '../../components/States.tsx';
+import { Timeline } from '../../components/timeline/Timeline.tsx';
+import { href } from '../../state/router.ts';
+import type { RunModel } from '../../state/runModel.ts';
+
+// Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
+const RunCharts = lazy(() => import('../../charts/RunCharts.tsx').then((m) => ({ default: m.RunCharts })));
+
+interface RunRequestsProps {
+  id: string;
+  model: RunModel;
+  detail: RunDetail;
+  nowT: number;
+  running: boolean;
+  loaded: boolean;
+  /** Why the timeline shows less than the result holds, if it does. */
+  gap: string | null;
+  selected: number | null;
+  select: (i: number | null) => void;
+  highlight?: ReadonlySet<string>;
+  scrollTo: number | null;
+  /** The result's metrics, for the charts' concurrency figures (null while live). */
+  metrics: Record<string, unknown> | null;
+}
+
+export function RunRequests(p: RunRequestsProps) {
+  const { model, nowT } = p;
+  if (model.requests.length === 0 && !p.running && p.loaded)
+    return (
+      <Empty>
+        No per-request data for this run
+        {p.detail.source === 'import' ? ': it was imported from a result file without per-request arrays' : ''}. The
+        metrics below are what the result holds.
+      </Empty>
+    );
+  const sel = p.selected !== null ? model.requests[p.selected] : undefined;
+  const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
+  return (
+    <>
+      {p.gap && (
+        <p className="notice" data-testid="timeline-gap">
+          {p.gap}
+        </p>
+      )}
+      <div className={`tl-wrap${sel ? ' with-detail' : ''}`}>
+        <Timeline
+          model={model}
+          nowT={nowT}
+          selected={p.selected}
+          onSelect={p.select}
+          highlight={p.highlight}
+          scrollTo={p.scrollTo}
+        />
+        {sel && (
+          <RequestDetail
+            row={sel}
+            ops={opsOf(sel.requestId)}
+            nowT={nowT}
+            link={href({ page: 'run', id: p.id, request: sel.index })}
+            onClose={() => p.select(null)}
+          />
+        )}
+      </div>
+      <Suspense fallback={<Loading what="charts" />}>
+        <RunCharts rows={model.requests} endMs={nowT} live={p.running} metrics={p.metrics} />
+      </Suspense>
+    </>
+  );
+}

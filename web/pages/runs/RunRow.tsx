@@ -1,0 +1,128 @@
+/** One saved run in the runs table: select, name and metadata, verdict, what it ran, counts, stalls, delete. */
+import type { RunListItem } from '../../../shared/apiSchemas.ts';
+import { normalizeCounts } from '../../../shared/outcomes.ts';
+import type { RunCounts } from '../../../shared/types.ts';
+import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { href } from '../../state/router.ts';
+import { FAILED_PARTS } from '../../state/runStory.ts';
+
+const when = (ms: number | null) => (ms ? new Date(ms).toLocaleString() : '–');
+const dur = (s: number | null) => (s === null ? '–' : s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);
+
+interface RunRowProps {
+  run: RunListItem;
+  selected: boolean;
+  onToggle: (id: string) => void;
+  /** This row asks "Delete / Keep" instead of showing "delete". */
+  confirming: boolean;
+  setConfirming: (id: string | null) => void;
+  onDelete: (id: string) => void;
+}
+
+export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, onDelete }: RunRowProps) {
+  return (
+    <tr data-testid="run-row" data-run-id={r.id} className={selected ? 'selected' : ''}>
+      <td>
+        <input
+          type="checkbox"
+          checked={selected}
+          onChange={() => onToggle(r.id)}
+          aria-label={`Select ${r.label ?? r.id} for comparison`}
+        />
+      </td>
+      <td>
+        <a href={href({ page: 'run', id: r.id })} className="run-link">
+          {r.label || r.id}
+        </a>
+        <div className="muted small">
+          {r.id} · {r.source}
+          {Object.entries(r.metadata)
+            .slice(0, 4)
+            .map(([k, v]) => (
+              <span key={k} className="pill">
+                {k}={v}
+              </span>
+            ))}
+        </div>
+      </td>
+      <td>
+        <StatusBadge verdict={r.verdict} status={r.status} />
+      </td>
+      <td className="small">{when(r.startedAtMs ?? r.createdAtMs)}</td>
+      <td className="small">
+        {r.target ?? '–'}
+        <div className="muted">
+          {r.model ?? ''} · {r.dataset ?? '–'}
+        </div>
+      </td>
+      <td className="num small">
+        {r.maxConcurrency ?? '∞'} · {r.requestRate ?? '–'}
+      </td>
+      <td>{r.failFast ? (r.breaker.tripped ? 'tripped' : 'on') : 'off'}</td>
+      <td className="num small counts-cell">
+        <span className="c-completed" title="completed">
+          {r.counts.completed}
+        </span>{' '}
+        /{' '}
+        <span className={`c-failed${r.counts.failed === 0 ? ' zero' : ''}`} title="failed">
+          {r.counts.failed}
+        </span>
+        {/* The parts of failed, in the run page's words (web/state/runStory.ts). */}
+        <div className="muted" data-testid="run-row-parts">
+          {failedParts(r.counts)}
+          of {r.counts.total}
+        </div>
+      </td>
+      <td className="num small">{dur(r.durationS)}</td>
+      <td className="small">{r.stallCount > 0 ? `${r.stallCount} · ${r.stallPhase ?? '?'}` : '–'}</td>
+      <td>
+        <DeleteControl run={r} confirming={confirming} setConfirming={setConfirming} onDelete={onDelete} />
+      </td>
+    </tr>
+  );
+}
+
+function DeleteControl({
+  run: r,
+  confirming,
+  setConfirming,
+  onDelete,
+}: Pick<RunRowProps, 'run' | 'confirming' | 'setConfirming' | 'onDelete'>) {
+  if (confirming)
+    return (
+      <span className="confirm">
+        <button
+          type="button"
+          className="danger"
+          onClick={() => {
+            setConfirming(null);
+            onDelete(r.id);
+          }}
+          data-testid="confirm-delete"
+        >
+          Delete
+        </button>
+        <button type="button" onClick={() => setConfirming(null)}>
+          Keep
+        </button>
+      </span>
+    );
+  return (
+    <button
+      type="button"
+      className="link"
+      onClick={() => setConfirming(r.id)}
+      disabled={r.status === 'running'}
+      aria-label={`Delete ${r.label ?? r.id}`}
+    >
+      delete
+    </button>
+  );
+}
+
+/** "2 timed out, 58 cancelled after timeout, 50 never sent · " (the non-zero parts of failed), or "". */
+function failedParts(counts: Partial<RunCounts>): string {
+  const c = normalizeCounts(counts);
+  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${c[p.key].toLocaleString('en-US')} ${p.label}`);
+  return parts.length ? `${parts.join(', ')} · ` : '';
+}
