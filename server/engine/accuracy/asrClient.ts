@@ -101,9 +101,9 @@ export class AsrClient {
 }
 
 /** The body as UTF-8 text, refused (and the stream cancelled) once it passes `cap` bytes. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string> {
+async function readCapped(body: Awaited<ReturnType<typeof fetch>>['body'], cap: number): Promise<string> {
   if (!body) return '';
-  const reader = body.getReader();
+  const reader = body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -66,7 +66,7 @@ export function TargetGroup({ spec }: { spec: RunSpec }) {
   );
 }
 
-/** "Capture server stacks" of a URL target: py-spy dumps of the server's process tree (docs/design.md section 4a). */
+/** "Capture server stacks" of a URL target: py-spy dumps of the server's process tree (docs/design.md#server-stacks). */
 function ServerStacksFields({ spec }: { spec: RunSpec }) {
   const f = useContext(FormContext)!;
   const on = spec.target?.kind === 'url' && spec.target.serverStacks !== undefined;
