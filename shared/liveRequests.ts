@@ -13,7 +13,7 @@
 import {
   blankRequest,
   foldRequest,
-  requestIndex,
+  eventRequestIndex,
   tallyStep,
   type RequestEvent,
   type RequestLifecycle,
@@ -38,7 +38,7 @@ export class LiveRequests {
    * No allocation but the end's (a live run's hottest event is `progress`).
    */
   apply(e: RequestEvent): RequestStep | null {
-    const index = requestIndex(e);
+    const index = eventRequestIndex(e);
     if (this.ended.has(index)) return null;
     let row = this.rows.get(index);
     if (!row) {

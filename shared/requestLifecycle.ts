@@ -60,8 +60,7 @@ export interface RequestLifecycle {
   timeoutKind: string | null;
 }
 
-export type RequestEndEvent =
-  RequestCompleted | RequestFailed | RequestTimedOut | RequestCancelled | RequestNotDispatched;
+type RequestEndEvent = RequestCompleted | RequestFailed | RequestTimedOut | RequestCancelled | RequestNotDispatched;
 
 export type RequestEvent =
   RequestQueued | RequestSent | RequestFirstToken | RequestFirstAudio | RequestProgress | RequestEndEvent;
@@ -84,7 +83,7 @@ export function isRequestEvent(e: RunEvent): e is RequestEvent {
 }
 
 /** The dataset index of the request an event concerns. */
-export function requestIndex(e: RequestEvent): number {
+export function eventRequestIndex(e: RequestEvent): number {
   return 'outcome' in e ? e.outcome.index : e.index;
 }
 
@@ -107,7 +106,7 @@ export function blankRequest(index: number, requestId = ''): RequestLifecycle {
 }
 
 /** True for the states in which a request holds a concurrency slot. */
-export function isInFlight(s: RequestStatus): boolean {
+function isInFlight(s: RequestStatus): boolean {
   return s === 'sent' || s === 'streaming';
 }
 

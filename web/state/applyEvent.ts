@@ -20,7 +20,7 @@ import {
   type SeqEvent,
 } from '../../shared/protocol.ts';
 import { normalizeCounts } from '../../shared/outcomes.ts';
-import { foldRequest, requestIndex, tallyStep, type RequestEvent } from '../../shared/requestLifecycle.ts';
+import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../../shared/requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
@@ -126,7 +126,7 @@ function applyStarted(d: Draft, e: RunStarted): void {
 
 /** One request event through the one fold (shared/requestLifecycle.ts), as the dashboard hub folds it. */
 function applyRequest(d: Draft, e: RequestEvent): void {
-  const r = d.row(requestIndex(e));
+  const r = d.row(eventRequestIndex(e));
   const id = r.requestId;
   const step = foldRequest(r, e);
   if (r.requestId !== id && r.requestId) d.own('indexById')[r.requestId] = r.index;
