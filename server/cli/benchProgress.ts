@@ -1,9 +1,16 @@
 /**
- * The TTY progress bar of `stallscope bench` (done / failed / timed out /
- * in flight). Only on a TTY: piped output (CI logs) stays clean.
+ * The TTY progress bar of `stallscope bench`: done, failed (every request
+ * that did not complete, timeouts among them, as the run's counts say), timed
+ * out, in flight. The requests are folded by the one request fold and counted
+ * by the one counting rule (shared/requestLifecycle.ts, shared/outcomes.ts),
+ * as the dashboard counts them. Only on a TTY: piped output (CI logs) stays
+ * clean.
  */
 import cliProgress from 'cli-progress';
 import type { BenchEvent } from '../../shared/protocol.ts';
+import { emptyCounts } from '../../shared/outcomes.ts';
+import { LiveRequests } from '../../shared/liveRequests.ts';
+import { isRequestEvent, type RequestTally } from '../../shared/requestLifecycle.ts';
 
 export interface Progress {
   onEvent(e: BenchEvent): void;
@@ -15,44 +22,38 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: '{bar} {value}/{total} | done {done} failed {failed} timed out {timedOut} in flight {inFlight}',
+      format: '{bar} {value}/{total} | done {done} failed {failed} (timed out {timedOut}) in flight {inFlight}',
       hideCursor: true,
       clearOnComplete: false,
       fps: 10,
     },
     cliProgress.Presets.shades_classic,
   );
-  const s = { done: 0, failed: 0, timedOut: 0, inFlight: 0 };
+  const tally: RequestTally = { counts: emptyCounts(), inFlight: 0 };
+  const live = new LiveRequests(tally);
+  const shown = () => ({
+    done: tally.counts.completed,
+    failed: tally.counts.failed,
+    timedOut: tally.counts.timedOut,
+    inFlight: tally.inFlight,
+  });
   let started = false;
   // The Seed-TTS gate's own bar, after the benchmark's (accuracy.* events).
   let asr: cliProgress.SingleBar | null = null;
   const a = { evaluated: 0, excluded: 0 };
   return {
     onEvent(e) {
+      if (isRequestEvent(e)) {
+        const step = live.apply(e);
+        if (started && step && (step.inFlight !== 0 || step.ended))
+          bar.update(tally.counts.completed + tally.counts.failed, shown());
+        return;
+      }
       switch (e.type) {
         case 'run.started':
-          bar.start(e.numRequests, 0, s);
+          bar.start(e.numRequests, 0, shown());
           started = true;
           return;
-        case 'request.sent':
-          if (e.attempt === 1) s.inFlight++;
-          break;
-        case 'request.completed':
-          s.done++;
-          s.inFlight--;
-          break;
-        case 'request.failed':
-        case 'request.cancelled':
-          s.failed++;
-          s.inFlight--;
-          break;
-        case 'request.timed_out':
-          s.timedOut++;
-          s.inFlight--;
-          break;
-        case 'request.not_dispatched':
-          s.failed++;
-          break;
         case 'accuracy.started':
           if (started) bar.stop();
           started = false;
@@ -76,7 +77,6 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
         default:
           return;
       }
-      if (started) bar.update(s.done + s.failed + s.timedOut, s);
     },
     stop() {
       if (started) bar.stop();

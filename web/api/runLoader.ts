@@ -30,7 +30,7 @@ export function rowFromApi(r: ApiRow): RequestView {
     endT: r.endT,
     attempts: r.attempts,
     outputTokens: r.outputTokens,
-    audioS: r.audioDurationS,
+    audioDurationS: r.audioDurationS,
     timeoutKind: r.timeoutKind,
     outcome: isRequestEndStatus(status)
       ? {

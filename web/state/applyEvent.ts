@@ -10,12 +10,20 @@
  * event past a gap waits in `pending` until the gap is filled (the live
  * client resubscribes from `model.seq` to fill it).
  */
-import { assertNever, type BenchEvent, type RunEvent, type SeqEvent } from '../../shared/protocol.ts';
-import type { RequestEndStatus } from '../../shared/types.ts';
-import { countEnded, normalizeCounts } from '../../shared/outcomes.ts';
+import {
+  assertNever,
+  type AccuracyItem,
+  type BenchEvent,
+  type RunEvent,
+  type RunFinished,
+  type RunStarted,
+  type SeqEvent,
+} from '../../shared/protocol.ts';
+import { normalizeCounts } from '../../shared/outcomes.ts';
+import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../../shared/requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
-import { emptyRow, isInFlight, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
+import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
 
 export function applyEvents(model: RunModel, events: readonly SeqEvent[]): RunModel {
   if (events.length === 0) return model;
@@ -65,103 +73,26 @@ function applyOne(d: Draft, e: RunEvent): void {
   }
 }
 
-const END_STATUS_BY_EVENT = {
-  'request.completed': 'completed',
-  'request.failed': 'failed',
-  'request.timed_out': 'timed_out',
-  'request.cancelled': 'cancelled_after_timeout',
-  'request.not_dispatched': 'not_dispatched',
-} as const satisfies Record<string, RequestEndStatus>;
-
 function applyBench(d: Draft, e: BenchEvent): void {
   switch (e.type) {
-    case 'run.started': {
-      const { t: _t, type: _type, ...info } = e;
-      d.m.info = info;
-      d.m.startedAtMs = e.startedAtMs;
-      if (d.m.status === 'unknown') d.m.status = 'running';
-      d.own('counts').total = e.numRequests;
-      // Pre-size the rows so the timeline shows every request from the start.
-      if (d.m.requests.length < e.numRequests) {
-        d.m.requests = [...d.m.requests];
-        for (let i = d.m.requests.length; i < e.numRequests; i++) d.m.requests.push(emptyRow(i));
-      }
-      return;
-    }
-    case 'request.queued': {
-      const r = d.row(e.index, e.requestId);
-      r.queuedT = e.t;
-      if (r.status === 'pending') r.status = 'queued';
-      return;
-    }
-    case 'request.sent': {
-      const r = d.row(e.index, e.requestId);
-      if (!isInFlight(r.status)) d.m.inFlight++;
-      // A retry starts the request's record afresh, like the engine does.
-      r.sentT = e.t;
-      r.firstTokenT = null;
-      r.firstAudioT = null;
-      r.attempts = e.attempt;
-      r.status = 'sent';
-      return;
-    }
-    case 'request.first_token': {
-      const r = d.row(e.index);
-      r.firstTokenT = e.t;
-      if (r.status === 'sent') r.status = 'streaming';
-      return;
-    }
-    case 'request.first_audio': {
-      const r = d.row(e.index);
-      r.firstAudioT = e.t;
-      if (r.status === 'sent') r.status = 'streaming';
-      return;
-    }
-    case 'request.progress': {
-      const r = d.row(e.index);
-      r.outputTokens = e.outputTokens;
-      r.audioS = e.audioS;
-      if (r.status === 'sent') r.status = 'streaming';
-      return;
-    }
+    case 'run.started':
+      return applyStarted(d, e);
+    case 'request.queued':
+    case 'request.sent':
+    case 'request.first_token':
+    case 'request.first_audio':
+    case 'request.progress':
     case 'request.completed':
     case 'request.failed':
     case 'request.timed_out':
     case 'request.cancelled':
-    case 'request.not_dispatched': {
-      const o = e.outcome;
-      const r = d.row(o.index, o.requestId);
-      if (r.endT !== null) return; // an end state is final
-      if (isInFlight(r.status)) d.m.inFlight = Math.max(0, d.m.inFlight - 1);
-      const status = o.status ?? END_STATUS_BY_EVENT[e.type];
-      r.status = status;
-      r.endT = e.t;
-      r.outcome = o;
-      r.attempts = Math.max(r.attempts, o.attempts);
-      if (o.outputTokens) r.outputTokens = o.outputTokens;
-      if (o.audioDurationS) r.audioS = o.audioDurationS;
-      if (r.sentT === null && o.sentT !== null) r.sentT = o.sentT;
-      if (e.type === 'request.timed_out') r.timeoutKind = e.kind;
-      countEnded(d.own('counts'), { status, stoppedBy: o.stoppedBy });
-      return;
-    }
+    case 'request.not_dispatched':
+      return applyRequest(d, e);
     case 'breaker.tripped':
       d.m.breaker = { tripped: true, cause: e.cause, t: e.t };
       return;
     case 'run.finished':
-      d.m.summary = e.summary;
-      d.m.verdict = e.summary.verdict;
-      d.m.finishedT = e.t;
-      d.m.breaker = {
-        ...d.m.breaker,
-        tripped: d.m.breaker.tripped || e.summary.failFastTripped,
-        cause: d.m.breaker.cause ?? e.summary.cause,
-      };
-      // The engine's counts are authoritative once the run is over.
-      d.own('counts');
-      d.m.counts = normalizeCounts(e.summary.counts);
-      if (d.m.status === 'running' || d.m.status === 'unknown') d.m.status = 'finished';
-      return;
+      return applyFinished(d, e);
     case 'run.warning': {
       const w = d.own('warnings');
       if (w.length < MAX_WARNINGS) w.push({ t: e.t, index: e.index, message: e.message });
@@ -170,23 +101,66 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'accuracy.started':
       d.m.accuracy = { total: e.total, done: 0, asrModel: e.asrModel, bounds: [...e.bounds] };
       return;
-    case 'accuracy.item': {
-      const r = d.row(e.index);
-      r.accuracy = {
-        utteranceId: e.utteranceId,
-        reference: e.reference,
-        transcript: e.transcript,
-        wer: e.wer,
-        error: e.error,
-        ...(e.detail === undefined ? {} : { detail: e.detail }),
-      };
-      if (d.m.accuracy) d.m.accuracy = { ...d.m.accuracy, done: d.m.accuracy.done + 1 };
-      return;
-    }
+    case 'accuracy.item':
+      return applyAccuracyItem(d, e);
     case 'server.stacks':
       d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
       return;
     default:
       assertNever(e);
   }
+}
+
+function applyStarted(d: Draft, e: RunStarted): void {
+  const { t: _t, type: _type, ...info } = e;
+  d.m.info = info;
+  d.m.startedAtMs = e.startedAtMs;
+  if (d.m.status === 'unknown') d.m.status = 'running';
+  d.own('counts').total = e.numRequests;
+  // Pre-size the rows so the timeline shows every request from the start.
+  if (d.m.requests.length < e.numRequests) {
+    d.m.requests = [...d.m.requests];
+    for (let i = d.m.requests.length; i < e.numRequests; i++) d.m.requests.push(emptyRow(i));
+  }
+}
+
+/** One request event through the one fold (shared/requestLifecycle.ts), as the dashboard hub folds it. */
+function applyRequest(d: Draft, e: RequestEvent): void {
+  const r = d.row(eventRequestIndex(e));
+  const id = r.requestId;
+  const step = foldRequest(r, e);
+  if (r.requestId !== id && r.requestId) d.own('indexById')[r.requestId] = r.index;
+  if (step.ended) {
+    r.outcome = step.ended;
+    d.own('counts');
+  }
+  tallyStep(d.m, step);
+}
+
+function applyFinished(d: Draft, e: RunFinished): void {
+  d.m.summary = e.summary;
+  d.m.verdict = e.summary.verdict;
+  d.m.finishedT = e.t;
+  d.m.breaker = {
+    ...d.m.breaker,
+    tripped: d.m.breaker.tripped || e.summary.failFastTripped,
+    cause: d.m.breaker.cause ?? e.summary.cause,
+  };
+  // The engine's counts are authoritative once the run is over.
+  d.own('counts');
+  d.m.counts = normalizeCounts(e.summary.counts);
+  if (d.m.status === 'running' || d.m.status === 'unknown') d.m.status = 'finished';
+}
+
+function applyAccuracyItem(d: Draft, e: AccuracyItem): void {
+  const r = d.row(e.index);
+  r.accuracy = {
+    utteranceId: e.utteranceId,
+    reference: e.reference,
+    transcript: e.transcript,
+    wer: e.wer,
+    error: e.error,
+    ...(e.detail === undefined ? {} : { detail: e.detail }),
+  };
+  if (d.m.accuracy) d.m.accuracy = { ...d.m.accuracy, done: d.m.accuracy.done + 1 };
 }

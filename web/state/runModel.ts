@@ -3,32 +3,17 @@
  * stream (live over the WebSocket, or replayed from the store over REST).
  * Plain data so that the reducer stays pure and testable in Node.
  */
-import type {
-  BreakerCause,
-  PhaseDetails,
-  RequestStatus,
-  RunCounts,
-  RunStatus,
-  StallReport,
-  Verdict,
-} from '../../shared/types.ts';
+import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../../shared/types.ts';
 import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../shared/protocol.ts';
 import { emptyCounts } from '../../shared/outcomes.ts';
+import { blankRequest, type RequestLifecycle } from '../../shared/requestLifecycle.ts';
 
-/** One benchmark request as a timeline row. Times are ms since the run clock started. */
-export interface RequestView {
-  index: number;
-  requestId: string;
-  status: RequestStatus;
-  queuedT: number | null;
-  sentT: number | null;
-  firstTokenT: number | null;
-  firstAudioT: number | null;
-  endT: number | null;
-  attempts: number;
-  outputTokens: number;
-  audioS: number;
-  timeoutKind: string | null;
+/**
+ * One benchmark request as a timeline row: its lifecycle as the one request
+ * fold writes it (shared/requestLifecycle.ts), with its outcome once ended.
+ * Times are ms since the run clock started.
+ */
+export interface RequestView extends RequestLifecycle {
   outcome: RequestOutcome | null;
   /** The Seed-TTS gate's outcome for this request (transcript, WER or why excluded). */
   accuracy: RequestAccuracy | null;
@@ -147,25 +132,5 @@ export function emptyRun(runId: string): RunModel {
 }
 
 export function emptyRow(index: number, requestId = ''): RequestView {
-  return {
-    index,
-    requestId,
-    status: 'pending',
-    queuedT: null,
-    sentT: null,
-    firstTokenT: null,
-    firstAudioT: null,
-    endT: null,
-    attempts: 0,
-    outputTokens: 0,
-    audioS: 0,
-    timeoutKind: null,
-    outcome: null,
-    accuracy: null,
-  };
-}
-
-/** True for the states in which a request holds a concurrency slot. */
-export function isInFlight(s: RequestStatus): boolean {
-  return s === 'sent' || s === 'streaming';
+  return { ...blankRequest(index, requestId), outcome: null, accuracy: null };
 }

@@ -1,20 +1,21 @@
 /**
  * Live state of one run, folded from its numbered events: the light
- * `RunState` that snapshots carry, one `RequestRow` per request (what the
- * store writes when a request ends), where each request id stands in Code2Wav
+ * `RunState` that snapshots carry, a row per request not yet ended (by the
+ * one request fold, shared/requestLifecycle.ts; the store writes it when the
+ * request ends), where each request id stands in Code2Wav
  * (to name the phase a breaker cause was stuck in), and the stall reports.
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../../shared/protocol.ts';
-import { countEnded, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
+import { emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
+import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requestLifecycle.ts';
+import { LiveRequests } from '../../../shared/liveRequests.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import type { Effects } from '../store/writer.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
-
-/** What applying one event changed that the store must persist. */
 
 /** What a telemetry event alone asks the store to keep: a stall report, a recovery. */
 export function telemetryEffects(t: TelemetryEvent): Effects {
@@ -24,26 +25,40 @@ export function telemetryEffects(t: TelemetryEvent): Effects {
   return NONE;
 }
 
-export function blankRow(index: number, requestId: string): RequestRow {
+/** The outcome's measurements that a stored row keeps beside the request's lifecycle. */
+type RowMetrics = Pick<RequestOutcome, 'ttftS' | 'e2elS' | 'audioTtfpS' | 'promptLen' | 'error'>;
+const NO_METRICS: RowMetrics = { ttftS: 0, e2elS: 0, audioTtfpS: 0, promptLen: 0, error: '' };
+
+/**
+ * The row the store keeps for a request: its lifecycle and its outcome's
+ * measurements, keys in the order stored rows have always had (REST replies
+ * splice the stored JSON as it is).
+ */
+function storedRow(r: RequestLifecycle, m: RowMetrics): RequestRow {
   return {
-    index,
-    requestId,
-    status: 'pending',
-    queuedT: null,
-    sentT: null,
-    firstTokenT: null,
-    firstAudioT: null,
-    endT: null,
-    ttftS: 0,
-    e2elS: 0,
-    audioTtfpS: 0,
-    audioDurationS: 0,
-    outputTokens: 0,
-    promptLen: 0,
-    attempts: 0,
-    error: '',
-    timeoutKind: null,
+    index: r.index,
+    requestId: r.requestId,
+    status: r.status,
+    queuedT: r.queuedT,
+    sentT: r.sentT,
+    firstTokenT: r.firstTokenT,
+    firstAudioT: r.firstAudioT,
+    endT: r.endT,
+    ttftS: m.ttftS,
+    e2elS: m.e2elS,
+    audioTtfpS: m.audioTtfpS,
+    audioDurationS: r.audioDurationS,
+    outputTokens: r.outputTokens,
+    promptLen: m.promptLen,
+    attempts: r.attempts,
+    error: m.error,
+    timeoutKind: r.timeoutKind,
   };
+}
+
+/** The stored row of a request nothing happened to (an import fills it from a result file). */
+export function blankRow(index: number, requestId: string): RequestRow {
+  return storedRow(blankRequest(index, requestId), NO_METRICS);
 }
 
 /**
@@ -61,42 +76,13 @@ function remember<V>(m: Map<string, V>, key: string, value: V): void {
   m.set(key, value);
 }
 
-/** Queue times by dataset index (dense, 0..n-1): 8 bytes per request, NaN = not queued. */
-class QueuedTimes {
-  private t = new Float64Array(0);
-
-  set(index: number, t: number): void {
-    if (index >= this.t.length) {
-      const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
-      grown.set(this.t);
-      this.t = grown;
-    }
-    this.t[index] = t;
-  }
-
-  /** The queue time, once (it moves into the request's row). */
-  take(index: number): number | null {
-    if (index >= this.t.length || Number.isNaN(this.t[index])) return null;
-    const t = this.t[index];
-    this.t[index] = Number.NaN;
-    return t;
-  }
-}
-
 export class RunTracker {
   readonly state: RunState;
-  /**
-   * Requests not yet ended. An ended request's row goes to the store (the
-   * `endedRow` effect) and leaves memory: a million-request run holds only
-   * its in-flight rows here.
-   */
-  readonly requests = new Map<number, RequestRow>();
-  /** When each request not yet sent was queued (rows are made when a request is sent or ends). */
-  private readonly queuedAt = new QueuedTimes();
+  /** The requests not yet ended; an ended one's row goes to the store (the `endedRow` effect). */
+  private readonly live: LiveRequests;
   /** Request ids of the last RECENTLY_ENDED ended requests, oldest first (a ring). */
   private readonly ended: (string | undefined)[] = new Array<string | undefined>(RECENTLY_ENDED);
   private endedCount = 0;
-  private readonly inFlight = new Set<number>();
   /** Phase of the op a request is in now; cleared when that op ends. */
   private readonly lastPhase = new Map<string, string>();
   /** Worker of the last op that carried a request. */
@@ -116,43 +102,21 @@ export class RunTracker {
       breaker: { tripped: false, cause: null },
       verdict: null,
     };
+    this.live = new LiveRequests(this.state);
   }
 
-  private row(index: number, requestId?: string): RequestRow {
-    let r = this.requests.get(index);
-    if (!r) {
-      r = blankRow(index, requestId ?? `${this.state.runId}-${index}`);
-      const q = this.queuedAt.take(index);
-      if (q !== null) {
-        r.status = 'queued';
-        r.queuedT = q;
-      }
-      this.requests.set(index, r);
-    }
-    return r;
+  /** Rows of the requests not yet ended, by dataset index: a million-request run holds only its in-flight rows. */
+  get requests(): ReadonlyMap<number, RequestLifecycle> {
+    return this.live.rows;
   }
 
-  private end(t: number, o: RequestOutcome, timeoutKind: string | null): RequestRow {
-    const r = this.row(o.index, o.requestId);
-    Object.assign(r, {
-      status: o.status,
-      endT: t,
-      ttftS: o.ttftS,
-      e2elS: o.e2elS,
-      audioTtfpS: o.audioTtfpS,
-      audioDurationS: o.audioDurationS,
-      outputTokens: o.outputTokens,
-      promptLen: o.promptLen,
-      attempts: o.attempts,
-      error: o.error,
-      timeoutKind,
-    });
-    if (o.sentT !== null && o.sentT !== undefined) r.sentT = o.sentT;
-    this.inFlight.delete(o.index);
-    this.state.inFlight = this.inFlight.size;
-    this.requests.delete(o.index);
-    this.retire(r.requestId);
-    return r;
+  /** One request event through the one fold; an ended request's row goes to the store. */
+  private applyRequest(e: RequestEvent): Effects {
+    const step = this.live.apply(e);
+    if (!step?.ended) return NONE;
+    const row = this.live.lastRow!;
+    this.retire(row.requestId);
+    return { endedRow: storedRow(row, step.ended) };
   }
 
   /** Remembers an ended request; forgets where the one that ended RECENTLY_ENDED requests ago stood. */
@@ -184,51 +148,18 @@ export class RunTracker {
         this.state.startedAtMs = e.startedAtMs;
         c.total = e.numRequests;
         return {};
-      case 'request.queued': {
-        // A million requests queued at once (rate inf) cost 8 bytes each here, not a row each.
-        const r = this.requests.get(e.index);
-        if (r) {
-          r.status = 'queued';
-          r.queuedT = e.t;
-        } else this.queuedAt.set(e.index, e.t);
-        return NONE;
-      }
-      case 'request.sent': {
-        const r = this.row(e.index, e.requestId);
-        Object.assign(r, { status: 'sent', sentT: e.t, attempts: e.attempt, firstTokenT: null, firstAudioT: null });
-        this.inFlight.add(e.index);
-        this.state.inFlight = this.inFlight.size;
-        return {};
-      }
-      case 'request.first_token': {
-        const r = this.row(e.index);
-        r.status = 'streaming';
-        r.firstTokenT = e.t;
-        r.ttftS = e.ttftS;
-        return NONE;
-      }
-      case 'request.first_audio': {
-        const r = this.row(e.index);
-        r.status = 'streaming';
-        r.firstAudioT = e.t;
-        r.audioTtfpS = e.audioTtfpS;
-        return NONE;
-      }
-      case 'request.progress': {
-        // The hottest event of a live run: plain field writes, no allocation.
-        const r = this.row(e.index);
-        r.outputTokens = e.outputTokens;
-        r.audioDurationS = e.audioS;
-        return NONE;
-      }
+      case 'request.queued':
+      case 'request.sent':
+      case 'request.first_token':
+      case 'request.first_audio':
+      case 'request.progress':
       case 'request.completed':
       case 'request.failed':
       case 'request.timed_out':
       case 'request.cancelled':
       case 'request.not_dispatched':
-        // One rule for every counter (shared/outcomes.ts), whatever order the events come in.
-        countEnded(c, e.outcome);
-        return { endedRow: this.end(e.t, e.outcome, e.type === 'request.timed_out' ? e.kind : null) };
+        // Rows, in-flight and outcome counts (shared/outcomes.ts) by the one fold, whatever order the events come in.
+        return this.applyRequest(e);
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
         const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;

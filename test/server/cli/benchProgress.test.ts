@@ -56,7 +56,45 @@ describe('createProgress', () => {
     ];
     for (const e of events) p.onEvent(e);
     p.stop();
-    expect(text).toContain('4/4 | done 1 failed 2 timed out 1 in flight 0');
+    expect(text).toContain('4/4 | done 1 failed 3 (timed out 1) in flight 0');
+  });
+
+  it('counts as the dashboard does: a timeout and a cancellation are failures, a request failed before its send held no slot', () => {
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 120,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+    }) as unknown as NodeJS.WriteStream;
+    let text = '';
+    (stream as unknown as PassThrough).on('data', (d: Buffer) => (text += d.toString()));
+    const p = createProgress(stream)!;
+    const events: BenchEvent[] = [
+      {
+        type: 'run.started',
+        t: 0,
+        runId: 'r',
+        startedAtMs: 0,
+        numRequests: 4,
+        maxConcurrency: 4,
+        requestRate: 'inf',
+        failFast: false,
+        model: 'm',
+        baseUrl: 'u',
+      },
+      { type: 'request.sent', t: 1, index: 0, requestId: 'r-0', attempt: 1 },
+      { type: 'request.sent', t: 1, index: 1, requestId: 'r-1', attempt: 1 },
+      { type: 'request.sent', t: 1, index: 1, requestId: 'r-1', attempt: 2 },
+      { type: 'request.sent', t: 1, index: 3, requestId: 'r-3', attempt: 1 },
+      // Its prompt could not be prepared: failed, never sent.
+      { type: 'request.failed', t: 2, outcome: { ...outcome(2, 'failed'), attempts: 0, sentT: null } },
+      { type: 'request.timed_out', t: 3, kind: 'idle', outcome: outcome(0, 'timed_out') },
+      { type: 'request.cancelled', t: 4, outcome: { ...outcome(1, 'cancelled'), stoppedBy: 'interrupt' } },
+    ];
+    for (const e of events) p.onEvent(e);
+    p.stop();
+    expect(text).toContain('3/4 | done 0 failed 3 (timed out 1) in flight 1');
   });
 
   it('after the benchmark, a second bar follows the Seed-TTS transcriptions', () => {

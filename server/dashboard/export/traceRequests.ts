@@ -1,0 +1,94 @@
+/**
+ * The "requests" process of the Perfetto export: the in-flight counter and
+ * the timeout and cancellation instants from the request events (folded by
+ * the one request fold, shared/requestLifecycle.ts, as the dashboard hub
+ * folds them), the breaker's trip, and one track per stored request row: a
+ * span from queued to its end state with nested "queued", "waiting for first
+ * token" and "streaming".
+ */
+import type { RequestRow } from '../../../shared/apiSchemas.ts';
+import type { BreakerTripped } from '../../../shared/protocol.ts';
+import { emptyCounts } from '../../../shared/outcomes.ts';
+import { LiveRequests } from '../../../shared/liveRequests.ts';
+import type { RequestEvent, RequestTally } from '../../../shared/requestLifecycle.ts';
+import { meta, REQ_PID, slice, us, type TraceWriter } from './traceFormat.ts';
+
+/** The request events of one trace: a counter sample whenever a request takes or lets go of a slot. */
+export class RequestTrack {
+  private readonly tally: RequestTally = { counts: emptyCounts(), inFlight: 0 };
+  private readonly live = new LiveRequests(this.tally);
+
+  constructor(private readonly w: TraceWriter) {}
+
+  onEvent(e: RequestEvent): void {
+    const step = this.live.apply(e);
+    if (step && step.inFlight !== 0)
+      this.w.push({ name: 'in flight', ph: 'C', ts: us(e.t), pid: REQ_PID, args: { requests: this.tally.inFlight } });
+    if (e.type === 'request.timed_out')
+      this.w.push({
+        name: `timeout (${e.kind})`,
+        ph: 'i',
+        s: 't',
+        ts: us(e.t),
+        pid: REQ_PID,
+        tid: e.outcome.index + 1,
+        cat: 'timeout',
+        args: { kind: e.kind, error: e.outcome.error },
+      });
+    if (e.type === 'request.cancelled')
+      this.w.push({
+        name: 'cancelled after timeout',
+        ph: 'i',
+        s: 't',
+        ts: us(e.t),
+        pid: REQ_PID,
+        tid: e.outcome.index + 1,
+        cat: 'breaker',
+      });
+  }
+}
+
+/** The breaker's trip: a global instant with its cause. */
+export function emitBreakerTripped(w: TraceWriter, e: BreakerTripped): void {
+  w.push({
+    name: 'breaker tripped',
+    ph: 'i',
+    s: 'g',
+    ts: us(e.t),
+    pid: REQ_PID,
+    cat: 'breaker',
+    args: { cause: e.cause, inFlight: e.inFlight, queued: e.queued },
+  });
+}
+
+/** One track per stored row: its name, and (once queued or sent) its span and the nested phases. */
+export function emitRequestRow(w: TraceWriter, r: RequestRow): void {
+  const tid = r.index + 1;
+  w.push(meta(REQ_PID, tid, 'thread_name', `req ${r.index} (${r.requestId})`));
+  const start = r.queuedT ?? r.sentT;
+  if (start === null) return;
+  const end = r.endT ?? w.lastT;
+  w.push({
+    name: `request ${r.index}: ${r.status}`,
+    ph: 'X',
+    ...slice(start, end),
+    pid: REQ_PID,
+    tid,
+    cat: 'request',
+    args: {
+      status: r.status,
+      ttftS: r.ttftS,
+      e2elS: r.e2elS,
+      audioTtfpS: r.audioTtfpS,
+      attempts: r.attempts,
+      error: r.error,
+    },
+  });
+  const span = (name: string, a: number | null, b: number | null) => {
+    if (a !== null && b !== null && b >= a)
+      w.push({ name, ph: 'X', ...slice(a, b), pid: REQ_PID, tid, cat: 'request' });
+  };
+  span('queued', r.queuedT, r.sentT);
+  span('waiting for first token', r.sentT, r.firstTokenT ?? (r.status === 'completed' ? null : end));
+  span('streaming', r.firstTokenT, end);
+}

@@ -1,0 +1,130 @@
+/**
+ * The requests of one run that have not ended, folded from its events by the
+ * one request fold (requestLifecycle.ts), for the readers that keep only
+ * those: the dashboard hub's tracker, the Perfetto export's in-flight
+ * counter, the CLI progress bar. A row is made when a request is sent (or
+ * otherwise begins) and leaves at its end (the caller reads it once, through
+ * `lastRow`): a million-request run holds only its in-flight rows. A request
+ * only queued costs 8 bytes (its queue time), not a row — a rate-inf run
+ * queues every request at once — and an ended one a bit, so that its late
+ * events are ignored.
+ * Pure bookkeeping: no I/O.
+ */
+import {
+  blankRequest,
+  foldRequest,
+  eventRequestIndex,
+  tallyStep,
+  type RequestEvent,
+  type RequestLifecycle,
+  type RequestStep,
+  type RequestTally,
+} from './requestLifecycle.ts';
+
+export class LiveRequests {
+  /** Rows of the requests begun and not ended, by dataset index. */
+  readonly rows = new Map<number, RequestLifecycle>();
+  private readonly queued = new QueuedRequests();
+  private readonly ended = new IndexSet();
+  private last: RequestLifecycle | null = null;
+
+  /** `tally`: the run's counts and in-flight count, kept up to date with every step. */
+  constructor(private readonly tally: RequestTally) {}
+
+  /**
+   * Folds one request event in and returns its step, or null when no row
+   * changed (a request only queued, or one already ended). After a step that
+   * ended the request, its row is no longer held here: `lastRow` has it.
+   * No allocation but the end's (a live run's hottest event is `progress`).
+   */
+  apply(e: RequestEvent): RequestStep | null {
+    const index = eventRequestIndex(e);
+    if (this.ended.has(index)) return null;
+    let row = this.rows.get(index);
+    if (!row) {
+      if (e.type === 'request.queued') {
+        this.queued.set(index, e.t, e.requestId);
+        return null;
+      }
+      row = blankRequest(index);
+      const q = this.queued.take(index);
+      if (q) foldRequest(row, { type: 'request.queued', t: q.t, index, requestId: q.requestId });
+      this.rows.set(index, row);
+    }
+    const step = foldRequest(row, e);
+    tallyStep(this.tally, step);
+    if (step.ended) {
+      this.rows.delete(index);
+      this.ended.add(index);
+    }
+    this.last = row;
+    return step;
+  }
+
+  /** The row of the request the last step concerned (an ended one's too), until the next event. */
+  get lastRow(): RequestLifecycle | null {
+    return this.last;
+  }
+}
+
+/**
+ * The requests queued and not begun, without a row or a string each: times
+ * by dataset index (dense, NaN = not queued), and ids as the engine makes
+ * them, `<prefix><index>`, so one prefix names them all; an id of another
+ * form is kept as is.
+ */
+class QueuedRequests {
+  private t = new Float64Array(0);
+  private prefix: string | null = null;
+  private readonly otherIds = new Map<number, string>();
+
+  set(index: number, t: number, requestId: string): void {
+    if (index >= this.t.length) {
+      const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
+      grown.set(this.t);
+      this.t = grown;
+    }
+    this.t[index] = t;
+    const suffix = String(index);
+    if (this.prefix === null && requestId.endsWith(suffix)) this.prefix = requestId.slice(0, -suffix.length);
+    const p = this.prefix;
+    const engineMade =
+      p !== null &&
+      requestId.length === p.length + suffix.length &&
+      requestId.startsWith(p) &&
+      requestId.endsWith(suffix);
+    if (engineMade) this.otherIds.delete(index);
+    else this.otherIds.set(index, requestId);
+  }
+
+  /** The queue time and id, once (they move into the request's row); null if not queued. */
+  take(index: number): { t: number; requestId: string } | null {
+    if (index >= this.t.length || Number.isNaN(this.t[index])) return null;
+    const t = this.t[index];
+    this.t[index] = Number.NaN;
+    const other = this.otherIds.get(index);
+    if (other === undefined) return { t, requestId: `${this.prefix}${index}` };
+    this.otherIds.delete(index);
+    return { t, requestId: other };
+  }
+}
+
+/** A set of dataset indices, one bit each. */
+class IndexSet {
+  private bits = new Uint8Array(0);
+
+  add(index: number): void {
+    const byte = Math.floor(index / 8);
+    if (byte >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(128, this.bits.length * 2, byte + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[byte] |= 1 << (index % 8);
+  }
+
+  has(index: number): boolean {
+    const byte = Math.floor(index / 8);
+    return byte < this.bits.length && (this.bits[byte] & (1 << (index % 8))) !== 0;
+  }
+}
