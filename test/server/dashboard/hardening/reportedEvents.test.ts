@@ -106,3 +106,21 @@ describe('POST /api/runs/:id/events', () => {
     }
   });
 });
+
+describe('a request ends once', () => {
+  it('repeated request.completed for one index count once: counts, stored rows and the next batch agree', async () => {
+    const a = await reportedRun('x9');
+    const once = completedRequest('x9', 3);
+    const end = once[once.length - 1];
+    const r = await post(a, 'x9', [...once, end, end, { ...end, t: 99 }]);
+    expect(r.statusCode).toBe(200);
+    const counts = a.hub.tracker('x9')!.state.counts;
+    expect(counts.completed).toBe(1);
+    expect(counts.total).toBe(10);
+    a.store.writer.flush();
+    expect(a.store.runs.requests('x9', 0, 1000).total).toBe(1);
+    // And across batches.
+    expect((await post(a, 'x9', [end])).statusCode).toBe(200);
+    expect(a.hub.tracker('x9')!.state.counts.completed).toBe(1);
+  });
+});
