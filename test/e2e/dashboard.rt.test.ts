@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, ROOT, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, ROOT, screenshotPath, type Browser } from '#test/helpers/browser.ts';
+import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 
 const FIXTURE = new URL('../fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
 

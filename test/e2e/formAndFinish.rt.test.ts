@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, screenshotPath, type Browser } from '#test/helpers/browser.ts';
+import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/vllm-results/${name}`, import.meta.url));
 const DETAILED = 'detailed-append-jsonl-itls.json';

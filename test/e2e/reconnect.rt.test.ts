@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunEvent } from '#shared/protocol.ts';
-import { completedRequest } from '../server/dashboard/store/sampleEvents.ts';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { completedRequest } from '#test/helpers/sampleEvents.ts';
+import { openPage, screenshotPath, type Browser } from '#test/helpers/browser.ts';
+import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-restart-'));
 let server: RunningServer | null = null;

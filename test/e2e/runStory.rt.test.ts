@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, screenshotPath, type Browser } from '#test/helpers/browser.ts';
+import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 
 const DETAILED = new URL('../fixtures/vllm-results/detailed-append-jsonl-itls.json', import.meta.url);
 

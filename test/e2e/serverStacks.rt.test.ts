@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { openPage, screenshotPath, type Browser } from '#test/helpers/browser.ts';
+import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { runBenchChild } from '../helpers/benchChild.ts';
 import { PY_SPY, requireTool, startOmniFixture, VENV_BIN, type OmniFixture } from '../helpers/omniFixture.ts';
 
