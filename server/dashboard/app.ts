@@ -15,7 +15,7 @@ import { decorateContext } from './plugins/context.ts';
 import { installSecurity, type SecurityOptions } from './plugins/security.ts';
 import { installTypeBoxValidation } from './plugins/validation.ts';
 import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
-import { errorReply, installErrorHandler } from './errors.ts';
+import { installErrorHandler } from './errors.ts';
 import { runRoutes } from './routes/runs.ts';
 import { presetRoutes } from './routes/presets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
@@ -112,5 +112,3 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   return app;
 }
-
-export { errorReply };

@@ -3,7 +3,7 @@
  * dashboard (RunSpec) both build one of these; the engine validates it
  * before anything is sent (see validate.ts).
  */
-import type { ConnectionMode, TimeoutKind } from '../../shared/types.ts';
+import type { ConnectionMode } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
 import type { ServerStacksConfig } from './probes/serverStacks/config.ts';
 
@@ -115,5 +115,3 @@ export interface RampUp {
   startRps: number;
   endRps: number;
 }
-
-export type { TimeoutKind };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyEvents } from '#web/state/applyEvent.ts';
 import { emptyRun } from '#web/state/runModel.ts';
-import { deepFreeze, failFastRun, numbered } from './events.ts';
+import { deepFreeze, failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());
 const inOrder = () => applyEvents(emptyRun('run1'), all);

@@ -4,7 +4,7 @@ import { configDiff, delta, metricSections } from '#web/state/metricsTable.ts';
 import { histogram, latenciesMs, outcomeSeries, stallAgeS, stallsByPhase } from '#web/state/selectors.ts';
 import { applyEvents } from '#web/state/applyEvent.ts';
 import { emptyRun } from '#web/state/runModel.ts';
-import { failFastRun, numbered, T0 } from './events.ts';
+import { failFastRun, numbered, T0 } from '#test/helpers/failFastRun.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));
 const fixture = (name: string) =>

@@ -25,7 +25,7 @@ import type { RpsChangeEvent } from '../traffic.ts';
 import { formatResultDate } from './resultFile.ts';
 
 export { parseResultText, pyJsonDumps } from './pyJson.ts';
-export { resultFilename, formatResultDate, writeResult } from './resultFile.ts';
+export { resultFilename, writeResult } from './resultFile.ts';
 
 /** What a result is built from. Records are in dataset order, one per request. */
 export interface ResultJsonInput {

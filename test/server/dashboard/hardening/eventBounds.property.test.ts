@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { testApp } from '#test/server/dashboard/app/helpers.ts';
-import { completedRequest, runStarted } from '#test/server/dashboard/store/sampleEvents.ts';
+import { testApp } from '#test/helpers/dashboardApp.ts';
+import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
 import { MAX_RUN_REQUESTS } from '#shared/protocol.ts';
 
 let app: FastifyInstance;

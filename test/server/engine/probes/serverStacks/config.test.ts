@@ -5,24 +5,16 @@
  * server refuses `auto` for a target that is not loopback (and the form says
  * the same, from the same rule); a bad phase-rules file is refused.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 import { SEED_TTS_URL } from '#shared/presets.ts';
 import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/schemas.ts';
 import { isLoopbackUrl } from '#shared/stallReport.ts';
-import { testApp } from '#test/server/dashboard/app/helpers.ts';
-
-let app: FastifyInstance | null = null;
-afterEach(async () => {
-  await app?.close();
-  app = null;
-});
 
 describe('CLI flags', () => {
   it('parse into the server-stacks config', () => {
@@ -88,7 +80,9 @@ describe('RunSpec "Capture server stacks"', () => {
     expect(specToConfig(spec({ kind: 'url', baseUrl: 'http://h:1' }), 'r', 'http://h:1').serverStacks).toBeUndefined();
   });
 
-  it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async () => {
+  it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async ({
+    newApp,
+  }) => {
     const bad = spec({ kind: 'url', baseUrl: 'http://10.0.0.7:8000', serverStacks: { pid: 'auto' } });
     expect(runSpecIssues(bad)).toEqual([
       expect.objectContaining({
@@ -101,7 +95,7 @@ describe('RunSpec "Capture server stacks"', () => {
       [],
     );
     let engineCalls = 0;
-    app = await testApp({ manager: { engine: async () => (engineCalls++, Promise.reject(new Error('no'))) } });
+    const app = await newApp({ manager: { engine: async () => (engineCalls++, Promise.reject(new Error('no'))) } });
     const r = await app.inject({ method: 'POST', url: '/api/runs', payload: bad });
     expect(r.statusCode).toBe(400);
     expect(r.json()).toMatchObject({ field: 'target.serverStacks.pid', message: expect.stringMatching(/loopback/) });
@@ -122,26 +116,23 @@ describe('RunSpec "Capture server stacks"', () => {
 });
 
 describe('phase rules file', () => {
-  it('refuses a file that is not JSON, breaks the schema, or has a bad pattern, naming the file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stallscope-rules-'));
-    try {
-      const write = (name: string, text: string) => {
-        writeFileSync(join(dir, name), text);
-        return join(dir, name);
-      };
-      expect(() => loadPhaseRules(write('a.json', '{'))).toThrow(/invalid phase rules file: .*a\.json/);
-      expect(() =>
-        loadPhaseRules(write('b.json', '{"version":1,"rules":[{"id":"x","phase":"hift","fn":"y"}]}')),
-      ).toThrow(/b\.json/);
-      expect(() =>
-        loadPhaseRules(write('c.json', '{"version":1,"rules":[{"id":"x","phase":"hift","function":"("}]}')),
-      ).toThrow(/c\.json: rules\[0\] \(x\)\.function/);
-      const ok = loadPhaseRules(
-        write('d.json', '{"version":1,"rules":[{"id":"mine","phase":"cfm","function":"^my_dit$"}]}'),
-      );
-      expect(ok.rules.map((r) => r.id)).toEqual(['mine']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('refuses a file that is not JSON, breaks the schema, or has a bad pattern, naming the file', ({
+    tempDir: dir,
+  }) => {
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    expect(() => loadPhaseRules(write('a.json', '{'))).toThrow(/invalid phase rules file: .*a\.json/);
+    expect(() => loadPhaseRules(write('b.json', '{"version":1,"rules":[{"id":"x","phase":"hift","fn":"y"}]}'))).toThrow(
+      /b\.json/,
+    );
+    expect(() =>
+      loadPhaseRules(write('c.json', '{"version":1,"rules":[{"id":"x","phase":"hift","function":"("}]}')),
+    ).toThrow(/c\.json: rules\[0\] \(x\)\.function/);
+    const ok = loadPhaseRules(
+      write('d.json', '{"version":1,"rules":[{"id":"mine","phase":"cfm","function":"^my_dit$"}]}'),
+    );
+    expect(ok.rules.map((r) => r.id)).toEqual(['mine']);
   });
 });
