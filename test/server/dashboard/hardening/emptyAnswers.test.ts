@@ -5,7 +5,7 @@
  */
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
-import { completedRequest, outcome } from '#test/helpers/sampleEvents.ts';
+import { completedRequest, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
 
 /** A vLLM result: request 1 "succeeded" with no token and no time to first token (the body was HTML). */
@@ -62,6 +62,7 @@ describe('requests that were answered 200 without an event stream', () => {
       notDispatched: 0,
     };
     const events: BenchEvent[] = [
+      runStarted('e1', 2) as BenchEvent,
       ...(completedRequest('e1', 0) as BenchEvent[]),
       { type: 'request.completed', t: 7, outcome: empty },
       {
