@@ -5,6 +5,7 @@
  * is not done.
  */
 import type { ParseArgsConfig } from 'node:util';
+import { DEFAULT_TOTAL_TIMEOUT_S, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -131,7 +132,7 @@ load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warm
            --self-timed (trace only; default for trace),
            --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N
 body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body), --ignore-eos
-timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
+timeouts   --omni-request-timeout-s S (default ${DEFAULT_TOTAL_TIMEOUT_S}; <= 0 → legacy ${LEGACY_TOTAL_TIMEOUT_S / 3600} h),
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,

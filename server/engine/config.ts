@@ -23,7 +23,7 @@ export type DatasetConfig =
   | { name: 'trace'; path: string };
 
 export interface TimeoutConfig {
-  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h. */
+  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h (shared/timeouts.ts). */
   totalS?: number;
   /** Seconds until the response headers/first byte; optional. */
   firstByteS?: number;

@@ -13,7 +13,7 @@ import { RunEvents } from './events.ts';
 import { finishBenchmark, type BenchOutcome } from './finalize.ts';
 import { RunConnections } from './http/dispatcher.ts';
 import { tlsOptions } from './http/tls.ts';
-import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from './http/timeouts.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
 import { validateBenchConfig } from './validate.ts';

@@ -7,6 +7,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
 import { parseThreshold } from '../../shared/verdict.ts';
+import { hasEffectiveTimeout } from '../../shared/timeouts.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
@@ -130,9 +131,7 @@ function validateTimeouts(c: BenchConfig): void {
   if (firstByteS !== undefined && firstByteS !== null && firstByteS <= 0)
     bad('first-byte timeout must be > 0', 'timeouts.firstByteS');
   if (idleS !== undefined && idleS !== null && idleS <= 0) bad('idle timeout must be > 0', 'timeouts.idleS');
-  // A total ≤ 0 restores vLLM's legacy 6 h cap: as a breaker that is no bound at all.
-  const legacyTotal = totalS !== undefined && totalS !== null && totalS <= 0;
-  if (c.failFast && legacyTotal && !firstByteS && !idleS) {
+  if (c.failFast && !hasEffectiveTimeout(c.timeouts)) {
     throw new StallscopeError(
       'CONFIG_FAIL_FAST_NO_TIMEOUT',
       '--omni-request-timeout-s ≤ 0 restores the legacy 6 h cap; give a positive timeout or --first-byte-timeout-s/--idle-timeout-s',

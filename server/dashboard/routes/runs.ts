@@ -162,12 +162,8 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const spec = withRunSpecDefaults(req.body) as RunSpec;
       const issues = runSpecIssues(spec);
       const errors = issues.filter((i) => i.severity === 'error');
-      // The memory budget has its own code: the spec is valid field by field, only too big as a whole.
-      if (errors.length)
-        throw new SpecError(
-          issues,
-          errors[0].message.startsWith('the run would hold') ? 'API_MEMORY_BUDGET' : 'CONFIG_INVALID',
-        );
+      // The reply's code is the first error's own (the memory budget has one), CONFIG_INVALID otherwise.
+      if (errors.length) throw new SpecError(issues);
       const started = await app.runManager.start(spec);
       return reply.status(201).send({ id: started.id, warnings: [...issues, ...started.warnings] });
     },
