@@ -1,11 +1,11 @@
 /**
  * The benchmark engine's input. The CLI (`stallscope bench`) and the
  * dashboard (RunSpec) both build one of these; the engine validates it
- * before anything is sent (see validate.ts).
+ * before anything is sent (see validate.ts). What a run probe watches (the
+ * server stacks) is the probe's own setting, not the engine's: see probe.ts.
  */
 import type { ConnectionMode, TimeoutKind } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
-import type { ServerStacksConfig } from './probes/serverStacks/config.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
@@ -85,8 +85,6 @@ export interface BenchConfig {
   insecure?: boolean;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
-  /** py-spy captures of the server's process tree (docs/design.md section 4a). */
-  serverStacks?: ServerStacksConfig;
 }
 
 /** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md §4a). */

@@ -22,8 +22,7 @@ import { warmClient } from './warm/warmClient.ts';
 import { settleBackground } from './warm/settle.ts';
 import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
-import { finishProbes } from './probe.ts';
-import { probesFor } from './probes/serverStacks/index.ts';
+import { finishProbes, type RunProbe } from './probe.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -40,6 +39,12 @@ export interface EngineOptions {
   now?: () => number;
   /** Warm the client's hot paths in-process before the clock starts (default true; see warmClient.ts). */
   warmClient?: boolean;
+  /**
+   * Run probes watching beside the run (probe.ts), built and checked by the
+   * caller before it calls the engine (the server-stacks probe:
+   * probes/serverStacks/). The engine imports none.
+   */
+  probes?: readonly RunProbe[];
 }
 
 export type { BenchOutcome };
@@ -48,8 +53,8 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   validateBenchConfig(config);
   const data = loadDataset(config);
   const log = opts.log ?? (() => undefined);
-  // Probes watch the run from beside it (server stacks, docs/design.md section 4a); refusals throw here.
-  const probes = probesFor(config);
+  // Probes watch the run from beside it (server stacks, docs/design.md section 4a).
+  const probes = opts.probes ?? [];
   const onEvent = probes.length
     ? (e: BenchEvent) => {
         opts.onEvent?.(e);

@@ -11,7 +11,6 @@ import { hasEffectiveTimeout } from '../../shared/timeouts.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
-import { checkServerStacks } from './probes/serverStacks/config.ts';
 
 export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
 
@@ -94,8 +93,6 @@ export function validateBenchConfig(c: BenchConfig): void {
       bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
-  // Server stacks (docs/design.md section 4a): auto off loopback, no listener, a bad rules file.
-  if (c.serverStacks) checkServerStacks(c.serverStacks, c.baseUrl);
 }
 
 /** vLLM's ramp-up checks, plus a start of 0 (its first request would be sent at rate 0, which vLLM asserts against mid-run). */
