@@ -57,7 +57,16 @@ function metadataPairs(m: string | string[] | undefined): [string, string][] {
   });
 }
 
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
 export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  runReadRoutes(app);
+  runStreamRoutes(app);
+  runControlRoutes(app);
+};
+
+/** The list of runs and one run's detail, live state included. */
+function runReadRoutes(app: App): void {
   app.get(
     '/api/runs',
     { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
@@ -102,7 +111,10 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+}
 
+/** A run's request rows and events, spliced in as stored. */
+function runStreamRoutes(app: App): void {
   app.get(
     '/api/runs/:id/requests',
     {
@@ -150,7 +162,10 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendJsonText(reply, body);
     },
   );
+}
 
+/** Starting, cancelling and deleting a run. */
+function runControlRoutes(app: App): void {
   app.post(
     '/api/runs',
     {
@@ -191,4 +206,4 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { id };
     },
   );
-};
+}
