@@ -11,7 +11,7 @@ export const DEFAULT_TOTAL_TIMEOUT_S = 900;
 export const LEGACY_TOTAL_TIMEOUT_S = 6 * 60 * 60;
 
 /** Timeouts in seconds as given (a flag, a RunSpec field): absent, or any number. */
-export interface TimeoutSettings {
+interface TimeoutSettings {
   totalS?: number | null;
   firstByteS?: number | null;
   idleS?: number | null;

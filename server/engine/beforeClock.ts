@@ -11,7 +11,7 @@ import { settleBackground } from './warm/settle.ts';
 import { trafficLines } from './traffic.ts';
 import type { RunSetup } from './runSetup.ts';
 
-export interface ClockReady {
+interface ClockReady {
   /** Why the run cannot start (the target never answered the ready check), or null. */
   errored: string | null;
   /** The timed run starts: not errored and not interrupted. */

@@ -49,7 +49,7 @@ export interface RunSetup {
 }
 
 /** The engine options a run's set-up reads (EngineOptions in engine.ts). */
-export interface SetupOptions {
+interface SetupOptions {
   onEvent?: (e: BenchEvent) => void;
   signal?: AbortSignal;
   log?: (line: string) => void;

@@ -17,7 +17,7 @@ import type { MetricInput } from '../metrics/input.ts';
 import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
 /** One request's fields the result reads (the engine's RequestRecord has them all). */
-export type ResultRecord = Pick<
+type ResultRecord = Pick<
   MetricInput,
   | 'success'
   | 'ttft'
@@ -35,7 +35,7 @@ export type ResultRecord = Pick<
 > & { error: string };
 
 /** `--ramp-up-strategy` with its rates, as the result records them. */
-export interface ResultRampUp {
+interface ResultRampUp {
   strategy: 'linear' | 'exponential';
   startRps: number;
   endRps: number;

@@ -13,7 +13,7 @@ import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';
 import { resultFloatKind } from '../../../shared/vllmResult/floatKeys.ts';
 
 /** What an export reads of the engine config stored with a run (JSON; any field may be missing). */
-export interface StoredConfig {
+interface StoredConfig {
   backend?: string;
   model?: string;
   burstiness?: number;

@@ -15,7 +15,7 @@ import { CancelledError } from '../http/reasons.ts';
 import { SocketSweeps } from './socketSweeps.ts';
 import { reportUnsent } from './unsentRequests.ts';
 
-export interface RunStopInput {
+interface RunStopInput {
   failFast: boolean;
   /** Closes every connection of the run (RunConnections). */
   connections: Sweeper;

@@ -10,7 +10,7 @@ import { integer, optNumber, usage } from '../../../common/flagValues.ts';
 import type { ServerStacksConfig } from './config.ts';
 
 /** The flags as given on the command line. */
-export interface ServerStacksFlags {
+interface ServerStacksFlags {
   /** `--server-pid`. */
   pid?: string;
   /** `--capture-server-stacks`. */
