@@ -1,7 +1,8 @@
 /**
  * Server-stacks settings from the CLI and the dashboard: the flags parse into
  * one config, each misuse is refused naming its flag before anything is
- * sent; the RunSpec's "Capture server stacks" maps onto the same config; the
+ * sent; the RunSpec's "Capture server stacks" maps onto the same config and
+ * the run manager hands the probe it builds to the engine; the
  * server refuses `auto` for a target that is not loopback (and the form says
  * the same, from the same rule); a bad phase-rules file is refused.
  */
@@ -10,11 +11,15 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
-import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
+import { specServerStacks, specToConfig } from '#server/dashboard/runs/specToConfig.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 import { SEED_TTS_URL } from '#shared/presets.ts';
 import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/schemas.ts';
 import { isLoopbackUrl } from '#shared/stallReport.ts';
+import type { RunManager } from '#server/dashboard/runs/manager.ts';
+import type { EngineOptions } from '#server/engine/engine.ts';
+import type { BenchConfig } from '#server/engine/config.ts';
+import { ServerStacksProbe } from '#server/engine/probes/serverStacks/probe.ts';
 
 describe('CLI flags', () => {
   it('parse into the server-stacks config', () => {
@@ -32,7 +37,7 @@ describe('CLI flags', () => {
       '--server-phase-rules',
       'rules.json',
     ]);
-    expect(p.config.serverStacks).toEqual({
+    expect(p.serverStacks).toEqual({
       pid: 1234,
       captureOnTimeout: true,
       stallAfterS: 60,
@@ -40,10 +45,12 @@ describe('CLI flags', () => {
       pySpy: '/opt/py-spy',
       rulesFile: 'rules.json',
     });
+    // The probe's settings, not the engine's config.
+    expect(p.config).not.toHaveProperty('serverStacks');
     expect(
-      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).config.serverStacks,
+      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).serverStacks,
     ).toMatchObject({ pid: 'auto', captureOnTimeout: true, native: false });
-    expect(parseBenchArgs(['--model', 'm']).config.serverStacks).toBeUndefined();
+    expect(parseBenchArgs(['--model', 'm']).serverStacks).toBeUndefined();
   });
 
   it('refuse misuse naming the flag', () => {
@@ -70,14 +77,11 @@ describe('RunSpec "Capture server stacks"', () => {
       target,
     }) as RunSpec;
 
-  it('maps onto the engine config: capture at the first timeout, the stall threshold, native', () => {
-    const c = specToConfig(
-      spec({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: { pid: 77, stallAfterS: 30 } }),
-      'r',
-      'http://127.0.0.1:8000',
-    );
-    expect(c.serverStacks).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
-    expect(specToConfig(spec({ kind: 'url', baseUrl: 'http://h:1' }), 'r', 'http://h:1').serverStacks).toBeUndefined();
+  it("maps onto the probe's settings: capture at the first timeout, the stall threshold, native", () => {
+    const s = spec({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: { pid: 77, stallAfterS: 30 } });
+    expect(specServerStacks(s)).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
+    expect(specToConfig(s, 'r', 'http://127.0.0.1:8000')).not.toHaveProperty('serverStacks');
+    expect(specServerStacks(spec({ kind: 'url', baseUrl: 'http://h:1' }))).toBeUndefined();
   });
 
   it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async ({
@@ -105,6 +109,29 @@ describe('RunSpec "Capture server stacks"', () => {
     expect(r2.statusCode, r2.body).toBe(400);
     expect(r2.json()).toMatchObject({ code: 'CONFIG_SERVER_PID', field: 'target.serverStacks.pid' });
     expect(engineCalls).toBe(0);
+  });
+
+  it('the run manager builds the probe and hands it to the engine; the run is recorded with its settings', async ({
+    newApp,
+  }) => {
+    const handed: EngineOptions[] = [];
+    const engine = async (_c: BenchConfig, o: EngineOptions = {}): Promise<never> => {
+      handed.push(o);
+      throw new Error('not run in this test');
+    };
+    const app = await newApp({ manager: { engine } });
+    const start = async (target: object): Promise<{ config: Record<string, unknown> }> => {
+      const r = await app.inject({ method: 'POST', url: '/api/runs', payload: spec(target) });
+      expect(r.statusCode, r.body).toBe(201);
+      await (app.runManager as RunManager).whenDone(r.json().id);
+      return (await app.inject({ url: `/api/runs/${r.json().id}` })).json();
+    };
+    const stacks = { pid: process.pid, stallAfterS: 30 };
+    const d = await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: stacks });
+    expect(handed[0].probes).toEqual([expect.any(ServerStacksProbe)]);
+    expect(d.config.serverStacks).toEqual({ ...stacks, captureOnTimeout: true, native: false });
+    await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000' });
+    expect(handed[1].probes).toEqual([]);
   });
 
   it('loopback means this machine', () => {
