@@ -70,7 +70,7 @@ const variant = fc.record({
 });
 
 function asSeen(
-  v: fc.RecordValue<{ lines: number[]; prefix: string; idleOnTop: FrameLike[]; address: string; below: FrameLike[] }>,
+  v: { lines: number[]; prefix: string; idleOnTop: FrameLike[]; address: string; below: FrameLike[] },
 ): FrameLike[] {
   const frames = HANG.map((f, i) => ({
     ...f,
