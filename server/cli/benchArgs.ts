@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
+import { detectCiMetadata } from '../../shared/ciMetadata.ts';
 import {
   DEFAULT_ASR_CONCURRENCY,
   DEFAULT_ASR_MODEL,
@@ -123,7 +124,11 @@ export function parseBenchArgs(argv: string[], env: Record<string, string | unde
     apiKey: env.OPENAI_API_KEY ?? null,
     headers: pairs(values.header as string[] | undefined, '--header'),
     requestIdPrefix: str('request-id-prefix'),
-    metadata: pairs(values.metadata as string[] | undefined, '--metadata'),
+    // Where the run ran, from the CI's own variables (docs/design.md#ci-metadata); --metadata wins.
+    metadata: {
+      ...(values['no-ci-metadata'] ? {} : detectCiMetadata(env)),
+      ...pairs(values.metadata as string[] | undefined, '--metadata'),
+    },
     dataset: dataset(values, str),
     numPrompts: str('num-prompts') === undefined ? 1000 : integer(str('num-prompts')!, '--num-prompts'),
     maxConcurrency: str('max-concurrency') === undefined ? null : integer(str('max-concurrency')!, '--max-concurrency'),
