@@ -24,6 +24,8 @@ import { RpsChangeLog, trafficLines } from './traffic.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
 import { finishProbes } from './probe.ts';
 import { probesFor } from './probes/serverStacks/index.ts';
+import { readServerIdentity } from './serverIdentity.ts';
+import type { ServerIdentity } from '../../shared/serverIdentity.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -100,6 +102,9 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     promptLen: data.samples[index].promptLen,
   });
 
+  // The target's identity, read beside the ready check (bounded: serverIdentity.ts); run.started carries it.
+  const identity = config.serverIdentity === false ? null : readServerIdentity(config);
+  let serverIdentity: ServerIdentity | undefined;
   let errored: string | null = null;
   let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
@@ -135,6 +140,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       if (ok < config.numWarmups)
         log(`(${config.numWarmups - ok} of ${config.numWarmups} warmup requests did not complete)`);
     }
+    serverIdentity = (await identity) ?? undefined;
     const starts = !errored && !interrupt.aborted;
     if (starts) {
       log('Starting main benchmark run...');
@@ -168,6 +174,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
       failFast: config.failFast,
       model: config.model,
       baseUrl: config.baseUrl,
+      ...(serverIdentity ? { serverIdentity } : {}),
     });
     for (const message of data.warnings) events.emit({ type: 'run.warning', message });
     for (const p of probes) p.start({ emit: (e) => events.emit(e), log });
@@ -203,7 +210,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     if (forcedSockets > 0)
       warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
     // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
-    extraResult = await finishProbes(probes, log);
+    extraResult = {
+      ...(serverIdentity ? { server_identity: serverIdentity } : {}),
+      ...(await finishProbes(probes, log)),
+    };
   }
   // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
   const seedTts = gate
