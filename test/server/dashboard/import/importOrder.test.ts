@@ -1,4 +1,8 @@
-/** The runs of one JSON-lines import are listed in their order in the file, not by their random id suffix. */
+/**
+ * The runs of one JSON-lines import are listed by when each happened (their
+ * `date` in the file, newest first), not by their random id suffix nor by
+ * when they were imported.
+ */
 import { afterEach, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
@@ -10,7 +14,7 @@ const TEXT = readFileSync(new URL(`../../../fixtures/vllm-results/${FILE}`, impo
 let app: FastifyInstance;
 afterEach(async () => app?.close());
 
-it('lists the 16 runs of a JSON-lines file as #1 … #16', async () => {
+it('lists the 16 runs of a JSON-lines file by their dates in the file: #16 (the last appended) … #1', async () => {
   app = await testApp();
   const r = await app.inject({
     method: 'POST',
@@ -20,5 +24,5 @@ it('lists the 16 runs of a JSON-lines file as #1 … #16', async () => {
   });
   expect(r.statusCode, r.body).toBe(201);
   const { runs } = (await app.inject({ url: '/api/runs?limit=16' })).json() as { runs: { label: string }[] };
-  expect(runs.map((x) => x.label)).toEqual(Array.from({ length: 16 }, (_, i) => `${FILE} #${i + 1}`));
+  expect(runs.map((x) => x.label)).toEqual(Array.from({ length: 16 }, (_, i) => `${FILE} #${16 - i}`));
 });
