@@ -380,9 +380,11 @@ describe('form, navigation and finish in Chromium', () => {
       await page.goto(`${server.url}/#/compare?ids=${cleanId}`);
       await page.getByTestId('compare-page').waitFor();
       expect(await page.locator('.compare-page h1').textContent()).toBe('Compare 1 run');
-      const options = page.getByTestId('compare-add').locator('option');
-      await expect.poll(() => options.allTextContents()).toContain('hand-made closed — failed closed');
-      expect((await options.allTextContents()).join('\n')).not.toMatch(/_/);
+      const found = page.getByTestId('compare-result');
+      await expect
+        .poll(async () => (await found.allTextContents()).join('\n'))
+        .toContain('hand-made closed · failed closed');
+      expect((await found.allTextContents()).join('\n')).not.toMatch(/_/);
     });
 
     it('says "No run with id X" for a run that does not exist', async () => {

@@ -19,8 +19,8 @@ import { MissingRun, useCompareRuns } from './compare/useCompareRuns.ts';
 export function ComparePage({ ids }: { ids: string[] }) {
   // Here, not in ConfigDiff: the choice outlives the "loading" between two sets of runs.
   const [onlyDiff, setOnlyDiff] = useState(true);
-  const { runs, error, others } = useCompareRuns(ids);
-  const addRun = <AddRunPicker ids={ids} others={others} />;
+  const { runs, error } = useCompareRuns(ids);
+  const addRun = <AddRunPicker ids={ids} />;
 
   if (ids.length === 0)
     return (
