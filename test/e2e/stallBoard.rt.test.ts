@@ -8,8 +8,9 @@
  * them; one run of another step hangs in cfm. GET /api/stalls and the Stalls
  * page in Chromium show one hift fingerprint with five occurrences, the three
  * nodes, the two passing controls and the sentence, and the cfm run apart;
- * one click compares the latest stall with its nearest passing control, and an
- * occurrence's evidence link opens the run at its watchdog report.
+ * one click compares the latest stall with its nearest passing control (server
+ * identity and timelines side by side), and an occurrence's evidence link
+ * opens the run at its watchdog report.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -202,6 +203,13 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
       expect.stringMatching(/^model openbmb\/MiniCPM-o-4_5 · version .*stallscope reproduction server/),
       expect.stringMatching(/^model openbmb\/MiniCPM-o-4_5 · version /),
     ]);
+    // The timelines side by side: the stall's first timeout marked in hift, the control's requests all completed.
+    const lanes = page.getByTestId('compare-timeline');
+    await expect.poll(() => lanes.locator('figcaption').allTextContents()).toEqual([
+      expect.stringMatching(/^2 requests over 2\.\d\d s; first timeout #\d in hift$/),
+      expect.stringMatching(/^2 requests over 0\.\d\d s$/),
+    ]);
+    expect(await lanes.nth(1).locator('rect.lane-completed').count()).toBe(2);
     await page.screenshot({ path: screenshotPath('stalls-compare-control'), fullPage: true });
   });
 
