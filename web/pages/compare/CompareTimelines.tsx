@@ -11,6 +11,8 @@ import { nameOf } from './runName.ts';
 import '../../styles/compare.css';
 
 const LANE = 6;
+/** A run of few requests is drawn taller than its lanes need, so its bars stay visible. */
+const MIN_HEIGHT = 48;
 
 function RunLanes({ run }: { run: RunDetail }) {
   const [rows, setRows] = useState<RequestRow[] | null>(null);
@@ -30,7 +32,13 @@ function RunLanes({ run }: { run: RunDetail }) {
   const ft = run.firstTimeout;
   return (
     <figure className="compare-lanes" data-testid="compare-timeline" data-run-id={run.id}>
-      <svg viewBox={`0 0 ${spanMs} ${height}`} preserveAspectRatio="none" width="100%" height={height} role="img">
+      <svg
+        viewBox={`0 0 ${spanMs} ${height}`}
+        preserveAspectRatio="none"
+        width="100%"
+        height={Math.max(MIN_HEIGHT, height)}
+        role="img"
+      >
         <title>{`${nameOf(run)}: ${lanes.length} requests over ${(spanMs / 1000).toFixed(2)} s`}</title>
         {lanes.map((l) => (
           <rect
