@@ -205,10 +205,12 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     ]);
     // The timelines side by side: the stall's first timeout marked in hift, the control's requests all completed.
     const lanes = page.getByTestId('compare-timeline');
-    await expect.poll(() => lanes.locator('figcaption').allTextContents()).toEqual([
-      expect.stringMatching(/^2 requests over 2\.\d\d s; first timeout #\d in hift$/),
-      expect.stringMatching(/^2 requests over 0\.\d\d s$/),
-    ]);
+    await expect
+      .poll(() => lanes.locator('figcaption').allTextContents())
+      .toEqual([
+        expect.stringMatching(/^2 requests over 2\.\d\d s; first timeout #\d in hift$/),
+        expect.stringMatching(/^2 requests over 0\.\d\d s$/),
+      ]);
     expect(await lanes.nth(1).locator('rect.lane-completed').count()).toBe(2);
     await page.screenshot({ path: screenshotPath('stalls-compare-control'), fullPage: true });
   });
