@@ -242,7 +242,7 @@ describe('form, navigation and finish in Chromium', () => {
   });
 
   describe('4: the runs list', () => {
-    it('imports a JSON-lines file: one notice of what is missing, the runs in file order', async () => {
+    it('imports a JSON-lines file: one notice of what is missing, the runs by their dates in the file, below today’s', async () => {
       ready();
       await page.goto(`${server.url}/#/`);
       await page
@@ -253,7 +253,8 @@ describe('form, navigation and finish in Chromium', () => {
       expect(notice.match(/without/gi)).toHaveLength(1);
       await expect.poll(() => page.getByTestId('run-row').count()).toBe(18);
       const labels = await page.locator('[data-testid="run-row"] a.run-link').allTextContents();
-      expect(labels.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => `${DETAILED} #${i + 1}`));
+      // The file's runs of August 2025, newest (the last appended) first, after today's two runs.
+      expect(labels.slice(2)).toEqual(Array.from({ length: 16 }, (_, i) => `${DETAILED} #${16 - i}`));
     });
 
     it('keeps the filters in the URL: a shared link shows the same view, Back returns to the last one', async () => {
