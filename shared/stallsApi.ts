@@ -82,13 +82,12 @@ const meta = (r: BoardRun, k: string): string | null => r.metadata[k] || null;
 const jobKey = (p: string | null, s: string | null) => `${p ?? ''}\u0000${s ?? ''}`;
 
 /**
- * The passing run of `r`'s job nearest to it in time (either side), or null; of two as near, the earlier
- * (the last green run before it: what changed since is what to look at).
+ * Of `controls` (the passing runs of `r`'s job), the one nearest to `r` in time (either side), or null; of
+ * two as near, the earlier (the last green run before it: what changed since is what to look at).
  */
 function nearestControl(r: BoardRun, controls: readonly BoardRun[]): string | null {
   let best: BoardRun | null = null;
   for (const c of controls) {
-    if (meta(c, 'ci_pipeline') !== meta(r, 'ci_pipeline') || meta(c, 'ci_step') !== meta(r, 'ci_step')) continue;
     const d = Math.abs(c.atMs - r.atMs);
     const bestD = best === null ? Infinity : Math.abs(best.atMs - r.atMs);
     if (d < bestD || (d === bestD && c.atMs < best!.atMs)) best = c;
@@ -96,7 +95,10 @@ function nearestControl(r: BoardRun, controls: readonly BoardRun[]): string | nu
   return best?.id ?? null;
 }
 
-function withJobs(g: StallGroup, runs: readonly BoardRun[], byId: Map<string, BoardRun>, last: number) {
+/** A job's strip, computed once however many groups occurred in the job. */
+type Strips = (pipeline: string | null, step: string | null) => ReturnType<typeof jobStrip>;
+
+function withJobs(g: StallGroup, byId: Map<string, BoardRun>, strips: Strips) {
   const jobs = new Map<string, { pipeline: string | null; step: string | null }>();
   for (const id of g.runs) {
     const r = byId.get(id)!;
@@ -105,7 +107,7 @@ function withJobs(g: StallGroup, runs: readonly BoardRun[], byId: Map<string, Bo
     if (pipeline !== null || step !== null) jobs.set(jobKey(pipeline, step), { pipeline, step });
   }
   return [...jobs.values()].map(({ pipeline, step }) => {
-    const strip = jobStrip(runs, pipeline, step, last);
+    const strip = strips(pipeline, step);
     return { ...strip, sentence: patternSentence(g, strip) };
   });
 }
@@ -113,10 +115,29 @@ function withJobs(g: StallGroup, runs: readonly BoardRun[], byId: Map<string, Bo
 /** The board of `runs`: groups with their jobs' strips over the last `last` runs of each job. */
 export function buildBoard(runs: readonly BoardRun[], last = 20): StallGroupReply[] {
   const byId = new Map(runs.map((r) => [r.id, r]));
-  const controls = runs.filter(isControl);
+  // Controls and runs by job, so each lookup reads one job's runs, not all of them.
+  const byJob = new Map<string, BoardRun[]>();
+  for (const r of runs) {
+    const k = jobKey(meta(r, 'ci_pipeline'), meta(r, 'ci_step'));
+    const list = byJob.get(k);
+    if (list) list.push(r);
+    else byJob.set(k, [r]);
+  }
+  const controlsByJob = new Map([...byJob].map(([k, rs]) => [k, rs.filter(isControl)]));
+  const cache = new Map<string, ReturnType<typeof jobStrip>>();
+  const strips: Strips = (pipeline, step) => {
+    const k = jobKey(pipeline, step);
+    let strip = cache.get(k);
+    if (!strip) cache.set(k, (strip = jobStrip(byJob.get(k) ?? [], pipeline, step, last)));
+    return strip;
+  };
   return groupStalls(runs).map((g) => ({
     ...g,
-    evidence: g.evidence.map((o) => ({ ...o, control: nearestControl(byId.get(o.runId)!, controls) })),
-    jobs: withJobs(g, runs, byId, last),
+    evidence: g.evidence.map((o) => {
+      const r = byId.get(o.runId)!;
+      const controls = controlsByJob.get(jobKey(meta(r, 'ci_pipeline'), meta(r, 'ci_step'))) ?? [];
+      return { ...o, control: nearestControl(r, controls) };
+    }),
+    jobs: withJobs(g, byId, strips),
   }));
 }
