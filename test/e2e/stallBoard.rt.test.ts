@@ -54,8 +54,18 @@ async function startRepro(dashboard: string, fault: string | null): Promise<Repr
 
 const COMMIT = (build: string) => `${build}aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a`.slice(0, 40);
 
-/** One CI job's `stallscope bench --report-to`, with Buildkite's variables for the build and node. */
-async function ciRun(dashboard: string, target: string, build: string, node: string, step = 'minicpmo-accuracy') {
+/**
+ * One CI job's `stallscope bench --report-to`, with Buildkite's variables for the build and node. A hung
+ * run ends at its 2 s request timeout; a clean one finishes in a fraction of a second and gets a generous
+ * limit, so a loaded machine cannot turn a control into a stall.
+ */
+async function ciRun(
+  dashboard: string,
+  target: string,
+  build: string,
+  node: string,
+  o: { step?: string; timeoutS: number },
+) {
   const r = await runBenchChild(
     [
       '--base-url',
@@ -71,7 +81,7 @@ async function ciRun(dashboard: string, target: string, build: string, node: str
       '--random-output-len',
       '8',
       '--omni-request-timeout-s',
-      '2',
+      String(o.timeoutS),
       '--omni-fail-fast-on-timeout',
       '--run-id',
       `ci-${build}`,
@@ -87,10 +97,10 @@ async function ciRun(dashboard: string, target: string, build: string, node: str
       BUILDKITE_AGENT_NAME: node,
       BUILDKITE_COMMIT: COMMIT(build),
       BUILDKITE_PIPELINE_SLUG: 'vllm-omni',
-      BUILDKITE_LABEL: step,
+      BUILDKITE_LABEL: o.step ?? 'minicpmo-accuracy',
     },
   ).done;
-  return r.code;
+  return { code: r.code, output: `${r.stdout}\n${r.stderr}` };
 }
 
 const SENTENCE = (label: string) =>
@@ -118,9 +128,12 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
       ['14606', 'node-a', hift[3], 3],
       ['14607', 'node-b', hift[4], 3],
     ];
-    for (const [build, node, target, code] of story)
-      expect(await ciRun(server.url, target.url, build, node), `build ${build}`).toBe(code);
-    expect(await ciRun(server.url, cfm.url, '14610', 'node-d', 'qwen3-omni-accuracy')).toBe(3);
+    for (const [build, node, target, code] of story) {
+      const r = await ciRun(server.url, target.url, build, node, { timeoutS: code === 0 ? 30 : 2 });
+      expect(r.code, `build ${build}:\n${r.output}`).toBe(code);
+    }
+    const other = await ciRun(server.url, cfm.url, '14610', 'node-d', { step: 'qwen3-omni-accuracy', timeoutS: 2 });
+    expect(other.code, other.output).toBe(3);
     const r = await fetch(`${server.url}/api/stalls`);
     expect(r.status).toBe(200);
     board = (await r.json()) as StallsReply;
@@ -208,8 +221,8 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     await expect
       .poll(() => lanes.locator('figcaption').allTextContents())
       .toEqual([
-        expect.stringMatching(/^2 requests over 2\.\d\d s; first timeout #\d in hift$/),
-        expect.stringMatching(/^2 requests over 0\.\d\d s$/),
+        expect.stringMatching(/^2 requests over \d+\.\d\d s; first timeout #\d in hift$/),
+        expect.stringMatching(/^2 requests over \d+\.\d\d s$/),
       ]);
     expect(await lanes.nth(1).locator('rect.lane-completed').count()).toBe(2);
     await page.screenshot({ path: screenshotPath('stalls-compare-control'), fullPage: true });
@@ -227,5 +240,6 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     // The first timeout is evidence too, with its phase-only fingerprint.
     expect(await page.getByTestId('first-timeout').getAttribute('data-phase')).toBe('hift');
     expect(await page.getByTestId('server-identity').textContent()).toMatch(/openbmb\/MiniCPM-o-4_5/);
+    await page.screenshot({ path: screenshotPath('stalls-evidence-run'), fullPage: false });
   });
 });
