@@ -8,6 +8,8 @@ import { Type, type Static } from 'typebox';
 import { BreakerCauseSchema, RunCountsSchema, VerdictSchema } from './types.ts';
 import { StallReportSchema } from './stallReport.ts';
 import { RunSummarySchema } from './protocol.ts';
+import { FingerprintSchema, FirstTimeoutSchema } from './stallEvidence.ts';
+import { ServerIdentitySchema } from './serverIdentity.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -52,6 +54,8 @@ export const StallEntrySchema = Type.Object({
   seq: Type.Integer(),
   report: StallReportSchema,
   recovered: Nullable(Type.Object({ stalledS: Type.Number(), ts: Type.Number() })),
+  /** Stored with the report (docs/design.md#stall-fingerprints). */
+  fingerprint: Type.Optional(FingerprintSchema),
 });
 export type StallEntry = Static<typeof StallEntrySchema>;
 
@@ -71,6 +75,10 @@ export const RunDetailSchema = Type.Intersect([
     error: Nullable(Type.String()),
     /** Whether the run is live in this server (events still arriving on /ws). */
     active: Type.Boolean(),
+    /** The run's first structural timeout, phase-only stall evidence (docs/design.md#stall-fingerprints). */
+    firstTimeout: Nullable(FirstTimeoutSchema),
+    /** The target's model list and version as read at the start (docs/design.md#server-identity). */
+    serverIdentity: Nullable(ServerIdentitySchema),
   }),
 ]);
 export type RunDetail = Static<typeof RunDetailSchema>;

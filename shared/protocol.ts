@@ -21,6 +21,7 @@ import {
   type BreakerCause,
 } from './types.ts';
 import { ServerStacksReportSchema } from './stallReport.ts';
+import { ServerIdentitySchema } from './serverIdentity.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -58,6 +59,8 @@ export const RunStartedSchema = Type.Object({
   failFast: Type.Boolean(),
   model: Type.String({ maxLength: 1024 }),
   baseUrl: Type.String({ maxLength: 4096 }),
+  /** The target's model list and version, read at the start (absent: not read). */
+  serverIdentity: Type.Optional(ServerIdentitySchema),
 });
 export type RunStarted = Static<typeof RunStartedSchema>;
 

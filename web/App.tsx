@@ -10,6 +10,7 @@ import { href, useRoute, type Route } from './state/router.ts';
 // Split off what the first view rarely needs: the form (with the schema compiler) and Compare.
 const NewRunPage = lazy(() => import('./pages/NewRunPage.tsx').then((m) => ({ default: m.NewRunPage })));
 const ComparePage = lazy(() => import('./pages/ComparePage.tsx').then((m) => ({ default: m.ComparePage })));
+const StallsPage = lazy(() => import('./pages/StallsPage.tsx').then((m) => ({ default: m.StallsPage })));
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
@@ -18,7 +19,9 @@ function Page({ route }: { route: Route }) {
     case 'new':
       return <NewRunPage preset={route.preset} />;
     case 'run':
-      return <RunPage key={route.id} id={route.id} request={route.request} />;
+      return <RunPage key={route.id} id={route.id} request={route.request} stall={route.stall} />;
+    case 'stalls':
+      return <StallsPage query={route} />;
     case 'compare':
       return <ComparePage ids={route.ids} />;
     case 'notFound':
@@ -30,7 +33,14 @@ function Page({ route }: { route: Route }) {
   }
 }
 
-const TITLES = { runs: 'Runs', new: 'New run', run: 'Run', compare: 'Compare', notFound: 'Not found' } as const;
+const TITLES = {
+  runs: 'Runs',
+  new: 'New run',
+  run: 'Run',
+  stalls: 'Stalls',
+  compare: 'Compare',
+  notFound: 'Not found',
+} as const;
 
 export function App() {
   const route = useRoute();
@@ -55,6 +65,7 @@ export function App() {
         <nav aria-label="Main">
           {nav({ page: 'runs' }, 'Runs', route.page === 'runs' || route.page === 'run')}
           {nav({ page: 'new' }, 'New run', route.page === 'new')}
+          {nav({ page: 'stalls' }, 'Stalls', route.page === 'stalls')}
           {nav(
             { page: 'compare', ids: route.page === 'compare' ? route.ids : [] },
             'Compare',

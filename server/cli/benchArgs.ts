@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
+import { detectCiMetadata } from '../../shared/ciMetadata.ts';
 import {
   DEFAULT_ASR_CONCURRENCY,
   DEFAULT_ASR_MODEL,
@@ -77,7 +78,8 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     apiKey: env.OPENAI_API_KEY ?? null,
     headers: pairs(v.header, '--header'),
     requestIdPrefix: v['request-id-prefix'],
-    metadata: pairs(v.metadata, '--metadata'),
+    // Where the run ran, from the CI's own variables (docs/design.md#ci-metadata); --metadata wins.
+    metadata: { ...(v['no-ci-metadata'] ? {} : detectCiMetadata(env)), ...pairs(v.metadata, '--metadata') },
     dataset: dataset(v),
     numPrompts: optInteger(v['num-prompts'], '--num-prompts') ?? 1000,
     maxConcurrency: optInteger(v['max-concurrency'], '--max-concurrency') ?? null,

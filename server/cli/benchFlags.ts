@@ -23,6 +23,7 @@ export const BENCH_OPTIONS = {
   'served-model-name': { type: 'string' },
   label: { type: 'string' },
   metadata: { type: 'string', multiple: true },
+  'no-ci-metadata': { type: 'boolean' },
   header: { type: 'string', multiple: true },
   'request-id-prefix': { type: 'string' },
   'ready-check-timeout-sec': { type: 'string' },
@@ -143,7 +144,8 @@ timeouts   --omni-request-timeout-s S (default ${DEFAULT_TOTAL_TIMEOUT_S}; <= 0 
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
-           --label L, --metadata K=V ... (repeatable), --threshold EXPR (repeatable),
+           --label L, --metadata K=V ... (repeatable; overrides the ci_* keys read from Buildkite,
+           GitHub Actions or GitLab CI), --no-ci-metadata, --threshold EXPR (repeatable),
            --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
 accuracy   --seed-tts-wer-eval --asr-url URL (transcribe every answer after the run: seed_tts_* keys;
            gate with --threshold 'seed_tts_content_error_mean<=0.05'; fails when none is evaluated),

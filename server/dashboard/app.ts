@@ -17,6 +17,7 @@ import { installTypeBoxValidation } from './plugins/validation.ts';
 import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
 import { installErrorHandler } from './errors.ts';
 import { runRoutes } from './routes/runs.ts';
+import { stallRoutes } from './routes/stalls.ts';
 import { presetRoutes } from './routes/presets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { externalRoutes } from './routes/external.ts';
@@ -94,6 +95,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(healthRoutes);
   await app.register(runRoutes);
+  await app.register(stallRoutes);
   await app.register(presetRoutes);
   await app.register(externalRoutes);
   await app.register(ingestRoutes);

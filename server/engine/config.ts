@@ -44,6 +44,8 @@ export interface BenchConfig {
   headers?: Record<string, string>;
   requestIdPrefix?: string;
   metadata?: Record<string, string>;
+  /** Read the target's model list and version at the start (default true; docs/design.md#server-identity). */
+  serverIdentity?: boolean;
   dataset: DatasetConfig;
   numPrompts: number;
   maxConcurrency: number | null;

@@ -13,6 +13,8 @@ import { validateBenchConfig } from './validate.ts';
 import { finishProbes, type RunProbe } from './probe.ts';
 import { setUpRun, type RunSetup } from './runSetup.ts';
 import { beforeClock } from './beforeClock.ts';
+import { readServerIdentity } from './serverIdentity.ts';
+import type { ServerIdentity } from '../../shared/serverIdentity.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -46,10 +48,14 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   let errored: string | null;
   let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
+  // The target's identity, read beside the ready check (bounded: serverIdentity.ts); run.started carries it.
+  const identity = config.serverIdentity === false ? null : readServerIdentity(config);
+  let serverIdentity: ServerIdentity | undefined;
   try {
     const ready = await beforeClock(r, opts.warmClient !== false);
     errored = ready.errored;
-    startClock(r, ready.starts);
+    serverIdentity = (await identity) ?? undefined;
+    startClock(r, ready.starts, serverIdentity);
     run = await dispatch(r, errored, opts);
   } catch (e) {
     await gate?.dispose();
@@ -60,7 +66,10 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     if (forcedSockets > 0)
       r.warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
     // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
-    extraResult = await finishProbes(r.probes, log);
+    extraResult = {
+      ...(serverIdentity ? { server_identity: serverIdentity } : {}),
+      ...(await finishProbes(r.probes, log)),
+    };
   }
   // Seed-TTS gate, after the benchmark as vLLM-Omni (an interrupt stops it too).
   const seedTts = gate
@@ -92,7 +101,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
 }
 
 /** The benchmark clock starts: `run.started`, the dataset's warnings, then the probes start watching. */
-function startClock(r: RunSetup, starts: boolean): void {
+function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity | undefined): void {
   const { config, events } = r;
   events.startClock();
   if (starts) r.rps?.start();
@@ -106,6 +115,7 @@ function startClock(r: RunSetup, starts: boolean): void {
     failFast: config.failFast,
     model: config.model,
     baseUrl: config.baseUrl,
+    ...(serverIdentity ? { serverIdentity } : {}),
   });
   for (const message of r.data.warnings) events.emit({ type: 'run.warning', message });
   for (const p of r.probes) p.start({ emit: (e) => events.emit(e), log: r.log });

@@ -216,7 +216,7 @@ describe('form, navigation and finish in Chromium', () => {
   });
 
   describe('4: the runs list', () => {
-    it('imports a JSON-lines file: one notice of what is missing, the runs in file order', async ({
+    it('imports a JSON-lines file: one notice of what is missing, the runs by their dates in the file, below today’s', async ({
       page,
       dashboard,
     }) => {
@@ -229,7 +229,8 @@ describe('form, navigation and finish in Chromium', () => {
       expect(notice.match(/without/gi)).toHaveLength(1);
       await expect.poll(() => page.getByTestId('run-row').count()).toBe(18);
       const labels = await page.locator('[data-testid="run-row"] a.run-link').allTextContents();
-      expect(labels.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => `${DETAILED} #${i + 1}`));
+      // The file's runs of August 2025, newest (the last appended) first, after today's two runs.
+      expect(labels.slice(2)).toEqual(Array.from({ length: 16 }, (_, i) => `${DETAILED} #${16 - i}`));
     });
 
     it('keeps the filters in the URL: a shared link shows the same view, Back returns to the last one', async ({
@@ -360,9 +361,11 @@ describe('form, navigation and finish in Chromium', () => {
       await page.goto(`${dashboard.url}/#/compare?ids=${cleanId}`);
       await page.getByTestId('compare-page').waitFor();
       expect(await page.locator('.compare-page h1').textContent()).toBe('Compare 1 run');
-      const options = page.getByTestId('compare-add').locator('option');
-      await expect.poll(() => options.allTextContents()).toContain('hand-made closed — failed closed');
-      expect((await options.allTextContents()).join('\n')).not.toMatch(/_/);
+      const found = page.getByTestId('compare-result');
+      await expect
+        .poll(async () => (await found.allTextContents()).join('\n'))
+        .toContain('hand-made closed · failed closed');
+      expect((await found.allTextContents()).join('\n')).not.toMatch(/_/);
     });
 
     it('says "No run with id X" for a run that does not exist', async ({ page, dashboard }) => {

@@ -25,6 +25,8 @@ export function testBenchConfig(baseUrl: string, over: Partial<BenchConfig> = {}
     failFast: false,
     thresholds: [],
     save: null,
+    // Not read by default here: these tests count the target's arrivals and sockets (serverIdentity.ts has its own).
+    serverIdentity: false,
     ...over,
   };
 }

@@ -5,7 +5,13 @@
  * server counts arrivals and records every socket's close time, so tests can
  * prove what was (not) sent and that aborted sockets were closed.
  */
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { fullStream } from './sse.ts';
@@ -42,6 +48,8 @@ export interface TestServer {
   url: string;
   port: number;
   arrivals: Arrival[];
+  /** GET requests (not arrivals): path and headers. */
+  gets: { path: string; headers: IncomingHttpHeaders }[];
   /** Sockets currently open on the server side. */
   readonly openSockets: number;
   /** performance.now() of every server-side socket close, in order. */
@@ -56,6 +64,8 @@ export interface SseServerOptions {
   tls?: { key: string; cert: string };
   /** Close each connection after its response (`Connection: close`): a new connection per request. */
   closeEach?: boolean;
+  /** JSON answers to GET by path (`'hang'`: never answer); any other GET is a 404. Never counted as arrivals. */
+  getRoutes?: Record<string, unknown>;
 }
 
 export async function startSseServer(
@@ -63,6 +73,7 @@ export async function startSseServer(
   opts: SseServerOptions = {},
 ): Promise<TestServer> {
   const arrivals: Arrival[] = [];
+  const gets: TestServer['gets'] = [];
   const sockets = new Set<Socket>();
   const closedAtMs: number[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -70,6 +81,15 @@ export async function startSseServer(
 
   const handler: RequestListener = (req, res) => {
     if (opts.closeEach) res.shouldKeepAlive = false;
+    // A run's reads of the server's identity (GET /v1/models, /version) are not benchmark arrivals.
+    if (req.method === 'GET') {
+      gets.push({ path: req.url ?? '', headers: req.headers });
+      const answer = opts.getRoutes?.[req.url ?? ''];
+      if (answer === 'hang') return;
+      if (answer === undefined) res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -185,6 +205,7 @@ export async function startSseServer(
     url: `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     arrivals,
+    gets,
     get openSockets() {
       return sockets.size;
     },

@@ -6,6 +6,8 @@
 import type { ImportReply, RunDetail, RunListReply, RequestRow } from '../../shared/apiSchemas.ts';
 import type { SeqEvent } from '../../shared/protocol.ts';
 import type { Preset, RunSpec, SpecIssue } from '../../shared/schemas.ts';
+import type { StallsReply } from '../../shared/stallsApi.ts';
+import type { RunFilter } from '../state/runFilter.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -53,15 +55,7 @@ const json = (method: string, body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-export interface RunFilter {
-  q?: string;
-  verdict?: string;
-  status?: string;
-  /** `key=value` pairs matched against run metadata. */
-  metadata?: string[];
-  limit?: number;
-  offset?: number;
-}
+export type { RunFilter };
 
 export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
   const p = new URLSearchParams();
@@ -69,9 +63,20 @@ export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
   if (f.verdict) p.set('verdict', f.verdict);
   if (f.status) p.set('status', f.status);
   for (const m of f.metadata ?? []) p.append('metadata', m);
+  if (f.since) p.set('since', f.since);
+  if (f.until) p.set('until', f.until);
   p.set('limit', String(f.limit ?? 25));
   p.set('offset', String(f.offset ?? 0));
   return call(`/api/runs?${p}`);
+}
+
+/** The stall board (GET /api/stalls), filtered like the runs list by metadata pairs and time. */
+export function getStalls(f: Pick<RunFilter, 'metadata' | 'since' | 'until'> = {}): Promise<StallsReply> {
+  const p = new URLSearchParams();
+  for (const m of f.metadata ?? []) p.append('metadata', m);
+  if (f.since) p.set('since', f.since);
+  if (f.until) p.set('until', f.until);
+  return call(`/api/stalls${p.size ? `?${p}` : ''}`);
 }
 
 export const getRun = (id: string) => call<RunDetail>(`/api/runs/${encodeURIComponent(id)}`);

@@ -5,10 +5,15 @@
  * thread's stack frames (copyable), the affected requests (click to find them
  * on the timeline), and whether it recovered. A py-spy capture of the server
  * (stall/ServerStacksCard) lights the inferred phase, says from which frame,
- * and lists processes and threads.
+ * and lists processes and threads. Each card carries its fingerprint
+ * (stall/EvidenceFrame); the run's first structural timeout has a card of its
+ * own (stall/FirstTimeoutCard).
  */
-import { isServerStacks, stallKey } from '../../shared/stallReport.ts';
+import { isServerStacks } from '../../shared/stallReport.ts';
+import { reportFingerprint, reportRef, timeoutRef, type FirstTimeout } from '../../shared/stallEvidence.ts';
 import type { StallRecord } from '../state/runModel.ts';
+import { EvidenceFrame } from './stall/EvidenceFrame.tsx';
+import { FirstTimeoutCard } from './stall/FirstTimeoutCard.tsx';
 import { ServerStacksCard } from './stall/ServerStacksCard.tsx';
 import { StallCard, type StallModel } from './stall/StallCard.tsx';
 
@@ -19,27 +24,45 @@ export interface BlockedPhaseViewProps {
   onFindRequest: (requestId: string) => void;
   /** The run is over (also when the model saw no run.status, e.g. reports read from the store). */
   ended?: boolean;
+  /** The run's first structural timeout (stored), shown as evidence too. */
+  firstTimeout?: FirstTimeout | null;
+  /** The evidence the URL names (`w0-op3`, `capture-1`): brought into view. */
+  focus?: string;
 }
 
-export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest, ended }: BlockedPhaseViewProps) {
-  if (stalls.length === 0) return null;
+export function BlockedPhaseView(p: BlockedPhaseViewProps) {
+  const { stalls, model, nowWallMs, onFindRequest, ended, firstTimeout, focus } = p;
+  if (stalls.length === 0 && !firstTimeout) return null;
   return (
     <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
-      <h2>Blocked Code2Wav phase{stalls.length > 1 ? 's' : ''}</h2>
-      {stalls.map((s) =>
-        isServerStacks(s.report) ? (
-          <ServerStacksCard key={`py-spy:${s.report.capture}`} report={s.report} onFindRequest={onFindRequest} />
-        ) : (
-          <StallCard
-            key={`${stallKey(s.report).workerId}:${stallKey(s.report).opId}`}
-            stall={s}
-            report={s.report}
-            model={model}
-            nowWallMs={nowWallMs}
-            onFindRequest={onFindRequest}
-            ended={ended || model.finishedT !== null}
-          />
-        ),
+      <h2>{stalls.length === 0 ? 'Stall evidence' : `Blocked Code2Wav phase${stalls.length > 1 ? 's' : ''}`}</h2>
+      {stalls.map((s) => {
+        const ref = reportRef(s.report);
+        return (
+          <EvidenceFrame key={ref} refName={ref} fp={reportFingerprint(s.report)} focused={focus === ref}>
+            {isServerStacks(s.report) ? (
+              <ServerStacksCard report={s.report} onFindRequest={onFindRequest} />
+            ) : (
+              <StallCard
+                stall={s}
+                report={s.report}
+                model={model}
+                nowWallMs={nowWallMs}
+                onFindRequest={onFindRequest}
+                ended={ended || model.finishedT !== null}
+              />
+            )}
+          </EvidenceFrame>
+        );
+      })}
+      {firstTimeout && (
+        <EvidenceFrame
+          refName={timeoutRef(firstTimeout.index)}
+          fp={firstTimeout.fingerprint}
+          focused={focus === timeoutRef(firstTimeout.index)}
+        >
+          <FirstTimeoutCard timeout={firstTimeout} onFindRequest={onFindRequest} />
+        </EvidenceFrame>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 /**
- * Compare two or more runs: verdicts and counts, the metric table with
+ * Compare two or more runs: verdicts and counts, when and where each ran and
+ * the server's identity, their timelines side by side, the metric table with
  * deltas against the first run, the configs with differing keys
  * highlighted, and stall reports per phase across the runs.
  */
@@ -12,6 +13,7 @@ import { href } from '../state/router.ts';
 import { stallsByPhase } from '../state/selectors.ts';
 import { AddRunPicker } from './compare/AddRunPicker.tsx';
 import { CompareSummary } from './compare/CompareSummary.tsx';
+import { CompareTimelines } from './compare/CompareTimelines.tsx';
 import { ConfigDiff } from './compare/ConfigDiff.tsx';
 import { nameOf } from './compare/runName.ts';
 import { MissingRun, useCompareRuns } from './compare/useCompareRuns.ts';
@@ -19,8 +21,8 @@ import { MissingRun, useCompareRuns } from './compare/useCompareRuns.ts';
 export function ComparePage({ ids }: { ids: string[] }) {
   // Here, not in ConfigDiff: the choice outlives the "loading" between two sets of runs.
   const [onlyDiff, setOnlyDiff] = useState(true);
-  const { runs, error, others } = useCompareRuns(ids);
-  const addRun = <AddRunPicker ids={ids} others={others} />;
+  const { runs, error } = useCompareRuns(ids);
+  const addRun = <AddRunPicker ids={ids} />;
 
   if (ids.length === 0)
     return (
@@ -55,6 +57,7 @@ export function ComparePage({ ids }: { ids: string[] }) {
       </div>
       {runs.length < 2 && <p className="notice">Add at least one more run to see differences.</p>}
       <CompareSummary runs={runs} ids={ids} />
+      <CompareTimelines runs={runs} />
       <StallPhaseChart runs={stallRuns} />
       <section className="panel">
         <h2>Metrics</h2>

@@ -2,7 +2,8 @@
  * The run view, live while the run is running and the same view replayed
  * from the store once saved: header (status, elapsed, verdict, breaker,
  * cancel), exports, counters, blocked-phase view, timeline, request detail
- * (brought into view; `?req=N` opens it), charts, metrics table.
+ * (brought into view; `?req=N` opens it), charts, metrics table. `?stall=w0-op3`
+ * brings that stall report into view (a link from the Stalls board).
  */
 import { ApiError, cancelRun } from '../api/rest.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
@@ -25,7 +26,7 @@ import { useRunClock } from './run/useRunClock.ts';
 import { useRunDetail } from './run/useRunDetail.ts';
 import { useRunStalls } from './run/useRunStalls.ts';
 
-export function RunPage({ id, request }: { id: string; request?: number }) {
+export function RunPage({ id, request, stall }: { id: string; request?: number; stall?: string }) {
   const model = useAppState((s) => s.runs[id]);
   const { detail, error, setError, loaded, retry } = useRunDetail(id, model);
   const pick = useRequestSelection(id, request, model);
@@ -72,6 +73,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         interruptCause={interruptCause}
         onCancel={() => cancelRun(id).catch(setError)}
         onFindRequest={(i) => pick.findRequests([i])}
+        identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
       />
       <ExportBar id={id} data={running || !loaded ? null : data} />
       <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
@@ -84,6 +86,8 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         nowWallMs={now}
         onFindRequest={pick.findRequest}
         ended={!running}
+        firstTimeout={detail.firstTimeout}
+        focus={stall}
       />
       <RunRequests
         id={id}

@@ -2,7 +2,8 @@
  * Hash routes: `#/` runs (`?verdict=&q=&meta=&offset=`: the list's filters,
  * so a filtered view can be shared and Back works), `#/new` (`?preset=`: the
  * preset or `custom`), `#/runs/<id>` (`?req=5` opens request #5; `?request=5`
- * is kept as an alias), `#/compare?ids=a,b`.
+ * is kept as an alias; `?stall=w0-op3` brings that stall report into view), `#/compare?ids=a,b`,
+ * `#/stalls` (`?meta=&since=&until=`: the stall board's filters).
  * Hash routing needs no server fallback and survives reloads.
  */
 import { useSyncExternalStore } from 'react';
@@ -17,10 +18,20 @@ export interface RunsQuery {
   offset?: number;
 }
 
+/** The stall board's filters, as they appear in the URL (absent = not filtered). */
+export interface StallsQuery {
+  /** `key=value` pairs, space separated, as typed. */
+  meta?: string;
+  /** Dates (`2026-04-01`) the runs happened from / before. */
+  since?: string;
+  until?: string;
+}
+
 export type Route =
   | ({ page: 'runs' } & RunsQuery)
   | { page: 'new'; preset?: string }
-  | { page: 'run'; id: string; request?: number }
+  | { page: 'run'; id: string; request?: number; stall?: string }
+  | ({ page: 'stalls' } & StallsQuery)
   | { page: 'compare'; ids: string[] }
   | { page: 'notFound'; path: string };
 
@@ -38,6 +49,10 @@ export function parseRoute(hash: string): Route {
       ...(offset && /^\d+$/.test(offset) && offset !== '0' ? { offset: Number(offset) } : {}),
     };
   }
+  if (path === '/stalls') {
+    const pick = (k: keyof StallsQuery) => (q.get(k) ? { [k]: q.get(k)! } : {});
+    return { page: 'stalls', ...pick('meta'), ...pick('since'), ...pick('until') };
+  }
   if (path === '/new') return q.get('preset') ? { page: 'new', preset: q.get('preset')! } : { page: 'new' };
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) {
@@ -46,6 +61,7 @@ export function parseRoute(hash: string): Route {
       page: 'run',
       id: decodeURIComponent(run[1]),
       ...(req !== null && /^\d+$/.test(req) ? { request: Number(req) } : {}),
+      ...(q.get('stall') ? { stall: q.get('stall')! } : {}),
     };
   }
   if (path === '/compare') {
@@ -68,8 +84,17 @@ export function href(r: Route): string {
     }
     case 'new':
       return r.preset ? `#/new?preset=${encodeURIComponent(r.preset)}` : '#/new';
-    case 'run':
-      return `#/runs/${encodeURIComponent(r.id)}${r.request !== undefined ? `?req=${r.request}` : ''}`;
+    case 'run': {
+      const q = new URLSearchParams();
+      if (r.request !== undefined) q.set('req', String(r.request));
+      if (r.stall) q.set('stall', r.stall);
+      return `#/runs/${encodeURIComponent(r.id)}${q.size ? `?${q}` : ''}`;
+    }
+    case 'stalls': {
+      const q = new URLSearchParams();
+      for (const k of ['meta', 'since', 'until'] as const) if (r[k]) q.set(k, r[k]);
+      return q.size ? `#/stalls?${q}` : '#/stalls';
+    }
     case 'compare':
       return `#/compare?ids=${r.ids.map(encodeURIComponent).join(',')}`;
     case 'notFound':

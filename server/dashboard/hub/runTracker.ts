@@ -13,6 +13,7 @@ import { LiveRequests } from '../../../shared/liveRequests.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import type { Effects } from '../store/writer.ts';
+import { blockedPhase, firstTimeout } from '../../../shared/stallEvidence.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
@@ -89,6 +90,8 @@ export class RunTracker {
   private readonly workerOf = new Map<string, number>();
   /** The op running on each worker now (absent when idle), with its current phase. */
   private readonly running = new Map<number, { opId: number; phase: string | null }>();
+  /** Whether a structural timeout was seen: only the first is stall evidence (docs/design.md#stall-fingerprints). */
+  private timedOut = false;
 
   constructor(runId: string, label: string | null, startedAtMs: number | null = null) {
     this.state = {
@@ -119,6 +122,16 @@ export class RunTracker {
     return { endedRow: storedRow(row, step.ended) };
   }
 
+  /** A timeout through the fold; the run's first is kept with the phase its request was blocked in. */
+  private applyTimeout(e: Extract<RunEvent, { type: 'request.timed_out' }>): Effects {
+    const where = this.timedOut ? undefined : this.phaseOf(e.outcome.requestId);
+    const effects = this.applyRequest(e);
+    if (this.timedOut) return effects;
+    this.timedOut = true;
+    const o = e.outcome;
+    return { ...effects, firstTimeout: firstTimeout(o.index, o.requestId, e.kind, e.t, blockedPhase(where)) };
+  }
+
   /** Remembers an ended request; forgets where the one that ended RECENTLY_ENDED requests ago stood. */
   private retire(requestId: string): void {
     const slot = this.endedCount++ % RECENTLY_ENDED;
@@ -147,7 +160,9 @@ export class RunTracker {
       case 'run.started':
         this.state.startedAtMs = e.startedAtMs;
         c.total = e.numRequests;
-        return {};
+        return e.serverIdentity ? { serverIdentity: e.serverIdentity } : {};
+      case 'request.timed_out':
+        return this.applyTimeout(e);
       case 'request.queued':
       case 'request.sent':
       case 'request.first_token':
@@ -155,7 +170,6 @@ export class RunTracker {
       case 'request.progress':
       case 'request.completed':
       case 'request.failed':
-      case 'request.timed_out':
       case 'request.cancelled':
       case 'request.not_dispatched':
         // Rows, in-flight and outcome counts (shared/outcomes.ts) by the one fold, whatever order the events come in.

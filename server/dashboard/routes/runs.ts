@@ -18,6 +18,7 @@ import {
 } from '../../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
+import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };
@@ -28,10 +29,10 @@ const ListQuery = Type.Object({
   source: Type.Optional(Type.String({ maxLength: 32 })),
   /** Free text: id, label, model, target, metadata. */
   q: Type.Optional(Type.String({ maxLength: 200 })),
-  /** `key=value`, repeatable; all must match. */
-  metadata: Type.Optional(
-    Type.Union([Type.String({ maxLength: 600 }), Type.Array(Type.String({ maxLength: 600 }), { maxItems: 20 })]),
-  ),
+  metadata: MetadataParam,
+  /** Happened at or after / before (the run's start, an import's file date). */
+  since: TimeParam,
+  until: TimeParam,
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),
 });
@@ -46,15 +47,6 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
     .type('application/json')
     .serializer((s) => s as string)
     .send(json);
-}
-
-function metadataPairs(m: string | string[] | undefined): [string, string][] {
-  const list = m === undefined ? [] : Array.isArray(m) ? m : [m];
-  return list.map((kv) => {
-    const i = kv.indexOf('=');
-    if (i <= 0) throw new StallscopeError('API_BAD_REQUEST', `metadata filter '${kv}' is not key=value`, 'metadata');
-    return [kv.slice(0, i), kv.slice(i + 1)];
-  });
 }
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -78,6 +70,8 @@ function runReadRoutes(app: App): void {
         source: q.source,
         text: q.q,
         metadata: metadataPairs(q.metadata),
+        since: timeParam(q.since, 'since'),
+        until: timeParam(q.until, 'until'),
         limit: q.limit,
         offset: q.offset,
       });

@@ -1,11 +1,15 @@
 /**
  * Versioned schema migrations. `PRAGMA user_version` holds the number of
  * migrations applied; each runs once, in its own transaction, in order.
- * Append new migrations at the end; never edit a shipped one.
+ * Append new migrations at the end; never edit a shipped one. A migration is
+ * SQL, or a function when existing rows need values only code computes.
  */
 import type Database from 'better-sqlite3';
+import { backfillStallEvidence } from './stallBackfill.ts';
 
-export const MIGRATIONS: string[] = [
+export type Migration = string | ((db: Database.Database) => void);
+
+export const MIGRATIONS: Migration[] = [
   // 1: runs, requests, events, stall reports, run metadata.
   `
   CREATE TABLE runs (
@@ -78,6 +82,20 @@ export const MIGRATIONS: string[] = [
   );
   ALTER TABLE runs ADD COLUMN result_parts INTEGER;
   `,
+  // 3: the stall board (docs/design.md#stall-board). Every stall report's fingerprint beside it; a run's first
+  // structural timeout (phase-only evidence) and the target's identity; runs ordered by when they happened (an
+  // import by its file's date, which is its started_at_ms). Existing rows get theirs computed here.
+  (db) => {
+    db.exec(`
+      ALTER TABLE stall_reports ADD COLUMN fingerprint TEXT;
+      ALTER TABLE stall_reports ADD COLUMN fingerprint_json TEXT;
+      CREATE INDEX stall_reports_fingerprint ON stall_reports(fingerprint);
+      ALTER TABLE runs ADD COLUMN first_timeout_json TEXT;
+      ALTER TABLE runs ADD COLUMN server_identity_json TEXT;
+      CREATE INDEX runs_happened ON runs(COALESCE(started_at_ms, created_at_ms) DESC);
+    `);
+    backfillStallEvidence(db);
+  },
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */
@@ -87,9 +105,10 @@ export function migrate(db: Database.Database): number {
     throw new Error(`database schema version ${version} is newer than this stallscope (${MIGRATIONS.length})`);
   }
   for (; version < MIGRATIONS.length; version++) {
-    const sql = MIGRATIONS[version];
+    const m = MIGRATIONS[version];
     db.transaction(() => {
-      db.exec(sql);
+      if (typeof m === 'string') db.exec(m);
+      else m(db);
       db.pragma(`user_version = ${version + 1}`);
     })();
   }

@@ -8,6 +8,12 @@ import type { RunListItem, RequestRow, StallEntry } from '../../../shared/apiSch
 import type { RunState, RunSummary } from '../../../shared/protocol.ts';
 import { normalizeCounts } from '../../../shared/outcomes.ts';
 import type { Verdict } from '../../../shared/types.ts';
+import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
+import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
+import type { StallFingerprint } from '../../../shared/fingerprint.ts';
+
+/** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
+export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
 
 export type RunSource = RunListItem['source'];
 
@@ -38,6 +44,9 @@ export interface RunFilter {
   source?: string;
   /** Exact key=value matches, all required. */
   metadata?: [string, string][];
+  /** Happened at or after / before (epoch ms). */
+  since?: number;
+  until?: number;
   limit: number;
   offset: number;
 }
@@ -68,6 +77,8 @@ interface RunRow {
   config_json?: string | null;
   import_json?: string | null;
   error?: string | null;
+  first_timeout_json?: string | null;
+  server_identity_json?: string | null;
 }
 
 const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
@@ -121,6 +132,24 @@ export function resultParts(text: string, max = RESULT_PART_CHARS): string[] {
     at = end;
   }
   return parts;
+}
+
+/** SQL conditions (on runs `r`) for metadata pairs and a time window; their values are pushed to `args`. */
+export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until'>, args: unknown[]): string[] {
+  const where: string[] = [];
+  for (const [k, v] of f.metadata ?? []) {
+    where.push('EXISTS (SELECT 1 FROM run_metadata m WHERE m.run_id = r.id AND m.key = ? AND m.value = ?)');
+    args.push(k, v);
+  }
+  if (f.since !== undefined) {
+    where.push(`${HAPPENED} >= ?`);
+    args.push(f.since);
+  }
+  if (f.until !== undefined) {
+    where.push(`${HAPPENED} < ?`);
+    args.push(f.until);
+  }
+  return where;
 }
 
 export class RunQueries {
@@ -242,15 +271,13 @@ export class RunQueries {
       );
       args.push(like, like, like, like, like);
     }
-    for (const [k, v] of f.metadata ?? []) {
-      where.push('EXISTS (SELECT 1 FROM run_metadata m WHERE m.run_id = r.id AND m.key = ? AND m.value = ?)');
-      args.push(k, v);
-    }
+    where.push(...metadataAndTime(f, args));
     const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${w}`).get(...args) as { n: number }).n;
     const rows = this.db
+      // Newest first by when the run happened (an import by its file's date, not by when it was imported).
       // Ties (the runs of one JSON-lines import share their creation time) in insertion order = their order in the file.
-      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY r.created_at_ms DESC, r.rowid LIMIT ? OFFSET ?`)
+      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY ${HAPPENED} DESC, r.rowid LIMIT ? OFFSET ?`)
       .all(...args, f.limit, f.offset) as RunRow[];
     return { runs: rows.map(toListItem), total };
   }
@@ -265,10 +292,15 @@ export class RunQueries {
         error: string | null;
         lastSeq: number;
         state: RunState | null;
+        firstTimeout: FirstTimeout | null;
+        serverIdentity: ServerIdentity | null;
       })
     | null {
     const r = this.db
-      .prepare(`SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error FROM runs r WHERE r.id = ?`)
+      .prepare(
+        `SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error, r.first_timeout_json,
+          r.server_identity_json FROM runs r WHERE r.id = ?`,
+      )
       .get(id) as RunRow | undefined;
     if (!r) return null;
     return {
@@ -280,6 +312,8 @@ export class RunQueries {
       error: r.error ?? null,
       lastSeq: r.last_seq,
       state: parse<RunState>(r.state_json),
+      firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
+      serverIdentity: parse<ServerIdentity>(r.server_identity_json),
     };
   }
 
@@ -298,12 +332,20 @@ export class RunQueries {
 
   stallReports(id: string): StallEntry[] {
     const rows = this.db
-      .prepare('SELECT seq, report_json, recovered_json FROM stall_reports WHERE run_id = ? ORDER BY seq')
-      .all(id) as { seq: number; report_json: string; recovered_json: string | null }[];
+      .prepare(
+        'SELECT seq, report_json, recovered_json, fingerprint_json FROM stall_reports WHERE run_id = ? ORDER BY seq',
+      )
+      .all(id) as {
+      seq: number;
+      report_json: string;
+      recovered_json: string | null;
+      fingerprint_json: string | null;
+    }[];
     return rows.map((r) => ({
       seq: r.seq,
       report: JSON.parse(r.report_json) as StallEntry['report'],
       recovered: parse(r.recovered_json),
+      ...(r.fingerprint_json ? { fingerprint: JSON.parse(r.fingerprint_json) as StallFingerprint } : {}),
     }));
   }
 

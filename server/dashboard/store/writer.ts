@@ -9,12 +9,20 @@ import type { RunState } from '../../../shared/protocol.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { StallReport } from '../../../shared/types.ts';
 import { stallKey } from '../../../shared/stallReport.ts';
+import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
+import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
+import { fingerprintColumns } from './stallBackfill.ts';
 
-/** What one event asks the store to keep beside the event itself: an ended request's row, a stall report, a recovery. */
+/**
+ * What one event asks the store to keep beside the event itself: an ended request's row, a stall report
+ * (with its fingerprint), a recovery, the run's first structural timeout, the target's identity.
+ */
 export interface Effects {
   endedRow?: RequestRow;
   stall?: StallReport;
   recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
+  firstTimeout?: FirstTimeout;
+  serverIdentity?: ServerIdentity;
 }
 
 const NONE: Effects = Object.freeze({});
@@ -48,6 +56,7 @@ export class BatchWriter {
   private readonly upsertRequests: Database.Statement;
   private readonly insertStall: Database.Statement;
   private readonly markRecovered: Database.Statement;
+  private readonly setRunFacts: Database.Statement;
   private readonly updateRun: Database.Statement;
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
@@ -70,7 +79,13 @@ export class BatchWriter {
       `INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?,?,?,?)').join(',')}`,
     );
     this.insertStall = db.prepare(
-      'INSERT OR IGNORE INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json) VALUES (?,?,?,?,?,?)',
+      `INSERT OR IGNORE INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json, fingerprint,
+        fingerprint_json) VALUES (?,?,?,?,?,?,?,?)`,
+    );
+    // The first timeout is kept once (the first one stays); the identity as the run last said it.
+    this.setRunFacts = db.prepare(
+      `UPDATE runs SET first_timeout_json = COALESCE(first_timeout_json, ?),
+        server_identity_json = COALESCE(?, server_identity_json) WHERE id = ?`,
     );
     this.markRecovered = db.prepare(
       'UPDATE stall_reports SET recovered_json = ? WHERE run_id = ? AND worker_id = ? AND op_id = ?',
@@ -135,11 +150,27 @@ export class BatchWriter {
     for (let i = whole; i < batch.length; i++) this.insertEvent.run(batch[i].runId, batch[i].seq, batch[i].json);
     this.writeRows(batch);
     for (const p of batch) {
-      const { stall, recovered } = p.effects ?? NONE;
+      const { stall, recovered, firstTimeout, serverIdentity } = p.effects ?? NONE;
       if (stall) {
         const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
-        this.insertStall.run(p.runId, key.workerId, key.opId, p.seq, stall.phase, JSON.stringify(stall));
+        const fp = fingerprintColumns(stall);
+        this.insertStall.run(
+          p.runId,
+          key.workerId,
+          key.opId,
+          p.seq,
+          stall.phase,
+          JSON.stringify(stall),
+          fp.fingerprint,
+          fp.json,
+        );
       }
+      if (firstTimeout || serverIdentity)
+        this.setRunFacts.run(
+          firstTimeout ? JSON.stringify(firstTimeout) : null,
+          serverIdentity ? JSON.stringify(serverIdentity) : null,
+          p.runId,
+        );
       if (recovered) {
         this.markRecovered.run(
           JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }),

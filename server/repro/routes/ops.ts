@@ -1,9 +1,12 @@
 /**
  * Operational endpoints: /health (answers while every worker hangs; reads
  * the workers' shared progress records, never their message queues),
- * /v1/models, and the loopback-only admin endpoints.
+ * /v1/models, /version (as vLLM answers it) and the loopback-only admin endpoints.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PACKAGE_ROOT } from '../../common/packageRoot.ts';
 import type { Code2WavPool } from '../code2wav/pool.ts';
 import type { TelemetryOutbox } from '../telemetry/outbox.ts';
 import type { WatchdogMonitor } from '../watchdog/monitor.ts';
@@ -18,6 +21,9 @@ export interface OpsDeps {
   watchdogTimeoutS: number;
   inflight: () => number;
 }
+
+/** What `GET /version` says: this package's version, marked as the reproduction server's. */
+const VERSION = `${(JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version} (stallscope reproduction server)`;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -49,6 +55,8 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
       },
     ],
   }));
+
+  app.get('/version', async () => ({ version: VERSION }));
 
   // Resolves only once every queued telemetry event was delivered (or counted
   // as dropped), so a stall report is never lost to shutdown order.

@@ -337,6 +337,46 @@ describe('stallscope bench (child process)', () => {
     }
   });
 
+  it('records where it ran from the CI environment; --metadata overrides a key, --no-ci-metadata reads none', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }), {
+      getRoutes: { '/v1/models': { data: [{ id: 'openbmb/MiniCPM-o-4_5' }] } },
+    });
+    const BUILDKITE = {
+      BUILDKITE: 'true',
+      BUILDKITE_BUILD_NUMBER: '14607',
+      BUILDKITE_AGENT_NAME: 'node-b',
+      BUILDKITE_COMMIT: 'a1b2c3d',
+      BUILDKITE_PIPELINE_SLUG: 'vllm-omni',
+      BUILDKITE_LABEL: 'minicpmo-accuracy',
+    };
+    const result = async (name: string, extra: string[]) => {
+      const base = ['--base-url', server!.url, '--model', 'm', '--num-prompts', '1', '--random-input-len', '4'];
+      const r = await runBenchChild([...base, '--result-dir', dir, '--result-filename', name, ...extra], BUILDKITE)
+        .done;
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record<string, unknown>;
+    };
+    const detected = await result('ci.json', ['--metadata', 'ci_node=gpu-7', 'gpu=MI300X']);
+    expect(detected).toMatchObject({
+      ci_provider: 'buildkite',
+      ci_build: '14607',
+      ci_node: 'gpu-7',
+      ci_commit: 'a1b2c3d',
+      ci_pipeline: 'vllm-omni',
+      ci_step: 'minicpmo-accuracy',
+      gpu: 'MI300X',
+    });
+    // The server's identity is in the same file: its model list, and why there is no version.
+    expect(detected.server_identity).toEqual({
+      models: ['openbmb/MiniCPM-o-4_5'],
+      version: null,
+      notes: ['/version: HTTP 404'],
+    });
+    const off = await result('off.json', ['--no-ci-metadata', '--metadata', 'gpu=MI300X']);
+    expect(Object.keys(off).filter((k) => k.startsWith('ci_'))).toEqual([]);
+    expect(off.gpu).toBe('MI300X');
+  });
+
   it('an unreachable target with a ready check: exit 5 (errored)', async () => {
     const r = await runBenchChild([
       '--base-url',

@@ -290,3 +290,37 @@ describe('stallscope bench --help', () => {
     );
   });
 });
+
+describe('parseBenchArgs: where the run ran (docs/design.md#ci-metadata)', () => {
+  const BUILDKITE = {
+    BUILDKITE: 'true',
+    BUILDKITE_BUILD_NUMBER: '14607',
+    BUILDKITE_AGENT_NAME: 'node-b',
+    BUILDKITE_PIPELINE_SLUG: 'vllm-omni',
+    BUILDKITE_LABEL: 'minicpmo-accuracy',
+  };
+
+  it('records the CI variables as ci_* metadata without any flag', () => {
+    expect(parseBenchArgs(['--model', 'm'], BUILDKITE).config.metadata).toEqual({
+      ci_provider: 'buildkite',
+      ci_build: '14607',
+      ci_node: 'node-b',
+      ci_pipeline: 'vllm-omni',
+      ci_step: 'minicpmo-accuracy',
+    });
+  });
+
+  it('--metadata KEY=VALUE overrides a detected key and adds others', () => {
+    const p = parseBenchArgs(['--model', 'm', '--metadata', 'ci_node=gpu-7', 'gpu=MI300X'], BUILDKITE);
+    expect(p.config.metadata).toMatchObject({ ci_build: '14607', ci_node: 'gpu-7', gpu: 'MI300X' });
+  });
+
+  it('--no-ci-metadata reads nothing from the CI, keeping what --metadata says', () => {
+    const p = parseBenchArgs(['--model', 'm', '--no-ci-metadata', '--metadata', 'ci_build=1'], BUILDKITE);
+    expect(p.config.metadata).toEqual({ ci_build: '1' });
+  });
+
+  it('outside a CI there is nothing to record', () => {
+    expect(parseBenchArgs(['--model', 'm'], { HOME: '/root' }).config.metadata).toEqual({});
+  });
+});

@@ -1,24 +1,76 @@
-/** "Add a run": a recent run not yet compared joins the comparison. */
+/**
+ * "Add a run": search the stored runs by id, label, metadata (free text, or
+ * exact `key=value`) and the dates they happened between, newest first by when
+ * they happened; a found run joins the comparison.
+ */
+import { useEffect, useState } from 'react';
 import type { RunListItem } from '../../../shared/apiSchemas.ts';
+import { listRuns } from '../../api/rest.ts';
+import { pickerFilter, pickerLine } from '../../state/comparePicker.ts';
 import { navigate } from '../../state/router.ts';
-import { humanVerdict } from '../../state/verdictWords.ts';
+import '../../styles/compare.css';
 
-export function AddRunPicker({ ids, others }: { ids: string[]; others: readonly RunListItem[] }) {
+export function AddRunPicker({ ids }: { ids: string[] }) {
+  const [text, setText] = useState('');
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [found, setFound] = useState<{ runs: RunListItem[]; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    // Typing does not fire a request per key.
+    const id = setTimeout(() => {
+      listRuns(pickerFilter(text, since, until)).then(
+        (r) => current && (setFound(r), setError(null)),
+        (e: Error) => current && setError(e.message),
+      );
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(id);
+    };
+  }, [text, since, until]);
+  const shown = (found?.runs ?? []).filter((r) => !ids.includes(r.id));
   return (
-    <label className="add-run">
-      Add a run{' '}
-      <select
-        value=""
-        onChange={(e) => e.target.value && navigate({ page: 'compare', ids: [...ids, e.target.value] })}
-        data-testid="compare-add"
-      >
-        <option value="">choose…</option>
-        {others
-          .filter((o) => !ids.includes(o.id))
-          .map((o) => (
-            <option key={o.id} value={o.id}>{`${o.label || o.id} — ${humanVerdict(o.verdict ?? o.status)}`}</option>
-          ))}
-      </select>
-    </label>
+    <div className="add-run" role="search" data-testid="compare-picker">
+      <label>
+        Add a run{' '}
+        <input
+          type="search"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="id, label, metadata, or key=value"
+          data-testid="compare-search"
+        />
+      </label>{' '}
+      <label>
+        from <input type="date" value={since} onChange={(e) => setSince(e.target.value)} data-testid="compare-since" />
+      </label>{' '}
+      <label>
+        before{' '}
+        <input type="date" value={until} onChange={(e) => setUntil(e.target.value)} data-testid="compare-until" />
+      </label>
+      {error && <p className="err">{error}</p>}
+      <ul className="picker-results" data-testid="compare-results" aria-live="polite">
+        {found && shown.length === 0 && <li className="muted">No other run matches.</li>}
+        {shown.map((r) => (
+          <li key={r.id}>
+            <button
+              type="button"
+              className="link"
+              onClick={() => navigate({ page: 'compare', ids: [...ids, r.id] })}
+              data-testid="compare-result"
+              data-run-id={r.id}
+            >
+              {pickerLine(r)}
+            </button>{' '}
+            <code className="muted">{r.id}</code>
+          </li>
+        ))}
+        {found && found.total > found.runs.length && (
+          <li className="muted">{found.total - found.runs.length} more: narrow the search.</li>
+        )}
+      </ul>
+    </div>
   );
 }

@@ -6,6 +6,7 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { navigate, href } from '../../state/router.ts';
 import { FAILED_PARTS } from '../../state/runStory.ts';
 import { nameOf } from './runName.ts';
+import { identityText } from '../../../shared/serverIdentity.ts';
 
 function breakerText(r: RunDetail): string {
   if (r.breaker.tripped) return `tripped by #${r.breaker.cause?.requestIndex}`;
@@ -56,6 +57,25 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
         </thead>
         <tbody>
           <PerRun runs={runs} label="verdict" cell={(r) => <StatusBadge verdict={r.verdict} status={r.status} />} />
+          <PerRun
+            runs={runs}
+            label="happened"
+            cell={(r) => new Date(r.startedAtMs ?? r.createdAtMs).toLocaleString()}
+          />
+          <PerRun runs={runs} label="server" cell={(r) => identityText(r.serverIdentity)} />
+          <PerRun
+            runs={runs}
+            label="where"
+            cell={(r) =>
+              [
+                r.metadata.ci_build && `build ${r.metadata.ci_build}`,
+                r.metadata.ci_node,
+                r.metadata.ci_commit?.slice(0, 12),
+              ]
+                .filter(Boolean)
+                .join(' · ') || '–'
+            }
+          />
           <PerRun runs={runs} label="requests" cell={(r) => r.counts.total} />
           <tr>
             <th>completed</th>

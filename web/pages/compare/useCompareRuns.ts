@@ -1,7 +1,7 @@
-/** The runs being compared, loaded for the current set of ids, and the recent runs that could be added. */
+/** The runs being compared, loaded for the current set of ids (the picker searches for more: AddRunPicker). */
 import { useEffect, useState } from 'react';
-import type { RunDetail, RunListItem } from '../../../shared/apiSchemas.ts';
-import { ApiError, getRun, listRuns } from '../../api/rest.ts';
+import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import { ApiError, getRun } from '../../api/rest.ts';
 
 /** A compared id with no run behind it: named on the page, not reported as "something went wrong". */
 export class MissingRun extends Error {
@@ -11,7 +11,6 @@ export class MissingRun extends Error {
 }
 
 export function useCompareRuns(ids: string[]) {
-  const [others, setOthers] = useState<RunListItem[]>([]);
   const key = ids.join(',');
   // What was loaded for which set of ids: a new set shows "loading" until its own reply lands.
   const [loaded, setLoaded] = useState<{ key: string; runs: RunDetail[] | null; error: unknown }>({
@@ -33,15 +32,11 @@ export function useCompareRuns(ids: string[]) {
       (r) => current && setLoaded({ key, runs: r, error: null }),
       (e: unknown) => current && setLoaded({ key, runs: null, error: e }),
     );
-    listRuns({ limit: 50 }).then(
-      (r) => setOthers(r.runs),
-      () => setOthers([]),
-    );
     return () => {
       current = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
 
-  return { runs, error, others };
+  return { runs, error };
 }

@@ -5,6 +5,7 @@
  */
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
+import { identityText, type ServerIdentity } from '../../../shared/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { breakerWords, interruptWords } from '../../state/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
@@ -24,6 +25,8 @@ export interface RunHeaderProps {
   onCancel: () => void;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
+  /** What the target said it is at the start (model list, version); null when not read. */
+  identity?: ServerIdentity | null;
 }
 
 export function RunHeader({
@@ -37,6 +40,7 @@ export function RunHeader({
   interruptCause,
   onCancel,
   onFindRequest,
+  identity,
 }: RunHeaderProps) {
   const meta = Object.entries(detail.metadata ?? {});
   const words = breakerWords(detail.failFast, breaker.tripped, running);
@@ -63,6 +67,11 @@ export function RunHeader({
         </span>
         <span>{detail.target ?? 'target unknown'}</span>
         <span>{detail.model ?? ''}</span>
+        {identity && (
+          <span data-testid="server-identity" title={identity.notes.join('\n')}>
+            server: {identityText(identity)}
+          </span>
+        )}
         <span>
           concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}
         </span>

@@ -177,7 +177,7 @@ describe('store', () => {
   it('opens a database of schema 1 with its results kept whole in the runs row', () => {
     const dir = tmp();
     const old = new Database(join(dir, DB_FILE));
-    old.exec(MIGRATIONS[0]);
+    old.exec(MIGRATIONS[0] as string);
     old.pragma('user_version = 1');
     old
       .prepare(

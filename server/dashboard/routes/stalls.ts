@@ -1,0 +1,41 @@
+/**
+ * GET /api/stalls: the stall board (docs/design.md#stall-board). Filter by
+ * any metadata key (`metadata=ci_pipeline=vllm-omni`, repeatable) and by
+ * when the runs happened (`since`, `until`); `last` is how many runs of a
+ * job its strip shows. Reply `{groups: [...]}`, one group per fingerprint.
+ */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
+import { buildBoard, StallsReplySchema } from '../../../shared/stallsApi.ts';
+import { boardRuns } from '../store/boardQueries.ts';
+import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
+
+/** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
+export const BOARD_MAX_RUNS = 5000;
+
+const StallsQuery = Type.Object({
+  metadata: MetadataParam,
+  since: TimeParam,
+  until: TimeParam,
+  last: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+});
+
+export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/stalls',
+    { schema: { querystring: StallsQuery, response: { 200: StallsReplySchema, 400: ErrorReplySchema } } },
+    async (req) => {
+      const q = req.query;
+      const filter = {
+        metadata: metadataPairs(q.metadata),
+        since: timeParam(q.since, 'since'),
+        until: timeParam(q.until, 'until'),
+        maxRuns: BOARD_MAX_RUNS,
+      };
+      app.store.writer.flush(); // live runs' latest reports and timeouts may still be queued
+      const { runs, truncated } = boardRuns(app.store.db, filter);
+      return { groups: buildBoard(runs, q.last), runs_considered: runs.length, truncated };
+    },
+  );
+};

@@ -1,0 +1,93 @@
+/**
+ * Reads the target's identity once at the start of a run: `GET /v1/models`
+ * and `GET /version` side by side, on a connection pool of their own (the
+ * run's pool and its socket accounting stay the benchmark's). Bounded: one
+ * deadline for both (2 s by default) and a cap on each body (64 KiB), so a
+ * slow or odd server costs the run at most the bound, and never fails it —
+ * what could not be read is said in `notes` (docs/design.md#server-identity).
+ */
+import { Agent, request } from 'undici';
+import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../shared/serverIdentity.ts';
+import type { BenchConfig } from './config.ts';
+import { tlsOptions } from './http/tls.ts';
+
+export const IDENTITY_TIMEOUT_MS = 2000;
+export const IDENTITY_MAX_BYTES = 64 * 1024;
+
+export interface IdentityOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+type Fetched = { ok: true; body: unknown } | { ok: false; note: string };
+
+/** The body of `GET url` parsed as JSON, or why not (status, size, time, parse). */
+async function getJson(
+  agent: Agent,
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  max: number,
+): Promise<Fetched> {
+  try {
+    const res = await request(`${base}${path}`, { method: 'GET', headers, dispatcher: agent, signal });
+    if (res.statusCode !== 200) {
+      await res.body.dump().catch(() => undefined);
+      return { ok: false, note: `${path}: HTTP ${res.statusCode}` };
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) {
+        res.body.destroy();
+        return { ok: false, note: `${path}: the body is over ${max} bytes` };
+      }
+      chunks.push(chunk);
+    }
+    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+  } catch (e) {
+    const why = signal.aborted ? 'no answer in time' : (e as Error).message;
+    return { ok: false, note: `${path}: ${why}`.slice(0, 512) };
+  }
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim().slice(0, 256) : null);
+
+function modelIds(f: Fetched): { models: string[] | null; note?: string } {
+  if (!f.ok) return { models: null, note: f.note };
+  const data = (f.body as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) return { models: null, note: '/v1/models: no data list in the answer' };
+  const ids = data.map((m) => text((m as { id?: unknown } | null)?.id)).filter((x): x is string => x !== null);
+  return { models: ids.slice(0, MAX_IDENTITY_MODELS) };
+}
+
+function versionOf(f: Fetched): { version: string | null; note?: string } {
+  if (!f.ok) return { version: null, note: f.note };
+  const v = text((f.body as { version?: unknown } | null)?.version);
+  return v ? { version: v } : { version: null, note: '/version: no version in the answer' };
+}
+
+/** The target's identity; never throws, never takes longer than `timeoutMs` (plus closing its own sockets). */
+export async function readServerIdentity(config: BenchConfig, opts: IdentityOptions = {}): Promise<ServerIdentity> {
+  const timeoutMs = opts.timeoutMs ?? IDENTITY_TIMEOUT_MS;
+  const max = opts.maxBytes ?? IDENTITY_MAX_BYTES;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+  for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
+  const agent = new Agent({ connect: { ...tlsOptions(config), timeout: timeoutMs }, connections: 2 });
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+  try {
+    const [models, version] = await Promise.all([
+      getJson(agent, config.baseUrl, '/v1/models', headers, ctrl.signal, max).then(modelIds),
+      getJson(agent, config.baseUrl, '/version', headers, ctrl.signal, max).then(versionOf),
+    ]);
+    const notes = [models.note, version.note].filter((n): n is string => n !== undefined);
+    return { models: models.models, version: version.version, notes };
+  } finally {
+    clearTimeout(timer);
+    await agent.destroy().catch(() => undefined);
+  }
+}

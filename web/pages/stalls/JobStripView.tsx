@@ -1,0 +1,58 @@
+/**
+ * One CI job's last runs as a strip, a row per node with its hang rate:
+ * each cell a run (passed, failed, or stalled — this fingerprint or another),
+ * oldest on the left, linking to the run; then the sentence that says it.
+ */
+import type { JobBoard } from '../../../shared/stallsApi.ts';
+import { href } from '../../state/router.ts';
+import { percent, stripByNode, type StripCell } from '../../state/stallsView.ts';
+
+function cellClass(c: StripCell, fingerprint: string): string {
+  if (c.outcome !== 'stalled') return `strip-cell strip-${c.outcome}`;
+  return `strip-cell strip-stalled${c.fingerprint === fingerprint ? ' strip-this' : ''}`;
+}
+
+function cellTitle(c: StripCell): string {
+  const what = c.outcome === 'stalled' ? `stalled: ${c.label}` : c.outcome;
+  return `${c.build ? `build ${c.build}` : c.id} · ${new Date(c.atMs).toLocaleString()} · ${what}`;
+}
+
+export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint: string }) {
+  const name = [job.pipeline, job.step].filter(Boolean).join(' / ');
+  return (
+    <div className="job-strip" data-testid="job-strip" data-step={job.step ?? ''}>
+      <p className="pattern" data-testid="pattern-sentence">
+        {job.sentence}
+      </p>
+      <table className="strip">
+        <caption>
+          {name}: last {job.runs.length} run{job.runs.length === 1 ? '' : 's'}, hang rate {percent(job.hangRate)}
+        </caption>
+        <tbody>
+          {stripByNode(job).map((n) => (
+            <tr key={n.node} data-testid="strip-node" data-node={n.node}>
+              <th>{n.node}</th>
+              <td className="num" data-testid="hang-rate">
+                {percent(n.hangRate)}
+              </td>
+              <td>
+                {n.cells.map((c) => (
+                  <a
+                    key={c.id}
+                    href={href({ page: 'run', id: c.id })}
+                    className={cellClass(c, fingerprint)}
+                    title={cellTitle(c)}
+                    aria-label={cellTitle(c)}
+                    data-outcome={c.outcome}
+                  >
+                    {c.build ?? '·'}
+                  </a>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

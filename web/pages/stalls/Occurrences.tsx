@@ -1,0 +1,45 @@
+/** Every run the fingerprint occurred in: when, where, links to each piece of its evidence, and its control. */
+import type { StallGroupReply } from '../../../shared/stallsApi.ts';
+import { href } from '../../state/router.ts';
+import { evidenceName, evidenceRoute, whenText } from '../../state/stallsView.ts';
+
+export function Occurrences({ group }: { group: StallGroupReply }) {
+  return (
+    <table className="occurrences" data-testid="occurrence-list">
+      <thead>
+        <tr>
+          <th>When</th>
+          <th>Build</th>
+          <th>Node</th>
+          <th>Commit</th>
+          <th>Evidence</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {group.evidence.map((o) => (
+          <tr key={o.runId} data-testid="occurrence" data-run-id={o.runId}>
+            <td>
+              <a href={href({ page: 'run', id: o.runId })}>{whenText(o.atMs)}</a>
+            </td>
+            <td>{o.build ?? '–'}</td>
+            <td>{o.node ?? '–'}</td>
+            <td>{o.commit ? <code>{o.commit.slice(0, 12)}</code> : '–'}</td>
+            <td>
+              {o.refs.map((ref) => (
+                <a key={ref} href={href(evidenceRoute(o.runId, ref))} className="evidence" data-testid="evidence">
+                  {evidenceName(ref)}
+                </a>
+              ))}
+            </td>
+            <td>
+              {o.control && (
+                <a href={href({ page: 'compare', ids: [o.runId, o.control] })}>compare with nearest passing control</a>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * One fingerprint: its row (label, phase, top frames, occurrences, first and
+ * last seen, builds, nodes, commits), then its jobs' strips with the sentence,
+ * its passing controls, Compare with the nearest one, and every occurrence.
+ */
+import type { StallGroupReply } from '../../../shared/stallsApi.ts';
+import { href } from '../../state/router.ts';
+import { compareIds, whenText } from '../../state/stallsView.ts';
+import { JobStripView } from './JobStripView.tsx';
+import { Occurrences } from './Occurrences.tsx';
+
+const list = (xs: readonly string[]) => (xs.length ? xs.join(', ') : '–');
+
+export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
+  const compare = compareIds(g);
+  return (
+    <tbody className="stall-group" data-testid="stall-group" data-fingerprint={g.fingerprint} data-phase={g.phase}>
+      <tr className="stall-row">
+        <td>
+          <strong data-testid="stall-label">{g.label}</strong>
+          <br />
+          <code className="muted" title="fingerprint">
+            {g.fingerprint}
+          </code>
+        </td>
+        <td>
+          <span className="pill pill-bad">{g.phase}</span>
+        </td>
+        <td>
+          {g.frames.length ? (
+            <ol className="frames">
+              {g.frames.map((f) => (
+                <li key={f}>
+                  <code>{f}</code>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            <span className="muted">no stack (a timeout seen from the client)</span>
+          )}
+        </td>
+        <td className="num" data-testid="occurrences">
+          {g.occurrences}
+        </td>
+        <td>{whenText(g.first_seen)}</td>
+        <td>{whenText(g.last_seen)}</td>
+        <td data-testid="builds">{list(g.builds)}</td>
+        <td data-testid="nodes">{list(g.nodes)}</td>
+        <td>{list(g.commits.map((c) => c.slice(0, 12)))}</td>
+      </tr>
+      <tr className="stall-detail">
+        <td colSpan={9}>
+          {g.jobs.map((j) => (
+            <JobStripView key={`${j.pipeline}\u0000${j.step}`} job={j} fingerprint={g.fingerprint} />
+          ))}
+          <p data-testid="controls">
+            Passing controls:{' '}
+            {g.controls.runs.length === 0
+              ? 'none (no run of the same job passed without a stall)'
+              : g.controls.runs.map((id, i) => (
+                  <a key={id} href={href({ page: 'run', id })} className="control">
+                    {g.controls.builds[i] ? `build ${g.controls.builds[i]}` : id}
+                  </a>
+                ))}{' '}
+            {compare && (
+              <a className="button" href={href({ page: 'compare', ids: compare })} data-testid="compare-control">
+                Compare the latest with its nearest passing control
+              </a>
+            )}
+          </p>
+          <Occurrences group={g} />
+        </td>
+      </tr>
+    </tbody>
+  );
+}
