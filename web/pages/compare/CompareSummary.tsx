@@ -6,6 +6,7 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { navigate, href } from '../../state/router.ts';
 import { FAILED_PARTS } from '../../state/runStory.ts';
 import { nameOf } from './runName.ts';
+import { count } from '../../../shared/format.ts';
 
 function breakerText(r: RunDetail): string {
   if (r.breaker.tripped) return `tripped by #${r.breaker.cause?.requestIndex}`;
@@ -56,22 +57,22 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
         </thead>
         <tbody>
           <PerRun runs={runs} label="verdict" cell={(r) => <StatusBadge verdict={r.verdict} status={r.status} />} />
-          <PerRun runs={runs} label="requests" cell={(r) => r.counts.total} />
+          <PerRun runs={runs} label="requests" cell={(r) => count(r.counts.total)} />
           <tr>
             <th>completed</th>
             {runs.map((r) => (
               <td key={r.id} className="c-completed">
-                {r.counts.completed}
+                {count(r.counts.completed)}
               </td>
             ))}
           </tr>
-          <PerRun runs={runs} label="failed" cell={(r) => r.counts.failed} />
+          <PerRun runs={runs} label="failed" cell={(r) => count(r.counts.failed)} />
           {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
           {FAILED_PARTS.map((p) => (
             <tr key={p.id} className="part">
               <th title={p.title}>… {p.label}</th>
               {runs.map((r) => (
-                <td key={r.id}>{normalizeCounts(r.counts)[p.key]}</td>
+                <td key={r.id}>{count(normalizeCounts(r.counts)[p.key])}</td>
               ))}
             </tr>
           ))}
@@ -81,7 +82,7 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
             label="stall reports"
             cell={(r) => (
               <>
-                {r.stallCount}
+                {count(r.stallCount)}
                 {r.stallPhase ? ` (${r.stallPhase})` : ''}
               </>
             )}
