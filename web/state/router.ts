@@ -2,10 +2,12 @@
  * Hash routes: `#/` runs (`?verdict=&q=&meta=&offset=`: the list's filters,
  * so a filtered view can be shared and Back works), `#/new` (`?preset=`: the
  * preset or `custom`), `#/runs/<id>` (`?req=5` opens request #5; `?request=5`
- * is kept as an alias), `#/compare?ids=a,b`.
+ * is kept as an alias; `?reqs=5-8` shows only requests #5–#8, e.g. a stalled
+ * batch), `#/compare?ids=a,b`.
  * Hash routing needs no server fallback and survives reloads.
  */
 import { useSyncExternalStore } from 'react';
+import { formatRanges, parseRanges } from './requestRanges.ts';
 
 /** The runs list's filters, as they appear in the URL (absent = not filtered). */
 export interface RunsQuery {
@@ -20,7 +22,7 @@ export interface RunsQuery {
 export type Route =
   | ({ page: 'runs' } & RunsQuery)
   | { page: 'new'; preset?: string }
-  | { page: 'run'; id: string; request?: number }
+  | { page: 'run'; id: string; request?: number; only?: number[] }
   | { page: 'compare'; ids: string[] }
   | { page: 'notFound'; path: string };
 
@@ -42,10 +44,12 @@ export function parseRoute(hash: string): Route {
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) {
     const req = q.get('req') ?? q.get('request');
+    const only = parseRanges(q.get('reqs') ?? '');
     return {
       page: 'run',
       id: decodeURIComponent(run[1]),
       ...(req !== null && /^\d+$/.test(req) ? { request: Number(req) } : {}),
+      ...(only && only.length ? { only } : {}),
     };
   }
   if (path === '/compare') {
@@ -68,8 +72,14 @@ export function href(r: Route): string {
     }
     case 'new':
       return r.preset ? `#/new?preset=${encodeURIComponent(r.preset)}` : '#/new';
-    case 'run':
-      return `#/runs/${encodeURIComponent(r.id)}${r.request !== undefined ? `?req=${r.request}` : ''}`;
+    case 'run': {
+      // Built by hand: URLSearchParams would write the range's commas as %2C.
+      const q = [
+        ...(r.request !== undefined ? [`req=${r.request}`] : []),
+        ...(r.only?.length ? [`reqs=${formatRanges(r.only)}`] : []),
+      ];
+      return `#/runs/${encodeURIComponent(r.id)}${q.length ? `?${q.join('&')}` : ''}`;
+    }
     case 'compare':
       return `#/compare?ids=${r.ids.map(encodeURIComponent).join(',')}`;
     case 'notFound':

@@ -1,16 +1,23 @@
 /**
- * Which request of the run is open, which row the timeline scrolls to and
- * which it highlights. A link to another request (`?req=N`, Back) selects it;
- * selecting one puts it in the URL.
+ * Which request of the run is open, which row the timeline scrolls to, which
+ * it highlights and which it shows. A link to another request (`?req=N`,
+ * Back) selects it; selecting one puts it in the URL. A story link to a range
+ * (`?reqs=5-8`) is a new history entry that shows those requests alone, so
+ * the view can be shared and Back returns to all of them.
  */
-import { useState } from 'react';
-import { href } from '../../state/router.ts';
+import { useMemo, useState } from 'react';
+import { href, navigate } from '../../state/router.ts';
 import type { RunModel } from '../../state/runModel.ts';
 
-export function useRequestSelection(id: string, request: number | undefined, model: RunModel | undefined) {
+export function useRequestSelection(
+  id: string,
+  request: number | undefined,
+  model: RunModel | undefined,
+  only?: readonly number[],
+) {
   const [selected, setSelected] = useState<number | null>(request ?? null);
   const [scrollTo, setScrollTo] = useState<number | null>(request ?? null);
-  const [highlight, setHighlight] = useState<ReadonlySet<string> | undefined>(undefined);
+  const [found, setFound] = useState<ReadonlySet<string> | undefined>(undefined);
 
   const [linked, setLinked] = useState(request);
   if (request !== linked) {
@@ -20,10 +27,18 @@ export function useRequestSelection(id: string, request: number | undefined, mod
       setScrollTo(request);
     }
   }
+  const onlyIds = useMemo(
+    () => (only ? new Set(only.map((i) => model?.requests[i]?.requestId).filter((x): x is string => !!x)) : undefined),
+    [only, model?.requests],
+  );
   const select = (i: number | null) => {
     setSelected(i);
     // Replace, not push: arrowing through requests must not fill the history.
-    window.history.replaceState(null, '', href({ page: 'run', id, ...(i !== null ? { request: i } : {}) }));
+    window.history.replaceState(
+      null,
+      '',
+      href({ page: 'run', id, ...(i !== null ? { request: i } : {}), ...(only ? { only: [...only] } : {}) }),
+    );
   };
   /** Open a request by id, scroll the timeline to it and highlight it. */
   const findRequest = (rid: string) => {
@@ -31,14 +46,16 @@ export function useRequestSelection(id: string, request: number | undefined, mod
     if (i === undefined) return;
     select(i);
     setScrollTo(i);
-    setHighlight(new Set([rid]));
+    setFound(new Set([rid]));
   };
-  /** Open the first of these requests and highlight them all. */
+  /** Show these requests (one: open it among all of them; several: only them, the first open). */
   const findRequests = (indices: readonly number[]) => {
-    const ids = indices.map((i) => model?.requests[i]?.requestId).filter((x): x is string => !!x);
-    if (ids.length === 0) return;
-    findRequest(ids[0]);
-    setHighlight(new Set(ids));
+    if (indices.length === 0) return;
+    setFound(undefined);
+    setScrollTo(indices[0]);
+    navigate({ page: 'run', id, request: indices[0], ...(indices.length > 1 ? { only: [...indices] } : {}) });
   };
-  return { selected, scrollTo, highlight, select, findRequest, findRequests };
+  /** Back to every request, the open one kept. */
+  const showAll = () => navigate({ page: 'run', id, ...(selected !== null ? { request: selected } : {}) });
+  return { selected, scrollTo, highlight: onlyIds ?? found, select, findRequest, findRequests, showAll };
 }
