@@ -18,7 +18,7 @@ function Page({ route }: { route: Route }) {
     case 'new':
       return <NewRunPage preset={route.preset} />;
     case 'run':
-      return <RunPage key={route.id} id={route.id} request={route.request} />;
+      return <RunPage key={route.id} id={route.id} request={route.request} only={route.only} />;
     case 'compare':
       return <ComparePage ids={route.ids} />;
     case 'notFound':
@@ -61,6 +61,8 @@ export function App() {
             route.page === 'compare',
           )}
         </nav>
+        {/* The run page puts its name and verdict here once its header scrolls away. */}
+        <span id="topbar-run" className="topbar-run" />
         <span className="spacer" />
         <ConnectionIndicator />
       </header>

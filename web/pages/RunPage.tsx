@@ -24,24 +24,31 @@ import { useRequestSelection } from './run/useRequestSelection.ts';
 import { useRunClock } from './run/useRunClock.ts';
 import { useRunDetail } from './run/useRunDetail.ts';
 import { useRunStalls } from './run/useRunStalls.ts';
+import { startingWords } from '../state/runFacts.ts';
+import { TopbarTitle } from './run/TopbarTitle.tsx';
 
-export function RunPage({ id, request }: { id: string; request?: number }) {
+export function RunPage({ id, request, only }: { id: string; request?: number; only?: number[] }) {
   const model = useAppState((s) => s.runs[id]);
   const { detail, error, setError, loaded, retry } = useRunDetail(id, model);
-  const pick = useRequestSelection(id, request, model);
+  const pick = useRequestSelection(id, request, model, only);
   const { running, now, nowT, startedAtMs } = useRunClock(model, detail);
   const stalls = useRunStalls(model, detail, startedAtMs);
 
   if (error instanceof ApiError && error.status === 404)
     return (
       <Empty>
-        <span data-testid="run-missing">No run with id {id}.</span> <a href={href({ page: 'runs' })}>See the runs.</a>
+        <span data-testid="run-missing" role="status">
+          No run with id {id} yet: this page shows it as soon as it is created (a reported run appears when its CLI
+          starts reporting).
+        </span>{' '}
+        <a href={href({ page: 'runs' })}>See the runs.</a>
       </Empty>
     );
   if (error) return <ErrorState error={error} retry={retry} />;
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
   const summary = model.summary ?? detail.summary;
+  const status = model.status === 'unknown' ? detail.status : model.status;
   const verdict = model.verdict ?? detail.verdict;
   const counts = shownCounts(model, detail.counts);
   const breaker = model.breaker.tripped
@@ -51,6 +58,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const data = perRequestData(model.requests);
   const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
   const interruptCause = metrics.interrupt_cause ?? null;
+  const starting = startingWords(detail, model, running);
   const story = runStory({
     model: { ...model, breaker: { ...model.breaker, ...breaker } },
     stalls,
@@ -63,18 +71,21 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
     <div className="run-page" data-testid="run-page" data-run-id={id} data-loaded={loaded} aria-busy={!loaded}>
       <RunHeader
         detail={detail}
-        status={model.status === 'unknown' ? detail.status : model.status}
+        status={status}
         verdict={verdict}
         elapsedS={!running && summary && summary.durationS > 0 ? summary.durationS : nowT / 1000}
         breaker={breaker}
         running={running}
         message={!model.info || model.status !== 'running' ? model.statusMessage : null}
         interruptCause={interruptCause}
+        info={model.info}
+        starting={starting}
         onCancel={() => cancelRun(id).catch(setError)}
         onFindRequest={(i) => pick.findRequests([i])}
       />
+      <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />
-      <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
+      {!starting && <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />}
       {summary && <VerdictReasons reasons={summary.verdictReasons} verdict={verdict} />}
       <RunStory runId={id} clauses={story} onFindRequests={pick.findRequests} />
       {gate && <AccuracyGate gate={gate} />}
@@ -97,6 +108,8 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         select={pick.select}
         highlight={pick.highlight}
         scrollTo={pick.scrollTo}
+        only={only}
+        onShowAll={pick.showAll}
         metrics={summary ? metrics : null}
       />
       <section className="panel">

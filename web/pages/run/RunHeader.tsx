@@ -9,6 +9,8 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { breakerWords, interruptWords } from '../../state/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
 import { CancelControl } from './CancelControl.tsx';
+import { loadWords, targetWords } from '../../state/runFacts.ts';
+import type { RunModel } from '../../state/runModel.ts';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -21,6 +23,10 @@ export interface RunHeaderProps {
   message?: string | null;
   /** Result key interrupt_cause (`signal` | `dashboard`), once the run ended interrupted. */
   interruptCause?: unknown;
+  /** The engine's run.started, for what the stored detail does not say (a reported run without a config). */
+  info: RunModel['info'];
+  /** What the run does before its clock starts (web/state/runFacts.ts), shown instead of the elapsed time. */
+  starting?: string | null;
   onCancel: () => void;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
@@ -37,7 +43,10 @@ export function RunHeader({
   interruptCause,
   onCancel,
   onFindRequest,
+  info,
+  starting,
 }: RunHeaderProps) {
+  const load = loadWords(detail, info);
   const meta = Object.entries(detail.metadata ?? {});
   const words = breakerWords(detail.failFast, breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
@@ -58,14 +67,18 @@ export function RunHeader({
         )}
       </div>
       <div className="run-facts">
-        <span>
-          elapsed <b data-testid="elapsed">{elapsedS.toFixed(1)} s</b>
-        </span>
-        <span>{detail.target ?? 'target unknown'}</span>
-        <span>{detail.model ?? ''}</span>
-        <span>
-          concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}
-        </span>
+        {starting ? (
+          <span className="starting" role="status" data-testid="run-starting">
+            <span className="spinner" aria-hidden="true" /> {starting}…
+          </span>
+        ) : (
+          <span>
+            elapsed <b data-testid="elapsed">{elapsedS.toFixed(1)} s</b>
+          </span>
+        )}
+        <span data-testid="run-target">{targetWords(detail, info)}</span>
+        <span>{detail.model ?? info?.model ?? ''}</span>
+        {load && <span data-testid="run-load">{load}</span>}
         <BreakerFact
           runId={detail.id}
           words={words}
