@@ -94,22 +94,24 @@ describe('the New-run form (Chromium)', () => {
     it(`Start with several errors focuses the first on the page, below the top bar (${width} px)`, async () => {
       await page.setViewportSize({ width, height: 800 });
       await openHangForm();
+      // The schema lists numPrompts before target.workers; the page shows workers first, at the top.
       await page.locator('#f-timeouts-totalS').fill('-1');
       await page.locator('#f-numPrompts').fill('0');
-      await page.locator('#f-model').fill('');
-      await expect.poll(() => page.locator('.field.has-error').count()).toBeGreaterThanOrEqual(3);
+      await page.locator('#f-target-workers').fill('0');
+      await expect.poll(() => page.locator('.field.has-error').count()).toBe(3);
       // From the bottom of the form, where Start is pressed after a long edit.
       await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
       await page.getByTestId('start-run').click();
       const first = await page.evaluate(() => document.querySelector('.field.has-error')?.getAttribute('data-field'));
-      expect(first).toBe('model');
-      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('f-model');
-      const b = await boxes('.field[data-field="model"]');
+      expect(first).toBe('target.workers');
+      // Caught: focusing the schema's first error (numPrompts) left the top one above, under the bar.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('f-target-workers');
+      const b = await boxes('.field[data-field="target.workers"]');
       expect(b.field).not.toBeNull();
       // The whole field, label to message, between the top bar and the action bar.
       expect(b.field!.top).toBeGreaterThanOrEqual(b.barBottom);
       expect(b.field!.bottom).toBeLessThanOrEqual(b.actionsTop);
-      expect(await page.getByTestId('error-model').isVisible()).toBe(true);
+      expect(await page.getByTestId('error-target.workers').isVisible()).toBe(true);
       await page.screenshot({ path: screenshotPath(`form-first-error-${width}`) });
     });
   }
