@@ -16,6 +16,7 @@ export function RequestDetail({
   nowT,
   link,
   onClose,
+  linkSeq = 0,
 }: {
   row: RequestView;
   ops: readonly OpRecord[];
@@ -23,17 +24,23 @@ export function RequestDetail({
   /** The deep link that opens this request (`#/runs/ID?req=N`). */
   link?: string;
   onClose: () => void;
+  /** Changes when a link or a find (not a click) opened the request: align the panel then, wherever the page was. */
+  linkSeq?: number;
 }) {
   const box = useRef<HTMLElement>(null);
+  const alignedFor = useRef(0);
   useEffect(() => {
     const el = box.current;
     if (!el) return;
+    const linked = linkSeq !== alignedFor.current;
+    alignedFor.current = linkSeq;
     // Aligned at its top (the root's scroll-padding keeps it below the top bar): "nearest" would
     // bring a tall panel's bottom up and leave its header, and the card above it, cut by the bar.
+    // A click beside a panel already in view does not move the page.
     const top = el.getBoundingClientRect().top;
     const bar = document.querySelector('.topbar')?.getBoundingClientRect().bottom ?? 0;
-    if (top < bar || top > window.innerHeight - 80) el.scrollIntoView({ block: 'start' });
-  }, [row.index]);
+    if (linked || top < bar || top > window.innerHeight - 80) el.scrollIntoView({ block: 'start' });
+  }, [row.index, linkSeq]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape' && !e.defaultPrevented) onClose();

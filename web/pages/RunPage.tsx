@@ -108,6 +108,7 @@ export function RunPage({ id, request, only }: { id: string; request?: number; o
         select={pick.select}
         highlight={pick.highlight}
         scrollTo={pick.scrollTo}
+        linkSeq={pick.linkSeq}
         only={only}
         onShowAll={pick.showAll}
         metrics={summary ? metrics : null}

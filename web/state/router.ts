@@ -99,6 +99,16 @@ export function navigate(r: Route): void {
   window.dispatchEvent(new Event(NAVIGATED));
 }
 
+/**
+ * Change the URL without a history entry (arrowing through requests), and
+ * tell route subscribers: a replaceState fires no hashchange, and a route
+ * left stale makes the next link to the old URL look like no change.
+ */
+export function replaceRoute(r: Route): void {
+  window.history.replaceState(null, '', href(r));
+  window.dispatchEvent(new Event(NAVIGATED));
+}
+
 const subscribe = (cb: () => void) => {
   window.addEventListener('hashchange', cb);
   window.addEventListener(NAVIGATED, cb);

@@ -28,6 +28,8 @@ interface RunRequestsProps {
   select: (i: number | null) => void;
   highlight?: ReadonlySet<string>;
   scrollTo: number | null;
+  /** Changes when a link or a find opened the selected request (its panel is then aligned below the top bar). */
+  linkSeq: number;
   /** Show only these requests (a story link's range). */
   only?: readonly number[];
   onShowAll: () => void;
@@ -75,6 +77,7 @@ export function RunRequests(p: RunRequestsProps) {
             nowT={nowT}
             link={href({ page: 'run', id: p.id, request: sel.index })}
             onClose={() => p.select(null)}
+            linkSeq={p.linkSeq}
           />
         )}
       </div>

@@ -6,7 +6,7 @@
  * the view can be shared and Back returns to all of them.
  */
 import { useMemo, useState } from 'react';
-import { href, navigate } from '../../state/router.ts';
+import { navigate, replaceRoute } from '../../state/router.ts';
 import type { RunModel } from '../../state/runModel.ts';
 
 export function useRequestSelection(
@@ -18,6 +18,9 @@ export function useRequestSelection(
   const [selected, setSelected] = useState<number | null>(request ?? null);
   const [scrollTo, setScrollTo] = useState<number | null>(request ?? null);
   const [found, setFound] = useState<ReadonlySet<string> | undefined>(undefined);
+  // Bumped whenever a link or a find (not a click or an arrow key) opens a request: its panel is then
+  // aligned below the top bar, wherever the page was scrolled.
+  const [linkSeq, setLinkSeq] = useState(request !== undefined ? 1 : 0);
 
   const [linked, setLinked] = useState(request);
   if (request !== linked) {
@@ -25,6 +28,7 @@ export function useRequestSelection(
     if (request !== undefined) {
       setSelected(request);
       setScrollTo(request);
+      setLinkSeq((n) => n + 1);
     }
   }
   const onlyIds = useMemo(
@@ -33,12 +37,10 @@ export function useRequestSelection(
   );
   const select = (i: number | null) => {
     setSelected(i);
+    // The route will say this request: not a new link to follow (that would scroll the timeline to it again).
+    setLinked(i ?? undefined);
     // Replace, not push: arrowing through requests must not fill the history.
-    window.history.replaceState(
-      null,
-      '',
-      href({ page: 'run', id, ...(i !== null ? { request: i } : {}), ...(only ? { only: [...only] } : {}) }),
-    );
+    replaceRoute({ page: 'run', id, ...(i !== null ? { request: i } : {}), ...(only ? { only: [...only] } : {}) });
   };
   /** Open a request by id, scroll the timeline to it and highlight it. */
   const findRequest = (rid: string) => {
@@ -46,6 +48,7 @@ export function useRequestSelection(
     if (i === undefined) return;
     select(i);
     setScrollTo(i);
+    setLinkSeq((n) => n + 1);
     setFound(new Set([rid]));
   };
   /** Show these requests (one: open it among all of them; several: only them, the first open). */
@@ -57,5 +60,5 @@ export function useRequestSelection(
   };
   /** Back to every request, the open one kept. */
   const showAll = () => navigate({ page: 'run', id, ...(selected !== null ? { request: selected } : {}) });
-  return { selected, scrollTo, highlight: onlyIds ?? found, select, findRequest, findRequests, showAll };
+  return { selected, scrollTo, linkSeq, highlight: onlyIds ?? found, select, findRequest, findRequests, showAll };
 }
