@@ -51,10 +51,11 @@ export function useRequestSelection(
     setLinkSeq((n) => n + 1);
     setFound(new Set([rid]));
   };
-  /** Show these requests (one: open it among all of them; several: only them, the first open). */
+  /** Show these requests (one: open and highlight it among all of them; several: only them, the first open). */
   const findRequests = (indices: readonly number[]) => {
     if (indices.length === 0) return;
-    setFound(undefined);
+    const one = indices.length === 1 ? model?.requests[indices[0]]?.requestId : undefined;
+    setFound(one ? new Set([one]) : undefined);
     setScrollTo(indices[0]);
     navigate({ page: 'run', id, request: indices[0], ...(indices.length > 1 ? { only: [...indices] } : {}) });
   };
