@@ -7,6 +7,7 @@
  * until it ends (the engine's record of each request: timings, inter-token
  * latencies and text, for the vLLM result). Checked by the form and the server alike.
  */
+import { count } from './format.ts';
 
 /** The parts of a RunSpec (shared/schemas.ts) the estimate reads. */
 export interface BudgetSpec {
@@ -69,7 +70,6 @@ export function memoryBudgetIssue(
 ): { field: string; message: string; code: 'API_MEMORY_BUDGET' } | null {
   const e = estimateRunMemory(spec);
   if (e.total <= budget) return null;
-  const count = (x: number) => x.toLocaleString('en');
   const prompts =
     e.promptBytes > 0
       ? `${count(e.inFlight)} requests in flight × a prompt of ${count(spec.dataset.inputLen ?? 0)} words (≈ ${size(e.promptBytesEach)} each with its body and send buffer) = ${size(e.promptBytes)}, plus `

@@ -5,6 +5,7 @@
  * server's 400 say "must be at least 1", "must be a JSON object" and "must be
  * a number above 0, or inf". The caller puts the field's label in front.
  */
+import { count } from './format.ts';
 
 /** One schema error as TypeBox reports it (keyword and params), at one field. */
 export interface SchemaError {
@@ -26,7 +27,7 @@ const BY_FIELD: Record<string, string> = {
   'thresholds.*': 'must be a metric, a comparison and a number, e.g. mean_ttft_ms<500',
 };
 
-const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US') : String(v));
+const num = (v: unknown) => (typeof v === 'number' ? count(v) : String(v));
 
 const TYPE_WORDS: Record<string, string> = {
   integer: 'a whole number',

@@ -12,6 +12,7 @@
  */
 import { StallscopeError } from './errors.ts';
 import type { RunCounts, Verdict } from './types.ts';
+import { count, plural } from './format.ts';
 
 export type ThresholdOp = '<=' | '<' | '>=' | '>' | '==' | '!=';
 
@@ -133,8 +134,6 @@ export function formatMetricValue(v: number, key = ''): string {
   return Number(fixed) === 0 ? String(Number(v.toPrecision(2))) : fixed;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const { counts } = input;
   const reasons: string[] = [];
@@ -146,11 +145,11 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   // a run is stopped once, by the breaker or by an interrupt, so at most one of them has any.
   if (counts.cancelledAfterTimeout > 0) {
     reasons.push(
-      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled after a timeout (${counts.notDispatched} never sent)`,
+      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled after a timeout (${count(counts.notDispatched)} never sent)`,
     );
   } else if (counts.cancelled > 0) {
     reasons.push(
-      `${plural(counts.cancelled, 'request')} cancelled by the interrupt (${counts.notDispatched} never sent)`,
+      `${plural(counts.cancelled, 'request')} cancelled by the interrupt (${count(counts.notDispatched)} never sent)`,
     );
   } else if (counts.notDispatched > 0) {
     reasons.push(`${plural(counts.notDispatched, 'request')} never sent`);
@@ -163,12 +162,12 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const gate = input.seedTts;
   if (gate && gate.evaluated === 0)
     reasons.push(
-      `seed-tts WER gate: no utterance could be evaluated (seed_tts_content_evaluated == 0, ${gate.excluded} excluded)`,
+      `seed-tts WER gate: no utterance could be evaluated (seed_tts_content_evaluated == 0, ${count(gate.excluded)} excluded)`,
     );
   else if (gate)
     reasons.push(
       `seed-tts WER over ${plural(gate.evaluated, 'utterance')}: mean ${gate.mean}, median ${gate.median}` +
-        (gate.excluded > 0 ? ` (${gate.excluded} excluded)` : ''),
+        (gate.excluded > 0 ? ` (${count(gate.excluded)} excluded)` : ''),
     );
   const outcomes = input.thresholds.map((expr) => evaluateThreshold(expr, input.metrics));
   for (const o of outcomes) reasons.push(o.reason);

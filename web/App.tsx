@@ -19,7 +19,7 @@ function Page({ route }: { route: Route }) {
     case 'new':
       return <NewRunPage preset={route.preset} />;
     case 'run':
-      return <RunPage key={route.id} id={route.id} request={route.request} stall={route.stall} />;
+      return <RunPage key={route.id} id={route.id} request={route.request} stall={route.stall} only={route.only} />;
     case 'stalls':
       return <StallsPage query={route} />;
     case 'compare':
@@ -72,6 +72,8 @@ export function App() {
             route.page === 'compare',
           )}
         </nav>
+        {/* The run page puts its name and verdict here once its header scrolls away. */}
+        <span id="topbar-run" className="topbar-run" />
         <span className="spacer" />
         <ConnectionIndicator />
       </header>

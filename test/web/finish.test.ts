@@ -36,13 +36,22 @@ describe('import notice', () => {
   it('says what sixteen runs lack once', () => {
     const msg = importMessage(Array.from({ length: 16 }, (_, i) => run(i + 1, ['audio', 'failFast', 'verdict'])));
     expect(msg).toBe(
-      'Imported 16 runs: f.json #1 … f.json #16. All without audio metrics, fail-fast counts, a verdict.',
+      'Imported 16 runs: f.json #1 … f.json #16. All without audio metrics, fail-fast counts. Verdicts derived from the counts (the file gives none).',
     );
     expect(msg.match(/without/g)).toHaveLength(1);
   });
+  // The list shows a badge for each import (derived when the file has no verdict): never "without a verdict" beside it.
+  it('says a verdict missing from the file was derived from the counts, not that the run has none', () => {
+    expect(importMessage([run(1, ['verdict'])])).toBe(
+      'Imported 1 run: f.json #1. Verdict derived from the counts (the file gives none).',
+    );
+    expect(importMessage([run(1, ['verdict']), run(2, []), run(3, ['detailed', 'verdict'])])).toBe(
+      'Imported 3 runs: f.json #1, f.json #2, f.json #3. f.json #3: without per-request data. f.json #1, f.json #3: verdict derived from the counts (the file gives none).',
+    );
+  });
   it('groups runs that lack different parts, and says nothing when nothing is missing', () => {
     expect(importMessage([run(1, ['verdict']), run(2, ['audio', 'verdict']), run(3, ['verdict'])])).toBe(
-      'Imported 3 runs: f.json #1, f.json #2, f.json #3. f.json #1, f.json #3: without a verdict. f.json #2: without audio metrics, a verdict.',
+      'Imported 3 runs: f.json #1, f.json #2, f.json #3. f.json #2: without audio metrics. Verdicts derived from the counts (the file gives none).',
     );
     expect(importMessage([run(1, [])])).toBe('Imported 1 run: f.json #1.');
     expect(importMessage([run(1, ['detailed'])])).toBe('Imported 1 run: f.json #1. Without per-request data.');

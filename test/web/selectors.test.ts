@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configDiff, delta, metricSections } from '#web/state/metricsTable.ts';
-import { histogram, latenciesMs, outcomeSeries, stallAgeS, stallsByPhase } from '#web/state/selectors.ts';
+import {
+  histogram,
+  latenciesMs,
+  outcomePanels,
+  outcomeSeries,
+  stallAgeS,
+  stallsByPhase,
+  type SeriesPoint,
+} from '#web/state/selectors.ts';
 import { applyEvents } from '#web/state/applyEvent.ts';
 import { emptyRun } from '#web/state/runModel.ts';
 import { failFastRun, numbered, T0 } from '#test/helpers/failFastRun.ts';
@@ -76,5 +84,27 @@ describe('selectors', () => {
       { key: 't.f', values: ['[1]', '[1]'], differs: false },
       { key: 't.x', values: ['y', 'z'], differs: true },
     ]);
+  });
+});
+
+describe('the Completions chart', () => {
+  const pt = (s: number, over: Partial<SeriesPoint>): SeriesPoint => ({
+    s,
+    inFlight: 0,
+    completed: 0,
+    failed: 0,
+    timedOut: 0,
+    cancelled: 0,
+    ...over,
+  });
+  // Caught: one stacked linear scale, where 5 timeouts beside 1,083 cancellations are a few pixels.
+  it('gives each outcome the run has its own scale, the empty ones left out', () => {
+    const series = [pt(1, { timedOut: 1 }), pt(2, { timedOut: 4, cancelled: 1083 }), pt(3, { completed: 2 })];
+    expect(outcomePanels(series)).toEqual([
+      { key: 'completed', label: 'completed', total: 2, max: 2 },
+      { key: 'timedOut', label: 'timed out', total: 5, max: 4 },
+      { key: 'cancelled', label: 'cancelled', total: 1083, max: 1083 },
+    ]);
+    expect(outcomePanels([pt(1, {})])).toEqual([]);
   });
 });

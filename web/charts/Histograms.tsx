@@ -3,9 +3,9 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import type { WerBin } from '../state/accuracy.ts';
 import type { Bin } from '../state/selectors.ts';
 import { AXIS, BAR_CURSOR, MARGIN, TIP } from './chartStyle.ts';
+import { count } from '../../shared/format.ts';
 
-const binRange = (b: Bin | undefined) =>
-  b ? `${b.from.toLocaleString('en-US')}–${b.to.toLocaleString('en-US')} ms` : '';
+const binRange = (b: Bin | undefined) => (b ? `${count(b.from)}–${count(b.to)} ms` : '');
 
 export function LatencyHistogram({ title, bins, live }: { title: string; bins: readonly Bin[]; live: boolean }) {
   return (

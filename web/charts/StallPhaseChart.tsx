@@ -32,7 +32,8 @@ export function StallPhaseChart({ runs }: { runs: { name: string; byPhase: Recor
             contentStyle={{ background: 'var(--panel)', border: '1px solid var(--border)', color: 'var(--fg)' }}
             cursor={{ fill: 'var(--hover)', stroke: 'none' }}
           />
-          <Legend wrapperStyle={{ fontSize: 11 }} />
+          {/* Recharts sorts legend items by name unless told: keep the runs in the columns' order (r0, r1, …). */}
+          <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => Number(String(item.dataKey).slice(1))} />
           {runs.map((r, i) => (
             <Bar key={i} dataKey={`r${i}`} name={r.name} fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
           ))}

@@ -6,6 +6,7 @@
  */
 import type { RunCounts } from '../../shared/types.ts';
 import { outcomeCards } from '../state/runStory.ts';
+import { count } from '../../shared/format.ts';
 
 export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: number }) {
   const cards = outcomeCards(counts, inFlight);
@@ -21,12 +22,12 @@ export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: n
           title={c.title}
         >
           <dt>{c.label}</dt>
-          <dd>{c.value.toLocaleString('en-US')}</dd>
+          <dd>{count(c.value)}</dd>
           {c.id === 'failed' && parts.length > 0 && (
             <ul className="counter-parts" aria-label="of which">
               {parts.map((p) => (
                 <li key={p.id} className={`c-${p.id}`} data-testid={`count-${p.id}`} title={p.title}>
-                  <b>{p.value.toLocaleString('en-US')}</b> {p.label}
+                  <b>{count(p.value)}</b> {p.label}
                 </li>
               ))}
             </ul>

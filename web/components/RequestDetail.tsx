@@ -1,7 +1,9 @@
 /**
  * Detail of one request: its times, metrics, error, and its Code2Wav
  * operations phase by phase. Brought into view when it opens or shows another
- * request (at 1024 px it sits under the whole timeline), with a link to itself.
+ * request (at 1024 px it sits under the whole timeline), its header just below
+ * the sticky top bar when it was not on screen (a deep link), with a link to
+ * itself. Esc closes it.
  */
 import { useEffect, useRef } from 'react';
 import type { OpRecord, RequestView } from '../state/runModel.ts';
@@ -14,6 +16,7 @@ export function RequestDetail({
   nowT,
   link,
   onClose,
+  linkSeq = 0,
 }: {
   row: RequestView;
   ops: readonly OpRecord[];
@@ -21,11 +24,30 @@ export function RequestDetail({
   /** The deep link that opens this request (`#/runs/ID?req=N`). */
   link?: string;
   onClose: () => void;
+  /** Changes when a link or a find (not a click) opened the request: align the panel then, wherever the page was. */
+  linkSeq?: number;
 }) {
   const box = useRef<HTMLElement>(null);
+  const alignedFor = useRef(0);
   useEffect(() => {
-    box.current?.scrollIntoView({ block: 'nearest' });
-  }, [row.index]);
+    const el = box.current;
+    if (!el) return;
+    const linked = linkSeq !== alignedFor.current;
+    alignedFor.current = linkSeq;
+    // Aligned at its top (the root's scroll-padding keeps it below the top bar): "nearest" would
+    // bring a tall panel's bottom up and leave its header, and the card above it, cut by the bar.
+    // A click beside a panel already in view does not move the page.
+    const top = el.getBoundingClientRect().top;
+    const bar = document.querySelector('.topbar')?.getBoundingClientRect().bottom ?? 0;
+    if (linked || top < bar || top > window.innerHeight - 80) el.scrollIntoView({ block: 'start' });
+  }, [row.index, linkSeq]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented) onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [onClose]);
   return (
     <aside ref={box} className="detail" aria-label={`Request ${row.index}`} data-testid="request-detail">
       <header>

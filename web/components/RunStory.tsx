@@ -1,7 +1,8 @@
 /**
  * The run's story in one plain sentence (web/state/runStory.ts): the stall,
  * who waited behind it, the timeout that tripped the breaker, what it
- * cancelled; each request it names is a link that opens it.
+ * cancelled; each request it names is a link that opens it, and a range
+ * (`#5–#8`) a link that shows those requests alone (`?reqs=5-8`).
  */
 import { href } from '../state/router.ts';
 import type { StoryPart } from '../state/runStory.ts';
@@ -13,7 +14,7 @@ export function RunStory({
 }: {
   runId: string;
   clauses: readonly StoryPart[][];
-  /** Open the first of `indices` and highlight them all. */
+  /** Show `indices` (several: only them) with the first open. */
   onFindRequests: (indices: number[]) => void;
 }) {
   if (clauses.length === 0) return null;
@@ -26,7 +27,12 @@ export function RunStory({
             'requests' in p ? (
               <a
                 key={j}
-                href={href({ page: 'run', id: runId, request: p.requests[0] })}
+                href={href({
+                  page: 'run',
+                  id: runId,
+                  request: p.requests[0],
+                  ...(p.requests.length > 1 ? { only: p.requests } : {}),
+                })}
                 data-testid="story-link"
                 data-requests={p.requests.join(',')}
                 onClick={(e) => {

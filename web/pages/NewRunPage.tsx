@@ -25,7 +25,7 @@ export function NewRunPage({ preset }: { preset?: string }) {
       <h1>New run</h1>
       <PresetPicker presets={presets} presetId={form.presetId} />
       <FormContext.Provider value={{ value: spec, set: form.set, issues: form.issues }}>
-        <RunFormGroups spec={spec as RunSpec} />
+        <RunFormGroups spec={spec as RunSpec} pickTarget={form.pickTarget} />
       </FormContext.Provider>
       {form.showSummary && <ErrorSummary errors={errors} />}
       {form.submitError && (

@@ -25,24 +25,32 @@ import { useRequestSelection } from './run/useRequestSelection.ts';
 import { useRunClock } from './run/useRunClock.ts';
 import { useRunDetail } from './run/useRunDetail.ts';
 import { useRunStalls } from './run/useRunStalls.ts';
+import { startingWords } from '../state/runFacts.ts';
+import { TopbarTitle } from './run/TopbarTitle.tsx';
 
-export function RunPage({ id, request, stall }: { id: string; request?: number; stall?: string }) {
+interface RunPageProps {
+  id: string;
+  /** `?req=N`: the request whose panel is open. */
+  request?: number;
+  /** `?stall=w0-op3`: the stall report brought into view. */
+  stall?: string;
+  /** `?reqs=5-8`: only these requests in the timeline. */
+  only?: number[];
+}
+
+export function RunPage({ id, request, stall, only }: RunPageProps) {
   const model = useAppState((s) => s.runs[id]);
   const { detail, error, setError, loaded, retry } = useRunDetail(id, model);
-  const pick = useRequestSelection(id, request, model);
+  const pick = useRequestSelection(id, request, model, only);
   const { running, now, nowT, startedAtMs } = useRunClock(model, detail);
   const stalls = useRunStalls(model, detail, startedAtMs);
 
-  if (error instanceof ApiError && error.status === 404)
-    return (
-      <Empty>
-        <span data-testid="run-missing">No run with id {id}.</span> <a href={href({ page: 'runs' })}>See the runs.</a>
-      </Empty>
-    );
+  if (error instanceof ApiError && error.status === 404) return <RunMissing id={id} />;
   if (error) return <ErrorState error={error} retry={retry} />;
   if (!model || !detail) return <Loading what={`run ${id}`} />;
 
   const summary = model.summary ?? detail.summary;
+  const status = model.status === 'unknown' ? detail.status : model.status;
   const verdict = model.verdict ?? detail.verdict;
   const counts = shownCounts(model, detail.counts);
   const breaker = model.breaker.tripped
@@ -52,6 +60,7 @@ export function RunPage({ id, request, stall }: { id: string; request?: number; 
   const data = perRequestData(model.requests);
   const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
   const interruptCause = metrics.interrupt_cause ?? null;
+  const starting = startingWords(detail, model, running);
   const story = runStory({
     model: { ...model, breaker: { ...model.breaker, ...breaker } },
     stalls,
@@ -64,19 +73,22 @@ export function RunPage({ id, request, stall }: { id: string; request?: number; 
     <div className="run-page" data-testid="run-page" data-run-id={id} data-loaded={loaded} aria-busy={!loaded}>
       <RunHeader
         detail={detail}
-        status={model.status === 'unknown' ? detail.status : model.status}
+        status={status}
         verdict={verdict}
         elapsedS={!running && summary && summary.durationS > 0 ? summary.durationS : nowT / 1000}
         breaker={breaker}
         running={running}
         message={!model.info || model.status !== 'running' ? model.statusMessage : null}
         interruptCause={interruptCause}
+        info={model.info}
+        starting={starting}
         onCancel={() => cancelRun(id).catch(setError)}
         onFindRequest={(i) => pick.findRequests([i])}
         identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
       />
+      <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />
-      <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />
+      {!starting && <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />}
       {summary && <VerdictReasons reasons={summary.verdictReasons} verdict={verdict} />}
       <RunStory runId={id} clauses={story} onFindRequests={pick.findRequests} />
       {gate && <AccuracyGate gate={gate} />}
@@ -101,6 +113,9 @@ export function RunPage({ id, request, stall }: { id: string; request?: number; 
         select={pick.select}
         highlight={pick.highlight}
         scrollTo={pick.scrollTo}
+        linkSeq={pick.linkSeq}
+        only={only}
+        onShowAll={pick.showAll}
         metrics={summary ? metrics : null}
       />
       <section className="panel">
@@ -109,5 +124,18 @@ export function RunPage({ id, request, stall }: { id: string; request?: number; 
       </section>
       <RunWarnings warnings={model.warnings} />
     </div>
+  );
+}
+
+/** A run not (yet) there: a CI log's link clicked before its CLI started reporting; the page shows it when it is. */
+function RunMissing({ id }: { id: string }) {
+  return (
+    <Empty>
+      <span data-testid="run-missing" role="status">
+        No run with id {id} yet: this page shows it as soon as it is created (a reported run appears when its CLI starts
+        reporting).
+      </span>{' '}
+      <a href={href({ page: 'runs' })}>See the runs.</a>
+    </Empty>
   );
 }

@@ -16,9 +16,10 @@ import { RunsPager } from './runs/RunsPager.tsx';
 import { RunsTable } from './runs/RunsTable.tsx';
 import { useRunList } from './runs/useRunList.ts';
 import { useRunsFilter } from './runs/useRunsFilter.ts';
+import { noMatchText, type MetaFilter } from '../state/runsFilter.ts';
 
 export function RunsPage({ query }: { query: RunsQuery }) {
-  const { filter, go, text, setText, meta, setMeta } = useRunsFilter(query);
+  const { filter, metaFilter, go, text, setText, meta, setMeta } = useRunsFilter(query);
   const { data, error, setError, load } = useRunList(filter);
   const [selected, setSelected] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
@@ -54,11 +55,11 @@ export function RunsPage({ query }: { query: RunsQuery }) {
         setMeta={setMeta}
         selected={selected}
       />
+      {/* An import selects nothing: what to compare is the maintainer's choice, not a side effect. */}
       <ImportBox
-        onImported={(ids, msg) => {
+        onImported={(_ids, msg) => {
           setNotice(msg);
           load();
-          if (ids.length === 1) setSelected((s) => [...s, ids[0]]);
         }}
       />
       {notice && (
@@ -70,8 +71,8 @@ export function RunsPage({ query }: { query: RunsQuery }) {
         <ErrorState error={error} retry={load} />
       ) : !data ? (
         <Loading what="runs" />
-      ) : data.runs.length === 0 ? (
-        <NoRuns filter={filter} />
+      ) : data.runs.length === 0 || metaFilter.bad.length > 0 ? (
+        <NoRuns filter={filter} meta={metaFilter} />
       ) : (
         <>
           <RunsTable runs={data.runs} selected={selected} onToggle={toggle} onDelete={remove} />
@@ -82,11 +83,11 @@ export function RunsPage({ query }: { query: RunsQuery }) {
   );
 }
 
-function NoRuns({ filter }: { filter: RunFilter }) {
+function NoRuns({ filter, meta }: { filter: RunFilter; meta: MetaFilter }) {
   return (
     <Empty>
-      {filter.q || filter.verdict || filter.metadata?.length ? (
-        'No run matches these filters.'
+      {filter.q || filter.verdict || meta.pairs.length || meta.bad.length ? (
+        <span data-testid="no-match">{noMatchText({ verdict: filter.verdict, q: filter.q, meta })}</span>
       ) : (
         <>
           No runs yet. <a href={href({ page: 'new' })}>Start one</a> or import a vLLM result file.

@@ -2,11 +2,12 @@
  * Hash routes: `#/` runs (`?verdict=&q=&meta=&offset=`: the list's filters,
  * so a filtered view can be shared and Back works), `#/new` (`?preset=`: the
  * preset or `custom`), `#/runs/<id>` (`?req=5` opens request #5; `?request=5`
- * is kept as an alias; `?stall=w0-op3` brings that stall report into view), `#/compare?ids=a,b`,
- * `#/stalls` (`?meta=&since=&until=`: the stall board's filters).
+ * is kept as an alias; `?stall=w0-op3` brings that stall report into view; `?reqs=5-8` shows only requests #5–#8,
+ * e.g. a stalled batch), `#/compare?ids=a,b`, `#/stalls` (`?meta=&since=&until=`: the stall board's filters).
  * Hash routing needs no server fallback and survives reloads.
  */
 import { useSyncExternalStore } from 'react';
+import { formatRanges, parseRanges } from './requestRanges.ts';
 
 /** The runs list's filters, as they appear in the URL (absent = not filtered). */
 export interface RunsQuery {
@@ -30,7 +31,7 @@ export interface StallsQuery {
 export type Route =
   | ({ page: 'runs' } & RunsQuery)
   | { page: 'new'; preset?: string }
-  | { page: 'run'; id: string; request?: number; stall?: string }
+  | { page: 'run'; id: string; request?: number; stall?: string; only?: number[] }
   | ({ page: 'stalls' } & StallsQuery)
   | { page: 'compare'; ids: string[] }
   | { page: 'notFound'; path: string };
@@ -57,11 +58,13 @@ export function parseRoute(hash: string): Route {
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) {
     const req = q.get('req') ?? q.get('request');
+    const only = parseRanges(q.get('reqs') ?? '');
     return {
       page: 'run',
       id: decodeURIComponent(run[1]),
       ...(req !== null && /^\d+$/.test(req) ? { request: Number(req) } : {}),
       ...(q.get('stall') ? { stall: q.get('stall')! } : {}),
+      ...(only && only.length ? { only } : {}),
     };
   }
   if (path === '/compare') {
@@ -85,10 +88,13 @@ export function href(r: Route): string {
     case 'new':
       return r.preset ? `#/new?preset=${encodeURIComponent(r.preset)}` : '#/new';
     case 'run': {
-      const q = new URLSearchParams();
-      if (r.request !== undefined) q.set('req', String(r.request));
-      if (r.stall) q.set('stall', r.stall);
-      return `#/runs/${encodeURIComponent(r.id)}${q.size ? `?${q}` : ''}`;
+      // Built by hand: URLSearchParams would write the range's commas as %2C.
+      const q = [
+        ...(r.request !== undefined ? [`req=${r.request}`] : []),
+        ...(r.stall ? [`stall=${encodeURIComponent(r.stall)}`] : []),
+        ...(r.only?.length ? [`reqs=${formatRanges(r.only)}`] : []),
+      ];
+      return `#/runs/${encodeURIComponent(r.id)}${q.length ? `?${q.join('&')}` : ''}`;
     }
     case 'stalls': {
       const q = new URLSearchParams();
@@ -111,6 +117,16 @@ export function navigate(r: Route): void {
   // preset radio) is controlled by the route: until React sees the new route
   // it puts the control back as it was, so the click seems lost for a moment.
   // Telling subscribers now re-renders within the same event.
+  window.dispatchEvent(new Event(NAVIGATED));
+}
+
+/**
+ * Change the URL without a history entry (arrowing through requests), and
+ * tell route subscribers: a replaceState fires no hashchange, and a route
+ * left stale makes the next link to the old URL look like no change.
+ */
+export function replaceRoute(r: Route): void {
+  window.history.replaceState(null, '', href(r));
   window.dispatchEvent(new Event(NAVIGATED));
 }
 

@@ -9,6 +9,8 @@ import { normalizeCounts } from '../../shared/outcomes.ts';
 import { isServerStacks } from '../../shared/stallReport.ts';
 import type { RunCounts } from '../../shared/types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
+import { count, plural } from '../../shared/format.ts';
+import { rangeWords, toRuns } from './requestRanges.ts';
 
 /** The parts of `failed`, in the order the design lists them (docs/design.md#counting). */
 export const FAILED_PARTS = [
@@ -160,26 +162,19 @@ export function endingText(row: RequestView): string | null {
   return `ran ${sec(row.endT - row.sentT)}, then ${how}${kind}`;
 }
 
-/** One piece of the story: plain text, or a link to requests (the first one opens). */
+/** One piece of the story: plain text, or a link to requests (one opens it; several show only them). */
 export type StoryPart = { text: string } | { text: string; requests: number[] };
 
-/** "#0–#4, #7" from sorted indices, each range a link (to its first request, all highlighted). */
+/** "#0–#4, #7" from indices, each range a link to exactly its requests. */
 function ranges(indices: readonly number[]): StoryPart[] {
-  const sorted = [...new Set(indices)].sort((a, b) => a - b);
   const out: StoryPart[] = [];
-  let i = 0;
-  while (i < sorted.length) {
-    let j = i;
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
-    const run = sorted.slice(i, j + 1);
+  for (const [a, b] of toRuns(indices)) {
     if (out.length) out.push({ text: ', ' });
-    out.push({ text: run.length > 1 ? `#${run[0]}–#${run[run.length - 1]}` : `#${run[0]}`, requests: run });
-    i = j + 1;
+    const run = Array.from({ length: b - a + 1 }, (_, k) => a + k);
+    out.push({ text: rangeWords(run), requests: run });
   }
   return out;
 }
-
-const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 export interface StoryInput {
   model: Pick<RunModel, 'ops' | 'opsByRequest' | 'requests' | 'indexById' | 'breaker' | 'finishedT' | 'status'>;
@@ -246,7 +241,7 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   if (counts.cancelledAfterTimeout > 0)
     clauses.push([
       {
-        text: `the breaker cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${counts.notDispatched.toLocaleString('en-US')} never sent)`,
+        text: `the breaker cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.notDispatched)} never sent)`,
       },
     ]);
   if (counts.cancelled > 0) {
@@ -254,7 +249,7 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
     const inFlight = counts.cancelled - counts.notDispatched;
     clauses.push([
       {
-        text: `${who}: ${plural(inFlight, 'request')} aborted in flight, ${counts.notDispatched.toLocaleString('en-US')} never sent`,
+        text: `${who}: ${plural(inFlight, 'request')} aborted in flight, ${count(counts.notDispatched)} never sent`,
       },
     ]);
   }

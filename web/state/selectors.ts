@@ -4,6 +4,7 @@
  */
 import type { StallRecord, RequestView, RunModel } from './runModel.ts';
 import { isServerStacks } from '../../shared/stallReport.ts';
+import { count } from '../../shared/format.ts';
 
 export interface SeriesPoint {
   /** Bucket end, seconds on the run clock. */
@@ -46,6 +47,42 @@ export function outcomeSeries(rows: readonly RequestView[], endMs: number, bucke
   const active = activePerBucket(rows, n, width);
   for (let i = 0; i < n; i++) pts[i].inFlight = active[i];
   return pts;
+}
+
+/** One outcome of the Completions chart, drawn on its own scale. */
+export interface OutcomePanel {
+  key: 'completed' | 'failed' | 'timedOut' | 'cancelled';
+  label: string;
+  /** Requests that ended so, over the run. */
+  total: number;
+  /** The most in one bucket: the panel's own y-axis top. */
+  max: number;
+}
+
+const OUTCOME_KINDS = [
+  { key: 'completed', label: 'completed' },
+  { key: 'failed', label: 'errored' },
+  { key: 'timedOut', label: 'timed out' },
+  { key: 'cancelled', label: 'cancelled' },
+] as const;
+
+/**
+ * The outcomes the run has, each to be drawn on its own y scale: one shared
+ * linear scale hides 5 timed-out requests beside 1,083 cancelled ones, and the
+ * timeout is the story. Outcomes with no request are left out.
+ */
+export function outcomePanels(series: readonly SeriesPoint[]): OutcomePanel[] {
+  const out: OutcomePanel[] = [];
+  for (const { key, label } of OUTCOME_KINDS) {
+    let total = 0;
+    let max = 0;
+    for (const p of series) {
+      total += p[key];
+      if (p[key] > max) max = p[key];
+    }
+    if (total > 0) out.push({ key, label, total, max });
+  }
+  return out;
 }
 
 /**
@@ -124,7 +161,7 @@ export function histogram(values: readonly number[], bins = 20): Bin[] {
   const n = Math.max(1, Math.ceil((hi - start) / w - 1e-9));
   const out: Bin[] = Array.from({ length: n }, (_, i) => {
     const from = onGrid(start + i * w, w);
-    return { from, to: onGrid(start + (i + 1) * w, w), count: 0, label: from.toLocaleString('en-US') };
+    return { from, to: onGrid(start + (i + 1) * w, w), count: 0, label: count(from) };
   });
   for (const v of xs) out[Math.min(n - 1, Math.max(0, Math.floor((v - start) / w)))].count++;
   return out;
@@ -161,7 +198,7 @@ export function latenciesMs(rows: readonly RequestView[], key: 'ttftS' | 'e2elS'
 
 export function fmtNum(v: number | null | undefined, digits = 2): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (Number.isInteger(v)) return v.toLocaleString('en-US');
+  if (Number.isInteger(v)) return count(v);
   return Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 0 }) : v.toFixed(digits);
 }
 

@@ -23,6 +23,7 @@ import { withDetailedArrays } from './detailedResult.ts';
 import { specServerStacks, specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
+import { count } from '../../../shared/format.ts';
 
 export interface ManagerDeps {
   hub: Hub;
@@ -58,7 +59,7 @@ function noteUnsent(hub: Hub, id: string, n: number): void {
   hub.append(id, {
     type: 'run.warning',
     t: started ? Date.now() - started : 0,
-    message: `${n.toLocaleString('en')} queued requests were never sent (the run was stopped); they are counted, not stored one by one`,
+    message: `${count(n)} queued requests were never sent (the run was stopped); they are counted, not stored one by one`,
   });
 }
 

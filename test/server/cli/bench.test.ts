@@ -181,6 +181,31 @@ describe('stallscope bench (child process)', () => {
     expect(server.arrivals).toHaveLength(0);
   });
 
+  // A capture that cannot work is refused with the flags, before the engine loads, a warm-up or a ready check runs:
+  // a check moved to the probe's start would answer seconds later, after requests had reached the target.
+  it('refuses --capture-server-stacks without --server-pid at once, with nothing sent', async () => {
+    server = await startSseServer(() => ({ kind: 'ok' }));
+    const t0 = performance.now();
+    const r = await runBenchChild([
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      '--num-prompts',
+      '2',
+      '--num-warmups',
+      '1',
+      '--ready-check-timeout-sec',
+      '5',
+      '--capture-server-stacks',
+    ]).done;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--capture-server-stacks needs --server-pid PID\|auto/);
+    expect(server.arrivals).toHaveLength(0);
+    // Node's own start-up is most of it; generous for a loaded machine, far below a warm-up or a ready check.
+    expect(r.exitedAtMs - t0).toBeLessThan(3000);
+  });
+
   it('fail-fast at 1 req/s × 300: exit 3 soon after the first hang, and the process exits on its own', async () => {
     server = await startSseServer(() => ({ kind: 'hang' }));
     const r = await runBenchChild([

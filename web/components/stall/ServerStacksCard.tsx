@@ -10,6 +10,7 @@ import { frameLine, reasonText, serverStacksText } from '../../state/serverStack
 import { PhaseStrip } from './PhaseStrip.tsx';
 import { ServerProcess } from './ServerProcess.tsx';
 import { useCopy } from './useCopy.ts';
+import { count, plural } from '../../../shared/format.ts';
 
 export function ServerStacksCard({
   report: r,
@@ -44,7 +45,8 @@ export function ServerStacksCard({
         ) : (
           <>No frame matched a phase rule.</>
         )}{' '}
-        {r.processes.length} processes, {threads} threads, read in {r.durationMs} ms.
+        {plural(r.processes.length, 'process', 'processes')}, {plural(threads, 'thread')}, read in {count(r.durationMs)}{' '}
+        ms.
       </p>
       {r.notes.length > 0 && (
         <ul className="notes" data-testid="server-stacks-notes">

@@ -1,6 +1,7 @@
 /** A watchdog report's details table and the requests its op was decoding (click to find one on the timeline). */
 import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
 import type { RunModel } from '../../state/runModel.ts';
+import { count, dateTime } from '../../../shared/format.ts';
 
 export function StallDetails({
   report: r,
@@ -22,7 +23,7 @@ export function StallDetails({
           </tr>
           <tr>
             <th>captured</th>
-            <td>{new Date(r.capturedAtMs).toLocaleTimeString()}</td>
+            <td>{dateTime(r.capturedAtMs)}</td>
           </tr>
           {Object.entries(r.details).map(([k, v]) => (
             <tr key={k}>
@@ -32,7 +33,7 @@ export function StallDetails({
           ))}
         </tbody>
       </table>
-      <h3>Affected requests ({r.requestIds.length})</h3>
+      <h3>Affected requests ({count(r.requestIds.length)})</h3>
       <ul className="req-list">
         {r.requestIds.map((id) => (
           <li key={id}>

@@ -3,7 +3,10 @@
  * @tanstack/react-virtual so 10,000 rows scroll smoothly; zoom (buttons,
  * ctrl/alt + wheel, + and - keys) and pan (drag, shift + wheel, arrow keys)
  * on time; hover shows a segment's times, click (or Enter) opens a request.
+ * Given `only`, it shows just those requests (a stalled batch, from a story
+ * link), each still under its own index.
  */
+import { useMemo } from 'react';
 import type { RunModel } from '../../state/runModel.ts';
 import { timelineKeyHandler } from './timelineKeys.ts';
 import { TimelineAxis } from './TimelineAxis.tsx';
@@ -26,10 +29,25 @@ export interface TimelineProps {
   /** Scroll this row into view when it changes. */
   scrollTo?: number | null;
   height?: number;
+  /** Show only these request indices (sorted); the toolbar says so and offers them all back. */
+  only?: readonly number[];
+  onShowAll?: () => void;
 }
 
-export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo, height = 420 }: TimelineProps) {
-  const rows = model.requests;
+export function Timeline(props: TimelineProps) {
+  const { model, nowT, selected, highlight, only, height = 420 } = props;
+  const all = model.requests;
+  const rows = useMemo(() => (only ? only.map((i) => all[i]).filter((r) => r !== undefined) : all), [all, only]);
+  // Positions on screen ↔ request indices: the same numbers unless the timeline is filtered.
+  const posOf = (index: number | null | undefined): number | null => {
+    if (index === null || index === undefined) return null;
+    const pos = only ? rows.findIndex((r) => r.index === index) : index;
+    return pos >= 0 ? pos : null;
+  };
+  const onSelect = (pos: number) => {
+    const r = rows[pos];
+    if (r) props.onSelect(r.index);
+  };
   // A tooltip belongs to the rows under the pointer when it was drawn: when the layout moves them
   // (the detail panel opens beside or below, the page scrolls) without the pointer moving, it goes.
   const { tip, setTip, dropTip } = useTimelineTip();
@@ -37,15 +55,28 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
     rowCount: rows.length,
     nowT,
     lastT: model.lastT,
-    scrollTo,
+    scrollTo: posOf(props.scrollTo),
     onLayoutMove: dropTip,
   });
   const data = useTimelineRowData(model, nowT);
   const pointer = useTimelinePointer({ rows, scrollRef, vp, data, nowT, setTip, onSelect });
-  const onKeyDown = timelineKeyHandler({ rowCount: rows.length, selected, onSelect, vp });
+  const onKeyDown = timelineKeyHandler({
+    rowCount: rows.length,
+    selected: posOf(selected),
+    onSelect,
+    vp,
+  });
   return (
     <section className="timeline" aria-label="Per-request timeline">
-      <TimelineToolbar rowCount={rows.length} zoomed={vp.zoomed} zoomBy={vp.zoomBy} fit={vp.fit} />
+      <TimelineToolbar
+        rowCount={rows.length}
+        total={all.length}
+        only={only}
+        onShowAll={props.onShowAll}
+        zoomed={vp.zoomed}
+        zoomBy={vp.zoomBy}
+        fit={vp.fit}
+      />
       <TimelineLegend />
       <div
         ref={scrollRef}
@@ -57,6 +88,7 @@ export function Timeline({ model, nowT, selected, onSelect, highlight, scrollTo,
         aria-label="Requests over time. Arrow keys select a request, Enter opens it, + and - zoom, left and right pan, 0 fits."
         data-testid="timeline"
         data-rows={rows.length}
+        data-filtered={only ? 'true' : undefined}
         onKeyDown={onKeyDown}
         {...pointer}
         onScroll={dropTip}

@@ -21,6 +21,7 @@ export function TimelineRows({
   data: TimelineRowData;
   view: View;
   nowT: number;
+  /** The open request's index (not its position: a filtered timeline shows some rows only). */
   selected: number | null;
   highlight?: ReadonlySet<string>;
 }) {
@@ -38,7 +39,7 @@ export function TimelineRows({
             blocked={data.waits[row.requestId]}
             view={view}
             nowT={nowT}
-            selected={selected === it.index}
+            selected={selected === row.index}
             highlighted={!!highlight?.has(row.requestId)}
             top={it.start}
           />

@@ -1,11 +1,24 @@
-/** Above the timeline: the row count and the zoom buttons (Fit goes back to following the run). */
+/**
+ * Above the timeline: the row count (and, when it shows a few requests only,
+ * which ones, with the way back to all of them) and the zoom buttons (Fit
+ * goes back to following the run).
+ */
+import { count } from '../../../shared/format.ts';
+import { rangeWords } from '../../state/requestRanges.ts';
+
 export function TimelineToolbar({
   rowCount,
+  total,
+  only,
+  onShowAll,
   zoomed,
   zoomBy,
   fit,
 }: {
   rowCount: number;
+  total: number;
+  only?: readonly number[];
+  onShowAll?: () => void;
   zoomed: boolean;
   zoomBy: (factor: number) => void;
   fit: () => void;
@@ -13,7 +26,18 @@ export function TimelineToolbar({
   return (
     <div className="tl-toolbar">
       <strong>Requests</strong>
-      <span className="muted">{rowCount.toLocaleString('en-US')} rows</span>
+      {only ? (
+        <span className="tl-filter" role="status" data-testid="timeline-filter">
+          only {rangeWords(only)}: {count(rowCount)} of {count(total)} rows{' '}
+          {onShowAll && (
+            <button type="button" className="link" onClick={onShowAll} data-testid="timeline-show-all">
+              Show all
+            </button>
+          )}
+        </span>
+      ) : (
+        <span className="muted">{count(rowCount)} rows</span>
+      )}
       <span className="spacer" />
       <button type="button" onClick={() => zoomBy(1.5)} aria-label="Zoom in">
         +

@@ -7,6 +7,7 @@ import { navigate, href } from '../../state/router.ts';
 import { FAILED_PARTS } from '../../state/runStory.ts';
 import { nameOf } from './runName.ts';
 import { identityText } from '../../../shared/serverIdentity.ts';
+import { count, dateTime } from '../../../shared/format.ts';
 
 function breakerText(r: RunDetail): string {
   if (r.breaker.tripped) return `tripped by #${r.breaker.cause?.requestIndex}`;
@@ -57,11 +58,7 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
         </thead>
         <tbody>
           <PerRun runs={runs} label="verdict" cell={(r) => <StatusBadge verdict={r.verdict} status={r.status} />} />
-          <PerRun
-            runs={runs}
-            label="happened"
-            cell={(r) => new Date(r.startedAtMs ?? r.createdAtMs).toLocaleString()}
-          />
+          <PerRun runs={runs} label="happened" cell={(r) => dateTime(r.startedAtMs ?? r.createdAtMs)} />
           <PerRun runs={runs} label="server" cell={(r) => identityText(r.serverIdentity)} />
           <PerRun
             runs={runs}
@@ -76,22 +73,22 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
                 .join(' · ') || '–'
             }
           />
-          <PerRun runs={runs} label="requests" cell={(r) => r.counts.total} />
+          <PerRun runs={runs} label="requests" cell={(r) => count(r.counts.total)} />
           <tr>
             <th>completed</th>
             {runs.map((r) => (
               <td key={r.id} className="c-completed">
-                {r.counts.completed}
+                {count(r.counts.completed)}
               </td>
             ))}
           </tr>
-          <PerRun runs={runs} label="failed" cell={(r) => r.counts.failed} />
+          <PerRun runs={runs} label="failed" cell={(r) => count(r.counts.failed)} />
           {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
           {FAILED_PARTS.map((p) => (
             <tr key={p.id} className="part">
               <th title={p.title}>… {p.label}</th>
               {runs.map((r) => (
-                <td key={r.id}>{normalizeCounts(r.counts)[p.key]}</td>
+                <td key={r.id}>{count(normalizeCounts(r.counts)[p.key])}</td>
               ))}
             </tr>
           ))}
@@ -101,7 +98,7 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
             label="stall reports"
             cell={(r) => (
               <>
-                {r.stallCount}
+                {count(r.stallCount)}
                 {r.stallPhase ? ` (${r.stallPhase})` : ''}
               </>
             )}

@@ -7,6 +7,7 @@ import { useSyncExternalStore } from 'react';
 import type { SpecIssue } from '../../../shared/schemas.ts';
 import { fieldId } from '../../components/form/Fields.tsx';
 import { labelled } from '../../components/form/paths.ts';
+import { focusField } from '../../components/form/focusField.ts';
 
 // A label does not change while its field is on screen; the summary re-reads it whenever it redraws.
 const noSubscription = () => () => {};
@@ -29,7 +30,7 @@ function IssueLine({ issue }: { issue: SpecIssue }) {
         href={`#${fieldId(issue.field)}`}
         onClick={(e) => {
           e.preventDefault();
-          document.getElementById(fieldId(issue.field))?.focus();
+          focusField(issue.field);
         }}
       >
         {label}

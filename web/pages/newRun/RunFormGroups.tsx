@@ -6,11 +6,12 @@ import { FaultsGroup } from './FaultsGroup.tsx';
 import { TargetGroup } from './TargetGroup.tsx';
 import { ThresholdsGroup } from './ThresholdsGroup.tsx';
 import { TimeoutsGroup } from './TimeoutsGroup.tsx';
+import type { TargetKind } from '../../state/targetSwitch.ts';
 
-export function RunFormGroups({ spec }: { spec: RunSpec }) {
+export function RunFormGroups({ spec, pickTarget }: { spec: RunSpec; pickTarget: (kind: TargetKind) => void }) {
   return (
     <>
-      <TargetGroup spec={spec} />
+      <TargetGroup spec={spec} pickTarget={pickTarget} />
       <DatasetGroup spec={spec} />
       <DispatchGroup spec={spec} />
       <TimeoutsGroup />

@@ -10,15 +10,9 @@ import {
   TextField,
 } from '../../components/form/Fields.tsx';
 import { formatKeyValues, parseKeyValues } from '../../components/form/paths.ts';
+import type { TargetKind } from '../../state/targetSwitch.ts';
 
-/** What a target of each kind starts from when picked. */
-const TARGETS = {
-  embedded: { kind: 'embedded', faults: [], watchdogTimeoutS: 0, workers: 1, maxBatch: 4 },
-  url: { kind: 'url', baseUrl: 'http://127.0.0.1:8000' },
-};
-
-export function TargetGroup({ spec }: { spec: RunSpec }) {
-  const f = useContext(FormContext)!;
+export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (kind: TargetKind) => void }) {
   const embedded = spec.target?.kind === 'embedded';
   return (
     <fieldset className="group">
@@ -27,7 +21,7 @@ export function TargetGroup({ spec }: { spec: RunSpec }) {
         path="target.kind"
         label="Target"
         options={['embedded', 'url']}
-        onPick={(k) => f.set('target', structuredClone(TARGETS[k as keyof typeof TARGETS]))}
+        onPick={(k) => pickTarget(k as TargetKind)}
       />
       {embedded ? (
         <>

@@ -6,10 +6,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { runSpecIssues, type Preset, type RunSpec, type SpecIssue } from '../../../shared/schemas.ts';
 import { ApiError, getPresets, startRun } from '../../api/rest.ts';
-import { fieldId } from '../../components/form/Fields.tsx';
+import { focusFirstError } from '../../components/form/focusField.ts';
 import { setPath } from '../../components/form/paths.ts';
 import { CUSTOM } from '../../state/customPreset.ts';
 import { navigate } from '../../state/router.ts';
+import { switchTarget, type KeptTargets, type TargetKind } from '../../state/targetSwitch.ts';
 
 /** A refused start as issues beside their fields, when the server named any. */
 function serverIssuesOf(err: unknown): SpecIssue[] | null {
@@ -25,6 +26,8 @@ export function useNewRunForm(preset: string | undefined) {
   const [submitError, setSubmitError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [tried, setTried] = useState(false);
+  // Each target kind's last target, so switching to a URL and back restores the preset's faults (web/state/targetSwitch.ts).
+  const [keptTargets, setKeptTargets] = useState<KeptTargets>({});
 
   const load = () => {
     getPresets().then((p) => {
@@ -42,6 +45,7 @@ export function useNewRunForm(preset: string | undefined) {
     setServerIssues([]);
     setSubmitError(null);
     setTried(false);
+    setKeptTargets({});
     setSpec(structuredClone(chosen.spec));
   };
   // A new choice (a click, Back, a pasted link) starts from that preset's spec (adjusted while
@@ -61,11 +65,17 @@ export function useNewRunForm(preset: string | undefined) {
     setSpec((s: unknown) => setPath(s, path, v));
   };
 
+  const pickTarget = (kind: TargetKind) => {
+    const r = switchTarget((spec as { target?: unknown } | null)?.target, kind, keptTargets);
+    setKeptTargets(r.kept);
+    set('target', r.target);
+  };
+
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     setTried(true);
     if (errors.length > 0) {
-      document.getElementById(fieldId(errors[0].field))?.focus();
+      focusFirstError(e.currentTarget, errors[0].field);
       return;
     }
     setBusy(true);
@@ -91,6 +101,7 @@ export function useNewRunForm(preset: string | undefined) {
     presetId,
     reset,
     set,
+    pickTarget,
     issues,
     errors,
     showSummary,

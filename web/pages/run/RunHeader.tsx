@@ -10,6 +10,8 @@ import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { breakerWords, interruptWords } from '../../state/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
 import { CancelControl } from './CancelControl.tsx';
+import { loadWords, targetWords } from '../../state/runFacts.ts';
+import type { RunModel } from '../../state/runModel.ts';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -22,6 +24,10 @@ export interface RunHeaderProps {
   message?: string | null;
   /** Result key interrupt_cause (`signal` | `dashboard`), once the run ended interrupted. */
   interruptCause?: unknown;
+  /** The engine's run.started, for what the stored detail does not say (a reported run without a config). */
+  info: RunModel['info'];
+  /** What the run does before its clock starts (web/state/runFacts.ts), shown instead of the elapsed time. */
+  starting?: string | null;
   onCancel: () => void;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
@@ -41,7 +47,10 @@ export function RunHeader({
   onCancel,
   onFindRequest,
   identity,
+  info,
+  starting,
 }: RunHeaderProps) {
+  const load = loadWords(detail, info);
   const meta = Object.entries(detail.metadata ?? {});
   const words = breakerWords(detail.failFast, breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
@@ -62,19 +71,23 @@ export function RunHeader({
         )}
       </div>
       <div className="run-facts">
-        <span>
-          elapsed <b data-testid="elapsed">{elapsedS.toFixed(1)} s</b>
-        </span>
-        <span>{detail.target ?? 'target unknown'}</span>
-        <span>{detail.model ?? ''}</span>
+        {starting ? (
+          <span className="starting" role="status" data-testid="run-starting">
+            <span className="spinner" aria-hidden="true" /> {starting}…
+          </span>
+        ) : (
+          <span>
+            elapsed <b data-testid="elapsed">{elapsedS.toFixed(1)} s</b>
+          </span>
+        )}
+        <span data-testid="run-target">{targetWords(detail, info)}</span>
+        <span>{detail.model ?? info?.model ?? ''}</span>
         {identity && (
           <span data-testid="server-identity" title={identity.notes.join('\n')}>
             server: {identityText(identity)}
           </span>
         )}
-        <span>
-          concurrency {detail.maxConcurrency ?? '∞'} · rate {detail.requestRate ?? '?'}
-        </span>
+        {load && <span data-testid="run-load">{load}</span>}
         <BreakerFact
           runId={detail.id}
           words={words}

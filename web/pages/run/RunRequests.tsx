@@ -10,6 +10,7 @@ import { Empty, Loading } from '../../components/States.tsx';
 import { Timeline } from '../../components/timeline/Timeline.tsx';
 import { href } from '../../state/router.ts';
 import type { RunModel } from '../../state/runModel.ts';
+import { plural } from '../../../shared/format.ts';
 
 // Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
 const RunCharts = lazy(() => import('../../charts/RunCharts.tsx').then((m) => ({ default: m.RunCharts })));
@@ -27,6 +28,11 @@ interface RunRequestsProps {
   select: (i: number | null) => void;
   highlight?: ReadonlySet<string>;
   scrollTo: number | null;
+  /** Changes when a link or a find opened the selected request (its panel is then aligned below the top bar). */
+  linkSeq: number;
+  /** Show only these requests (a story link's range). */
+  only?: readonly number[];
+  onShowAll: () => void;
   /** The result's metrics, for the charts' concurrency figures (null while live). */
   metrics: Record<string, unknown> | null;
 }
@@ -41,6 +47,9 @@ export function RunRequests(p: RunRequestsProps) {
         metrics below are what the result holds.
       </Empty>
     );
+  // A stored run's rows are still on their way: say so, not "0 rows — No requests yet".
+  if (model.requests.length === 0 && !p.running && !p.loaded)
+    return <Loading what={plural(p.detail.counts.total, 'request')} />;
   const sel = p.selected !== null ? model.requests[p.selected] : undefined;
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   return (
@@ -58,6 +67,8 @@ export function RunRequests(p: RunRequestsProps) {
           onSelect={p.select}
           highlight={p.highlight}
           scrollTo={p.scrollTo}
+          only={p.only}
+          onShowAll={p.onShowAll}
         />
         {sel && (
           <RequestDetail
@@ -66,6 +77,7 @@ export function RunRequests(p: RunRequestsProps) {
             nowT={nowT}
             link={href({ page: 'run', id: p.id, request: sel.index })}
             onClose={() => p.select(null)}
+            linkSeq={p.linkSeq}
           />
         )}
       </div>

@@ -1,16 +1,26 @@
 /**
- * Which request of the run is open, which row the timeline scrolls to and
- * which it highlights. A link to another request (`?req=N`, Back) selects it;
- * selecting one puts it in the URL.
+ * Which request of the run is open, which row the timeline scrolls to, which
+ * it highlights and which it shows. A link to another request (`?req=N`,
+ * Back) selects it; selecting one puts it in the URL. A story link to a range
+ * (`?reqs=5-8`) is a new history entry that shows those requests alone, so
+ * the view can be shared and Back returns to all of them.
  */
-import { useState } from 'react';
-import { href } from '../../state/router.ts';
+import { useMemo, useState } from 'react';
+import { navigate, replaceRoute } from '../../state/router.ts';
 import type { RunModel } from '../../state/runModel.ts';
 
-export function useRequestSelection(id: string, request: number | undefined, model: RunModel | undefined) {
+export function useRequestSelection(
+  id: string,
+  request: number | undefined,
+  model: RunModel | undefined,
+  only?: readonly number[],
+) {
   const [selected, setSelected] = useState<number | null>(request ?? null);
   const [scrollTo, setScrollTo] = useState<number | null>(request ?? null);
-  const [highlight, setHighlight] = useState<ReadonlySet<string> | undefined>(undefined);
+  const [found, setFound] = useState<ReadonlySet<string> | undefined>(undefined);
+  // Bumped whenever a link or a find (not a click or an arrow key) opens a request: its panel is then
+  // aligned below the top bar, wherever the page was scrolled.
+  const [linkSeq, setLinkSeq] = useState(request !== undefined ? 1 : 0);
 
   const [linked, setLinked] = useState(request);
   if (request !== linked) {
@@ -18,12 +28,19 @@ export function useRequestSelection(id: string, request: number | undefined, mod
     if (request !== undefined) {
       setSelected(request);
       setScrollTo(request);
+      setLinkSeq((n) => n + 1);
     }
   }
+  const onlyIds = useMemo(
+    () => (only ? new Set(only.map((i) => model?.requests[i]?.requestId).filter((x): x is string => !!x)) : undefined),
+    [only, model?.requests],
+  );
   const select = (i: number | null) => {
     setSelected(i);
+    // The route will say this request: not a new link to follow (that would scroll the timeline to it again).
+    setLinked(i ?? undefined);
     // Replace, not push: arrowing through requests must not fill the history.
-    window.history.replaceState(null, '', href({ page: 'run', id, ...(i !== null ? { request: i } : {}) }));
+    replaceRoute({ page: 'run', id, ...(i !== null ? { request: i } : {}), ...(only ? { only: [...only] } : {}) });
   };
   /** Open a request by id, scroll the timeline to it and highlight it. */
   const findRequest = (rid: string) => {
@@ -31,14 +48,18 @@ export function useRequestSelection(id: string, request: number | undefined, mod
     if (i === undefined) return;
     select(i);
     setScrollTo(i);
-    setHighlight(new Set([rid]));
+    setLinkSeq((n) => n + 1);
+    setFound(new Set([rid]));
   };
-  /** Open the first of these requests and highlight them all. */
+  /** Show these requests (one: open and highlight it among all of them; several: only them, the first open). */
   const findRequests = (indices: readonly number[]) => {
-    const ids = indices.map((i) => model?.requests[i]?.requestId).filter((x): x is string => !!x);
-    if (ids.length === 0) return;
-    findRequest(ids[0]);
-    setHighlight(new Set(ids));
+    if (indices.length === 0) return;
+    const one = indices.length === 1 ? model?.requests[indices[0]]?.requestId : undefined;
+    setFound(one ? new Set([one]) : undefined);
+    setScrollTo(indices[0]);
+    navigate({ page: 'run', id, request: indices[0], ...(indices.length > 1 ? { only: [...indices] } : {}) });
   };
-  return { selected, scrollTo, highlight, select, findRequest, findRequests };
+  /** Back to every request, the open one kept. */
+  const showAll = () => navigate({ page: 'run', id, ...(selected !== null ? { request: selected } : {}) });
+  return { selected, scrollTo, linkSeq, highlight: onlyIds ?? found, select, findRequest, findRequests, showAll };
 }

@@ -6,9 +6,9 @@
  */
 import { useEffect, useState } from 'react';
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
-import { getRun } from '../../api/rest.ts';
+import { ApiError, getRun } from '../../api/rest.ts';
 import { loadRun } from '../../api/runLoader.ts';
-import { useServices } from '../../hooks/services.ts';
+import { useAppState, useServices } from '../../hooks/services.ts';
 import type { RunModel } from '../../state/runModel.ts';
 
 export function useRunDetail(id: string, model: RunModel | undefined) {
@@ -33,5 +33,35 @@ export function useRunDetail(id: string, model: RunModel | undefined) {
     setLoaded(false);
     setAttempt((a) => a + 1);
   };
+  useAppearance(id, error, retry);
   return { detail, error, setError, loaded, retry };
+}
+
+/** How often a page for a run that does not exist yet asks again (a run created and ended between two snapshots). */
+const ABSENT_POLL_MS = 2000;
+
+/**
+ * A link to a run opened before the run exists (a CI log's link clicked while
+ * its CLI is still starting) is no dead end: the page loads the run as soon
+ * as the live snapshot lists it, or a later read finds it.
+ */
+function useAppearance(id: string, error: unknown, retry: () => void): void {
+  const absent = error instanceof ApiError && error.status === 404;
+  const listed = useAppState((s) => s.active[id] !== undefined);
+  useEffect(() => {
+    if (!absent) return;
+    if (listed) return retry();
+    let stopped = false;
+    const timer = setInterval(() => {
+      getRun(id).then(
+        () => !stopped && retry(),
+        () => {},
+      );
+    }, ABSENT_POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [absent, listed, id]);
 }

@@ -5,8 +5,8 @@ import type { RunCounts } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { href } from '../../state/router.ts';
 import { FAILED_PARTS } from '../../state/runStory.ts';
+import { count, dateTime } from '../../../shared/format.ts';
 
-const when = (ms: number | null) => (ms ? new Date(ms).toLocaleString() : '–');
 const dur = (s: number | null) => (s === null ? '–' : s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);
 
 interface RunRowProps {
@@ -48,7 +48,7 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       <td>
         <StatusBadge verdict={r.verdict} status={r.status} />
       </td>
-      <td className="small">{when(r.startedAtMs ?? r.createdAtMs)}</td>
+      <td className="small">{dateTime(r.startedAtMs ?? r.createdAtMs)}</td>
       <td className="small">
         {r.target ?? '–'}
         <div className="muted">
@@ -61,20 +61,22 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       <td>{r.failFast ? (r.breaker.tripped ? 'tripped' : 'on') : 'off'}</td>
       <td className="num small counts-cell">
         <span className="c-completed" title="completed">
-          {r.counts.completed}
+          {count(r.counts.completed)}
         </span>{' '}
         /{' '}
         <span className={`c-failed${r.counts.failed === 0 ? ' zero' : ''}`} title="failed">
-          {r.counts.failed}
+          {count(r.counts.failed)}
         </span>
         {/* The parts of failed, in the run page's words (web/state/runStory.ts). */}
         <div className="muted" data-testid="run-row-parts">
           {failedParts(r.counts)}
-          of {r.counts.total}
+          of {count(r.counts.total)}
         </div>
       </td>
       <td className="num small">{dur(r.durationS)}</td>
-      <td className="small">{r.stallCount > 0 ? `${r.stallCount} · ${r.stallPhase ?? '?'}` : '–'}</td>
+      <td className="small">
+        {r.stallCount > 0 ? `${count(r.stallCount)} · ${r.stallPhase ?? 'phase not inferred'}` : '–'}
+      </td>
       <td>
         <DeleteControl run={r} confirming={confirming} setConfirming={setConfirming} onDelete={onDelete} />
       </td>
@@ -123,6 +125,6 @@ function DeleteControl({
 /** "2 timed out, 58 cancelled after timeout, 50 never sent · " (the non-zero parts of failed), or "". */
 function failedParts(counts: Partial<RunCounts>): string {
   const c = normalizeCounts(counts);
-  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${c[p.key].toLocaleString('en-US')} ${p.label}`);
+  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${count(c[p.key])} ${p.label}`);
   return parts.length ? `${parts.join(', ')} · ` : '';
 }

@@ -6,16 +6,16 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { RunFilter } from '../../api/rest.ts';
 import { navigate, type RunsQuery } from '../../state/router.ts';
+import { parseMetaFilter } from '../../state/runsFilter.ts';
 
 export const PAGE = 25;
 
-const metaPairs = (meta: string | undefined) => (meta ?? '').split(/[\s,]+/).filter((m) => m.includes('='));
-
 export function useRunsFilter(query: RunsQuery) {
   const { verdict, q, meta: metaQ, offset: offsetQ } = query;
+  const metaFilter = useMemo(() => parseMetaFilter(metaQ), [metaQ]);
   const filter: RunFilter = useMemo(
-    () => ({ verdict, q, metadata: metaPairs(metaQ), offset: offsetQ ?? 0, limit: PAGE }),
-    [verdict, q, metaQ, offsetQ],
+    () => ({ verdict, q, metadata: metaFilter.pairs, offset: offsetQ ?? 0, limit: PAGE }),
+    [verdict, q, metaFilter, offsetQ],
   );
   // A filter change is a new history entry (Back returns to the previous view); a new filter starts at page 1.
   const go = (change: RunsQuery) =>
@@ -38,5 +38,5 @@ export function useRunsFilter(query: RunsQuery) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [text, meta, q, metaQ]);
 
-  return { filter, go, text, setText, meta, setMeta };
+  return { filter, metaFilter, go, text, setText, meta, setMeta };
 }

@@ -1,0 +1,24 @@
+/** The runs list's metadata filter: a word that is not key=value matches nothing, and the list says so. */
+import { describe, expect, it } from 'vitest';
+import { noMatchText, parseMetaFilter } from '#web/state/runsFilter.ts';
+
+describe('metadata filter', () => {
+  // Caught: words without "=" dropped silently, so "mi300-7" listed every run as if it had matched.
+  it('keeps the words that are not key=value, rather than dropping them', () => {
+    expect(parseMetaFilter('build=123 mi300-7, node=a =x')).toEqual({
+      pairs: ['build=123', 'node=a'],
+      bad: ['mi300-7', '=x'],
+    });
+    expect(parseMetaFilter(undefined)).toEqual({ pairs: [], bad: [] });
+    expect(parseMetaFilter('empty=')).toEqual({ pairs: ['empty='], bad: [] });
+  });
+
+  it('says which filter matched nothing', () => {
+    expect(noMatchText({ meta: parseMetaFilter('mi300-7') })).toBe(
+      'No run matches metadata “mi300-7”: write key=value, e.g. node=mi300-7.',
+    );
+    expect(noMatchText({ meta: parseMetaFilter('node=zzz'), verdict: 'failed_closed', q: 'hang' })).toBe(
+      'No run matches metadata node=zzz, “hang”, verdict failed closed.',
+    );
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * The runs list's metadata filter as typed ("build=123 node=mi300-7"): the
+ * `key=value` pairs the server matches, and the words that are not pairs. A
+ * word that is not a pair cannot match anything, so the list says so rather
+ * than dropping it and showing every run as if it had matched.
+ */
+import { humanVerdict } from './verdictWords.ts';
+
+export interface MetaFilter {
+  pairs: string[];
+  /** Words that are not key=value ("mi300-7", "=x"). */
+  bad: string[];
+}
+
+export function parseMetaFilter(text: string | undefined): MetaFilter {
+  const pairs: string[] = [];
+  const bad: string[] = [];
+  for (const word of (text ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const i = word.indexOf('=');
+    if (i > 0) pairs.push(word);
+    else bad.push(word);
+  }
+  return { pairs, bad };
+}
+
+/** Why the list is empty, naming the filters that matched nothing. */
+export function noMatchText(f: { verdict?: string; q?: string; meta: MetaFilter }): string {
+  if (f.meta.bad.length)
+    return `No run matches metadata ${f.meta.bad.map((w) => `“${w}”`).join(', ')}: write key=value, e.g. node=mi300-7.`;
+  const parts = [
+    ...(f.meta.pairs.length ? [`metadata ${f.meta.pairs.join(' ')}`] : []),
+    ...(f.q ? [`“${f.q}”`] : []),
+    ...(f.verdict ? [`verdict ${humanVerdict(f.verdict)}`] : []),
+  ];
+  return `No run matches ${parts.join(', ')}.`;
+}
