@@ -114,6 +114,23 @@ describe('py-spy captures in the web model', () => {
     expect(m.stalls[0]).toMatchObject({ t: 2100, recovered: null, report: { source: 'py-spy', phase: 'hift' } });
   });
 
+  it('a capture that read no stack is not kept as a stall (no card, no count)', () => {
+    const error = { code: 'STACKS_PYSPY_MISSING', message: 'py-spy not found' };
+    const failed: ServerStacksReport = {
+      ...REPORT,
+      phase: 'unknown',
+      inferred: null,
+      processes: [{ pid: 100, ppid: null, cmdline: 'python server.py', threads: [], error }],
+      stack: [],
+      stackError: error.message,
+    };
+    const m = applyEvents(
+      emptyRun('run'),
+      deepFreeze(numbered([...events.slice(0, 2), { type: 'server.stacks', t: 2100, report: failed }])),
+    );
+    expect(m.stalls).toEqual([]);
+  });
+
   it('threads: likely blocked first (phase, then active), idle ones apart', () => {
     expect(orderThreads(REPORT.processes[1]).likely.map((t) => t.tid)).toEqual([101]);
     expect(orderThreads(REPORT.processes[1]).idle.map((t) => t.tid)).toEqual([103]);

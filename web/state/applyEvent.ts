@@ -20,6 +20,7 @@ import {
   type SeqEvent,
 } from '../../shared/protocol.ts';
 import { normalizeCounts } from '../../shared/outcomes.ts';
+import { isStallEvidence } from '../../shared/stallReport.ts';
 import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../../shared/requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
@@ -104,7 +105,8 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'accuracy.item':
       return applyAccuracyItem(d, e);
     case 'server.stacks':
-      d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
+      // A capture that read no stack is not a stall (its run.warning says what went wrong).
+      if (isStallEvidence(e.report)) d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
       return;
     default:
       assertNever(e);
