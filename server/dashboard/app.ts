@@ -17,6 +17,7 @@ import { installTypeBoxValidation } from './plugins/validation.ts';
 import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
 import { errorReply, installErrorHandler } from './errors.ts';
 import { runRoutes } from './routes/runs.ts';
+import { abandonRoutes } from './routes/abandon.ts';
 import { presetRoutes } from './routes/presets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { externalRoutes } from './routes/external.ts';
@@ -93,6 +94,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(healthRoutes);
   await app.register(runRoutes);
+  await app.register(abandonRoutes);
   await app.register(presetRoutes);
   await app.register(externalRoutes);
   await app.register(ingestRoutes);

@@ -4,7 +4,7 @@
  * cancel), exports, counters, blocked-phase view, timeline, request detail
  * (brought into view; `?req=N` opens it), charts, metrics table.
  */
-import { ApiError, cancelRun } from '../api/rest.ts';
+import { abandonRun, ApiError, cancelRun, deleteRun } from '../api/rest.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
 import { Counters } from '../components/Counters.tsx';
@@ -15,7 +15,7 @@ import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../hooks/services.ts';
 import { gateView } from '../state/accuracy.ts';
 import { perRequestData, timelineGap } from '../state/runData.ts';
-import { href } from '../state/router.ts';
+import { href, navigate } from '../state/router.ts';
 import { blockedWaits, runStory, shownCounts } from '../state/runStory.ts';
 import { RunHeader } from './run/RunHeader.tsx';
 import { RunWarnings, VerdictReasons } from './run/RunNotes.tsx';
@@ -27,7 +27,7 @@ import { useRunStalls } from './run/useRunStalls.ts';
 
 export function RunPage({ id, request }: { id: string; request?: number }) {
   const model = useAppState((s) => s.runs[id]);
-  const { detail, error, setError, loaded, retry } = useRunDetail(id, model);
+  const { detail, error, loaded, retry } = useRunDetail(id, model);
   const pick = useRequestSelection(id, request, model);
   const { running, now, nowT, startedAtMs } = useRunClock(model, detail);
   const stalls = useRunStalls(model, detail, startedAtMs);
@@ -50,7 +50,8 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const data = perRequestData(model.requests);
   const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
-  const interruptCause = metrics.interrupt_cause ?? null;
+  // The result's key, or what the dashboard recorded (a reported run marked abandoned has no result).
+  const interruptCause = metrics.interrupt_cause ?? detail.interruptCause ?? null;
   const story = runStory({
     model: { ...model, breaker: { ...model.breaker, ...breaker } },
     stalls,
@@ -70,7 +71,9 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         running={running}
         message={!model.info || model.status !== 'running' ? model.statusMessage : null}
         interruptCause={interruptCause}
-        onCancel={() => cancelRun(id).catch(setError)}
+        onCancel={() => cancelRun(id)}
+        onAbandon={() => abandonRun(id)}
+        onDelete={() => deleteRun(id).then(() => navigate({ page: 'runs' }))}
         onFindRequest={(i) => pick.findRequests([i])}
       />
       <ExportBar id={id} data={running || !loaded ? null : data} />

@@ -184,6 +184,7 @@ export class RunTracker {
         return isStallEvidence(e.report) ? { stall: e.report } : {};
       case 'run.status':
         this.state.status = e.status;
+        if (e.interruptCause) this.state.interruptCause = e.interruptCause;
         if (e.status === 'interrupted' && !this.state.verdict) this.state.verdict = 'interrupted';
         if (e.status === 'errored' && !this.state.verdict) this.state.verdict = 'errored';
         return {};

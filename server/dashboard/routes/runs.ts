@@ -7,6 +7,8 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
+import type { RunState, RunSummary } from '../../../shared/protocol.ts';
+import type { InterruptCause } from '../../../shared/types.ts';
 import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../../shared/schemas.ts';
 import {
   ErrorReplySchema,
@@ -18,6 +20,7 @@ import {
 } from '../../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
+import { cancelRefusal, deleteRefusal } from './abandon.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };
@@ -46,6 +49,13 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
     .type('application/json')
     .serializer((s) => s as string)
     .send(json);
+}
+
+/** Who interrupted a run: the result's key, else what the dashboard recorded (a reported run marked abandoned). */
+function interruptCauseOf(summary: RunSummary | null, state: RunState | null): InterruptCause | null {
+  const key = summary?.metrics.interrupt_cause;
+  if (key === 'signal' || key === 'dashboard') return key;
+  return state?.interruptCause ?? null;
 }
 
 function metadataPairs(m: string | string[] | undefined): [string, string][] {
@@ -85,7 +95,7 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const run = app.store.runs.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
-      const { state: _stored, ...rest } = run;
+      const { state: stored, ...rest } = run;
       return {
         ...rest,
         target: redactUrl(rest.target),
@@ -101,6 +111,7 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
             }
           : {}),
         stallReports: app.store.runs.stallReports(id),
+        interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
       };
     },
@@ -182,7 +193,7 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { id } = req.params;
       if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      if (!app.runManager.cancel(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is not running here`);
+      if (!app.runManager.cancel(id)) throw cancelRefusal(app, id);
       return reply.status(202).send({ id });
     },
   );
@@ -192,7 +203,7 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req) => {
       const { id } = req.params;
-      if (app.hub.isActive(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
+      if (app.hub.isActive(id)) throw deleteRefusal(app, id);
       if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.hub.removed(id);
       return { id };

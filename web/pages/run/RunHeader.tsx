@@ -1,14 +1,14 @@
 /**
  * Run header: name, status and verdict (said once), who interrupted it,
  * elapsed time, breaker state with its cause (the tripping request a link),
- * and Cancel, which asks first.
+ * and what can stop the run (web/pages/run/RunControls.tsx), each asking first.
  */
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { breakerWords, interruptWords } from '../../state/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
-import { CancelControl } from './CancelControl.tsx';
+import { CancelControl, DeleteControl, ReportedRunControl } from './RunControls.tsx';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -19,9 +19,12 @@ export interface RunHeaderProps {
   running: boolean;
   /** The latest run.status message (e.g. why it errored). */
   message?: string | null;
-  /** Result key interrupt_cause (`signal` | `dashboard`), once the run ended interrupted. */
+  /** Who interrupted the run (`signal` | `dashboard`), once it ended interrupted. */
   interruptCause?: unknown;
-  onCancel: () => void;
+  onCancel: () => Promise<unknown>;
+  /** Mark a reported run abandoned (its CLI is elsewhere). */
+  onAbandon: () => Promise<unknown>;
+  onDelete: () => Promise<unknown>;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
 }
@@ -36,12 +39,17 @@ export function RunHeader({
   message,
   interruptCause,
   onCancel,
+  onAbandon,
+  onDelete,
   onFindRequest,
 }: RunHeaderProps) {
   const meta = Object.entries(detail.metadata ?? {});
   const words = breakerWords(detail.failFast, breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
-  const interrupted = interruptWords(interruptCause);
+  // A reported run the dashboard interrupted was marked abandoned there: nothing was cancelled.
+  const reported = detail.source === 'cli';
+  const abandoned = reported && interruptCause === 'dashboard';
+  const interrupted = abandoned ? 'marked abandoned in the dashboard' : interruptWords(interruptCause);
   return (
     <header className="run-head">
       <div className="run-title">
@@ -73,7 +81,8 @@ export function RunHeader({
           cause={breaker.cause}
           onFindRequest={onFindRequest}
         />
-        {running && <CancelControl onCancel={onCancel} />}
+        {running && (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
+        {abandoned && !running && <DeleteControl onDelete={onDelete} />}
       </div>
       {meta.length > 0 && (
         <div className="meta">

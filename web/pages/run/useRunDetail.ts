@@ -33,5 +33,5 @@ export function useRunDetail(id: string, model: RunModel | undefined) {
     setLoaded(false);
     setAttempt((a) => a + 1);
   };
-  return { detail, error, setError, loaded, retry };
+  return { detail, error, loaded, retry };
 }
