@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configDiff, delta, metricSections } from '#web/state/metricsTable.ts';
-import { histogram, latenciesMs, outcomeSeries, stallAgeS, stallsByPhase } from '#web/state/selectors.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { histogram, latenciesMs, outcomeSeries, stallsByPhase } from '#web/state/selectors.ts';
+import { stallAgeS } from '#shared/runView/stalls.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { failFastRun, numbered, T0 } from './events.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));

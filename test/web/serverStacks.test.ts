@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
 import type { ServerStacksReport, StackFrame } from '#shared/stallReport.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { orderThreads, serverStacksText } from '#web/state/serverStacks.ts';
 import { buildChromeTrace } from '#server/dashboard/export/chromeTrace.ts';
 import { deepFreeze, numbered } from './events.ts';

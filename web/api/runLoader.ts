@@ -7,7 +7,7 @@
 import type { RequestRow as ApiRow, RunDetail } from '../../shared/apiSchemas.ts';
 import { isRequestEndStatus, type RequestStatus } from '../../shared/types.ts';
 import type { AppServices } from './services.ts';
-import type { RequestView } from '../state/runModel.ts';
+import type { RequestView } from '../../shared/runView/runModel.ts';
 import { getEvents, getRequests, getRun } from './rest.ts';
 
 export interface LoadCallbacks {

@@ -4,7 +4,7 @@
  * distributions of TTFT, E2E latency and audio TTFP.
  */
 import { memo, useMemo } from 'react';
-import type { RequestView } from '../state/runModel.ts';
+import type { RequestView } from '../../shared/runView/runModel.ts';
 import { exactPeak, histogram, latenciesMs, outcomeSeries, timeAxis } from '../state/selectors.ts';
 import { werHistogram, werValues } from '../state/accuracy.ts';
 import { useThrottled } from '../hooks/redraw.ts';

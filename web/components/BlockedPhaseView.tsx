@@ -8,7 +8,7 @@
  * and lists processes and threads.
  */
 import { isServerStacks, stallKey } from '../../shared/stallReport.ts';
-import type { StallRecord } from '../state/runModel.ts';
+import type { StallRecord } from '../../shared/runView/runModel.ts';
 import { ServerStacksCard } from './stall/ServerStacksCard.tsx';
 import { StallCard, type StallModel } from './stall/StallCard.tsx';
 

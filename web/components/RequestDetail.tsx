@@ -4,7 +4,7 @@
  * request (at 1024 px it sits under the whole timeline), with a link to itself.
  */
 import { useEffect, useRef } from 'react';
-import type { OpRecord, RequestView } from '../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../shared/runView/runModel.ts';
 import { Code2WavOps } from './request/Code2WavOps.tsx';
 import { RequestFacts } from './request/RequestFacts.tsx';
 

@@ -4,7 +4,7 @@
  * cancelled; each request it names is a link that opens it.
  */
 import { href } from '../state/router.ts';
-import type { StoryPart } from '../state/runStory.ts';
+import type { StoryPart } from '../../shared/runView/runStory.ts';
 
 export function RunStory({
   runId,

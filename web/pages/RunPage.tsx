@@ -16,7 +16,7 @@ import { useAppState } from '../hooks/services.ts';
 import { gateView } from '../state/accuracy.ts';
 import { perRequestData, timelineGap } from '../state/runData.ts';
 import { href, navigate } from '../state/router.ts';
-import { blockedWaits, runStory, shownCounts } from '../state/runStory.ts';
+import { shownBreaker, shownCounts, storyOf } from '../../shared/runView/runStory.ts';
 import { RunHeader } from './run/RunHeader.tsx';
 import { RunWarnings, VerdictReasons } from './run/RunNotes.tsx';
 import { RunRequests } from './run/RunRequests.tsx';
@@ -44,21 +44,14 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const summary = model.summary ?? detail.summary;
   const verdict = model.verdict ?? detail.verdict;
   const counts = shownCounts(model, detail.counts);
-  const breaker = model.breaker.tripped
-    ? model.breaker
-    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause };
+  const breaker = shownBreaker(model, detail);
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const data = perRequestData(model.requests);
   const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
   // The result's key, or what the dashboard recorded (a reported run marked abandoned has no result).
-  const interruptCause = metrics.interrupt_cause ?? detail.interruptCause ?? null;
-  const story = runStory({
-    model: { ...model, breaker: { ...model.breaker, ...breaker } },
-    stalls,
-    counts,
-    waits: blockedWaits(model, nowT),
-    interruptCause: typeof interruptCause === 'string' ? interruptCause : null,
-  });
+  const key = metrics.interrupt_cause;
+  const interruptCause = typeof key === 'string' ? key : detail.interruptCause;
+  const story = storyOf(model, detail, stalls, nowT, interruptCause);
 
   return (
     <div className="run-page" data-testid="run-page" data-run-id={id} data-loaded={loaded} aria-busy={!loaded}>

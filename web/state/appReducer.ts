@@ -10,8 +10,8 @@ import {
   type SeqEvent,
   type ServerMessage,
 } from '../../shared/protocol.ts';
-import { applyEvents } from './applyEvent.ts';
-import { emptyRun, type RequestView, type RunModel } from './runModel.ts';
+import { applyEvents } from '../../shared/runView/applyEvent.ts';
+import { emptyRun, type RequestView, type RunModel } from '../../shared/runView/runModel.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 

@@ -5,8 +5,8 @@
  * recovered.
  */
 import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
-import type { RunModel, StallRecord } from '../../state/runModel.ts';
-import { stallAgeS } from '../../state/selectors.ts';
+import type { RunModel, StallRecord } from '../../../shared/runView/runModel.ts';
+import { stallAgeS } from '../../../shared/runView/stalls.ts';
 import { OwnerStack } from './OwnerStack.tsx';
 import { PhaseStrip } from './PhaseStrip.tsx';
 import { StallDetails } from './StallDetails.tsx';

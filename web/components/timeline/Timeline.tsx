@@ -4,7 +4,7 @@
  * ctrl/alt + wheel, + and - keys) and pan (drag, shift + wheel, arrow keys)
  * on time; hover shows a segment's times, click (or Enter) opens a request.
  */
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 import { timelineKeyHandler } from './timelineKeys.ts';
 import { TimelineAxis } from './TimelineAxis.tsx';
 import { TimelineLegend } from './TimelineLegend.tsx';

@@ -6,7 +6,7 @@
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
-import { breakerWords, interruptWords } from '../../state/runStory.ts';
+import { breakerWords, interruptWords } from '../../../shared/runView/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
 import { CancelControl, DeleteControl, ReportedRunControl } from './RunControls.tsx';
 

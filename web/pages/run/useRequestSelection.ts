@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { href } from '../../state/router.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 
 export function useRequestSelection(id: string, request: number | undefined, model: RunModel | undefined) {
   const [selected, setSelected] = useState<number | null>(request ?? null);

@@ -9,7 +9,7 @@ import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { getRun } from '../../api/rest.ts';
 import { loadRun } from '../../api/runLoader.ts';
 import { useServices } from '../../hooks/services.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 
 export function useRunDetail(id: string, model: RunModel | undefined) {
   const svc = useServices();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
-import { deepFreeze, failFastRun, numbered } from './events.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
+import { deepFreeze, failFastRun, numbered } from '#test/web/events.ts';
 
 const all = numbered(failFastRun());
 const inOrder = () => applyEvents(emptyRun('run1'), all);

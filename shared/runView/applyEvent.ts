@@ -18,10 +18,10 @@ import {
   type RunFinished,
   type RunStarted,
   type SeqEvent,
-} from '../../shared/protocol.ts';
-import { normalizeCounts } from '../../shared/outcomes.ts';
-import { isStallEvidence } from '../../shared/stallReport.ts';
-import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../../shared/requestLifecycle.ts';
+} from '../protocol.ts';
+import { normalizeCounts } from '../outcomes.ts';
+import { isStallEvidence } from '../stallReport.ts';
+import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
