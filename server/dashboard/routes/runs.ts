@@ -7,8 +7,6 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import type { RunState, RunSummary } from '../../../shared/protocol.ts';
-import type { InterruptCause } from '../../../shared/types.ts';
 import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../../shared/schemas.ts';
 import {
   ErrorReplySchema,
@@ -20,6 +18,7 @@ import {
 } from '../../../shared/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
+import { interruptCauseOf } from '../export/storedRun.ts';
 import { cancelRefusal, deleteRefusal } from './abandon.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -49,13 +48,6 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
     .type('application/json')
     .serializer((s) => s as string)
     .send(json);
-}
-
-/** Who interrupted a run: the result's key, else what the dashboard recorded (a reported run marked abandoned). */
-function interruptCauseOf(summary: RunSummary | null, state: RunState | null): InterruptCause | null {
-  const key = summary?.metrics.interrupt_cause;
-  if (key === 'signal' || key === 'dashboard') return key;
-  return state?.interruptCause ?? null;
 }
 
 function metadataPairs(m: string | string[] | undefined): [string, string][] {
