@@ -109,5 +109,5 @@ export function importResult(text: string, filename: string): Promise<ImportRepl
   });
 }
 
-export const exportUrl = (id: string, format: 'vllm' | 'trace' | 'csv') =>
+export const exportUrl = (id: string, format: 'vllm' | 'trace' | 'csv' | 'evidence') =>
   `/api/runs/${encodeURIComponent(id)}/export?format=${format}`;

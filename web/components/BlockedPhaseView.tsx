@@ -9,6 +9,7 @@
  */
 import { isServerStacks, stallKey } from '../../shared/stallReport.ts';
 import type { StallRecord } from '../../shared/runView/runModel.ts';
+import { stallAgeS } from '../../shared/runView/stalls.ts';
 import { ServerStacksCard } from './stall/ServerStacksCard.tsx';
 import { StallCard, type StallModel } from './stall/StallCard.tsx';
 
@@ -28,7 +29,12 @@ export function BlockedPhaseView({ stalls, model, nowWallMs, onFindRequest, ende
       <h2>Blocked Code2Wav phase{stalls.length > 1 ? 's' : ''}</h2>
       {stalls.map((s) =>
         isServerStacks(s.report) ? (
-          <ServerStacksCard key={`py-spy:${s.report.capture}`} report={s.report} onFindRequest={onFindRequest} />
+          <ServerStacksCard
+            key={`py-spy:${s.report.capture}`}
+            report={s.report}
+            facts={{ runId: model.runId, ageS: stallAgeS(s, model, nowWallMs), indexById: model.indexById }}
+            onFindRequest={onFindRequest}
+          />
         ) : (
           <StallCard
             key={`${stallKey(s.report).workerId}:${stallKey(s.report).opId}`}

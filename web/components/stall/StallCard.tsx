@@ -11,8 +11,8 @@ import { OwnerStack } from './OwnerStack.tsx';
 import { PhaseStrip } from './PhaseStrip.tsx';
 import { StallDetails } from './StallDetails.tsx';
 
-/** What a stall card reads of the run: its clock (for the age) and the request indexes. */
-export type StallModel = Pick<RunModel, 'startedAtMs' | 'finishedT' | 'indexById'>;
+/** What a stall card reads of the run: its id and clock (for Copy and the age) and the request indexes. */
+export type StallModel = Pick<RunModel, 'runId' | 'startedAtMs' | 'finishedT' | 'indexById'>;
 
 function stateText(stall: StallRecord, ended: boolean): string {
   if (stall.recovered) return `recovered after ${stall.recovered.stalledS.toFixed(1)} s`;
@@ -53,7 +53,10 @@ export function StallCard({
       <PhaseStrip phase={r.phase} label="Code2Wav phases" live={counting} showUnknown />
       <div className="stall-grid">
         <StallDetails report={r} indexById={model.indexById} onFindRequest={onFindRequest} />
-        <OwnerStack report={r} />
+        <OwnerStack
+          report={r}
+          facts={{ runId: model.runId, ageS: age, state: stateText(stall, ended), indexById: model.indexById }}
+        />
       </div>
     </article>
   );
