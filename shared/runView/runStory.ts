@@ -268,7 +268,7 @@ export function storyText(clauses: readonly StoryPart[][]): string {
 }
 
 /** What the stored run records beside its event stream (an import has no stream at all). */
-export interface StoredRunFacts {
+interface StoredRunFacts {
   counts: Partial<RunCounts> | null | undefined;
   breaker: { tripped: boolean; cause: BreakerCause | null };
 }

@@ -13,7 +13,7 @@ export const PERFETTO_ANSWER_MS = 30_000;
 const PING_EVERY_MS = 250;
 
 /** The subset of a window the protocol uses (a real one, or a fake in tests). */
-export interface PerfettoTab {
+interface PerfettoTab {
   postMessage(message: unknown, targetOrigin: string, transfer?: Transferable[]): void;
   closed?: boolean;
 }

@@ -16,8 +16,8 @@ import type { RequestTable } from './requestTable.ts';
 import { interruptCauseOf, type StoredRun } from './storedRun.ts';
 
 /** What the file says it is; a reader checks it before reading the rest. */
-export const EVIDENCE_FORMAT = 'stallscope-evidence';
-export const EVIDENCE_VERSION = 1;
+const EVIDENCE_FORMAT = 'stallscope-evidence';
+const EVIDENCE_VERSION = 1;
 
 const iso = (ms: number | null | undefined) => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 

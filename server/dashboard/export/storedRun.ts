@@ -14,9 +14,9 @@ import type { InterruptCause } from '../../../shared/types.ts';
 import type { Store } from '../store/store.ts';
 
 /** Rows read at most (the exports hold the run in memory). */
-export const MAX_ROWS = 1_000_000;
+const MAX_ROWS = 1_000_000;
 
-export type StoredRunRow = NonNullable<ReturnType<Store['runs']['get']>>;
+type StoredRunRow = NonNullable<ReturnType<Store['runs']['get']>>;
 
 export interface StoredRun {
   run: StoredRunRow;

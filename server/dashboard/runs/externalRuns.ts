@@ -64,7 +64,7 @@ function checkDeclared(e: BenchEvent, i: number, numRequests: number | null): vo
 }
 
 /** The status message of a reported run marked abandoned in the dashboard. */
-export const ABANDONED_MESSAGE =
+const ABANDONED_MESSAGE =
   'marked abandoned in the dashboard: its CLI was not stopped, and events it still sends are refused';
 
 export interface ExternalRunInfo {
