@@ -79,7 +79,8 @@ module.exports = {
     {
       name: 'repro-allow-list',
       severity: 'error',
-      comment: 'The reproduction server imports neither the engine, the dashboard nor the CLI: it is the peer under test.',
+      comment:
+        'The reproduction server imports neither the engine, the dashboard nor the CLI: it is the peer under test.',
       from: { path: '^server/repro/' },
       to: { pathNot: only('server/repro/'), dependencyTypesNot: ['core'] },
     },
@@ -94,7 +95,8 @@ module.exports = {
     {
       name: 'dashboard-runs-allow-list',
       severity: 'error',
-      comment: 'The run manager drives the engine and the rest of the dashboard; never the reproduction server or the CLI.',
+      comment:
+        'The run manager drives the engine and the rest of the dashboard; never the reproduction server or the CLI.',
       from: { path: '^server/dashboard/runs/' },
       to: { pathNot: only('server/dashboard/', 'server/engine/'), dependencyTypesNot: ['core'] },
     },

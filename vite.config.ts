@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { DEFAULT_DASHBOARD_PORT } from './shared/dashboardPort.ts';
 
 /**
  * Tests that measure real time against real threads, processes or a browser
@@ -26,7 +27,12 @@ export default defineConfig({
   root: 'web',
   plugins: [react()],
   build: { outDir: '../dist/web', emptyOutDir: true },
-  server: { proxy: { '/api': 'http://127.0.0.1:7077', '/ws': { target: 'ws://127.0.0.1:7077', ws: true } } },
+  server: {
+    proxy: {
+      '/api': `http://127.0.0.1:${DEFAULT_DASHBOARD_PORT}`,
+      '/ws': { target: `ws://127.0.0.1:${DEFAULT_DASHBOARD_PORT}`, ws: true },
+    },
+  },
   test: {
     root: '.',
     reporters: ['default', './test/closingLineReporter.ts'],

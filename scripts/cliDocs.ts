@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
-import { BENCH_OPTIONS, IGNORED_VLLM_FLAGS } from '../server/cli/benchFlags.ts';
+import { BENCH_OPTIONS, IGNORED_VLLM_NOTES, IGNORED_VLLM_OPTIONS } from '../server/cli/benchFlags.ts';
 import { main } from '../server/cli/main.ts';
 import { BENCH_GROUPS, type FlagGroup } from './cliDocs.benchHelp.ts';
 
@@ -115,7 +115,12 @@ async function printed(argv: string[]): Promise<string> {
 export async function generateCliDocs(): Promise<string> {
   const markdown = renderCliDocs({
     benchFlags: BENCH_OPTIONS,
-    ignoredFlags: IGNORED_VLLM_FLAGS,
+    ignoredFlags: Object.fromEntries(
+      Object.entries(IGNORED_VLLM_OPTIONS).map(([name, o]) => [
+        name,
+        { type: o.type, note: IGNORED_VLLM_NOTES[name as keyof typeof IGNORED_VLLM_NOTES] },
+      ]),
+    ),
     groups: BENCH_GROUPS,
     help: {
       main: await printed(['--help']),

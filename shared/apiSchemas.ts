@@ -117,7 +117,15 @@ export const ErrorReplySchema = Type.Object({
   /** Dotted path of the offending field, e.g. `timeouts.totalS`. */
   field: Type.Optional(Type.String()),
   issues: Type.Optional(
-    Type.Array(Type.Object({ field: Type.String(), message: Type.String(), severity: Type.String() })),
+    Type.Array(
+      Type.Object({
+        field: Type.String(),
+        message: Type.String(),
+        severity: Type.String(),
+        /** An issue with its own code (the memory budget's); the reply's `code` is the first error's. */
+        code: Type.Optional(Type.String()),
+      }),
+    ),
   ),
 });
 export type ErrorReply = Static<typeof ErrorReplySchema>;

@@ -58,11 +58,15 @@ function size(bytes: number): string {
   return `${v.toFixed(v >= 100 || u === 0 ? 0 : 1)} ${units[u]}`;
 }
 
-/** An error issue when the run would not fit the budget, saying why and how much; null when it fits. */
+/**
+ * An error issue when the run would not fit the budget, saying why and how
+ * much; null when it fits. It carries its own code: the spec is valid field
+ * by field, only too big as a whole.
+ */
 export function memoryBudgetIssue(
   spec: BudgetSpec,
   budget = RUN_MEMORY_BUDGET_BYTES,
-): { field: string; message: string } | null {
+): { field: string; message: string; code: 'API_MEMORY_BUDGET' } | null {
   const e = estimateRunMemory(spec);
   if (e.total <= budget) return null;
   const count = (x: number) => x.toLocaleString('en');
@@ -76,5 +80,6 @@ export function memoryBudgetIssue(
     message:
       `the run would hold about ${size(e.total)} in memory (${prompts}${count(spec.numPrompts)} requests' results ≈ ${size(e.stateBytesEach)} each = ${size(e.stateBytes)}), over the ${size(budget)} budget: ` +
       (promptsDominate ? 'lower maxConcurrency or dataset.inputLen' : 'lower numPrompts or the output length'),
+    code: 'API_MEMORY_BUDGET',
   };
 }

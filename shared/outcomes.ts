@@ -9,7 +9,7 @@
 import type { RequestEndStatus, RunCounts, StopCause } from './types.ts';
 
 /** The end statuses are listed once, in shared/types.ts; re-exported for the readers of this rule. */
-export { REQUEST_END_STATUSES, isRequestEndStatus as isEndStatus } from './types.ts';
+export { REQUEST_END_STATUSES } from './types.ts';
 
 /** What the rule needs of one ended request. */
 export interface EndedRequest {

@@ -36,8 +36,8 @@ import type {
   RequestTimedOut,
   RunEvent,
 } from './protocol.ts';
-import type { RequestStatus, RunCounts } from './types.ts';
-import { countEnded, isEndStatus } from './outcomes.ts';
+import { isRequestEndStatus as isEndStatus, type RequestStatus, type RunCounts } from './types.ts';
+import { countEnded } from './outcomes.ts';
 
 /**
  * The fields of a request's row that its lifecycle events write, named as the

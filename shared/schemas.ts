@@ -14,6 +14,8 @@ import { memoryBudgetIssue } from './memoryBudget.ts';
 import { schemaMessage, type SchemaError } from './specMessages.ts';
 import { C2W_PHASES } from './types.ts';
 import { isLoopbackUrl } from './stallReport.ts';
+import { ERRORS, type ErrorCode } from './errors.ts';
+import { DEFAULT_TOTAL_TIMEOUT_S, effectiveTotalS, hasEffectiveTimeout } from './timeouts.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -184,7 +186,10 @@ export const RunSpecSchema = Type.Object(
     timeouts: Type.Object(
       {
         /** Whole request; ≤ 0 restores vLLM's legacy 6 h. */
-        totalS: Type.Number({ default: 900, description: 'Per-request total timeout (s); <= 0 = legacy 6 h' }),
+        totalS: Type.Number({
+          default: DEFAULT_TOTAL_TIMEOUT_S,
+          description: 'Per-request total timeout (s); <= 0 = legacy 6 h',
+        }),
         firstByteS: Type.Optional(PositiveSeconds('Timeout until the first byte (s)')),
         idleS: Type.Optional(PositiveSeconds('Timeout without an SSE event (s)')),
       },
@@ -231,6 +236,8 @@ export interface SpecIssue {
   message: string;
   /** `warning`s do not block submission. */
   severity: 'error' | 'warning';
+  /** The refusal's code when it is not CONFIG_INVALID (shared/errors.ts): the memory budget's. */
+  code?: ErrorCode;
 }
 
 const compiled = Compile(RunSpecSchema);
@@ -301,14 +308,6 @@ function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix:
   return [...byField].map(([field, errors]) => ({ field, message: schemaMessage(field, errors), severity: 'error' }));
 }
 
-/**
- * Whether the breaker has a timeout to trip on: a total ≤ 0 restores vLLM's
- * legacy 6 h cap, which is no bound at all for fail-fast (as the engine rules).
- */
-function hasEffectiveTimeout(t: Partial<RunSpec['timeouts']>): boolean {
-  return (t.totalS ?? 0) > 0 || t.firstByteS !== undefined || t.idleS !== undefined;
-}
-
 const rec = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
@@ -328,8 +327,7 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
   if (v.failFast === true && timeoutsOk && !hasEffectiveTimeout(timeouts)) {
     out.push({
       field: 'timeouts.totalS',
-      message:
-        'must be above 0 while fail-fast is on, unless a first-byte or idle timeout is set: fail-fast needs an effective timeout',
+      message: `must be above 0 while fail-fast is on, unless a first-byte or idle timeout is set: ${ERRORS.CONFIG_FAIL_FAST_NO_TIMEOUT.message}`,
       severity: 'error',
     });
   }
@@ -373,7 +371,7 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
     timeoutsOk &&
     ok('target.watchdogTimeoutS')
   ) {
-    const total = timeouts.totalS! > 0 ? timeouts.totalS! : 6 * 3600;
+    const total = effectiveTotalS(timeouts.totalS);
     if (watchdog >= total * 0.5) {
       out.push({
         field: 'target.watchdogTimeoutS',

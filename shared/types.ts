@@ -83,7 +83,7 @@ export type C2wPhase = (typeof C2W_PHASES)[number];
 /** Fault kinds of the reproduction server's fault plan. */
 export type FaultKind = 'block' | 'spin' | 'slow';
 
-export type { StackFrame, StallReport, WatchdogStallReport, ServerStacksReport } from './stallReport.ts';
+export type { StackFrame, StallReport, WatchdogStallReport } from './stallReport.ts';
 
 /** Bounded phase details: flat string/number/boolean values. */
 export const PhaseDetailsSchema = Type.Record(

@@ -4,7 +4,7 @@
  * as values, multi-value (`nargs`) flags, and numbers as Python's float()
  * reads them.
  */
-import type { allOptions } from './benchFlags.ts';
+import type { ParseArgsConfig } from 'node:util';
 
 /** A value argparse would take as a negative number, where parseArgs sees an option. */
 const NEGATIVE_NUMBER = /^-\d|^-\.\d|^-inf/i;
@@ -16,7 +16,7 @@ const NEGATIVE_NUMBER = /^-\d|^-\.\d|^-inf/i;
  * the legacy 6 h). Only negative-number-looking values are joined, so a
  * missing value before a real option is still refused.
  */
-export function joinNegativeValues(argv: string[], options: ReturnType<typeof allOptions>): string[] {
+export function joinNegativeValues(argv: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

@@ -77,16 +77,19 @@ export async function run(argv: string[]): Promise<number> {
   for (const w of parsed.warnings) console.error(w);
   // Loaded once the flags are known to be good: `--help` and a refused flag
   // answer without loading the engine (undici, the kernels) or the progress bar.
-  const [{ runBenchmark }, { formatSummary }, { createProgress }] = await Promise.all([
-    import('../engine/engine.ts'),
-    import('../engine/results/summary.ts'),
-    import('./benchProgress.ts'),
-  ]);
+  const [{ runBenchmark }, { validateBenchConfig }, { serverStacksProbes }, { formatSummary }, { createProgress }] =
+    await Promise.all([
+      import('../engine/engine.ts'),
+      import('../engine/validate.ts'),
+      import('../engine/probes/serverStacks/index.ts'),
+      import('../engine/results/summary.ts'),
+      import('./benchProgress.ts'),
+    ]);
 
   let reporter: RemoteReporter | null = null;
   if (parsed.reportTo) {
     try {
-      reporter = await openReporter(parsed.reportTo, parsed.config.runId, parsed.config);
+      reporter = await openReporter(parsed.reportTo, parsed.config.runId, reportedConfig(parsed));
     } catch (e) {
       console.error(`stallscope bench: --report-to ${parsed.reportTo}: ${(e as Error).message}`);
       return 2;
@@ -119,7 +122,11 @@ export async function run(argv: string[]): Promise<number> {
 
   let outcome: BenchOutcome;
   try {
+    // The engine's refusals first (it checks again), then the probe's: the order they always came in.
+    validateBenchConfig(parsed.config);
+    const probes = serverStacksProbes(parsed.serverStacks, parsed.config.baseUrl);
     outcome = await runBenchmark(parsed.config, {
+      probes,
       signal: ctrl.signal,
       log: (line) => console.log(line),
       onEvent: (e) => {
@@ -155,6 +162,11 @@ function refuse(e: unknown): number {
   }
   console.error(`stallscope bench: internal error: ${(e as Error)?.stack ?? String(e)}`);
   return EXIT_CODES.errored;
+}
+
+/** What the dashboard is told the run was given: the engine's config and the server-stacks settings. */
+function reportedConfig(parsed: ParsedBench): unknown {
+  return parsed.serverStacks ? { ...parsed.config, serverStacks: parsed.serverStacks } : parsed.config;
 }
 
 async function openReporter(url: string, runId: string, config: unknown): Promise<RemoteReporter> {

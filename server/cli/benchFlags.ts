@@ -1,10 +1,11 @@
 /**
  * The flag table of `stallscope bench`. Names follow `vllm bench serve
- * --omni` where the concept is the same; IGNORED_VLLM_FLAGS are accepted so
+ * --omni` where the concept is the same; IGNORED_VLLM_OPTIONS are accepted so
  * a CI command line can be pasted as is, each with one warning saying what
  * is not done.
  */
 import type { ParseArgsConfig } from 'node:util';
+import { DEFAULT_TOTAL_TIMEOUT_S, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -92,29 +93,36 @@ export const BENCH_OPTIONS = {
   'server-phase-rules': { type: 'string' },
 } as const satisfies Options;
 
-/** vLLM flags accepted for compatibility, with what stallscope does not do. */
-export const IGNORED_VLLM_FLAGS: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; note: string }> = {
-  tokenizer: {
-    type: 'string',
-    note: 'no tokenizer is loaded; prompt lengths are estimates until the server reports usage',
-  },
-  'tokenizer-mode': { type: 'string', note: 'no tokenizer is loaded' },
-  'trust-remote-code': { type: 'boolean', note: 'no model code is loaded on the client' },
-  profile: { type: 'boolean', note: 'the server profiler is not started' },
-  logprobs: { type: 'string', note: 'logprobs are not requested' },
-  'tokenizer-revision': { type: 'string', note: 'no tokenizer is loaded' },
-  'use-beam-search': { type: 'boolean', note: 'beam search is not requested' },
-  'probe-request-rate': { type: 'string', note: 'no probe requests are sent alongside the run' },
-  'hf-split': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
-  'hf-subset': { type: 'string', note: 'Hugging Face datasets are not downloaded; use a local --dataset-path' },
+/** vLLM flags accepted for compatibility: each is parsed and only warned about (IGNORED_VLLM_NOTES). */
+export const IGNORED_VLLM_OPTIONS = {
+  tokenizer: { type: 'string' },
+  'tokenizer-mode': { type: 'string' },
+  'trust-remote-code': { type: 'boolean' },
+  profile: { type: 'boolean' },
+  logprobs: { type: 'string' },
+  'tokenizer-revision': { type: 'string' },
+  'use-beam-search': { type: 'boolean' },
+  'probe-request-rate': { type: 'string' },
+  'hf-split': { type: 'string' },
+  'hf-subset': { type: 'string' },
+} as const satisfies Options;
+
+/** What stallscope does not do for each ignored vLLM flag (the warning's text). */
+export const IGNORED_VLLM_NOTES: Record<keyof typeof IGNORED_VLLM_OPTIONS, string> = {
+  tokenizer: 'no tokenizer is loaded; prompt lengths are estimates until the server reports usage',
+  'tokenizer-mode': 'no tokenizer is loaded',
+  'trust-remote-code': 'no model code is loaded on the client',
+  profile: 'the server profiler is not started',
+  logprobs: 'logprobs are not requested',
+  'tokenizer-revision': 'no tokenizer is loaded',
+  'use-beam-search': 'beam search is not requested',
+  'probe-request-rate': 'no probe requests are sent alongside the run',
+  'hf-split': 'Hugging Face datasets are not downloaded; use a local --dataset-path',
+  'hf-subset': 'Hugging Face datasets are not downloaded; use a local --dataset-path',
 };
 
-export function allOptions(): Options {
-  const out: Options = { ...BENCH_OPTIONS };
-  for (const [name, f] of Object.entries(IGNORED_VLLM_FLAGS))
-    out[name] = { type: f.type, ...(f.multiple ? { multiple: true } : {}) };
-  return out;
-}
+/** Every flag `stallscope bench` accepts, typed: parseArgs gives each its own value type. */
+export const ALL_BENCH_OPTIONS = { ...BENCH_OPTIONS, ...IGNORED_VLLM_OPTIONS } as const satisfies Options;
 
 export const BENCH_USAGE = `usage: stallscope bench [options]   (flags as vllm bench serve --omni)
 
@@ -131,7 +139,7 @@ load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warm
            --self-timed (trace only; default for trace),
            --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N
 body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body), --ignore-eos
-timeouts   --omni-request-timeout-s S (default 900; <= 0 → legacy 6 h),
+timeouts   --omni-request-timeout-s S (default ${DEFAULT_TOTAL_TIMEOUT_S}; <= 0 → legacy ${LEGACY_TOTAL_TIMEOUT_S / 3600} h),
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,

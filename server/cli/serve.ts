@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../dashboard/app.ts';
 import { StallscopeError } from '../../shared/errors.ts';
+import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
 import { defaultDataDir } from '../dashboard/store/db.ts';
 import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';
@@ -16,7 +17,7 @@ import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]
 
-  --port N             port to listen on (default 7077; 0 = any free port)
+  --port N             port to listen on (default ${DEFAULT_DASHBOARD_PORT}; 0 = any free port)
   --host ADDR          address to bind (default 127.0.0.1); a non-loopback
                        address requires a token
   --data-dir DIR       where runs are stored (default $XDG_DATA_HOME/stallscope
@@ -57,7 +58,7 @@ export async function run(argv: string[]): Promise<number> {
     args = parseArgs({
       args: argv,
       options: {
-        port: { type: 'string', default: '7077' },
+        port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
         host: { type: 'string', default: '127.0.0.1' },
         'data-dir': { type: 'string' },
         token: { type: 'string' },

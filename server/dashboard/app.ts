@@ -15,7 +15,7 @@ import { decorateContext } from './plugins/context.ts';
 import { installSecurity, type SecurityOptions } from './plugins/security.ts';
 import { installTypeBoxValidation } from './plugins/validation.ts';
 import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
-import { errorReply, installErrorHandler } from './errors.ts';
+import { installErrorHandler } from './errors.ts';
 import { runRoutes } from './routes/runs.ts';
 import { abandonRoutes } from './routes/abandon.ts';
 import { presetRoutes } from './routes/presets.ts';
@@ -25,6 +25,7 @@ import { importRoutes } from './routes/import.ts';
 import { exportRoutes } from './routes/export.ts';
 import { wsRoutes } from './routes/ws.ts';
 import { healthRoutes } from './routes/health.ts';
+import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
 
 export interface AppOptions {
   /** Data directory; null → in-memory database (tests). */
@@ -75,7 +76,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const host = opts.host ?? '127.0.0.1';
   const ingestUrl = (runId: string) => {
     const addr = app.server.address();
-    const port = addr && typeof addr === 'object' ? addr.port : (opts.port ?? 7077);
+    const port = addr && typeof addr === 'object' ? addr.port : (opts.port ?? DEFAULT_DASHBOARD_PORT);
     // The token is never part of the URL: the URL is on the embedded repro server's command line, visible in `ps`.
     return `http://${selfHost(host)}:${port}/api/ingest?runId=${encodeURIComponent(runId)}`;
   };
@@ -114,5 +115,3 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   return app;
 }
-
-export { errorReply };

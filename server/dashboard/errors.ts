@@ -5,18 +5,19 @@
  * the same shape so clients handle one format.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERRORS, StallscopeError, type ErrorCode } from '../../shared/errors.ts';
+import { ERRORS, StallscopeError } from '../../shared/errors.ts';
 import { pointerToField, type SpecIssue } from '../../shared/schemas.ts';
 import type { ErrorReply } from '../../shared/apiSchemas.ts';
 
-/** A 400 carrying every issue of a spec; `field` names the first. */
+/** A 400 carrying every issue of a spec; `field` names the first error, and the code is its own (CONFIG_INVALID unless it says). */
 export class SpecError extends StallscopeError {
-  constructor(
-    readonly issues: SpecIssue[],
-    code: ErrorCode = 'CONFIG_INVALID',
-  ) {
+  constructor(readonly issues: SpecIssue[]) {
     const first = issues.find((i) => i.severity === 'error') ?? issues[0];
-    super(code, first ? `${first.field || 'spec'}: ${first.message}` : undefined, first?.field);
+    super(
+      first?.code ?? 'CONFIG_INVALID',
+      first ? `${first.field || 'spec'}: ${first.message}` : undefined,
+      first?.field,
+    );
   }
 }
 

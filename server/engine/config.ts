@@ -1,11 +1,11 @@
 /**
  * The benchmark engine's input. The CLI (`stallscope bench`) and the
  * dashboard (RunSpec) both build one of these; the engine validates it
- * before anything is sent (see validate.ts).
+ * before anything is sent (see validate.ts). What a run probe watches (the
+ * server stacks) is the probe's own setting, not the engine's: see probe.ts.
  */
-import type { ConnectionMode, TimeoutKind } from '../../shared/types.ts';
+import type { ConnectionMode } from '../../shared/types.ts';
 import type { MetricOptions } from '../../shared/metrics/input.ts';
-import type { ServerStacksConfig } from './probes/serverStacks/config.ts';
 
 export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
@@ -23,7 +23,7 @@ export type DatasetConfig =
   | { name: 'trace'; path: string };
 
 export interface TimeoutConfig {
-  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h. */
+  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h (shared/timeouts.ts). */
   totalS?: number;
   /** Seconds until the response headers/first byte; optional. */
   firstByteS?: number;
@@ -85,8 +85,6 @@ export interface BenchConfig {
   insecure?: boolean;
   /** `--seed-tts-wer-eval`: transcribe every answer after the run and write the seed_tts_* keys. */
   seedTtsEval?: SeedTtsEvalConfig | null;
-  /** py-spy captures of the server's process tree (docs/design.md#server-stacks). */
-  serverStacks?: ServerStacksConfig;
 }
 
 /** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md#accuracy-gate). */
@@ -115,5 +113,3 @@ export interface RampUp {
   startRps: number;
   endRps: number;
 }
-
-export type { TimeoutKind };

@@ -14,8 +14,8 @@ import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
 import type { RunEvents } from './events.ts';
-import { buildResultJson, resultFilename, writeResult } from './results/resultJson.ts';
-import type { RpsChangeEvent } from './traffic.ts';
+import { buildResultJson, type RpsChangeEvent } from '../../shared/vllmResult/resultJson.ts';
+import { resultFilename, writeResult } from './results/resultFile.ts';
 import { gateCounts } from './accuracy/gate.ts';
 import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
 

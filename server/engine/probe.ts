@@ -4,6 +4,8 @@
  * probe during the dispatch, so a probe can never delay the breaker's stop
  * or the cleanup. A probe's `finish` is awaited after every socket is closed
  * and before the result is written; it must settle within its own limit.
+ * Probes are plug-ins: the caller (the CLI, the dashboard's run manager)
+ * builds them and hands them in EngineOptions.probes; the engine imports none.
  */
 import type { BenchEvent } from '../../shared/protocol.ts';
 import type { TimeoutReport } from './breaker.ts';
@@ -27,7 +29,10 @@ export interface RunProbe {
 }
 
 /** Finishes every probe; one that fails is logged and adds nothing. */
-export async function finishProbes(probes: RunProbe[], log: (line: string) => void): Promise<Record<string, unknown>> {
+export async function finishProbes(
+  probes: readonly RunProbe[],
+  log: (line: string) => void,
+): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const r of await Promise.allSettled(probes.map((p) => p.finish()))) {
     if (r.status === 'fulfilled') Object.assign(out, r.value);

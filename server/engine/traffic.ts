@@ -7,12 +7,7 @@
 import { rampUpRate } from './arrivals.ts';
 import type { BenchConfig, RampUp } from './config.ts';
 import { pyFloat } from './results/pyFormat.ts';
-
-export interface RpsChangeEvent {
-  rps: number;
-  /** Local time as Python's `datetime.now().isoformat()` writes it. */
-  timestamp: string;
-}
+import type { RpsChangeEvent } from '../../shared/vllmResult/resultJson.ts';
 
 /** The lines vLLM prints after "Starting main benchmark run...". */
 export function trafficLines(config: BenchConfig): string[] {

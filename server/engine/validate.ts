@@ -7,11 +7,11 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
 import { parseThreshold } from '../../shared/verdict.ts';
+import { hasEffectiveTimeout } from '../../shared/timeouts.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
-import { checkServerStacks } from './probes/serverStacks/config.ts';
 
 export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
 
@@ -96,8 +96,6 @@ export function validateBenchConfig(c: BenchConfig): void {
       bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
-  // Server stacks (docs/design.md#server-stacks): auto off loopback, no listener, a bad rules file.
-  if (c.serverStacks) checkServerStacks(c.serverStacks, c.baseUrl);
 }
 
 /** vLLM's ramp-up checks, plus a start of 0 (its first request would be sent at rate 0, which vLLM asserts against mid-run). */
@@ -133,9 +131,7 @@ function validateTimeouts(c: BenchConfig): void {
   if (firstByteS !== undefined && firstByteS !== null && firstByteS <= 0)
     bad('first-byte timeout must be > 0', 'timeouts.firstByteS');
   if (idleS !== undefined && idleS !== null && idleS <= 0) bad('idle timeout must be > 0', 'timeouts.idleS');
-  // A total ≤ 0 restores vLLM's legacy 6 h cap: as a breaker that is no bound at all.
-  const legacyTotal = totalS !== undefined && totalS !== null && totalS <= 0;
-  if (c.failFast && legacyTotal && !firstByteS && !idleS) {
+  if (c.failFast && !hasEffectiveTimeout(c.timeouts)) {
     throw new StallscopeError(
       'CONFIG_FAIL_FAST_NO_TIMEOUT',
       '--omni-request-timeout-s ≤ 0 restores the legacy 6 h cap; give a positive timeout or --first-byte-timeout-s/--idle-timeout-s',

@@ -54,10 +54,6 @@ export function applyEvents(model: RunModel, events: readonly SeqEvent[]): RunMo
   return d.m;
 }
 
-export function applyEvent(model: RunModel, e: SeqEvent): RunModel {
-  return applyEvents(model, [e]);
-}
-
 function applyOne(d: Draft, e: RunEvent): void {
   if (e.t > d.m.lastT) d.m.lastT = e.t;
   switch (e.type) {

@@ -302,11 +302,6 @@ export function storyOf(
   });
 }
 
-/** Every request index a story links to, for highlighting. */
-export function storyRequests(parts: readonly StoryPart[]): number[] {
-  return parts.flatMap((p) => ('requests' in p ? p.requests : []));
-}
-
 /** The header's breaker words: a finished run that never tripped says so, rather than "armed". */
 export function breakerWords(failFast: boolean, tripped: boolean, running: boolean): { state: string; text: string } {
   if (tripped) return { state: 'tripped', text: 'tripped' };

@@ -4,7 +4,8 @@
  * run twice through dependency-cruiser's API: on the real tree (no
  * violations), and on a small tree that breaks each rule once, so a rule that
  * silently stopped matching (a renamed folder, a typo in a path pattern)
- * fails this test instead of passing everything.
+ * fails this test instead of passing everything. Every rule of the config
+ * needs its breaking case below: a rule added without one fails the test.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,7 +17,7 @@ import { cruise, type ICruiseResult } from 'dependency-cruiser';
 const root = resolve(import.meta.dirname, '../..');
 type CruiseOptions = NonNullable<Parameters<typeof cruise>[1]>;
 const config = createRequire(import.meta.url)(join(root, '.dependency-cruiser.cjs')) as {
-  forbidden: NonNullable<CruiseOptions['ruleSet']>['forbidden'];
+  forbidden: NonNullable<NonNullable<CruiseOptions['ruleSet']>['forbidden']>;
   options: CruiseOptions & { enhancedResolveOptions: Parameters<typeof cruise>[2] };
 };
 
@@ -38,6 +39,106 @@ async function violations(baseDir: string, dirs: string[]): Promise<string[]> {
   return (result.summary.violations ?? []).map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
 }
 
+/** A module that imports `from` each of `imports` (relative specifiers) and exports one value. */
+function importing(...imports: string[]): string {
+  const lines = imports.map((spec, i) => `import * as m${i} from '${spec}';`);
+  return `${lines.join('\n')}\nexport const v = [${imports.map((_, i) => `m${i}`).join(', ')}];\n`;
+}
+const LEAF = 'export const v = 1;\n';
+
+/**
+ * One breaking case per rule: the files that break it (path -> text) and the
+ * violations it must report (a folder cycle is reported from both folders).
+ * Files that only stand as import targets are leaves.
+ */
+const CASES: Record<string, { files: Record<string, string>; violations: string[] }> = {
+  'no-circular': {
+    files: { 'shared/a.ts': importing('./b.ts'), 'shared/b.ts': importing('./a.ts') },
+    violations: ['shared/a.ts -> shared/b.ts'],
+  },
+  'no-folder-cycles': {
+    // Two folders that import each other through different files: no file cycle.
+    files: {
+      'server/repro/x/p.ts': importing('../y/q.ts'),
+      'server/repro/y/q.ts': LEAF,
+      'server/repro/y/r.ts': importing('../x/s.ts'),
+      'server/repro/x/s.ts': LEAF,
+    },
+    violations: ['server/repro/x -> server/repro/y', 'server/repro/y -> server/repro/x'],
+  },
+  'shared-is-self-contained': {
+    files: { 'shared/usesServer.ts': importing('../server/t.ts'), 'server/t.ts': LEAF },
+    violations: ['shared/usesServer.ts -> server/t.ts'],
+  },
+  'shared-no-node-builtins': {
+    files: { 'shared/fsUser.ts': importing('node:fs') },
+    violations: ['shared/fsUser.ts -> fs'],
+  },
+  'web-only-shared': {
+    // server/common is every server program's, not the browser's.
+    files: { 'web/w.ts': importing('../server/common/c.ts'), 'server/common/c.ts': LEAF },
+    violations: ['web/w.ts -> server/common/c.ts'],
+  },
+  'common-only-shared': {
+    files: { 'server/common/usesEngine.ts': importing('../engine/e.ts'), 'server/engine/e.ts': LEAF },
+    violations: ['server/common/usesEngine.ts -> server/engine/e.ts'],
+  },
+  'engine-allow-list': {
+    files: { 'server/engine/usesHub.ts': importing('../dashboard/hub/hub.ts'), 'server/dashboard/hub/hub.ts': LEAF },
+    violations: ['server/engine/usesHub.ts -> server/dashboard/hub/hub.ts'],
+  },
+  'engine-core-no-probes': {
+    files: {
+      'server/engine/core.ts': importing('./probes/p/probe.ts'),
+      'server/engine/probes/p/probe.ts': LEAF,
+    },
+    violations: ['server/engine/core.ts -> server/engine/probes/p/probe.ts'],
+  },
+  'repro-allow-list': {
+    files: { 'server/repro/usesEngine.ts': importing('../engine/e.ts'), 'server/engine/e.ts': LEAF },
+    violations: ['server/repro/usesEngine.ts -> server/engine/e.ts'],
+  },
+  'dashboard-allow-list': {
+    // Outside its run manager, the dashboard does not reach the engine.
+    files: { 'server/dashboard/routes/usesEngine.ts': importing('../../engine/e.ts'), 'server/engine/e.ts': LEAF },
+    violations: ['server/dashboard/routes/usesEngine.ts -> server/engine/e.ts'],
+  },
+  'dashboard-runs-allow-list': {
+    files: {
+      'server/dashboard/runs/usesRepro.ts': importing('../../repro/server.ts'),
+      'server/repro/server.ts': LEAF,
+    },
+    violations: ['server/dashboard/runs/usesRepro.ts -> server/repro/server.ts'],
+  },
+  'cli-allow-list': {
+    files: { 'server/cli/usesWeb.ts': importing('../../web/page.ts'), 'web/page.ts': LEAF },
+    violations: ['server/cli/usesWeb.ts -> web/page.ts'],
+  },
+  'bin-only-dist': {
+    files: { 'bin/run.js': importing('../server/cli/main.ts'), 'server/cli/main.ts': LEAF },
+    violations: ['bin/run.js -> server/cli/main.ts'],
+  },
+  'worker-without-fastify': {
+    files: {
+      'server/repro/code2wav/worker/entry.ts': importing('../../routes/chat.ts'),
+      'server/repro/routes/chat.ts': LEAF,
+    },
+    violations: ['server/repro/code2wav/worker/entry.ts -> server/repro/routes/chat.ts'],
+  },
+  'store-below-hub': {
+    files: { 'server/dashboard/store/db.ts': importing('../hub/hub.ts'), 'server/dashboard/hub/hub.ts': LEAF },
+    violations: ['server/dashboard/store/db.ts -> server/dashboard/hub/hub.ts'],
+  },
+  'worker-messages-internal': {
+    // The CLI may import any program, but not the worker's message union.
+    files: {
+      'server/cli/usesMessages.ts': importing('../repro/code2wav/worker/messages.ts'),
+      'server/repro/code2wav/worker/messages.ts': LEAF,
+    },
+    violations: ['server/cli/usesMessages.ts -> server/repro/code2wav/worker/messages.ts'],
+  },
+};
+
 const scratch = mkdtempSync(join(tmpdir(), 'stallscope-depcruise-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -51,36 +152,16 @@ describe('import rules (dependency-cruiser)', () => {
     expect(await violations(root, ['shared', 'server', 'web', 'bin', 'test'])).toEqual([]);
   }, 60_000);
 
-  it('each rule fires on a tree that breaks it', async () => {
-    put('shared/a.ts', "import { b } from './b.ts';\nimport { s } from '../server/s.ts';\nexport const a = b + s;\n");
-    put('shared/b.ts', "import { a } from './a.ts';\nexport const b = 1;\nexport const c = () => a;\n");
-    put('shared/fsUser.ts', "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n");
-    put('server/s.ts', "import { w } from '../web/w.ts';\nexport const s = w;\n");
-    put('web/w.ts', "import { t } from '../server/t.ts';\nexport const w = t;\n");
-    put('server/t.ts', 'export const t = 1;\n');
-    put('server/dashboard/store/db.ts', "import { h } from '../hub/hub.ts';\nexport const d = h;\n");
-    put('server/dashboard/hub/hub.ts', 'export const h = 1;\n');
-    put(
-      'server/repro/code2wav/worker/entry.ts',
-      "import { x } from '../../routes/chat.ts';\nimport { y } from './messages.ts';\nexport const e = x + y;\n",
-    );
-    put('server/repro/code2wav/worker/messages.ts', 'export const y = 1;\n');
-    put('server/repro/routes/chat.ts', 'export const x = 1;\n');
-    put(
-      'server/engine/usesMessages.ts',
-      "import { y } from '../target/code2wav/worker/messages.ts';\nexport const u = y;\n",
-    );
-    const found = await violations(scratch, ['shared', 'server', 'web']);
-    const rules = new Set(found.map((v) => v.split(':')[0]));
-    expect([...rules].sort()).toEqual([
-      'no-circular',
-      'server-not-web',
-      'shared-is-self-contained',
-      'shared-no-node-builtins',
-      'store-below-hub',
-      'web-not-server',
-      'worker-messages-internal',
-      'worker-without-fastify',
-    ]);
+  it('every rule of the config has a breaking case', () => {
+    expect(Object.keys(CASES).sort()).toEqual(config.forbidden.map((r) => r.name).sort());
+  });
+
+  it('each rule fires on a tree that breaks it, and nothing else fires', async () => {
+    for (const { files } of Object.values(CASES)) {
+      for (const [rel, text] of Object.entries(files)) put(rel, text);
+    }
+    const found = await violations(scratch, ['shared', 'server', 'web', 'bin']);
+    const expected = Object.entries(CASES).flatMap(([rule, c]) => c.violations.map((v) => `${rule}: ${v}`));
+    expect(found.sort()).toEqual(expected.sort());
   }, 60_000);
 });

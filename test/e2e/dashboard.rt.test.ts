@@ -6,64 +6,38 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, ROOT, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { screenshotPath } from '#test/helpers/browser.ts';
+import { test as it } from '#test/helpers/browserFixtures.ts';
 
 const FIXTURE = new URL('../fixtures/vllm-results/omni-chat-compact-randommm.json', import.meta.url);
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
 let hangRunId = '';
 let passRunId = '';
-/** Set when Chromium is missing: every test then fails with the install hint (never skips). */
-let missing: Error | null = null;
-const ready = () => {
-  if (missing) throw missing;
-};
 
 /** A full-page screenshot from the top (a focused field may have scrolled the page under the sticky bar). */
-async function shot(name: string): Promise<void> {
+async function shot(page: Page, name: string): Promise<void> {
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: screenshotPath(name), fullPage: true });
 }
 
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(server.url + path, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body as T;
-}
-
 describe('dashboard in Chromium', () => {
-  beforeAll(async () => {
-    try {
-      ({ browser, page } = await openPage());
-    } catch (e) {
-      missing = e as Error;
-      return;
-    }
-    server = await startServer();
+  // The dashboard (and the web build it serves) starts within this hook's minute, not a test's 20 s.
+  it.beforeAll(async ({ dashboard }) => {
+    await dashboard.api('/api/health');
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  it("serves a production build of the UI (vitest's NODE_ENV=test must not reach vite build)", () => {
-    ready();
-    const dir = join(ROOT, 'dist', 'web', 'assets');
+  it("serves a production build of the UI (vitest's NODE_ENV=test must not reach vite build)", ({ webBuild }) => {
+    const dir = join(webBuild, 'assets');
     const devJsx = readdirSync(dir).filter(
       (f) => f.endsWith('.js') && readFileSync(join(dir, f), 'utf8').includes('jsxDEV'),
     );
     expect(devJsx, 'React development runtime bundled').toEqual([]);
   });
 
-  it('refuses a bad form value beside its field and starts nothing', async () => {
-    ready();
-    await page.goto(`${server.url}/#/new`);
+  it('refuses a bad form value beside its field and starts nothing', async ({ page, dashboard }) => {
+    await page.goto(`${dashboard.url}/#/new`);
     await page.getByTestId('preset-code2wav-hang').check();
     // A watchdog not well below the request timeout is a warning beside the field (the stack would come too late).
     await page
@@ -82,7 +56,7 @@ describe('dashboard in Chromium', () => {
     await page.getByTestId('form-errors').waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-numPrompts');
     expect(page.url()).toContain('#/new');
-    await shot('new-run-error');
+    await shot(page, 'new-run-error');
     // A value only the server can judge (the dataset directory does not exist): its 400 lands beside the field.
     await page.getByTestId('preset-seed-tts-url').check();
     await page.locator('#f-dataset-path').fill('./no-such-seed-tts-dir');
@@ -102,15 +76,16 @@ describe('dashboard in Chromium', () => {
     await expect.poll(() => page.getByTestId('error-requestRate').textContent()).toMatch(/ramp-up/);
     await page.locator('#f-rampUp-strategy').selectOption('none');
     expect(await page.locator('#f-rampUp-startRps').count()).toBe(0);
-    const list = await api<{ total: number }>('/api/runs');
+    const list = await dashboard.api<{ total: number }>('/api/runs');
     expect(list.total).toBe(0);
   });
 
-  it('runs the hang preset live: timeline fills, stall with stack and a growing age, breaker trips, fails closed', async () => {
-    ready();
+  it('runs the hang preset live: timeline fills, stall with stack and a growing age, breaker trips, fails closed', async ({
+    page,
+  }) => {
     await page.getByTestId('reset-preset').click();
     expect(await page.locator('#f-numPrompts').inputValue()).toBe('1088');
-    await shot('new-run');
+    await shot(page, 'new-run');
     await page.getByTestId('start-run').click();
     await page.waitForURL(/#\/runs\//);
     hangRunId = decodeURIComponent(page.url().split('#/runs/')[1]);
@@ -131,7 +106,7 @@ describe('dashboard in Chromium', () => {
     expect(await page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
     // Read again until it has grown (a loaded machine may delay the page's next tick a little).
     await expect.poll(age, { timeout: 4000, interval: 300 }).toBeGreaterThan(a1);
-    await shot('run-live');
+    await shot(page, 'run-live');
 
     await expect
       .poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 })
@@ -144,17 +119,16 @@ describe('dashboard in Chromium', () => {
     expect(
       Number((await page.getByTestId('count-not_dispatched').locator('b').textContent())!.replace(/,/g, '')),
     ).toBeGreaterThan(1000);
-    await shot('run-failed-closed');
+    await shot(page, 'run-failed-closed');
   }, 45_000);
 
-  it('finds the run after a reload and replays the same view', async () => {
-    ready();
-    await page.goto(`${server.url}/#/`);
+  it('finds the run after a reload and replays the same view', async ({ page, dashboard }) => {
+    await page.goto(`${dashboard.url}/#/`);
     await page.reload();
     const row = page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"]`);
     await row.waitFor();
     expect(await row.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
-    await shot('runs');
+    await shot(page, 'runs');
 
     await row.locator('a.run-link').click();
     await page.getByTestId('run-page').waitFor();
@@ -171,7 +145,7 @@ describe('dashboard in Chromium', () => {
     // Clicking an affected request opens its detail with its Code2Wav ops.
     await stall.getByTestId('stall-request').first().click();
     await page.getByTestId('request-detail').waitFor();
-    await shot('run-replay');
+    await shot(page, 'run-replay');
     // Keyboard: the timeline takes focus, Home selects the first request and shows its detail.
     await page.getByTestId('timeline').focus();
     await page.keyboard.press('Home');
@@ -186,9 +160,8 @@ describe('dashboard in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
-  it('compares the failing run with a passing one', async () => {
-    ready();
-    const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
+  it('compares the failing run with a passing one', async ({ page, dashboard }) => {
+    const presets = await dashboard.api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
     const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
     const clean = {
       ...hang,
@@ -199,16 +172,18 @@ describe('dashboard in Chromium', () => {
       metadata: { preset: 'clean' },
       target: { ...(hang.target as object), faults: [] },
     };
-    ({ id: passRunId } = await api<{ id: string }>('/api/runs', {
+    ({ id: passRunId } = await dashboard.api<{ id: string }>('/api/runs', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(clean),
     }));
     await expect
-      .poll(async () => (await api<{ verdict: string | null }>(`/api/runs/${passRunId}`)).verdict, { timeout: 20_000 })
+      .poll(async () => (await dashboard.api<{ verdict: string | null }>(`/api/runs/${passRunId}`)).verdict, {
+        timeout: 20_000,
+      })
       .toBe('passed');
 
-    await page.goto(`${server.url}/#/`);
+    await page.goto(`${dashboard.url}/#/`);
     await page.locator(`[data-testid="run-row"][data-run-id="${passRunId}"] input[type="checkbox"]`).check();
     await page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"] input[type="checkbox"]`).check();
     await page.getByTestId('compare-selected').click();
@@ -222,12 +197,11 @@ describe('dashboard in Chromium', () => {
     expect(differing).toEqual(expect.arrayContaining(['numPrompts', 'failFast']));
     await page.getByTestId('stall-phase-chart').waitFor();
     await page.getByTestId('metrics-table').waitFor();
-    await shot('compare');
+    await shot(page, 'compare');
   }, 30_000);
 
-  it('imports a real vLLM-Omni result file and shows its metrics', async () => {
-    ready();
-    await page.goto(`${server.url}/#/`);
+  it('imports a real vLLM-Omni result file and shows its metrics', async ({ page, dashboard }) => {
+    await page.goto(`${dashboard.url}/#/`);
     await page.getByTestId('import-file').setInputFiles({
       name: 'omni-chat-compact-randommm.json',
       mimeType: 'application/json',
@@ -237,17 +211,16 @@ describe('dashboard in Chromium', () => {
     const rows = page.getByTestId('run-row');
     await expect.poll(() => rows.count()).toBe(3);
     const imported = page.locator('[data-testid="run-row"]', { hasText: 'import' }).first();
-    await shot('runs-after-import');
+    await shot(page, 'runs-after-import');
     await imported.locator('a.run-link').click();
     await page.getByTestId('metrics-table').waitFor();
     expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Packet');
     await expect.poll(() => page.getByTestId('run-page').textContent()).toContain('No per-request data');
-    await shot('run-imported');
+    await shot(page, 'run-imported');
   });
 
-  it('filters the runs and deletes one after confirmation', async () => {
-    ready();
-    await page.goto(`${server.url}/#/`);
+  it('filters the runs and deletes one after confirmation', async ({ page, dashboard }) => {
+    await page.goto(`${dashboard.url}/#/`);
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(3);
     await page.getByTestId('filter-verdict').selectOption('failed_closed');
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(1);
@@ -261,12 +234,11 @@ describe('dashboard in Chromium', () => {
     await row.getByRole('button', { name: /^Delete / }).click();
     await row.getByTestId('confirm-delete').click();
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(2);
-    expect((await api<{ total: number }>('/api/runs')).total).toBe(2);
+    expect((await dashboard.api<{ total: number }>('/api/runs')).total).toBe(2);
   });
 
-  it('cancels a running run from its page: it ends interrupted', async () => {
-    ready();
-    const presets = await api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
+  it('cancels a running run from its page: it ends interrupted', async ({ page, dashboard }) => {
+    const presets = await dashboard.api<{ presets: { id: string; spec: Record<string, unknown> }[] }>('/api/presets');
     const hang = presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
     const long = {
       ...hang,
@@ -275,12 +247,12 @@ describe('dashboard in Chromium', () => {
       timeouts: { totalS: 60 },
       target: { ...(hang.target as object), faults: [] },
     };
-    const { id } = await api<{ id: string }>('/api/runs', {
+    const { id } = await dashboard.api<{ id: string }>('/api/runs', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(long),
     });
-    await page.goto(`${server.url}/#/runs/${id}`);
+    await page.goto(`${dashboard.url}/#/runs/${id}`);
     await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
     await page.getByTestId('cancel-run').click();
     await page.getByTestId('confirm-cancel').click();

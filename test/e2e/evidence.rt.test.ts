@@ -9,14 +9,11 @@
  * page served for that origin, so the test runs offline).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { openPage, startServer, type Browser, type RunningServer } from '#test/e2e/harness.ts';
+import { test as it } from '#test/helpers/browserFixtures.ts';
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
 let runId = '';
 
 /** Stands in for ui.perfetto.dev: answers PING with PONG, then shows what it was handed in its title. */
@@ -30,16 +27,14 @@ addEventListener('message', (e) => {
 });
 </script>`;
 
-async function download(testId: string): Promise<string> {
+async function download(page: Page, testId: string): Promise<string> {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
   return readFileSync((await d.path())!, 'utf8');
 }
 
 describe('the evidence of a run, in Chromium', () => {
-  beforeAll(async () => {
-    ({ browser, page } = await openPage());
-    server = await startServer();
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  it.beforeAll(async ({ dashboard: server, page }) => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     const spec = {
       ...CODE2WAV_HANG.spec,
       label: 'evidence',
@@ -62,13 +57,11 @@ describe('the evidence of a run, in Chromium', () => {
     await page.goto(`${server.url}/#/runs/${runId}`);
     await page.locator('[data-testid="run-page"][data-loaded="true"]').waitFor({ timeout: 20_000 });
   }, 90_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
-  it('Download evidence: one JSON with the page’s own story, the stall with its fingerprint, the table and the trace', async () => {
-    const ev = JSON.parse(await download('export-evidence'));
+  it('Download evidence: one JSON with the page’s own story, the stall with its fingerprint, the table and the trace', async ({
+    page,
+  }) => {
+    const ev = JSON.parse(await download(page, 'export-evidence'));
     expect(ev).toMatchObject({ format: 'stallscope-evidence', run: { id: runId, status: 'finished' } });
     expect(ev.verdict.verdict).toBe('failed_closed');
     const pageStory = (await page.getByTestId('run-story').textContent())!;
@@ -83,8 +76,10 @@ describe('the evidence of a run, in Chromium', () => {
     expect(ev.vllmResult).toMatchObject({ num_prompts: 40 });
   });
 
-  it('the CSV: worker, op, phase, in the stalled op; blank latencies for requests that never completed', async () => {
-    const [head, ...lines] = (await download('export-csv')).trim().split('\r\n');
+  it('the CSV: worker, op, phase, in the stalled op; blank latencies for requests that never completed', async ({
+    page,
+  }) => {
+    const [head, ...lines] = (await download(page, 'export-csv')).trim().split('\r\n');
     const cols = head.split(',');
     const rows = lines.map((l) => l.split(','));
     const at = (r: string[], c: string) => r[cols.indexOf(c)];
@@ -96,7 +91,7 @@ describe('the evidence of a run, in Chromium', () => {
     for (const r of neverCompleted) expect([at(r, 'e2el_s'), at(r, 'audio_duration_s')]).toEqual(['', '']);
   });
 
-  it('the stack’s Copy names the run, phase, op, age and requests', async () => {
+  it('the stack’s Copy names the run, phase, op, age and requests', async ({ page }) => {
     const card = page.getByTestId('stall-report').first();
     const age = Number(await card.getByTestId('stall-age').getAttribute('data-age-s'));
     await card.getByTestId('copy-stack').click();
@@ -112,11 +107,13 @@ describe('the evidence of a run, in Chromium', () => {
     expect(text).toMatch(/\n {2}at \S+ \(.*:\d+:\d+\)/);
   });
 
-  it('Open in Perfetto hands the trace to ui.perfetto.dev by postMessage', async () => {
-    await browser.context.route('https://ui.perfetto.dev/**', (route) =>
-      route.fulfill({ status: 200, contentType: 'text/html', body: FAKE_PERFETTO }),
-    );
-    const trace = JSON.parse(await download('export-trace')) as { traceEvents: unknown[] };
+  it('Open in Perfetto hands the trace to ui.perfetto.dev by postMessage', async ({ page, dashboard: server }) => {
+    await page
+      .context()
+      .route('https://ui.perfetto.dev/**', (route) =>
+        route.fulfill({ status: 200, contentType: 'text/html', body: FAKE_PERFETTO }),
+      );
+    const trace = JSON.parse(await download(page, 'export-trace')) as { traceEvents: unknown[] };
     expect(await page.locator('#perfetto-how').textContent()).toMatch(
       /opens ui\.perfetto\.dev in a new tab and hands it/,
     );

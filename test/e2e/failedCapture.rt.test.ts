@@ -7,14 +7,13 @@
  * warning that says what to install.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { openPage, ROOT, startServer, type Browser, type RunningServer } from '#test/e2e/harness.ts';
+import { afterAll, describe, expect } from 'vitest';
 import { runBenchChild } from '#test/helpers/benchChild.ts';
+import { ROOT } from '#test/helpers/browser.ts';
+import { test as it } from '#test/helpers/browserFixtures.ts';
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
+/** The file's dashboard (its fixture), set in beforeAll. */
+const server = { url: '' };
 const repros: ChildProcess[] = [];
 
 /** `stallscope repro-server` whose Code2Wav worker blocks in hift, its telemetry posted into `runId`. */
@@ -74,9 +73,8 @@ const stallCounts = async () => {
 
 describe('a failed server-stacks capture, in Chromium', () => {
   let capturedOut = '';
-  beforeAll(async () => {
-    ({ browser, page } = await openPage());
-    server = await startServer();
+  it.beforeAll(async ({ dashboard }) => {
+    server.url = dashboard.url;
     const outs = await Promise.all([benchRun('plain-run', false), benchRun('captured-run', true)]);
     capturedOut = outs[1];
     for (const c of repros) c.kill();
@@ -88,13 +86,11 @@ describe('a failed server-stacks capture, in Chromium', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
   }, 90_000);
-  afterAll(async () => {
+  afterAll(() => {
     for (const c of repros) c.kill();
-    await browser?.close();
-    await server?.stop();
   });
 
-  it('says once what to install, in the CLI and on the run page, and shows no capture card', async () => {
+  it('says once what to install, in the CLI and on the run page, and shows no capture card', async ({ page }) => {
     expect(capturedOut.split('\n').filter((l) => /py-spy|server stacks/i.test(l))).toEqual([
       expect.stringMatching(/^warning: py-spy not found \('py-spy'\): install it with `pip install py-spy`/),
     ]);
@@ -107,7 +103,7 @@ describe('a failed server-stacks capture, in Chromium', () => {
     ]);
   });
 
-  it('counts the same stalls as the run without capture, in the list and in Compare', async () => {
+  it('counts the same stalls as the run without capture, in the list and in Compare', async ({ page }) => {
     const counts = await stallCounts();
     expect(counts['captured-run']).toBe(counts['plain-run']);
     await page.goto(`${server.url}/#/`);

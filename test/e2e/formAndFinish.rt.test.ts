@@ -10,43 +10,28 @@
  * fails against a closed port) and by importing real vLLM result files.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { screenshotPath } from '#test/helpers/browser.ts';
+import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/vllm-results/${name}`, import.meta.url));
 const DETAILED = 'detailed-append-jsonl-itls.json';
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
 let cleanId = '';
 let failedId = '';
-/** Set when Chromium is missing: every test then fails with the install hint (never skips). */
-let missing: Error | null = null;
-const ready = () => {
-  if (missing) throw missing;
-};
 
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(server.url + path, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body as T;
-}
-const postJson = <T>(path: string, body: unknown) =>
-  api<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const importText = (text: string, name: string) =>
-  api<{ runs: { id: string }[] }>('/api/import', {
+const importText = (dashboard: Dashboard, text: string, name: string) =>
+  dashboard.api<{ runs: { id: string }[] }>('/api/import', {
     method: 'POST',
     headers: { 'content-type': 'text/plain', 'x-filename': name },
     body: text,
   });
 
-async function finished(id: string): Promise<string> {
+async function finished(dashboard: Dashboard, id: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const d = await api<{ status: string; verdict: string | null }>(`/api/runs/${id}`);
+    const d = await dashboard.api<{ status: string; verdict: string | null }>(`/api/runs/${id}`);
     if (d.status !== 'running' && d.verdict) return d.verdict;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -54,23 +39,16 @@ async function finished(id: string): Promise<string> {
 }
 
 /** Whether an element's box lies within the viewport (at least its top 40 px). */
-async function inViewport(sel: ReturnType<Page['locator']>): Promise<boolean> {
+async function inViewport(page: Page, sel: ReturnType<Page['locator']>): Promise<boolean> {
   const box = await sel.boundingBox();
   const vp = page.viewportSize()!;
   return box !== null && box.y >= 0 && box.y + Math.min(40, box.height) <= vp.height;
 }
 
 describe('form, navigation and finish in Chromium', () => {
-  beforeAll(async () => {
-    try {
-      ({ browser, page } = await openPage());
-    } catch (e) {
-      missing = e as Error;
-      return;
-    }
-    server = await startServer();
+  it.beforeAll(async ({ dashboard }) => {
     const hang = CODE2WAV_HANG.spec;
-    ({ id: cleanId } = await postJson<{ id: string }>('/api/runs', {
+    ({ id: cleanId } = await dashboard.postJson<{ id: string }>('/api/runs', {
       ...hang,
       label: 'clean-12',
       numPrompts: 12,
@@ -80,9 +58,9 @@ describe('form, navigation and finish in Chromium', () => {
       metadata: {},
       target: { ...hang.target, faults: [], watchdogTimeoutS: 0 },
     }));
-    expect(await finished(cleanId)).toBe('passed');
+    expect(await finished(dashboard, cleanId)).toBe('passed');
     // Nothing listens on port 1: every request fails at once and the run ends `failed` with no completion.
-    ({ id: failedId } = await postJson<{ id: string }>('/api/runs', {
+    ({ id: failedId } = await dashboard.postJson<{ id: string }>('/api/runs', {
       ...hang,
       label: 'closed-port',
       numPrompts: 3,
@@ -91,18 +69,15 @@ describe('form, navigation and finish in Chromium', () => {
       metadata: {},
       target: { kind: 'url', baseUrl: 'http://127.0.0.1:1' },
     }));
-    expect(await finished(failedId)).toBe('failed');
+    expect(await finished(dashboard, failedId)).toBe('failed');
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
   describe('1–2: the form', () => {
-    it('opens on Custom (blank label, metadata and faults) and keeps the preset choice in the URL', async () => {
-      ready();
-      await page.goto(`${server.url}/#/new`);
+    it('opens on Custom (blank label, metadata and faults) and keeps the preset choice in the URL', async ({
+      page,
+      dashboard,
+    }) => {
+      await page.goto(`${dashboard.url}/#/new`);
       await page.getByTestId('preset-custom').waitFor();
       expect(await page.getByTestId('preset-custom').isChecked()).toBe(true);
       expect(await page.locator('#f-label').inputValue()).toBe('');
@@ -119,21 +94,19 @@ describe('form, navigation and finish in Chromium', () => {
       expect(await page.locator('#f-label').inputValue()).toBe('');
     });
 
-    it('keeps Start on screen: the action bar sticks to the bottom of a long form', async () => {
-      ready();
+    it('keeps Start on screen: the action bar sticks to the bottom of a long form', async ({ page, dashboard }) => {
       await page.setViewportSize({ width: 1280, height: 800 });
-      await page.goto(`${server.url}/#/new?preset=code2wav-hang`);
+      await page.goto(`${dashboard.url}/#/new?preset=code2wav-hang`);
       await page.getByTestId('start-run').waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(1200);
-      expect(await inViewport(page.getByTestId('start-run'))).toBe(true);
+      expect(await inViewport(page, page.getByTestId('start-run'))).toBe(true);
       await page.evaluate(() => window.scrollTo(0, 600));
-      expect(await inViewport(page.getByTestId('start-run'))).toBe(true);
+      expect(await inViewport(page, page.getByTestId('start-run'))).toBe(true);
       await page.screenshot({ path: screenshotPath('new-run-sticky'), fullPage: false });
     });
 
-    it('changes nothing when the target already chosen is chosen again', async () => {
-      ready();
-      await page.goto(`${server.url}/#/new?preset=code2wav-hang`);
+    it('changes nothing when the target already chosen is chosen again', async ({ page, dashboard }) => {
+      await page.goto(`${dashboard.url}/#/new?preset=code2wav-hang`);
       await page.locator('#f-target-watchdogTimeoutS').fill('2');
       await page.locator('#f-target-seed').fill('7');
       await page.locator('#f-target-kind').selectOption('embedded');
@@ -144,9 +117,11 @@ describe('form, navigation and finish in Chromium', () => {
       expect(await page.locator('#f-dataset-inputLen').inputValue()).toBe('32');
     });
 
-    it('says what is wrong in words, with the field label, and accepts a request rate of inf', async () => {
-      ready();
-      await page.goto(`${server.url}/#/new?preset=code2wav-hang`);
+    it('says what is wrong in words, with the field label, and accepts a request rate of inf', async ({
+      page,
+      dashboard,
+    }) => {
+      await page.goto(`${dashboard.url}/#/new?preset=code2wav-hang`);
       const err = (path: string) => page.getByTestId(`error-${path}`);
       await page.locator('#f-numPrompts').fill('0');
       await expect.poll(() => err('numPrompts').textContent()).toBe('Requests (num prompts) must be at least 1');
@@ -174,9 +149,8 @@ describe('form, navigation and finish in Chromium', () => {
       expect(await summary.locator('li a').allTextContents()).not.toContain('numPrompts');
     });
 
-    it('keeps the watchdog warning while another field is in error', async () => {
-      ready();
-      await page.goto(`${server.url}/#/new?preset=code2wav-hang`);
+    it('keeps the watchdog warning while another field is in error', async ({ page, dashboard }) => {
+      await page.goto(`${dashboard.url}/#/new?preset=code2wav-hang`);
       await page.locator('#f-numPrompts').fill('0');
       await page.getByTestId('error-numPrompts').waitFor();
       await page.locator('#f-target-watchdogTimeoutS').fill('6');
@@ -189,40 +163,40 @@ describe('form, navigation and finish in Chromium', () => {
   });
 
   describe('3: requests', () => {
-    it('opens #/runs/ID?req=5 with "Request #5" in view, also at 1024 px, and ?request= as an alias', async () => {
-      ready();
+    it('opens #/runs/ID?req=5 with "Request #5" in view, also at 1024 px, and ?request= as an alias', async ({
+      page,
+      dashboard,
+    }) => {
       await page.setViewportSize({ width: 1024, height: 768 });
-      await page.goto(`${server.url}/#/runs/${cleanId}?req=5`);
+      await page.goto(`${dashboard.url}/#/runs/${cleanId}?req=5`);
       const detail = page.getByTestId('request-detail');
       await detail.waitFor();
       expect(await detail.locator('h2').textContent()).toMatch(/^Request #5\b/);
-      await expect.poll(() => inViewport(detail)).toBe(true);
+      await expect.poll(() => inViewport(page, detail)).toBe(true);
       expect(await detail.getByTestId('request-link').getAttribute('href')).toBe(`#/runs/${cleanId}?req=5`);
       await page.screenshot({ path: screenshotPath('request-deep-link-1024'), fullPage: false });
 
-      await page.goto(`${server.url}/#/runs/${cleanId}?request=3`);
+      await page.goto(`${dashboard.url}/#/runs/${cleanId}?request=3`);
       await page.reload();
       await expect.poll(() => detail.locator('h2').textContent()).toMatch(/^Request #3\b/);
     });
 
-    it('brings a clicked request into view and puts it in the URL', async () => {
-      ready();
+    it('brings a clicked request into view and puts it in the URL', async ({ page, dashboard }) => {
       await page.setViewportSize({ width: 1024, height: 768 });
-      await page.goto(`${server.url}/#/runs/${cleanId}`);
+      await page.goto(`${dashboard.url}/#/runs/${cleanId}`);
       await page.getByTestId('timeline-row').first().waitFor();
       await page.getByTestId('timeline').scrollIntoViewIfNeeded();
       await page.locator('[data-testid="timeline-row"]').nth(2).click();
       const detail = page.getByTestId('request-detail');
       await detail.waitFor();
       expect(await detail.locator('h2').textContent()).toMatch(/^Request #2\b/);
-      await expect.poll(() => inViewport(detail)).toBe(true);
+      await expect.poll(() => inViewport(page, detail)).toBe(true);
       expect(page.url()).toMatch(new RegExp(`#/runs/${cleanId}\\?req=2$`));
     });
 
-    it('drops the hover tooltip when the layout moves the rows under it', async () => {
-      ready();
+    it('drops the hover tooltip when the layout moves the rows under it', async ({ page, dashboard }) => {
       await page.setViewportSize({ width: 1280, height: 800 });
-      await page.goto(`${server.url}/#/runs/${cleanId}`);
+      await page.goto(`${dashboard.url}/#/runs/${cleanId}`);
       await page.reload(); // no request selected: the click below opens the detail
       const row = page.locator('[data-testid="timeline-row"]').nth(1);
       await row.waitFor();
@@ -242,9 +216,11 @@ describe('form, navigation and finish in Chromium', () => {
   });
 
   describe('4: the runs list', () => {
-    it('imports a JSON-lines file: one notice of what is missing, the runs in file order', async () => {
-      ready();
-      await page.goto(`${server.url}/#/`);
+    it('imports a JSON-lines file: one notice of what is missing, the runs in file order', async ({
+      page,
+      dashboard,
+    }) => {
+      await page.goto(`${dashboard.url}/#/`);
       await page
         .getByTestId('import-file')
         .setInputFiles({ name: DETAILED, mimeType: 'application/json', buffer: fixture(DETAILED) });
@@ -256,9 +232,11 @@ describe('form, navigation and finish in Chromium', () => {
       expect(labels.slice(0, 16)).toEqual(Array.from({ length: 16 }, (_, i) => `${DETAILED} #${i + 1}`));
     });
 
-    it('keeps the filters in the URL: a shared link shows the same view, Back returns to the last one', async () => {
-      ready();
-      await page.goto(`${server.url}/#/`);
+    it('keeps the filters in the URL: a shared link shows the same view, Back returns to the last one', async ({
+      page,
+      dashboard,
+    }) => {
+      await page.goto(`${dashboard.url}/#/`);
       await expect.poll(() => page.getByTestId('run-row').count()).toBe(18);
       await page.getByTestId('filter-verdict').selectOption('passed');
       await page.waitForURL(/verdict=passed/);
@@ -273,7 +251,7 @@ describe('form, navigation and finish in Chromium', () => {
       await expect.poll(() => page.getByTestId('filter-verdict').inputValue()).toBe('');
       await expect.poll(() => page.getByTestId('run-row').count()).toBe(18);
 
-      const other = await browser.context.newPage();
+      const other = await page.context().newPage();
       try {
         await other.goto(shared);
         await expect.poll(() => other.getByTestId('run-row').count()).toBe(1);
@@ -286,14 +264,17 @@ describe('form, navigation and finish in Chromium', () => {
   });
 
   describe('5: the run page', () => {
-    it('disables the exports an import without per-request data cannot fill, and says why, near the top', async () => {
-      ready();
+    it('disables the exports an import without per-request data cannot fill, and says why, near the top', async ({
+      page,
+      dashboard,
+    }) => {
       await page.setViewportSize({ width: 1280, height: 800 });
       const { runs } = await importText(
+        dashboard,
         fixture('omni-chat-compact-randommm.json').toString('utf8'),
         'omni-chat-compact-randommm.json',
       );
-      await page.goto(`${server.url}/#/runs/${runs[0].id}`);
+      await page.goto(`${dashboard.url}/#/runs/${runs[0].id}`);
       await page.getByTestId('metrics-table').waitFor();
       const exp = (f: string) => page.getByTestId(`export-${f}`);
       await expect.poll(() => exp('trace').getAttribute('data-disabled')).toBe('true');
@@ -305,23 +286,23 @@ describe('form, navigation and finish in Chromium', () => {
       expect(await why('trace')).toMatch(/^Perfetto trace: no per-request data .* the trace would be empty/);
       expect(await why('csv')).toMatch(/^CSV of requests: no per-request data .* only its header/);
       await page.evaluate(() => window.scrollTo(0, 0));
-      expect(await inViewport(exp('vllm'))).toBe(true);
+      expect(await inViewport(page, exp('vllm'))).toBe(true);
       const exportsTop = (await page.getByTestId('exports').boundingBox())!.y;
       expect(exportsTop).toBeLessThan((await page.getByTestId('metrics-table').boundingBox())!.y);
       await page.screenshot({ path: screenshotPath('run-imported-exports'), fullPage: false });
       // A run with its requests offers all three.
-      await page.goto(`${server.url}/#/runs/${cleanId}`);
+      await page.goto(`${dashboard.url}/#/runs/${cleanId}`);
       await page.getByTestId('timeline-row').first().waitFor();
       await expect.poll(() => exp('csv').getAttribute('data-disabled')).toBe('false');
       expect(await exp('trace').getAttribute('data-disabled')).toBe('false');
-      expect(await inViewport(exp('trace'))).toBe(true);
+      expect(await inViewport(page, exp('trace'))).toBe(true);
     });
 
-    it('says what a detailed import lacks when its timeline cannot place the requests', async () => {
-      ready();
-      const id = (await api<{ runs: { id: string }[] }>(`/api/runs?q=${encodeURIComponent(`${DETAILED} #2`)}&limit=1`))
-        .runs[0].id;
-      await page.goto(`${server.url}/#/runs/${id}`);
+    it('says what a detailed import lacks when its timeline cannot place the requests', async ({ page, dashboard }) => {
+      const id = (
+        await dashboard.api<{ runs: { id: string }[] }>(`/api/runs?q=${encodeURIComponent(`${DETAILED} #2`)}&limit=1`)
+      ).runs[0].id;
+      await page.goto(`${dashboard.url}/#/runs/${id}`);
       const gap = page.getByTestId('timeline-gap');
       await gap.waitFor();
       expect(await gap.textContent()).toMatch(/no per-request start times \(vLLM writes them as start_times\)/);
@@ -331,11 +312,10 @@ describe('form, navigation and finish in Chromium', () => {
   });
 
   describe('6: small things', () => {
-    it('draws the chart hover band faint in dark mode', async () => {
-      ready();
+    it('draws the chart hover band faint in dark mode', async ({ page, dashboard }) => {
       await page.emulateMedia({ colorScheme: 'dark' });
       try {
-        await page.goto(`${server.url}/#/runs/${failedId}`);
+        await page.goto(`${dashboard.url}/#/runs/${failedId}`);
         const chart = page.locator('.chart').nth(1).locator('svg.recharts-surface[role="application"]');
         await chart.scrollIntoViewIfNeeded();
         await chart.waitFor();
@@ -360,9 +340,9 @@ describe('form, navigation and finish in Chromium', () => {
       }
     });
 
-    it('says "Compare 1 run" and names verdicts in words in the run picker', async () => {
-      ready();
+    it('says "Compare 1 run" and names verdicts in words in the run picker', async ({ page, dashboard }) => {
       await importText(
+        dashboard,
         JSON.stringify({
           backend: 'openai-chat-omni',
           model_id: 'openbmb/MiniCPM-o-4_5',
@@ -377,7 +357,7 @@ describe('form, navigation and finish in Chromium', () => {
         }),
         'closed.json',
       );
-      await page.goto(`${server.url}/#/compare?ids=${cleanId}`);
+      await page.goto(`${dashboard.url}/#/compare?ids=${cleanId}`);
       await page.getByTestId('compare-page').waitFor();
       expect(await page.locator('.compare-page h1').textContent()).toBe('Compare 1 run');
       const options = page.getByTestId('compare-add').locator('option');
@@ -385,29 +365,26 @@ describe('form, navigation and finish in Chromium', () => {
       expect((await options.allTextContents()).join('\n')).not.toMatch(/_/);
     });
 
-    it('says "No run with id X" for a run that does not exist', async () => {
-      ready();
-      await page.goto(`${server.url}/#/runs/no-such-run-42`);
+    it('says "No run with id X" for a run that does not exist', async ({ page, dashboard }) => {
+      await page.goto(`${dashboard.url}/#/runs/no-such-run-42`);
       await expect.poll(() => page.getByTestId('run-missing').textContent()).toBe('No run with id no-such-run-42.');
       expect(await page.locator('main').textContent()).not.toMatch(/Something went wrong|Try again/);
-      await page.goto(`${server.url}/#/compare?ids=${cleanId},no-such-run-43`);
+      await page.goto(`${dashboard.url}/#/compare?ids=${cleanId},no-such-run-43`);
       await expect.poll(() => page.locator('main').textContent()).toMatch(/No run with id no-such-run-43\./);
       expect(await page.locator('main').textContent()).not.toMatch(/Something went wrong/);
     });
 
-    it('does not say "yet" on the charts of a finished run', async () => {
-      ready();
-      await page.goto(`${server.url}/#/runs/${failedId}`);
+    it('does not say "yet" on the charts of a finished run', async ({ page, dashboard }) => {
+      await page.goto(`${dashboard.url}/#/runs/${failedId}`);
       const charts = page.getByTestId('charts');
       await charts.waitFor();
       await expect.poll(() => charts.textContent()).toContain('No request completed in this run.');
       expect(await charts.textContent()).not.toContain('yet');
     });
 
-    it('puts axis ticks at round steps', async () => {
-      ready();
+    it('puts axis ticks at round steps', async ({ page, dashboard }) => {
       await page.setViewportSize({ width: 1280, height: 800 });
-      await page.goto(`${server.url}/#/runs/${cleanId}`);
+      await page.goto(`${dashboard.url}/#/runs/${cleanId}`);
       const charts = page.getByTestId('charts');
       await charts.scrollIntoViewIfNeeded();
       await charts.locator('.chart.small .recharts-bar-rectangle').first().waitFor();

@@ -6,29 +6,18 @@
  * first frame (an empty 0–1 s axis) until scrolled to, after the run's end
  * too, until a reload.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { openPage, startServer, type Browser, type RunningServer } from '#test/e2e/harness.ts';
-
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
+import { test as it } from '#test/helpers/browserFixtures.ts';
 
 interface Drawn {
   endMs: number;
   series: { s: number; inFlight: number; completed: number; failed: number; timedOut: number; cancelled: number }[];
 }
 
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(server.url + path, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body as T;
-}
-
 /** What the charts were given (their `data-drawn`), the run page's status, and whether the charts are below the fold. */
-async function look(): Promise<{ drawn: string | null; status: string | null; belowFold: boolean }> {
+async function look(page: Page): Promise<{ drawn: string | null; status: string | null; belowFold: boolean }> {
   return page.evaluate(() => {
     const charts = document.querySelector('[data-testid="charts"]');
     return {
@@ -42,22 +31,14 @@ async function look(): Promise<{ drawn: string | null; status: string | null; be
 const ended = (d: Drawn) => d.series.reduce((n, p) => n + p.completed + p.failed + p.timedOut + p.cancelled, 0);
 
 describe('live run charts, in Chromium', () => {
-  beforeAll(async () => {
-    ({ browser, page } = await openPage());
-    server = await startServer();
+  // The dashboard (and the web build it serves) starts within this hook's minute, not in the test.
+  it.beforeAll(async ({ dashboard }) => {
+    await dashboard.api('/api/health');
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
-  it('follow the hang preset while it runs below the fold, and end equal to a reload', async () => {
-    const { id } = await api<{ id: string }>('/api/runs', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(CODE2WAV_HANG.spec),
-    });
-    await page.goto(`${server.url}/#/runs/${id}`);
+  it('follow the hang preset while it runs below the fold, and end equal to a reload', async ({ page, dashboard }) => {
+    const { id } = await dashboard.postJson<{ id: string }>('/api/runs', CODE2WAV_HANG.spec);
+    await page.goto(`${dashboard.url}/#/runs/${id}`);
     await page.getByTestId('charts').waitFor({ state: 'attached', timeout: 15_000 });
 
     // While the run is running and the charts are off screen, their time axis grows past its first 1 s.
@@ -65,7 +46,7 @@ describe('live run charts, in Chromium', () => {
     await expect
       .poll(
         async () => {
-          const l = await look();
+          const l = await look(page);
           const d = l.drawn ? (JSON.parse(l.drawn) as Drawn) : null;
           if (d && d.endMs > 1000 && l.status === 'running') seenLive = { endMs: d.endMs, belowFold: l.belowFold };
           return seenLive !== null || l.status !== 'running';
@@ -77,16 +58,16 @@ describe('live run charts, in Chromium', () => {
     expect(seenLive!.belowFold).toBe(true);
 
     // After the end, without scrolling: every request drawn as ended, and the same data a reload draws.
-    await expect.poll(async () => (await look()).status, { timeout: 30_000 }).toBe('finished');
+    await expect.poll(async () => (await look(page)).status, { timeout: 30_000 }).toBe('finished');
     await expect
-      .poll(async () => ended(JSON.parse((await look()).drawn ?? '{"series":[]}') as Drawn), { timeout: 10_000 })
+      .poll(async () => ended(JSON.parse((await look(page)).drawn ?? '{"series":[]}') as Drawn), { timeout: 10_000 })
       .toBe(CODE2WAV_HANG.spec.numPrompts);
-    const live = await look();
+    const live = await look(page);
     expect(live.belowFold).toBe(true);
     expect((JSON.parse(live.drawn!) as Drawn).endMs).toBeGreaterThan(1000);
 
     await page.reload();
     await expect.poll(() => page.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
-    await expect.poll(async () => (await look()).drawn, { timeout: 10_000 }).toBe(live.drawn);
+    await expect.poll(async () => (await look(page)).drawn, { timeout: 10_000 }).toBe(live.drawn);
   }, 90_000);
 });

@@ -5,34 +5,14 @@
  * restart interrupted as interrupted, and keeps streaming new runs over the
  * new socket, all without a page reload.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
-import { completedRequest } from '../server/dashboard/store/sampleEvents.ts';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
-
-const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-restart-'));
-let server: RunningServer | null = null;
-let browser: Browser;
-let page: Page;
-let missing: Error | null = null;
-
-async function post(path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(server!.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const reply = await res.json();
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(reply)}`);
-  return reply;
-}
+import { completedRequest } from '#test/helpers/sampleEvents.ts';
+import { screenshotPath } from '#test/helpers/browser.ts';
+import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
 
 /** A run reported as `stallscope bench --report-to` reports it, with its first `requests` requests completed. */
-async function reportRun(runId: string, requests: number): Promise<void> {
+async function reportRun(dashboard: Dashboard, runId: string, requests: number): Promise<void> {
   const config = {
     model: 'openbmb/MiniCPM-o-4_5',
     baseUrl: 'http://10.0.0.5:8000',
@@ -42,7 +22,7 @@ async function reportRun(runId: string, requests: number): Promise<void> {
     failFast: true,
     dataset: { name: 'random' },
   };
-  await post('/api/runs/external', { runId, config });
+  await dashboard.postJson('/api/runs/external', { runId, config });
   const started: RunEvent = {
     type: 'run.started',
     t: 0,
@@ -55,67 +35,56 @@ async function reportRun(runId: string, requests: number): Promise<void> {
     model: 'm',
     baseUrl: 'http://10.0.0.5:8000',
   };
-  await post(`/api/runs/${runId}/events`, {
+  await dashboard.postJson(`/api/runs/${runId}/events`, {
     events: [started, ...Array.from({ length: requests }, (_, i) => completedRequest(runId, i, 10 * i)).flat()],
   });
 }
 
-async function moreRequests(runId: string, from: number, to: number): Promise<void> {
-  await post(`/api/runs/${runId}/events`, {
+async function moreRequests(dashboard: Dashboard, runId: string, from: number, to: number): Promise<void> {
+  await dashboard.postJson(`/api/runs/${runId}/events`, {
     events: Array.from({ length: to - from }, (_, k) => completedRequest(runId, from + k, 10 * (from + k))).flat(),
   });
 }
 
-const connection = () => page.getByTestId('connection').getAttribute('data-state');
-const completedRows = () => page.locator('[data-testid="timeline-row"][data-status="completed"]').count();
-
 describe('dashboard restart in Chromium', () => {
-  beforeAll(async () => {
-    try {
-      ({ browser, page } = await openPage());
-    } catch (e) {
-      missing = e as Error;
-      return;
-    }
-    server = await startServer(dataDir);
+  // The dashboard (and the web build it serves) starts within this hook's minute, not in the test.
+  it.beforeAll(async ({ dashboard }) => {
+    await dashboard.api('/api/health');
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('reconnects after a restart, shows the interrupted run, and streams a new one over the new socket', async () => {
-    if (missing) throw missing;
-    await reportRun('ci-before', 2);
-    await page.goto(`${server!.url}/#/runs/ci-before`);
+  it('reconnects after a restart, shows the interrupted run, and streams a new one over the new socket', async ({
+    page,
+    dashboard,
+  }) => {
+    const connection = () => page.getByTestId('connection').getAttribute('data-state');
+    const completedRows = () => page.locator('[data-testid="timeline-row"][data-status="completed"]').count();
+    await reportRun(dashboard, 'ci-before', 2);
+    await page.goto(`${dashboard.url}/#/runs/ci-before`);
     await expect.poll(connection).toBe('live');
     await expect.poll(completedRows).toBe(2);
-    await moreRequests('ci-before', 2, 3); // live over the first socket
+    await moreRequests(dashboard, 'ci-before', 2, 3); // live over the first socket
     await expect.poll(completedRows).toBe(3);
 
     // A mark on the page's window: still there at the end means the page was never reloaded.
     await page.evaluate(() => {
       (window as unknown as { stallscopeMark: number }).stallscopeMark = 1;
     });
-    const port = Number(new URL(server!.url).port);
-    await server!.stop({ keepData: true }); // the dashboard records the reported run as interrupted on its way down
+    await dashboard.stop(); // the dashboard records the reported run as interrupted on its way down
     await expect.poll(connection).not.toBe('live');
     await page.screenshot({ path: screenshotPath('restart-disconnected') });
 
-    server = await startServer(dataDir, { port });
+    await dashboard.restart(); // same port, same data
     await expect.poll(connection, { timeout: 15_000 }).toBe('live');
     await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('interrupted');
     await expect.poll(completedRows).toBe(3); // nothing lost or duplicated by the resubscribe
 
     // A run reported to the restarted server streams into the same page (no reload) over the new socket.
-    await reportRun('ci-after', 1);
+    await reportRun(dashboard, 'ci-after', 1);
     await page.evaluate(() => {
       window.location.hash = '#/runs/ci-after';
     });
     await expect.poll(completedRows).toBe(1);
-    await moreRequests('ci-after', 1, 4);
+    await moreRequests(dashboard, 'ci-after', 1, 4);
     await expect.poll(completedRows).toBe(4);
     expect(await page.evaluate(() => (window as unknown as { stallscopeMark?: number }).stallscopeMark)).toBe(1);
     await page.screenshot({ path: screenshotPath('restart-reconnected') });

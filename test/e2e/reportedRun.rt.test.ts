@@ -6,34 +6,30 @@
  * A Cancel the server refuses is said beside the button, never by replacing
  * the page with "Something went wrong".
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { openPage, startServer, type Browser, type RunningServer } from '#test/e2e/harness.ts';
-import { completedRequest, runStarted } from '#test/server/dashboard/store/sampleEvents.ts';
+import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
+import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
-
-const post = (path: string, body: unknown) =>
-  fetch(server.url + path, {
+/** A POST whose answer the test reads itself (its status included). */
+const poster = (dashboard: Dashboard) => (path: string, body: unknown) =>
+  fetch(dashboard.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
 
 describe('stopping a run from its page, in Chromium', () => {
-  beforeAll(async () => {
-    ({ browser, page } = await openPage());
-    server = await startServer();
+  // The dashboard (and the web build it serves) starts within this hook's minute, not in a test.
+  it.beforeAll(async ({ dashboard }) => {
+    await dashboard.api('/api/health');
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
-  it('a reported run: driven by a CLI elsewhere, marked abandoned, a late batch refused, then deleted', async () => {
+  it('a reported run: driven by a CLI elsewhere, marked abandoned, a late batch refused, then deleted', async ({
+    page,
+    dashboard,
+  }) => {
+    const post = poster(dashboard);
     const id = 'ci-nightly-4711';
     expect((await post('/api/runs/external', { runId: id, config: { numPrompts: 3, label: 'nightly' } })).status).toBe(
       201,
@@ -41,7 +37,7 @@ describe('stopping a run from its page, in Chromium', () => {
     expect(
       (await post(`/api/runs/${id}/events`, { events: [runStarted(id, 3), ...completedRequest(id, 0)] })).status,
     ).toBe(200);
-    await page.goto(`${server.url}/#/runs/${id}`);
+    await page.goto(`${dashboard.url}/#/runs/${id}`);
     const reported = page.getByTestId('reported-run');
     await expect
       .poll(() => reported.textContent())
@@ -66,10 +62,11 @@ describe('stopping a run from its page, in Chromium', () => {
     await page.getByTestId('delete-run').click();
     await page.getByTestId('confirm-delete-run').click();
     await page.getByTestId('runs-page').waitFor();
-    expect((await fetch(`${server.url}/api/runs/${id}`)).status).toBe(404);
+    expect((await fetch(`${dashboard.url}/api/runs/${id}`)).status).toBe(404);
   });
 
-  it('a Cancel the server refuses is said beside the button; the page stays', async () => {
+  it('a Cancel the server refuses is said beside the button; the page stays', async ({ page, dashboard }) => {
+    const post = poster(dashboard);
     const res = await post('/api/runs', { ...CODE2WAV_HANG.spec, label: 'cancel refused', timeouts: { totalS: 60 } });
     const { id } = (await res.json()) as { id: string };
     try {
@@ -81,7 +78,7 @@ describe('stopping a run from its page, in Chromium', () => {
           body: JSON.stringify({ code: 'API_CONFLICT', message: `conflict: run ${id} is not running (finished)` }),
         }),
       );
-      await page.goto(`${server.url}/#/runs/${id}`);
+      await page.goto(`${dashboard.url}/#/runs/${id}`);
       await page.getByTestId('cancel-run').click();
       await page.getByTestId('confirm-cancel').click();
       await expect

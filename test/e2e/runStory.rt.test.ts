@@ -6,19 +6,12 @@
  * cancelled from the dashboard. One server and one browser for the file.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { screenshotPath } from '#test/helpers/browser.ts';
+import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
 
 const DETAILED = new URL('../fixtures/vllm-results/detailed-append-jsonl-itls.json', import.meta.url);
-
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
-let missing: Error | null = null;
-const ready = () => {
-  if (missing) throw missing;
-};
 
 type Spec = Record<string, unknown> & { target: Record<string, unknown> };
 interface RunJson {
@@ -30,20 +23,13 @@ interface RunJson {
   summary: { metrics: Record<string, unknown>; verdictReasons: string[] } | null;
 }
 
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(server.url + path, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body as T;
-}
-
-async function hangSpec(): Promise<Spec> {
-  const presets = await api<{ presets: { id: string; spec: Spec }[] }>('/api/presets');
+async function hangSpec(dashboard: Dashboard): Promise<Spec> {
+  const presets = await dashboard.api<{ presets: { id: string; spec: Spec }[] }>('/api/presets');
   return presets.presets.find((p) => p.id === 'code2wav-hang')!.spec;
 }
 
-async function startRun(spec: Spec): Promise<string> {
-  const { id } = await api<{ id: string }>('/api/runs', {
+async function startRun(dashboard: Dashboard, spec: Spec): Promise<string> {
+  const { id } = await dashboard.api<{ id: string }>('/api/runs', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(spec),
@@ -51,11 +37,11 @@ async function startRun(spec: Spec): Promise<string> {
   return id;
 }
 
-async function finished(id: string, timeout = 30_000): Promise<RunJson> {
+async function finished(dashboard: Dashboard, id: string, timeout = 30_000): Promise<RunJson> {
   // A plain loop (it also runs in beforeAll, where expect.poll is not allowed).
   const deadline = Date.now() + timeout;
   for (;;) {
-    const run = await api<RunJson>(`/api/runs/${id}`);
+    const run = await dashboard.api<RunJson>(`/api/runs/${id}`);
     if (run.status !== 'running' && run.summary) return run;
     if (Date.now() > deadline) throw new Error(`run ${id} still ${run.status} after ${timeout} ms`);
     await new Promise((r) => setTimeout(r, 200));
@@ -65,13 +51,13 @@ async function finished(id: string, timeout = 30_000): Promise<RunJson> {
 const int = (s: string | null) => Number((s ?? '').replace(/[^\d]/g, ''));
 
 /** The value the metrics table shows for a row label. */
-async function tableValue(label: string): Promise<number> {
+async function tableValue(page: Page, label: string): Promise<number> {
   const row = page.getByTestId('metrics-table').locator('tr', { has: page.locator('th', { hasText: label }) });
   return int(await row.first().locator('td').first().textContent());
 }
 
-async function openRun(id: string): Promise<void> {
-  await page.goto(`${server.url}/#/runs/${id}`);
+async function openRun(page: Page, dashboard: Dashboard, id: string): Promise<void> {
+  await page.goto(`${dashboard.url}/#/runs/${id}`);
   await page.getByTestId('run-page').waitFor();
   await expect.poll(() => page.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
 }
@@ -80,43 +66,33 @@ let hangId = '';
 let hang: RunJson;
 
 describe('the run page tells one story', () => {
-  beforeAll(async () => {
-    try {
-      ({ browser, page } = await openPage());
-    } catch (e) {
-      missing = e as Error;
-      return;
-    }
-    server = await startServer();
+  it.beforeAll(async ({ dashboard }) => {
     // The hang preset, shortened: 60 requests, 5 s timeout, watchdog 1.5 s (a first decode on a loaded
     // machine can take ~1 s: a shorter watchdog reports it too, as a stall that recovers).
-    const spec = await hangSpec();
-    hangId = await startRun({
+    const spec = await hangSpec(dashboard);
+    hangId = await startRun(dashboard, {
       ...spec,
       label: 'hang-short',
       numPrompts: 60,
       timeouts: { totalS: 5 },
       target: { ...spec.target, watchdogTimeoutS: 1.5 },
     });
-    hang = await finished(hangId);
+    hang = await finished(dashboard, hangId);
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  it('1. cards: failed is the table’s Failed requests, with its parts inside; an import fills the cards', async () => {
-    ready();
+  it('1. cards: failed is the table’s Failed requests, with its parts inside; an import fills the cards', async ({
+    page,
+    dashboard,
+  }) => {
     expect(hang.verdict).toBe('failed_closed');
-    await openRun(hangId);
+    await openRun(page, dashboard, hangId);
     await page.getByTestId('metrics-table').waitFor();
     const failed = page.getByTestId('count-failed');
     const failedN = int(await failed.locator('dd').textContent());
     expect(failedN).toBe(60);
-    expect(failedN).toBe(await tableValue('Failed requests'));
+    expect(failedN).toBe(await tableValue(page, 'Failed requests'));
     expect(int(await page.getByTestId('count-completed').locator('dd').textContent())).toBe(
-      await tableValue('Successful requests'),
+      await tableValue(page, 'Successful requests'),
     );
     // The parts sit inside the failed card, named in one vocabulary, and add up to it (never sent is a subset).
     const timedOut = int(await failed.getByTestId('count-timed_out').locator('b').textContent());
@@ -127,29 +103,31 @@ describe('the run page tells one story', () => {
     expect(await failed.getByTestId('count-errored').count()).toBe(0);
     await page.screenshot({ path: screenshotPath('story-hang'), fullPage: true });
     // The runs list says the same, in the same words.
-    await page.goto(`${server.url}/#/`);
+    await page.goto(`${dashboard.url}/#/`);
     const listed = page.locator(`[data-testid="run-row"][data-run-id="${hangId}"]`);
     expect(await listed.getByTestId('run-row-parts').textContent()).toBe(
       `${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.notDispatched} never sent · of 60`,
     );
 
     // A detailed vLLM result (5 completed): the cards show the file's counts, not an empty live model's.
-    const imported = await api<{ runs: { id: string }[] }>('/api/import', {
+    const imported = await dashboard.api<{ runs: { id: string }[] }>('/api/import', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: readFileSync(DETAILED, 'utf8').split('\n')[0],
     });
     expect(imported.runs).toHaveLength(1);
-    await openRun(imported.runs[0].id);
+    await openRun(page, dashboard, imported.runs[0].id);
     expect(await page.getByTestId('timeline').getAttribute('data-rows')).toBe('5');
     await expect.poll(() => page.getByTestId('count-completed').locator('dd').textContent()).toBe('5');
     expect(await page.getByTestId('count-failed').locator('dd').textContent()).toBe('0');
     expect(await page.getByTestId('count-failed').getAttribute('class')).toContain('zero');
   });
 
-  it('2. concurrency: the chart plots the exact sweep; both figures and the one-second-bucket line; the hang is not 0', async () => {
-    ready();
-    await openRun(hangId);
+  it('2. concurrency: the chart plots the exact sweep; both figures and the one-second-bucket line; the hang is not 0', async ({
+    page,
+    dashboard,
+  }) => {
+    await openRun(page, dashboard, hangId);
     const figs = page.getByTestId('concurrency-figures');
     await page.getByTestId('concurrency-chart').scrollIntoViewIfNeeded();
     // Ten requests held a slot until the trip: exactly 10, although none completed (vLLM's figure is 0).
@@ -158,11 +136,11 @@ describe('the run page tells one story', () => {
     expect(await figs.getAttribute('data-vllm')).toBe('0');
     await expect.poll(() => page.getByTestId('concurrency-chart').getAttribute('data-plotted-peak')).toBe('10');
     expect(await page.getByTestId('concurrency-note').textContent()).toMatch(/one-second bucket/);
-    expect(await tableValue('Peak concurrent requests (exact)')).toBe(10);
+    expect(await tableValue(page, 'Peak concurrent requests (exact)')).toBe(10);
 
     // A clean concurrency-4 run: the plotted peak is the exact one, never above the limit.
-    const spec = await hangSpec();
-    const id = await startRun({
+    const spec = await hangSpec(dashboard);
+    const id = await startRun(dashboard, {
       ...spec,
       label: 'clean-c4',
       numPrompts: 12,
@@ -172,9 +150,9 @@ describe('the run page tells one story', () => {
       thresholds: ['mean_ttft_ms<=100000'],
       target: { ...spec.target, faults: [] },
     });
-    const clean = await finished(id, 40_000);
+    const clean = await finished(dashboard, id, 40_000);
     expect(clean.verdict).toBe('passed');
-    await openRun(id);
+    await openRun(page, dashboard, id);
     // The charts draw once scrolled to.
     await page.getByTestId('concurrency-chart').scrollIntoViewIfNeeded();
     expect(clean.summary!.metrics.max_concurrent_requests_exact).toBe(4);
@@ -185,10 +163,12 @@ describe('the run page tells one story', () => {
     );
   }, 60_000);
 
-  it('3. a timed-out request shows the time it ran and how it ended, not "E2E latency 0 ms"', async () => {
-    ready();
+  it('3. a timed-out request shows the time it ran and how it ended, not "E2E latency 0 ms"', async ({
+    page,
+    dashboard,
+  }) => {
     const cause = hang.breaker.cause!.requestIndex;
-    await page.goto(`${server.url}/#/runs/${hangId}?request=${cause}`);
+    await page.goto(`${dashboard.url}/#/runs/${hangId}?request=${cause}`);
     await page.reload();
     const detail = page.getByTestId('request-detail');
     await detail.waitFor();
@@ -199,9 +179,8 @@ describe('the run page tells one story', () => {
     expect(await detail.textContent()).not.toMatch(/E2E latency0(\.0)? ms/);
   });
 
-  it('4. time queued behind the stalled op is its own segment, not audio', async () => {
-    ready();
-    await openRun(hangId);
+  it('4. time queued behind the stalled op is its own segment, not audio', async ({ page, dashboard }) => {
+    await openRun(page, dashboard, hangId);
     // Requests whose audio had started before op 3 hung: their wait is drawn as "waiting", hatched.
     const blocked = page.locator('[data-testid="seg-blocked"][title="waiting: queued behind op 3, hift, stalled"]');
     const row = page.locator('[data-testid="timeline-row"]', { has: blocked }).first();
@@ -223,9 +202,11 @@ describe('the run page tells one story', () => {
       .toContain('queued behind op 3, hift, stalled');
   });
 
-  it('5. the header links the tripping request; one sentence tells the stall, the timeout and the cancel', async () => {
-    ready();
-    await openRun(hangId);
+  it('5. the header links the tripping request; one sentence tells the stall, the timeout and the cancel', async ({
+    page,
+    dashboard,
+  }) => {
+    await openRun(page, dashboard, hangId);
     const cause = hang.breaker.cause!.requestIndex;
     const link = page.getByTestId('breaker-request');
     expect(await link.textContent()).toBe(`#${cause}`);
@@ -258,48 +239,52 @@ describe('the run page tells one story', () => {
       .toBeGreaterThanOrEqual(Math.min(ids.length, 2));
   });
 
-  it('6. a finished run says "blocked when the run ended" and, never tripped, "breaker: not tripped"', async () => {
-    ready();
-    await openRun(hangId);
+  it('6. a finished run says "blocked when the run ended" and, never tripped, "breaker: not tripped"', async ({
+    page,
+    dashboard,
+  }) => {
+    await openRun(page, dashboard, hangId);
     // The op that never finished (a slow first decode may also be listed, as recovered).
     await expect.poll(() => page.getByTestId('stall-state').allTextContents()).toContain('blocked when the run ended');
     expect(await page.getByTestId('stall-state').allTextContents()).not.toContain('still blocked');
     expect((await page.getByTestId('stall-age').allTextContents()).join()).not.toContain('counting');
-    const clean = (await api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
+    const clean = (await dashboard.api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
       (r) => r.label === 'clean-c4',
     )!;
-    await openRun(clean.id);
+    await openRun(page, dashboard, clean.id);
     await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state')).toBe('not_tripped');
     expect(await page.getByTestId('breaker').textContent()).toBe('breaker: not tripped');
   });
 
-  it('7. Cancel asks first, records interrupt_cause dashboard, and counts the aborted requests as cancelled', async () => {
-    ready();
-    const spec = await hangSpec();
-    const id = await startRun({
+  it('7. Cancel asks first, records interrupt_cause dashboard, and counts the aborted requests as cancelled', async ({
+    page,
+    dashboard,
+  }) => {
+    const spec = await hangSpec(dashboard);
+    const id = await startRun(dashboard, {
       ...spec,
       label: 'to-cancel',
       failFast: false,
       timeouts: { totalS: 60 },
       target: { ...spec.target, faults: [] },
     });
-    await openRun(id);
+    await openRun(page, dashboard, id);
     await page.locator('[data-testid="timeline-row"][data-status="streaming"]').first().waitFor({ timeout: 20_000 });
     // The first click only asks; "Keep running" leaves the run alone.
     await page.getByTestId('cancel-run').click();
     await page.getByTestId('confirm-cancel').waitFor();
     await page.waitForTimeout(300);
-    expect((await api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
+    expect((await dashboard.api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
     await page.getByTestId('keep-running').click();
     expect(await page.getByTestId('confirm-cancel').count()).toBe(0);
-    expect((await api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
+    expect((await dashboard.api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
 
     await page.getByTestId('cancel-run').click();
     await page.getByTestId('confirm-cancel').click();
     await expect
       .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
       .toBe('interrupted');
-    const run = await finished(id);
+    const run = await finished(dashboard, id);
     expect(run.summary!.metrics.interrupt_cause).toBe('dashboard');
     await expect.poll(() => page.getByTestId('interrupt-cause').textContent()).toBe('cancelled from the dashboard');
     // Said once: the badge, no "interrupted interrupted".
@@ -320,12 +305,14 @@ describe('the run page tells one story', () => {
     await page.screenshot({ path: screenshotPath('story-cancelled'), fullPage: false });
   }, 45_000);
 
-  it('8. the verdict box is styled by verdict; threshold values at the metric precision', async () => {
-    ready();
-    const clean = (await api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
+  it('8. the verdict box is styled by verdict; threshold values at the metric precision', async ({
+    page,
+    dashboard,
+  }) => {
+    const clean = (await dashboard.api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
       (r) => r.label === 'clean-c4',
     )!;
-    await openRun(clean.id);
+    await openRun(page, dashboard, clean.id);
     const box = page.getByTestId('verdict-reasons');
     await box.waitFor();
     const passedColor = await box.evaluate((el) => getComputedStyle(el).borderLeftColor);
@@ -334,7 +321,7 @@ describe('the run page tells one story', () => {
     expect(reasons.find((r) => r.startsWith('threshold'))).toMatch(
       /^threshold mean_ttft_ms<=100000 holds: mean_ttft_ms = \d+\.\d\d$/,
     );
-    await openRun(hangId);
+    await openRun(page, dashboard, hangId);
     await page.getByTestId('verdict-reasons').waitFor();
     expect(await page.getByTestId('verdict-reasons').evaluate((el) => getComputedStyle(el).borderLeftColor)).toBe(
       'rgb(210, 69, 61)',

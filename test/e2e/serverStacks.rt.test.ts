@@ -6,38 +6,36 @@
  * from the blocking frame, the child process's threads (likely blocked
  * first, idle ones folded), and Copy gives the whole dump as text.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { screenshotPath } from '#test/helpers/browser.ts';
+import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
 import { runBenchChild } from '../helpers/benchChild.ts';
 import { PY_SPY, requireTool, startOmniFixture, VENV_BIN, type OmniFixture } from '../helpers/omniFixture.ts';
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
 let fixture: OmniFixture;
 const oldPath = process.env.PATH;
 
 describe('server stacks in the dashboard (Chromium)', () => {
   beforeAll(async () => {
     requireTool(PY_SPY, 'py-spy (.venv)');
-    ({ browser, page } = await openPage());
     fixture = await startOmniFixture(['--hang-after', '1']);
-    // The dashboard (and the runs it starts) find py-spy on PATH, as a user's would.
+    // The dashboard (and the runs it starts) find py-spy on PATH, as a user's would: set before the
+    // hook below starts it.
     process.env.PATH = `${VENV_BIN}:${oldPath}`;
-    server = await startServer();
-    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  }, 60_000);
+
+  it.beforeAll(async ({ page, dashboard }) => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: dashboard.url });
   }, 60_000);
 
   afterAll(async () => {
     process.env.PATH = oldPath;
-    await browser?.close();
-    await server?.stop();
     await fixture?.stop();
   });
 
-  async function expectCapture(runId: string, shotName: string): Promise<void> {
-    await page.goto(`${server.url}/#/runs/${encodeURIComponent(runId)}`);
+  async function expectCapture(page: Page, dashboard: Dashboard, runId: string, shotName: string): Promise<void> {
+    await page.goto(`${dashboard.url}/#/runs/${encodeURIComponent(runId)}`);
     const card = page.getByTestId('server-stacks').first();
     await card.waitFor({ timeout: 20_000 });
     expect(await card.getAttribute('data-phase')).toBe('hift');
@@ -61,8 +59,11 @@ describe('server stacks in the dashboard (Chromium)', () => {
     expect(text).toContain(`Process ${fixture.pid}:`);
   }
 
-  it('the form: "Capture server stacks" for a URL target, pid or auto, auto refused off loopback beside the field', async () => {
-    await page.goto(`${server.url}/#/new`);
+  it('the form: "Capture server stacks" for a URL target, pid or auto, auto refused off loopback beside the field', async ({
+    page,
+    dashboard,
+  }) => {
+    await page.goto(`${dashboard.url}/#/new`);
     await page.locator('#f-target-kind').selectOption('url');
     await page.getByTestId('capture-server-stacks').check();
     expect(await page.locator('#f-target-serverStacks-pid').inputValue()).toBe('auto');
@@ -77,8 +78,8 @@ describe('server stacks in the dashboard (Chromium)', () => {
     expect(await page.locator('#f-target-serverStacks-pid').count()).toBe(0);
   });
 
-  it('a dashboard-started URL run with "Capture server stacks" shows the capture', async () => {
-    const res = await fetch(`${server.url}/api/runs`, {
+  it('a dashboard-started URL run with "Capture server stacks" shows the capture', async ({ page, dashboard }) => {
+    const res = await fetch(`${dashboard.url}/api/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -92,10 +93,10 @@ describe('server stacks in the dashboard (Chromium)', () => {
     });
     const body = (await res.json()) as { id: string };
     expect(res.status, JSON.stringify(body)).toBe(201);
-    await expectCapture(body.id, 'server-stacks-dashboard-run');
+    await expectCapture(page, dashboard, body.id, 'server-stacks-dashboard-run');
   });
 
-  it('a --report-to run shows the capture live', async () => {
+  it('a --report-to run shows the capture live', async ({ page, dashboard }) => {
     const runId = `stacks-report-${Date.now()}`;
     const cli = runBenchChild(
       [
@@ -120,12 +121,12 @@ describe('server stacks in the dashboard (Chromium)', () => {
         '--run-id',
         runId,
         '--report-to',
-        server.url,
+        dashboard.url,
       ],
       { PATH: `${VENV_BIN}:${oldPath}` },
     );
     const out = await cli.done;
     expect(out.code, out.stderr).toBe(3); // a timed-out request fails the run closed
-    await expectCapture(runId, 'server-stacks-report-to');
+    await expectCapture(page, dashboard, runId, 'server-stacks-report-to');
   });
 });

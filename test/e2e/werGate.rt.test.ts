@@ -7,9 +7,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { openPage, screenshotPath, startServer, type Browser, type RunningServer } from './harness.ts';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { screenshotPath } from '#test/helpers/browser.ts';
+import { test as it } from '#test/helpers/browserFixtures.ts';
 import { startSseServer, type Arrival, type Behaviour, type TestServer } from '../helpers/sseServer.ts';
 import { startFakeAsr, type FakeAsr } from '../helpers/fakeAsr.ts';
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '../helpers/sse.ts';
@@ -20,20 +20,9 @@ const TEXTS = ['Alpha beta gamma delta.', 'One two three four.', 'Red green blue
 /** Transcripts keyed by the uploaded sample count (sentence k is answered with 2400·(k+1) samples at 24 kHz). */
 const TRANSCRIPTS: Record<number, string> = { 1600: 'alpha beta gamma delta', 3200: 'one two three', 4800: '' };
 
-let server: RunningServer;
-let browser: Browser;
-let page: Page;
 let target: TestServer;
 let asr: FakeAsr;
 let dir: string;
-let missing: Error | null = null;
-
-async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(server.url + path, init);
-  const body = await res.json();
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body as T;
-}
 
 function answer(a: Arrival): Behaviour {
   const text = (a.body.messages as { content: { text: string }[] }[])[1].content[0].text;
@@ -44,31 +33,29 @@ function answer(a: Arrival): Behaviour {
 
 describe('the WER gate in the dashboard', () => {
   beforeAll(async () => {
-    try {
-      ({ browser, page } = await openPage());
-    } catch (e) {
-      missing = e as Error;
-      return;
-    }
     dir = mkdtempSync(join(tmpdir(), 'stallscope-wer-e2e-'));
     mkdirSync(join(dir, 'en', 'prompt-wavs'), { recursive: true });
     writeFileSync(join(dir, 'en', 'prompt-wavs', 'p.wav'), makeWav(240));
     writeFileSync(join(dir, 'en', 'meta.lst'), TEXTS.map((t, i) => `utt_${i}|p|prompt-wavs/p.wav|${t}`).join('\n'));
     target = await startSseServer(answer);
     asr = await startFakeAsr((u) => ({ text: TRANSCRIPTS[u.samples] ?? 'unexpected' }));
-    server = await startServer();
+  });
+
+  // The dashboard (and the web build it serves) starts within this hook's minute, not a test's 20 s.
+  it.beforeAll(async ({ dashboard }) => {
+    await dashboard.api('/api/health');
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
     await target?.close();
     await asr?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows the gate against its bound, each transcript and WER, the histogram, and the WER in Compare', async () => {
-    if (missing) throw missing;
+  it('shows the gate against its bound, each transcript and WER, the histogram, and the WER in Compare', async ({
+    page,
+    dashboard,
+  }) => {
     const spec = {
       ...CODE2WAV_HANG.spec,
       label: 'wer-gate',
@@ -86,17 +73,19 @@ describe('the WER gate in the dashboard', () => {
       timeouts: { totalS: 30 },
       thresholds: ['seed_tts_content_error_mean<=0.05'],
     };
-    const { id } = await api<{ id: string }>('/api/runs', {
+    const { id } = await dashboard.api<{ id: string }>('/api/runs', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(spec),
     });
     await expect
-      .poll(async () => (await api<{ verdict: string | null }>(`/api/runs/${id}`)).verdict, { timeout: 20_000 })
+      .poll(async () => (await dashboard.api<{ verdict: string | null }>(`/api/runs/${id}`)).verdict, {
+        timeout: 20_000,
+      })
       .toBe('failed');
 
     // WERs: 0 and 1/4; the third transcript is empty (excluded). Mean 0.125 > 0.05: the bound fails.
-    await page.goto(`${server.url}/#/runs/${encodeURIComponent(id)}?request=1`);
+    await page.goto(`${dashboard.url}/#/runs/${encodeURIComponent(id)}?request=1`);
     const gate = page.getByTestId('accuracy-gate');
     await gate.waitFor();
     await expect.poll(() => gate.getByTestId('gate-mean').textContent()).toBe('0.1250');
@@ -110,7 +99,7 @@ describe('the WER gate in the dashboard', () => {
     // Each request's details (the rows are shuffled by --seed, as vLLM-Omni: read the target text too).
     const seen: string[][] = [];
     for (let i = 0; i < TEXTS.length; i++) {
-      await page.goto(`${server.url}/#/runs/${encodeURIComponent(id)}?request=${i}`);
+      await page.goto(`${dashboard.url}/#/runs/${encodeURIComponent(id)}?request=${i}`);
       await page.reload();
       const detail = page.getByTestId('request-detail');
       await detail.getByTestId('detail-wer').waitFor();
@@ -128,14 +117,16 @@ describe('the WER gate in the dashboard', () => {
       ['Red green blue.', '–', 'excluded: empty_asr'],
     ]);
 
-    await page.goto(`${server.url}/#/compare?ids=${encodeURIComponent(id)}`);
+    await page.goto(`${dashboard.url}/#/compare?ids=${encodeURIComponent(id)}`);
     await page.getByTestId('metrics-table').waitFor();
     expect(await page.getByTestId('metrics-table').textContent()).toContain('Mean WER0.1250');
   }, 60_000);
 
-  it('the New-run form has the ASR fields for Seed-TTS runs only, and needs the URL when the gate is on', async () => {
-    if (missing) throw missing;
-    await page.goto(`${server.url}/#/new`);
+  it('the New-run form has the ASR fields for Seed-TTS runs only, and needs the URL when the gate is on', async ({
+    page,
+    dashboard,
+  }) => {
+    await page.goto(`${dashboard.url}/#/new`);
     await page.getByTestId('preset-seed-tts-url').check();
     await expect.poll(() => page.locator('#f-dataset-werEval-asrUrl').inputValue()).toBe('http://127.0.0.1:8001');
     await page.locator('#f-dataset-werEval-asrUrl').fill('');

@@ -15,7 +15,7 @@ import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
 import { Store } from '#server/dashboard/store/store.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import type { RunEvent } from '#shared/protocol.ts';
-import { completedRequest, newRun } from '../server/dashboard/store/sampleEvents.ts';
+import { completedRequest, newRun } from '../helpers/sampleEvents.ts';
 
 const dirs: string[] = [];
 const tmp = () => {

@@ -22,7 +22,7 @@ import { Hub } from '#server/dashboard/hub/hub.ts';
 import { Store } from '#server/dashboard/store/store.ts';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
 import type { RunEvent } from '#shared/protocol.ts';
-import { completedRequest, newRun } from '../server/dashboard/store/sampleEvents.ts';
+import { completedRequest, newRun } from '../helpers/sampleEvents.ts';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { bigVllmResult } from '../helpers/bigInputs.ts';
 

@@ -22,7 +22,7 @@ import { firstWave } from './firstWave.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
-import { harness } from '../server/engine/harness.ts';
+import { harness } from '../helpers/dispatchHarness.ts';
 import { withoutStacks } from '#server/engine/http/cancelSweep.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 

@@ -11,7 +11,8 @@
 import type { Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import type { BenchEvent, RunEvent } from '#shared/protocol.ts';
-import { ensureWebBuild, launchBrowser, startServer } from '../e2e/harness.ts';
+import { ensureWebBuild, launchBrowser } from '../helpers/browser.ts';
+import { startServer } from '../helpers/dashboardProcess.ts';
 
 const T0 = Date.now();
 const quantile = (xs: number[], q: number) => {

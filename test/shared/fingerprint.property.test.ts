@@ -69,9 +69,13 @@ const variant = fc.record({
   below: fc.array(fc.record({ function: ident, file: ident.map((s) => `/x/${s}.py`) }), { maxLength: 4 }),
 });
 
-function asSeen(
-  v: fc.RecordValue<{ lines: number[]; prefix: string; idleOnTop: FrameLike[]; address: string; below: FrameLike[] }>,
-): FrameLike[] {
+function asSeen(v: {
+  lines: number[];
+  prefix: string;
+  idleOnTop: FrameLike[];
+  address: string;
+  below: FrameLike[];
+}): FrameLike[] {
   const frames = HANG.map((f, i) => ({
     ...f,
     function: i === 3 ? `${f.function} ${v.address}` : f.function,

@@ -15,7 +15,7 @@ import { emptyRun, type RequestView, type RunModel } from '#shared/runView/runMo
 import type { RequestRow } from '#shared/apiSchemas.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
 import { blankRequest, type RequestLifecycle } from '#shared/requestLifecycle.ts';
-import { isEndStatus } from '#shared/outcomes.ts';
+import { isRequestEndStatus as isEndStatus } from '#shared/types.ts';
 import { generateStream, streamSpecArb, withDrops } from './lifecycleStreams.ts';
 
 const LIFECYCLE_KEYS = Object.keys(blankRequest(0)) as (keyof RequestLifecycle)[];

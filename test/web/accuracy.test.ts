@@ -7,7 +7,7 @@ import { metricSections } from '#web/state/metricsTable.ts';
 import { runSpecIssues } from '#shared/schemas.ts';
 import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { outcome, T0 } from './events.ts';
+import { outcome, T0 } from '#test/helpers/failFastRun.ts';
 
 const seq = (events: RunEvent[]): SeqEvent[] => events.map((event, i) => ({ seq: i + 1, event }));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRunStore } from '#web/state/runStore.ts';
-import { failFastRun, numbered } from './events.ts';
+import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());
 

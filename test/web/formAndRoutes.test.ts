@@ -6,7 +6,7 @@ import { describeAt } from '#web/components/timeline/tooltip.ts';
 import { href, parseRoute, type Route } from '#web/state/router.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
-import { failFastRun, numbered } from './events.ts';
+import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 describe('form paths', () => {
   it('reads and writes nested values immutably, deleting optional ones', () => {

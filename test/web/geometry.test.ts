@@ -15,7 +15,7 @@ import {
 } from '#web/components/timeline/geometry.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRow, emptyRun } from '#shared/runView/runModel.ts';
-import { failFastRun, numbered } from './events.ts';
+import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { ClientMessage, ServerMessage } from '#shared/protocol.ts';
 import { createLiveClient, type SocketLike } from '#web/api/liveClient.ts';
 import { createRunStore } from '#web/state/runStore.ts';
-import { failFastRun, numbered } from './events.ts';
+import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());
 const cleanups: (() => void)[] = [];

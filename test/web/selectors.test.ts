@@ -5,7 +5,7 @@ import { histogram, latenciesMs, outcomeSeries, stallsByPhase } from '#web/state
 import { stallAgeS } from '#shared/runView/stalls.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
-import { failFastRun, numbered, T0 } from './events.ts';
+import { failFastRun, numbered, T0 } from '#test/helpers/failFastRun.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));
 const fixture = (name: string) =>

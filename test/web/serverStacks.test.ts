@@ -12,7 +12,7 @@ import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
 import { orderThreads, serverStacksText } from '#web/state/serverStacks.ts';
 import { buildChromeTrace } from '#server/dashboard/export/chromeTrace.ts';
-import { deepFreeze, numbered } from './events.ts';
+import { deepFreeze, numbered } from '#test/helpers/failFastRun.ts';
 
 const f = (fn: string, file: string, line: number, language = 'python'): StackFrame => ({
   function: fn,
@@ -175,7 +175,7 @@ describe('py-spy captures in the store', () => {
   it('each capture is one stall report of the run (beside a watchdog report of worker 0 op 1), with its phase', async () => {
     const { Store } = await import('#server/dashboard/store/store.ts');
     const { Hub } = await import('#server/dashboard/hub/hub.ts');
-    const { newRun, stallEvent } = await import('../server/dashboard/store/sampleEvents.ts');
+    const { newRun, stallEvent } = await import('#test/helpers/sampleEvents.ts');
     const store = new Store({ dataDir: null });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('s1'));

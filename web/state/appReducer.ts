@@ -3,13 +3,7 @@
  * state of active runs (from the snapshot), and the detailed models of the
  * runs the user is looking at (from deltas and REST replays).
  */
-import {
-  PROTOCOL_VERSION,
-  assertNever,
-  type RunState,
-  type SeqEvent,
-  type ServerMessage,
-} from '../../shared/protocol.ts';
+import { assertNever, type RunState, type SeqEvent, type ServerMessage } from '../../shared/protocol.ts';
 import { applyEvents } from '../../shared/runView/applyEvent.ts';
 import { emptyRun, type RequestView, type RunModel } from '../../shared/runView/runModel.ts';
 import { withRows } from '../../shared/runView/storedRows.ts';
@@ -130,5 +124,3 @@ function lightFromModel(prev: RunState, m: RunModel): RunState {
     verdict: m.verdict ?? prev.verdict,
   };
 }
-
-export { PROTOCOL_VERSION };

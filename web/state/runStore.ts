@@ -31,6 +31,4 @@ export function createRunStore(start: AppState = initialState): RunStore {
   };
 }
 
-export { applyEvent, applyEvents } from '../../shared/runView/applyEvent.ts';
-export { reduce, initialState } from './appReducer.ts';
-export type { AppState, AppAction, ConnectionState } from './appReducer.ts';
+export type { AppState, AppAction } from './appReducer.ts';

@@ -1,15 +1,23 @@
 /**
  * The vLLM-compatible result JSON of a run: the result the engine wrote (or
  * the imported file's object) when stored; otherwise (a run interrupted
- * before the engine could write one, or a CLI-reported run) one rebuilt with
- * the engine's own builder from the stored summary and request rows.
+ * before the engine could write one, or a CLI-reported run) one rebuilt from
+ * the stored summary and request rows with the builder the engine writes its
+ * files with (shared/vllmResult/).
  */
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { RunSummary } from '../../../shared/protocol.ts';
 import { isRequestEndStatus } from '../../../shared/types.ts';
-import { buildResultJson, pyJsonDumps, type ResultJsonInput } from '../../engine/results/resultJson.ts';
-import type { BenchConfig } from '../../engine/config.ts';
-import { resultFloatKind } from '../../engine/results/floatKeys.ts';
+import { buildResultJson, type ResultJsonInput } from '../../../shared/vllmResult/resultJson.ts';
+import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';
+import { resultFloatKind } from '../../../shared/vllmResult/floatKeys.ts';
+
+/** What an export reads of the engine config stored with a run (JSON; any field may be missing). */
+interface StoredConfig {
+  backend?: string;
+  model?: string;
+  burstiness?: number;
+}
 
 export interface RunForExport {
   id: string;
@@ -19,7 +27,7 @@ export interface RunForExport {
   maxConcurrency: number | null;
   requestRate: string | null;
   startedAtMs: number | null;
-  config: Partial<BenchConfig> | null;
+  config: StoredConfig | null;
   summary: RunSummary | null;
   counts: RunSummary['counts'];
   verdict: string | null;

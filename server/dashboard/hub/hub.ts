@@ -10,6 +10,7 @@ import type { RunEvent, RunState } from '../../../shared/protocol.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import type { Store } from '../store/store.ts';
 import { RunTracker, telemetryEffects } from './runTracker.ts';
+import type { Effects } from '../store/writer.ts';
 
 /** A serialized numbered event: `json` is the RunEvent. */
 export interface StoredEvent {
@@ -48,13 +49,18 @@ export class Hub {
 
   /** Starts tracking a run whose row already exists; `fromSeq` continues an existing stream. */
   open(runId: string, label: string | null, fromSeq = 0): RunTracker {
-    const tracker = new RunTracker(runId, label);
+    const tracker = this.newTracker(runId, label);
     tracker.state.seq = fromSeq;
+    this.live.set(runId, { tracker, ring: [], ringHead: 0 });
+    this.emitActiveChanged();
+    return tracker;
+  }
+
+  private newTracker(runId: string, label: string | null): RunTracker {
+    const tracker = new RunTracker(runId, label);
     tracker.onForget = (rid) => {
       if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
     };
-    this.live.set(runId, { tracker, ring: [], ringHead: 0 });
-    this.emitActiveChanged();
     return tracker;
   }
 
@@ -75,7 +81,49 @@ export class Hub {
     const run = this.live.get(runId);
     if (!run) throw new Error(`run ${runId} is not live`);
     const seq = run.tracker.state.seq + 1;
-    const effects = run.tracker.apply(seq, event);
+    this.publish(runId, run, seq, event, run.tracker.apply(seq, event));
+    return seq;
+  }
+
+  /**
+   * Appends a reported batch all or nothing; returns the last seq. Every event
+   * is folded first, and only then numbered into the ring, the store and the
+   * sessions. If folding throws part-way (a bug: the batch was validated whole
+   * before), the run's state is rebuilt from its committed stream and the
+   * error rethrown: the batch changed nothing and used no seq
+   * (docs/design.md#peer-bounds).
+   */
+  appendBatch(runId: string, events: readonly RunEvent[]): number {
+    const run = this.live.get(runId);
+    if (!run) throw new Error(`run ${runId} is not live`);
+    const first = run.tracker.state.seq + 1;
+    const effects: Effects[] = [];
+    try {
+      for (const event of events) effects.push(run.tracker.apply(first + effects.length, event));
+    } catch (e) {
+      this.rebuild(runId, run);
+      throw e;
+    }
+    events.forEach((event, i) => this.publish(runId, run, first + i, event, effects[i]));
+    return first + events.length - 1;
+  }
+
+  /** A fresh tracker fed the run's committed stream: the state as it was before a batch that failed part-way. */
+  private rebuild(runId: string, run: LiveRun): void {
+    this.store.writer.flush();
+    const tracker = this.newTracker(runId, run.tracker.state.label);
+    const PAGE = 10_000;
+    for (let after = 0; ;) {
+      const page = this.store.runs.eventsAfter(runId, after, PAGE);
+      for (const e of page) tracker.apply(e.seq, JSON.parse(e.json) as RunEvent);
+      if (page.length < PAGE) break;
+      after = page[page.length - 1].seq;
+    }
+    run.tracker = tracker;
+  }
+
+  /** Numbers a folded event into the ring, the store's queue and the sessions. */
+  private publish(runId: string, run: LiveRun, seq: number, event: RunEvent, effects: Effects): void {
     // Only a sent request can have telemetry from the server (a queued one is not indexed: a million queued is no cost).
     if (event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
     const json = JSON.stringify(event);
@@ -87,7 +135,6 @@ export class Hub {
     }
     this.store.writer.push(runId, seq, json, effects);
     for (const l of this.listeners) l.onAppend(runId);
-    return seq;
   }
 
   /**

@@ -9,7 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { parseResultText } from '../../engine/results/pyJson.ts';
+import { parseResultText } from '../../../shared/vllmResult/pyJson.ts';
 import { interpretResult } from './vllmResult.ts';
 import type { ImportJob, ImportMessage } from './importMessages.ts';
 

@@ -59,7 +59,16 @@ function metadataPairs(m: string | string[] | undefined): [string, string][] {
   });
 }
 
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
 export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  runReadRoutes(app);
+  runStreamRoutes(app);
+  runControlRoutes(app);
+};
+
+/** The list of runs and one run's detail, live state included. */
+function runReadRoutes(app: App): void {
   app.get(
     '/api/runs',
     { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
@@ -108,7 +117,10 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
     },
   );
+}
 
+/** A run's request rows and events, spliced in as stored. */
+function runStreamRoutes(app: App): void {
   app.get(
     '/api/runs/:id/requests',
     {
@@ -156,7 +168,10 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendJsonText(reply, body);
     },
   );
+}
 
+/** Starting, cancelling and deleting a run. */
+function runControlRoutes(app: App): void {
   app.post(
     '/api/runs',
     {
@@ -168,12 +183,8 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const spec = withRunSpecDefaults(req.body) as RunSpec;
       const issues = runSpecIssues(spec);
       const errors = issues.filter((i) => i.severity === 'error');
-      // The memory budget has its own code: the spec is valid field by field, only too big as a whole.
-      if (errors.length)
-        throw new SpecError(
-          issues,
-          errors[0].message.startsWith('the run would hold') ? 'API_MEMORY_BUDGET' : 'CONFIG_INVALID',
-        );
+      // The reply's code is the first error's own (the memory budget has one), CONFIG_INVALID otherwise.
+      if (errors.length) throw new SpecError(issues);
       const started = await app.runManager.start(spec);
       return reply.status(201).send({ id: started.id, warnings: [...issues, ...started.warnings] });
     },
@@ -201,4 +212,4 @@ export const runRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { id };
     },
   );
-};
+}

@@ -6,7 +6,7 @@
  * they are built here from the engine's records with the engine's own
  * builder and spliced in where vLLM puts them.
  */
-import { buildResultJson, type ResultJsonInput } from '../../engine/results/resultJson.ts';
+import { buildResultJson, type ResultJsonInput } from '../../../shared/vllmResult/resultJson.ts';
 import { emptyCounts } from '../../../shared/outcomes.ts';
 
 const ARRAYS = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'] as const;

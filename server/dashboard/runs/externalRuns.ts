@@ -128,12 +128,11 @@ export class ExternalRuns {
     if (!this.idle.has(runId) || !this.hub.isActive(runId)) this.refuseNotLive(runId);
     const state = this.hub.tracker(runId)?.state;
     const events = checkBatch(posted, state?.startedAtMs != null ? state.counts.total : null);
-    let seq = this.hub.headSeq(runId) ?? 0;
+    const seq = events.length ? this.hub.appendBatch(runId, events) : (this.hub.headSeq(runId) ?? 0);
     let finished: RunFinished | null = null;
     for (const e of events) {
       if (e.type === 'request.completed' && isEmptyCompletion(e.outcome))
         this.emptyAnswers.set(runId, (this.emptyAnswers.get(runId) ?? 0) + 1);
-      seq = this.hub.append(runId, e);
       if (e.type === 'run.finished') finished = e;
     }
     if (finished) {

@@ -14,11 +14,13 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import type { RunStatus } from '../../../shared/types.ts';
 import type { runBenchmark } from '../../engine/engine.ts';
 import { validateBenchConfig } from '../../engine/validate.ts';
+import type { BenchConfig } from '../../engine/config.ts';
+import { checkServerStacks, type ServerStacksConfig } from '../../engine/probes/serverStacks/config.ts';
 import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';
 import { finalizeRun } from './finalize.ts';
 import { withDetailedArrays } from './detailedResult.ts';
-import { specToConfig } from './specToConfig.ts';
+import { specServerStacks, specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
 
@@ -60,6 +62,11 @@ function noteUnsent(hub: Hub, id: string, n: number): void {
   });
 }
 
+/** The config a run is recorded with: the engine's, and the server-stacks probe's settings when it has them. */
+function recordedConfig(config: BenchConfig, stacks: ServerStacksConfig | undefined): unknown {
+  return stacks ? { ...config, serverStacks: stacks } : config;
+}
+
 /** How long a shutdown waits for live runs to end on their own. */
 export const SHUTDOWN_DEADLINE_MS = 1500;
 
@@ -83,8 +90,11 @@ export class RunManager implements RunStarter {
     const id = (this.deps.newId ?? newRunId)();
     const baseUrl = spec.target.kind === 'url' ? spec.target.baseUrl : 'http://127.0.0.1';
     const config = specToConfig(spec, id, baseUrl);
+    const stacks = specServerStacks(spec);
     try {
       validateBenchConfig(config); // refuses before anything is sent or launched
+      // Then the server-stacks probe's own refusals (auto off loopback, no listener, no such process).
+      if (stacks) checkServerStacks(stacks, config.baseUrl);
     } catch (e) {
       if (e instanceof StallscopeError && e.field && FIELD_MAP[e.field])
         throw new StallscopeError(e.code, e.message, FIELD_MAP[e.field]);
@@ -105,7 +115,7 @@ export class RunManager implements RunStarter {
       failFast: spec.failFast,
       createdAtMs: Date.now(),
       spec: redactSpec(spec),
-      config: redactConfig(config),
+      config: redactConfig(recordedConfig(config, stacks)),
       metadata: spec.metadata,
     });
     hub.open(id, spec.label ?? null);
@@ -151,7 +161,10 @@ export class RunManager implements RunStarter {
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
       const engine = this.engine ?? (await import('../../engine/engine.ts')).runBenchmark;
+      const { serverStacksProbes } = await import('../../engine/probes/serverStacks/index.ts');
+      const probes = serverStacksProbes(specServerStacks(spec), config.baseUrl);
       const out = await engine(config, {
+        probes,
         signal,
         log,
         lastPhaseOf: (rid) => hub.tracker(id)?.phaseOf(rid),

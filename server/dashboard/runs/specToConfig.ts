@@ -1,9 +1,11 @@
 /**
- * RunSpec (what the form submits) → BenchConfig (what the engine runs). The
- * embedded repro server's URL is only known once it listens, so it is passed in.
+ * RunSpec (what the form submits) → BenchConfig (what the engine runs) and
+ * the server-stacks probe's settings. The embedded repro server's URL is only
+ * known once it listens, so it is passed in.
  */
 import type { RunSpec } from '../../../shared/schemas.ts';
 import { DEFAULT_ASR_CONCURRENCY, DEFAULT_ASR_MODEL, type BenchConfig } from '../../engine/config.ts';
+import type { ServerStacksConfig } from '../../engine/probes/serverStacks/config.ts';
 
 export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): BenchConfig {
   const d = spec.dataset;
@@ -46,16 +48,6 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     thresholds: spec.thresholds,
     ...(spec.goodput ? { goodput: spec.goodput } : {}),
     ...(spec.rampUp ? { rampUp: spec.rampUp } : {}),
-    ...(spec.target.kind === 'url' && spec.target.serverStacks
-      ? {
-          serverStacks: {
-            pid: spec.target.serverStacks.pid,
-            captureOnTimeout: true,
-            stallAfterS: spec.target.serverStacks.stallAfterS,
-            native: spec.target.serverStacks.native ?? false,
-          },
-        }
-      : {}),
     save: null,
     seedTtsEval:
       d.name === 'seed-tts' && d.werEval?.enabled
@@ -67,6 +59,17 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
           }
         : null,
   };
+}
+
+/**
+ * The server-stacks probe's settings for a URL target with "Capture server
+ * stacks": at the first structural timeout, and after the stall threshold
+ * when one is given. Embedded targets have the watchdog instead.
+ */
+export function specServerStacks(spec: RunSpec): ServerStacksConfig | undefined {
+  if (spec.target.kind !== 'url' || !spec.target.serverStacks) return undefined;
+  const s = spec.target.serverStacks;
+  return { pid: s.pid, captureOnTimeout: true, stallAfterS: s.stallAfterS, native: s.native ?? false };
 }
 
 /** `--fault` flags of `stallscope repro-server` for the spec's fault plan. */

@@ -5,7 +5,7 @@ import { loadSeedTts } from './seedTts.ts';
 import { loadTrace } from './trace.ts';
 import type { LoadedDataset } from './sample.ts';
 
-export type { LoadedDataset, SampleRequest } from './sample.ts';
+export type { LoadedDataset } from './sample.ts';
 
 export function loadDataset(config: BenchConfig): LoadedDataset {
   const d = config.dataset;

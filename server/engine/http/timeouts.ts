@@ -5,34 +5,13 @@
  * restarted at each event). Each one aborts the attempt's controller with a
  * TimeoutError carrying its kind. undici's own timeouts are disabled by the
  * dispatcher (see dispatcher.ts), so these are the only clocks that classify.
+Their limits come from shared/timeouts.ts (`effectiveTimeouts`).
  */
 import { TimeoutError } from './reasons.ts';
 import { withoutStacks } from './cancelSweep.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
-import type { TimeoutConfig } from '../config.ts';
 import type { TimeoutKind } from '../../../shared/types.ts';
-
-export const DEFAULT_TOTAL_TIMEOUT_S = 900;
-export const LEGACY_TOTAL_TIMEOUT_S = 6 * 60 * 60;
-
-/** Effective limits in seconds; null = that kind is off. */
-export interface EffectiveTimeouts {
-  totalS: number;
-  firstByteS: number | null;
-  idleS: number | null;
-}
-
-/** undefined → 900 s; ≤ 0 → legacy 6 h (as vLLM-Omni's --omni-request-timeout-s). */
-export function effectiveTimeouts(t: TimeoutConfig): EffectiveTimeouts {
-  const total =
-    t.totalS === undefined || t.totalS === null
-      ? DEFAULT_TOTAL_TIMEOUT_S
-      : t.totalS <= 0
-        ? LEGACY_TOTAL_TIMEOUT_S
-        : t.totalS;
-  const pos = (v: number | undefined): number | null => (v !== undefined && v !== null && v > 0 ? v : null);
-  return { totalS: total, firstByteS: pos(t.firstByteS), idleS: pos(t.idleS) };
-}
+import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
 
 // setTimeout's delay is a signed 32-bit ms value; larger values fire at once.
 const MAX_DELAY_MS = 2_147_483_647;

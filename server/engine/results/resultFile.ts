@@ -1,16 +1,11 @@
 /** The result file's name (vLLM's pattern) and writing it, whole or appended as JSON-lines. */
 import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, normalize, sep } from 'node:path';
-import { pyJsonDumps } from './pyJson.ts';
-import { resultFloatKind } from './floatKeys.ts';
+import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';
+import { resultFloatKind } from '../../../shared/vllmResult/floatKeys.ts';
+import { formatResultDate } from '../../../shared/vllmResult/resultJson.ts';
 import { pyFloat } from './pyFormat.ts';
 import type { RampUp } from '../config.ts';
-
-/** `%Y%m%d-%H%M%S` in local time, as vLLM's `datetime.now().strftime` writes it. */
-export function formatResultDate(d: Date): string {
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
 
 export interface ResultFilenameInput {
   label: string | null;

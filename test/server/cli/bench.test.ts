@@ -154,6 +154,15 @@ describe('stallscope bench (child process)', () => {
       [['--self-timed'], /self-timed/],
       [['--dataset-path', '/nonexistent'], /dataset cannot be read.*\/nonexistent/],
       [['--no-such-flag'], /no-such-flag/],
+      // The server-stacks probe's own checks, made by the CLI before it hands the probe to the engine.
+      [['--server-pid', String(2 ** 22 - 7), '--capture-server-stacks'], /--server-pid 4194297: no such process/],
+      [['--server-pid', String(process.pid), '--server-stall-after-s', '0'], /--server-stall-after-s must be > 0/],
+      [
+        ['--server-pid', 'auto', '--capture-server-stacks', '--base-url', 'http://10.1.2.3:8000'],
+        /--server-pid auto needs a loopback base URL/,
+      ],
+      // The engine's refusals come first, as when the engine checked the probe's settings itself.
+      [['--server-pid', String(2 ** 22 - 7), '--max-concurrency', '0'], /^(?!.*no such process).*max-concurrency/s],
     ];
     // In process (the same run() the binary calls) to keep the suite fast; one case also as a real child below.
     const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);

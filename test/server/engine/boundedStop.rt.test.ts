@@ -20,7 +20,7 @@ import { Cancellation } from '#server/engine/http/cancellation.ts';
 import { runRequest } from '#server/engine/requestRunner.ts';
 import { CancelledError } from '#server/engine/http/reasons.ts';
 import { CANCELLED_ATTEMPT_BOUND_MS } from '#server/engine/http/attempt.ts';
-import { harness } from './harness.ts';
+import { harness } from '#test/helpers/dispatchHarness.ts';
 
 let server: TestServer | null = null;
 const dirs: string[] = [];

@@ -4,7 +4,7 @@ import { startSseServer, type Behaviour, type TestServer } from '#test/helpers/s
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
 import { countStatuses } from '#server/engine/counts.ts';
-import { harness } from './harness.ts';
+import { harness } from '#test/helpers/dispatchHarness.ts';
 
 // One server for all runs; each run's requests carry a unique prefix so behaviours and arrivals are per run.
 let server: TestServer;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
-import { harness, indexOf } from './harness.ts';
+import { harness, indexOf } from '#test/helpers/dispatchHarness.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { DONE, roleEvent, sse, textEvent } from '#test/helpers/sse.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { MAX_COMPLETION_TOKENS } from '#server/engine/client/streamParser.ts';
-import { harness } from './harness.ts';
+import { harness } from '#test/helpers/dispatchHarness.ts';
 
 let server: TestServer | null = null;
 let plain: Server | null = null;

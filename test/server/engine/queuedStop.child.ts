@@ -10,7 +10,7 @@ import { setMaxListeners } from 'node:events';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { RunEvents } from '#server/engine/events.ts';
 import type { RequestJob } from '#server/engine/requestRunner.ts';
-import { harness } from './harness.ts';
+import { harness } from '#test/helpers/dispatchHarness.ts';
 
 const n = Number(process.argv[2]);
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { validateBenchConfig } from '#server/engine/validate.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { StallscopeError, type ErrorCode } from '#shared/errors.ts';
+import { runSpecIssues, withRunSpecDefaults } from '#shared/schemas.ts';
+import { CODE2WAV_HANG } from '#shared/presets.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/datasets/', import.meta.url));
 const ok: BenchConfig = {
@@ -94,5 +96,27 @@ describe('validateBenchConfig', () => {
 
   it('fail-fast with the legacy total but a first-byte or idle timeout is accepted', () => {
     expect(() => validateBenchConfig({ ...ok, failFast: true, timeouts: { totalS: 0, idleS: 30 } })).not.toThrow();
+  });
+});
+
+describe('fail-fast needs an effective timeout: the form and the engine refuse the same timeouts', () => {
+  const totals = [900, 5, 0, -1];
+  const extras = [{}, { firstByteS: 2 }, { idleS: 3 }, { firstByteS: 2, idleS: 3 }];
+  const cases = totals.flatMap((totalS) => extras.map((extra) => ({ totalS, ...extra })));
+  it.each(cases)('timeouts %j', (timeouts) => {
+    const byEngine = (() => {
+      try {
+        validateBenchConfig({ ...ok, failFast: true, timeouts });
+        return false;
+      } catch (e) {
+        return (e as StallscopeError).code === 'CONFIG_FAIL_FAST_NO_TIMEOUT';
+      }
+    })();
+    const byForm = runSpecIssues(withRunSpecDefaults({ ...CODE2WAV_HANG.spec, failFast: true, timeouts })).some(
+      (i) => i.severity === 'error' && i.field === 'timeouts.totalS' && /fail-fast needs/.test(i.message),
+    );
+    expect(byForm).toBe(byEngine);
+    // Refused exactly when the total restores the legacy cap and nothing else bounds a request.
+    expect(byEngine).toBe(timeouts.totalS <= 0 && !('firstByteS' in timeouts) && !('idleS' in timeouts));
   });
 });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startReproServer } from '#server/repro/server.ts';
 import type { WatchdogStallReport } from '#shared/types.ts';
-import { MODEL } from './helpers.ts';
+import { MODEL } from '#test/helpers/code2wav.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -7,7 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { createModel, MEL_BINS } from '#server/repro/code2wav/kernels/model.ts';
 import { cfmStep, cosineSchedule, startNoise } from '#server/repro/code2wav/kernels/cfm.ts';
 import { encodeCodes } from '#server/repro/code2wav/kernels/encoder.ts';
-import { item, localDecoder, sha, similarity, spectrum, wavSamples, windowCodes, SETTINGS } from './helpers.ts';
+import {
+  item,
+  localDecoder,
+  sha,
+  similarity,
+  spectrum,
+  wavSamples,
+  windowCodes,
+  SETTINGS,
+} from '#test/helpers/code2wav.ts';
 
 describe('Code2Wav kernels', () => {
   it('produces a valid 24 kHz mono PCM16 WAV of 960 samples per code', () => {

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { chatBody } from './serverHelpers.ts';
+import { chatBody } from '#test/helpers/reproChat.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -9,8 +9,8 @@ import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReproServer } from '#server/repro/server.ts';
 import type { TelemetryEvent } from '#shared/telemetry.ts';
-import { waitFor } from './helpers.ts';
-import { chatBody, post } from './serverHelpers.ts';
+import { waitFor } from '#test/helpers/waitFor.ts';
+import { chatBody, post } from '#test/helpers/reproChat.ts';
 
 let stops: Array<() => Promise<void>> = [];
 afterEach(async () => {

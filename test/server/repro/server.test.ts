@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReproServer } from '#server/repro/server.ts';
 import type { TelemetryEvent } from '#shared/telemetry.ts';
-import { MODEL, sha } from './helpers.ts';
-import { audioPayloads, chatBody, post, streamThroughParser } from './serverHelpers.ts';
+import { MODEL, sha } from '#test/helpers/code2wav.ts';
+import { audioPayloads, chatBody, post, streamThroughParser } from '#test/helpers/reproChat.ts';
 
 let server: Awaited<ReturnType<typeof startReproServer>>;
 const telemetry: TelemetryEvent[] = [];

@@ -14,7 +14,8 @@ import { Code2WavPool } from '#server/repro/code2wav/pool.ts';
 import { FaultPlan, parseFaultSpec } from '#server/repro/faults.ts';
 import { TelemetryOutbox } from '#server/repro/telemetry/outbox.ts';
 import { WatchdogMonitor } from '#server/repro/watchdog/monitor.ts';
-import { item, localDecoder, MODEL, SETTINGS, sha, waitFor, windowCodes } from './helpers.ts';
+import { item, localDecoder, MODEL, SETTINGS, sha, windowCodes } from '#test/helpers/code2wav.ts';
+import { waitFor } from '#test/helpers/waitFor.ts';
 
 const HELPER: Record<FaultKind, string> = {
   block: 'blockOnDeviceSync',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
-import { deepFreeze, failFastRun, numbered } from '#test/web/events.ts';
+import { deepFreeze, failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());
 const inOrder = () => applyEvents(emptyRun('run1'), all);

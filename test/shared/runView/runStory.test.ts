@@ -18,7 +18,7 @@ import {
   shownCounts,
 } from '#shared/runView/runStory.ts';
 import { activePerBucket, exactPeak, outcomeSeries } from '#web/state/selectors.ts';
-import { failFastRun, numbered, T0 } from '#test/web/events.ts';
+import { failFastRun, numbered, T0 } from '#test/helpers/failFastRun.ts';
 
 const tel = (t: number, event: Record<string, unknown>): RunEvent =>
   ({ type: 'telemetry', t, event: { v: 1, ts: T0 + t, ...event } }) as RunEvent;

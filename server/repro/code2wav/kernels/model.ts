@@ -17,7 +17,6 @@ export const SAMPLE_RATE = 24000;
 export const MEL_PER_CODE = 2;
 /** Audio samples per mel frame (HiFT hop). */
 export const HOP = 480;
-export const SAMPLES_PER_CODE = MEL_PER_CODE * HOP;
 /** 160 ms crossfade between consecutive chunks of one request. */
 export const CROSSFADE = 3840;
 /** Prompt frames kept at the head of the mel cache; the cache keeps this plus the last 100 frames. */

@@ -53,6 +53,32 @@ function runFault(fault: FaultOrder): void {
   }
 }
 
+/**
+ * Each row's request state: primed at its first chunk, else the one its
+ * previous chunk left, which must be this chunk's predecessor in the same
+ * cache epoch (a row without one is dropped with the reason).
+ */
+function bindStates(rows: Row[], ctx: DecodeContext): void {
+  for (const r of rows) {
+    let st = ctx.states.get(r.item.key) ?? null;
+    if (r.item.chunkSeq === 0) {
+      st = primeRequestState(ctx.model, ctx.seed, r.item.cacheEpoch);
+      ctx.states.set(r.item.key, st);
+    }
+    if (!st) r.error = 'missing_state_for_chunk';
+    else if (st.nextChunkSeq !== r.item.chunkSeq || st.cacheEpoch !== r.item.cacheEpoch)
+      r.error = 'stale_or_reordered_chunk';
+    else r.state = st;
+  }
+}
+
+/** A row's answer: its WAV, nothing for a row whose client went away, or the reason it was dropped. */
+function outputOf(r: Row, progress: ProgressWriter): DecodeOutput {
+  if (r.error) return { key: r.item.key, wav: null, samples: 0, error: r.error };
+  if (!r.samples || progress.isCancelled(r.index)) return { key: r.item.key, wav: null, samples: 0 };
+  return { key: r.item.key, wav: wavBytes(floatToPcm16(r.samples), SAMPLE_RATE), samples: r.samples.length };
+}
+
 export function decodeBatch(
   ctx: DecodeContext,
   opId: number,
@@ -85,17 +111,7 @@ export function decodeBatch(
     cache_epoch: Math.max(...items.map((i) => i.cacheEpoch)),
     last_chunk: items.some((i) => i.lastChunk),
   });
-  for (const r of live()) {
-    let st = states.get(r.item.key) ?? null;
-    if (r.item.chunkSeq === 0) {
-      st = primeRequestState(model, seed, r.item.cacheEpoch);
-      states.set(r.item.key, st);
-    }
-    if (!st) r.error = 'missing_state_for_chunk';
-    else if (st.nextChunkSeq !== r.item.chunkSeq || st.cacheEpoch !== r.item.cacheEpoch)
-      r.error = 'stale_or_reordered_chunk';
-    else r.state = st;
-  }
+  bindStates(live(), ctx);
 
   let active = live();
   enter('encoder', {
@@ -151,11 +167,7 @@ export function decodeBatch(
 
   active = live();
   enter('output_copy', { bytes: active.reduce((a, r) => a + 44 + 2 * r.samples!.length, 0), chunks: active.length });
-  const outputs: DecodeOutput[] = rows.map((r) => {
-    if (r.error) return { key: r.item.key, wav: null, samples: 0, error: r.error };
-    if (!r.samples || progress.isCancelled(r.index)) return { key: r.item.key, wav: null, samples: 0 };
-    return { key: r.item.key, wav: wavBytes(floatToPcm16(r.samples), SAMPLE_RATE), samples: r.samples.length };
-  });
+  const outputs = rows.map((r) => outputOf(r, progress));
   for (const r of rows) if (r.item.lastChunk || progress.isCancelled(r.index)) states.delete(r.item.key);
   progress.end();
   return outputs;

@@ -1,17 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import type { AddressInfo } from 'node:net';
+import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { hostOf, isLoopback, portOf, tokenMatches } from '#server/dashboard/plugins/security.ts';
-import { testApp } from './helpers.ts';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { selfHost } from '#server/dashboard/app.ts';
 
-let app: FastifyInstance;
-afterEach(async () => app?.close());
-
 describe('Host and Origin checks', () => {
-  it('refuses a Host that is not loopback or configured (DNS rebinding)', async () => {
-    app = await testApp({ allowedHosts: ['dash.lab'] });
+  it('refuses a Host that is not loopback or configured (DNS rebinding)', async ({ newApp }) => {
+    const app = await newApp({ allowedHosts: ['dash.lab'] });
     for (const host of ['localhost:7077', '127.0.0.1:7077', '[::1]:7077', 'dash.lab', 'DASH.LAB:80']) {
       expect((await app.inject({ url: '/api/health', headers: { host } })).statusCode, host).toBe(200);
     }
@@ -22,8 +17,7 @@ describe('Host and Origin checks', () => {
     }
   });
 
-  it('refuses state-changing requests from a foreign Origin, allows same-host pages and reads', async () => {
-    app = await testApp();
+  it('refuses state-changing requests from a foreign Origin, allows same-host pages and reads', async ({ app }) => {
     const del = (origin?: string, host = 'localhost:7077') =>
       app.inject({ method: 'DELETE', url: '/api/runs/none', headers: origin ? { origin, host } : { host } });
     expect((await del('http://evil.example')).statusCode).toBe(403);
@@ -42,11 +36,11 @@ describe('Host and Origin checks', () => {
     expect((await app.inject({ url: '/api/runs', headers: { origin: 'http://evil.example' } })).statusCode).toBe(200);
   });
 
-  it('refuses an Origin on the right host but another port (another local page), for a POST and the WebSocket upgrade', async () => {
-    app = await testApp();
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const port = (app.server.address() as AddressInfo).port;
-    const base = `http://127.0.0.1:${port}`;
+  it('refuses an Origin on the right host but another port (another local page), for a POST and the WebSocket upgrade', async ({
+    serveApp,
+  }) => {
+    const { app, url: base } = await serveApp();
+    const port = new URL(base).port;
     const post = async (origin: string) => {
       const r = await fetch(`${base}/api/runs/none/cancel`, { method: 'POST', headers: { origin } });
       return { status: r.status, body: (await r.json()) as { code: string } };
@@ -74,8 +68,8 @@ describe('Host and Origin checks', () => {
     expect(Date.now() - closing).toBeLessThan(2000);
   });
 
-  it('accepts an Origin spelled out as an allowed host:port', async () => {
-    app = await testApp({ allowedHosts: ['dash.lab:8443'] });
+  it('accepts an Origin spelled out as an allowed host:port', async ({ newApp }) => {
+    const app = await newApp({ allowedHosts: ['dash.lab:8443'] });
     const del = (origin: string) =>
       app.inject({ method: 'DELETE', url: '/api/runs/none', headers: { origin, host: 'localhost:7077' } });
     expect((await del('https://dash.lab:8443')).statusCode).toBe(404);
@@ -84,16 +78,15 @@ describe('Host and Origin checks', () => {
     expect(portOf('localhost', 'https')).toBe('443');
   });
 
-  it('limits body size on ordinary routes', async () => {
-    app = await testApp();
+  it('limits body size on ordinary routes', async ({ app }) => {
     const r = await app.inject({ method: 'POST', url: '/api/runs', payload: { label: 'x'.repeat(2 * 1024 * 1024) } });
     expect(r.statusCode).toBe(413);
   });
 });
 
 describe('token when bound to a non-loopback address', () => {
-  it('requires the token on every route: bearer, header, query (sets a cookie) or cookie', async () => {
-    app = await testApp({ host: '0.0.0.0', token: 's3cret' });
+  it('requires the token on every route: bearer, header, query (sets a cookie) or cookie', async ({ newApp }) => {
+    const app = await newApp({ host: '0.0.0.0', token: 's3cret' });
     expect((await app.inject({ url: '/api/health' })).statusCode).toBe(401);
     expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
     expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer s3cret' } })).statusCode).toBe(

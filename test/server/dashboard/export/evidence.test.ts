@@ -5,17 +5,14 @@
  * per-request table (the CSV's columns: who was in the stalled op, who waited
  * behind it), the vLLM result and the Perfetto trace.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import { stallFingerprint } from '#shared/fingerprint.ts';
 import type { RunEvent } from '#shared/protocol.ts';
 import type { ServerStacksReport } from '#shared/stallReport.ts';
-import { testApp } from '../app/helpers.ts';
-import { newRun, outcome, stallReport } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance;
-afterEach(async () => app?.close());
+import { test as it } from '#test/helpers/fixtures.ts';
+import { newRun, outcome, stallReport } from '#test/helpers/sampleEvents.ts';
 
 const S = 1_700_000_000_000;
 const id = (i: number) => `ev-${i}`;
@@ -99,7 +96,7 @@ function events(): RunEvent[] {
   ];
 }
 
-function record(): void {
+function record(app: FastifyInstance): void {
   const hub = app.hub;
   hub.store.runs.insertRun(
     newRun('ev', {
@@ -113,9 +110,10 @@ function record(): void {
 }
 
 describe('the evidence file', () => {
-  it('holds the run, its story, its stalls with fingerprints, the request table, the result and the trace', async () => {
-    app = await testApp();
-    record();
+  it('holds the run, its story, its stalls with fingerprints, the request table, the result and the trace', async ({
+    app,
+  }) => {
+    record(app);
     const r = await app.inject({ url: '/api/runs/ev/export?format=evidence' });
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-disposition']).toBe('attachment; filename="stallscope-ev.evidence.json"');
@@ -176,16 +174,14 @@ describe('the evidence file', () => {
     expect(ev.trace.traceEvents.some((e: { cat?: string }) => e.cat === 'py-spy')).toBe(true);
   });
 
-  it('the CSV says the same about who was in the stalled op and who waited behind it', async () => {
-    app = await testApp();
-    record();
+  it('the CSV says the same about who was in the stalled op and who waited behind it', async ({ app }) => {
+    record(app);
     const lines = (await app.inject({ url: '/api/runs/ev/export?format=csv' })).body.trim().split('\r\n');
     expect(lines[1]).toMatch(/^0,ev-0,timed_out,0,1,hift,false,2,0,1,/);
     expect(lines[2]).toMatch(/^1,ev-1,timed_out,0,2,hift,true,,0,2,/);
   });
 
-  it('a run that does not exist is a 404', async () => {
-    app = await testApp();
+  it('a run that does not exist is a 404', async ({ app }) => {
     expect((await app.inject({ url: '/api/runs/nope/export?format=evidence' })).statusCode).toBe(404);
   });
 });

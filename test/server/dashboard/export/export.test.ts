@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
-import { recordRun, testApp } from '../app/helpers.ts';
+import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { csvCell } from '#server/dashboard/export/csv.ts';
 import type { TraceEvent } from '#server/dashboard/export/chromeTrace.ts';
 import type { RunEvent } from '#shared/protocol.ts';
-import { outcome } from '../store/sampleEvents.ts';
+import { outcome } from '#test/helpers/sampleEvents.ts';
 
 /**
  * Requests whose event times fall on sub-µs fractions that round in opposite
@@ -42,16 +43,15 @@ function fractionalRun(runId: string, n: number): RunEvent[] {
   return events;
 }
 
-let app: FastifyInstance;
-afterEach(async () => app?.close());
-
-const get = (id: string, format: string) => app.inject({ url: `/api/runs/${id}/export?format=${format}` });
+const get = (app: FastifyInstance, id: string, format: string) =>
+  app.inject({ url: `/api/runs/${id}/export?format=${format}` });
 
 describe('GET /api/runs/:id/export', () => {
-  it('trace: a Chrome Trace Event file with request tracks, Code2Wav ops and phases, stall/timeout/breaker instants, in-flight counter', async () => {
-    app = await testApp();
+  it('trace: a Chrome Trace Event file with request tracks, Code2Wav ops and phases, stall/timeout/breaker instants, in-flight counter', async ({
+    app,
+  }) => {
     recordRun(app.hub, 'h1');
-    const r = await get('h1', 'trace');
+    const r = await get(app, 'h1', 'trace');
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-disposition']).toMatch(/attachment; filename="stallscope-h1\.trace\.json"/);
     const { traceEvents } = r.json() as { traceEvents: TraceEvent[] };
@@ -88,11 +88,12 @@ describe('GET /api/runs/:id/export', () => {
     expect(traceEvents.some((e) => e.ph === 'M' && e.args!.name === 'req 5 (h1-5)')).toBe(true);
   });
 
-  it('trace: on every request track, each child slice lies within its parent and siblings do not overlap (endpoints rounded once)', async () => {
-    app = await testApp();
+  it('trace: on every request track, each child slice lies within its parent and siblings do not overlap (endpoints rounded once)', async ({
+    app,
+  }) => {
     const n = 24;
     recordRun(app.hub, 'h5', fractionalRun('h5', n));
-    const { traceEvents } = (await get('h5', 'trace')).json() as { traceEvents: TraceEvent[] };
+    const { traceEvents } = (await get(app, 'h5', 'trace')).json() as { traceEvents: TraceEvent[] };
     let checked = 0;
     for (let tid = 1; tid <= n; tid++) {
       const track = traceEvents.filter((e) => e.pid === 1 && e.tid === tid && e.ph === 'X');
@@ -113,10 +114,11 @@ describe('GET /api/runs/:id/export', () => {
     expect(checked).toBe(n);
   });
 
-  it('csv: one quoted row per request, placed in Code2Wav; blank, not 0, what a request that never completed lacks', async () => {
-    app = await testApp();
+  it('csv: one quoted row per request, placed in Code2Wav; blank, not 0, what a request that never completed lacks', async ({
+    app,
+  }) => {
     recordRun(app.hub, 'h2');
-    const r = await get('h2', 'csv');
+    const r = await get(app, 'h2', 'csv');
     expect(r.headers['content-type']).toMatch(/text\/csv/);
     const lines = r.body.trim().split('\r\n');
     expect(lines[0]).toBe(
@@ -134,10 +136,9 @@ describe('GET /api/runs/:id/export', () => {
     expect(csvCell('a\nb')).toBe('"a\nb"');
   });
 
-  it('vllm: rebuilt with the engine builder when no result was stored, with the fail-fast keys', async () => {
-    app = await testApp();
+  it('vllm: rebuilt with the engine builder when no result was stored, with the fail-fast keys', async ({ app }) => {
     recordRun(app.hub, 'h3');
-    const r = await get('h3', 'vllm');
+    const r = await get(app, 'h3', 'vllm');
     const j = r.json();
     expect(j).toMatchObject({
       backend: 'openai-chat-omni',
@@ -160,14 +161,15 @@ describe('GET /api/runs/:id/export', () => {
     expect(r.body).not.toMatch(/NaN|Infinity/);
   });
 
-  it('vllm: a dashboard run stored with a summary-only result gets the per-request arrays from its rows, in dataset order', async () => {
-    app = await testApp();
+  it('vllm: a dashboard run stored with a summary-only result gets the per-request arrays from its rows, in dataset order', async ({
+    app,
+  }) => {
     recordRun(app.hub, 'h6');
-    const full = (await get('h6', 'vllm')).json() as Record<string, unknown>;
+    const full = (await get(app, 'h6', 'vllm')).json() as Record<string, unknown>;
     const arrays = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'];
     const summaryOnly = Object.fromEntries(Object.entries(full).filter(([k]) => !arrays.includes(k)));
     app.store.runs.update('h6', { result: summaryOnly });
-    const j = (await get('h6', 'vllm')).json() as Record<string, unknown[]>;
+    const j = (await get(app, 'h6', 'vllm')).json() as Record<string, unknown[]>;
     expect(Object.keys(j)).toEqual(Object.keys(full));
     expect(j.ttfts).toEqual([0.01, 0.01, 0.01, 0.01, 0.01, 0.01]);
     expect(j.errors).toEqual(['', '', 'total timeout after 4 s', 'cancelled, "breaker"', '', '']);
@@ -175,11 +177,10 @@ describe('GET /api/runs/:id/export', () => {
     expect(j.output_lens).toEqual([16, 16, 0, 0, 0, 0]);
   });
 
-  it('refuses unknown formats and runs', async () => {
-    app = await testApp();
+  it('refuses unknown formats and runs', async ({ app }) => {
     recordRun(app.hub, 'h4');
-    expect((await get('h4', 'xml')).statusCode).toBe(400);
+    expect((await get(app, 'h4', 'xml')).statusCode).toBe(400);
     expect((await app.inject({ url: '/api/runs/h4/export' })).statusCode).toBe(400);
-    expect((await get('nope', 'csv')).statusCode).toBe(404);
+    expect((await get(app, 'nope', 'csv')).statusCode).toBe(404);
   });
 });

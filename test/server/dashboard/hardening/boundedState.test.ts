@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { RECENTLY_ENDED } from '#server/dashboard/hub/runTracker.ts';
 import { Store } from '#server/dashboard/store/store.ts';
-import { completedRequest, newRun } from '../store/sampleEvents.ts';
+import { completedRequest, newRun } from '#test/helpers/sampleEvents.ts';
 
 describe('bounded live state', () => {
   it('a 20,000-request run keeps no ended rows and at most RECENTLY_ENDED ids per index', () => {

@@ -3,17 +3,10 @@
  * client (and by older stallscope CLIs). An imported or reported run holding
  * such requests must not be shown as passed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { testApp } from '../app/helpers.ts';
-import { completedRequest, outcome } from '../store/sampleEvents.ts';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
+import { completedRequest, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
-
-let app: FastifyInstance | null = null;
-afterEach(async () => {
-  await app?.close();
-  app = null;
-});
 
 /** A vLLM result: request 1 "succeeded" with no token and no time to first token (the body was HTML). */
 const vllmResult = (ttfts: number[], outs: number[]) =>
@@ -34,8 +27,7 @@ const vllmResult = (ttfts: number[], outs: number[]) =>
   });
 
 describe('requests that were answered 200 without an event stream', () => {
-  it('an imported vLLM result with such a request is failed, saying why', async () => {
-    app = await testApp();
+  it('an imported vLLM result with such a request is failed, saying why', async ({ app }) => {
     const bad = await app.inject({
       method: 'POST',
       url: '/api/import',
@@ -56,8 +48,7 @@ describe('requests that were answered 200 without an event stream', () => {
     expect((await app.inject({ url: `/api/runs/${good.json().runs[0].id}` })).json().verdict).toBe('passed');
   });
 
-  it('a reported run whose CLI counted one as completed is failed, not passed', async () => {
-    app = await testApp();
+  it('a reported run whose CLI counted one as completed is failed, not passed', async ({ app }) => {
     await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: 'e1' } });
     const empty = outcome('e1', 1, 'completed', { ttftS: 0, outputTokens: 0, audioDurationS: 0, audioTtfpS: 0 });
     const counts = {
@@ -71,6 +62,7 @@ describe('requests that were answered 200 without an event stream', () => {
       notDispatched: 0,
     };
     const events: BenchEvent[] = [
+      runStarted('e1', 2) as BenchEvent,
       ...(completedRequest('e1', 0) as BenchEvent[]),
       { type: 'request.completed', t: 7, outcome: empty },
       {

@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { testApp } from '#test/server/dashboard/app/helpers.ts';
-import { completedRequest, runStarted } from '#test/server/dashboard/store/sampleEvents.ts';
+import { testApp } from '#test/helpers/dashboardApp.ts';
+import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
 import { MAX_RUN_REQUESTS } from '#shared/protocol.ts';
 
 let app: FastifyInstance;
@@ -157,5 +157,32 @@ describe('POST /api/runs/:id/events holds indexes and counts to the run declared
     const r = await post(id, completedRequest(id, 0));
     expect(r.statusCode).toBe(400);
     expect(r.json().field).toBe('events.0.index');
+  });
+});
+
+describe('a batch that fails part-way inside the dashboard', () => {
+  it('changes nothing and uses no seq: the run is rebuilt from what was committed, the next batch numbers on', async () => {
+    const id = await reported(4);
+    expect((await post(id, completedRequest(id, 0))).statusCode).toBe(200);
+    const before = snapshot(id);
+    const tracker = app.hub.tracker(id)!;
+    const apply = tracker.apply.bind(tracker);
+    let calls = 0;
+    // A fault in the fold at the batch's third event (what validation cannot rule out: a bug).
+    tracker.apply = (seq, e) => {
+      if (++calls === 3) throw new Error('injected fault in the fold');
+      return apply(seq, e);
+    };
+    const r = await post(id, completedRequest(id, 1));
+    expect(r.statusCode).toBe(500);
+    expect(snapshot(id)).toEqual(before);
+    expect(app.hub.tracker(id)!.state.counts).toEqual(before.counts);
+    // The rebuilt tracker is a fresh one: the next batch is folded and numbered right after the committed stream.
+    const ok = await post(id, completedRequest(id, 1));
+    expect(ok.json()).toEqual({ lastSeq: before.seq + 4 });
+    expect(app.hub.tracker(id)!.state.counts.completed).toBe(2);
+    const all = await app.inject({ url: `/api/runs/${id}/events?after=0` });
+    const seqs = (all.json().events as { seq: number }[]).map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
   });
 });

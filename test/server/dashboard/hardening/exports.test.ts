@@ -3,33 +3,23 @@
  * the vLLM export of a run killed with SIGKILL (no summary was ever written)
  * still says how many requests completed and failed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { csvCell } from '#server/dashboard/export/csv.ts';
 import { Store } from '#server/dashboard/store/store.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
-import { recordRun, testApp } from '../app/helpers.ts';
-import { completedRequest, newRun, outcome } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance | null = null;
-const dirs: string[] = [];
-afterEach(async () => {
-  await app?.close();
-  app = null;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { recordRun } from '#test/helpers/dashboardApp.ts';
+import { completedRequest, newRun, outcome } from '#test/helpers/sampleEvents.ts';
 
 describe('CSV export', () => {
-  it('neutralises cells a spreadsheet would evaluate (=, +, -, @, tab, CR) and leaves numbers alone', async () => {
+  it('neutralises cells a spreadsheet would evaluate (=, +, -, @, tab, CR) and leaves numbers alone', async ({
+    app,
+  }) => {
     for (const lead of ['=', '+', '-', '@', '\t', '\r'])
       expect(csvCell(`${lead}HYPERLINK("x")`).replace(/^"/, '')).toMatch(/^'/);
     expect(csvCell('=1+1')).toBe("'=1+1");
     expect(csvCell(-1.5)).toBe('-1.5');
     expect(csvCell('plain')).toBe('plain');
-    app = await testApp();
     recordRun(app.hub, 'c1', [
       ...completedRequest('c1', 0),
       {
@@ -45,9 +35,7 @@ describe('CSV export', () => {
 });
 
 describe('vLLM export of a run killed by SIGKILL', () => {
-  it('recomputes completed and failed from the stored requests', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ss-kill-'));
-    dirs.push(dir);
+  it('recomputes completed and failed from the stored requests', async ({ tempDir: dir, newApp }) => {
     // A dashboard that dies mid-run: events committed, never finalized, no summary.
     const store = new Store({ dataDir: dir });
     const hub = new Hub(store);
@@ -63,7 +51,7 @@ describe('vLLM export of a run killed by SIGKILL', () => {
     // folder's -wal/-shm files when the test removes it (ENOTEMPTY in a CI run).
     await checkpointer.exited;
 
-    app = await testApp({ dataDir: dir });
+    const app = await newApp({ dataDir: dir });
     expect(app.store.runs.get('k1')!.status).toBe('interrupted');
     const j = (await app.inject({ url: '/api/runs/k1/export?format=vllm' })).json() as Record<string, unknown>;
     expect(j.completed).toBe(3);

@@ -7,18 +7,12 @@
  * machine (the old code held the loop for 27-62 s); the tight targets are in
  * `npm run bench dashboard`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
-import { testApp } from '../app/helpers.ts';
-import { newRun } from '../store/sampleEvents.ts';
+import { newRun } from '#test/helpers/sampleEvents.ts';
 import { bigIngest, bigVllmResult } from '#test/helpers/bigInputs.ts';
-
-let app: FastifyInstance | null = null;
-afterEach(async () => {
-  await app?.close();
-  app = null;
-});
 
 /** Runs `work` while measuring the event loop's worst delay and answering /api/presets alongside. */
 async function whileMeasuring<T>(a: FastifyInstance, work: () => Promise<T>) {
@@ -83,11 +77,9 @@ const MAX_STORE_STEP_MS = 60;
 const MAX_STORE_VALUE_CHARS = 2 * 1024 * 1024;
 
 describe('large bodies do not freeze the dashboard', () => {
-  it('a 28 MB vLLM result with 400,000 requests: the loop stays free, and the import is whole', async () => {
-    app = await testApp();
+  it('a 28 MB vLLM result with 400,000 requests: the loop stays free, and the import is whole', async ({ app: a }) => {
     const body = bigVllmResult(400_000);
     expect(body.length).toBeGreaterThan(27.5 * 1024 * 1024);
-    const a = app;
     const { result, maxDelayMs, side } = await whileMeasuring(a, () =>
       a.inject({ method: 'POST', url: '/api/import', headers: { 'content-type': 'application/json' }, payload: body }),
     );
@@ -102,8 +94,7 @@ describe('large bodies do not freeze the dashboard', () => {
     expect(rows.requests[0]).toMatchObject({ index: 399_999, status: 'completed', outputTokens: 3 });
   }, 120_000);
 
-  it('a 28 MB vLLM result is stored in short synchronous steps, and exported whole from them', async () => {
-    app = await testApp();
+  it('a 28 MB vLLM result is stored in short synchronous steps, and exported whole from them', async ({ app }) => {
     const body = bigVllmResult(400_000);
     const steps = watchStoreSteps(app);
     const result = await app.inject({
@@ -124,8 +115,9 @@ describe('large bodies do not freeze the dashboard', () => {
     expect(o.itls[399_999]).toEqual([0.002 + (399_999 % 13) / 10000, 0.00213]);
   }, 120_000);
 
-  it('15 MB of ingest NDJSON, good lines then bad lines: the loop stays free, every line is counted', async () => {
-    app = await testApp();
+  it('15 MB of ingest NDJSON, good lines then bad lines: the loop stays free, every line is counted', async ({
+    app,
+  }) => {
     app.store.runs.insertRun(newRun('ing'));
     app.hub.open('ing', null);
     const a = app;

@@ -7,17 +7,11 @@
  * counted once and exactly the accepted ones reach the run.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { RunEvent } from '#shared/protocol.ts';
-import { testApp } from '../app/helpers.ts';
-import { hangRunEvents } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance;
-beforeAll(async () => {
-  app = await testApp();
-});
-afterAll(async () => app.close());
+import { test as it } from '#test/helpers/fixtures.ts';
+import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 
 const sample = hangRunEvents('fz');
 const benchShapes = sample.filter((e) => e.type !== 'telemetry' && e.type !== 'run.finished');
@@ -61,7 +55,7 @@ const anyEvent = fc.oneof(
 );
 
 let runs = 0;
-function liveRun(): string {
+function liveRun(app: FastifyInstance): string {
   const id = `fz-run-${++runs}`;
   app.store.runs.insertRun({
     id,
@@ -81,7 +75,7 @@ function liveRun(): string {
   return id;
 }
 
-function snapshot(id: string) {
+function snapshot(app: FastifyInstance, id: string) {
   app.store.writer.flush(); // surfaces a bad effect now, inside the property, not later in a timer
   return {
     state: structuredClone(app.hub.tracker(id)?.state),
@@ -91,7 +85,9 @@ function snapshot(id: string) {
 }
 
 describe('fuzz: POST /api/runs/:id/events', () => {
-  it('answers 200 or 400, and a batch is applied whole or not at all', async () => {
+  // One dashboard for the file: the ingest property below counts on the run this one leaves live (with a
+  // second live run, a line without a request id joins neither; alone, its run would take it).
+  it('answers 200 or 400, and a batch is applied whole or not at all', async ({ sharedApp: app }) => {
     let id = '';
     const fresh = async () => {
       const r = await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: `fz-ext-${++runs}` } });
@@ -102,10 +98,10 @@ describe('fuzz: POST /api/runs/:id/events', () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.array(anyEvent, { maxLength: 12 }), fc.jsonValue()), async (events) => {
         if (!app.hub.isActive(id)) await fresh();
-        const before = snapshot(id);
+        const before = snapshot(app, id);
         const r = await app.inject({ method: 'POST', url: `/api/runs/${id}/events`, payload: { events } });
         expect([200, 400]).toContain(r.statusCode);
-        const after = snapshot(id);
+        const after = snapshot(app, id);
         if (r.statusCode === 400) {
           expect(r.json().code).toBe('API_BAD_REQUEST');
           expect(after).toEqual(before);
@@ -129,12 +125,12 @@ describe('fuzz: POST /api/ingest', () => {
     { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
   );
-  it('counts every line once; exactly the accepted lines reach the run', async () => {
-    const id = liveRun();
+  it('counts every line once; exactly the accepted lines reach the run', async ({ sharedApp: app }) => {
+    const id = liveRun(app);
     app.hub.open(id, null);
     await fc.assert(
       fc.asyncProperty(fc.array(line, { maxLength: 15 }), fc.boolean(), async (lines, joined) => {
-        const before = snapshot(id);
+        const before = snapshot(app, id);
         const body = lines.join('\n');
         const r = await app.inject({
           method: 'POST',
@@ -146,7 +142,7 @@ describe('fuzz: POST /api/ingest', () => {
         const reply = r.json() as { accepted: number; rejected: number; unjoined: number };
         const nonEmpty = body.split('\n').filter((l) => l.trim()).length;
         expect(reply.accepted + reply.rejected + reply.unjoined).toBe(nonEmpty);
-        const after = snapshot(id);
+        const after = snapshot(app, id);
         if (joined) expect(reply.unjoined).toBe(0);
         expect(after.stored - before.stored).toBe(joined ? reply.accepted : 0);
       }),

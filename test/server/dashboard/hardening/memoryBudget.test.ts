@@ -16,6 +16,7 @@ import { CODE2WAV_HANG } from '#shared/presets.ts';
 import { estimateRunMemory, memoryBudgetIssue, RUN_MEMORY_BUDGET_BYTES } from '#shared/memoryBudget.ts';
 import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/schemas.ts';
 import { loadRandom } from '#server/engine/datasets/random.ts';
+import { SpecError } from '#server/dashboard/errors.ts';
 
 const BIN = fileURLToPath(new URL('../../../../bin/stallscope.js', import.meta.url));
 let child: ChildProcess | null = null;
@@ -44,6 +45,7 @@ describe('the memory budget of a run', () => {
     const issues = runSpecIssues(withRunSpecDefaults(hostile));
     const e = issues.find((i) => i.severity === 'error')!;
     expect(e.field).toBe('dataset.inputLen');
+    expect(e.code).toBe('API_MEMORY_BUDGET');
     expect(e.message).toMatch(
       /would hold about 44\.7 GB in memory .*2,000 requests in flight .*1,000,000 words.*over the 1\.0 GB budget/,
     );
@@ -58,6 +60,15 @@ describe('the memory budget of a run', () => {
     // Every field alone within its limit, the product not: a million requests with long outputs.
     const long = { ...big, dataset: { name: 'random' as const, inputLen: 32, outputLen: 100_000 } };
     expect(memoryBudgetIssue(long)).toMatchObject({ field: 'numPrompts' });
+  });
+
+  it("a refused spec's reply code is its first error's own code, not read from the wording", () => {
+    const reworded = { field: 'numPrompts', message: 'too big as a whole', severity: 'error' as const };
+    expect(new SpecError([{ ...reworded, code: 'API_MEMORY_BUDGET' }]).code).toBe('API_MEMORY_BUDGET');
+    expect(new SpecError([reworded]).code).toBe('CONFIG_INVALID');
+    // A warning before the error does not decide the code.
+    const warning = { field: 'x', message: 'w', severity: 'warning' as const, code: 'API_MEMORY_BUDGET' as const };
+    expect(new SpecError([warning, reworded]).code).toBe('CONFIG_INVALID');
   });
 
   it('random prompts are built per request, not up front', () => {

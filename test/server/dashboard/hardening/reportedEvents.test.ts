@@ -3,20 +3,13 @@
  * against the protocol schema before any is applied; one bad event refuses the
  * batch whole with a 400 naming its index and field, and nothing changes.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
-import { testApp } from '../app/helpers.ts';
-import { completedRequest, hangRunEvents, outcome, runStarted } from '../store/sampleEvents.ts';
+import { completedRequest, hangRunEvents, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 
-let app: FastifyInstance | null = null;
-afterEach(async () => {
-  await app?.close();
-  app = null;
-});
-
-/** A reported run as the CLI makes one: created, then its run.started (10 requests declared). */
-async function reportedRun(id: string): Promise<FastifyInstance> {
-  app = await testApp();
+/** Opens a reported run on `app` as the CLI makes one: created, then its run.started (10 requests declared). */
+async function reportedRun(app: FastifyInstance, id: string): Promise<FastifyInstance> {
   const r = await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: id } });
   expect(r.statusCode).toBe(201);
   expect((await post(app, id, [runStarted(id, 10)])).statusCode).toBe(200);
@@ -38,8 +31,10 @@ const post = (a: FastifyInstance, id: string, events: unknown) =>
   a.inject({ method: 'POST', url: `/api/runs/${id}/events`, payload: { events } });
 
 describe('POST /api/runs/:id/events', () => {
-  it('an unknown event type is a 400 naming it, and the dashboard lives on (past the writer flush)', async () => {
-    const a = await reportedRun('x1');
+  it('an unknown event type is a 400 naming it, and the dashboard lives on (past the writer flush)', async ({
+    app,
+  }) => {
+    const a = await reportedRun(app, 'x1');
     const before = stateOf(a, 'x1');
     const r = await post(a, 'x1', [{ type: 'bogus', t: 2 }]);
     expect(r.statusCode).toBe(400);
@@ -50,8 +45,8 @@ describe('POST /api/runs/:id/events', () => {
     expect((await a.inject({ url: '/api/health' })).statusCode).toBe(200);
   });
 
-  it('an end event without its outcome is refused before any counter moves', async () => {
-    const a = await reportedRun('x2');
+  it('an end event without its outcome is refused before any counter moves', async ({ app }) => {
+    const a = await reportedRun(app, 'x2');
     const before = stateOf(a, 'x2');
     const r = await post(a, 'x2', [{ type: 'request.failed', t: 1 }]);
     expect(r.statusCode).toBe(400);
@@ -61,8 +56,10 @@ describe('POST /api/runs/:id/events', () => {
     expect(a.hub.tracker('x2')!.state.counts.failed).toBe(0);
   });
 
-  it('a batch with one bad event deep inside is refused whole: its good events are not applied either', async () => {
-    const a = await reportedRun('x3');
+  it('a batch with one bad event deep inside is refused whole: its good events are not applied either', async ({
+    app,
+  }) => {
+    const a = await reportedRun(app, 'x3');
     const good = completedRequest('x3', 0);
     const bad = { type: 'request.completed', t: 9, outcome: { ...outcome('x3', 1, 'completed'), status: 'fine' } };
     const before = stateOf(a, 'x3');
@@ -77,8 +74,8 @@ describe('POST /api/runs/:id/events', () => {
     expect(a.hub.tracker('x3')!.state.counts.completed).toBe(2);
   });
 
-  it('events after run.finished in the same batch are refused (the run ends with it)', async () => {
-    const a = await reportedRun('x4');
+  it('events after run.finished in the same batch are refused (the run ends with it)', async ({ app }) => {
+    const a = await reportedRun(app, 'x4');
     const events = hangRunEvents('x4').filter((e) => e.type !== 'telemetry' && e.type !== 'run.started');
     const before = stateOf(a, 'x4');
     const r = await post(a, 'x4', [...events, { type: 'run.warning', t: 99, message: 'late' }]);
@@ -88,8 +85,8 @@ describe('POST /api/runs/:id/events', () => {
     expect(stateOf(a, 'x4')).toEqual(before);
   });
 
-  it('non-objects, wrong types and out-of-range values name their field', async () => {
-    const a = await reportedRun('x5');
+  it('non-objects, wrong types and out-of-range values name their field', async ({ app }) => {
+    const a = await reportedRun(app, 'x5');
     const cases: [unknown, string][] = [
       [42, 'events.0'],
       [{ type: 'request.queued', t: 'soon', index: 0, requestId: 'r' }, 'events.0.t'],
@@ -108,8 +105,10 @@ describe('POST /api/runs/:id/events', () => {
 });
 
 describe('a request ends once', () => {
-  it('repeated request.completed for one index count once: counts, stored rows and the next batch agree', async () => {
-    const a = await reportedRun('x9');
+  it('repeated request.completed for one index count once: counts, stored rows and the next batch agree', async ({
+    app,
+  }) => {
+    const a = await reportedRun(app, 'x9');
     const once = completedRequest('x9', 3);
     const end = once[once.length - 1];
     const r = await post(a, 'x9', [...once, end, end, { ...end, t: 99 }]);

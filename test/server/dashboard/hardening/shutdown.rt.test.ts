@@ -4,14 +4,14 @@
  * run recorded as interrupted as it stands, the dashboard closes, and the
  * engine's later events are dropped without an error.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import type { runBenchmark } from '#server/engine/engine.ts';
 import { SHUTDOWN_DEADLINE_MS } from '#server/dashboard/runs/manager.ts';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { testApp } from '../app/helpers.ts';
 
 describe('shutdown of a run that will not end in time', () => {
-  it('records it as interrupted at the deadline and closes', async () => {
+  it('records it as interrupted at the deadline and closes', async ({ newApp }) => {
     let emitted = 0;
     let afterClose = 0;
     let closed = false;
@@ -39,7 +39,7 @@ describe('shutdown of a run that will not end in time', () => {
       }
       throw new Error('never gets here in this test');
     }) as typeof runBenchmark;
-    const app = await testApp({ manager: { engine: slowEngine } });
+    const app = await newApp({ manager: { engine: slowEngine } });
     const spec = { ...CODE2WAV_HANG.spec, target: { kind: 'url', baseUrl: 'http://127.0.0.1:1' } };
     const r = await app.inject({ method: 'POST', url: '/api/runs', payload: spec });
     expect(r.statusCode, r.body).toBe(201);

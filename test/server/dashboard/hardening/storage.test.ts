@@ -5,26 +5,20 @@
  * at once naming the first one's pid and port; every 500 is logged with its cause.
  * Real files, real `stallscope serve` processes.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
 import { Store } from '#server/dashboard/store/store.ts';
 import { LOCK_FILE } from '#server/dashboard/store/dataDirLock.ts';
-import { testApp } from '../app/helpers.ts';
-import { newRun } from '../store/sampleEvents.ts';
+import { newRun } from '#test/helpers/sampleEvents.ts';
 
 const BIN = fileURLToPath(new URL('../../../../bin/stallscope.js', import.meta.url));
 const children: ChildProcess[] = [];
-const dirs: string[] = [];
-let app: FastifyInstance | null = null;
 
 afterEach(async () => {
-  await app?.close();
-  app = null;
   for (const c of children.splice(0)) {
     if (c.exitCode === null && c.signalCode === null) {
       const gone = new Promise((r) => c.once('exit', r));
@@ -32,14 +26,7 @@ afterEach(async () => {
       await gone;
     }
   }
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'ss-storage-'));
-  dirs.push(d);
-  return d;
-}
 
 /** `stallscope serve` on a data dir; resolves on its listening line or its exit. */
 function serve(dataDir: string) {
@@ -76,8 +63,9 @@ async function populatedDb(dir: string): Promise<string> {
 }
 
 describe('a corrupt database', () => {
-  it('junk written into its pages: serve refuses to start, naming the file and what to do', async () => {
-    const dir = tempDir();
+  it('junk written into its pages: serve refuses to start, naming the file and what to do', async ({
+    tempDir: dir,
+  }) => {
     const file = await populatedDb(dir);
     const size = statSync(file).size;
     expect(size).toBeGreaterThan(8 * 4096);
@@ -97,8 +85,7 @@ describe('a corrupt database', () => {
     expect(msg.trim().split('\n')).toHaveLength(1);
   }, 20_000);
 
-  it('a text file given as the database: a one-line message, no stack trace', async () => {
-    const dir = tempDir();
+  it('a text file given as the database: a one-line message, no stack trace', async ({ tempDir: dir }) => {
     writeFileSync(join(dir, 'stallscope.db'), 'these are my notes, not a database\n'.repeat(200));
     const s = serve(dir);
     expect(await s.listening).toBeNull();
@@ -109,9 +96,9 @@ describe('a corrupt database', () => {
     expect(lines[0]).toMatch(/not a database|corrupt/);
   }, 20_000);
 
-  it('every 500 is logged with its cause', async () => {
+  it('every 500 is logged with its cause', async ({ newApp }) => {
     const logged: string[] = [];
-    app = await testApp({ logFailure: (l) => logged.push(l) });
+    const app = await newApp({ logFailure: (l) => logged.push(l) });
     app.store.runs.list = () => {
       throw new Error('SQLITE_IOERR: disk I/O error on page 7');
     };
@@ -123,8 +110,7 @@ describe('a corrupt database', () => {
 });
 
 describe('two dashboards on one data directory', () => {
-  it('the second exits at once naming the pid and port of the first, which keeps running', async () => {
-    const dir = tempDir();
+  it('the second exits at once naming the pid and port of the first, which keeps running', async ({ tempDir: dir }) => {
     const first = serve(dir);
     const url = await first.listening;
     expect(url).not.toBeNull();
@@ -140,8 +126,7 @@ describe('two dashboards on one data directory', () => {
     expect(() => statSync(join(dir, LOCK_FILE))).toThrow(); // released on a clean stop
   }, 30_000);
 
-  it('a stale lock (its owner is gone) is taken over', async () => {
-    const dir = tempDir();
+  it('a stale lock (its owner is gone) is taken over', async ({ tempDir: dir }) => {
     const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid;
     writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: dead, port: 1, host: '127.0.0.1', startedAtMs: 0 }));
     const s = serve(dir);

@@ -3,31 +3,27 @@
  * `ps` shows a child's argv to every user of the machine, so neither the
  * telemetry URL nor any other argument may carry it.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 import { launchEmbeddedRepro, targetArgs, type LaunchOptions } from '#server/dashboard/runs/embeddedRepro.ts';
 import { HttpTelemetrySink } from '#server/repro/telemetry/httpSink.ts';
 import { optionsFromArgv } from '#server/cli/reproServer.ts';
 import { TELEMETRY_TOKEN_ENV } from '#shared/telemetry.ts';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { testApp } from '../app/helpers.ts';
 
 const TOKEN = 'tok-3f9a1c-secret';
-let app: FastifyInstance | null = null;
 let server: Server | null = null;
 afterEach(async () => {
-  await app?.close();
-  app = null;
   await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
   server = null;
   delete process.env[TELEMETRY_TOKEN_ENV];
 });
 
 describe('the token reaches the embedded repro server through its environment', () => {
-  it('the run manager launches the target with the token out of its argv', async () => {
+  it('the run manager launches the target with the token out of its argv', async ({ newApp }) => {
     let launched: LaunchOptions | null = null;
-    app = await testApp({
+    const app = await newApp({
       token: TOKEN,
       manager: {
         launchTarget: async (o) => {

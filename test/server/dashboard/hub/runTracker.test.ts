@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
-import { hangRunEvents } from '../store/sampleEvents.ts';
+import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 import type { RunEvent } from '#shared/protocol.ts';
 
 describe('run tracker', () => {

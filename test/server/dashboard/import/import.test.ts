@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { testApp } from '../app/helpers.ts';
 
 const DIR = fileURLToPath(new URL('../../../fixtures/vllm-results/', import.meta.url));
 
-let app: FastifyInstance;
-afterEach(async () => app?.close());
-
-const upload = (text: string, filename = 'result.json', type = 'text/plain') =>
+const upload = (app: FastifyInstance, text: string, filename = 'result.json', type = 'text/plain') =>
   app.inject({
     method: 'POST',
     url: '/api/import',
@@ -57,15 +54,16 @@ const EXPECTED: Record<string, { runs: number; first: Record<string, unknown>; r
   };
 
 describe('POST /api/import', () => {
-  it('imports every real vLLM result fixture, JSON and JSON-lines, saying which parts were present', async () => {
-    app = await testApp();
+  it('imports every real vLLM result fixture, JSON and JSON-lines, saying which parts were present', async ({
+    app,
+  }) => {
     const files = readdirSync(DIR)
       .filter((f) => f !== 'README.md')
       .sort();
     expect(files).toEqual(Object.keys(EXPECTED).sort());
     for (const f of files) {
       const exp = EXPECTED[f];
-      const r = await upload(readFileSync(DIR + f, 'utf8'), f);
+      const r = await upload(app, readFileSync(DIR + f, 'utf8'), f);
       expect(r.statusCode, `${f}: ${r.body}`).toBe(201);
       const { runs } = r.json();
       expect(runs, f).toHaveLength(exp.runs);
@@ -86,15 +84,16 @@ describe('POST /api/import', () => {
     expect((await app.inject({ url: '/api/runs?source=import' })).json().total).toBe(31);
   });
 
-  it('accepts bare NaN/Infinity literals and the fail-fast keys, and keeps the original for export', async () => {
-    app = await testApp();
+  it('accepts bare NaN/Infinity literals and the fail-fast keys, and keeps the original for export', async ({
+    app,
+  }) => {
     const line = (label: string) =>
       `{"date": "20261129-101500", "backend": "openai-chat-omni", "label": "${label}", "model_id": "openbmb/MiniCPM-o-4_5", "num_prompts": 4, "request_rate": Infinity, "max_concurrency": 2, ` +
       `"duration": 4.5, "completed": 1, "failed": 3, "mean_tpot_ms": NaN, "p99_itl_ms": -Infinity, "mean_ttft_ms": 12.5, ` +
       `"timed_out_requests": 1, "cancelled_after_timeout_requests": 2, "not_dispatched_requests": 1, "fail_fast_enabled": true, "fail_fast_tripped": true, ` +
       `"input_lens": [3, 3, 3, 3], "output_lens": [5, 0, 0, 0], "ttfts": [0.01, 0, 0, 0], "itls": [[0.1, 0.1], [], [], []], "errors": ["", "timeout", "cancelled", "not sent"], ` +
       `"statuses": ["completed", "timed_out", "cancelled_after_timeout", "not_dispatched"]}`;
-    const r = await upload(`${line('a')}\n${line('b')}\n`, 'nan.jsonl', 'application/json');
+    const r = await upload(app, `${line('a')}\n${line('b')}\n`, 'nan.jsonl', 'application/json');
     expect(r.statusCode, r.body).toBe(201);
     const { runs } = r.json();
     expect(runs).toHaveLength(2);
@@ -122,10 +121,9 @@ describe('POST /api/import', () => {
     expect(JSON.parse(exp.body)).toMatchObject({ label: 'a', completed: 1, timed_out_requests: 1, mean_tpot_ms: null });
   });
 
-  it('refuses files that are not vLLM results, storing nothing', async () => {
-    app = await testApp();
+  it('refuses files that are not vLLM results, storing nothing', async ({ app }) => {
     for (const bad of ['', 'not json', '[1, 2]', '{"hello": "world"}', '{"completed": 1}\n{broken']) {
-      const r = await upload(bad);
+      const r = await upload(app, bad);
       expect(r.statusCode, bad).toBe(400);
       expect(r.json().code).toBe('API_IMPORT_INVALID');
     }

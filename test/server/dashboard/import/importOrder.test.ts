@@ -1,17 +1,12 @@
 /** The runs of one JSON-lines import are listed in their order in the file, not by their random id suffix. */
-import { afterEach, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { readFileSync } from 'node:fs';
-import { testApp } from '../app/helpers.ts';
 
 const FILE = 'detailed-append-jsonl-itls.json';
 const TEXT = readFileSync(new URL(`../../../fixtures/vllm-results/${FILE}`, import.meta.url), 'utf8');
 
-let app: FastifyInstance;
-afterEach(async () => app?.close());
-
-it('lists the 16 runs of a JSON-lines file as #1 … #16', async () => {
-  app = await testApp();
+it('lists the 16 runs of a JSON-lines file as #1 … #16', async ({ app }) => {
   const r = await app.inject({
     method: 'POST',
     url: '/api/import',

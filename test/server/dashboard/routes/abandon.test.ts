@@ -5,27 +5,28 @@
  * batch from its CLI is refused with a 409 that says why. A run started by
  * the dashboard is cancelled, not abandoned.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { scriptedManager, testApp } from '../app/helpers.ts';
-import { completedRequest, runStarted } from '../store/sampleEvents.ts';
+import { scriptedManager } from '#test/helpers/dashboardApp.ts';
+import { test as it } from '#test/helpers/fixtures.ts';
+import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
 
-let app: FastifyInstance;
-afterEach(async () => app?.close());
+const poster =
+  (app: FastifyInstance) =>
+  (url: string, payload: object = {}) =>
+    app.inject({ method: 'POST', url, payload: payload as Record<string, unknown> });
 
-const post = (url: string, payload: object = {}) =>
-  app.inject({ method: 'POST', url, payload: payload as Record<string, unknown> });
-
-async function reportedRun(id: string): Promise<void> {
+async function reportedRun(app: FastifyInstance, id: string): Promise<void> {
+  const post = poster(app);
   expect((await post('/api/runs/external', { runId: id, config: { numPrompts: 3 } })).statusCode).toBe(201);
   const r = await post(`/api/runs/${id}/events`, { events: [runStarted(id, 3), ...completedRequest(id, 0)] });
   expect(r.statusCode).toBe(200);
 }
 
 describe('a reported run, driven by a CLI elsewhere', () => {
-  it('Cancel and Delete say it is driven by a CLI and how to abandon it; nothing changes', async () => {
-    app = await testApp();
-    await reportedRun('ci-1');
+  it('Cancel and Delete say it is driven by a CLI and how to abandon it; nothing changes', async ({ app }) => {
+    const post = poster(app);
+    await reportedRun(app, 'ci-1');
     const cancel = await post('/api/runs/ci-1/cancel');
     expect(cancel.statusCode).toBe(409);
     expect(cancel.json()).toMatchObject({ code: 'API_CONFLICT' });
@@ -38,9 +39,9 @@ describe('a reported run, driven by a CLI elsewhere', () => {
     expect(app.hub.isActive('ci-1')).toBe(true);
   });
 
-  it('Mark abandoned: interrupted by the dashboard, a late batch refused with a 409, then deleted', async () => {
-    app = await testApp();
-    await reportedRun('ci-2');
+  it('Mark abandoned: interrupted by the dashboard, a late batch refused with a 409, then deleted', async ({ app }) => {
+    const post = poster(app);
+    await reportedRun(app, 'ci-2');
     const res = await post('/api/runs/ci-2/abandon');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ id: 'ci-2', status: 'interrupted' });
@@ -76,8 +77,9 @@ describe('a reported run, driven by a CLI elsewhere', () => {
     expect((await post('/api/runs/ci-2/abandon')).statusCode).toBe(404);
   });
 
-  it('a run the dashboard started is cancelled, not abandoned', async () => {
-    app = await testApp({ runManager: (hub) => scriptedManager(hub) });
+  it('a run the dashboard started is cancelled, not abandoned', async ({ newApp }) => {
+    const app = await newApp({ runManager: (hub) => scriptedManager(hub) });
+    const post = poster(app);
     const started = await post('/api/runs', { target: { kind: 'embedded' }, dataset: { name: 'random' } });
     expect(started.statusCode).toBe(201);
     const { id } = started.json() as { id: string };

@@ -1,14 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { testApp } from '../app/helpers.ts';
-import { hangRunEvents } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance;
-afterEach(async () => app?.close());
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
+import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 
 describe('--report-to API', () => {
-  it('creates a CLI run, appends event batches, and ends it on run.finished', async () => {
-    app = await testApp();
+  it('creates a CLI run, appends event batches, and ends it on run.finished', async ({ app }) => {
     const config = {
       model: 'openbmb/MiniCPM-o-4_5',
       baseUrl: 'http://10.0.0.5:8000',
@@ -55,8 +50,7 @@ describe('--report-to API', () => {
     ).toBe(404);
   });
 
-  it('a reported ramp-up run shows its ramp as its rate', async () => {
-    app = await testApp();
+  it('a reported ramp-up run shows its ramp as its rate', async ({ app }) => {
     const config = { model: 'm', requestRate: 'inf', rampUp: { strategy: 'exponential', startRps: 2, endRps: 30 } };
     expect(
       (await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: 'ci-ramp', config } }))
@@ -65,8 +59,7 @@ describe('--report-to API', () => {
     expect((await app.inject({ url: '/api/runs/ci-ramp' })).json().requestRate).toBe('exponential 2→30');
   });
 
-  it('rejects malformed bodies', async () => {
-    app = await testApp();
+  it('rejects malformed bodies', async ({ app }) => {
     expect(
       (await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: 'bad id with spaces' } }))
         .statusCode,

@@ -5,15 +5,12 @@
  * and stall reports as the same run without it, in the list and in its
  * detail; rows an older dashboard stored for such captures are not counted.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
 import type { ServerStacksReport } from '#shared/stallReport.ts';
-import { recordRun, testApp } from '../app/helpers.ts';
-import { hangRunEvents } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance;
-afterEach(async () => app?.close());
+import { recordRun } from '#test/helpers/dashboardApp.ts';
+import { test as it } from '#test/helpers/fixtures.ts';
+import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 
 /** What a capture without py-spy on PATH reported before the probe kept such captures to a warning. */
 function failedCapture(capture: number, startedAtMs = 1_000_000): ServerStacksReport {
@@ -52,8 +49,7 @@ interface ListItem {
 }
 
 describe('a failed server-stacks capture is not a stall', () => {
-  it('counts the same stalls as the run without it, in the list and the detail', async () => {
-    app = await testApp();
+  it('counts the same stalls as the run without it, in the list and the detail', async ({ app }) => {
     recordRun(app.hub, 'plain');
     recordRun(app.hub, 'captured', withFailedCapture('captured'));
     const list = (await app.inject({ url: '/api/runs' })).json() as { runs: ListItem[] };
@@ -68,8 +64,7 @@ describe('a failed server-stacks capture is not a stall', () => {
     ]);
   });
 
-  it('leaves out such a capture an older dashboard stored, from the counts and the detail', async () => {
-    app = await testApp();
+  it('leaves out such a capture an older dashboard stored, from the counts and the detail', async ({ app }) => {
     recordRun(app.hub, 'legacy');
     // As a dashboard before this rule stored it: a stall row on worker -1 (captures) beside the run's own.
     app.hub.store.db

@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
-import { recordRun, testApp } from '../app/helpers.ts';
-import { newRun, stallReport } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance;
-afterEach(async () => app?.close());
+import { recordRun } from '#test/helpers/dashboardApp.ts';
+import { newRun, stallReport } from '#test/helpers/sampleEvents.ts';
 
 const ndjson = (...lines: unknown[]) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n');
-const post = (payload: string, query = '') =>
+const post = (app: FastifyInstance, payload: string, query = '') =>
   app.inject({
     method: 'POST',
     url: `/api/ingest${query}`,
@@ -15,16 +13,15 @@ const post = (payload: string, query = '') =>
     payload,
   });
 
-function live(id: string) {
+function live(app: FastifyInstance, id: string) {
   app.store.runs.insertRun(newRun(id));
   app.hub.open(id, null);
 }
 
 describe('POST /api/ingest', () => {
-  it('keeps good lines, counts and reports bad ones by line number, joins by request id', async () => {
-    app = await testApp();
-    live('run-1');
-    live('run-1-x'); // a longer id sharing the prefix: ids join to the longest match
+  it('keeps good lines, counts and reports bad ones by line number, joins by request id', async ({ app }) => {
+    live(app, 'run-1');
+    live(app, 'run-1-x'); // a longer id sharing the prefix: ids join to the longest match
     const phase = {
       v: 1,
       ts: 1,
@@ -37,6 +34,7 @@ describe('POST /api/ingest', () => {
     };
     const stall = { v: 1, ts: 2, type: 'watchdog.stall', report: stallReport('run-1', 9) };
     const r = await post(
+      app,
       ndjson(
         phase,
         '{not json',
@@ -58,20 +56,22 @@ describe('POST /api/ingest', () => {
     expect(app.store.runs.stallReports('run-1-x')).toHaveLength(0);
   });
 
-  it('joins events to ?runId, events without request ids to the only live run, and refuses a finished run', async () => {
-    app = await testApp();
-    live('solo');
+  it('joins events to ?runId, events without request ids to the only live run, and refuses a finished run', async ({
+    app,
+  }) => {
+    live(app, 'solo');
     const idle = { v: 1, ts: 1, type: 'worker.idle', workerId: 0 };
-    expect((await post(ndjson(idle))).json()).toMatchObject({ accepted: 1 });
-    expect((await post(ndjson(idle), '?runId=solo')).json()).toMatchObject({ accepted: 1 });
-    expect((await post(ndjson(idle), '?runId=gone')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
-    live('second');
-    expect((await post(ndjson(idle))).json()).toMatchObject({ accepted: 0, unjoined: 1 });
+    expect((await post(app, ndjson(idle))).json()).toMatchObject({ accepted: 1 });
+    expect((await post(app, ndjson(idle), '?runId=solo')).json()).toMatchObject({ accepted: 1 });
+    expect((await post(app, ndjson(idle), '?runId=gone')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
+    live(app, 'second');
+    expect((await post(app, ndjson(idle))).json()).toMatchObject({ accepted: 0, unjoined: 1 });
     expect(app.hub.headSeq('solo')).toBe(2);
   });
 
-  it('appends ?runId= events for a stored run that has ended to its stored events (next seqs) and stall reports', async () => {
-    app = await testApp();
+  it('appends ?runId= events for a stored run that has ended to its stored events (next seqs) and stall reports', async ({
+    app,
+  }) => {
     recordRun(app.hub, 'done');
     expect(app.hub.isActive('done')).toBe(false);
     const head = app.hub.headSeq('done')!;
@@ -83,7 +83,7 @@ describe('POST /api/ingest', () => {
       report: { ...stallReport('done', 11), capturedAtMs: 1_005_000 },
     };
     const idle = { v: 1, ts: 1_006_000, type: 'worker.idle', workerId: 0 };
-    const r = (await post(ndjson(stall, idle), '?runId=done')).json();
+    const r = (await post(app, ndjson(stall, idle), '?runId=done')).json();
     expect(r).toMatchObject({ accepted: 2, rejected: 0, unjoined: 0 });
     expect(app.hub.headSeq('done')).toBe(head + 2);
     const late = app.store.runs.eventsAfter('done', head, 10);
@@ -98,13 +98,12 @@ describe('POST /api/ingest', () => {
     expect(stalls).toHaveLength(2);
     expect(JSON.stringify(stalls)).toContain('"opId":11');
     // Still no home for a run that does not exist.
-    expect((await post(ndjson(idle), '?runId=nope')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
+    expect((await post(app, ndjson(idle), '?runId=nope')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
   });
 
-  it('joins by the exact x-request-id a live run sent, whatever its prefix', async () => {
-    app = await testApp();
-    live('ci-5');
-    live('other');
+  it('joins by the exact x-request-id a live run sent, whatever its prefix', async ({ app }) => {
+    live(app, 'ci-5');
+    live(app, 'other');
     app.hub.append('ci-5', { type: 'request.sent', t: 0, index: 0, requestId: 'custom-prefix-0', attempt: 1 });
     const ev = {
       v: 1,
@@ -115,16 +114,15 @@ describe('POST /api/ingest', () => {
       requestIds: ['custom-prefix-0'],
       batchSize: 1,
     };
-    expect((await post(ndjson(ev))).json()).toMatchObject({ accepted: 1 });
+    expect((await post(app, ndjson(ev))).json()).toMatchObject({ accepted: 1 });
     expect(app.hub.headSeq('ci-5')).toBe(2);
     app.hub.close('ci-5');
     expect(app.hub.runOfRequest('custom-prefix-0')).toBeUndefined();
   });
 
-  it('limits the body size', async () => {
-    app = await testApp();
+  it('limits the body size', async ({ app }) => {
     const big = 'x'.repeat(17 * 1024 * 1024);
-    const r = await post(big);
+    const r = await post(app, big);
     expect(r.statusCode).toBe(413);
     expect(r.json().code).toBe('API_PAYLOAD_TOO_LARGE');
   });

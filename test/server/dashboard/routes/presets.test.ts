@@ -1,14 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { runSpecIssues } from '#shared/schemas.ts';
-import { testApp } from '../app/helpers.ts';
-
-let app: FastifyInstance;
-afterEach(async () => app?.close());
 
 describe('presets and the RunSpec schema', () => {
-  it('serves the code2wav-hang preset as the incident asks, and every preset is a valid spec', async () => {
-    app = await testApp();
+  it('serves the code2wav-hang preset as the incident asks, and every preset is a valid spec', async ({ app }) => {
     const { presets } = (await app.inject({ url: '/api/presets' })).json();
     const hang = presets.find((p: { id: string }) => p.id === 'code2wav-hang');
     expect(hang.spec).toMatchObject({
@@ -25,8 +20,7 @@ describe('presets and the RunSpec schema', () => {
     for (const p of presets) expect(runSpecIssues(p.spec)).toEqual([]);
   });
 
-  it('returns the RunSpec JSON Schema', async () => {
-    app = await testApp();
+  it('returns the RunSpec JSON Schema', async ({ app }) => {
     const s = (await app.inject({ url: '/api/schema/run-spec' })).json();
     expect(s.type).toBe('object');
     expect(Object.keys(s.properties)).toEqual(

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { testApp } from '#test/server/dashboard/app/helpers.ts';
+import { testApp } from '#test/helpers/dashboardApp.ts';
 import { redactConfig, redactSpec } from '#server/dashboard/runs/redact.ts';
 import { createRemoteReporter } from '#server/engine/report/remote.ts';
 import { redactUrl, redactUrlsDeep } from '#shared/redact.ts';

@@ -1,20 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { CODE2WAV_HANG, SEED_TTS_URL } from '#shared/presets.ts';
-import { recordRun, scriptedManager, testApp } from '../app/helpers.ts';
-import { completedRequest } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance;
-afterEach(async () => {
-  await app?.close();
-});
+import { recordRun, scriptedManager } from '#test/helpers/dashboardApp.ts';
+import { completedRequest } from '#test/helpers/sampleEvents.ts';
 
 const urlSpec = { ...SEED_TTS_URL.spec, dataset: { name: 'random', inputLen: 8, outputLen: 4 }, numPrompts: 4 };
 
 describe('POST /api/runs', () => {
-  it('refuses invalid specs with a 400 naming the field, and starts nothing', async () => {
+  it('refuses invalid specs with a 400 naming the field, and starts nothing', async ({ newApp }) => {
     let engineCalls = 0;
-    app = await testApp({
+    const app = await newApp({
       manager: {
         engine: async () => {
           engineCalls++;
@@ -63,9 +58,9 @@ describe('POST /api/runs', () => {
     expect(app.store.runs.list({ limit: 10, offset: 0 }).total).toBe(0);
   });
 
-  it('starts a valid spec (defaults filled in) and returns its id and warnings', async () => {
+  it('starts a valid spec (defaults filled in) and returns its id and warnings', async ({ newApp }) => {
     let mgr!: ReturnType<typeof scriptedManager>;
-    app = await testApp({ runManager: (hub) => (mgr = scriptedManager(hub)) });
+    const app = await newApp({ runManager: (hub) => (mgr = scriptedManager(hub)) });
     const spec = {
       target: { kind: 'embedded', watchdogTimeoutS: 500 },
       dataset: { name: 'random' },
@@ -85,8 +80,7 @@ describe('POST /api/runs', () => {
 });
 
 describe('reading runs', () => {
-  it('lists with paging and filters by verdict, status, text and metadata', async () => {
-    app = await testApp();
+  it('lists with paging and filters by verdict, status, text and metadata', async ({ app }) => {
     recordRun(app.hub, 'run-a', undefined, { metadata: { build: '101', node: 'mi300-3' } });
     recordRun(app.hub, 'run-b', completedRequest('run-b', 0), { metadata: { build: '102' } });
     const all = (await app.inject({ url: '/api/runs?limit=1' })).json();
@@ -117,8 +111,7 @@ describe('reading runs', () => {
     }
   });
 
-  it('returns a run with its stall reports, paged requests and events after a seq', async () => {
-    app = await testApp();
+  it('returns a run with its stall reports, paged requests and events after a seq', async ({ app }) => {
     recordRun(app.hub, 'run-c');
     const d = (await app.inject({ url: '/api/runs/run-c' })).json();
     expect(d).toMatchObject({ id: 'run-c', status: 'finished', verdict: 'failed_closed', active: false, lastSeq: 24 });
@@ -142,8 +135,8 @@ describe('reading runs', () => {
 });
 
 describe('cancel and delete', () => {
-  it('cancels a live run, refuses to delete it while live, deletes it afterwards', async () => {
-    app = await testApp({ runManager: (hub) => scriptedManager(hub) });
+  it('cancels a live run, refuses to delete it while live, deletes it afterwards', async ({ newApp }) => {
+    const app = await newApp({ runManager: (hub) => scriptedManager(hub) });
     const { id } = (
       await app.inject({
         method: 'POST',

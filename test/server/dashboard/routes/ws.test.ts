@@ -1,15 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { ServerMessage } from '#shared/protocol.ts';
-import { recordRun, testApp } from '../app/helpers.ts';
-import { completedRequest, hangRunEvents, newRun } from '../store/sampleEvents.ts';
+import { recordRun } from '#test/helpers/dashboardApp.ts';
+import { completedRequest, hangRunEvents, newRun } from '#test/helpers/sampleEvents.ts';
 
-let app: FastifyInstance;
 const sockets: WebSocket[] = [];
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.terminate();
-  await app?.close();
 });
 
 function collect(ws: WebSocket) {
@@ -27,7 +26,7 @@ function collect(ws: WebSocket) {
 }
 
 /** Opens /ws; the collector is attached before the upgrade completes (hello is sent at once). */
-async function open(headers: Record<string, string> = {}) {
+async function open(app: FastifyInstance, headers: Record<string, string> = {}) {
   let c!: ReturnType<typeof collect>;
   const ws = (await app.injectWS(
     '/ws',
@@ -43,12 +42,11 @@ async function open(headers: Record<string, string> = {}) {
 }
 
 describe('/ws', () => {
-  it('sends hello and a snapshot of live runs, then numbered deltas after subscribe', async () => {
-    app = await testApp();
+  it('sends hello and a snapshot of live runs, then numbered deltas after subscribe', async ({ app }) => {
     app.store.runs.insertRun(newRun('live-1'));
     app.hub.open('live-1', 'L');
     for (const e of completedRequest('live-1', 0)) app.hub.append('live-1', e);
-    const { ws, c } = await open();
+    const { ws, c } = await open(app);
     await c.until((m) => m.length >= 2);
     expect(c.msgs[0]).toEqual({ type: 'hello', v: 1 });
     expect(c.msgs[1]).toMatchObject({
@@ -65,10 +63,9 @@ describe('/ws', () => {
     expect(seqs).toEqual([3, 4, 5, 6, 7, 8]);
   });
 
-  it('replays a stored run from the store to a subscriber', async () => {
-    app = await testApp();
+  it('replays a stored run from the store to a subscriber', async ({ app }) => {
     recordRun(app.hub, 'done-1');
-    const { ws, c } = await open();
+    const { ws, c } = await open(app);
     await c.until((m) => m.length >= 2);
     ws.send(JSON.stringify({ type: 'subscribe', runId: 'done-1', afterSeq: 0 }));
     const msgs = await c.until(
@@ -79,17 +76,16 @@ describe('/ws', () => {
     expect(types.at(-1)).toBe('run.status');
   });
 
-  it('refuses an upgrade from a foreign Origin with 403', async () => {
-    app = await testApp();
-    await expect(open({ origin: 'http://evil.example' })).rejects.toThrow(/403/);
-    const { c } = await open({ origin: 'http://127.0.0.1:7077' });
+  it('refuses an upgrade from a foreign Origin with 403', async ({ app }) => {
+    await expect(open(app, { origin: 'http://evil.example' })).rejects.toThrow(/403/);
+    const { c } = await open(app, { origin: 'http://127.0.0.1:7077' });
     await c.until((m) => m.length >= 1);
   });
 
-  it('requires the token on the upgrade when one is configured', async () => {
-    app = await testApp({ host: '0.0.0.0', token: 'tok' });
-    await expect(open()).rejects.toThrow(/401/);
-    const { c } = await open({ authorization: 'Bearer tok' });
+  it('requires the token on the upgrade when one is configured', async ({ newApp }) => {
+    const app = await newApp({ host: '0.0.0.0', token: 'tok' });
+    await expect(open(app)).rejects.toThrow(/401/);
+    const { c } = await open(app, { authorization: 'Bearer tok' });
     await c.until((m) => m.length >= 2);
   });
 });

@@ -3,30 +3,26 @@
  * plan, watched over /ws, then read back through REST after restarting the
  * app on the same data directory.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterEach, describe, expect } from 'vitest';
 import type { WebSocket } from 'ws';
 import type { RunEvent, SeqEvent, ServerMessage } from '#shared/protocol.ts';
 import type { WatchdogStallReport } from '#shared/types.ts';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { testApp } from '../app/helpers.ts';
+import { test as it } from '#test/helpers/fixtures.ts';
 
-let app: FastifyInstance | undefined;
 let ws: WebSocket | undefined;
-afterEach(async () => {
+afterEach(() => {
   ws?.terminate();
-  await app?.close();
-  app = ws = undefined;
+  ws = undefined;
 });
 
 describe('fail-fast run on the embedded repro server, watched live, found again after a restart', () => {
-  it('streams the stall report with its stack, the timeout, the breaker trip and the cancellations; REST has the same after restart', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-'));
-    app = await testApp({ dataDir, store: { flushIntervalMs: 50 }, ws: { batchMs: 50 } });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+  it('streams the stall report with its stack, the timeout, the breaker trip and the cancellations; REST has the same after restart', async ({
+    tempDir: dataDir,
+    serveApp,
+    newApp,
+  }) => {
+    let { app } = await serveApp({ dataDir, store: { flushIntervalMs: 50 }, ws: { batchMs: 50 } });
     const msgs: ServerMessage[] = [];
     ws = await app.injectWS(
       '/ws',
@@ -85,7 +81,7 @@ describe('fail-fast run on the embedded repro server, watched live, found again 
     ws.terminate();
     ws = undefined;
     await app.close();
-    app = await testApp({ dataDir });
+    app = await newApp({ dataDir });
     const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({
       status: 'finished',
@@ -107,9 +103,8 @@ describe('fail-fast run on the embedded repro server, watched live, found again 
 });
 
 describe('the code2wav-hang preset as served', () => {
-  it('finishes failed closed with a stall report well within 30 s', async () => {
-    app = await testApp({ store: { flushIntervalMs: 100 } });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+  it('finishes failed closed with a stall report well within 30 s', async ({ serveApp }) => {
+    const { app } = await serveApp({ store: { flushIntervalMs: 100 } });
     const { presets } = (await app.inject({ url: '/api/presets' })).json();
     const t0 = Date.now();
     const { id } = (

@@ -1,22 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { testApp } from '../app/helpers.ts';
+import { test as it, type ServedApp } from '#test/helpers/fixtures.ts';
+import type { AppOptions } from '#server/dashboard/app.ts';
 import type { RunManager } from '#server/dashboard/runs/manager.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { specToConfig, faultFlags } from '#server/dashboard/runs/specToConfig.ts';
 import { CODE2WAV_HANG } from '#shared/presets.ts';
 
 const FAKE = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./fakeTarget.ts', import.meta.url))];
-let app: FastifyInstance | undefined;
 let sse: TestServer | undefined;
 afterEach(async () => {
-  await app?.close();
   await sse?.close();
-  app = sse = undefined;
+  sse = undefined;
 });
 
 const baseSpec = {
@@ -40,14 +36,18 @@ const baseSpec = {
   metricPercentiles: [99],
 };
 
-async function startApp(targetCommand?: string[], logs: string[] = []) {
-  app = await testApp({ manager: { targetCommand, log: (l) => logs.push(l) } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+/** A served dashboard whose run manager starts `targetCommand` as its embedded repro server. */
+async function startApp(
+  serveApp: (opts?: Partial<AppOptions>) => Promise<ServedApp>,
+  targetCommand?: string[],
+  logs: string[] = [],
+): Promise<FastifyInstance> {
+  const { app } = await serveApp({ manager: { targetCommand, log: (l) => logs.push(l) } });
   return app;
 }
 
-const eventTypes = async (id: string) =>
-  (await app!.inject({ url: `/api/runs/${id}/events?limit=50000` }))
+const eventTypes = async (app: FastifyInstance, id: string) =>
+  (await app.inject({ url: `/api/runs/${id}/events?limit=50000` }))
     .json()
     .events.map((e: { event: { type: string; event?: { type: string } } }) =>
       e.event.type === 'telemetry' ? `telemetry:${e.event.event!.type}` : e.event.type,
@@ -82,37 +82,41 @@ describe('run manager', () => {
     expect(specToConfig({ ...CODE2WAV_HANG.spec, target: url }, 'r4', url.baseUrl).insecure).toBeUndefined();
   });
 
-  it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async () => {
+  it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async ({
+    serveApp,
+  }) => {
     sse = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
-    await startApp();
+    const app = await startApp(serveApp);
     const spec = {
       ...baseSpec,
       numPrompts: 4,
       rampUp: { strategy: 'linear', startRps: 20, endRps: 40 },
       target: { kind: 'url', baseUrl: sse.url },
     };
-    const r = await app!.inject({ method: 'POST', url: '/api/runs', payload: spec });
+    const r = await app.inject({ method: 'POST', url: '/api/runs', payload: spec });
     expect(r.statusCode, r.body).toBe(201);
     const { id } = r.json();
-    await (app!.runManager as RunManager).whenDone(id);
-    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    await (app.runManager as RunManager).whenDone(id);
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({ status: 'finished', verdict: 'passed', requestRate: 'linear 20→40' });
-    const result = (await app!.inject({ url: `/api/runs/${id}/export?format=vllm` })).json();
+    const result = (await app.inject({ url: `/api/runs/${id}/export?format=vllm` })).json();
     expect(result).toMatchObject({ ramp_up_strategy: 'linear', ramp_up_start_rps: 20, ramp_up_end_rps: 40 });
   });
 
-  it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async () => {
+  it('runs against a URL target: events flow into the hub, the run ends failed_closed and is stored', async ({
+    serveApp,
+  }) => {
     sse = await startSseServer((a) => (a.n < 6 ? { kind: 'ok', tokens: 3 } : { kind: 'hang' }));
-    await startApp();
-    const r = await app!.inject({
+    const app = await startApp(serveApp);
+    const r = await app.inject({
       method: 'POST',
       url: '/api/runs',
       payload: { ...baseSpec, target: { kind: 'url', baseUrl: sse.url, apiKey: 'sk-secret' } },
     });
     expect(r.statusCode, r.body).toBe(201);
     const { id } = r.json();
-    await (app!.runManager as RunManager).whenDone(id);
-    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    await (app.runManager as RunManager).whenDone(id);
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({
       status: 'finished',
       verdict: 'failed_closed',
@@ -124,16 +128,16 @@ describe('run manager', () => {
     expect(sse.arrivals[0].headers.authorization).toBe('Bearer sk-secret'); // sent to the target...
     expect(JSON.stringify(d)).not.toContain('sk-secret'); // ...never shown
     expect(d.spec.target.apiKey).toBe('***');
-    expect(JSON.stringify(app!.store.db.prepare('SELECT * FROM runs').all())).not.toContain('sk-secret'); // nor stored
+    expect(JSON.stringify(app.store.db.prepare('SELECT * FROM runs').all())).not.toContain('sk-secret'); // nor stored
     expect(d.counts.timedOut + d.counts.cancelledAfterTimeout).toBe(34);
-    const types = await eventTypes(id);
+    const types = await eventTypes(app, id);
     expect(types[0]).toBe('run.status');
     expect(types.slice(-2)).toEqual(['run.finished', 'run.status']);
-    const exported = await app!.inject({ url: `/api/runs/${id}/export?format=vllm` });
+    const exported = await app.inject({ url: `/api/runs/${id}/export?format=vllm` });
     const j = exported.json();
     expect(j).toMatchObject({ completed: 6, fail_fast_tripped: true });
     // The per-request arrays (vLLM --save-detailed), in dataset order, where vLLM puts them.
-    const rows = (await app!.inject({ url: `/api/runs/${id}/requests?limit=100` })).json().requests as {
+    const rows = (await app.inject({ url: `/api/runs/${id}/requests?limit=100` })).json().requests as {
       index: number;
       status: string;
       promptLen: number;
@@ -159,9 +163,9 @@ describe('run manager', () => {
     expect(keys.indexOf('errors')).toBeLessThan(keys.indexOf('max_concurrent_requests'));
   });
 
-  it('flushes the embedded repro server telemetry before finishing, then stops the target', async () => {
+  it('flushes the embedded repro server telemetry before finishing, then stops the target', async ({ serveApp }) => {
     const logs: string[] = [];
-    await startApp(FAKE, logs);
+    const app = await startApp(serveApp, FAKE, logs);
     const spec = {
       ...baseSpec,
       target: {
@@ -172,13 +176,13 @@ describe('run manager', () => {
         maxBatch: 4,
       },
     };
-    const { id } = (await app!.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
-    await (app!.runManager as RunManager).whenDone(id);
-    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
+    await (app.runManager as RunManager).whenDone(id);
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d.status).toBe('finished');
     expect(d.stallReports).toHaveLength(1); // arrived only during the flush
     expect(d.stallReports[0].report.stack[0].function).toBe('fakeBlock');
-    const types = await eventTypes(id);
+    const types = await eventTypes(app, id);
     expect(types.indexOf('telemetry:watchdog.stall')).toBeLessThan(types.indexOf('run.finished'));
     expect(logs.some((l) => l.includes('fake target args: faults=hift:block:after=2 watchdog=0.2 workers=1'))).toBe(
       true,
@@ -186,30 +190,32 @@ describe('run manager', () => {
     expect(d.config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
-  it('cancels a run: in-flight requests are aborted and the run is recorded interrupted', async () => {
+  it('cancels a run: in-flight requests are aborted and the run is recorded interrupted', async ({ serveApp }) => {
     sse = await startSseServer(() => ({ kind: 'hang' }));
-    await startApp();
+    const app = await startApp(serveApp);
     const { id } = (
-      await app!.inject({
+      await app.inject({
         method: 'POST',
         url: '/api/runs',
         payload: { ...baseSpec, timeouts: { totalS: 30 }, target: { kind: 'url', baseUrl: sse.url } },
       })
     ).json();
     await sse.waitForArrivals(4);
-    expect((await app!.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
-    await (app!.runManager as RunManager).whenDone(id);
-    expect((await app!.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({
+    expect((await app.inject({ method: 'POST', url: `/api/runs/${id}/cancel` })).statusCode).toBe(202);
+    await (app.runManager as RunManager).whenDone(id);
+    expect((await app.inject({ url: `/api/runs/${id}` })).json()).toMatchObject({
       status: 'interrupted',
       verdict: 'interrupted',
     });
   });
 
-  it('closing the app records a live run as interrupted in order (not left for crash recovery)', async () => {
+  it('closing the app records a live run as interrupted in order (not left for crash recovery)', async ({
+    tempDir: dataDir,
+    serveApp,
+    newApp,
+  }) => {
     sse = await startSseServer(() => ({ kind: 'hang' }));
-    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
-    app = await testApp({ dataDir });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    let { app } = await serveApp({ dataDir });
     const { id } = (
       await app.inject({
         method: 'POST',
@@ -219,38 +225,40 @@ describe('run manager', () => {
     ).json();
     await sse.waitForArrivals(4);
     await app.close();
-    app = await testApp({ dataDir });
+    app = await newApp({ dataDir });
     const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });
-    const types = await eventTypes(id);
+    const types = await eventTypes(app, id);
     expect(types).toContain('run.finished'); // the engine's own partial result was recorded
     const last = (await app.inject({ url: `/api/runs/${id}/events?after=${d.lastSeq - 1}` })).json().events[0].event;
     expect(last).toMatchObject({ type: 'run.status', status: 'interrupted' });
     expect(last.message ?? '').not.toMatch(/stopped while this run was running/);
   });
 
-  it('closing the app still flushes an embedded repro server: the stall report survives the shutdown', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-mgr-'));
-    app = await testApp({ dataDir, manager: { targetCommand: FAKE } });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+  it('closing the app still flushes an embedded repro server: the stall report survives the shutdown', async ({
+    tempDir: dataDir,
+    serveApp,
+    newApp,
+  }) => {
+    let { app } = await serveApp({ dataDir, manager: { targetCommand: FAKE } });
     const spec = {
       ...baseSpec,
       timeouts: { totalS: 30 },
       target: { kind: 'embedded', faults: [], watchdogTimeoutS: 1, workers: 1, maxBatch: 4 },
     };
     const { id } = (await app.inject({ method: 'POST', url: '/api/runs', payload: spec })).json();
-    while (!(await eventTypes(id)).includes('request.sent')) await new Promise((r) => setTimeout(r, 20));
+    while (!(await eventTypes(app, id)).includes('request.sent')) await new Promise((r) => setTimeout(r, 20));
     await app.close();
-    app = await testApp({ dataDir });
+    app = await newApp({ dataDir });
     const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d.status).toBe('interrupted');
     expect(d.stallReports).toHaveLength(1);
   });
 
-  it('records a run whose embedded repro server cannot start as errored', async () => {
-    await startApp([process.execPath, '-e', 'process.exit(3)']);
+  it('records a run whose embedded repro server cannot start as errored', async ({ serveApp }) => {
+    const app = await startApp(serveApp, [process.execPath, '-e', 'process.exit(3)']);
     const { id } = (
-      await app!.inject({
+      await app.inject({
         method: 'POST',
         url: '/api/runs',
         payload: {
@@ -259,8 +267,8 @@ describe('run manager', () => {
         },
       })
     ).json();
-    await (app!.runManager as RunManager).whenDone(id);
-    const d = (await app!.inject({ url: `/api/runs/${id}` })).json();
+    await (app.runManager as RunManager).whenDone(id);
+    const d = (await app.inject({ url: `/api/runs/${id}` })).json();
     expect(d).toMatchObject({ status: 'errored', verdict: 'errored' });
     expect(d.error).toMatch(/embedded repro server did not start: it exited \(\d+\)/);
   });

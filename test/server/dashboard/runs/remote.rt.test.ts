@@ -1,30 +1,17 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { run as benchRun } from '#server/cli/bench.ts';
 import { startSseServer } from '#test/helpers/sseServer.ts';
-import type { FastifyInstance } from 'fastify';
 import { createServer } from 'node:net';
 import { createRemoteReporter } from '#server/engine/report/remote.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
-import { testApp } from '../app/helpers.ts';
-import { hangRunEvents } from '../store/sampleEvents.ts';
-
-let app: FastifyInstance | undefined;
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-});
-
-async function listening(opts = {}) {
-  app = await testApp(opts);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-}
+import { test as it } from '#test/helpers/fixtures.ts';
+import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 
 const benchEvents = (id: string) => hangRunEvents(id).filter((e): e is BenchEvent => e.type !== 'telemetry');
 
 describe('--report-to reporter', () => {
-  it('streams a CLI run into the dashboard, which stores it like its own', async () => {
-    const url = await listening();
+  it('streams a CLI run into the dashboard, which stores it like its own', async ({ serveApp }) => {
+    const { app, url } = await serveApp();
     const logs: string[] = [];
     const rep = createRemoteReporter({
       url,
@@ -35,18 +22,20 @@ describe('--report-to reporter', () => {
     });
     for (const e of benchEvents('ci-1').slice(0, 5)) rep.onEvent(e);
     await new Promise((r) => setTimeout(r, 100));
-    expect(app!.hub.isActive('ci-1')).toBe(true);
+    expect(app.hub.isActive('ci-1')).toBe(true);
     for (const e of benchEvents('ci-1').slice(5)) rep.onEvent(e);
     await rep.close();
     expect(logs).toEqual([]);
-    const d = (await app!.inject({ url: '/api/runs/ci-1' })).json();
+    const d = (await app.inject({ url: '/api/runs/ci-1' })).json();
     expect(d).toMatchObject({ source: 'cli', status: 'finished', verdict: 'failed_closed', metadata: { build: '9' } });
     expect(JSON.stringify(d.config)).not.toContain('secret');
     expect(d.lastSeq).toBe(benchEvents('ci-1').length + 2);
   });
 
-  it('stallscope bench --report-to: a CLI run shows up in the real dashboard, stored like its own', async () => {
-    const url = await listening();
+  it('stallscope bench --report-to: a CLI run shows up in the real dashboard, stored like its own', async ({
+    serveApp,
+  }) => {
+    const { app, url } = await serveApp();
     const target = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -73,7 +62,7 @@ describe('--report-to reporter', () => {
       err.mockRestore();
       await target.close();
     }
-    const d = (await app!.inject({ url: '/api/runs/cli-run' })).json();
+    const d = (await app.inject({ url: '/api/runs/cli-run' })).json();
     expect(d).toMatchObject({
       source: 'cli',
       status: 'finished',
@@ -81,18 +70,18 @@ describe('--report-to reporter', () => {
       counts: { completed: 5 },
       target: target.url,
     });
-    expect((await app!.inject({ url: '/api/runs?metadata=build%3D321' })).json().total).toBe(1);
-    expect((await app!.inject({ url: '/api/runs/cli-run/requests' })).json().total).toBe(5);
+    expect((await app.inject({ url: '/api/runs?metadata=build%3D321' })).json().total).toBe(1);
+    expect((await app.inject({ url: '/api/runs/cli-run/requests' })).json().total).toBe(5);
   });
 
-  it('sends the token from the URL', async () => {
-    const url = await listening({ host: '0.0.0.0', token: 'tk' });
+  it('sends the token from the URL', async ({ serveApp }) => {
+    const { app, url } = await serveApp({ host: '0.0.0.0', token: 'tk' });
     const logs: string[] = [];
     const rep = createRemoteReporter({ url: `${url}/?token=tk`, runId: 'ci-2', config: {}, log: (l) => logs.push(l) });
     for (const e of benchEvents('ci-2')) rep.onEvent(e);
     await rep.close();
     expect(logs).toEqual([]);
-    expect(app!.store.runs.get('ci-2')?.status).toBe('finished');
+    expect(app.store.runs.get('ci-2')?.status).toBe('finished');
   });
 
   it('says once that the dashboard is unreachable and never blocks or throws', async () => {

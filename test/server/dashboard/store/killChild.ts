@@ -5,7 +5,7 @@
  */
 import { Store } from '#server/dashboard/store/store.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
-import { completedRequest, newRun, stallEvent } from './sampleEvents.ts';
+import { completedRequest, newRun, stallEvent } from '#test/helpers/sampleEvents.ts';
 
 const store = new Store({ dataDir: process.argv[2], flushIntervalMs: 20 });
 const hub = new Hub(store);

@@ -8,7 +8,7 @@ import { MIGRATIONS } from '#server/dashboard/store/migrations.ts';
 import { resultParts } from '#server/dashboard/store/runQueries.ts';
 import { DB_FILE, openDb, defaultDataDir } from '#server/dashboard/store/db.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
-import { completedRequest, newRun, stallEvent } from './sampleEvents.ts';
+import { completedRequest, newRun, stallEvent } from '#test/helpers/sampleEvents.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'stallscope-store-'));
 const count = (s: Store, table: string, runId: string) =>

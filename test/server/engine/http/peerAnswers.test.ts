@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDispatch } from '#server/engine/dispatch.ts';
-import { harness } from '#test/server/engine/harness.ts';
+import { harness } from '#test/helpers/dispatchHarness.ts';
 import { DONE, roleEvent, textEvent } from '#test/helpers/sse.ts';
 
 let server: Server | null = null;

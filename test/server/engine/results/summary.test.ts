@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calculateMetrics } from '#shared/metrics/index.ts';
 import { evaluateVerdict } from '#shared/verdict.ts';
-import { buildResultJson } from '#server/engine/results/resultJson.ts';
+import { buildResultJson } from '#shared/vllmResult/resultJson.ts';
 import { centre, fixed2, percent2 } from '#server/engine/results/pyFormat.ts';
 import { formatSummary } from '#server/engine/results/summary.ts';
 import { placeholderRecord } from '#server/engine/client/record.ts';

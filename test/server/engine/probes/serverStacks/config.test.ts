@@ -1,28 +1,25 @@
 /**
  * Server-stacks settings from the CLI and the dashboard: the flags parse into
  * one config, each misuse is refused naming its flag before anything is
- * sent; the RunSpec's "Capture server stacks" maps onto the same config; the
+ * sent; the RunSpec's "Capture server stacks" maps onto the same config and
+ * the run manager hands the probe it builds to the engine; the
  * server refuses `auto` for a target that is not loopback (and the form says
  * the same, from the same rule); a bad phase-rules file is refused.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import { describe, expect } from 'vitest';
+import { test as it } from '#test/helpers/fixtures.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
-import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
+import { specServerStacks, specToConfig } from '#server/dashboard/runs/specToConfig.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 import { SEED_TTS_URL } from '#shared/presets.ts';
 import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/schemas.ts';
 import { isLoopbackUrl } from '#shared/stallReport.ts';
-import { testApp } from '#test/server/dashboard/app/helpers.ts';
-
-let app: FastifyInstance | null = null;
-afterEach(async () => {
-  await app?.close();
-  app = null;
-});
+import type { RunManager } from '#server/dashboard/runs/manager.ts';
+import type { EngineOptions } from '#server/engine/engine.ts';
+import type { BenchConfig } from '#server/engine/config.ts';
+import { ServerStacksProbe } from '#server/engine/probes/serverStacks/probe.ts';
 
 describe('CLI flags', () => {
   it('parse into the server-stacks config', () => {
@@ -40,7 +37,7 @@ describe('CLI flags', () => {
       '--server-phase-rules',
       'rules.json',
     ]);
-    expect(p.config.serverStacks).toEqual({
+    expect(p.serverStacks).toEqual({
       pid: 1234,
       captureOnTimeout: true,
       stallAfterS: 60,
@@ -48,10 +45,12 @@ describe('CLI flags', () => {
       pySpy: '/opt/py-spy',
       rulesFile: 'rules.json',
     });
+    // The probe's settings, not the engine's config.
+    expect(p.config).not.toHaveProperty('serverStacks');
     expect(
-      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).config.serverStacks,
+      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).serverStacks,
     ).toMatchObject({ pid: 'auto', captureOnTimeout: true, native: false });
-    expect(parseBenchArgs(['--model', 'm']).config.serverStacks).toBeUndefined();
+    expect(parseBenchArgs(['--model', 'm']).serverStacks).toBeUndefined();
   });
 
   it('refuse misuse naming the flag', () => {
@@ -78,17 +77,16 @@ describe('RunSpec "Capture server stacks"', () => {
       target,
     }) as RunSpec;
 
-  it('maps onto the engine config: capture at the first timeout, the stall threshold, native', () => {
-    const c = specToConfig(
-      spec({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: { pid: 77, stallAfterS: 30 } }),
-      'r',
-      'http://127.0.0.1:8000',
-    );
-    expect(c.serverStacks).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
-    expect(specToConfig(spec({ kind: 'url', baseUrl: 'http://h:1' }), 'r', 'http://h:1').serverStacks).toBeUndefined();
+  it("maps onto the probe's settings: capture at the first timeout, the stall threshold, native", () => {
+    const s = spec({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: { pid: 77, stallAfterS: 30 } });
+    expect(specServerStacks(s)).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
+    expect(specToConfig(s, 'r', 'http://127.0.0.1:8000')).not.toHaveProperty('serverStacks');
+    expect(specServerStacks(spec({ kind: 'url', baseUrl: 'http://h:1' }))).toBeUndefined();
   });
 
-  it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async () => {
+  it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async ({
+    newApp,
+  }) => {
     const bad = spec({ kind: 'url', baseUrl: 'http://10.0.0.7:8000', serverStacks: { pid: 'auto' } });
     expect(runSpecIssues(bad)).toEqual([
       expect.objectContaining({
@@ -101,7 +99,7 @@ describe('RunSpec "Capture server stacks"', () => {
       [],
     );
     let engineCalls = 0;
-    app = await testApp({ manager: { engine: async () => (engineCalls++, Promise.reject(new Error('no'))) } });
+    const app = await newApp({ manager: { engine: async () => (engineCalls++, Promise.reject(new Error('no'))) } });
     const r = await app.inject({ method: 'POST', url: '/api/runs', payload: bad });
     expect(r.statusCode).toBe(400);
     expect(r.json()).toMatchObject({ field: 'target.serverStacks.pid', message: expect.stringMatching(/loopback/) });
@@ -113,6 +111,29 @@ describe('RunSpec "Capture server stacks"', () => {
     expect(engineCalls).toBe(0);
   });
 
+  it('the run manager builds the probe and hands it to the engine; the run is recorded with its settings', async ({
+    newApp,
+  }) => {
+    const handed: EngineOptions[] = [];
+    const engine = async (_c: BenchConfig, o: EngineOptions = {}): Promise<never> => {
+      handed.push(o);
+      throw new Error('not run in this test');
+    };
+    const app = await newApp({ manager: { engine } });
+    const start = async (target: object): Promise<{ config: Record<string, unknown> }> => {
+      const r = await app.inject({ method: 'POST', url: '/api/runs', payload: spec(target) });
+      expect(r.statusCode, r.body).toBe(201);
+      await (app.runManager as RunManager).whenDone(r.json().id);
+      return (await app.inject({ url: `/api/runs/${r.json().id}` })).json();
+    };
+    const stacks = { pid: process.pid, stallAfterS: 30 };
+    const d = await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: stacks });
+    expect(handed[0].probes).toEqual([expect.any(ServerStacksProbe)]);
+    expect(d.config.serverStacks).toEqual({ ...stacks, captureOnTimeout: true, native: false });
+    await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000' });
+    expect(handed[1].probes).toEqual([]);
+  });
+
   it('loopback means this machine', () => {
     for (const u of ['http://127.0.0.1:8000', 'http://localhost:1', 'http://[::1]:8000', 'http://127.3.4.5'])
       expect(isLoopbackUrl(u), u).toBe(true);
@@ -122,26 +143,23 @@ describe('RunSpec "Capture server stacks"', () => {
 });
 
 describe('phase rules file', () => {
-  it('refuses a file that is not JSON, breaks the schema, or has a bad pattern, naming the file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stallscope-rules-'));
-    try {
-      const write = (name: string, text: string) => {
-        writeFileSync(join(dir, name), text);
-        return join(dir, name);
-      };
-      expect(() => loadPhaseRules(write('a.json', '{'))).toThrow(/invalid phase rules file: .*a\.json/);
-      expect(() =>
-        loadPhaseRules(write('b.json', '{"version":1,"rules":[{"id":"x","phase":"hift","fn":"y"}]}')),
-      ).toThrow(/b\.json/);
-      expect(() =>
-        loadPhaseRules(write('c.json', '{"version":1,"rules":[{"id":"x","phase":"hift","function":"("}]}')),
-      ).toThrow(/c\.json: rules\[0\] \(x\)\.function/);
-      const ok = loadPhaseRules(
-        write('d.json', '{"version":1,"rules":[{"id":"mine","phase":"cfm","function":"^my_dit$"}]}'),
-      );
-      expect(ok.rules.map((r) => r.id)).toEqual(['mine']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('refuses a file that is not JSON, breaks the schema, or has a bad pattern, naming the file', ({
+    tempDir: dir,
+  }) => {
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    expect(() => loadPhaseRules(write('a.json', '{'))).toThrow(/invalid phase rules file: .*a\.json/);
+    expect(() => loadPhaseRules(write('b.json', '{"version":1,"rules":[{"id":"x","phase":"hift","fn":"y"}]}'))).toThrow(
+      /b\.json/,
+    );
+    expect(() =>
+      loadPhaseRules(write('c.json', '{"version":1,"rules":[{"id":"x","phase":"hift","function":"("}]}')),
+    ).toThrow(/c\.json: rules\[0\] \(x\)\.function/);
+    const ok = loadPhaseRules(
+      write('d.json', '{"version":1,"rules":[{"id":"mine","phase":"cfm","function":"^my_dit$"}]}'),
+    );
+    expect(ok.rules.map((r) => r.id)).toEqual(['mine']);
   });
 });

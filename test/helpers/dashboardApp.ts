@@ -5,7 +5,7 @@ import type { Hub } from '#server/dashboard/hub/hub.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import type { RunStarter } from '#server/dashboard/runs/types.ts';
 import type { RunEvent } from '#shared/protocol.ts';
-import { hangRunEvents, newRun } from '../store/sampleEvents.ts';
+import { hangRunEvents, newRun } from './sampleEvents.ts';
 
 export async function testApp(opts: Partial<AppOptions> = {}): Promise<FastifyInstance> {
   const app = await buildApp({ dataDir: null, store: { flushIntervalMs: 10 }, ws: { batchMs: 10 }, ...opts });

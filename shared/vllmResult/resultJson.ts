@@ -1,7 +1,9 @@
 /**
  * The saved result: vLLM's result dict, in vLLM's key order, plus
  * stallscope's keys (docs/design.md#result-json). Anything that reads a vLLM result
- * file reads ours; the extra keys come last.
+ * file reads ours; the extra keys come last. A file format two programs write
+ * (the engine its result file, the dashboard an export rebuilt from a stored
+ * run), so it lives here, pure, beside the metrics it holds.
  *
  * Order: the header `main_async` writes (date … num_prompts, the `--metadata`
  * pairs, request_rate, burstiness, max_concurrency); then omni `benchmark()`'s
@@ -10,22 +12,47 @@
  * `mean_denoise_step_latency_ms` and `max_output_tokens_per_s`; then the
  * sample counts and mean/median/p keys; any other metric key; then ours.
  */
-import { outputLength } from '../../../shared/metrics/index.ts';
-import type {
-  BreakerCause,
-  ConnectionMode,
-  InterruptCause,
-  RequestEndStatus,
-  RunCounts,
-  Verdict,
-} from '../../../shared/types.ts';
-import type { RequestRecord } from '../client/record.ts';
-import type { RampUp } from '../config.ts';
-import type { RpsChangeEvent } from '../traffic.ts';
-import { formatResultDate } from './resultFile.ts';
+import { outputLength } from '../metrics/index.ts';
+import type { MetricInput } from '../metrics/input.ts';
+import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
-export { parseResultText, pyJsonDumps } from './pyJson.ts';
-export { resultFilename, formatResultDate, writeResult } from './resultFile.ts';
+/** One request's fields the result reads (the engine's RequestRecord has them all). */
+type ResultRecord = Pick<
+  MetricInput,
+  | 'success'
+  | 'ttft'
+  | 'itl'
+  | 'outputTokens'
+  | 'promptLen'
+  | 'generatedText'
+  | 'audioDuration'
+  | 'audioFrames'
+  | 'startTime'
+  | 'latency'
+  | 'audioTtfp'
+  | 'audioRtf'
+  | 'textLatency'
+> & { error: string };
+
+/** `--ramp-up-strategy` with its rates, as the result records them. */
+interface ResultRampUp {
+  strategy: 'linear' | 'exponential';
+  startRps: number;
+  endRps: number;
+}
+
+/** One whole-RPS step of a ramp-up run (`rps_change_events`). */
+export interface RpsChangeEvent {
+  rps: number;
+  /** Local time as Python's `datetime.now().isoformat()` writes it. */
+  timestamp: string;
+}
+
+/** `%Y%m%d-%H%M%S` in local time, as vLLM's `datetime.now().strftime` writes it. */
+export function formatResultDate(d: Date): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
 
 /** What a result is built from. Records are in dataset order, one per request. */
 export interface ResultJsonInput {
@@ -48,7 +75,7 @@ export interface ResultJsonInput {
   burstiness: number;
   maxConcurrency: number | null;
   /** With ramp-up: written after max_concurrency, as vLLM's main does. */
-  rampUp?: RampUp;
+  rampUp?: ResultRampUp;
   /** With ramp-up: the whole-RPS steps, written after the per-request arrays and peaks. */
   rpsChangeEvents?: readonly RpsChangeEvent[];
   /** From `calculateMetrics`; non-finite values are left out, never written as NaN. */
@@ -60,23 +87,7 @@ export interface ResultJsonInput {
    * is a placeholder record (see `placeholderRecord`): its client prompt
    * length, start time 0, and its error string.
    */
-  records: readonly Pick<
-    RequestRecord,
-    | 'success'
-    | 'error'
-    | 'ttft'
-    | 'itl'
-    | 'outputTokens'
-    | 'promptLen'
-    | 'generatedText'
-    | 'audioDuration'
-    | 'audioFrames'
-    | 'startTime'
-    | 'latency'
-    | 'audioTtfp'
-    | 'audioRtf'
-    | 'textLatency'
-  >[];
+  records: readonly ResultRecord[];
   /** End state per request, dataset order. */
   statuses: readonly RequestEndStatus[];
   counts: RunCounts;

@@ -7,7 +7,7 @@
  * allows them), and `--append-result` files hold several objects, one per
  * line; both are accepted.
  */
-import { StallscopeError } from '../../../shared/errors.ts';
+import { StallscopeError } from '../errors.ts';
 import type { FloatKind } from './floatKeys.ts';
 
 function pyString(s: string): string {

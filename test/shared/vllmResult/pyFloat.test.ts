@@ -8,12 +8,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseResultText, pyFloatRepr, pyJsonDumps } from '#server/engine/results/pyJson.ts';
-import { resultFloatKind } from '#server/engine/results/floatKeys.ts';
-import { buildResultJson } from '#server/engine/results/resultJson.ts';
+import { parseResultText, pyFloatRepr, pyJsonDumps } from '#shared/vllmResult/pyJson.ts';
+import { resultFloatKind } from '#shared/vllmResult/floatKeys.ts';
+import { buildResultJson } from '#shared/vllmResult/resultJson.ts';
 import { runPython } from '#test/helpers/venvPython.ts';
 
-const FIXTURES = resolve(import.meta.dirname, '../../../fixtures/vllm-results');
+const FIXTURES = resolve(import.meta.dirname, '../../fixtures/vllm-results');
 
 /** IEEE-754 bits of `x` as 16 hex digits: passes the exact value to Python. */
 function bits(x: number): string {

@@ -1,4 +1,4 @@
-/** Shared helpers for the reproduction-target tests. */
+/** The Code2Wav decoder run in the calling thread, and what the reproduction-server tests measure of its audio. */
 import { createHash } from 'node:crypto';
 import { createModel, SILENCE_CODE } from '#server/repro/code2wav/kernels/model.ts';
 import { fft } from '#server/repro/code2wav/kernels/fft.ts';
@@ -74,18 +74,4 @@ export function similarity(a: Float64Array, b: Float64Array): number {
     bb += b[i] * b[i];
   }
   return ab / Math.sqrt(aa * bb);
-}
-
-export async function waitFor<T>(
-  get: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 5000,
-  stepMs = 10,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
 }

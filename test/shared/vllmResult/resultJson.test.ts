@@ -1,27 +1,17 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { StallscopeError } from '#shared/errors.ts';
 import { calculateMetrics } from '#shared/metrics/index.ts';
 import type { RequestEndStatus, RunCounts } from '#shared/types.ts';
 import { newRecord, placeholderRecord } from '#server/engine/client/record.ts';
-import {
-  buildResultJson,
-  parseResultText,
-  pyJsonDumps,
-  resultFilename,
-  writeResult,
-  type ResultJsonInput,
-} from '#server/engine/results/resultJson.ts';
+import { buildResultJson, type ResultJsonInput } from '#shared/vllmResult/resultJson.ts';
+import { parseResultText, pyJsonDumps } from '#shared/vllmResult/pyJson.ts';
 import { VLLM_RESULTS_DIR, close, readJson, runSequence } from '#test/fixtures/golden-helpers/golden.ts';
 
 const OPTS = {
   percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'],
   metricPercentiles: [50, 90, 99],
 };
-const tmp = mkdtempSync(join(tmpdir(), 'stallscope-results-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function inputFor(cases: number[], detailed: boolean): ResultJsonInput {
   const { records, durationS } = runSequence(cases);
@@ -199,46 +189,6 @@ describe('pyJsonDumps', () => {
       '{"a": [1, 2.5], "b": "caf\\u00e9 \\u2713", "c": null, "d": true}',
     );
     expect(JSON.parse(pyJsonDumps({ s: '😀\n"' })).s).toBe('😀\n"');
-  });
-});
-
-describe('resultFilename', () => {
-  it('follows vLLM: {label|backend}-{rate}qps[-concurrencyN]-{model basename}-{date}.json', () => {
-    const base = {
-      label: null,
-      backend: 'openai-chat-omni',
-      modelId: 'openbmb/MiniCPM-o-4_5',
-      date: '20260801-101500',
-    };
-    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10 })).toBe(
-      'openai-chat-omni-infqps-concurrency10-MiniCPM-o-4_5-20260801-101500.json',
-    );
-    expect(resultFilename({ ...base, label: 'nightly', requestRate: 10, maxConcurrency: null })).toBe(
-      'nightly-10.0qps-MiniCPM-o-4_5-20260801-101500.json',
-    );
-    expect(resultFilename({ ...base, requestRate: 0.5, maxConcurrency: 1, date: new Date(2026, 0, 2, 3, 4, 5) })).toBe(
-      'openai-chat-omni-0.5qps-concurrency1-MiniCPM-o-4_5-20260102-030405.json',
-    );
-    const rampUp = { strategy: 'linear' as const, startRps: 1, endRps: 20 };
-    expect(resultFilename({ ...base, requestRate: Infinity, maxConcurrency: 10, rampUp })).toBe(
-      'openai-chat-omni-ramp-up-linear-1qps-20qps-concurrency10-MiniCPM-o-4_5-20260801-101500.json',
-    );
-  });
-});
-
-describe('writeResult', () => {
-  it('writes one object, or appends JSON-lines with a newline only between objects', async () => {
-    const path = join(tmp, 'nested', 'dir', 'r.json');
-    await writeResult(path, { a: 1 });
-    await writeResult(path, { a: 2 });
-    expect(readFileSync(path, 'utf8')).toBe('{"a": 2}');
-    await writeResult(path, { a: 3 }, { append: true });
-    await writeResult(path, { a: 4 }, { append: true });
-    expect(readFileSync(path, 'utf8')).toBe('{"a": 2}\n{"a": 3}\n{"a": 4}');
-    expect(parseResultText(readFileSync(path, 'utf8')).map((o) => o.a)).toEqual([2, 3, 4]);
-    const fresh = join(tmp, 'fresh.json');
-    await writeResult(fresh, { b: 1 }, { append: true });
-    expect(readFileSync(fresh, 'utf8')).toBe('{"b": 1}');
   });
 });
 

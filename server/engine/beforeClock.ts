@@ -1,0 +1,72 @@
+/**
+ * Everything a run does before its benchmark clock starts, in vLLM's order:
+ * the ready check (`--ready-check-timeout-sec`), the warmup requests
+ * (`--num-warmups`), the traffic lines; then, only for a run that starts,
+ * the client's own warm-up and V8's settling (warm/), and keep-alive's
+ * pre-opened first wave.
+ */
+import { readyCheck, runWarmups } from './warmup.ts';
+import { warmClient } from './warm/warmClient.ts';
+import { settleBackground } from './warm/settle.ts';
+import { trafficLines } from './traffic.ts';
+import type { RunSetup } from './runSetup.ts';
+
+interface ClockReady {
+  /** Why the run cannot start (the target never answered the ready check), or null. */
+  errored: string | null;
+  /** The timed run starts: not errored and not interrupted. */
+  starts: boolean;
+}
+
+export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<ClockReady> {
+  const { config, log, interrupt, target } = r;
+  let errored: string | null = null;
+  log('Starting initial single prompt test run...');
+  if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
+    errored = await readyCheck(
+      target,
+      config.readyCheckTimeoutS,
+      (k) => r.job(0, `${config.runId}-ready-${k}`),
+      interrupt,
+      log,
+    );
+    // Stopped by a signal while checking: that is an interruption, not an unreachable target.
+    if (interrupt.aborted) errored = null;
+    if (!errored) log(interrupt.aborted ? 'Interrupted during the ready check.' : 'Initial test run completed.');
+  } else log('Skipping endpoint ready check.');
+  if (!errored && config.numWarmups > 0 && !interrupt.aborted) {
+    log(`Warming up with ${config.numWarmups} requests...`);
+    const ok = await runWarmups(
+      target,
+      config.numWarmups,
+      config.maxConcurrency,
+      (i) => r.job(0, `${config.runId}-warmup-${i}`),
+      interrupt,
+    );
+    log('Warmup run completed.');
+    if (ok < config.numWarmups)
+      log(`(${config.numWarmups - ok} of ${config.numWarmups} warmup requests did not complete)`);
+  }
+  const starts = !errored && !interrupt.aborted;
+  if (starts) {
+    log('Starting main benchmark run...');
+    for (const line of trafficLines(config)) log(line);
+  }
+  const warmed =
+    starts &&
+    warmTheClient &&
+    (await warmClient({
+      job: (i) => r.job(0, `${config.runId}-warm-${i}`),
+      target,
+      maxConcurrency: config.maxConcurrency,
+      signal: interrupt,
+    }));
+  // Then V8's own threads finish optimising what the warm-up made hot (settle.ts).
+  if (warmed) await settleBackground({ signal: interrupt });
+  // Keep-alive with a burst start: the first wave's connections are opened before the clock
+  // (RunConnections.preconnect), so its TTFT holds no handshakes the later waves never pay.
+  // Only a burst: a ramp-up or a self-timed trace keeps request rate inf but paces its start.
+  if (starts && r.connections.mode === 'keep_alive' && r.arrivals.mode === 'immediate' && config.maxConcurrency)
+    await r.connections.preconnect(Math.min(r.n, config.maxConcurrency), interrupt);
+  return { errored, starts };
+}

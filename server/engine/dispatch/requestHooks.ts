@@ -1,0 +1,56 @@
+/**
+ * One request's hooks, as a class rather than an object of closures: see
+ * ParserHooks in http/attempt.ts for the measurement that keeps it so.
+ */
+import type { Breaker, TimeoutReport } from '../breaker.ts';
+import type { RequestRecord } from '../client/record.ts';
+import type { MessageInfo } from '../client/streamParser.ts';
+import type { RunEvents } from '../events.ts';
+import type { TimeoutError } from '../http/reasons.ts';
+import type { RunnerHooks } from '../requestRunner.ts';
+
+export class RequestHooks implements RunnerHooks {
+  /** The runner makes a fresh record per attempt; the hooks read the latest one. */
+  private current: RequestRecord | null = null;
+
+  constructor(
+    private readonly index: number,
+    private readonly requestId: string,
+    private readonly events: RunEvents,
+    private readonly breaker: Breaker,
+    private readonly sentT: (number | null)[],
+    private readonly stopSignal: AbortSignal,
+    private readonly timeoutHook?: (r: TimeoutReport) => void,
+  ) {}
+
+  /** The run's stop reason once the breaker or an interrupt stopped it (set synchronously by the trip). */
+  stopped(): unknown {
+    return this.stopSignal.aborted ? this.stopSignal.reason : undefined;
+  }
+
+  onAttempt(attempt: number, record: RequestRecord): void {
+    this.current = record;
+    if (this.sentT[this.index] === null) this.sentT[this.index] = this.events.nowT();
+    this.events.emit({ type: 'request.sent', index: this.index, requestId: this.requestId, attempt });
+  }
+
+  onTimeout(e: TimeoutError): void {
+    const r = { index: this.index, requestId: this.requestId, kind: e.kind, elapsedS: e.elapsedS };
+    this.breaker.report(r);
+    this.timeoutHook?.(r);
+  }
+
+  onMessage(info: MessageInfo): void {
+    const rec = this.current;
+    if (!rec) return;
+    if (info.firstToken)
+      this.events.emit({ type: 'request.first_token', index: this.index, ttftS: info.ts - rec.startTime });
+    if (info.firstAudio)
+      this.events.emit({ type: 'request.first_audio', index: this.index, audioTtfpS: info.ts - rec.startTime });
+    this.events.progress(this.index, rec.outputTokens, rec.audioDuration);
+  }
+
+  onWarning(message: string): void {
+    this.events.emit({ type: 'run.warning', index: this.index, message });
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * How a run stops before its schedule ends: the fail-fast breaker's first
+ * timeout or an interrupt aborts the run's stop signal at once (the producer's
+ * sleep and the queue give up), the requests never started are reported
+ * `not_dispatched` (unsentRequests.ts), and the requests in flight are
+ * cancelled in one sweep of the run's connections (socketSweeps.ts). A
+ * signal after a trip only cuts the cleanup short.
+ */
+import type { BreakerCause } from '../../../shared/types.ts';
+import { Breaker } from '../breaker.ts';
+import type { RunEvents } from '../events.ts';
+import { cancelAll, type Sweeper } from '../http/cancelSweep.ts';
+import type { Cancellation } from '../http/cancellation.ts';
+import { CancelledError } from '../http/reasons.ts';
+import { SocketSweeps } from './socketSweeps.ts';
+import { reportUnsent } from './unsentRequests.ts';
+
+interface RunStopInput {
+  failFast: boolean;
+  /** Closes every connection of the run (RunConnections). */
+  connections: Sweeper;
+  events: RunEvents;
+  log?: (line: string) => void;
+  lastPhaseOf?: (requestId: string) => string | null | undefined;
+  interrupt?: AbortSignal;
+  /** The requests in flight, by index: cancelled together when the run stops. */
+  inFlight: ReadonlyMap<number, Cancellation>;
+  /** Requests waiting for a slot now, and where the never-started ones begin (the slot queue's). */
+  queue: { readonly queued: number; readonly started: number };
+  /** Number of requests in the run. */
+  n: number;
+  /** Reports one never-sent request. */
+  notDispatched: (index: number) => void;
+}
+
+export class RunStop {
+  readonly breaker: Breaker;
+  private readonly sweeps = new SocketSweeps();
+  private unsent: Promise<void> | null = null;
+  private interruptedFirst = false;
+  /**
+   * The counts `breaker.tripped` reports, read when the first timeout stops the run: by the
+   * time the cause is chosen (one setImmediate later) the queue is already empty and the
+   * timed-out requests have settled, so reading them in onTrip would say 0.
+   */
+  private atTrip = { inFlight: 0, queued: 0 };
+
+  constructor(
+    /** The run's stop: aborted by the breaker's first timeout or an interrupt. */
+    private readonly stop: AbortController,
+    private readonly o: RunStopInput,
+  ) {
+    this.breaker = new Breaker(o.failFast, (cause) => this.onTrip(cause), o.lastPhaseOf);
+    // Every request not started when the run stops (queued, or not arrived yet) is never sent.
+    stop.signal.addEventListener(
+      'abort',
+      () => {
+        this.unsent = reportUnsent(() => o.queue.started, o.n, o.notDispatched); // awaited by settled()
+      },
+      { once: true },
+    );
+    this.breaker.stopSignal.addEventListener('abort', this.onBreakerStop, { once: true });
+  }
+
+  /** Stopped by an interrupt before any trip (a signal after a trip leaves the run failed_closed). */
+  get interrupted(): boolean {
+    return this.interruptedFirst;
+  }
+
+  get cause(): BreakerCause | null {
+    return this.breaker.cause;
+  }
+
+  /** Listens for the interrupt from now on; one already fired stops the run at once. */
+  listen(): void {
+    if (this.o.interrupt?.aborted) this.onInterrupt();
+    else this.o.interrupt?.addEventListener('abort', this.onInterrupt, { once: true });
+  }
+
+  /**
+   * Once every request task settled: waits for the never-sent reports, the
+   * breaker's decision and every sweep (a trip decided after the last task
+   * settled may have started one more). Returns the sockets the sweeps had
+   * to destroy one by one.
+   */
+  async settled(): Promise<number> {
+    await this.unsent;
+    await this.breaker.settled();
+    return this.sweeps.settled(this.o.events, this.o.log);
+  }
+
+  /** Stops listening (the run is over). */
+  detach(): void {
+    this.breaker.stopSignal.removeEventListener('abort', this.onBreakerStop);
+    this.o.interrupt?.removeEventListener('abort', this.onInterrupt);
+  }
+
+  private onTrip(cause: BreakerCause): void {
+    const { inFlight, queued } = this.atTrip;
+    this.o.log?.(
+      `Fail-fast: request ${cause.requestIndex} hit its ${cause.kind} timeout after ${cause.elapsedS.toFixed(3)} s; ` +
+        `stopping the run (${inFlight} in flight, ${queued} queued)`,
+    );
+    this.o.events.emit({ type: 'breaker.tripped', cause, ...this.atTrip });
+    this.sweeps.add(cancelAll(this.o.inFlight.values(), new CancelledError('breaker'), this.o.connections));
+  }
+
+  private readonly onBreakerStop = (): void => {
+    this.atTrip = { inFlight: this.o.inFlight.size, queued: this.o.queue.queued }; // before `stop` empties the queue
+    this.stop.abort(this.breaker.stopSignal.reason);
+  };
+
+  private readonly onInterrupt = (): void => {
+    if (this.stop.signal.aborted) {
+      // Already stopping (the breaker tripped): the interrupt only cuts the cleanup short.
+      this.o.connections.hurry();
+      return;
+    }
+    this.interruptedFirst = true;
+    const reason = new CancelledError('interrupted');
+    this.stop.abort(reason);
+    this.sweeps.add(cancelAll(this.o.inFlight.values(), reason, this.o.connections));
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The server-stacks probe's command-line flags (docs/design.md#server-stacks):
+ * `--server-pid PID|auto` with `--capture-server-stacks` and/or
+ * `--server-stall-after-s S`. Either capture needs the pid; the pid alone
+ * captures nothing (but is still checked). Syntax is refused here, naming
+ * the flag; what needs the machine (the process, the rules file, `auto`) is
+ * refused by checkServerStacks (config.ts).
+ */
+import { integer, optNumber, usage } from '../../../common/flagValues.ts';
+import type { ServerStacksConfig } from './config.ts';
+
+/** The flags as given on the command line. */
+interface ServerStacksFlags {
+  /** `--server-pid`. */
+  pid?: string;
+  /** `--capture-server-stacks`. */
+  captureOnTimeout: boolean;
+  /** `--server-stall-after-s`. */
+  stallAfterS?: string;
+  /** `--server-stacks-native`. */
+  native: boolean;
+  /** `--py-spy`. */
+  pySpy?: string;
+  /** `--server-phase-rules`. */
+  rulesFile?: string;
+}
+
+/** The probe's settings from its flags; undefined without `--server-pid`. */
+export function serverStacksFromFlags(f: ServerStacksFlags): ServerStacksConfig | undefined {
+  if (f.pid === undefined) {
+    if (f.captureOnTimeout) usage('--capture-server-stacks needs --server-pid PID|auto', '--server-pid');
+    if (f.stallAfterS !== undefined) usage('--server-stall-after-s needs --server-pid PID|auto', '--server-pid');
+    return undefined;
+  }
+  let pid: number | 'auto' = 'auto';
+  if (f.pid !== 'auto') {
+    pid = integer(f.pid, '--server-pid');
+    if (pid < 1) usage(`--server-pid '${f.pid}' is not a process id or auto`, '--server-pid');
+  }
+  return {
+    pid,
+    captureOnTimeout: f.captureOnTimeout,
+    stallAfterS: optNumber(f.stallAfterS, '--server-stall-after-s'),
+    native: f.native,
+    pySpy: f.pySpy,
+    rulesFile: f.rulesFile,
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * What a run is made of before anything is sent: the dataset, the event
+ * stream (with the run probes told of every event), the per-request limits,
+ * the Seed-TTS gate's audio spool, the run's own connections and the
+ * request target, the request builder and the arrival schedule's kind. The
+ * config has been validated (validate.ts).
+ */
+import type { BenchEvent } from '../../shared/protocol.ts';
+import type { ConnectionMode } from '../../shared/types.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts.ts';
+import type { ArrivalSpec } from './arrivals.ts';
+import type { BenchConfig } from './config.ts';
+import { loadDataset, type LoadedDataset } from './datasets/index.ts';
+import { RunEvents } from './events.ts';
+import type { AttemptTarget } from './http/attempt.ts';
+import { RunConnections } from './http/dispatcher.ts';
+import { tlsOptions } from './http/tls.ts';
+import type { RunProbe } from './probe.ts';
+import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
+import type { RequestJob } from './requestRunner.ts';
+import { RpsChangeLog } from './traffic.ts';
+import { SeedTtsGate } from './accuracy/gate.ts';
+
+export interface RunSetup {
+  config: BenchConfig;
+  data: LoadedDataset;
+  /** Requests in the run. */
+  n: number;
+  log: (line: string) => void;
+  events: RunEvents;
+  /** A line in the log and a `run.warning` event. */
+  warn: (message: string) => void;
+  probes: readonly RunProbe[];
+  /** Seed-TTS gate (`--seed-tts-wer-eval`): the answers' audio is spooled to disk during the run. */
+  gate: SeedTtsGate | null;
+  connectionMode: ConnectionMode;
+  connections: RunConnections;
+  target: AttemptTarget;
+  /** Aborted → the run is interrupted. */
+  interrupt: AbortSignal;
+  /** Request `index`'s headers and body, sent as `requestId`. */
+  job: (index: number, requestId: string) => Promise<RequestJob>;
+  /** Request i's id in the run. */
+  id: (index: number) => string;
+  promptLen: (index: number) => number;
+  /** Ramp-up runs: the whole-RPS steps (`rps_change_events`). */
+  rps: RpsChangeLog | null;
+  arrivals: ArrivalSpec;
+}
+
+/** The engine options a run's set-up reads (EngineOptions in engine.ts). */
+interface SetupOptions {
+  onEvent?: (e: BenchEvent) => void;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  now?: () => number;
+  probes?: readonly RunProbe[];
+}
+
+export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise<RunSetup> {
+  const data = loadDataset(config);
+  const log = opts.log ?? (() => undefined);
+  // Probes watch the run from beside it (docs/design.md#server-stacks).
+  const probes = opts.probes ?? [];
+  const onEvent = probes.length
+    ? (e: BenchEvent) => {
+        opts.onEvent?.(e);
+        for (const p of probes) p.onEvent(e);
+      }
+    : opts.onEvent;
+  const events = new RunEvents(onEvent, log);
+  const warn = (message: string): void => {
+    log(message);
+    events.emit({ type: 'run.warning', message });
+  };
+  // Printed now; as events only after run.started, which subscribers expect first.
+  data.warnings.forEach((w) => log(w));
+
+  const n = data.samples.length;
+  const prefix = requestIdPrefix(config);
+  const limits = effectiveTimeouts(config.timeouts);
+  log(
+    `Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
+      `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
+      `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
+  );
+  const url = new URL(`${config.baseUrl}${config.endpoint}`);
+  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
+  const connectionMode = config.connectionMode ?? 'per_request';
+  const connections = new RunConnections(url.origin, {
+    maxConcurrency: config.maxConcurrency,
+    mode: connectionMode,
+    connect: tlsOptions(config),
+  });
+  const target: AttemptTarget = {
+    audioSpool: gate?.spool,
+    dispatcher: connections.pool,
+    perRequest: connections.perRequest,
+    origin: url.origin,
+    path: url.pathname + url.search,
+    limits,
+    now: opts.now ?? (() => performance.now() / 1000),
+    maxEventBytes: config.maxEventBytes,
+  };
+  const job = async (index: number, requestId: string): Promise<RequestJob> => ({
+    index,
+    requestId,
+    headers: buildHeaders(config, requestId),
+    body: await buildRequestBody(config, data.samples[index]),
+    promptLen: data.samples[index].promptLen,
+  });
+  return {
+    config,
+    data,
+    n,
+    log,
+    events,
+    warn,
+    probes,
+    gate,
+    connectionMode,
+    connections,
+    target,
+    interrupt: opts.signal ?? new AbortController().signal,
+    job,
+    id: (i) => `${prefix}${i}`,
+    promptLen: (i) => data.samples[i].promptLen,
+    rps: config.rampUp ? new RpsChangeLog(config.rampUp, n) : null,
+    arrivals: arrivalSpec(
+      config,
+      data.samples.map((s) => s.timestamp ?? 0),
+    ),
+  };
+}
+
+function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
+  if (config.dataset.name === 'trace' && config.selfTimed !== false) return { mode: 'self-timed', timestamps };
+  if (config.rampUp) return { mode: 'ramp-up', ...config.rampUp, burstiness: config.burstiness, seed: config.seed };
+  if (config.requestRate === 'inf') return { mode: 'immediate' };
+  return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
+}
