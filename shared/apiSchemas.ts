@@ -5,7 +5,7 @@
  * started; `...Ms` are epoch ms; `...S` are seconds (vLLM units).
  */
 import { Type, type Static } from 'typebox';
-import { BreakerCauseSchema, RunCountsSchema, VerdictSchema } from './types.ts';
+import { BreakerCauseSchema, InterruptCauseSchema, RunCountsSchema, VerdictSchema } from './types.ts';
 import { StallReportSchema } from './stallReport.ts';
 import { RunSummarySchema } from './protocol.ts';
 import { FingerprintSchema, FirstTimeoutSchema } from './stallEvidence.ts';
@@ -73,6 +73,11 @@ export const RunDetailSchema = Type.Intersect([
     /** For imports: which parts of a vLLM result were present. */
     importInfo: Type.Unknown(),
     error: Nullable(Type.String()),
+    /**
+     * Who interrupted the run: the result's `interrupt_cause`, or the dashboard for a reported run marked
+     * abandoned there (it has no result); null when it was not interrupted or nobody knows.
+     */
+    interruptCause: Nullable(InterruptCauseSchema),
     /** Whether the run is live in this server (events still arriving on /ws). */
     active: Type.Boolean(),
     /** The run's first structural timeout, phase-only stall evidence (docs/design.md#stall-fingerprints). */

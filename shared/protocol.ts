@@ -15,6 +15,7 @@ import {
   StopCauseSchema,
   TimeoutKindSchema,
   VerdictSchema,
+  type InterruptCause,
   type RunCounts,
   type RunStatus,
   type Verdict,
@@ -282,6 +283,8 @@ export interface RunStatusChanged extends EventBase {
   type: 'run.status';
   status: RunStatus;
   message?: string;
+  /** Who interrupted the run, when the dashboard knows (a reported run marked abandoned: `dashboard`). */
+  interruptCause?: InterruptCause;
 }
 
 /** Everything that can appear in a run's numbered stream. */
@@ -305,6 +308,8 @@ export interface RunState {
   inFlight: number;
   breaker: { tripped: boolean; cause: BreakerCause | null };
   verdict: Verdict | null;
+  /** Who interrupted the run, when the dashboard ended it interrupted and knows (a reported run marked abandoned). */
+  interruptCause?: InterruptCause;
 }
 
 /** Server → browser messages on /ws. */

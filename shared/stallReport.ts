@@ -148,6 +148,19 @@ export function isServerStacks(r: StallReport): r is ServerStacksReport {
 }
 
 /**
+ * Whether a report is evidence of a stall. A watchdog report always is: the
+ * target itself saw no progress in a known phase, even when it could not
+ * read the stack. A py-spy capture is only when it read at least one thread:
+ * one that read nothing (py-spy missing, no ptrace rights, not a Python
+ * process) says something about the capture, not about the server, so it is
+ * a warning and never counts as a stall.
+ */
+export function isStallEvidence(r: StallReport): boolean {
+  if (!isServerStacks(r)) return true;
+  return r.stackError === undefined && r.processes.some((p) => p.threads.length > 0);
+}
+
+/**
  * The key a stall report is stored under (one row per key): watchdog reports
  * by worker and op, py-spy captures on worker -1 by capture number.
  */

@@ -44,8 +44,9 @@ export const isRequestEndStatus = (v: unknown): v is RequestEndStatus =>
 export const StopCauseSchema = Type.Enum(['breaker', 'interrupt']);
 export type StopCause = Static<typeof StopCauseSchema>;
 
-/** Who interrupted a run (result key `interrupt_cause`). */
-export type InterruptCause = 'signal' | 'dashboard';
+/** Who interrupted a run (result key `interrupt_cause`): a signal, or the dashboard (Cancel, or Mark abandoned). */
+export const InterruptCauseSchema = Type.Union([Type.Literal('signal'), Type.Literal('dashboard')]);
+export type InterruptCause = Static<typeof InterruptCauseSchema>;
 
 /** How the client opens connections (result key `connection_mode`). */
 export type ConnectionMode = 'per_request' | 'keep_alive';

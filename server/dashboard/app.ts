@@ -18,6 +18,7 @@ import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic
 import { installErrorHandler } from './errors.ts';
 import { runRoutes } from './routes/runs.ts';
 import { stallRoutes } from './routes/stalls.ts';
+import { abandonRoutes } from './routes/abandon.ts';
 import { presetRoutes } from './routes/presets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
 import { externalRoutes } from './routes/external.ts';
@@ -96,6 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   await app.register(runRoutes);
   await app.register(stallRoutes);
+  await app.register(abandonRoutes);
   await app.register(presetRoutes);
   await app.register(externalRoutes);
   await app.register(ingestRoutes);

@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun, type RequestView, type RunModel } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun, type RequestView, type RunModel } from '#shared/runView/runModel.ts';
 import type { RequestRow } from '#shared/apiSchemas.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
 import { blankRequest, type RequestLifecycle } from '#shared/requestLifecycle.ts';

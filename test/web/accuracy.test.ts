@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent, SeqEvent } from '#shared/protocol.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { gateView, werHistogram, werValues } from '#web/state/accuracy.ts';
 import { metricSections } from '#web/state/metricsTable.ts';
 import { runSpecIssues } from '#shared/schemas.ts';

@@ -77,7 +77,7 @@ describe('app store', () => {
 
 describe('stored request rows', () => {
   it('fill a run that has no events, and never override an event stream', async () => {
-    const { rowFromApi } = await import('#web/api/runLoader.ts');
+    const { rowFromApi } = await import('#shared/runView/storedRows.ts');
     const api = {
       index: 0,
       requestId: 'x-0',

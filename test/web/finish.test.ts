@@ -6,7 +6,7 @@ import { CUSTOM } from '#web/state/customPreset.ts';
 import { importMessage } from '#web/state/importMessage.ts';
 import { href, parseRoute, type Route } from '#web/state/router.ts';
 import { exportChoices, perRequestData, timelineGap } from '#web/state/runData.ts';
-import { emptyRow } from '#web/state/runModel.ts';
+import { emptyRow } from '#shared/runView/runModel.ts';
 import { histogram, niceStep, outcomeSeries, timeAxis } from '#web/state/selectors.ts';
 import { humanVerdict } from '#web/state/verdictWords.ts';
 

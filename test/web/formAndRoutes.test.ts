@@ -4,8 +4,8 @@ import { CODE2WAV_HANG } from '#shared/presets.ts';
 import { formatKeyValues, getPath, parseKeyValues, parseNumberInput, setPath } from '#web/components/form/paths.ts';
 import { describeAt } from '#web/components/timeline/tooltip.ts';
 import { href, parseRoute, type Route } from '#web/state/router.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 describe('form paths', () => {

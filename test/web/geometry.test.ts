@@ -13,8 +13,8 @@ import {
   xToTime,
   zoomView,
 } from '#web/components/timeline/geometry.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRow, emptyRun } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRow, emptyRun } from '#shared/runView/runModel.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));

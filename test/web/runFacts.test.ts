@@ -1,7 +1,7 @@
 /** What the run header says of a run's target and load, and of a run whose clock has not started. */
 import { describe, expect, it } from 'vitest';
 import { loadWords, startingWords, targetWords } from '#web/state/runFacts.ts';
-import type { RunModel } from '#web/state/runModel.ts';
+import type { RunModel } from '#shared/runView/runModel.ts';
 
 const detail = (over: Partial<Parameters<typeof targetWords>[0]> = {}) => ({
   source: 'dashboard' as const,

@@ -6,12 +6,12 @@ import {
   latenciesMs,
   outcomePanels,
   outcomeSeries,
-  stallAgeS,
   stallsByPhase,
   type SeriesPoint,
 } from '#web/state/selectors.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { stallAgeS } from '#shared/runView/stalls.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { failFastRun, numbered, T0 } from '#test/helpers/failFastRun.ts';
 
 const m = applyEvents(emptyRun('run1'), numbered(failFastRun()));

@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
 import type { ServerStacksReport, StackFrame } from '#shared/stallReport.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { orderThreads, serverStacksText } from '#web/state/serverStacks.ts';
 import { buildChromeTrace } from '#server/dashboard/export/chromeTrace.ts';
 import { deepFreeze, numbered } from '#test/helpers/failFastRun.ts';
@@ -112,6 +112,23 @@ describe('py-spy captures in the web model', () => {
     const m = applyEvents(emptyRun('run'), deepFreeze(numbered(events)));
     expect(m.stalls).toHaveLength(1);
     expect(m.stalls[0]).toMatchObject({ t: 2100, recovered: null, report: { source: 'py-spy', phase: 'hift' } });
+  });
+
+  it('a capture that read no stack is not kept as a stall (no card, no count)', () => {
+    const error = { code: 'STACKS_PYSPY_MISSING', message: 'py-spy not found' };
+    const failed: ServerStacksReport = {
+      ...REPORT,
+      phase: 'unknown',
+      inferred: null,
+      processes: [{ pid: 100, ppid: null, cmdline: 'python server.py', threads: [], error }],
+      stack: [],
+      stackError: error.message,
+    };
+    const m = applyEvents(
+      emptyRun('run'),
+      deepFreeze(numbered([...events.slice(0, 2), { type: 'server.stacks', t: 2100, report: failed }])),
+    );
+    expect(m.stalls).toEqual([]);
   });
 
   it('threads: likely blocked first (phase, then active), idle ones apart', () => {

@@ -95,6 +95,9 @@ export function getRequests(
 
 export const startRun = (spec: RunSpec) => call<{ id: string; warnings: SpecIssue[] }>('/api/runs', json('POST', spec));
 export const cancelRun = (id: string) => call<unknown>(`/api/runs/${encodeURIComponent(id)}/cancel`, json('POST', {}));
+/** Marks a run reported by a CLI elsewhere abandoned: recorded as interrupted by the dashboard. */
+export const abandonRun = (id: string) =>
+  call<{ id: string; status: 'interrupted' }>(`/api/runs/${encodeURIComponent(id)}/abandon`, json('POST', {}));
 export const deleteRun = (id: string) => call<unknown>(`/api/runs/${encodeURIComponent(id)}`, { method: 'DELETE' });
 
 export async function getPresets(): Promise<Preset[]> {
@@ -111,5 +114,5 @@ export function importResult(text: string, filename: string): Promise<ImportRepl
   });
 }
 
-export const exportUrl = (id: string, format: 'vllm' | 'trace' | 'csv') =>
+export const exportUrl = (id: string, format: 'vllm' | 'trace' | 'csv' | 'evidence') =>
   `/api/runs/${encodeURIComponent(id)}/export?format=${format}`;

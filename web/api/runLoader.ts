@@ -4,53 +4,16 @@
  * have no events (imports), and finally a live subscription from the last
  * seq loaded when the run is still active. Returns a stop function.
  */
-import type { RequestRow as ApiRow, RunDetail } from '../../shared/apiSchemas.ts';
-import { isRequestEndStatus, type RequestStatus } from '../../shared/types.ts';
+import type { RunDetail } from '../../shared/apiSchemas.ts';
+import { rowFromApi } from '../../shared/runView/storedRows.ts';
 import type { AppServices } from './services.ts';
-import type { RequestView } from '../state/runModel.ts';
+import type { RequestView } from '../../shared/runView/runModel.ts';
 import { getEvents, getRequests, getRun } from './rest.ts';
 
 export interface LoadCallbacks {
   onDetail(d: RunDetail): void;
   onError(e: unknown): void;
   onLoaded(): void;
-}
-
-/** A stored request row as a timeline row. */
-export function rowFromApi(r: ApiRow): RequestView {
-  const status = r.status;
-  return {
-    index: r.index,
-    requestId: r.requestId,
-    status: r.status as RequestStatus,
-    queuedT: r.queuedT,
-    sentT: r.sentT,
-    firstTokenT: r.firstTokenT,
-    firstAudioT: r.firstAudioT,
-    endT: r.endT,
-    attempts: r.attempts,
-    outputTokens: r.outputTokens,
-    audioDurationS: r.audioDurationS,
-    timeoutKind: r.timeoutKind,
-    outcome: isRequestEndStatus(status)
-      ? {
-          index: r.index,
-          requestId: r.requestId,
-          status,
-          ttftS: r.ttftS,
-          e2elS: r.e2elS,
-          audioTtfpS: r.audioTtfpS,
-          audioDurationS: r.audioDurationS,
-          outputTokens: r.outputTokens,
-          promptLen: r.promptLen,
-          attempts: r.attempts,
-          error: r.error,
-          sentT: r.sentT,
-        }
-      : null,
-    // Imported runs carry no gate events; transcripts exist only for runs evaluated here.
-    accuracy: null,
-  };
 }
 
 export function loadRun(svc: AppServices, id: string, cb: LoadCallbacks): () => void {

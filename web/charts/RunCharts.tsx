@@ -3,11 +3,11 @@
  * batch while live): active requests and outcomes over time, and the
  * distributions of TTFT, E2E latency and audio TTFP.
  */
-import { memo, useMemo, useRef } from 'react';
-import type { RequestView } from '../state/runModel.ts';
+import { memo, useMemo } from 'react';
+import type { RequestView } from '../../shared/runView/runModel.ts';
 import { exactPeak, histogram, latenciesMs, outcomeSeries, timeAxis } from '../state/selectors.ts';
 import { werHistogram, werValues } from '../state/accuracy.ts';
-import { useInView, useThrottled } from '../hooks/redraw.ts';
+import { useThrottled } from '../hooks/redraw.ts';
 import { LatencyHistogram, WerHistogram } from './Histograms.tsx';
 import { ConcurrencyChart, OutcomesChart } from './OverTimeCharts.tsx';
 
@@ -26,20 +26,14 @@ export function RunCharts({
   metrics?: ResultMetrics;
 }) {
   // Charts are the costliest part of a redraw (Recharts re-renders its whole tree): while live they
-  // follow the data every 2 s, and the memoized view below skips the redraws in between.
-  // Off screen (below the timeline at 1280×800) they do not redraw at all until scrolled to.
-  const box = useRef<HTMLDivElement>(null);
-  const inView = useInView(box);
+  // follow the data every 2 s, and the memoized view below skips the redraws in between. They redraw
+  // off screen too: a chart held back until scrolled to showed its first frame (an empty 0–1 s axis)
+  // in a full-page screenshot or a printout, and after the run ended, until the page was reloaded.
   const t = useThrottled(
     useMemo(() => ({ rows, endMs }), [rows, endMs]),
     live ? 2000 : 0,
-    !inView,
   );
-  return (
-    <div ref={box}>
-      <ChartsView rows={t.rows} endMs={t.endMs} live={live} metrics={metrics} />
-    </div>
-  );
+  return <ChartsView rows={t.rows} endMs={t.endMs} live={live} metrics={metrics} />;
 }
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -75,8 +69,13 @@ const ChartsView = memo(function ChartsView({
     [rows],
   );
   const wers = useMemo(() => werHistogram(werValues(rows)), [rows]);
+  // What the charts were given, as data: a test compares the live page's with a reload's.
+  const drawn = useMemo(
+    () => JSON.stringify({ endMs: axis.endMs, series, exact, vllm, dists: dists.map(([, bins]) => bins), wers }),
+    [axis, series, exact, vllm, dists, wers],
+  );
   return (
-    <section className="charts" aria-label="Charts" data-testid="charts">
+    <section className="charts" aria-label="Charts" data-testid="charts" data-drawn={drawn}>
       <ConcurrencyChart series={series} axis={axis} exact={exact} vllm={vllm} />
       <OutcomesChart series={series} axis={axis} />
       {dists.map(([title, bins]) => (

@@ -11,9 +11,10 @@
  */
 import { isServerStacks } from '../../shared/stallReport.ts';
 import { reportFingerprint, reportRef, timeoutRef, type FirstTimeout } from '../../shared/stallEvidence.ts';
-import type { StallRecord } from '../state/runModel.ts';
+import type { StallRecord } from '../../shared/runView/runModel.ts';
 import { EvidenceFrame } from './stall/EvidenceFrame.tsx';
 import { FirstTimeoutCard } from './stall/FirstTimeoutCard.tsx';
+import { stallAgeS } from '../../shared/runView/stalls.ts';
 import { ServerStacksCard } from './stall/ServerStacksCard.tsx';
 import { StallCard, type StallModel } from './stall/StallCard.tsx';
 
@@ -41,7 +42,11 @@ export function BlockedPhaseView(p: BlockedPhaseViewProps) {
         return (
           <EvidenceFrame key={ref} refName={ref} fp={reportFingerprint(s.report)} focused={focus === ref}>
             {isServerStacks(s.report) ? (
-              <ServerStacksCard report={s.report} onFindRequest={onFindRequest} />
+              <ServerStacksCard
+                report={s.report}
+                facts={{ runId: model.runId, ageS: stallAgeS(s, model, nowWallMs), indexById: model.indexById }}
+                onFindRequest={onFindRequest}
+              />
             ) : (
               <StallCard
                 stall={s}

@@ -5,7 +5,7 @@
  * metrics table, so "failed" here is the table's "Failed requests".
  */
 import type { RunCounts } from '../../shared/types.ts';
-import { outcomeCards } from '../state/runStory.ts';
+import { outcomeCards } from '../../shared/runView/runStory.ts';
 import { count } from '../../shared/format.ts';
 
 export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: number }) {

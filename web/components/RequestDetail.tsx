@@ -6,7 +6,7 @@
  * itself. Esc closes it.
  */
 import { useEffect, useRef } from 'react';
-import type { OpRecord, RequestView } from '../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../shared/runView/runModel.ts';
 import { Code2WavOps } from './request/Code2WavOps.tsx';
 import { RequestFacts } from './request/RequestFacts.tsx';
 

@@ -5,7 +5,7 @@
  * (`#5–#8`) a link that shows those requests alone (`?reqs=5-8`).
  */
 import { href } from '../state/router.ts';
-import type { StoryPart } from '../state/runStory.ts';
+import type { StoryPart } from '../../shared/runView/runStory.ts';
 
 export function RunStory({
   runId,

@@ -1,4 +1,4 @@
-/** Hooks that decide when a view redraws: throttled values, a ticking clock, on-screen or not. */
+/** Hooks that decide when a view redraws: throttled values and a ticking clock. */
 import { startTransition, useEffect, useRef, useState } from 'react';
 
 /**
@@ -6,11 +6,10 @@ import { startTransition, useEffect, useRef, useState } from 'react';
  * fast-changing data (live charts) then render in slices that yield to urgent
  * updates instead of blocking the page.
  */
-export function useThrottled<T>(value: T, ms: number, paused = false): T {
+export function useThrottled<T>(value: T, ms: number): T {
   const [shown, setShown] = useState(value);
   const last = useRef(0);
   useEffect(() => {
-    if (paused) return; // e.g. off screen: catch up when it matters again
     const show = () => {
       last.current = Date.now();
       startTransition(() => setShown(value));
@@ -22,7 +21,7 @@ export function useThrottled<T>(value: T, ms: number, paused = false): T {
     }
     const id = setTimeout(show, wait);
     return () => clearTimeout(id);
-  }, [value, ms, paused]);
+  }, [value, ms]);
   return shown;
 }
 
@@ -41,19 +40,4 @@ export function useNow(active: boolean, everyMs = 250): number {
     };
   }, [active, everyMs]);
   return now;
-}
-
-/** Whether an element is on screen (with a margin), so off-screen live views can skip their redraws. */
-export function useInView(ref: React.RefObject<Element | null>, margin = '0px'): boolean {
-  const [inView, setInView] = useState(true);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el || typeof IntersectionObserver === 'undefined') return;
-    const io = new IntersectionObserver((entries) => setInView(entries.some((e) => e.isIntersecting)), {
-      rootMargin: margin,
-    });
-    io.observe(el);
-    return () => io.disconnect();
-  }, [ref, margin]);
-  return inView;
 }

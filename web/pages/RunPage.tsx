@@ -5,7 +5,7 @@
  * (brought into view; `?req=N` opens it), charts, metrics table. `?stall=w0-op3`
  * brings that stall report into view (a link from the Stalls board).
  */
-import { ApiError, cancelRun } from '../api/rest.ts';
+import { abandonRun, ApiError, cancelRun, deleteRun } from '../api/rest.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
 import { Counters } from '../components/Counters.tsx';
@@ -16,8 +16,8 @@ import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../hooks/services.ts';
 import { gateView } from '../state/accuracy.ts';
 import { perRequestData, timelineGap } from '../state/runData.ts';
-import { href } from '../state/router.ts';
-import { blockedWaits, runStory, shownCounts } from '../state/runStory.ts';
+import { href, navigate } from '../state/router.ts';
+import { shownBreaker, shownCounts, storyOf } from '../../shared/runView/runStory.ts';
 import { RunHeader } from './run/RunHeader.tsx';
 import { RunWarnings, VerdictReasons } from './run/RunNotes.tsx';
 import { RunRequests } from './run/RunRequests.tsx';
@@ -40,7 +40,7 @@ interface RunPageProps {
 
 export function RunPage({ id, request, stall, only }: RunPageProps) {
   const model = useAppState((s) => s.runs[id]);
-  const { detail, error, setError, loaded, retry } = useRunDetail(id, model);
+  const { detail, error, loaded, retry } = useRunDetail(id, model);
   const pick = useRequestSelection(id, request, model, only);
   const { running, now, nowT, startedAtMs } = useRunClock(model, detail);
   const stalls = useRunStalls(model, detail, startedAtMs);
@@ -53,21 +53,15 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
   const status = model.status === 'unknown' ? detail.status : model.status;
   const verdict = model.verdict ?? detail.verdict;
   const counts = shownCounts(model, detail.counts);
-  const breaker = model.breaker.tripped
-    ? model.breaker
-    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause };
+  const breaker = shownBreaker(model, detail);
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const data = perRequestData(model.requests);
   const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
-  const interruptCause = metrics.interrupt_cause ?? null;
+  // The result's key, or what the dashboard recorded (a reported run marked abandoned has no result).
+  const key = metrics.interrupt_cause;
+  const interruptCause = typeof key === 'string' ? key : detail.interruptCause;
   const starting = startingWords(detail, model, running);
-  const story = runStory({
-    model: { ...model, breaker: { ...model.breaker, ...breaker } },
-    stalls,
-    counts,
-    waits: blockedWaits(model, nowT),
-    interruptCause: typeof interruptCause === 'string' ? interruptCause : null,
-  });
+  const story = storyOf(model, detail, stalls, nowT, interruptCause);
 
   return (
     <div className="run-page" data-testid="run-page" data-run-id={id} data-loaded={loaded} aria-busy={!loaded}>
@@ -82,7 +76,9 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         interruptCause={interruptCause}
         info={model.info}
         starting={starting}
-        onCancel={() => cancelRun(id).catch(setError)}
+        onCancel={() => cancelRun(id)}
+        onAbandon={() => abandonRun(id)}
+        onDelete={() => deleteRun(id).then(() => navigate({ page: 'runs' }))}
         onFindRequest={(i) => pick.findRequests([i])}
         identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
       />

@@ -6,7 +6,7 @@
  * still transcribing they are derived from the `accuracy.item` events.
  */
 import { compare, parseThreshold, type Threshold } from '../../shared/verdict.ts';
-import type { RequestView, RunAccuracy } from './runModel.ts';
+import type { RequestView, RunAccuracy } from '../../shared/runView/runModel.ts';
 
 export interface GateBound extends Threshold {
   /** Whether the bound holds for the current value; null while the value is unknown. */

@@ -4,8 +4,9 @@
  * runs the user is looking at (from deltas and REST replays).
  */
 import { assertNever, type RunState, type SeqEvent, type ServerMessage } from '../../shared/protocol.ts';
-import { applyEvents } from './applyEvent.ts';
-import { emptyRun, type RequestView, type RunModel } from './runModel.ts';
+import { applyEvents } from '../../shared/runView/applyEvent.ts';
+import { emptyRun, type RequestView, type RunModel } from '../../shared/runView/runModel.ts';
+import { withRows } from '../../shared/runView/storedRows.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
@@ -66,13 +67,7 @@ export function reduce(state: AppState, action: AppAction): AppState {
       const m = state.runs[action.runId] ?? emptyRun(action.runId);
       // Events, when there are any, are the richer source: rows only fill a run without them.
       if (m.seq > 0) return state;
-      const indexById: Record<string, number> = {};
-      for (const r of action.rows) if (r.requestId) indexById[r.requestId] = r.index;
-      const lastT = action.rows.reduce((a, r) => Math.max(a, r.endT ?? r.sentT ?? 0), 0);
-      return {
-        ...state,
-        runs: { ...state.runs, [action.runId]: { ...m, requests: action.rows, indexById, lastT, finishedT: lastT } },
-      };
+      return { ...state, runs: { ...state.runs, [action.runId]: withRows(m, action.rows) } };
     }
     case 'server':
       return reduceServer(state, action.msg);

@@ -7,7 +7,7 @@
  * Hash routing needs no server fallback and survives reloads.
  */
 import { useSyncExternalStore } from 'react';
-import { formatRanges, parseRanges } from './requestRanges.ts';
+import { formatRanges, parseRanges } from '../../shared/runView/requestRanges.ts';
 
 /** The runs list's filters, as they appear in the URL (absent = not filtered). */
 export interface RunsQuery {

@@ -4,7 +4,7 @@
  * empty Perfetto trace and a header-only CSV) and what the timeline lacks.
  * Pure, for the run page.
  */
-import type { RequestView } from './runModel.ts';
+import type { RequestView } from '../../shared/runView/runModel.ts';
 
 /** `none`: no request rows; `untimed`: rows without send times (vLLM's detailed arrays lack start_times); `timed`. */
 export type PerRequestData = 'none' | 'untimed' | 'timed';

@@ -10,7 +10,7 @@ import type { RunDetail } from '../../shared/apiSchemas.ts';
 import { count } from '../../shared/format.ts';
 import { rateLabel } from '../../shared/rateLabel.ts';
 import { redactUrl } from '../../shared/redact.ts';
-import type { RunModel } from './runModel.ts';
+import type { RunModel } from '../../shared/runView/runModel.ts';
 
 type FactsDetail = Pick<RunDetail, 'source' | 'target' | 'maxConcurrency' | 'requestRate' | 'config' | 'importInfo'>;
 

@@ -2,8 +2,7 @@
  * Derived views of a run model for the charts and tables, pure. Each takes
  * plain data and returns plain data; components memoize on the inputs.
  */
-import type { StallRecord, RequestView, RunModel } from './runModel.ts';
-import { isServerStacks } from '../../shared/stallReport.ts';
+import type { RequestView } from '../../shared/runView/runModel.ts';
 import { count } from '../../shared/format.ts';
 
 export interface SeriesPoint {
@@ -200,16 +199,6 @@ export function fmtNum(v: number | null | undefined, digits = 2): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   if (Number.isInteger(v)) return count(v);
   return Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 0 }) : v.toFixed(digits);
-}
-
-/** Seconds a stall has lasted: counting while the run is live, frozen at recovery or the run's end. */
-export function stallAgeS(s: StallRecord, m: Pick<RunModel, 'startedAtMs' | 'finishedT'>, nowWallMs: number): number {
-  // A py-spy capture knows no phase start: its age counts from the capture.
-  const base = isServerStacks(s.report) ? 0 : s.report.inPhaseS;
-  let endWall = nowWallMs;
-  if (s.recovered) return base + Math.max(0, s.recovered.stalledS - base);
-  if (m.finishedT !== null && m.startedAtMs !== null) endWall = Math.min(nowWallMs, m.startedAtMs + m.finishedT);
-  return base + Math.max(0, endWall - s.report.capturedAtMs) / 1000;
 }
 
 /** Number of stall reports per phase. */

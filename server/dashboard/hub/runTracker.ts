@@ -12,6 +12,7 @@ import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../..
 import { LiveRequests } from '../../../shared/liveRequests.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import { isStallEvidence } from '../../../shared/stallReport.ts';
 import type { Effects } from '../store/writer.ts';
 import { blockedPhase, firstTimeout } from '../../../shared/stallEvidence.ts';
 
@@ -192,10 +193,12 @@ export class RunTracker {
       case 'accuracy.item':
         return {};
       case 'server.stacks':
-        // A py-spy capture of the server's tree is kept with the run's stall reports.
-        return { stall: e.report };
+        // A py-spy capture of the server's tree is kept with the run's stall reports; one that read no
+        // stack (from a reporter older than the probe that says so instead) is not evidence of a stall.
+        return isStallEvidence(e.report) ? { stall: e.report } : {};
       case 'run.status':
         this.state.status = e.status;
+        if (e.interruptCause) this.state.interruptCause = e.interruptCause;
         if (e.status === 'interrupted' && !this.state.verdict) this.state.verdict = 'interrupted';
         if (e.status === 'errored' && !this.state.verdict) this.state.verdict = 'errored';
         return {};

@@ -1,18 +1,38 @@
 /**
- * GET /api/runs/:id/export?format=vllm|trace|csv — a download: the
- * vLLM-compatible result JSON, a Chrome Trace Event JSON for Perfetto, or
- * per-request CSV.
+ * GET /api/runs/:id/export?format=vllm|trace|csv|evidence — a download: the
+ * vLLM-compatible result JSON, a Chrome Trace Event JSON for Perfetto,
+ * per-request CSV, or the evidence file (all of it and the stall reports with
+ * their fingerprints, in one JSON: docs/design.md#evidence).
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import type { RunEvent } from '../../../shared/protocol.ts';
 import { buildChromeTrace } from '../export/chromeTrace.ts';
 import { requestsCsv } from '../export/csv.ts';
+import { buildEvidence } from '../export/evidence.ts';
+import { requestTable } from '../export/requestTable.ts';
+import { readStoredRun, type StoredRun } from '../export/storedRun.ts';
 import { rebuildResult, rowRecords, vllmText } from '../export/vllmJson.ts';
 import { withDetailedArrays } from '../runs/detailedResult.ts';
+import type { Store } from '../store/store.ts';
 
-const MAX_ROWS = 1_000_000;
+/** The run's vLLM result: as stored, else rebuilt with the engine's builder from its summary and rows. */
+function vllmResult(store: Store, { run, rows }: StoredRun): Record<string, unknown> {
+  const stored = store.runs.result(run.id);
+  // A dashboard run stored summary-only (recorded before the engine's records were kept): its arrays from the rows.
+  return (
+    (stored && run.source === 'dashboard' && rows.length > 0 ? withDetailedArrays(stored, rowRecords(rows)) : stored) ??
+    rebuildResult({ ...run, config: run.config as never, summary: run.summary, breakerCause: run.breaker.cause }, rows)
+  );
+}
+
+const traceOf = ({ run, events, rows }: StoredRun) =>
+  buildChromeTrace(
+    run.id,
+    run.label,
+    events.map((e) => e.event),
+    rows,
+  );
 
 export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -21,44 +41,42 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
         querystring: Type.Object({
-          format: Type.Union([Type.Literal('vllm'), Type.Literal('trace'), Type.Literal('csv')]),
+          format: Type.Union([
+            Type.Literal('vllm'),
+            Type.Literal('trace'),
+            Type.Literal('csv'),
+            Type.Literal('evidence'),
+          ]),
         }),
       },
     },
     async (req, reply) => {
       const { id } = req.params;
       const { format } = req.query;
-      const run = app.store.runs.get(id);
-      if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      app.store.writer.flush();
-      const rows = app.store.runs.requests(id, 0, MAX_ROWS).requests;
+      const r = readStoredRun(app.store, id);
+      if (!r) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const file = (ext: string) => `attachment; filename="stallscope-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}"`;
-      if (format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').header('content-disposition', file('csv')).send(requestsCsv(rows));
-      }
-      if (format === 'trace') {
-        const events = app.store.runs.eventsAfter(id, 0, 10_000_000).map((e) => JSON.parse(e.json) as RunEvent);
+      const table = () => requestTable(r.rows, r.model, r.waits);
+      if (format === 'csv')
         return reply
-          .type('application/json')
-          .header('content-disposition', file('trace.json'))
-          .send(buildChromeTrace(id, run.label, events, rows));
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', file('csv'))
+          .send(requestsCsv(table()));
+      if (format === 'trace')
+        return reply.type('application/json').header('content-disposition', file('trace.json')).send(traceOf(r));
+      if (format === 'evidence') {
+        const evidence = buildEvidence(r, {
+          table: table(),
+          result: vllmResult(app.store, r),
+          trace: traceOf(r),
+          exportedAtMs: Date.now(),
+        });
+        return reply.type('application/json').header('content-disposition', file('evidence.json')).send(evidence);
       }
-      const stored = app.store.runs.result(id);
-      // A dashboard run stored summary-only (recorded before the engine's records were kept): its arrays from the rows.
-      const result =
-        (stored && run.source === 'dashboard' && rows.length > 0
-          ? withDetailedArrays(stored, rowRecords(rows))
-          : stored) ??
-        rebuildResult(
-          {
-            ...run,
-            config: run.config as never,
-            summary: run.summary,
-            breakerCause: run.breaker.cause,
-          },
-          rows,
-        );
-      return reply.type('application/json').header('content-disposition', file('json')).send(vllmText(result));
+      return reply
+        .type('application/json')
+        .header('content-disposition', file('json'))
+        .send(vllmText(vllmResult(app.store, r)));
     },
   );
 };

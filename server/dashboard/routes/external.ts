@@ -37,7 +37,12 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
         // Each event is checked against the protocol's schema by ExternalRuns.append, all before any is applied.
         body: Type.Object({ events: Type.Array(Type.Unknown(), { maxItems: 100_000 }) }),
-        response: { 200: Type.Object({ lastSeq: Type.Integer() }), 400: ErrorReplySchema, 404: ErrorReplySchema },
+        response: {
+          200: Type.Object({ lastSeq: Type.Integer() }),
+          400: ErrorReplySchema,
+          404: ErrorReplySchema,
+          409: ErrorReplySchema,
+        },
       },
     },
     async (req) => {

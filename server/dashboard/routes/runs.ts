@@ -19,6 +19,8 @@ import {
 import { SpecError } from '../errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
+import { interruptCauseOf } from '../export/storedRun.ts';
+import { cancelRefusal, deleteRefusal } from './abandon.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 const Errors = { 400: ErrorReplySchema, 404: ErrorReplySchema, 409: ErrorReplySchema };
@@ -88,7 +90,7 @@ function runReadRoutes(app: App): void {
       const run = app.store.runs.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
-      const { state: _stored, ...rest } = run;
+      const { state: stored, ...rest } = run;
       return {
         ...rest,
         target: redactUrl(rest.target),
@@ -104,6 +106,7 @@ function runReadRoutes(app: App): void {
             }
           : {}),
         stallReports: app.store.runs.stallReports(id),
+        interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
       };
     },
@@ -187,7 +190,7 @@ function runControlRoutes(app: App): void {
     async (req, reply) => {
       const { id } = req.params;
       if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      if (!app.runManager.cancel(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is not running here`);
+      if (!app.runManager.cancel(id)) throw cancelRefusal(app, id);
       return reply.status(202).send({ id });
     },
   );
@@ -197,7 +200,7 @@ function runControlRoutes(app: App): void {
     { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req) => {
       const { id } = req.params;
-      if (app.hub.isActive(id)) throw new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
+      if (app.hub.isActive(id)) throw deleteRefusal(app, id);
       if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.hub.removed(id);
       return { id };

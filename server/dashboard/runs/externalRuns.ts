@@ -3,7 +3,9 @@
  * creates the run, then posts its engine events in batches. They go through
  * the same hub as the dashboard's own runs, so they are shown live and
  * stored alike. A run whose CLI goes silent for `idleMs` without finishing
- * is recorded as interrupted.
+ * is recorded as interrupted; so is one the maintainer marks abandoned in
+ * the dashboard (its CLI is elsewhere: the dashboard cannot stop it). Events
+ * for a run no longer live are refused with a 409 that says why.
  */
 import type { BenchEvent, RunFinished } from '../../../shared/protocol.ts';
 import { rateLabel } from '../../../shared/rateLabel.ts';
@@ -60,6 +62,10 @@ function checkDeclared(e: BenchEvent, i: number, numRequests: number | null): vo
   if (e.type === 'accuracy.started' && numRequests !== null && e.total > numRequests)
     refuse(i, `total ${e.total} exceeds the run's ${numRequests} requests`, 'total');
 }
+
+/** The status message of a reported run marked abandoned in the dashboard. */
+const ABANDONED_MESSAGE =
+  'marked abandoned in the dashboard: its CLI was not stopped, and events it still sends are refused';
 
 export interface ExternalRunInfo {
   runId: string;
@@ -119,9 +125,7 @@ export class ExternalRuns {
    * and field) and changes nothing.
    */
   append(runId: string, posted: readonly unknown[]): number {
-    if (!this.idle.has(runId) || !this.hub.isActive(runId)) {
-      throw new StallscopeError('API_NOT_FOUND', `no live reported run ${runId}`, 'runId');
-    }
+    if (!this.idle.has(runId) || !this.hub.isActive(runId)) this.refuseNotLive(runId);
     const state = this.hub.tracker(runId)?.state;
     const events = checkBatch(posted, state?.startedAtMs != null ? state.counts.total : null);
     const seq = events.length ? this.hub.appendBatch(runId, events) : (this.hub.headSeq(runId) ?? 0);
@@ -142,6 +146,39 @@ export class ExternalRuns {
       });
     } else this.touch(runId);
     return seq;
+  }
+
+  /** Whether `runId` is a live run reported by a CLI (not one the dashboard runs itself). */
+  isReported(runId: string): boolean {
+    return this.idle.has(runId) && this.hub.isActive(runId);
+  }
+
+  /**
+   * Marks a live reported run abandoned: recorded as interrupted by the dashboard (its CLI, elsewhere, is not
+   * stopped, and what it sends later is refused), so it can be deleted. False when it is not a live reported run.
+   */
+  abandon(runId: string): boolean {
+    if (!this.isReported(runId)) return false;
+    this.stop(runId);
+    finalizeRun(this.hub, runId, { status: 'interrupted', interruptCause: 'dashboard', message: ABANDONED_MESSAGE });
+    return true;
+  }
+
+  /** 404 for a run that does not exist, else a 409 saying how the run ended (abandoned, gone silent, finished). */
+  private refuseNotLive(runId: string): never {
+    const stored = this.hub.store.runs.get(runId);
+    if (!stored) throw new StallscopeError('API_NOT_FOUND', `no reported run ${runId}`, 'runId');
+    const how =
+      stored.status === 'interrupted' && stored.state?.interruptCause === 'dashboard'
+        ? 'it was marked abandoned in the dashboard'
+        : stored.status === 'running'
+          ? 'it is not a run reported with --report-to'
+          : `it has ended (${stored.status})`;
+    throw new StallscopeError(
+      'API_CONFLICT',
+      `run ${runId} takes no more events: ${how}; the batch was refused whole, nothing was applied`,
+      'runId',
+    );
   }
 
   private touch(runId: string): void {

@@ -5,7 +5,7 @@
  * the hub told it is no longer live.
  */
 import type { RunSummary } from '../../../shared/protocol.ts';
-import type { RunStatus, Verdict } from '../../../shared/types.ts';
+import type { InterruptCause, RunStatus, Verdict } from '../../../shared/types.ts';
 import type { Hub } from '../hub/hub.ts';
 
 export interface FinalOutcome {
@@ -14,6 +14,8 @@ export interface FinalOutcome {
   result?: Record<string, unknown> | null;
   error?: string | null;
   message?: string;
+  /** Who interrupted the run, when it ends `interrupted` and the dashboard knows (a reported run marked abandoned). */
+  interruptCause?: InterruptCause;
   now?: number;
 }
 
@@ -27,6 +29,7 @@ export function finalizeRun(hub: Hub, runId: string, o: FinalOutcome): void {
     t: startedAt ? now - startedAt : 0,
     status: o.status,
     ...((o.message ?? o.error) ? { message: o.message ?? o.error ?? undefined } : {}),
+    ...(o.interruptCause ? { interruptCause: o.interruptCause } : {}),
   });
   const verdict: Verdict | null =
     o.summary?.verdict ??

@@ -81,11 +81,18 @@ interface RunRow {
   server_identity_json?: string | null;
 }
 
+/**
+ * Stall reports that are evidence (shared/stallReport.ts `isStallEvidence`): rows stored before the
+ * dashboard left them out include py-spy captures (worker -1) that read no stack, which are not.
+ */
+const EVIDENCE = `NOT (s.worker_id = -1 AND json_extract(s.report_json, '$.stackError') IS NOT NULL)`;
+
 const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
   r.max_concurrency, r.request_rate, r.fail_fast, r.created_at_ms, r.started_at_ms, r.finished_at_ms, r.last_seq,
   r.state_json, r.summary_json, r.metadata_json,
-  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id) AS stall_count,
-  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
+  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}) AS stall_count,
+  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}
+    GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
 
@@ -333,7 +340,7 @@ export class RunQueries {
   stallReports(id: string): StallEntry[] {
     const rows = this.db
       .prepare(
-        'SELECT seq, report_json, recovered_json, fingerprint_json FROM stall_reports WHERE run_id = ? ORDER BY seq',
+        `SELECT seq, report_json, recovered_json, fingerprint_json FROM stall_reports s WHERE run_id = ? AND ${EVIDENCE} ORDER BY seq`,
       )
       .all(id) as {
       seq: number;

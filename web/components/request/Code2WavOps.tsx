@@ -1,5 +1,5 @@
 /** The Code2Wav operations that decoded one request, phase by phase, with how long each phase took. */
-import type { OpRecord } from '../../state/runModel.ts';
+import type { OpRecord } from '../../../shared/runView/runModel.ts';
 import { fmtNum } from '../../state/selectors.ts';
 
 export function Code2WavOps({ ops, nowT }: { ops: readonly OpRecord[]; nowT: number }) {

@@ -1,6 +1,6 @@
 /** What is known of one request: its times, how it ended, its metrics and error, and its Seed-TTS transcript. */
-import type { RequestView } from '../../state/runModel.ts';
-import { endingText } from '../../state/runStory.ts';
+import type { RequestView } from '../../../shared/runView/runModel.ts';
+import { endingText } from '../../../shared/runView/runStory.ts';
 import { fmtNum } from '../../state/selectors.ts';
 
 const ms = (t: number | null) => (t === null ? '–' : `${fmtNum(t, 1)} ms`);

@@ -1,26 +1,24 @@
-/** The stalled worker's owner-thread stack as the watchdog read it, with Copy for the whole report as text. */
-import type { StackFrame } from '../../../shared/types.ts';
+/**
+ * The stalled worker's owner-thread stack as the watchdog read it, with Copy
+ * for the whole report as text (run, phase, op, age, requests, fingerprint,
+ * then the stack: web/state/stallText.ts).
+ */
 import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
+import { stallCopyText, type StallCopyFacts } from '../../state/stallText.ts';
 import { useCopy } from './useCopy.ts';
 
-function frameText(f: StackFrame): string {
-  return `${f.function || '(anonymous)'} (${f.file}:${f.line}:${f.column})${f.language && f.language !== 'js' ? ` [${f.language}]` : ''}`;
-}
-
-function reportText(r: WatchdogStallReport): string {
-  return [
-    `Code2Wav stall: worker ${r.workerId}, op ${r.opId}, phase ${r.phase}`,
-    ...r.stack.map((f) => `  at ${frameText(f)}`),
-  ].join('\n');
-}
-
-export function OwnerStack({ report: r }: { report: WatchdogStallReport }) {
+export function OwnerStack({ report: r, facts }: { report: WatchdogStallReport; facts: StallCopyFacts }) {
   const [copied, copy] = useCopy();
   return (
     <div>
       <h3>
         Owner-thread stack{' '}
-        <button type="button" onClick={() => copy(reportText(r))} disabled={r.stack.length === 0}>
+        <button
+          type="button"
+          onClick={() => copy(stallCopyText(r, facts))}
+          disabled={r.stack.length === 0}
+          data-testid="copy-stack"
+        >
           {copied ? 'Copied' : 'Copy'}
         </button>
       </h3>

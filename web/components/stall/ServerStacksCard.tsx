@@ -6,7 +6,8 @@
  * and Copy for the whole dump as text.
  */
 import type { ServerStacksReport } from '../../../shared/stallReport.ts';
-import { frameLine, reasonText, serverStacksText } from '../../state/serverStacks.ts';
+import { frameLine, reasonText } from '../../state/serverStacks.ts';
+import { stallCopyText, type StallCopyFacts } from '../../state/stallText.ts';
 import { PhaseStrip } from './PhaseStrip.tsx';
 import { ServerProcess } from './ServerProcess.tsx';
 import { useCopy } from './useCopy.ts';
@@ -14,9 +15,12 @@ import { count, plural } from '../../../shared/format.ts';
 
 export function ServerStacksCard({
   report: r,
+  facts,
   onFindRequest,
 }: {
   report: ServerStacksReport;
+  /** The run, the capture's age and the request indexes, for Copy. */
+  facts: StallCopyFacts;
   onFindRequest: (id: string) => void;
 }) {
   const [copied, copy] = useCopy();
@@ -31,7 +35,7 @@ export function ServerStacksCard({
         <span className={`pill ${r.inferred ? 'pill-bad' : ''}`}>
           {r.inferred ? `inferred: ${r.phase}` : 'phase not inferred'}
         </span>
-        <button type="button" onClick={() => copy(serverStacksText(r))} data-testid="copy-server-stacks">
+        <button type="button" onClick={() => copy(stallCopyText(r, facts))} data-testid="copy-server-stacks">
           {copied ? 'Copied' : 'Copy'}
         </button>
       </header>

@@ -5,14 +5,14 @@
  * recovered.
  */
 import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
-import type { RunModel, StallRecord } from '../../state/runModel.ts';
-import { stallAgeS } from '../../state/selectors.ts';
+import type { RunModel, StallRecord } from '../../../shared/runView/runModel.ts';
+import { stallAgeS } from '../../../shared/runView/stalls.ts';
 import { OwnerStack } from './OwnerStack.tsx';
 import { PhaseStrip } from './PhaseStrip.tsx';
 import { StallDetails } from './StallDetails.tsx';
 
-/** What a stall card reads of the run: its clock (for the age) and the request indexes. */
-export type StallModel = Pick<RunModel, 'startedAtMs' | 'finishedT' | 'indexById'>;
+/** What a stall card reads of the run: its id and clock (for Copy and the age) and the request indexes. */
+export type StallModel = Pick<RunModel, 'runId' | 'startedAtMs' | 'finishedT' | 'indexById'>;
 
 function stateText(stall: StallRecord, ended: boolean): string {
   if (stall.recovered) return `recovered after ${stall.recovered.stalledS.toFixed(1)} s`;
@@ -53,7 +53,10 @@ export function StallCard({
       <PhaseStrip phase={r.phase} label="Code2Wav phases" live={counting} showUnknown />
       <div className="stall-grid">
         <StallDetails report={r} indexById={model.indexById} onFindRequest={onFindRequest} />
-        <OwnerStack report={r} />
+        <OwnerStack
+          report={r}
+          facts={{ runId: model.runId, ageS: age, state: stateText(stall, ended), indexById: model.indexById }}
+        />
       </div>
     </article>
   );

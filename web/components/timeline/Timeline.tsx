@@ -7,7 +7,7 @@
  * link), each still under its own index.
  */
 import { useMemo } from 'react';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 import { timelineKeyHandler } from './timelineKeys.ts';
 import { TimelineAxis } from './TimelineAxis.tsx';
 import { TimelineLegend } from './TimelineLegend.tsx';

@@ -1,7 +1,7 @@
 /** One request's row: life segments, Code2Wav phase sub-segments, end cap, stall and timeout markers. */
 import { memo } from 'react';
-import type { OpRecord, RequestView } from '../../state/runModel.ts';
-import { blockedWaitText, type BlockedWait } from '../../state/runStory.ts';
+import type { OpRecord, RequestView } from '../../../shared/runView/runModel.ts';
+import { blockedWaitText, type BlockedWait } from '../../../shared/runView/runStory.ts';
 import { lifeSegments, phaseIndex, phaseSegments, place, timeToX, type View } from './geometry.ts';
 
 export const ROW_H = 20;

@@ -1,5 +1,5 @@
 /** The rows in view (and a few around them), each placed at its virtual offset; or the empty state. */
-import type { RequestView } from '../../state/runModel.ts';
+import type { RequestView } from '../../../shared/runView/runModel.ts';
 import type { View } from './geometry.ts';
 import { TimelineRow } from './TimelineRow.tsx';
 import type { TimelineRowData } from './useTimelineRowData.ts';

@@ -4,7 +4,7 @@
  * goes back to following the run).
  */
 import { count } from '../../../shared/format.ts';
-import { rangeWords } from '../../state/requestRanges.ts';
+import { rangeWords } from '../../../shared/runView/requestRanges.ts';
 
 export function TimelineToolbar({
   rowCount,

@@ -4,7 +4,7 @@
  * ms on the run clock; the component only maps the results to elements.
  */
 import { C2W_PHASES } from '../../../shared/types.ts';
-import type { OpRecord, RequestView } from '../../state/runModel.ts';
+import type { OpRecord, RequestView } from '../../../shared/runView/runModel.ts';
 
 /** The visible time window and the pixel width it maps onto. */
 export interface View {

@@ -1,6 +1,6 @@
 /** What the timeline tooltip says about the segment under the pointer (pure, for the hover handler). */
-import type { OpRecord, RequestView } from '../../state/runModel.ts';
-import { blockedWaitText, type BlockedWait } from '../../state/runStory.ts';
+import type { OpRecord, RequestView } from '../../../shared/runView/runModel.ts';
+import { blockedWaitText, type BlockedWait } from '../../../shared/runView/runStory.ts';
 import { hitTest, lifeSegments, phaseSegments, place, type Segment, type View } from './geometry.ts';
 
 const LIFE_TEXT: Record<string, string> = {

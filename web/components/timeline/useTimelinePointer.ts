@@ -3,7 +3,7 @@
  * times of the segment under it, a click (without a drag) opens the request.
  */
 import { useCallback, useRef, useState } from 'react';
-import type { RequestView } from '../../state/runModel.ts';
+import type { RequestView } from '../../../shared/runView/runModel.ts';
 import { describeAt } from './tooltip.ts';
 import { ROW_H } from './TimelineRow.tsx';
 import type { TimelineRowData } from './useTimelineRowData.ts';

@@ -4,8 +4,8 @@
  * the time it spent queued behind a stalled op.
  */
 import { useMemo } from 'react';
-import type { OpRecord, RunModel } from '../../state/runModel.ts';
-import { blockedWaits } from '../../state/runStory.ts';
+import type { OpRecord, RunModel } from '../../../shared/runView/runModel.ts';
+import { blockedWaits } from '../../../shared/runView/runStory.ts';
 
 const NO_OPS: OpRecord[] = [];
 

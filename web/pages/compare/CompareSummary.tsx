@@ -4,7 +4,7 @@ import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { normalizeCounts } from '../../../shared/outcomes.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { navigate, href } from '../../state/router.ts';
-import { FAILED_PARTS } from '../../state/runStory.ts';
+import { FAILED_PARTS } from '../../../shared/runView/runStory.ts';
 import { nameOf } from './runName.ts';
 import { identityText } from '../../../shared/serverIdentity.ts';
 import { count, dateTime } from '../../../shared/format.ts';

@@ -1,7 +1,7 @@
 /** The breaker's state in the run header; when tripped, by which request (a link to it), which timeout, after how long. */
 import type { BreakerCause } from '../../../shared/types.ts';
 import { href } from '../../state/router.ts';
-import type { breakerWords } from '../../state/runStory.ts';
+import type { breakerWords } from '../../../shared/runView/runStory.ts';
 
 export function BreakerFact({
   runId,

@@ -1,17 +1,17 @@
 /**
  * Run header: name, status and verdict (said once), who interrupted it,
  * elapsed time, breaker state with its cause (the tripping request a link),
- * and Cancel, which asks first.
+ * and what can stop the run (web/pages/run/RunControls.tsx), each asking first.
  */
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { identityText, type ServerIdentity } from '../../../shared/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
-import { breakerWords, interruptWords } from '../../state/runStory.ts';
+import { breakerWords, interruptWords } from '../../../shared/runView/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
-import { CancelControl } from './CancelControl.tsx';
 import { loadWords, targetWords } from '../../state/runFacts.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
+import { CancelControl, DeleteControl, ReportedRunControl } from './RunControls.tsx';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -22,13 +22,16 @@ export interface RunHeaderProps {
   running: boolean;
   /** The latest run.status message (e.g. why it errored). */
   message?: string | null;
-  /** Result key interrupt_cause (`signal` | `dashboard`), once the run ended interrupted. */
+  /** Who interrupted the run (`signal` | `dashboard`), once it ended interrupted. */
   interruptCause?: unknown;
   /** The engine's run.started, for what the stored detail does not say (a reported run without a config). */
   info: RunModel['info'];
   /** What the run does before its clock starts (web/state/runFacts.ts), shown instead of the elapsed time. */
   starting?: string | null;
-  onCancel: () => void;
+  onCancel: () => Promise<unknown>;
+  /** Mark a reported run abandoned (its CLI is elsewhere). */
+  onAbandon: () => Promise<unknown>;
+  onDelete: () => Promise<unknown>;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
   /** What the target said it is at the start (model list, version); null when not read. */
@@ -45,6 +48,8 @@ export function RunHeader({
   message,
   interruptCause,
   onCancel,
+  onAbandon,
+  onDelete,
   onFindRequest,
   identity,
   info,
@@ -54,7 +59,10 @@ export function RunHeader({
   const meta = Object.entries(detail.metadata ?? {});
   const words = breakerWords(detail.failFast, breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
-  const interrupted = interruptWords(interruptCause);
+  // A reported run the dashboard interrupted was marked abandoned there: nothing was cancelled.
+  const reported = detail.source === 'cli';
+  const abandoned = reported && interruptCause === 'dashboard';
+  const interrupted = abandoned ? 'marked abandoned in the dashboard' : interruptWords(interruptCause);
   return (
     <header className="run-head">
       <div className="run-title">
@@ -95,7 +103,8 @@ export function RunHeader({
           cause={breaker.cause}
           onFindRequest={onFindRequest}
         />
-        {running && <CancelControl onCancel={onCancel} />}
+        {running && (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
+        {abandoned && !running && <DeleteControl onDelete={onDelete} />}
       </div>
       {meta.length > 0 && (
         <div className="meta">

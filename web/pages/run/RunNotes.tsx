@@ -1,5 +1,5 @@
 /** Short lists on the run page: why the verdict is what it is, and the run's warnings. */
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 
 export function VerdictReasons({ reasons, verdict }: { reasons: readonly string[]; verdict: string | null }) {
   if (reasons.length === 0) return null;

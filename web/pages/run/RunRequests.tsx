@@ -9,7 +9,7 @@ import { RequestDetail } from '../../components/RequestDetail.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Timeline } from '../../components/timeline/Timeline.tsx';
 import { href } from '../../state/router.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 import { plural } from '../../../shared/format.ts';
 
 // Recharts is the biggest part of the bundle: load it beside the timeline, not before it.

@@ -7,7 +7,7 @@
  */
 import { useMemo, useState } from 'react';
 import { navigate, replaceRoute } from '../../state/router.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 
 export function useRequestSelection(
   id: string,

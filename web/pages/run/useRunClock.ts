@@ -4,7 +4,7 @@
  */
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { useNow } from '../../hooks/redraw.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 
 export function useRunClock(model: RunModel | undefined, detail: RunDetail | null) {
   const running = model

@@ -9,7 +9,7 @@ import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { ApiError, getRun } from '../../api/rest.ts';
 import { loadRun } from '../../api/runLoader.ts';
 import { useAppState, useServices } from '../../hooks/services.ts';
-import type { RunModel } from '../../state/runModel.ts';
+import type { RunModel } from '../../../shared/runView/runModel.ts';
 
 export function useRunDetail(id: string, model: RunModel | undefined) {
   const svc = useServices();
@@ -34,7 +34,7 @@ export function useRunDetail(id: string, model: RunModel | undefined) {
     setAttempt((a) => a + 1);
   };
   useAppearance(id, error, retry);
-  return { detail, error, setError, loaded, retry };
+  return { detail, error, loaded, retry };
 }
 
 /** How often a page for a run that does not exist yet asks again (a run created and ended between two snapshots). */

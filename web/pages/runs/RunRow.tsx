@@ -4,7 +4,7 @@ import { normalizeCounts } from '../../../shared/outcomes.ts';
 import type { RunCounts } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { href } from '../../state/router.ts';
-import { FAILED_PARTS } from '../../state/runStory.ts';
+import { FAILED_PARTS } from '../../../shared/runView/runStory.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
 const dur = (s: number | null) => (s === null ? '–' : s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);

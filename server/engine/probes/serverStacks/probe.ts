@@ -9,15 +9,18 @@
  *   some request is still silent, at most MAX_NO_PROGRESS times per run.
  * Silence is measured from the engine's events (sent, first token/audio,
  * progress — throttled to one per 250 ms per request, so within 0.25 s).
- * Each capture becomes a `server.stacks` event; each distinct failure a
- * `run.warning`; `finish` settles the captures in progress (each killed at
- * its own 5 s limit) and returns the `server_stacks` result key.
+ * Each capture that read a stack becomes a `server.stacks` event; each
+ * distinct failure a `run.warning`. A capture that read nothing is not
+ * evidence: it is only its warning, never a stall report, and without py-spy
+ * nothing is captured at all (one warning, with what to install).
+ * `finish` settles the captures in progress (each killed at its own 5 s
+ * limit) and returns the `server_stacks` result key.
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { BenchEvent } from '../../../../shared/protocol.ts';
 import type { CompiledRules } from '../../../../shared/phaseRules.ts';
-import type { CaptureReason, ServerStacksReport } from '../../../../shared/stallReport.ts';
+import { isStallEvidence, type CaptureReason, type ServerStacksReport } from '../../../../shared/stallReport.ts';
 import type { TimeoutReport } from '../../breaker.ts';
 import type { ProbeContext, RunProbe } from '../../probe.ts';
 import { CAPTURE_LIMIT_MS, captureTree, type CaptureOptions } from './capture.ts';
@@ -53,13 +56,18 @@ export class ServerStacksProbe implements RunProbe {
   private lastNoProgressMs = -Infinity;
   private captures = 0;
   private finished = false;
+  /** py-spy is not there: said once at the start, and no capture is attempted. */
+  private unavailable = false;
 
   constructor(private readonly o: ServerStacksProbeOptions) {}
 
   start(ctx: ProbeContext): void {
     this.ctx = ctx;
     const pySpy = this.o.config.pySpy ?? 'py-spy';
-    if (!onPath(pySpy, this.o.path ?? process.env.PATH ?? '')) this.note(missingMessage(pySpy));
+    if (!onPath(pySpy, this.o.path ?? process.env.PATH ?? '')) {
+      this.unavailable = true;
+      this.note(missingMessage(pySpy));
+    }
     const s = this.o.config.stallAfterS;
     if (s !== undefined) {
       // Often enough to catch S within a tenth of it (at most a second late), cheap: it scans the in-flight map.
@@ -93,7 +101,7 @@ export class ServerStacksProbe implements RunProbe {
   }
 
   onTimeout(r: TimeoutReport): void {
-    if (!this.o.config.captureOnTimeout || this.firstTimeoutSeen || this.finished) return;
+    if (!this.o.config.captureOnTimeout || this.firstTimeoutSeen || this.finished || this.unavailable) return;
     this.firstTimeoutSeen = true;
     const ids = [...this.live.values()].map((x) => x.id);
     const reason: CaptureReason = {
@@ -133,7 +141,8 @@ export class ServerStacksProbe implements RunProbe {
 
   private checkSilence(): void {
     const s = this.o.config.stallAfterS;
-    if (s === undefined || this.finished || this.noProgressBusy || this.noProgressCount >= MAX_NO_PROGRESS) return;
+    if (s === undefined || this.finished || this.unavailable) return;
+    if (this.noProgressBusy || this.noProgressCount >= MAX_NO_PROGRESS) return;
     const now = performance.now();
     if (now - this.lastNoProgressMs < s * 1000) return;
     let silentMs = 0;
@@ -168,8 +177,14 @@ export class ServerStacksProbe implements RunProbe {
     };
     const p = (this.o.capture ?? captureTree)(opts, { capture, reason, requestIds })
       .then((report) => {
-        this.reports.push(report);
         for (const n of report.notes) this.note(n);
+        if (!isStallEvidence(report)) {
+          // Its notes said why (once each); a failure without one still gets its line.
+          if (report.notes.length === 0)
+            this.note(`server stack capture #${capture} read no stack: ${report.stackError ?? 'no thread was read'}`);
+          return;
+        }
+        this.reports.push(report);
         this.ctx?.emit({ type: 'server.stacks', report });
         const where = report.inferred
           ? `inferred phase ${report.phase} from ${report.inferred.frame.function} (${report.inferred.frame.file}:${report.inferred.frame.line}) in pid ${report.inferred.pid}`

@@ -114,15 +114,25 @@ describe('GET /api/runs/:id/export', () => {
     expect(checked).toBe(n);
   });
 
-  it('csv: one quoted row per request', async ({ app }) => {
+  it('csv: one quoted row per request, placed in Code2Wav; blank, not 0, what a request that never completed lacks', async ({
+    app,
+  }) => {
     recordRun(app.hub, 'h2');
     const r = await get(app, 'h2', 'csv');
     expect(r.headers['content-type']).toMatch(/text\/csv/);
     const lines = r.body.trim().split('\r\n');
-    expect(lines[0]).toMatch(/^index,request_id,status,queued_ms,sent_ms/);
+    expect(lines[0]).toBe(
+      'index,request_id,status,worker,op,phase,in_stalled_op,waited_behind_op,queued_ms,sent_ms,first_token_ms,' +
+        'first_audio_ms,end_ms,ttft_s,e2el_s,audio_ttfp_s,audio_duration_s,output_tokens,prompt_len,attempts,' +
+        'timeout_kind,error',
+    );
     expect(lines).toHaveLength(7);
-    expect(lines[3]).toMatch(/^2,h2-2,timed_out,10,11,/);
-    expect(lines[4]).toContain('"cancelled, ""breaker"""');
+    // Completed: its latencies; no Code2Wav op named it (blank, not 0 or false).
+    expect(lines[1]).toBe('0,h2-0,completed,,,,,,0,1,2,,3,0.01,0.5,0.1,1,16,32,1,,');
+    // Timed out in the op the watchdog reported stalled in hift: no first token, no E2E latency, no audio.
+    expect(lines[3]).toBe('2,h2-2,timed_out,0,5,hift,true,,10,11,,,4011,,,,,16,32,1,total,total timeout after 4 s');
+    expect(lines[4]).toMatch(/^3,h2-3,cancelled_after_timeout,0,5,hift,true,.*"cancelled, ""breaker"""$/);
+    expect(lines[5]).toMatch(/^4,h2-4,not_dispatched,,,,,,,,,,4011,,,,,/);
     expect(csvCell('a\nb')).toBe('"a\nb"');
   });
 

@@ -41,8 +41,12 @@ describe('--report-to API', () => {
       metadata: { build: '77' },
       counts: { notDispatched: 2 },
     });
+    // The run has ended: a late batch is refused, saying so (a run that does not exist is a 404).
+    const late = await app.inject({ method: 'POST', url: '/api/runs/ci-77/events', payload: { events: [] } });
+    expect(late.statusCode).toBe(409);
+    expect(late.json().message).toMatch(/^conflict: run ci-77 takes no more events: it has ended \(finished\)/);
     expect(
-      (await app.inject({ method: 'POST', url: '/api/runs/ci-77/events', payload: { events: [] } })).statusCode,
+      (await app.inject({ method: 'POST', url: '/api/runs/ci-78/events', payload: { events: [] } })).statusCode,
     ).toBe(404);
   });
 

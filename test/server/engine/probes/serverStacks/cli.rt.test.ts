@@ -4,7 +4,8 @@
  * finds the blocking frame under its callers in the child and infers `hift`;
  * `auto` finds the server's pid; `--server-stall-after-s 1` captures before a
  * 5 s timeout; the run with capture ends within timeout + 1 s; without
- * py-spy on PATH the run carries on and says how to install it.
+ * py-spy on PATH the run carries on, says once how to install it and
+ * records no capture.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,7 +127,7 @@ describe('server stacks from a real Python server (py-spy)', () => {
     for (const g of gaps) expect(g).toBeGreaterThanOrEqual(950);
   });
 
-  it('py-spy missing: a warning with the install command and a note in the result; the run carries on', async () => {
+  it('py-spy missing: one warning line with the install command, no capture; the run carries on', async () => {
     fixture = await startOmniFixture(['--hang-after', '1']);
     const r = await bench(
       fixture,
@@ -134,9 +135,12 @@ describe('server stacks from a real Python server (py-spy)', () => {
       { PATH: '/usr/bin:/bin' },
     );
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stdout).toMatch(/warning: py-spy not found \('py-spy'\): install it with `pip install py-spy`/);
+    // A capture without py-spy would read nothing: it is a warning about the capture, never a stall report.
+    const lines = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => /py-spy|server stacks/i.test(l));
+    expect(lines).toEqual([
+      expect.stringMatching(/^warning: py-spy not found \('py-spy'\): install it with `pip install py-spy`/),
+    ]);
     expect(r.stacks.notes).toEqual([expect.stringContaining('pip install py-spy')]);
-    expect(r.stacks.captures[0].processes[0].error?.code).toBe('STACKS_PYSPY_MISSING');
-    expect(r.stacks.captures[0].phase).toBe('unknown');
+    expect(r.stacks.captures).toEqual([]);
   });
 });

@@ -18,7 +18,34 @@ import type { Unstamped } from '#server/engine/events.ts';
 const rules = loadPhaseRules();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function setup(over: { stallAfterS?: number; captureOnTimeout?: boolean; delayMs?: number; notes?: string[] } = {}) {
+interface SetupOptions {
+  stallAfterS?: number;
+  captureOnTimeout?: boolean;
+  delayMs?: number;
+  notes?: string[];
+  /** No py-spy at the path the probe looks at. */
+  pySpyMissing?: boolean;
+  /** The capture reads no process (every one failed with this error). */
+  readNothing?: { code: string; message: string };
+}
+
+/** One readable process with one thread blocked in hift: what a capture that worked returns. */
+const PROCESS = {
+  pid: 4242,
+  ppid: null,
+  cmdline: 'python -m omni',
+  threads: [
+    {
+      name: 'MainThread',
+      tid: 4242,
+      active: true,
+      ownsGil: true,
+      frames: [{ function: 'istft', file: 'hift.py', line: 3, column: 0, language: 'python' }],
+    },
+  ],
+};
+
+function setup(over: SetupOptions = {}) {
   const calls: { at: number; inp: CaptureInput; opts: CaptureOptions }[] = [];
   const emitted: Unstamped[] = [];
   const order: string[] = [];
@@ -28,6 +55,8 @@ function setup(over: { stallAfterS?: number; captureOnTimeout?: boolean; delayMs
       captureOnTimeout: over.captureOnTimeout ?? true,
       stallAfterS: over.stallAfterS,
       native: false,
+      // A path that exists (this Node) stands for py-spy: the capture itself is the fake below.
+      pySpy: over.pySpyMissing ? 'py-spy' : process.execPath,
     },
     pid: 4242,
     pidSource: 'flag',
@@ -48,8 +77,9 @@ function setup(over: { stallAfterS?: number; captureOnTimeout?: boolean; delayMs
         phase: 'unknown',
         inferred: null,
         requestIds: inp.requestIds,
-        processes: [],
-        stack: [],
+        processes: over.readNothing ? [{ ...PROCESS, threads: [], error: over.readNothing }] : [PROCESS],
+        stack: over.readNothing ? [] : PROCESS.threads[0].frames,
+        ...(over.readNothing ? { stackError: over.readNothing.message } : {}),
         notes: over.notes ?? [],
       } satisfies ServerStacksReport;
     },
@@ -115,17 +145,43 @@ describe('ServerStacksProbe', () => {
     expect(s.calls).toHaveLength(0);
   });
 
-  it('failures: py-spy missing at start and each distinct note once, as run.warning and in the notes', async () => {
-    const s = setup({ notes: ['py-spy may not read process 4242 (permission denied): ...'] });
+  it('failures: each distinct note once, as run.warning and in the notes', async () => {
+    const s = setup({ notes: ['py-spy may not read process 4343 (permission denied): ...'] });
     s.sent(0);
     s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
-    const out = (await s.probe.finish()) as { server_stacks: { notes: string[] } };
+    const out = (await s.probe.finish()) as { server_stacks: { notes: string[]; captures: unknown[] } };
     const warnings = s.emitted.filter((e) => e.type === 'run.warning').map((e) => (e as { message: string }).message);
-    expect(warnings).toEqual([
-      expect.stringMatching(/^server stacks: py-spy not found .*pip install py-spy/),
-      expect.stringMatching(/^server stacks: py-spy may not read process 4242/),
+    expect(warnings).toEqual([expect.stringMatching(/^server stacks: py-spy may not read process 4343/)]);
+    expect(out.server_stacks.notes).toHaveLength(1);
+    expect(out.server_stacks.captures).toHaveLength(1); // the rest of the tree was read: evidence
+  });
+
+  it('py-spy missing: one warning with what to install, and no capture at the timeout or after silence', async () => {
+    const s = setup({ pySpyMissing: true, stallAfterS: 0.05 });
+    s.sent(0);
+    s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
+    await sleep(200);
+    const out = (await s.probe.finish()) as { server_stacks: { notes: string[]; captures: unknown[] } };
+    expect(s.calls).toHaveLength(0);
+    expect(s.emitted.filter((e) => e.type === 'server.stacks')).toHaveLength(0);
+    expect(s.emitted.map((e) => (e as { message?: string }).message)).toEqual([
+      expect.stringMatching(/^server stacks: py-spy not found \('py-spy'\): install it with `pip install py-spy`/),
     ]);
-    expect(out.server_stacks.notes).toHaveLength(2);
+    expect(out.server_stacks.captures).toEqual([]);
+    expect(out.server_stacks.notes).toEqual([expect.stringContaining('pip install py-spy')]);
+  });
+
+  it('a capture that read no process is a warning, not a server.stacks report', async () => {
+    const message = 'process 4242 is not a Python process py-spy can read (no python)';
+    const s = setup({ readNothing: { code: 'STACKS_NOT_PYTHON', message }, notes: [message] });
+    s.sent(0);
+    s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
+    const out = (await s.probe.finish()) as { server_stacks: { notes: string[]; captures: unknown[] } };
+    expect(s.calls).toHaveLength(1);
+    expect(s.emitted.filter((e) => e.type === 'server.stacks')).toHaveLength(0);
+    expect(s.emitted.map((e) => (e as { message?: string }).message)).toEqual([`server stacks: ${message}`]);
+    expect(out.server_stacks.captures).toEqual([]);
+    expect(out.server_stacks.notes).toEqual([message]);
   });
 
   it('finish waits for a capture in progress', async () => {

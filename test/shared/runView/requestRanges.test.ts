@@ -1,6 +1,6 @@
 /** Request ranges in words and in links (`?reqs=5-8`), and the story's links to exactly those rows. */
 import { describe, expect, it } from 'vitest';
-import { formatRanges, parseRanges, rangeWords, toRuns } from '#web/state/requestRanges.ts';
+import { formatRanges, parseRanges, rangeWords, toRuns } from '#shared/runView/requestRanges.ts';
 import { href, parseRoute } from '#web/state/router.ts';
 
 describe('request ranges', () => {

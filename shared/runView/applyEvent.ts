@@ -18,9 +18,10 @@ import {
   type RunFinished,
   type RunStarted,
   type SeqEvent,
-} from '../../shared/protocol.ts';
-import { normalizeCounts } from '../../shared/outcomes.ts';
-import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../../shared/requestLifecycle.ts';
+} from '../protocol.ts';
+import { normalizeCounts } from '../outcomes.ts';
+import { isStallEvidence } from '../stallReport.ts';
+import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
@@ -100,7 +101,8 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'accuracy.item':
       return applyAccuracyItem(d, e);
     case 'server.stacks':
-      d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
+      // A capture that read no stack is not a stall (its run.warning says what went wrong).
+      if (isStallEvidence(e.report)) d.own('stalls').push({ t: e.t, report: e.report, recovered: null });
       return;
     default:
       assertNever(e);

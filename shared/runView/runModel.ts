@@ -3,10 +3,10 @@
  * stream (live over the WebSocket, or replayed from the store over REST).
  * Plain data so that the reducer stays pure and testable in Node.
  */
-import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../../shared/types.ts';
-import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../../shared/protocol.ts';
-import { emptyCounts } from '../../shared/outcomes.ts';
-import { blankRequest, type RequestLifecycle } from '../../shared/requestLifecycle.ts';
+import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../types.ts';
+import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../protocol.ts';
+import { emptyCounts } from '../outcomes.ts';
+import { blankRequest, type RequestLifecycle } from '../requestLifecycle.ts';
 
 /**
  * One benchmark request as a timeline row: its lifecycle as the one request

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRun } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRun } from '#shared/runView/runModel.ts';
 import { deepFreeze, failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());

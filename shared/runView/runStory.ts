@@ -5,9 +5,9 @@
  * ended, and one sentence tying the stall, the timeout and the cancellation
  * together. Each takes plain data and returns plain data.
  */
-import { normalizeCounts } from '../../shared/outcomes.ts';
-import { isServerStacks } from '../../shared/stallReport.ts';
-import type { RunCounts } from '../../shared/types.ts';
+import { normalizeCounts } from '../outcomes.ts';
+import { isServerStacks } from '../stallReport.ts';
+import type { BreakerCause, RunCounts } from '../types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 import { count, plural } from '../../shared/format.ts';
 import { rangeWords, toRuns } from './requestRanges.ts';
@@ -254,6 +254,47 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
     ]);
   }
   return clauses;
+}
+
+/** The story as one line of text, as the run page prints it: clauses joined by "; ", a capital, a full stop. */
+export function storyText(clauses: readonly StoryPart[][]): string {
+  const text = clauses.map((parts) => parts.map((p) => p.text).join('')).join('; ');
+  return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : '';
+}
+
+/** What the stored run records beside its event stream (an import has no stream at all). */
+interface StoredRunFacts {
+  counts: Partial<RunCounts> | null | undefined;
+  breaker: { tripped: boolean; cause: BreakerCause | null };
+}
+
+/** The breaker the page shows: the stream's once it tripped, else the stored one. */
+export function shownBreaker(
+  model: Pick<RunModel, 'breaker'>,
+  stored: StoredRunFacts,
+): { tripped: boolean; cause: BreakerCause | null } {
+  return model.breaker.tripped ? model.breaker : { tripped: stored.breaker.tripped, cause: stored.breaker.cause };
+}
+
+/**
+ * The run page's story of a run (and the evidence file's): the model folded
+ * from its events, completed by what the stored run records, with the waits
+ * behind stalled ops up to `nowT` (the run clock now, or at its end).
+ */
+export function storyOf(
+  model: RunModel,
+  stored: StoredRunFacts,
+  stalls: readonly StallRecord[],
+  nowT: number,
+  interruptCause: string | null,
+): StoryPart[][] {
+  return runStory({
+    model: { ...model, breaker: { ...model.breaker, ...shownBreaker(model, stored) } },
+    stalls,
+    counts: shownCounts(model, stored.counts),
+    waits: blockedWaits(model, nowT),
+    interruptCause,
+  });
 }
 
 /** The header's breaker words: a finished run that never tripped says so, rather than "armed". */

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
 import { lifeSegments } from '#web/components/timeline/geometry.ts';
-import { applyEvents } from '#web/state/applyEvent.ts';
-import { emptyRow, emptyRun, type RequestView } from '#web/state/runModel.ts';
+import { applyEvents } from '#shared/runView/applyEvent.ts';
+import { emptyRow, emptyRun, type RequestView } from '#shared/runView/runModel.ts';
 import {
   blockedWaits,
   blockedWaitText,
@@ -16,7 +16,7 @@ import {
   outcomeCards,
   runStory,
   shownCounts,
-} from '#web/state/runStory.ts';
+} from '#shared/runView/runStory.ts';
 import { activePerBucket, exactPeak, outcomeSeries } from '#web/state/selectors.ts';
 import { failFastRun, numbered, T0 } from '#test/helpers/failFastRun.ts';
 

@@ -1,0 +1,59 @@
+/**
+ * One stored run read whole for an export: its row, request rows and events,
+ * folded by the run page's own reducer (shared/runView/) into the model the
+ * page draws, its stall reports and the waits behind a stalled op as the page
+ * shows them once the run is over.
+ */
+import type { RequestRow } from '../../../shared/apiSchemas.ts';
+import type { RunEvent, RunState, RunSummary, SeqEvent } from '../../../shared/protocol.ts';
+import type { RunModel, StallRecord } from '../../../shared/runView/runModel.ts';
+import { blockedWaits, type BlockedWait } from '../../../shared/runView/runStory.ts';
+import { storedRunModel } from '../../../shared/runView/storedRows.ts';
+import { runStalls } from '../../../shared/runView/stalls.ts';
+import type { InterruptCause } from '../../../shared/types.ts';
+import type { Store } from '../store/store.ts';
+
+/** Rows read at most (the exports hold the run in memory). */
+const MAX_ROWS = 1_000_000;
+
+type StoredRunRow = NonNullable<ReturnType<Store['runs']['get']>>;
+
+export interface StoredRun {
+  run: StoredRunRow;
+  rows: RequestRow[];
+  events: SeqEvent[];
+  model: RunModel;
+  stalls: StallRecord[];
+  /** The run clock at its end (or at its last event, for a run that never ended). */
+  endT: number;
+  waits: Record<string, BlockedWait>;
+}
+
+/** Who interrupted a run: the result's `interrupt_cause`, else what the dashboard recorded (a run marked abandoned). */
+export function interruptCauseOf(summary: RunSummary | null, state: RunState | null): InterruptCause | null {
+  const key = summary?.metrics.interrupt_cause;
+  if (key === 'signal' || key === 'dashboard') return key;
+  return state?.interruptCause ?? null;
+}
+
+/** The run, or null when there is no such run. Flushes the writer first, so a live run's last events are in. */
+export function readStoredRun(store: Store, id: string): StoredRun | null {
+  const run = store.runs.get(id);
+  if (!run) return null;
+  store.writer.flush();
+  const rows = store.runs.requests(id, 0, MAX_ROWS).requests;
+  const events = store.runs
+    .eventsAfter(id, 0, 10_000_000)
+    .map((e) => ({ seq: e.seq, event: JSON.parse(e.json) as RunEvent }));
+  const model = storedRunModel(id, events, rows);
+  const endT = model.finishedT ?? model.lastT;
+  return {
+    run,
+    rows,
+    events,
+    model,
+    stalls: runStalls(model, store.runs.stallReports(id), model.startedAtMs ?? run.startedAtMs),
+    endT,
+    waits: blockedWaits(model, endT),
+  };
+}

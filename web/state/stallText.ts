@@ -1,0 +1,58 @@
+/**
+ * A stall card's Copy, pure: what a maintainer pastes into a bug report must
+ * say which run, which phase and op (or capture), how long it had lasted and
+ * which requests were in it, before the stack itself; with the fingerprint
+ * (shared/fingerprint.ts) that finds the same hang in other runs.
+ */
+import { stallFingerprint } from '../../shared/fingerprint.ts';
+import { isServerStacks, type StallReport, type WatchdogStallReport } from '../../shared/stallReport.ts';
+import type { StackFrame } from '../../shared/types.ts';
+import { serverStacksText } from './serverStacks.ts';
+
+export interface StallCopyFacts {
+  runId: string;
+  /** Seconds the stall had lasted (stallAgeS: in the phase for the watchdog, since the capture for py-spy). */
+  ageS: number;
+  /** The card's state words ("still blocked", "recovered after 3.1 s"), if it has them. */
+  state?: string;
+  indexById: Readonly<Record<string, number>>;
+}
+
+function frameText(f: StackFrame): string {
+  return `${f.function || '(anonymous)'} (${f.file}:${f.line}:${f.column})${f.language && f.language !== 'js' ? ` [${f.language}]` : ''}`;
+}
+
+/** "#5 run-5, #6 run-6" (a request this run does not know keeps its id alone), or "none". */
+function requestList(ids: readonly string[], indexById: StallCopyFacts['indexById']): string {
+  if (ids.length === 0) return 'none';
+  return ids.map((id) => (indexById[id] !== undefined ? `#${indexById[id]} ${id}` : id)).join(', ');
+}
+
+function watchdogText(r: WatchdogStallReport, f: StallCopyFacts): string[] {
+  return [
+    `Run ${f.runId}: Code2Wav stall, worker ${r.workerId}, op ${r.opId}, phase ${r.phase}, ` +
+      `${f.ageS.toFixed(1)} s in ${r.phase}${f.state ? ` (${f.state})` : ''}`,
+    `Requests in the op: ${requestList(r.requestIds, f.indexById)}`,
+    ...fingerprintLine(r),
+    r.stack.length > 0 ? 'Owner-thread stack:' : `No stack: ${r.stackError ?? 'capture failed'}`,
+    ...r.stack.map((fr) => `  at ${frameText(fr)}`),
+  ];
+}
+
+function fingerprintLine(r: StallReport): string[] {
+  const fp = stallFingerprint(r.phase, r.stack);
+  return [`Fingerprint: ${fp.fingerprint} (${fp.label})`];
+}
+
+/** The text a stall card's Copy puts on the clipboard. */
+export function stallCopyText(r: StallReport, f: StallCopyFacts): string {
+  if (!isServerStacks(r)) return watchdogText(r, f).join('\n');
+  return [
+    `Run ${f.runId}: server stacks #${r.capture}, phase ${r.phase}${r.inferred ? ' (inferred)' : ''}, ` +
+      `${f.ageS.toFixed(1)} s since the capture`,
+    `Requests in flight: ${requestList(r.requestIds, f.indexById)}`,
+    ...fingerprintLine(r),
+    '',
+    serverStacksText(r),
+  ].join('\n');
+}
