@@ -13,6 +13,7 @@ import { validateBenchConfig } from './validate.ts';
 import { finishProbes, type RunProbe } from './probe.ts';
 import { setUpRun, type RunSetup } from './runSetup.ts';
 import { beforeClock } from './beforeClock.ts';
+import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -35,6 +36,8 @@ export interface EngineOptions {
    * probes/serverStacks/). The engine imports none.
    */
   probes?: readonly RunProbe[];
+  /** A Seed-TTS dataset being downloaded from the Hub before the run (docs/design.md#hub-datasets). */
+  onDownloadProgress?: (p: DownloadProgress) => void;
 }
 
 export type { BenchOutcome };
