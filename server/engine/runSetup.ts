@@ -67,7 +67,12 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
   let data: LoadedDataset;
   try {
     // A Seed-TTS dataset named by its Hub id comes from the Hugging Face cache, or is downloaded into it, now.
-    data = await loadDataset(config, { env: process.env, log, onProgress: opts.onDownloadProgress, signal: opts.signal });
+    data = await loadDataset(config, {
+      env: process.env,
+      log,
+      onProgress: opts.onDownloadProgress,
+      signal: opts.signal,
+    });
   } catch (e) {
     await gate?.dispose();
     throw e;

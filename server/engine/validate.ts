@@ -210,7 +210,8 @@ function validateSeedTtsEval(c: BenchConfig): void {
       bad(`'${e.asrUrl}' is not an http(s) URL`, 'seedTtsEval.asrUrl');
   }
   if (e.localAsr) {
-    if (!e.localAsr.python) bad('the Python that runs the transcription server is empty', 'seedTtsEval.localAsr.python');
+    if (!e.localAsr.python)
+      bad('the Python that runs the transcription server is empty', 'seedTtsEval.localAsr.python');
     const t = e.localAsr.startTimeoutS;
     if (t !== undefined && !(t > 0))
       bad(`the transcription server's start timeout must be > 0 s (got ${t})`, 'seedTtsEval.localAsr.startTimeoutS');

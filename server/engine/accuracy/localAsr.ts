@@ -100,6 +100,7 @@ export class LocalAsrServer {
       await server.stop();
       throw new Error(
         `${(e as Error).message}${server.stderr ? `; its stderr ends:\n${tail(server.stderr, 4000)}` : ''}`,
+        { cause: e },
       );
     }
   }

@@ -16,7 +16,7 @@ import type { BenchConfig } from '#server/engine/config.ts';
 import type { AccuracyItem, BenchEvent } from '#shared/protocol.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { run as runCli } from '#server/cli/bench.ts';
-import { StallscopeError } from '#shared/errors.ts';
+import type { StallscopeError } from '#shared/errors.ts';
 import { formatSummary } from '#server/engine/results/summary.ts';
 import { barePython } from '#test/helpers/tools.ts';
 
