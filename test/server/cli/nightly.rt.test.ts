@@ -69,6 +69,8 @@ let dir: string;
 let cache: string;
 let whisper: string;
 let target: Awaited<ReturnType<typeof startReproServer>> | null = null;
+/** A 16 kHz upload of the first test and what the model, called directly, wrote for it. */
+let direct: { wav: string; transcript: string } | null = null;
 
 beforeAll(async () => {
   ensureBuild();
@@ -162,5 +164,53 @@ describe("the nightly job's command line", () => {
       ...wavs,
     ]);
     expect(transcripts).toEqual(JSON.parse(stdout));
+    direct = { wav: wavs[0], transcript: (JSON.parse(stdout) as string[])[0] };
   }, 240_000);
+
+  it('`stallscope asr-server` serves the same model alone, refuses audio that is not 16 kHz, and stops on SIGTERM', async () => {
+    expect(direct, 'runs after the command-line test, which makes the audio and its direct transcript').not.toBeNull();
+    const child = spawn(
+      process.execPath,
+      [
+        join(REPO, 'bin/stallscope.js'),
+        'asr-server',
+        '--python',
+        venvPython('the asr-server test'),
+        '--model',
+        whisper,
+      ],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      void exited.then((code) => reject(new Error(`asr-server exited ${code}: ${err}`)));
+    });
+    const upload = async (
+      wav: Buffer,
+    ): Promise<{ status: number; body: { text?: string; error?: { message: string } } }> => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'audio.wav');
+      form.append('model', 'openai/whisper-large-v3');
+      form.append('language', 'en');
+      form.append('temperature', '0');
+      const res = await fetch(`${url}/v1/audio/transcriptions`, { method: 'POST', body: form });
+      return { status: res.status, body: (await res.json()) as { text?: string; error?: { message: string } } };
+    };
+    expect(await upload(readFileSync(direct!.wav))).toEqual({ status: 200, body: { text: direct!.transcript } });
+    const at24k = encodeWav16(new Float32Array(2400), 24000);
+    expect(await upload(at24k)).toEqual({
+      status: 400,
+      body: { error: { message: 'expected 16 kHz mono 16-bit PCM, got 24000 Hz, 1 channel(s), 16-bit' } },
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 120_000);
 });
