@@ -20,10 +20,14 @@ export interface Progress {
   stop(): void;
 }
 
-/** The download's bar: files and megabytes of the locale folder. */
-function downloadBar(stream: NodeJS.WriteStream): (p: DownloadProgress) => void {
+/** The download's bar: files and megabytes of the locale folder; `stop` also ends one a failed download left. */
+function downloadBar(stream: NodeJS.WriteStream): { update: (p: DownloadProgress) => void; stop: () => void } {
   let bar: cliProgress.SingleBar | null = null;
-  return (p) => {
+  const stop = (): void => {
+    bar?.stop();
+    bar = null;
+  };
+  const update = (p: DownloadProgress): void => {
     const payload = { files: `${p.filesDone}/${p.files}`, mb: (p.bytesDone / 1e6).toFixed(1) };
     if (!bar) {
       bar = new cliProgress.SingleBar(
@@ -39,8 +43,9 @@ function downloadBar(stream: NodeJS.WriteStream): (p: DownloadProgress) => void 
       bar.start(Math.max(1, p.bytes), 0, payload);
     }
     bar.update(p.bytesDone, payload);
-    if (p.done) bar.stop();
+    if (p.done) stop();
   };
+  return { update, stop };
 }
 
 export function createProgress(stream: NodeJS.WriteStream): Progress | null {
@@ -67,9 +72,9 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
   // The Seed-TTS gate's own bar, after the benchmark's (accuracy.* events).
   let asr: cliProgress.SingleBar | null = null;
   const a = { evaluated: 0, excluded: 0 };
-  const onDownload = downloadBar(stream);
+  const download = downloadBar(stream);
   return {
-    onDownload,
+    onDownload: download.update,
     onEvent(e) {
       if (isRequestEvent(e)) {
         const step = live.apply(e);
@@ -107,6 +112,7 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
       }
     },
     stop() {
+      download.stop();
       if (started) bar.stop();
       asr?.stop();
     },

@@ -58,11 +58,10 @@ export async function resolveSeedTtsRoot(path: string, locale: string, o: SeedTt
   try {
     return await downloadLocale({ repoId: path, locale, cacheDir, endpoint, token, ...o });
   } catch (e) {
-    throw new StallscopeError(
-      'CONFIG_DATASET_DOWNLOAD',
-      downloadFailure(e, path, endpoint, token, repo),
-      'dataset.path',
-    );
+    const detail = o.signal?.aborted
+      ? `the download of ${path} from ${endpoint} was interrupted; what was complete stays in ${repo}`
+      : downloadFailure(e, path, endpoint, token, repo);
+    throw new StallscopeError('CONFIG_DATASET_DOWNLOAD', detail, 'dataset.path');
   }
 }
 
