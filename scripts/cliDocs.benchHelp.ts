@@ -55,7 +55,10 @@ export const BENCH_GROUPS: FlagGroup[] = [
     title: 'Dataset',
     flags: {
       'dataset-name': { arg: 'NAME', help: '`random` (default), `seed-tts` or `trace`' },
-      'dataset-path': { arg: 'PATH', help: 'the Seed-TTS folder or the trace file' },
+      'dataset-path': {
+        arg: 'PATH',
+        help: 'the trace file, or the Seed-TTS folder; for Seed-TTS, a path that is not a folder is a Hugging Face dataset id (e.g. `zhaochenyang20/seed-tts-eval`), as vLLM-Omni reads it: the locale from the Hugging Face cache (`HF_HUB_CACHE`, else `HF_HOME/hub`, else `~/.cache/huggingface/hub`), else only `LOCALE/**` downloaded into that cache (`HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE` honoured)',
+      },
       'seed-tts-root': { arg: 'PATH', help: "the Seed-TTS folder (vLLM-Omni's name; wins over `--dataset-path`)" },
       'seed-tts-locale': { arg: 'en|zh', help: 'the Seed-TTS split (default `en`)' },
       'seed-tts-system-prompt': { arg: 'TEXT', help: "the system prompt of Seed-TTS rows (default vLLM-Omni's)" },
@@ -175,14 +178,28 @@ export const BENCH_GROUPS: FlagGroup[] = [
     see: 'accuracy-gate',
     flags: {
       'seed-tts-wer-eval': {
-        help: "after the run, transcribe every answer and write vLLM-Omni's `seed_tts_*` keys (seed-tts runs only; also `SEED_TTS_WER_EVAL=1`); needs `--asr-url` and is refused without it; gate with `--threshold 'seed_tts_content_error_mean<=0.05'`; fails when nothing was evaluated",
+        help: "after the run, transcribe every answer and write vLLM-Omni's `seed_tts_*` keys (seed-tts runs only; also `SEED_TTS_WER_EVAL=1`); gate with `--threshold 'seed_tts_content_error_mean<=0.05'`; fails when nothing was evaluated",
       },
       'asr-url': {
         arg: 'URL',
-        help: 'base URL of an OpenAI-compatible transcription server (`/v1/audio/transcriptions` is appended)',
+        help: 'base URL of a running OpenAI-compatible transcription server (`/v1/audio/transcriptions` is appended); without it stallscope starts its own, as vLLM-Omni transcribes in its own process (see `--asr-python`)',
       },
-      'asr-model': { arg: 'NAME', help: 'the recogniser model (default `openai/whisper-large-v3`)' },
-      'asr-concurrency': { arg: 'N', help: 'transcriptions in flight (default 4)' },
+      'asr-python': {
+        arg: 'PY',
+        help: "the Python that runs stallscope's own transcription server (default `python3` on `PATH`; on a CI node, the one vLLM-Omni runs in): Whisper through transformers and torch (on the GPU when torch sees one; `SEED_TTS_EVAL_DEVICE` overrides), for `zh` paraformer-zh through funasr and zhconv; a missing package refuses the run before anything is sent. [design.md](design.md#local-asr)",
+      },
+      'asr-start-timeout-s': {
+        arg: 'S',
+        help: "seconds for stallscope's own transcription server to load its model and listen (default 1800: a first run downloads Whisper large-v3)",
+      },
+      'asr-model': {
+        arg: 'NAME',
+        help: 'the recogniser model (default `openai/whisper-large-v3`, or `SEED_TTS_HF_WHISPER_MODEL`); for its own server, a Hub id or a folder transformers loads; `zh` runs paraformer-zh',
+      },
+      'asr-concurrency': {
+        arg: 'N',
+        help: 'transcriptions in flight (default 4 with `--asr-url`; 1 with its own server, which runs them one at a time)',
+      },
       'asr-header': {
         arg: 'K=V',
         help: 'a header for the transcription server, e.g. `Authorization=Bearer …`',

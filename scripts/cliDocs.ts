@@ -3,8 +3,8 @@
  * from the CLI itself: `stallscope bench` from its flag table
  * (server/cli/benchFlags.ts: the flags, their values, which repeat, the vLLM
  * flags accepted but not acted on) with what each means
- * (scripts/cliDocs.benchHelp.ts); `stallscope`, `repro-server` and `serve`
- * from the `--help` text they print. `--check` writes nothing and exits 1
+ * (scripts/cliDocs.benchHelp.ts); `stallscope`, `repro-server`, `serve` and
+ * `asr-server` from the `--help` text they print. `--check` writes nothing and exits 1
  * when the committed file is not what this would write
  * (test/architecture/cliDocs.test.ts does the same).
  */
@@ -28,8 +28,8 @@ export interface CliDocsInput {
   benchFlags: Record<string, FlagSpec>;
   ignoredFlags: Record<string, { type: 'string' | 'boolean'; note: string }>;
   groups: FlagGroup[];
-  /** `--help` output of `stallscope`, `stallscope repro-server`, `stallscope serve`. */
-  help: { main: string; repro: string; serve: string };
+  /** `--help` output of `stallscope`, `stallscope repro-server`, `stallscope serve`, `stallscope asr-server`. */
+  help: { main: string; repro: string; serve: string; asr: string };
 }
 
 /** Flags of the table without a meaning, and meanings of flags the table does not have. */
@@ -94,6 +94,12 @@ export function renderCliDocs(input: CliDocsInput): string {
     '',
     ...helpSection('`stallscope serve`', 'The dashboard, as `--help` prints it:', input.help.serve),
     '',
+    ...helpSection(
+      '`stallscope asr-server`',
+      "stallscope's own transcription server, as `--help` prints it ([design.md](design.md#local-asr)):",
+      input.help.asr,
+    ),
+    '',
   ].join('\n');
 }
 
@@ -126,6 +132,7 @@ export async function generateCliDocs(): Promise<string> {
       main: await printed(['--help']),
       repro: await printed(['repro-server', '--help']),
       serve: await printed(['serve', '--help']),
+      asr: await printed(['asr-server', '--help']),
     },
   });
   return format(markdown, { ...(await resolveConfig(CLI_DOC)), filepath: CLI_DOC });

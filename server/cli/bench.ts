@@ -58,6 +58,8 @@ const FIELD_FLAGS: Record<string, string> = {
   'seedTtsEval.asrModel': '--asr-model',
   'seedTtsEval.asrConcurrency': '--asr-concurrency',
   'seedTtsEval.asrTimeoutS': '--asr-timeout-s',
+  'seedTtsEval.localAsr.python': '--asr-python',
+  'seedTtsEval.localAsr.startTimeoutS': '--asr-start-timeout-s',
   'serverStacks.pid': '--server-pid',
   'serverStacks.stallAfterS': '--server-stall-after-s',
   'serverStacks.rulesFile': '--server-phase-rules',
@@ -129,6 +131,7 @@ export async function run(argv: string[]): Promise<number> {
       probes,
       signal: ctrl.signal,
       log: (line) => console.log(line),
+      onDownloadProgress: (p) => progress?.onDownload(p),
       onEvent: (e) => {
         progress?.onEvent(e);
         reporter?.onEvent(e);

@@ -17,6 +17,8 @@ import { detectCiMetadata } from '../../shared/ciMetadata.ts';
 import {
   DEFAULT_ASR_CONCURRENCY,
   DEFAULT_ASR_MODEL,
+  DEFAULT_ASR_PYTHON,
+  DEFAULT_LOCAL_ASR_CONCURRENCY,
   type BenchConfig,
   type DatasetConfig,
   type SeedTtsEvalConfig,
@@ -276,14 +278,17 @@ const ASR_FLAGS = [
   'asr-concurrency',
   'asr-header',
   'asr-timeout-s',
+  'asr-python',
+  'asr-start-timeout-s',
   'seed-tts-wer-save-items',
   'seed-tts-save-audio-dir',
 ] as const;
 
 /**
  * `--seed-tts-wer-eval` (or vLLM-Omni's SEED_TTS_WER_EVAL=1) with its
- * recogniser: refused without `--asr-url` before anything is sent, never
- * silently skipped. The ASR flags alone do nothing, with a warning.
+ * recogniser: the transcription server at `--asr-url`, or — as vLLM-Omni
+ * transcribes in its own process — stallscope's own, run by `--asr-python`
+ * (docs/design.md#local-asr). The ASR flags alone do nothing, with a warning.
  */
 function seedTtsEval(v: BenchValues, env: Env, warnings: string[]): SeedTtsEvalConfig | null {
   const truthy = (x: string | undefined): boolean => ['1', 'true', 'yes', 'on'].includes((x ?? '').toLowerCase());
@@ -295,18 +300,28 @@ function seedTtsEval(v: BenchValues, env: Env, warnings: string[]): SeedTtsEvalC
       warnings.push(`warning: ${given.map((f) => `--${f}`).join(', ')}: no effect without --seed-tts-wer-eval`);
     return null;
   }
-  const flag = byFlag ? '--seed-tts-wer-eval' : 'SEED_TTS_WER_EVAL=1';
   const asrUrl = v['asr-url'];
-  if (!asrUrl)
-    return usage(
-      `${flag} needs --asr-url URL: the base URL of an OpenAI-compatible transcription server ` +
-        `(e.g. vllm serve openai/whisper-large-v3); /v1/audio/transcriptions is appended`,
-      '--seed-tts-wer-eval',
-    );
+  if (asrUrl !== undefined) {
+    const local = (['asr-python', 'asr-start-timeout-s'] as const).filter((f) => v[f] !== undefined);
+    if (local.length > 0)
+      warnings.push(
+        `warning: ${local.map((f) => `--${f}`).join(', ')}: no effect with --asr-url (its server is yours)`,
+      );
+  }
   return {
-    asrUrl: asrUrl.replace(/\/+$/, ''),
-    asrModel: v['asr-model'] ?? DEFAULT_ASR_MODEL,
-    asrConcurrency: optInteger(v['asr-concurrency'], '--asr-concurrency') ?? DEFAULT_ASR_CONCURRENCY,
+    ...(asrUrl !== undefined
+      ? { asrUrl: asrUrl.replace(/\/+$/, '') }
+      : {
+          localAsr: {
+            python: v['asr-python'] ?? DEFAULT_ASR_PYTHON,
+            startTimeoutS: optNumber(v['asr-start-timeout-s'], '--asr-start-timeout-s'),
+          },
+        }),
+    // As vLLM-Omni: SEED_TTS_HF_WHISPER_MODEL names the Whisper model when no flag does.
+    asrModel: v['asr-model'] ?? (env.SEED_TTS_HF_WHISPER_MODEL?.trim() || DEFAULT_ASR_MODEL),
+    asrConcurrency:
+      optInteger(v['asr-concurrency'], '--asr-concurrency') ??
+      (asrUrl !== undefined ? DEFAULT_ASR_CONCURRENCY : DEFAULT_LOCAL_ASR_CONCURRENCY),
     asrHeaders: pairs(v['asr-header'], '--asr-header'),
     asrTimeoutS: optNumber(v['asr-timeout-s'], '--asr-timeout-s'),
     saveItems: Boolean(v['seed-tts-wer-save-items']) || truthy(env.SEED_TTS_WER_SAVE_ITEMS),

@@ -85,6 +85,8 @@ export const BENCH_OPTIONS = {
   'asr-concurrency': { type: 'string' },
   'asr-header': { type: 'string', multiple: true },
   'asr-timeout-s': { type: 'string' },
+  'asr-python': { type: 'string' },
+  'asr-start-timeout-s': { type: 'string' },
   // Server stacks: py-spy captures of the server's process tree (docs/design.md#server-stacks).
   'server-pid': { type: 'string' },
   'capture-server-stacks': { type: 'boolean' },
@@ -118,8 +120,8 @@ export const IGNORED_VLLM_NOTES: Record<keyof typeof IGNORED_VLLM_OPTIONS, strin
   'tokenizer-revision': 'no tokenizer is loaded',
   'use-beam-search': 'beam search is not requested',
   'probe-request-rate': 'no probe requests are sent alongside the run',
-  'hf-split': 'Hugging Face datasets are not downloaded; use a local --dataset-path',
-  'hf-subset': 'Hugging Face datasets are not downloaded; use a local --dataset-path',
+  'hf-split': 'a Seed-TTS dataset is read by locale (--seed-tts-locale), not by split',
+  'hf-subset': 'a Seed-TTS dataset is read by locale (--seed-tts-locale), not by subset',
 };
 
 /** Every flag `stallscope bench` accepts, typed: parseArgs gives each its own value type. */
@@ -132,7 +134,8 @@ target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
            --header K=V ... (repeatable), --request-id-prefix P, --ready-check-timeout-sec S,
            --insecure (https: skip certificate checks, for self-signed CI servers),
            --keep-alive (reuse connections; default: one per request, as vLLM-Omni, so TTFT includes the connect)
-dataset    --dataset-name random|seed-tts|trace, --dataset-path P, --seed-tts-locale en|zh,
+dataset    --dataset-name random|seed-tts|trace, --dataset-path P (seed-tts: a folder, or a Hub id such as
+           zhaochenyang20/seed-tts-eval, from the Hugging Face cache or downloaded into it), --seed-tts-locale en|zh,
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
            --random-output-len N, --random-range-ratio R, --output-len N, --hf-output-len N, --seed N,
            --seed-tts-file-ref-audio (ref_audio as a file:// URI, not inlined)
@@ -147,10 +150,13 @@ results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --label L, --metadata K=V ... (repeatable; overrides the ci_* keys read from Buildkite,
            GitHub Actions or GitLab CI), --no-ci-metadata, --threshold EXPR (repeatable),
            --goodput KEY:MS ... (ttft, tpot, e2el SLOs → request_goodput)
-accuracy   --seed-tts-wer-eval --asr-url URL (transcribe every answer after the run: seed_tts_* keys;
-           gate with --threshold 'seed_tts_content_error_mean<=0.05'; fails when none is evaluated),
-           --asr-model M (openai/whisper-large-v3), --asr-concurrency N (4), --asr-header K=V ...,
-           --asr-timeout-s S (120), --seed-tts-wer-save-items, --seed-tts-save-audio-dir D
+accuracy   --seed-tts-wer-eval (transcribe every answer after the run: seed_tts_* keys; gate with
+           --threshold 'seed_tts_content_error_mean<=0.05'; fails when none is evaluated),
+           --asr-url URL (a running transcription server; without it stallscope starts its own:
+           --asr-python PY (python3; needs torch + transformers, for zh funasr + zhconv),
+           --asr-start-timeout-s S (1800)), --asr-model M (openai/whisper-large-v3),
+           --asr-concurrency N (4; 1 with its own server), --asr-header K=V ..., --asr-timeout-s S (120),
+           --seed-tts-wer-save-items, --seed-tts-save-audio-dir D
 server     --server-pid PID|auto (auto: the owner of the base URL's port; loopback only),
 stacks     --capture-server-stacks (py-spy dump of the server tree at the first timeout),
            --server-stall-after-s S (capture when a request got no SSE event for S s; ≤ 5 times),

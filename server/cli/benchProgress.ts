@@ -3,18 +3,49 @@
  * that did not complete, timeouts among them, as the run's counts say), timed
  * out, in flight. The requests are folded by the one request fold and counted
  * by the one counting rule (shared/requestLifecycle.ts, shared/outcomes.ts),
- * as the dashboard counts them. Only on a TTY: piped output (CI logs) stays
- * clean.
+ * as the dashboard counts them. Before the run, a Seed-TTS dataset's
+ * download from the Hub has its own bar. Only on a TTY: piped output (CI
+ * logs) stays clean.
  */
 import cliProgress from 'cli-progress';
 import type { BenchEvent } from '../../shared/protocol.ts';
 import { emptyCounts } from '../../shared/outcomes.ts';
 import { LiveRequests } from '../../shared/liveRequests.ts';
 import { isRequestEvent, type RequestTally } from '../../shared/requestLifecycle.ts';
+import type { DownloadProgress } from '../engine/datasets/hub/hubDownload.ts';
 
 export interface Progress {
   onEvent(e: BenchEvent): void;
+  onDownload(p: DownloadProgress): void;
   stop(): void;
+}
+
+/** The download's bar: files and megabytes of the locale folder; `stop` also ends one a failed download left. */
+function downloadBar(stream: NodeJS.WriteStream): { update: (p: DownloadProgress) => void; stop: () => void } {
+  let bar: cliProgress.SingleBar | null = null;
+  const stop = (): void => {
+    bar?.stop();
+    bar = null;
+  };
+  const update = (p: DownloadProgress): void => {
+    const payload = { files: `${p.filesDone}/${p.files}`, mb: (p.bytesDone / 1e6).toFixed(1) };
+    if (!bar) {
+      bar = new cliProgress.SingleBar(
+        {
+          stream,
+          format: `${p.repoId} ${p.locale}/ {bar} {mb}/${(p.bytes / 1e6).toFixed(1)} MB | files {files}`,
+          hideCursor: true,
+          clearOnComplete: false,
+          fps: 10,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(Math.max(1, p.bytes), 0, payload);
+    }
+    bar.update(p.bytesDone, payload);
+    if (p.done) stop();
+  };
+  return { update, stop };
 }
 
 export function createProgress(stream: NodeJS.WriteStream): Progress | null {
@@ -41,7 +72,9 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
   // The Seed-TTS gate's own bar, after the benchmark's (accuracy.* events).
   let asr: cliProgress.SingleBar | null = null;
   const a = { evaluated: 0, excluded: 0 };
+  const download = downloadBar(stream);
   return {
+    onDownload: download.update,
     onEvent(e) {
       if (isRequestEvent(e)) {
         const step = live.apply(e);
@@ -79,6 +112,7 @@ export function createProgress(stream: NodeJS.WriteStream): Progress | null {
       }
     },
     stop() {
+      download.stop();
       if (started) bar.stop();
       asr?.stop();
     },

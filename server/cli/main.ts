@@ -6,6 +6,7 @@ const COMMANDS: Record<string, () => Promise<{ run: (argv: string[]) => Promise<
   bench: () => import('./bench.ts'),
   'repro-server': () => import('./reproServer.ts'),
   serve: () => import('./serve.ts'),
+  'asr-server': () => import('./asrServer.ts'),
 };
 
 const USAGE = `usage: stallscope <command> [options]
@@ -14,6 +15,7 @@ commands:
   bench          run a streaming benchmark (vllm bench serve --omni compatible flags)
   repro-server   start the reproduction server (omni server with a Code2Wav worker stage)
   serve          start the dashboard (web UI, REST, WebSocket) with the embedded repro server
+  asr-server     start stallscope's own transcription server (Whisper through transformers) alone
 
 Run 'stallscope <command> --help' for the command's options.`;
 

@@ -32,3 +32,12 @@ export const DIST = join(PACKAGE_ROOT, 'dist');
 export function compiledModule(rel: string): string {
   return join(DIST, rel);
 }
+
+/**
+ * A Python program shipped in the package's `python/` folder (package.json
+ * `files`), e.g. `asr_server.py`: run by a Python the user names, from the
+ * sources and from an installed package alike.
+ */
+export function pythonProgram(name: string): string {
+  return join(PACKAGE_ROOT, 'python', name);
+}

@@ -11,6 +11,7 @@ export type DatasetConfig =
   | { name: 'random'; inputLen: number; outputLen: number; rangeRatio?: number }
   | {
       name: 'seed-tts';
+      /** A folder with `{locale}/meta.lst`, or a Hub dataset id (ORG/NAME) read from or downloaded into the Hugging Face cache. */
       path: string;
       /** `en` or `zh` (vLLM-Omni's locales); other folder names are read as they are. */
       locale: string;
@@ -91,11 +92,17 @@ export interface BenchConfig {
 
 /** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md#accuracy-gate). */
 export interface SeedTtsEvalConfig {
-  /** Base URL of an OpenAI-compatible transcription server; `/v1/audio/transcriptions` is appended. */
-  asrUrl: string;
+  /**
+   * Base URL of a running OpenAI-compatible transcription server;
+   * `/v1/audio/transcriptions` is appended. Without it, `localAsr` says how
+   * stallscope runs its own (docs/design.md#local-asr).
+   */
+  asrUrl?: string;
+  /** stallscope's own transcription server, started for the evaluation and stopped after it. */
+  localAsr?: LocalAsrConfig;
   /** Default `openai/whisper-large-v3`. */
   asrModel: string;
-  /** Transcriptions in flight (default 4). */
+  /** Transcriptions in flight (default 4 with --asr-url; 1 with the local server, which runs them one at a time). */
   asrConcurrency: number;
   asrHeaders?: Record<string, string>;
   /** Seconds for one transcription (default 120). */
@@ -106,9 +113,20 @@ export interface SeedTtsEvalConfig {
   saveAudioDir?: string | null;
 }
 
+/** How stallscope's own transcription server runs (`--asr-python`, `--asr-start-timeout-s`). */
+export interface LocalAsrConfig {
+  /** The Python that runs it (default `python3` on PATH). */
+  python: string;
+  /** Seconds to load the model and listen (default 1800: a first run downloads Whisper large-v3). */
+  startTimeoutS?: number;
+}
+
 export const DEFAULT_ASR_MODEL = 'openai/whisper-large-v3';
 export const DEFAULT_ASR_CONCURRENCY = 4;
 export const DEFAULT_ASR_TIMEOUT_S = 120;
+export const DEFAULT_ASR_PYTHON = 'python3';
+export const DEFAULT_LOCAL_ASR_CONCURRENCY = 1;
+export const DEFAULT_ASR_START_TIMEOUT_S = 1800;
 
 export interface RampUp {
   strategy: 'linear' | 'exponential';

@@ -15,6 +15,7 @@ import { setUpRun, type RunSetup } from './runSetup.ts';
 import { beforeClock } from './beforeClock.ts';
 import { readServerIdentity } from './serverIdentity.ts';
 import type { ServerIdentity } from '../../shared/serverIdentity.ts';
+import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -37,6 +38,8 @@ export interface EngineOptions {
    * probes/serverStacks/). The engine imports none.
    */
   probes?: readonly RunProbe[];
+  /** A Seed-TTS dataset being downloaded from the Hub before the run (docs/design.md#hub-datasets). */
+  onDownloadProgress?: (p: DownloadProgress) => void;
 }
 
 export type { BenchOutcome };

@@ -11,6 +11,7 @@ import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts
 import type { ArrivalSpec } from './arrivals.ts';
 import type { BenchConfig } from './config.ts';
 import { loadDataset, type LoadedDataset } from './datasets/index.ts';
+import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { RunConnections } from './http/dispatcher.ts';
@@ -55,11 +56,27 @@ interface SetupOptions {
   log?: (line: string) => void;
   now?: () => number;
   probes?: readonly RunProbe[];
+  onDownloadProgress?: (p: DownloadProgress) => void;
 }
 
 export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise<RunSetup> {
-  const data = loadDataset(config);
   const log = opts.log ?? (() => undefined);
+  // The gate first: its recogniser's Python is checked before a long download, and before anything is sent.
+  const locale = config.dataset.name === 'seed-tts' ? config.dataset.locale : 'en';
+  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval, locale) : null;
+  let data: LoadedDataset;
+  try {
+    // A Seed-TTS dataset named by its Hub id comes from the Hugging Face cache, or is downloaded into it, now.
+    data = await loadDataset(config, {
+      env: process.env,
+      log,
+      onProgress: opts.onDownloadProgress,
+      signal: opts.signal,
+    });
+  } catch (e) {
+    await gate?.dispose();
+    throw e;
+  }
   // Probes watch the run from beside it (docs/design.md#server-stacks).
   const probes = opts.probes ?? [];
   const onEvent = probes.length
@@ -85,7 +102,6 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
-  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval) : null;
   const connectionMode = config.connectionMode ?? 'per_request';
   const connections = new RunConnections(url.origin, {
     maxConcurrency: config.maxConcurrency,

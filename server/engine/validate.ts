@@ -12,6 +12,7 @@ import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
+import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
 
 export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
 
@@ -155,12 +156,18 @@ function validateDataset(c: BenchConfig): void {
         bad('random range ratio must be in [0, 1)', 'dataset.rangeRatio');
       return;
     case 'seed-tts': {
-      if (!d.path) unreadable('seed-tts needs --dataset-path (a directory with {locale}/meta.lst)');
-      const meta = join(d.path, d.locale, 'meta.lst');
-      try {
-        accessSync(meta, constants.R_OK);
-      } catch {
-        unreadable(`${meta} is missing or unreadable`);
+      if (!d.path)
+        unreadable('seed-tts needs --dataset-path (a folder with {locale}/meta.lst, or a Hub dataset id ORG/NAME)');
+      // As vLLM-Omni: a folder if there is one, else a Hub dataset id, found or fetched when the run starts.
+      if (isFolder(d.path)) {
+        const meta = join(d.path, d.locale, 'meta.lst');
+        try {
+          accessSync(meta, constants.R_OK);
+        } catch {
+          unreadable(`${meta} is missing or unreadable`);
+        }
+      } else if (!isHubDatasetId(d.path)) {
+        unreadable(`${d.path} is not a folder, nor a Hub dataset id (ORG/NAME)`);
       }
       if (d.outputLen !== undefined && (!Number.isInteger(d.outputLen) || d.outputLen < 1))
         bad('output length must be an integer ≥ 1', 'dataset.outputLen');
@@ -181,19 +188,34 @@ function validateDataset(c: BenchConfig): void {
   }
 }
 
-/** The Seed-TTS gate: only for seed-tts runs, with a usable recogniser URL (docs/design.md#accuracy-gate). */
+/**
+ * The Seed-TTS gate: only for seed-tts runs, with a usable recogniser — a
+ * transcription server's URL, or the Python that runs stallscope's own
+ * (docs/design.md#accuracy-gate, docs/design.md#local-asr).
+ */
 function validateSeedTtsEval(c: BenchConfig): void {
   const e = c.seedTtsEval!;
   if (c.dataset.name !== 'seed-tts')
     bad(`the Seed-TTS WER gate needs --dataset-name seed-tts (got '${c.dataset.name}')`, 'seedTtsEval');
-  let url: URL | null = null;
-  try {
-    url = new URL(e.asrUrl);
-  } catch {
-    /* reported below */
+  if ((e.asrUrl === undefined) === (e.localAsr === undefined))
+    bad('give either a transcription server URL or the local transcription server, not both', 'seedTtsEval.asrUrl');
+  if (e.asrUrl !== undefined) {
+    let url: URL | null = null;
+    try {
+      url = new URL(e.asrUrl);
+    } catch {
+      /* reported below */
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      bad(`'${e.asrUrl}' is not an http(s) URL`, 'seedTtsEval.asrUrl');
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    bad(`'${e.asrUrl}' is not an http(s) URL`, 'seedTtsEval.asrUrl');
+  if (e.localAsr) {
+    if (!e.localAsr.python)
+      bad('the Python that runs the transcription server is empty', 'seedTtsEval.localAsr.python');
+    const t = e.localAsr.startTimeoutS;
+    if (t !== undefined && !(t > 0))
+      bad(`the transcription server's start timeout must be > 0 s (got ${t})`, 'seedTtsEval.localAsr.startTimeoutS');
+  }
   if (!e.asrModel) bad('a recognition model name is required', 'seedTtsEval.asrModel');
   if (!(Number.isInteger(e.asrConcurrency) && e.asrConcurrency >= 1 && e.asrConcurrency <= 256))
     bad(`asr-concurrency must be an integer in 1..256 (got ${e.asrConcurrency})`, 'seedTtsEval.asrConcurrency');

@@ -4,17 +4,19 @@
  * benchmark, as vLLM-Omni, once every benchmark socket is closed — the
  * evaluation of every request against its target text. Emits
  * `accuracy.started` and one `accuracy.item` per request. Owns the spool
- * folder and the recogniser's connections and releases both, whatever happens.
+ * folder and the recogniser (its connections; stallscope's own transcription
+ * server when there is no --asr-url) and releases them, whatever happens.
  */
 import type { AccuracyItem } from '../../../shared/protocol.ts';
 import type { RequestRecord } from '../client/record.ts';
 import type { SeedTtsEvalConfig } from '../config.ts';
-import { DEFAULT_ASR_TIMEOUT_S } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { RunEvents } from '../events.ts';
-import { AsrClient } from './asrClient.ts';
 import { AudioSpool } from './audioSpool.ts';
 import { evaluateSeedTts, type SeedTtsEvaluation, type Transcriber } from './evaluate.ts';
+import { checkLocalAsr } from './localAsr.ts';
+import { openRecogniser, type Recogniser } from './recogniser.ts';
+import { scoringLang } from './score.ts';
 
 export interface GateRun {
   samples: readonly SampleRequest[];
@@ -29,29 +31,29 @@ export interface GateRun {
 export class SeedTtsGate {
   private constructor(
     private readonly config: SeedTtsEvalConfig,
+    private readonly locale: string,
     readonly spool: AudioSpool,
     private readonly transcriber?: Transcriber,
   ) {}
 
-  /** `transcriber` replaces the HTTP client (tests of the evaluation alone). */
-  static async open(config: SeedTtsEvalConfig, transcriber?: Transcriber): Promise<SeedTtsGate> {
-    return new SeedTtsGate(config, await AudioSpool.create(), transcriber);
+  /**
+   * Before anything is sent: with stallscope's own transcription server, its
+   * Python is checked (a missing package refuses the run). `transcriber`
+   * replaces the recogniser (tests of the evaluation alone).
+   */
+  static async open(config: SeedTtsEvalConfig, locale: string, transcriber?: Transcriber): Promise<SeedTtsGate> {
+    if (config.localAsr && !transcriber)
+      await checkLocalAsr({ python: config.localAsr.python, language: scoringLang(locale) });
+    return new SeedTtsGate(config, locale, await AudioSpool.create(), transcriber);
   }
 
   /** Evaluates the run's answers, then removes the spool. */
   async evaluate(run: GateRun): Promise<SeedTtsEvaluation> {
     const c = this.config;
-    const client = this.transcriber
-      ? null
-      : new AsrClient({
-          baseUrl: c.asrUrl,
-          model: c.asrModel,
-          headers: c.asrHeaders,
-          connections: c.asrConcurrency,
-          timeoutS: c.asrTimeoutS ?? DEFAULT_ASR_TIMEOUT_S,
-        });
+    let recogniser: Recogniser | null = null;
     try {
       await this.spool.settle();
+      recogniser = this.transcriber ? null : await openRecogniser(c, this.locale, run.log, run.signal);
       const utterances = run.samples.map((sample, index) => {
         const record = run.records[index];
         const meta = sample.seedTts ?? { utteranceId: String(index), locale: 'en', targetText: '' };
@@ -73,16 +75,16 @@ export class SeedTtsGate {
         };
       });
       run.log(
-        `Seed-TTS WER evaluation: ${utterances.length} answers, recogniser ${c.asrModel} at ${client?.url ?? 'in process'} (${c.asrConcurrency} at a time)`,
+        `Seed-TTS WER evaluation: ${utterances.length} answers, recogniser ${recogniser?.model ?? c.asrModel} at ${recogniser?.where ?? 'in process'} (${c.asrConcurrency} at a time)`,
       );
       run.events.emit({
         type: 'accuracy.started',
         total: utterances.length,
-        asrModel: c.asrModel,
+        asrModel: recogniser?.model ?? c.asrModel,
         bounds: run.thresholds.filter((t) => t.trim().startsWith('seed_tts_')),
       });
       return await evaluateSeedTts(utterances, {
-        asr: client ?? this.transcriber!,
+        asr: recogniser?.transcriber ?? this.transcriber!,
         concurrency: c.asrConcurrency,
         readAudio: (a) => this.spool.read(a),
         saveItems: c.saveItems,
@@ -103,7 +105,7 @@ export class SeedTtsGate {
         },
       });
     } finally {
-      await client?.close();
+      await recogniser?.close();
       await this.spool.dispose();
     }
   }

@@ -4,17 +4,21 @@ import { loadRandom } from './random.ts';
 import { loadSeedTts } from './seedTts.ts';
 import { loadTrace } from './trace.ts';
 import type { LoadedDataset } from './sample.ts';
+import { resolveSeedTtsRoot, type SeedTtsRootOptions } from './hub/seedTtsRoot.ts';
 
 export type { LoadedDataset } from './sample.ts';
 
-export function loadDataset(config: BenchConfig): LoadedDataset {
+/** How a Seed-TTS dataset named by its Hub id is found or downloaded (the environment, the log, progress). */
+export type DatasetSource = SeedTtsRootOptions;
+
+export async function loadDataset(config: BenchConfig, source: DatasetSource): Promise<LoadedDataset> {
   const d = config.dataset;
   switch (d.name) {
     case 'random':
       return loadRandom(config.numPrompts, d.inputLen, d.outputLen, d.rangeRatio ?? 0, config.seed);
     case 'seed-tts':
       return loadSeedTts({
-        root: d.path,
+        root: await resolveSeedTtsRoot(d.path, d.locale, source),
         locale: d.locale,
         numPrompts: config.numPrompts,
         seed: config.seed,

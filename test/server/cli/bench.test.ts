@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { REPO, runBenchChild } from '#test/helpers/benchChild.ts';
+import { barePython } from '#test/helpers/tools.ts';
 import { run } from '#server/cli/bench.ts';
 
 const seedRoot = join(REPO, 'test/fixtures/datasets/seed-tts');
@@ -101,7 +102,7 @@ describe('stallscope bench (child process)', () => {
     expect(readdirSync(dir)).toEqual(['acc.json']);
   });
 
-  it('refuses the CI accuracy line without --asr-url: exit 2 naming --seed-tts-wer-eval, nothing sent', async () => {
+  it('the CI accuracy line without --asr-url, its Python lacking transformers: exit 2 naming it in one line, nothing sent', async () => {
     server = await startSseServer(() => ({ kind: 'ok' }));
     const r = await runBenchChild([
       ...CI_LINE,
@@ -114,11 +115,17 @@ describe('stallscope bench (child process)', () => {
       '--num-prompts',
       '2',
       '--seed-tts-wer-eval',
+      '--asr-python',
+      barePython(dir),
     ]).done;
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--seed-tts-wer-eval needs --asr-url URL/);
+    const [first, second] = r.stderr.trim().split('\n');
+    expect(first).toMatch(
+      /^stallscope bench: the transcription Python cannot run the recogniser: missing Python packages in .*: torch \(ModuleNotFoundError: No module named 'torch'\); transformers \(ModuleNotFoundError: No module named 'transformers'\); numpy .*; install them into that Python, pass --asr-python .* or --asr-url naming a running transcription server$/,
+    );
+    expect(second).toBe(`Run 'stallscope bench --help' for the options.`);
     expect(server.arrivals).toHaveLength(0);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['python-without-packages']);
   });
 
   it('refuses invalid or contradictory flags with exit 2, naming the flag, before sending anything', async () => {

@@ -141,4 +141,25 @@ describe('createProgress', () => {
     expect(text).toContain('WER eval');
     expect(text).toContain('3/3 | evaluated 2 excluded 1');
   });
+
+  it("on a TTY a Hub download has its own bar: the locale's megabytes and files, ended when done", () => {
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 160,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+    }) as unknown as NodeJS.WriteStream;
+    let text = '';
+    (stream as unknown as PassThrough).on('data', (d: Buffer) => (text += d.toString()));
+    const p = createProgress(stream)!;
+    const at = (filesDone: number, bytesDone: number, done = false) =>
+      p.onDownload({ repoId: 'org/ds', locale: 'en', files: 3, filesDone, bytes: 3_000_000, bytesDone, done });
+    at(0, 0);
+    at(1, 1_000_000);
+    at(3, 3_000_000, true);
+    p.stop();
+    expect(text).toContain('org/ds en/');
+    expect(text).toContain('3.0/3.0 MB | files 3/3');
+  });
 });

@@ -16,8 +16,9 @@ import type { BenchConfig } from '#server/engine/config.ts';
 import type { AccuracyItem, BenchEvent } from '#shared/protocol.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { run as runCli } from '#server/cli/bench.ts';
-import { StallscopeError } from '#shared/errors.ts';
+import type { StallscopeError } from '#shared/errors.ts';
 import { formatSummary } from '#server/engine/results/summary.ts';
+import { barePython } from '#test/helpers/tools.ts';
 
 let dir: string;
 let target: TestServer | null = null;
@@ -366,7 +367,7 @@ describe('interrupted while transcribing', () => {
 });
 
 describe('the CLI', () => {
-  it('refuses --seed-tts-wer-eval without --asr-url (exit 2, naming the flag) before anything is sent', async () => {
+  it('without --asr-url, checks the Python of its own recogniser first: one lacking a package is refused (exit 2) before anything is sent', async () => {
     target = await startSseServer(() => ({ kind: 'status', status: 500 }));
     const argv = [
       '--base-url',
@@ -378,15 +379,16 @@ describe('the CLI', () => {
       '--dataset-path',
       dataset(['x.']),
       '--seed-tts-wer-eval',
+      '--asr-python',
+      barePython(dir),
       '--num-prompts',
       '1',
     ];
-    expect(() => parseBenchArgs(argv)).toThrow(StallscopeError);
     const err = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       expect(await runCli(argv)).toBe(2);
       const said = err.mock.calls.map((c) => String(c[0])).join('\n');
-      expect(said).toMatch(/--seed-tts-wer-eval needs --asr-url URL/);
+      expect(said).toMatch(/missing Python packages in .*: torch .*; transformers /);
     } finally {
       err.mockRestore();
     }
@@ -427,11 +429,38 @@ describe('the CLI', () => {
       saveItems: true,
       saveAudioDir: '/tmp/a',
     });
-    const w = parseBenchArgs([...base, '--asr-url', 'http://h:1']);
+    const w = parseBenchArgs([...base, '--asr-url', 'http://h:1', '--asr-python', 'py']);
     expect(w.config.seedTtsEval).toBeNull();
-    expect(w.warnings).toContain('warning: --asr-url: no effect without --seed-tts-wer-eval');
-    // vLLM-Omni's environment switch acts like the flag (and is refused the same way without --asr-url).
-    expect(() => parseBenchArgs(base, { SEED_TTS_WER_EVAL: '1' })).toThrow(/SEED_TTS_WER_EVAL=1 needs --asr-url/);
+    expect(w.warnings).toContain('warning: --asr-url, --asr-python: no effect without --seed-tts-wer-eval');
+    // Without --asr-url: stallscope's own recogniser, in python3, one transcription at a time.
+    const local = parseBenchArgs([...base, '--seed-tts-wer-eval']);
+    expect(local.config.seedTtsEval).toEqual({
+      localAsr: { python: 'python3', startTimeoutS: undefined },
+      asrModel: 'openai/whisper-large-v3',
+      asrConcurrency: 1,
+      asrHeaders: {},
+      asrTimeoutS: undefined,
+      saveItems: false,
+      saveAudioDir: null,
+    });
+    const named = parseBenchArgs(
+      [...base, '--seed-tts-wer-eval', '--asr-python', '/opt/omni/bin/python', '--asr-start-timeout-s', '60'],
+      {
+        SEED_TTS_HF_WHISPER_MODEL: 'openai/whisper-small',
+      },
+    );
+    expect(named.config.seedTtsEval).toMatchObject({
+      localAsr: { python: '/opt/omni/bin/python', startTimeoutS: 60 },
+      asrModel: 'openai/whisper-small',
+    });
+    // The local server's flags do nothing beside --asr-url, with a warning.
+    const both = parseBenchArgs([...base, '--seed-tts-wer-eval', '--asr-url', 'http://h:1', '--asr-python', 'py']);
+    expect(both.config.seedTtsEval).not.toHaveProperty('localAsr');
+    expect(both.warnings).toContain('warning: --asr-python: no effect with --asr-url (its server is yours)');
+    // vLLM-Omni's environment switch acts like the flag.
+    expect(parseBenchArgs(base, { SEED_TTS_WER_EVAL: '1' }).config.seedTtsEval).toMatchObject({
+      localAsr: { python: 'python3' },
+    });
   });
 });
 
@@ -519,6 +548,15 @@ describe('refusals before anything is sent', () => {
     expect(refuse({ seedTtsEval: { ...base.seedTtsEval!, asrUrl: 'ftp://h' } }).field).toBe('seedTtsEval.asrUrl');
     expect(refuse({ seedTtsEval: { ...base.seedTtsEval!, asrConcurrency: 0 } }).field).toBe(
       'seedTtsEval.asrConcurrency',
+    );
+    // Either a URL or the local server, never both nor neither; the local server needs a Python.
+    const local = { ...base.seedTtsEval!, asrUrl: undefined, localAsr: { python: 'python3' } };
+    expect(() => validateBenchConfig({ ...base, seedTtsEval: local })).not.toThrow();
+    expect(refuse({ seedTtsEval: { ...local, asrUrl: 'http://h:1' } }).field).toBe('seedTtsEval.asrUrl');
+    expect(refuse({ seedTtsEval: { ...local, localAsr: undefined } }).field).toBe('seedTtsEval.asrUrl');
+    expect(refuse({ seedTtsEval: { ...local, localAsr: { python: '' } } }).field).toBe('seedTtsEval.localAsr.python');
+    expect(refuse({ seedTtsEval: { ...local, localAsr: { python: 'p', startTimeoutS: 0 } } }).field).toBe(
+      'seedTtsEval.localAsr.startTimeoutS',
     );
     expect(() => validateBenchConfig(base)).not.toThrow();
   });
