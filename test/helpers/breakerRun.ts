@@ -105,14 +105,25 @@ export async function breakerRun(spec: BreakerRunSpec): Promise<BreakerRunResult
       }
     });
     if (spec.signalBeforeTrip && spec.signalAfterMs !== undefined) {
-      // Counted from the first request the server sees, so start-up time does not matter.
+      // Counted from the first request the server sees (its stats name the run's request ids), so neither
+      // start-up nor the client warm-up before the clock — seconds on a loaded machine — eats into it.
       const started = Date.now();
+      let asking = false;
       const poll = setInterval(() => {
-        if (out.includes('Starting main benchmark run') || Date.now() - started > 20_000) {
-          clearInterval(poll);
-          signalTimer = setTimeout(sendSignal, spec.signalAfterMs);
+        if (asking || !out.includes('Starting main benchmark run')) {
+          if (Date.now() - started <= 20_000) return;
         }
-      }, 5);
+        asking = true;
+        void spec.server.stats(`${spec.tag}-`).then(
+          (seen) => {
+            asking = false;
+            if (seen.length === 0 && Date.now() - started <= 20_000) return;
+            clearInterval(poll);
+            signalTimer = setTimeout(sendSignal, spec.signalAfterMs);
+          },
+          () => (asking = false),
+        );
+      }, 20);
       child.once('exit', () => clearInterval(poll));
     }
     let killed = false;
