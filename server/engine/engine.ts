@@ -13,6 +13,7 @@ import { validateBenchConfig } from './validate.ts';
 import { finishProbes, type RunProbe } from './probe.ts';
 import { setUpRun, type RunSetup } from './runSetup.ts';
 import { beforeClock } from './beforeClock.ts';
+import { effectiveStopRules } from '../../shared/stopRules.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -104,6 +105,7 @@ function startClock(r: RunSetup, starts: boolean): void {
     maxConcurrency: config.maxConcurrency,
     requestRate: config.requestRate,
     failFast: config.failFast,
+    ...(config.stopOn?.length ? { stopOn: [...config.stopOn] } : {}),
     model: config.model,
     baseUrl: config.baseUrl,
   });
@@ -126,6 +128,12 @@ function dispatch(r: RunSetup, errored: string | null, opts: EngineOptions): Pro
     offsets: arrivalOffsets(r.n, r.arrivals),
     maxConcurrency: config.maxConcurrency,
     failFast: config.failFast,
+    stopRules: effectiveStopRules(config.stopOn, false),
+    metrics: {
+      percentileMetrics: config.percentileMetrics,
+      metricPercentiles: config.metricPercentiles,
+      goodput: config.goodput,
+    },
     prepare: (i) => r.job(i, r.id(i)),
     requestId: r.id,
     promptLen: r.promptLen,

@@ -9,6 +9,7 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
 import type { RequestRecord } from './client/record.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
+import { effectiveStopRules } from '../../shared/stopRules.ts';
 import type { BenchConfig } from './config.ts';
 import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';
@@ -74,6 +75,7 @@ export async function finishBenchmark({
     interruptCause,
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
+    stoppedBy: run.stopRule,
   });
   let verdict = judged.verdict;
   const verdictReasons = errored ? [...judged.reasons, errored] : [...judged.reasons];
@@ -95,7 +97,13 @@ export async function finishBenchmark({
     records: run.records,
     statuses: run.statuses,
     counts,
-    failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
+    failFast: {
+      enabled: config.failFast || Boolean(config.stopOn?.length),
+      tripped: run.failFastTripped,
+      cause: run.cause,
+      stopOn: stopRulesOf(config),
+      stoppedBy: run.stopRule,
+    },
     verdict,
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
@@ -144,9 +152,15 @@ export async function finishBenchmark({
     durationS: run.durationS,
     failFastTripped: run.failFastTripped,
     cause: run.cause,
+    stoppedBy: run.stopRule,
     metrics: scalars,
     resultFile,
   };
   events.emit({ type: 'run.finished', summary });
   return { summary, result, records: run.records, statuses: run.statuses, resultFile };
+}
+
+/** The rules the run applied, as the result lists them: `--stop-on`'s, and fail-fast's `timeouts>=1`. */
+function stopRulesOf(config: BenchConfig): string[] {
+  return effectiveStopRules(config.stopOn, config.failFast).map((r) => r.text);
 }

@@ -11,6 +11,7 @@ import { Counters } from '../components/Counters.tsx';
 import { ExportBar } from '../components/ExportBar.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { RunStory } from '../components/RunStory.tsx';
+import { LivenessCard } from '../components/stall/LivenessCard.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../hooks/services.ts';
 import { gateView } from '../state/accuracy.ts';
@@ -46,7 +47,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
   const counts = shownCounts(model, detail.counts);
   const breaker = model.breaker.tripped
     ? model.breaker
-    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause };
+    : { tripped: detail.breaker.tripped, cause: detail.breaker.cause, stoppedBy: detail.breaker.stoppedBy ?? null };
   const gate = gateView(model.accuracy, model.requests, summary?.metrics ?? null);
   const data = perRequestData(model.requests);
   const metrics = (summary?.metrics ?? {}) as Record<string, unknown>;
@@ -85,6 +86,7 @@ export function RunPage({ id, request }: { id: string; request?: number }) {
         onFindRequest={pick.findRequest}
         ended={!running}
       />
+      {model.liveness && <LivenessCard report={model.liveness.report} />}
       <RunRequests
         id={id}
         model={model}

@@ -7,6 +7,7 @@
  */
 import { normalizeCounts } from '../../shared/outcomes.ts';
 import { isServerStacks } from '../../shared/stallReport.ts';
+import { tripEvidenceText } from '../../shared/stopRules.ts';
 import type { RunCounts } from '../../shared/types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 
@@ -243,10 +244,19 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   } else if (timedOut.length) {
     clauses.push([...ranges(timedOut.map((r) => r.index)), { text: ` timed out` }]);
   }
+  const stop = model.breaker.stoppedBy;
+  // Fail-fast's own rule is told by the timeout clause above; every other rule says what tripped it.
+  if (stop && stop.rule !== 'timeouts>=1') {
+    const named = stop.requests.map((r) => r.index);
+    clauses.push([
+      { text: `the stop rule ${stop.rule} stopped the run at ${sec(stop.atS * 1000)}: ${tripEvidenceText(stop, false)}` },
+      ...(named.length ? [{ text: ' (' }, ...ranges(named), { text: stop.omitted ? ` and ${stop.omitted} more)` : ')' }] : []),
+    ]);
+  }
   if (counts.cancelledAfterTimeout > 0)
     clauses.push([
       {
-        text: `the breaker cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${counts.notDispatched.toLocaleString('en-US')} never sent)`,
+        text: `${stop && stop.kind !== 'timeouts' ? 'the stop' : 'the breaker'} cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${counts.notDispatched.toLocaleString('en-US')} never sent)`,
       },
     ]);
   if (counts.cancelled > 0) {
@@ -261,10 +271,13 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   return clauses;
 }
 
-/** The header's breaker words: a finished run that never tripped says so, rather than "armed". */
-export function breakerWords(failFast: boolean, tripped: boolean, running: boolean): { state: string; text: string } {
+/**
+ * The header's breaker words: a finished run that never tripped says so,
+ * rather than "armed". `armed`: fail-fast or any stop rule was given.
+ */
+export function breakerWords(armed: boolean, tripped: boolean, running: boolean): { state: string; text: string } {
   if (tripped) return { state: 'tripped', text: 'tripped' };
-  if (!failFast) return { state: 'off', text: 'off' };
+  if (!armed) return { state: 'off', text: 'off' };
   return running ? { state: 'armed', text: 'armed' } : { state: 'not_tripped', text: 'not tripped' };
 }
 

@@ -13,7 +13,7 @@ export function RunFormGroups({ spec }: { spec: RunSpec }) {
       <TargetGroup spec={spec} />
       <DatasetGroup spec={spec} />
       <DispatchGroup spec={spec} />
-      <TimeoutsGroup />
+      <TimeoutsGroup spec={spec} />
       {spec.target?.kind === 'embedded' && <FaultsGroup spec={spec} />}
       <ThresholdsGroup />
     </>

@@ -4,6 +4,7 @@
  * and Cancel, which asks first.
  */
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { StoppedBy } from '../../../shared/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { breakerWords, interruptWords } from '../../state/runStory.ts';
@@ -15,7 +16,7 @@ export interface RunHeaderProps {
   status: string;
   verdict: string | null;
   elapsedS: number;
-  breaker: { tripped: boolean; cause: BreakerCause | null };
+  breaker: { tripped: boolean; cause: BreakerCause | null; stoppedBy?: StoppedBy | null };
   running: boolean;
   /** The latest run.status message (e.g. why it errored). */
   message?: string | null;
@@ -39,7 +40,8 @@ export function RunHeader({
   onFindRequest,
 }: RunHeaderProps) {
   const meta = Object.entries(detail.metadata ?? {});
-  const words = breakerWords(detail.failFast, breaker.tripped, running);
+  const stopOn = (detail.config as { stopOn?: unknown } | null)?.stopOn;
+  const words = breakerWords(detail.failFast || (Array.isArray(stopOn) && stopOn.length > 0), breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
   const interrupted = interruptWords(interruptCause);
   return (
@@ -71,6 +73,7 @@ export function RunHeader({
           words={words}
           tripped={breaker.tripped}
           cause={breaker.cause}
+          stoppedBy={breaker.stoppedBy ?? null}
           onFindRequest={onFindRequest}
         />
         {running && <CancelControl onCancel={onCancel} />}
