@@ -87,7 +87,8 @@ function options(text: string, tail: string, allowed: readonly string[]): Map<st
 }
 
 function needOp(text: string, op: string, allowed: readonly string[], name: string): void {
-  if (!allowed.includes(op)) refuse(text, `${name} takes ${allowed.join(' or ')} (got ${op})`);
+  const words = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
+  if (!allowed.includes(op)) refuse(text, `${name} takes ${words} (got ${op})`);
 }
 
 /**
