@@ -18,7 +18,7 @@ export const FAILED_PARTS = [
     key: 'cancelledAfterTimeout',
     id: 'cancelled_after_timeout',
     label: 'cancelled after timeout',
-    title: 'cancelled by the fail-fast breaker after a timeout, in flight or queued',
+    title: 'cancelled when the breaker tripped (the fail-fast timeout or another stop rule), in flight or queued',
   },
   {
     key: 'cancelled',
