@@ -84,13 +84,13 @@ export function livenessText(r: LivenessReport): string {
       : `the run's requests had made no progress for ${r.stalled.silentS.toFixed(1)} s`;
   const said: string[] = [];
   if (answered.length) said.push(`The server answers ${listText(answered.map(probeText))}`);
-  if (silent.length)
-    said.push(`${answered.length ? 'while' : 'The server:'} ${listText(silent.map(probeText))}`);
+  if (silent.length) said.push(`${answered.length ? 'while' : 'The server:'} ${listText(silent.map(probeText))}`);
   const up = (n: LivenessProbeName) => answered.some((p) => p.name === n);
   let verdict: string;
   if (up('health') && up('text'))
     verdict = 'the server and its text path are alive; the stall is on the audio path (talker / Code2Wav)';
-  else if (up('health')) verdict = 'the server is up but its text path does not answer either: the thinker (or the whole engine) is stuck';
+  else if (up('health'))
+    verdict = 'the server is up but its text path does not answer either: the thinker (or the whole engine) is stuck';
   else if (answered.length === 0) verdict = 'the server answers nothing: the whole process is stuck or gone';
   else verdict = 'the server answers only in part';
   return `${said.join(', ')}, but ${stalled}: ${verdict}.`;

@@ -408,18 +408,24 @@ function stopOnIssues(
   ok: (...fields: string[]) => boolean,
   timeouts: Partial<RunSpec['timeouts']> | null,
 ): SpecIssue[] {
-  if (!Array.isArray(v.stopOn) || v.stopOn.length === 0 || !ok('stopOn', 'numPrompts', 'percentileMetrics', 'metricPercentiles'))
+  if (
+    !Array.isArray(v.stopOn) ||
+    v.stopOn.length === 0 ||
+    !ok('stopOn', 'numPrompts', 'percentileMetrics', 'metricPercentiles')
+  )
     return [];
   const numRequests = typeof v.numPrompts === 'number' ? v.numPrompts : 1088;
   const metricKeys = liveMetricKeys({
     percentileMetrics: Array.isArray(v.percentileMetrics) ? (v.percentileMetrics as string[]) : [],
     metricPercentiles: Array.isArray(v.metricPercentiles) ? (v.metricPercentiles as number[]) : [99],
-    goodput: rec(v.goodput) as RunSpec['goodput'],
+    goodput: rec(v.goodput),
   });
-  const issues = stopRuleIssues(v.stopOn as unknown[], { numRequests, metricKeys });
-  const timeoutRule = (v.stopOn as unknown[]).some((r) => typeof r === 'string' && /^\s*timeouts\s*>=/.test(r));
+  const issues = stopRuleIssues(v.stopOn, { numRequests, metricKeys });
+  const timeoutRule = v.stopOn.some((r) => typeof r === 'string' && /^\s*timeouts\s*>=/.test(r));
   if (timeoutRule && timeouts && !hasEffectiveTimeout(timeouts))
-    issues.push('a timeouts rule needs an effective timeout: set the total timeout above 0, or a first-byte or idle timeout');
+    issues.push(
+      'a timeouts rule needs an effective timeout: set the total timeout above 0, or a first-byte or idle timeout',
+    );
   return issues.slice(0, 1).map((message) => ({ field: 'stopOn', message, severity: 'error' }));
 }
 

@@ -29,7 +29,6 @@ export type StopRule =
   | { kind: 'error_rate'; text: string; op: '>' | '>='; rate: number; window: number | null; min: number }
   | { kind: 'no_progress'; text: string; seconds: number }
   | { kind: 'metric'; text: string; key: string; op: LiveOp; value: number; min: number };
-export type StopRuleKind = StopRule['kind'];
 
 export const STOP_RULE_KINDS = [...COUNT_RULES, 'error_rate', 'no_progress', 'metric'] as const;
 
@@ -87,7 +86,8 @@ function options(text: string, tail: string, allowed: readonly string[]): Map<st
 }
 
 function needOp(text: string, op: string, allowed: readonly string[], name: string): void {
-  const words = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
+  const words =
+    allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
   if (!allowed.includes(op)) refuse(text, `${name} takes ${words} (got ${op})`);
 }
 
@@ -157,7 +157,14 @@ function metricRule(
   const o = options(text, tail, ['min']);
   const v = num(text, value, 'the bound');
   const min = o.has('min') ? requests(text, o.get('min')!, 'min', ctx) : 1;
-  return { kind: 'metric', text: `${key}${op}${v}${o.has('min') ? `,min=${min}` : ''}`, key, op: op as LiveOp, value: v, min };
+  return {
+    kind: 'metric',
+    text: `${key}${op}${v}${o.has('min') ? `,min=${min}` : ''}`,
+    key,
+    op: op as LiveOp,
+    value: v,
+    min,
+  };
 }
 
 /**

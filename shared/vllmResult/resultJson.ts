@@ -234,7 +234,7 @@ export function stoppedByFromJson(v: unknown): StoppedBy | null {
   if (typeof o.value !== 'number' || !Array.isArray(o.requests)) return null;
   const requests = (o.requests as Record<string, unknown>[])
     .filter((r) => typeof r === 'object' && r !== null && typeof r.index === 'number')
-    .map((r) => ({ index: r.index as number, requestId: String(r.request_id ?? '') }));
+    .map((r) => ({ index: r.index as number, requestId: typeof r.request_id === 'string' ? r.request_id : '' }));
   return {
     kind: o.kind as StoppedBy['kind'],
     rule: o.rule,

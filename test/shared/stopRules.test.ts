@@ -15,7 +15,7 @@ import {
   type StopRuleContext,
 } from '#shared/stopRules.ts';
 import { runSpecIssues, withRunSpecDefaults } from '#shared/schemas.ts';
-import { StallscopeError } from '#shared/errors.ts';
+import type { StallscopeError } from '#shared/errors.ts';
 
 const ctx: StopRuleContext = {
   numRequests: 100,
@@ -47,7 +47,11 @@ describe('parseStopRule', () => {
     // The minimum defaults to the window (a full window), or 1 over the whole run.
     expect(parseStopRule('error_rate>0.2,window=50', ctx)).toMatchObject({ window: 50, min: 50 });
     expect(parseStopRule('error_rate>=0.5', ctx)).toMatchObject({ op: '>=', window: null, min: 1 });
-    expect(parseStopRule('no_progress>=60', ctx)).toEqual({ kind: 'no_progress', text: 'no_progress>=60s', seconds: 60 });
+    expect(parseStopRule('no_progress>=60', ctx)).toEqual({
+      kind: 'no_progress',
+      text: 'no_progress>=60s',
+      seconds: 60,
+    });
     expect(parseStopRule('no_progress>=2.5s', ctx)).toMatchObject({ seconds: 2.5, text: 'no_progress>=2.5s' });
     expect(parseStopRule('p99_ttft_ms>2000,min=20', ctx)).toEqual({
       kind: 'metric',
@@ -138,10 +142,22 @@ describe('the rules in words', () => {
         requests: [{ index: 7, requestId: 'r-7' }],
         omitted: 3,
       }),
-    ).toBe('the stop rule no_progress>=2s stopped the run at 4.00 s: 4 requests in flight (#7 and 3 more), none received a byte for 2.0 s');
+    ).toBe(
+      'the stop rule no_progress>=2s stopped the run at 4.00 s: 4 requests in flight (#7 and 3 more), none received a byte for 2.0 s',
+    );
     expect(
-      tripText({ kind: 'metric', rule: 'p99_ttft_ms>50,min=4', atS: 1, value: 81.257, over: 4, requests: [], omitted: 0 }),
-    ).toBe('the stop rule p99_ttft_ms>50,min=4 stopped the run at 1.00 s: p99_ttft_ms was 81.26 after 4 completed requests');
+      tripText({
+        kind: 'metric',
+        rule: 'p99_ttft_ms>50,min=4',
+        atS: 1,
+        value: 81.257,
+        over: 4,
+        requests: [],
+        omitted: 0,
+      }),
+    ).toBe(
+      'the stop rule p99_ttft_ms>50,min=4 stopped the run at 1.00 s: p99_ttft_ms was 81.26 after 4 completed requests',
+    );
   });
 });
 
@@ -163,7 +179,11 @@ describe('effective rules and the form', () => {
       withRunSpecDefaults({ target: { kind: 'embedded' }, dataset: { name: 'random' }, numPrompts: 10, ...over });
     expect(runSpecIssues(spec({ stopOn: ['errors>=3', 'no_progress>=60s'] }))).toEqual([]);
     expect(runSpecIssues(spec({ stopOn: ['error_rate>0.2,window=50'] }))).toEqual([
-      { field: 'stopOn', severity: 'error', message: expect.stringContaining("the window 50 is more than the run's 10") },
+      {
+        field: 'stopOn',
+        severity: 'error',
+        message: expect.stringContaining("the window 50 is more than the run's 10"),
+      },
     ]);
     expect(runSpecIssues(spec({ stopOn: ['p99_ttft_ms>1'], percentileMetrics: ['e2el'] }))[0]).toMatchObject({
       field: 'stopOn',

@@ -249,8 +249,12 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   if (stop && stop.rule !== 'timeouts>=1') {
     const named = stop.requests.map((r) => r.index);
     clauses.push([
-      { text: `the stop rule ${stop.rule} stopped the run at ${sec(stop.atS * 1000)}: ${tripEvidenceText(stop, false)}` },
-      ...(named.length ? [{ text: ' (' }, ...ranges(named), { text: stop.omitted ? ` and ${stop.omitted} more)` : ')' }] : []),
+      {
+        text: `the stop rule ${stop.rule} stopped the run at ${sec(stop.atS * 1000)}: ${tripEvidenceText(stop, false)}`,
+      },
+      ...(named.length
+        ? [{ text: ' (' }, ...ranges(named), { text: stop.omitted ? ` and ${stop.omitted} more)` : ')' }]
+        : []),
     ]);
   }
   if (counts.cancelledAfterTimeout > 0)

@@ -14,8 +14,7 @@
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { RunEvent } from '../../../shared/protocol.ts';
 import { Code2WavTrack } from './traceCode2wav.ts';
-import { emitBreakerTripped,
-  emitRunStopped, emitRequestRow, RequestTrack } from './traceRequests.ts';
+import { emitBreakerTripped, emitRunStopped, emitRequestRow, RequestTrack } from './traceRequests.ts';
 import { emitServerStacks } from './traceServer.ts';
 import { TraceWriter, type TraceEvent } from './traceFormat.ts';
 

@@ -181,11 +181,11 @@ export class RunTracker {
             stoppedBy: e.summary.stoppedBy ?? this.state.breaker.stoppedBy ?? null,
           };
         return {};
-      // The Seed-TTS gate's transcripts live in the event stream; the summary carries its keys.
+      // The Seed-TTS gate's transcripts, and what the server answered at the stall, live in the
+      // event stream; the summary and the result carry their keys.
       case 'run.warning':
       case 'accuracy.started':
       case 'accuracy.item':
-      // What the server answered at the stall lives in the event stream and in the result.
       case 'server.liveness':
         return {};
       case 'server.stacks':

@@ -28,7 +28,9 @@ export class CancelledError extends Error {
   constructor(cause: CancelCause, message?: string) {
     super(
       message ??
-        (cause === 'breaker' ? 'cancelled by the fail-fast breaker after a timeout' : 'interrupted: the run was stopped'),
+        (cause === 'breaker'
+          ? 'cancelled by the fail-fast breaker after a timeout'
+          : 'interrupted: the run was stopped'),
     );
     this.name = 'CancelledError';
     this.cause = cause;

@@ -144,7 +144,8 @@ function livenessBlock(result: Record<string, unknown>): string[] {
   for (const p of Array.isArray(l.probes) ? (l.probes as Record<string, unknown>[]) : []) {
     const ms = typeof p.ms === 'number' ? `${Math.round(p.ms)} ms` : '?';
     const how = p.outcome === 'answered' ? `answered ${String(p.status)} in ${ms}` : `${String(p.outcome)} after ${ms}`;
-    lines.push(row(`${String(p.method)} ${String(p.path)}:`, `${how}${p.error ? ` (${String(p.error)})` : ''}`));
+    const error = typeof p.error === 'string' ? ` (${p.error})` : '';
+    lines.push(row(`${String(p.method)} ${String(p.path)}:`, `${how}${error}`));
   }
   lines.push('='.repeat(50));
   return lines;

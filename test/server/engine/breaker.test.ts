@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Breaker, type RunTrip } from '#server/engine/breaker.ts';
+import type { StoppedBy } from '#shared/stopRules.ts';
 
 const report = (index: number, elapsedS = 1) => ({ index, requestId: `r-${index}`, kind: 'total' as const, elapsedS });
 
@@ -67,7 +68,7 @@ describe('Breaker', () => {
   it("another rule's trip stops at once with its own reason; onTrip follows one turn later; a later timeout is ignored", async () => {
     const trips: RunTrip[] = [];
     const b = breaker({ n: 1, text: 'timeouts>=1' }, trips);
-    const stoppedBy = { kind: 'errors', rule: 'errors>=3', atS: 2, value: 3, requests: [], omitted: 0 } as const;
+    const stoppedBy: StoppedBy = { kind: 'errors', rule: 'errors>=3', atS: 2, value: 3, requests: [], omitted: 0 };
     b.trip(stoppedBy);
     expect(b.tripped).toBe(true);
     expect((b.stopSignal.reason as Error).message).toBe('cancelled: the stop rule errors>=3 tripped');

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { startReproServer } from '#server/repro/server.ts';
+import type { ReproServerOptions } from '#server/repro/config.ts';
 import type { ConnectionMode } from '#shared/types.ts';
 import { startSseServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
@@ -28,7 +29,7 @@ afterEach(async () => {
 
 const MODES: ConnectionMode[] = ['per_request', 'keep_alive'];
 /** The repro server streams text, then its Code2Wav worker blocks in hift at the 3rd batch for good. */
-const REPRO = { tokenRate: 1000, faults: ['hift:block:after=3'], log: () => undefined } as const;
+const REPRO: ReproServerOptions = { tokenRate: 1000, faults: ['hift:block:after=3'], log: () => undefined };
 const OMNI_BODY = { modalities: ['text', 'audio'], ignore_eos: true };
 
 /** A seeded position in [0, n) (Knuth's multiplicative hash of the seed). */

@@ -87,7 +87,13 @@ export async function askLiveness(t: LivenessTarget, boundMs: number, runId: str
   }
 }
 
-async function ask(agent: Agent, t: LivenessTarget, q: Question, boundMs: number, runId: string): Promise<LivenessProbe> {
+async function ask(
+  agent: Agent,
+  t: LivenessTarget,
+  q: Question,
+  boundMs: number,
+  runId: string,
+): Promise<LivenessProbe> {
   const base = { name: q.name, method: q.method, path: q.path } as const;
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), boundMs);

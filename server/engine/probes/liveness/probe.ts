@@ -107,7 +107,11 @@ export class LivenessProbe implements RunProbe {
   private checkSilence(s: number): void {
     const silentS = this.longestSilenceS();
     if (silentS < s) return;
-    this.trigger({ kind: 'silence', atS: this.nowS(), detail: `a request had no SSE event for ${s} s` }, this.live.size, silentS);
+    this.trigger(
+      { kind: 'silence', atS: this.nowS(), detail: `a request had no SSE event for ${s} s` },
+      this.live.size,
+      silentS,
+    );
   }
 
   /** Once per run: asks one turn later, so the stop and the sweep queued before us go first. */

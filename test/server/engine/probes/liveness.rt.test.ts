@@ -43,7 +43,12 @@ async function run(config: BenchConfig, probe: LivenessProbe | null) {
     probes: probe ? [probe] : [],
     onEvent: (e) => events.push(e),
   });
-  return { out, events, endedMs: performance.now() - t0, liveness: out.result.liveness_at_stall as Record<string, any> };
+  return {
+    out,
+    events,
+    endedMs: performance.now() - t0,
+    liveness: out.result.liveness_at_stall as Record<string, any>,
+  };
 }
 
 /** A TCP server that accepts every connection and never answers anything: a process hung entirely. */
@@ -99,7 +104,12 @@ describe('liveness at the stall', () => {
 
   it('a server hung entirely: every question timed out within its bound, and the stop is not delayed', async () => {
     const url = await hungServer();
-    const config = testBenchConfig(url, { numPrompts: 6, maxConcurrency: 3, timeouts: { totalS: 0.4 }, failFast: true });
+    const config = testBenchConfig(url, {
+      numPrompts: 6,
+      maxConcurrency: 3,
+      timeouts: { totalS: 0.4 },
+      failFast: true,
+    });
     const { events, liveness } = await run(config, probeFor(config, 300));
     const p = byName(liveness);
     expect(liveness.trigger.kind).toBe('timeout');
@@ -122,7 +132,12 @@ describe('liveness at the stall', () => {
 
   it('without the probe the same run stops as fast: the probe adds nothing to the stop', async () => {
     const url = await hungServer();
-    const config = testBenchConfig(url, { numPrompts: 6, maxConcurrency: 3, timeouts: { totalS: 0.4 }, failFast: true });
+    const config = testBenchConfig(url, {
+      numPrompts: 6,
+      maxConcurrency: 3,
+      timeouts: { totalS: 0.4 },
+      failFast: true,
+    });
     const { events, out } = await run(config, null);
     expect(out.result.liveness_at_stall).toBeUndefined();
     const trip = events.find((e) => e.type === 'breaker.tripped')!.t;
@@ -166,7 +181,11 @@ describe('liveness at the stall', () => {
       probes: livenessProbes({ enabled: true }, config),
     });
     const asked = server.arrivals.filter((a) => a.requestId.includes('-liveness-'));
-    expect(asked.map((a) => a.requestId).sort()).toEqual(['test-liveness-health', 'test-liveness-models', 'test-liveness-text']);
+    expect(asked.map((a) => a.requestId).sort()).toEqual([
+      'test-liveness-health',
+      'test-liveness-models',
+      'test-liveness-text',
+    ]);
     for (const a of asked) expect(a.headers).toMatchObject({ authorization: 'Bearer sk-test', 'x-team': 'audio' });
     const text = asked.find((a) => a.requestId.endsWith('text'))!;
     expect(text.body).toMatchObject({ modalities: ['text'], max_tokens: 4, stream: false, model: 'm' });
