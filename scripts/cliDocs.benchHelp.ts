@@ -129,7 +129,7 @@ export const BENCH_GROUPS: FlagGroup[] = [
       },
       'stop-on': {
         arg: 'RULE',
-        help: 'a stop rule, repeatable; any rule tripping stops the run as the breaker does (exit 3): `timeouts>=N`, `errors>=N` (failed for any reason but the stop), `consecutive_errors>=N`, `error_rate>X[,window=W][,min=M]` (over the last W ended requests or the whole run, once M ended), `no_progress>=S` (requests in flight and none received a byte for S s; `60` or `60s`), or a result key as `--threshold` names it, evaluated live once M requests completed (`p99_ttft_ms>2000,min=20`). Refused before anything is sent: unknown metrics, impossible numbers, a count or window beyond the run (see [stop rules](design.md#stop-rules))',
+        help: 'a stop rule; any rule tripping stops the run as the breaker does (exit 3): `timeouts>=N`, `errors>=N` (failed for any reason but the stop), `consecutive_errors>=N`, `error_rate>X[,window=W][,min=M]` (over the last W ended requests or the whole run, once M ended), `no_progress>=S` (requests in flight and none received a byte for S s; `60` or `60s`), or a result key as `--threshold` names it, evaluated live once M requests completed (`p99_ttft_ms>2000,min=20`). Refused before anything is sent: unknown metrics, impossible numbers, a count or window beyond the run (see [stop rules](design.md#stop-rules))',
       },
     },
   },
@@ -211,14 +211,20 @@ export const BENCH_GROUPS: FlagGroup[] = [
         arg: 'S',
         help: 'also capture when a request got no SSE event for S s; then at most every S s, at most 5 times. With `--probe-liveness-at-stall` it is also a stall that starts the liveness questions (then `--server-pid` is not needed)',
       },
-      'probe-liveness-at-stall': {
-        help: 'at the first stall evidence (a structural timeout, a `no_progress` trip, or `--server-stall-after-s`) ask the server `GET /health`, `GET /v1/models` and one short text-only chat request, each bounded (2 s), once, without delaying the stop; the result key `liveness_at_stall` says what answered and how fast (see [liveness at the stall](design.md#liveness-at-stall))',
-      },
       'server-stacks-native': { help: 'py-spy `--native` (native frames, where a device sync shows up)' },
       'py-spy': { arg: 'PATH', help: 'the py-spy program (default `py-spy` on PATH)' },
       'server-phase-rules': {
         arg: 'FILE',
         help: 'phase rules replacing the defaults (`server/engine/probes/serverStacks/defaultPhaseRules.json`, same shape)',
+      },
+    },
+  },
+  {
+    title: 'Liveness at the stall',
+    see: 'liveness-at-stall',
+    flags: {
+      'probe-liveness-at-stall': {
+        help: 'at the first stall evidence (a structural timeout, a `no_progress` trip, or `--server-stall-after-s`) ask the server `GET /health`, `GET /v1/models` and one short text-only chat request, each bounded (2 s), once, without delaying the stop; the result key `liveness_at_stall` says what answered and how fast (see [liveness at the stall](design.md#liveness-at-stall))',
       },
     },
   },
