@@ -8,7 +8,8 @@ import { FAILED_PARTS } from '../../state/runStory.ts';
 import { nameOf } from './runName.ts';
 
 function breakerText(r: RunDetail): string {
-  if (r.breaker.tripped) return `tripped by #${r.breaker.cause?.requestIndex}`;
+  if (r.breaker.tripped && r.breaker.cause) return `tripped by #${r.breaker.cause.requestIndex}`;
+  if (r.breaker.tripped) return `tripped by ${r.breaker.stoppedBy?.rule ?? 'a stop rule'}`;
   return r.failFast ? 'armed, not tripped' : 'off';
 }
 
