@@ -5,7 +5,11 @@
  * failed_closed with the completed outputs kept, and `stopped_by` records
  * the rule, its value and its evidence.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StallscopeError } from '#shared/errors.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
@@ -180,5 +184,30 @@ describe('a live threshold', () => {
     const { out, stopped } = await run({ stopOn: ['p99_e2el_ms>5000,min=2'], numPrompts: 8 });
     expect(stopped).toBeNull();
     expect(out.summary.verdict).toBe('passed');
+  });
+});
+
+describe('refused before anything is sent', () => {
+  it('a count beyond the requests a trace really holds (fewer than --num-prompts), naming the field', async () => {
+    server = await startFailingServer(() => true);
+    const dir = mkdtempSync(join(tmpdir(), 'stallscope-rules-'));
+    try {
+      const trace = join(dir, 't.jsonl');
+      writeFileSync(trace, [0, 1, 2].map((i) => JSON.stringify({ timestamp: i * 0.01, prompt: `p ${i}` })).join('\n'));
+      const config = testBenchConfig(server.url, {
+        dataset: { name: 'trace', path: trace },
+        numPrompts: 10,
+        stopOn: ['errors>=5'],
+      });
+      const refused = await runBenchmark(config, { warmClient: false }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(StallscopeError);
+      expect(refused).toMatchObject({ code: 'CONFIG_INVALID', field: 'stopOn' });
+      expect((refused as Error).message).toContain(
+        "stop rule 'errors>=5': the count 5 is more than the run's 3 requests",
+      );
+      expect(server.arrivals).toHaveLength(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
