@@ -161,8 +161,10 @@ export class RunManager implements RunStarter {
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
       const engine = this.engine ?? (await import('../../engine/engine.ts')).runBenchmark;
-      const { serverStacksProbes } = await import('../../engine/probes/serverStacks/index.ts');
-      const { livenessProbes } = await import('../../engine/probes/liveness/index.ts');
+      const [{ serverStacksProbes }, { livenessProbes }] = await Promise.all([
+        import('../../engine/probes/serverStacks/index.ts'),
+        import('../../engine/probes/liveness/index.ts'),
+      ]);
       const probes = [
         ...serverStacksProbes(specServerStacks(spec), config.baseUrl),
         ...livenessProbes(specLiveness(spec), config),

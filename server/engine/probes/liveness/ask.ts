@@ -5,8 +5,12 @@
  * short text-only chat request (`modalities: ["text"]`, 4 tokens, not
  * streamed). Each reply is read up to 64 KiB; what answered, its status and
  * the milliseconds to the whole reply (or to giving up) are recorded.
+ * undici is loaded when asked, not with the probe: the run manager builds
+ * the probe before the engine it hands it to, and should not wait on it.
  */
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
+
+type Request = typeof undiciRequest;
 import type { LivenessProbe, LivenessProbeName } from '../../../../shared/liveness.ts';
 
 /** Bytes of a reply read before the rest is dropped. */
@@ -73,6 +77,7 @@ function answerText(s: string): string | null {
 
 /** Asks the three questions together; resolves within `boundMs` (plus a turn), never rejects. */
 export async function askLiveness(t: LivenessTarget, boundMs: number, runId: string): Promise<LivenessProbe[]> {
+  const { Agent, request } = await import('undici');
   const agent = new Agent({
     connect: t.insecure ? { rejectUnauthorized: false } : undefined,
     keepAliveTimeout: 1,
@@ -80,7 +85,7 @@ export async function askLiveness(t: LivenessTarget, boundMs: number, runId: str
     bodyTimeout: 0,
   });
   try {
-    return await Promise.all(questions(t).map((q) => ask(agent, t, q, boundMs, runId)));
+    return await Promise.all(questions(t).map((q) => ask(request, agent, t, q, boundMs, runId)));
   } finally {
     // Whatever is still open (a reply that never came) is torn down now, not left to the run's exit.
     void agent.destroy().catch(() => undefined);
@@ -88,6 +93,7 @@ export async function askLiveness(t: LivenessTarget, boundMs: number, runId: str
 }
 
 async function ask(
+  request: Request,
   agent: Agent,
   t: LivenessTarget,
   q: Question,
