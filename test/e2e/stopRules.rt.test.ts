@@ -24,6 +24,9 @@ describe('stop rules and liveness on the run page', () => {
     await page.getByTestId('preset-code2wav-hang').check();
     expect(await page.locator('#f-livenessAtStall').isChecked()).toBe(true); // on by default
     const field = page.locator('#f-stopOn');
+    // Empty, the field shows what to type; its hint says what the rules do.
+    expect(await field.getAttribute('placeholder')).toContain('no_progress>=60s');
+    expect(await page.locator('[data-field="stopOn"] .hint').textContent()).toMatch(/^stop the run, failing closed/);
     await field.fill('errors>=3\nno_progress>=60');
     await expect
       .poll(() => page.locator('[data-field="stopOn"] .hint').textContent())

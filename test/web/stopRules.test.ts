@@ -171,7 +171,7 @@ describe('a run stopped by a stop rule, in the browser', () => {
       'errors>=3: stop once 3 requests have failed (any error, timeouts included); ' +
         'no_progress>=2s: stop when requests are in flight and none has received a byte for 2 s; p99: not a rule yet',
     );
-    expect(stopRulesInWords([])).toMatch(/^one per line: timeouts>=N, errors>=N/);
+    expect(stopRulesInWords([])).toMatch(/^stop the run, failing closed, when requests time out/);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import type { RunSpec } from '../../../shared/schemas.ts';
 import { CheckField, NumberField, ParsedArea, SelectField } from '../../components/form/Fields.tsx';
-import { lines, splitLines, stopRulesInWords } from './fieldText.ts';
+import { lines, splitLines, STOP_RULES_PLACEHOLDER, stopRulesInWords } from './fieldText.ts';
 
 export function TimeoutsGroup({ spec }: { spec: RunSpec }) {
   return (
@@ -19,6 +19,7 @@ export function TimeoutsGroup({ spec }: { spec: RunSpec }) {
         path="stopOn"
         label="Stop rules (one per line)"
         hint={stopRulesInWords(spec.stopOn)}
+        placeholder={STOP_RULES_PLACEHOLDER}
         format={lines}
         parse={splitLines}
       />

@@ -23,11 +23,21 @@ export const splitLines = (t: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** The stop rules field's hint: each rule given, in words; the syntax while there is none. */
+/** What the stop rules field shows while empty: one rule of each kind, one per line. */
+export const STOP_RULES_PLACEHOLDER = [
+  'no_progress>=60s',
+  'errors>=5',
+  'consecutive_errors>=3',
+  'error_rate>0.2,window=50,min=20',
+  'timeouts>=2',
+  'p99_ttft_ms>2000,min=20',
+].join('\n');
+
+/** The stop rules field's hint: each rule given, in words; what the rules do while there is none. */
 export function stopRulesInWords(v: unknown): string {
   const rules = Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : [];
   if (rules.length === 0)
-    return 'one per line: timeouts>=N, errors>=N, consecutive_errors>=N, error_rate>0.2,window=50,min=20, no_progress>=60s, p99_ttft_ms>2000,min=20';
+    return 'stop the run, failing closed, when requests time out, fail, stop making progress or a live metric crosses a bound; each rule is said in words here as you type it';
   return rules
     .map((r) => {
       try {
