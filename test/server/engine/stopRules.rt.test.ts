@@ -70,6 +70,16 @@ describe('errors>=N', () => {
     expect(events[at]).toMatchObject({ type: 'run.stopped', stoppedBy: { rule: 'errors>=3', value: 3 } });
   });
 
+  it('a trip at the very last request, with nothing left to cancel, still fails closed', async () => {
+    server = await startFailingServer((i) => i % 2 === 1);
+    const { out, stopped } = await run({ stopOn: ['errors>=3'], numPrompts: 6 });
+    expect(server.arrivals).toHaveLength(6);
+    expect(stopped).toMatchObject({ rule: 'errors>=3', value: 3 });
+    expect(out.result.not_dispatched_requests).toBe(0);
+    expect(out.result.cancelled_after_timeout_requests).toBe(0);
+    expect(out.summary.verdict).toBe('failed_closed'); // not merely `failed`: a rule stopped it
+  });
+
   it('a run that ends before its count never trips, and passes as any run would', async () => {
     server = await startFailingServer((i) => i === 2);
     const { out, stopped } = await run({ stopOn: ['errors>=2'], numPrompts: 6 });
