@@ -146,7 +146,7 @@ timeouts   --omni-request-timeout-s S (default ${DEFAULT_TOTAL_TIMEOUT_S}; <= 0 
            --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout (= --stop-on timeouts>=1)
 stop       --stop-on RULE (repeatable; any rule stops the run, fail closed): timeouts>=N, errors>=N,
            consecutive_errors>=N, error_rate>X[,window=W][,min=M], no_progress>=S (no byte for S s),
-           KEY>X[,min=M] (a --threshold key, live once M completed), e.g. --stop-on no_progress>=60s
+           KEY>X[,min=M] (a --threshold key, live once M completed), e.g. --stop-on 'no_progress>=60s'
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
            --label L, --metadata K=V ... (repeatable), --threshold EXPR (repeatable),
