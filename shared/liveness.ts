@@ -70,28 +70,29 @@ function listText(parts: string[]): string {
 }
 
 /**
- * The report in one or two sentences: "The server answers health in 3 ms,
- * /v1/models in 2 ms and a text-only request in 41 ms, but none of the run's
- * 2 requests in flight has received a byte for 62.0 s: the server and its
- * text path are alive; the stall is on the audio path (talker / Code2Wav)."
+ * The report in one sentence: "The server answers health in 3 ms, /v1/models
+ * in 2 ms and a text-only request in 41 ms, but none of the run's 2 requests
+ * in flight has received a byte for 62.0 s: the server and its text path are
+ * alive; the stall is on the audio path (talker / Code2Wav)."
  */
 export function livenessText(r: LivenessReport): string {
   const answered = r.probes.filter((p) => p.outcome === 'answered');
   const silent = r.probes.filter((p) => p.outcome !== 'answered');
+  const n = r.stalled.inFlight;
   const stalled =
-    r.stalled.inFlight > 0
-      ? `none of the run's ${r.stalled.inFlight} request${r.stalled.inFlight === 1 ? '' : 's'} in flight has received a byte for ${r.stalled.silentS.toFixed(1)} s`
+    n > 0
+      ? `none of the run's ${n} request${n === 1 ? '' : 's'} in flight has received a byte for ${r.stalled.silentS.toFixed(1)} s`
       : `the run's requests had made no progress for ${r.stalled.silentS.toFixed(1)} s`;
-  const said: string[] = [];
-  if (answered.length) said.push(`The server answers ${listText(answered.map(probeText))}`);
-  if (silent.length) said.push(`${answered.length ? 'while' : 'The server:'} ${listText(silent.map(probeText))}`);
-  const up = (n: LivenessProbeName) => answered.some((p) => p.name === n);
-  let verdict: string;
-  if (up('health') && up('text'))
-    verdict = 'the server and its text path are alive; the stall is on the audio path (talker / Code2Wav)';
-  else if (up('health'))
-    verdict = 'the server is up but its text path does not answer either: the thinker (or the whole engine) is stuck';
-  else if (answered.length === 0) verdict = 'the server answers nothing: the whole process is stuck or gone';
-  else verdict = 'the server answers only in part';
-  return `${said.join(', ')}, but ${stalled}: ${verdict}.`;
+  const up = (name: LivenessProbeName) => answered.some((p) => p.name === name);
+  if (silent.length === 0)
+    return `The server answers ${listText(answered.map(probeText))}, but ${stalled}: the server and its text path are alive; the stall is on the audio path (talker / Code2Wav).`;
+  if (answered.length === 0)
+    return `The server answers nothing (${listText(silent.map(probeText))}) and ${stalled}: the whole process is stuck or gone.`;
+  const why =
+    up('health') && up('text')
+      ? 'the server and its text path are alive; the stall is on the audio path (talker / Code2Wav)'
+      : up('health')
+        ? 'the server is up, but its text path is stuck too (the thinker, or the whole engine)'
+        : 'the server answers only in part';
+  return `The server answers ${listText(answered.map(probeText))}; ${listText(silent.map(probeText))}; ${stalled}: ${why}.`;
 }
