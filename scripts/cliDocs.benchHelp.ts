@@ -128,7 +128,11 @@ export const BENCH_GROUPS: FlagGroup[] = [
       'first-byte-timeout-s': { arg: 'S', help: "time to the response's first byte (default off)" },
       'idle-timeout-s': { arg: 'S', help: 'no SSE event for S seconds (default off)' },
       'omni-fail-fast-on-timeout': {
-        help: 'the fail-fast breaker (off by default): at the first structural timeout stop sending, cancel the queued and in-flight requests, keep the completed outputs and fail closed (exit 3); refused without an effective timeout',
+        help: 'the fail-fast breaker (off by default): at the first structural timeout stop sending, cancel the queued and in-flight requests, keep the completed outputs and fail closed (exit 3); refused without an effective timeout. The same as `--stop-on timeouts>=1`',
+      },
+      'stop-on': {
+        arg: 'RULE',
+        help: 'a stop rule; any rule tripping stops the run as the breaker does (exit 3): `timeouts>=N`, `errors>=N` (failed for any reason but the stop), `consecutive_errors>=N`, `error_rate>X[,window=W][,min=M]` (over the last W ended requests or the whole run, once M ended), `no_progress>=S` (requests in flight and none received a byte for S s; `60` or `60s`), or a result key as `--threshold` names it, evaluated live once M requests completed (`p99_ttft_ms>2000,min=20`). Refused before anything is sent: unknown metrics, impossible numbers, a count or window beyond the run (see [stop rules](design.md#stop-rules))',
       },
     },
   },
@@ -225,13 +229,22 @@ export const BENCH_GROUPS: FlagGroup[] = [
       'capture-server-stacks': { help: "py-spy dump of the server's process tree at the first timeout" },
       'server-stall-after-s': {
         arg: 'S',
-        help: 'also capture when a request got no SSE event for S s; then at most every S s, at most 5 times',
+        help: 'also capture when a request got no SSE event for S s; then at most every S s, at most 5 times. With `--probe-liveness-at-stall` it is also a stall that starts the liveness questions (then `--server-pid` is not needed)',
       },
       'server-stacks-native': { help: 'py-spy `--native` (native frames, where a device sync shows up)' },
       'py-spy': { arg: 'PATH', help: 'the py-spy program (default `py-spy` on PATH)' },
       'server-phase-rules': {
         arg: 'FILE',
         help: 'phase rules replacing the defaults (`server/engine/probes/serverStacks/defaultPhaseRules.json`, same shape)',
+      },
+    },
+  },
+  {
+    title: 'Liveness at the stall',
+    see: 'liveness-at-stall',
+    flags: {
+      'probe-liveness-at-stall': {
+        help: 'at the first stall evidence (a structural timeout, a `no_progress` trip, or `--server-stall-after-s`) ask the server `GET /health`, `GET /v1/models` and one short text-only chat request, each bounded (2 s), once, without delaying the stop; the result key `liveness_at_stall` says what answered and how fast (see [liveness at the stall](design.md#liveness-at-stall))',
       },
     },
   },

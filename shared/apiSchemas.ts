@@ -10,12 +10,18 @@ import { StallReportSchema } from './stallReport.ts';
 import { RunSummarySchema } from './protocol.ts';
 import { FingerprintSchema, FirstTimeoutSchema } from './stallEvidence.ts';
 import { ServerIdentitySchema } from './serverIdentity.ts';
+import { StoppedBySchema } from './stopRules.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export { BreakerCauseSchema, RunCountsSchema };
 
-export const BreakerStateSchema = Type.Object({ tripped: Type.Boolean(), cause: Nullable(BreakerCauseSchema) });
+/** The breaker of a run: tripped by any stop rule; the timeout that tripped it, and the rule (docs/design.md#stop-rules). */
+export const BreakerStateSchema = Type.Object({
+  tripped: Type.Boolean(),
+  cause: Nullable(BreakerCauseSchema),
+  stoppedBy: Type.Optional(Nullable(StoppedBySchema)),
+});
 
 /** One row of the Runs page. */
 export const RunListItemSchema = Type.Object({

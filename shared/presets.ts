@@ -22,6 +22,8 @@ const NIGHTLY_SHAPE = {
   extraBody: { modalities: ['text', 'audio'] },
   percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
   metricPercentiles: [99],
+  // What the server still answers at the stall (docs/design.md#liveness-at-stall): on in the dashboard.
+  livenessAtStall: true,
 } satisfies Partial<Preset['spec']>;
 
 /**

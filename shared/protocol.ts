@@ -23,8 +23,14 @@ import {
 } from './types.ts';
 import { ServerStacksReportSchema } from './stallReport.ts';
 import { ServerIdentitySchema } from './serverIdentity.ts';
+import { StoppedBySchema, type StoppedBy } from './stopRules.ts';
+import { LivenessReportSchema } from './liveness.ts';
 
-export const PROTOCOL_VERSION = 1;
+/**
+ * 2: `run.stopped` (a stop rule tripped), `server.liveness` (what the server
+ * still answered at the stall) and `RunSummary.stoppedBy`.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /**
  * The engine's events are TypeBox schemas with their types derived by
@@ -58,6 +64,8 @@ export const RunStartedSchema = Type.Object({
   maxConcurrency: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
   requestRate: Type.Union([Type.Number(), Type.Literal('inf')]),
   failFast: Type.Boolean(),
+  /** The run's stop rules as written (`--stop-on`; docs/design.md#stop-rules). */
+  stopOn: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 16 })),
   model: Type.String({ maxLength: 1024 }),
   baseUrl: Type.String({ maxLength: 4096 }),
   /** The target's model list and version, read at the start (absent: not read). */
@@ -168,6 +176,21 @@ export const BreakerTrippedSchema = Type.Object({
 });
 export type BreakerTripped = Static<typeof BreakerTrippedSchema>;
 
+/**
+ * A stop rule tripped (docs/design.md#stop-rules): the run stops as after a
+ * fail-fast trip. A `timeouts` rule's trip also emits `breaker.tripped`
+ * first, with the timeout that tripped it.
+ */
+export const RunStoppedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('run.stopped'),
+  stoppedBy: StoppedBySchema,
+  /** Counts at trip time. */
+  inFlight: Type.Integer({ minimum: 0 }),
+  queued: Type.Integer({ minimum: 0 }),
+});
+export type RunStopped = Static<typeof RunStoppedSchema>;
+
 /** Summary carried by `run.finished`; `metrics` holds the vLLM result keys. */
 export const RunSummarySchema = Type.Object({
   verdict: VerdictSchema,
@@ -176,6 +199,8 @@ export const RunSummarySchema = Type.Object({
   durationS: Type.Number(),
   failFastTripped: Type.Boolean(),
   cause: Type.Union([BreakerCauseSchema, Type.Null()]),
+  /** The stop rule that stopped the run (absent or null: none did). */
+  stoppedBy: Type.Optional(Type.Union([StoppedBySchema, Type.Null()])),
   /** Flat vLLM-style result keys (mean_ttft_ms, completed, ...). */
   metrics: Type.Record(
     Type.String({ maxLength: 256 }),
@@ -238,6 +263,17 @@ export const ServerStacksCapturedSchema = Type.Object({
 });
 export type ServerStacksCaptured = Static<typeof ServerStacksCapturedSchema>;
 
+/**
+ * What the server still answered at the first stall evidence
+ * (`--probe-liveness-at-stall`; docs/design.md#liveness-at-stall).
+ */
+export const ServerLivenessSchema = Type.Object({
+  ...T,
+  type: Type.Literal('server.liveness'),
+  report: LivenessReportSchema,
+});
+export type ServerLiveness = Static<typeof ServerLivenessSchema>;
+
 /** The events the benchmark engine emits. */
 export const BenchEventSchema = Type.Union([
   RunStartedSchema,
@@ -252,11 +288,13 @@ export const BenchEventSchema = Type.Union([
   RequestCancelledSchema,
   RequestNotDispatchedSchema,
   BreakerTrippedSchema,
+  RunStoppedSchema,
   RunFinishedSchema,
   RunWarningSchema,
   AccuracyStartedSchema,
   AccuracyItemSchema,
   ServerStacksCapturedSchema,
+  ServerLivenessSchema,
 ]);
 export type BenchEvent = Static<typeof BenchEventSchema>;
 
@@ -306,7 +344,8 @@ export interface RunState {
   label: string | null;
   counts: RunCounts;
   inFlight: number;
-  breaker: { tripped: boolean; cause: BreakerCause | null };
+  /** The breaker: tripped by any stop rule; `cause` the timeout of a timeouts rule, `stoppedBy` the rule. */
+  breaker: { tripped: boolean; cause: BreakerCause | null; stoppedBy?: StoppedBy | null };
   verdict: Verdict | null;
   /** Who interrupted the run, when the dashboard ended it interrupted and knows (a reported run marked abandoned). */
   interruptCause?: InterruptCause;

@@ -16,6 +16,7 @@ import { C2W_PHASES } from './types.ts';
 import { isLoopbackUrl } from './stallReport.ts';
 import { ERRORS, type ErrorCode } from './errors.ts';
 import { DEFAULT_TOTAL_TIMEOUT_S, effectiveTotalS, hasEffectiveTimeout } from './timeouts.ts';
+import { liveMetricKeys, MAX_STOP_RULES, stopRuleIssues } from './stopRules.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -196,6 +197,23 @@ export const RunSpecSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
+    /** Stop rules (docs/design.md#stop-rules), checked by the same rule as `--stop-on` (shared/stopRules.ts). */
+    stopOn: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        maxItems: MAX_STOP_RULES,
+        default: [],
+        description:
+          'Stop the run (fail closed) when any rule trips: timeouts>=N, errors>=N, consecutive_errors>=N, ' +
+          'error_rate>X[,window=W][,min=M], no_progress>=S (no byte for S s), or a result key live (p99_ttft_ms>2000,min=20)',
+      }),
+    ),
+    /** What the server still answers at the first stall (docs/design.md#liveness-at-stall). */
+    livenessAtStall: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'At the first stall, ask the server /health, /v1/models and one short text-only request',
+      }),
+    ),
     connectionMode: Type.Optional(
       Type.Union([Type.Literal('per_request'), Type.Literal('keep_alive')], {
         default: 'per_request',
@@ -331,6 +349,7 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
       severity: 'error',
     });
   }
+  out.push(...stopOnIssues(v, ok, timeoutsOk ? timeouts : null));
   if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
     out.push({
       field: 'selfTimed',
@@ -381,6 +400,33 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
     }
   }
   return out;
+}
+
+/** The stop rules by the engine's own rule (shared/stopRules.ts), against the spec's size and metrics. */
+function stopOnIssues(
+  v: Record<string, unknown>,
+  ok: (...fields: string[]) => boolean,
+  timeouts: Partial<RunSpec['timeouts']> | null,
+): SpecIssue[] {
+  if (
+    !Array.isArray(v.stopOn) ||
+    v.stopOn.length === 0 ||
+    !ok('stopOn', 'numPrompts', 'percentileMetrics', 'metricPercentiles')
+  )
+    return [];
+  const numRequests = typeof v.numPrompts === 'number' ? v.numPrompts : 1088;
+  const metricKeys = liveMetricKeys({
+    percentileMetrics: Array.isArray(v.percentileMetrics) ? (v.percentileMetrics as string[]) : [],
+    metricPercentiles: Array.isArray(v.metricPercentiles) ? (v.metricPercentiles as number[]) : [99],
+    goodput: rec(v.goodput),
+  });
+  const issues = stopRuleIssues(v.stopOn, { numRequests, metricKeys });
+  const timeoutRule = v.stopOn.some((r) => typeof r === 'string' && /^\s*timeouts\s*>=/.test(r));
+  if (timeoutRule && timeouts && !hasEffectiveTimeout(timeouts))
+    issues.push(
+      'a timeouts rule needs an effective timeout: set the total timeout above 0, or a first-byte or idle timeout',
+    );
+  return issues.slice(0, 1).map((message) => ({ field: 'stopOn', message, severity: 'error' }));
 }
 
 /**

@@ -2,8 +2,8 @@
  * The verdict of a run (docs/design.md#verdict), with reasons a person can act on.
  *
  * Precedence: `errored` (the run could not start) > `interrupted` (SIGINT,
- * SIGTERM, a crash) > `failed_closed` (any request timed out, was cancelled by
- * the breaker or never sent: a partial run must never pass, whatever its
+ * SIGTERM, a crash) > `failed_closed` (a stop rule tripped, or any request
+ * timed out, was cancelled by the breaker or never sent: a partial run must never pass, whatever its
  * scores, the Seed-TTS WER included) > `failed` (a failed request, a failed
  * or unevaluable threshold, a Seed-TTS gate with nothing evaluated) >
  * `passed` (every request completed and every threshold holds).
@@ -11,6 +11,7 @@
  * when the verdict is already decided by the counts.
  */
 import { StallscopeError } from './errors.ts';
+import { tripText, type StoppedBy } from './stopRules.ts';
 import type { RunCounts, Verdict } from './types.ts';
 import { count, plural } from './format.ts';
 
@@ -107,6 +108,8 @@ export interface VerdictInput {
    * evaluated the run fails (vLLM-Omni's CI rule), whatever the thresholds.
    */
   seedTts?: { evaluated: number; mean: number | null; median: number | null; excluded: number } | null;
+  /** The stop rule that stopped the run (docs/design.md#stop-rules): the run fails closed, saying which and why. */
+  stoppedBy?: StoppedBy | null;
 }
 
 export interface VerdictOutcome {
@@ -140,12 +143,15 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   if (input.errored) reasons.push('the run could not start');
   if (input.interrupted) reasons.push(interruptReason(input.interruptCause));
   const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.cancelled + counts.notDispatched;
+  const stop = input.stoppedBy ?? null;
+  if (stop) reasons.push(tripText(stop));
   if (counts.timedOut > 0) reasons.push(`${plural(counts.timedOut, 'request')} timed out`);
   // notDispatched is the never-sent subset of whichever cancellation applied (shared/outcomes.ts):
   // a run is stopped once, by the breaker or by an interrupt, so at most one of them has any.
   if (counts.cancelledAfterTimeout > 0) {
+    const after = stop && stop.kind !== 'timeouts' ? `when the stop rule ${stop.rule} tripped` : 'after a timeout';
     reasons.push(
-      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled after a timeout (${count(counts.notDispatched)} never sent)`,
+      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled ${after} (${count(counts.notDispatched)} never sent)`,
     );
   } else if (counts.cancelled > 0) {
     reasons.push(
@@ -175,7 +181,7 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   let verdict: Verdict;
   if (input.errored) verdict = 'errored';
   else if (input.interrupted) verdict = 'interrupted';
-  else if (partial > 0) verdict = 'failed_closed';
+  else if (partial > 0 || stop) verdict = 'failed_closed';
   else if (
     counts.total === 0 ||
     counts.completed < counts.total ||

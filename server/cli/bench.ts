@@ -38,6 +38,7 @@ const FIELD_FLAGS: Record<string, string> = {
   'timeouts.firstByteS': '--first-byte-timeout-s',
   'timeouts.idleS': '--idle-timeout-s',
   failFast: '--omni-fail-fast-on-timeout',
+  stopOn: '--stop-on',
   selfTimed: '--self-timed',
   extraBody: '--extra-body',
   percentileMetrics: '--percentile-metrics',
@@ -79,14 +80,21 @@ export async function run(argv: string[]): Promise<number> {
   for (const w of parsed.warnings) console.error(w);
   // Loaded once the flags are known to be good: `--help` and a refused flag
   // answer without loading the engine (undici, the kernels) or the progress bar.
-  const [{ runBenchmark }, { validateBenchConfig }, { serverStacksProbes }, { formatSummary }, { createProgress }] =
-    await Promise.all([
-      import('../engine/engine.ts'),
-      import('../engine/validate.ts'),
-      import('../engine/probes/serverStacks/index.ts'),
-      import('../engine/results/summary.ts'),
-      import('./benchProgress.ts'),
-    ]);
+  const [
+    { runBenchmark },
+    { validateBenchConfig },
+    { serverStacksProbes },
+    { livenessProbes },
+    { formatSummary },
+    { createProgress },
+  ] = await Promise.all([
+    import('../engine/engine.ts'),
+    import('../engine/validate.ts'),
+    import('../engine/probes/serverStacks/index.ts'),
+    import('../engine/probes/liveness/index.ts'),
+    import('../engine/results/summary.ts'),
+    import('./benchProgress.ts'),
+  ]);
 
   let reporter: RemoteReporter | null = null;
   if (parsed.reportTo) {
@@ -126,7 +134,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     // The engine's refusals first (it checks again), then the probe's: the order they always came in.
     validateBenchConfig(parsed.config);
-    const probes = serverStacksProbes(parsed.serverStacks, parsed.config.baseUrl);
+    const probes = [
+      ...serverStacksProbes(parsed.serverStacks, parsed.config.baseUrl),
+      ...livenessProbes(parsed.liveness, parsed.config),
+    ];
     outcome = await runBenchmark(parsed.config, {
       probes,
       signal: ctrl.signal,
@@ -169,7 +180,11 @@ function refuse(e: unknown): number {
 
 /** What the dashboard is told the run was given: the engine's config and the server-stacks settings. */
 function reportedConfig(parsed: ParsedBench): unknown {
-  return parsed.serverStacks ? { ...parsed.config, serverStacks: parsed.serverStacks } : parsed.config;
+  return {
+    ...parsed.config,
+    ...(parsed.serverStacks ? { serverStacks: parsed.serverStacks } : {}),
+    ...(parsed.liveness.enabled ? { livenessAtStall: parsed.liveness } : {}),
+  };
 }
 
 async function openReporter(url: string, runId: string, config: unknown): Promise<RemoteReporter> {

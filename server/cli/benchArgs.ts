@@ -25,6 +25,7 @@ import {
 } from '../engine/config.ts';
 import type { ServerStacksConfig } from '../engine/probes/serverStacks/config.ts';
 import { serverStacksFromFlags } from '../engine/probes/serverStacks/flags.ts';
+import type { LivenessSettings } from '../engine/probes/liveness/index.ts';
 import { integer, list, number, optInteger, optNumber, pairs, usage } from '../common/flagValues.ts';
 import { ALL_BENCH_OPTIONS, IGNORED_VLLM_NOTES } from './benchFlags.ts';
 import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
@@ -34,6 +35,8 @@ export interface ParsedBench {
   config: BenchConfig;
   /** `--server-pid` with its capture flags: the server-stacks probe's settings (none without the pid). */
   serverStacks?: ServerStacksConfig;
+  /** `--probe-liveness-at-stall`, with `--server-stall-after-s` as one more stall it starts on. */
+  liveness: LivenessSettings;
   /** One line per accepted-but-ignored vLLM flag. */
   warnings: string[];
   reportTo: string | null;
@@ -100,6 +103,7 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
       idleS: optNumber(v['idle-timeout-s'], '--idle-timeout-s'),
     },
     failFast: Boolean(v['omni-fail-fast-on-timeout']),
+    ...(v['stop-on']?.length ? { stopOn: v['stop-on'] } : {}),
     connectionMode: v['keep-alive'] ? 'keep_alive' : 'per_request',
     thresholds: v.threshold ?? [],
     goodput: goodput(v.goodput),
@@ -116,15 +120,26 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     native: Boolean(v['server-stacks-native']),
     pySpy: v['py-spy'],
     rulesFile: v['server-phase-rules'],
+    liveness: Boolean(v['probe-liveness-at-stall']),
   });
   return {
     help: Boolean(v.help),
     config,
     ...(serverStacks ? { serverStacks } : {}),
+    liveness: livenessOf(v),
     warnings,
     reportTo: v['report-to'] ?? null,
     disableProgress: Boolean(v['disable-tqdm']),
   };
+}
+
+/** `--probe-liveness-at-stall` and the silence that also starts it (`--server-stall-after-s`, > 0). */
+function livenessOf(v: BenchValues): LivenessSettings {
+  if (!v['probe-liveness-at-stall']) return { enabled: false };
+  const stallAfterS = optNumber(v['server-stall-after-s'], '--server-stall-after-s');
+  if (stallAfterS !== undefined && !(stallAfterS > 0))
+    usage(`--server-stall-after-s must be > 0 seconds (got ${stallAfterS})`, '--server-stall-after-s');
+  return { enabled: true, ...(stallAfterS !== undefined ? { stallAfterS } : {}) };
 }
 
 /** One warning per ignored vLLM flag given, then --print-stage's. */

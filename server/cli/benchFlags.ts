@@ -59,6 +59,7 @@ export const BENCH_OPTIONS = {
   'metric-percentiles': { type: 'string' },
   'omni-request-timeout-s': { type: 'string' },
   'omni-fail-fast-on-timeout': { type: 'boolean' },
+  'stop-on': { type: 'string', multiple: true },
   'keep-alive': { type: 'boolean' },
   'first-byte-timeout-s': { type: 'string' },
   'idle-timeout-s': { type: 'string' },
@@ -94,6 +95,8 @@ export const BENCH_OPTIONS = {
   'server-stacks-native': { type: 'boolean' },
   'py-spy': { type: 'string' },
   'server-phase-rules': { type: 'string' },
+  // Liveness at the stall: what the server still answers (docs/design.md#liveness-at-stall).
+  'probe-liveness-at-stall': { type: 'boolean' },
 } as const satisfies Options;
 
 /** vLLM flags accepted for compatibility: each is parsed and only warned about (IGNORED_VLLM_NOTES). */
@@ -144,7 +147,10 @@ load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warm
            --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N
 body       --extra-body JSON, --temperature/--top-p/--top-k/... (merged under --extra-body), --ignore-eos
 timeouts   --omni-request-timeout-s S (default ${DEFAULT_TOTAL_TIMEOUT_S}; <= 0 → legacy ${LEGACY_TOTAL_TIMEOUT_S / 3600} h),
-           --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout
+           --first-byte-timeout-s S, --idle-timeout-s S, --omni-fail-fast-on-timeout (= --stop-on timeouts>=1)
+stop       --stop-on RULE (repeatable; any rule stops the run, fail closed): timeouts>=N, errors>=N,
+           consecutive_errors>=N, error_rate>X[,window=W][,min=M], no_progress>=S (no byte for S s),
+           KEY>X[,min=M] (a --threshold key, live once M completed), e.g. --stop-on 'no_progress>=60s'
 results    --percentile-metrics LIST, --metric-percentiles LIST, --save-result,
            --save-detailed, --append-result, --result-dir D, --result-filename F,
            --label L, --metadata K=V ... (repeatable; overrides the ci_* keys read from Buildkite,
@@ -161,6 +167,8 @@ server     --server-pid PID|auto (auto: the owner of the base URL's port; loopba
 stacks     --capture-server-stacks (py-spy dump of the server tree at the first timeout),
            --server-stall-after-s S (capture when a request got no SSE event for S s; ≤ 5 times),
            --server-stacks-native (py-spy --native), --py-spy PATH, --server-phase-rules FILE
+liveness   --probe-liveness-at-stall (at the first stall: GET /health, GET /v1/models and one short
+           text-only request, each bounded; result key liveness_at_stall)
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
            --print-stage (requests stage metrics; no per-stage block is printed)
 

@@ -61,7 +61,10 @@ export interface BenchConfig {
   percentileMetrics: string[];
   metricPercentiles: number[];
   timeouts: TimeoutConfig;
+  /** `--omni-fail-fast-on-timeout`: the stop rule `timeouts>=1`. */
   failFast: boolean;
+  /** `--stop-on RULE`: stop rules (shared/stopRules.ts; docs/design.md#stop-rules), as written. */
+  stopOn?: string[];
   thresholds: string[];
   /**
    * `--ramp-up-strategy` with start/end RPS: each request's rate moves from

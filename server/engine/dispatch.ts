@@ -1,12 +1,15 @@
 /**
  * The timed part of a run: the producer walks the arrival schedule, each
  * arrived request waits FIFO for a concurrency slot, then runs to its end
- * state. The fail-fast breaker and an interrupt stop the producer at once
+ * state. A stop rule tripping the breaker (stopRules/; fail-fast is
+ * `timeouts>=1`) and an interrupt stop the producer at once
  * (its sleep is abortable), empty the queue (`not_dispatched`) and cancel
  * the requests in flight in one sweep (cancelSweep.ts); `runDispatch`
  * resolves only after every request task has settled and every socket of
  * the sweep is closed. Its parts are in dispatch/.
  */
+import type { MetricOptions } from '../../shared/metrics/index.ts';
+import type { StopRule, StoppedBy } from '../../shared/stopRules.ts';
 import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
 import { markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
 import type { TimeoutReport } from './breaker.ts';
@@ -22,6 +25,7 @@ import { RequestEndings } from './dispatch/requestEndings.ts';
 import { RequestHooks } from './dispatch/requestHooks.ts';
 import { RunStop } from './dispatch/runStop.ts';
 import { SlotQueue } from './dispatch/slotQueue.ts';
+import { StopRuleWatch } from './stopRules/watch.ts';
 
 export interface DispatchInput {
   target: AttemptTarget;
@@ -32,7 +36,12 @@ export interface DispatchInput {
   /** Arrival offsets in seconds, one per request. */
   offsets: number[];
   maxConcurrency: number | null;
+  /** `--omni-fail-fast-on-timeout`: the rule `timeouts>=1`. */
   failFast: boolean;
+  /** The run's stop rules (`--stop-on`; docs/design.md#stop-rules), parsed. */
+  stopRules?: readonly StopRule[];
+  /** What a live threshold rule computes (the run's percentile metrics and percentiles); default none. */
+  metrics?: Omit<MetricOptions, 'durationS'>;
   /** Builds request i's headers and body (may read files); called once a slot is held. */
   prepare: (index: number) => Promise<RequestJob>;
   requestId: (index: number) => string;
@@ -54,6 +63,9 @@ export interface DispatchResult {
   /** Seconds from the clock start until the last request settled. */
   durationS: number;
   cause: BreakerCause | null;
+  /** The stop rule that stopped the run (fail-fast's `timeouts>=1` included), or null. */
+  stopRule: StoppedBy | null;
+  /** A stop rule tripped the breaker. */
   failFastTripped: boolean;
   /** Stopped by an interrupt before any trip (a signal after a trip leaves the run failed_closed). */
   interrupted: boolean;
@@ -79,7 +91,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const limit = inp.maxConcurrency ?? Number.POSITIVE_INFINITY;
   const queue = new SlotQueue(n, limit, stopped, (index, token) => void runOne(index, token));
   const stop = new RunStop(stopCtrl, {
-    failFast: inp.failFast,
+    timeouts: timeoutsRule(inp),
     connections: inp.connections,
     events,
     log: inp.log,
@@ -90,6 +102,17 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     n,
     notDispatched: (index) => endings.notDispatched(index),
   });
+  const rules = new StopRuleWatch({
+    rules: inp.stopRules ?? [],
+    inFlight,
+    requestId: inp.requestId,
+    atS: () => events.nowT() / 1000,
+    metrics: inp.metrics ?? { percentileMetrics: [], metricPercentiles: [] },
+    stopped,
+    trip: (s) => stop.breaker.trip(s),
+  });
+  endings.onEnd = (index, status, record) => rules.onEnd(index, status, record);
+  const progress = rules.watchesBytes ? () => rules.progress() : undefined;
 
   /** `token`: a first-wave start's, handed on once its request is dispatched (0 for later starts). */
   const runOne = async (index: number, token: number): Promise<void> => {
@@ -98,7 +121,16 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       const job = await inp.prepare(index);
       if (stopped.aborted) return endings.notDispatched(index);
       inFlight.set(index, cancel);
-      const hooks = new RequestHooks(index, job.requestId, events, stop.breaker, endings.sentT, stopped, inp.onTimeout);
+      const hooks = new RequestHooks(
+        index,
+        job.requestId,
+        events,
+        stop.breaker,
+        endings.sentT,
+        stopped,
+        inp.onTimeout,
+        progress,
+      );
       const running = runRequest(target, job, cancel, hooks);
       // Dispatched (synchronously, above): the next first-wave request starts after this one's connect.
       queue.dispatched(token);
@@ -127,6 +159,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   await queue.idle();
   const cleanupForcedSockets = await stop.settled();
   const durationS = (performance.now() - t0) / 1000;
+  rules.stop();
   stop.detach();
   return {
     records: endings.records,
@@ -135,10 +168,18 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     timeoutKinds: endings.timeoutKinds,
     durationS,
     cause: stop.cause,
-    failFastTripped: stop.cause !== null,
+    stopRule: stop.stoppedBy,
+    failFastTripped: stop.stoppedBy !== null,
     interrupted: stop.interrupted,
     cleanupForcedSockets,
   };
+}
+
+/** The lowest count of the timeouts rules (fail-fast's `timeouts>=1` among them): the one that trips first. */
+function timeoutsRule(inp: DispatchInput): { n: number; text: string } | null {
+  const counts = (inp.stopRules ?? []).flatMap((r) => (r.kind === 'timeouts' ? [{ n: r.n, text: r.text }] : []));
+  if (inp.failFast) counts.push({ n: 1, text: 'timeouts>=1' });
+  return counts.reduce<{ n: number; text: string } | null>((a, r) => (a && a.n <= r.n ? a : r), null);
 }
 
 /** The run could not start (ready check failed): every request is a never-sent placeholder. */
@@ -170,6 +211,7 @@ export async function skippedDispatch(
     timeoutKinds: new Array<TimeoutKind | null>(n).fill(null),
     durationS: 0,
     cause: null,
+    stopRule: null,
     failFastTripped: false,
     interrupted: false,
     cleanupForcedSockets: 0,

@@ -16,6 +16,7 @@ import { beforeClock } from './beforeClock.ts';
 import { readServerIdentity } from './serverIdentity.ts';
 import type { ServerIdentity } from '../../shared/serverIdentity.ts';
 import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
+import { effectiveStopRules } from '../../shared/stopRules.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -116,6 +117,7 @@ function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity
     maxConcurrency: config.maxConcurrency,
     requestRate: config.requestRate,
     failFast: config.failFast,
+    ...(config.stopOn?.length ? { stopOn: [...config.stopOn] } : {}),
     model: config.model,
     baseUrl: config.baseUrl,
     ...(serverIdentity ? { serverIdentity } : {}),
@@ -139,6 +141,12 @@ function dispatch(r: RunSetup, errored: string | null, opts: EngineOptions): Pro
     offsets: arrivalOffsets(r.n, r.arrivals),
     maxConcurrency: config.maxConcurrency,
     failFast: config.failFast,
+    stopRules: effectiveStopRules(config.stopOn, false),
+    metrics: {
+      percentileMetrics: config.percentileMetrics,
+      metricPercentiles: config.metricPercentiles,
+      goodput: config.goodput,
+    },
     prepare: (i) => r.job(i, r.id(i)),
     requestId: r.id,
     promptLen: r.promptLen,

@@ -9,12 +9,13 @@ import type { RunSummary } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
 import type { RequestRecord } from './client/record.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
+import { effectiveStopRules } from '../../shared/stopRules.ts';
 import type { BenchConfig } from './config.ts';
 import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';
 import type { DispatchResult } from './dispatch.ts';
 import type { RunEvents } from './events.ts';
-import { buildResultJson, type RpsChangeEvent } from '../../shared/vllmResult/resultJson.ts';
+import { buildResultJson, type ResultJsonInput, type RpsChangeEvent } from '../../shared/vllmResult/resultJson.ts';
 import { resultFilename, writeResult } from './results/resultFile.ts';
 import { gateCounts } from './accuracy/gate.ts';
 import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
@@ -74,6 +75,7 @@ export async function finishBenchmark({
     interruptCause,
     errored: errored !== null,
     seedTts: seedTts ? gateCounts(seedTts.keys) : null,
+    stoppedBy: run.stopRule,
   });
   let verdict = judged.verdict;
   const verdictReasons = errored ? [...judged.reasons, errored] : [...judged.reasons];
@@ -95,7 +97,7 @@ export async function finishBenchmark({
     records: run.records,
     statuses: run.statuses,
     counts,
-    failFast: { enabled: config.failFast, tripped: run.failFastTripped, cause: run.cause },
+    failFast: breakerOf(config, run),
     verdict,
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
@@ -133,10 +135,6 @@ export async function finishBenchmark({
     }
   }
 
-  const scalars: RunSummary['metrics'] = {};
-  for (const [k, v] of Object.entries(result)) {
-    if (typeof v === 'number' || typeof v === 'string' || v === null) scalars[k] = v;
-  }
   const summary: RunSummary = {
     verdict,
     verdictReasons,
@@ -144,9 +142,33 @@ export async function finishBenchmark({
     durationS: run.durationS,
     failFastTripped: run.failFastTripped,
     cause: run.cause,
-    metrics: scalars,
+    stoppedBy: run.stopRule,
+    metrics: scalarKeys(result),
     resultFile,
   };
   events.emit({ type: 'run.finished', summary });
   return { summary, result, records: run.records, statuses: run.statuses, resultFile };
+}
+
+/**
+ * The breaker as the result writes it: armed by any stop rule (fail-fast's
+ * `timeouts>=1` among them, listed in `stop_on`), tripped by any.
+ */
+function breakerOf(config: BenchConfig, run: DispatchResult): ResultJsonInput['failFast'] {
+  return {
+    enabled: config.failFast || Boolean(config.stopOn?.length),
+    tripped: run.failFastTripped,
+    cause: run.cause,
+    stopOn: effectiveStopRules(config.stopOn, config.failFast).map((r) => r.text),
+    stoppedBy: run.stopRule,
+  };
+}
+
+/** The result's flat keys (numbers, strings, nulls): what `run.finished` carries as the summary's metrics. */
+function scalarKeys(result: Record<string, unknown>): RunSummary['metrics'] {
+  const scalars: RunSummary['metrics'] = {};
+  for (const [k, v] of Object.entries(result)) {
+    if (typeof v === 'number' || typeof v === 'string' || v === null) scalars[k] = v;
+  }
+  return scalars;
 }

@@ -20,6 +20,7 @@ import type { RunProbe } from './probe.ts';
 import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
 import type { RequestJob } from './requestRunner.ts';
 import { RpsChangeLog } from './traffic.ts';
+import { validateStopRules } from './validate.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface RunSetup {
@@ -94,12 +95,15 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
   data.warnings.forEach((w) => log(w));
 
   const n = data.samples.length;
+  // A trace or a short Seed-TTS set may hold fewer requests than asked for: the stop rules must still be reachable.
+  if (n < config.numPrompts) validateStopRules(config, n);
   const prefix = requestIdPrefix(config);
   const limits = effectiveTimeouts(config.timeouts);
   log(
     `Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
       `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
-      `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}`,
+      `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}` +
+      (config.stopOn?.length ? `; stop on: ${config.stopOn.join(', ')}` : ''),
   );
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   const connectionMode = config.connectionMode ?? 'per_request';

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
 import { parseThreshold } from '../../shared/verdict.ts';
 import { hasEffectiveTimeout } from '../../shared/timeouts.ts';
+import { liveMetricKeys, parseStopRule, stopRuleIssues } from '../../shared/stopRules.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
@@ -87,6 +88,7 @@ export function validateBenchConfig(c: BenchConfig): void {
       bad(`'${t}': ${(e as Error).message}`, 'thresholds');
     }
   }
+  validateStopRules(c, c.numPrompts);
   if (c.rampUp) validateRampUp(c);
   if (c.seedTtsEval) validateSeedTtsEval(c);
   for (const [k, v] of Object.entries(c.goodput ?? {})) {
@@ -118,6 +120,30 @@ function validateRampUp(c: BenchConfig): void {
   }
   if (r.startRps > r.endRps)
     bad(`ramp-up start RPS (${r.startRps}) must not exceed the end RPS (${r.endRps})`, 'rampUp.startRps');
+}
+
+/**
+ * The stop rules (docs/design.md#stop-rules) against a run of `numRequests`:
+ * syntax, metric names, counts and windows it could reach; a timeouts rule
+ * needs an effective timeout, as fail-fast does. Run again once the dataset
+ * is loaded, with its real size (runSetup.ts).
+ */
+export function validateStopRules(c: BenchConfig, numRequests: number): void {
+  const rules = c.stopOn ?? [];
+  if (!Array.isArray(rules)) bad('stop rules must be a list of rules', 'stopOn');
+  const metricKeys = liveMetricKeys({
+    percentileMetrics: c.percentileMetrics,
+    metricPercentiles: c.metricPercentiles,
+    goodput: c.goodput,
+  });
+  const issues = stopRuleIssues(rules, { numRequests, metricKeys });
+  if (issues.length) bad(issues[0], 'stopOn');
+  if (rules.some((r) => parseStopRule(r).kind === 'timeouts') && !hasEffectiveTimeout(c.timeouts))
+    bad(
+      'a timeouts stop rule needs an effective timeout: --omni-request-timeout-s ≤ 0 restores the legacy 6 h cap; ' +
+        'give a positive timeout or --first-byte-timeout-s/--idle-timeout-s',
+      'stopOn',
+    );
 }
 
 function validateTimeouts(c: BenchConfig): void {

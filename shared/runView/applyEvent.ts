@@ -86,7 +86,13 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'request.not_dispatched':
       return applyRequest(d, e);
     case 'breaker.tripped':
-      d.m.breaker = { tripped: true, cause: e.cause, t: e.t };
+      d.m.breaker = { ...d.m.breaker, tripped: true, cause: e.cause, t: e.t };
+      return;
+    case 'run.stopped':
+      d.m.breaker = { ...d.m.breaker, tripped: true, stoppedBy: e.stoppedBy, t: d.m.breaker.t ?? e.t };
+      return;
+    case 'server.liveness':
+      d.m.liveness = { t: e.t, report: e.report };
       return;
     case 'run.finished':
       return applyFinished(d, e);
@@ -143,6 +149,7 @@ function applyFinished(d: Draft, e: RunFinished): void {
     ...d.m.breaker,
     tripped: d.m.breaker.tripped || e.summary.failFastTripped,
     cause: d.m.breaker.cause ?? e.summary.cause,
+    stoppedBy: d.m.breaker.stoppedBy ?? e.summary.stoppedBy ?? null,
   };
   // The engine's counts are authoritative once the run is over.
   d.own('counts');

@@ -5,6 +5,8 @@
  */
 import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../types.ts';
 import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../protocol.ts';
+import type { LivenessReport } from '../liveness.ts';
+import type { StoppedBy } from '../stopRules.ts';
 import { emptyCounts } from '../outcomes.ts';
 import { blankRequest, type RequestLifecycle } from '../requestLifecycle.ts';
 
@@ -80,7 +82,10 @@ export interface RunModel {
   /** x-request-id → keys of its ops, in begin order. */
   opsByRequest: Record<string, string[]>;
   stalls: StallRecord[];
-  breaker: { tripped: boolean; cause: BreakerCause | null; t: number | null };
+  /** Tripped by any stop rule; `cause` the timeout of a timeouts rule, `stoppedBy` the rule and its evidence. */
+  breaker: { tripped: boolean; cause: BreakerCause | null; t: number | null; stoppedBy: StoppedBy | null };
+  /** What the server still answered at the first stall (`server.liveness`), or null. */
+  liveness: { t: number; report: LivenessReport } | null;
   summary: RunSummary | null;
   verdict: Verdict | null;
   counts: RunCounts;
@@ -116,7 +121,8 @@ export function emptyRun(runId: string): RunModel {
     ops: {},
     opsByRequest: {},
     stalls: [],
-    breaker: { tripped: false, cause: null, t: null },
+    breaker: { tripped: false, cause: null, t: null, stoppedBy: null },
+    liveness: null,
     summary: null,
     verdict: null,
     counts: emptyCounts(),

@@ -7,6 +7,7 @@
  */
 import { normalizeCounts } from '../outcomes.ts';
 import { isServerStacks } from '../stallReport.ts';
+import { tripEvidenceText, type StoppedBy } from '../stopRules.ts';
 import type { BreakerCause, RunCounts } from '../types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 import { count, plural } from '../../shared/format.ts';
@@ -19,7 +20,7 @@ export const FAILED_PARTS = [
     key: 'cancelledAfterTimeout',
     id: 'cancelled_after_timeout',
     label: 'cancelled after timeout',
-    title: 'cancelled by the fail-fast breaker after a timeout, in flight or queued',
+    title: 'cancelled when the breaker tripped (the fail-fast timeout or another stop rule), in flight or queued',
   },
   {
     key: 'cancelled',
@@ -238,10 +239,23 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   } else if (timedOut.length) {
     clauses.push([...ranges(timedOut.map((r) => r.index)), { text: ` timed out` }]);
   }
+  const stop = model.breaker.stoppedBy;
+  // Fail-fast's own rule is told by the timeout clause above; every other rule says what tripped it.
+  if (stop && stop.rule !== 'timeouts>=1') {
+    const named = stop.requests.map((r) => r.index);
+    clauses.push([
+      {
+        text: `the stop rule ${stop.rule} stopped the run at ${sec(stop.atS * 1000)}: ${tripEvidenceText(stop, false)}`,
+      },
+      ...(named.length
+        ? [{ text: ' (' }, ...ranges(named), { text: stop.omitted ? ` and ${stop.omitted} more)` : ')' }]
+        : []),
+    ]);
+  }
   if (counts.cancelledAfterTimeout > 0)
     clauses.push([
       {
-        text: `the breaker cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.notDispatched)} never sent)`,
+        text: `${stop && stop.kind !== 'timeouts' ? 'the stop' : 'the breaker'} cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.notDispatched)} never sent)`,
       },
     ]);
   if (counts.cancelled > 0) {
@@ -265,15 +279,17 @@ export function storyText(clauses: readonly StoryPart[][]): string {
 /** What the stored run records beside its event stream (an import has no stream at all). */
 interface StoredRunFacts {
   counts: Partial<RunCounts> | null | undefined;
-  breaker: { tripped: boolean; cause: BreakerCause | null };
+  breaker: { tripped: boolean; cause: BreakerCause | null; stoppedBy?: StoppedBy | null };
 }
 
-/** The breaker the page shows: the stream's once it tripped, else the stored one. */
+/** The breaker the page shows (and the stop rule that tripped it): the stream's once it tripped, else the stored one. */
 export function shownBreaker(
   model: Pick<RunModel, 'breaker'>,
   stored: StoredRunFacts,
-): { tripped: boolean; cause: BreakerCause | null } {
-  return model.breaker.tripped ? model.breaker : { tripped: stored.breaker.tripped, cause: stored.breaker.cause };
+): { tripped: boolean; cause: BreakerCause | null; stoppedBy: StoppedBy | null } {
+  return model.breaker.tripped
+    ? model.breaker
+    : { tripped: stored.breaker.tripped, cause: stored.breaker.cause, stoppedBy: stored.breaker.stoppedBy ?? null };
 }
 
 /**
@@ -297,10 +313,13 @@ export function storyOf(
   });
 }
 
-/** The header's breaker words: a finished run that never tripped says so, rather than "armed". */
-export function breakerWords(failFast: boolean, tripped: boolean, running: boolean): { state: string; text: string } {
+/**
+ * The header's breaker words: a finished run that never tripped says so,
+ * rather than "armed". `armed`: fail-fast or any stop rule was given.
+ */
+export function breakerWords(armed: boolean, tripped: boolean, running: boolean): { state: string; text: string } {
   if (tripped) return { state: 'tripped', text: 'tripped' };
-  if (!failFast) return { state: 'off', text: 'off' };
+  if (!armed) return { state: 'off', text: 'off' };
   return running ? { state: 'armed', text: 'armed' } : { state: 'not_tripped', text: 'not tripped' };
 }
 

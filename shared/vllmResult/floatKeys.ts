@@ -49,6 +49,8 @@ const NESTED: Record<string, FloatKind> = {
   total_audio_frames: 'intUnlessZero',
   // stallscope's own key: seconds from the request's start to the timeout.
   fail_fast_cause: { elapsed_s: 'float' },
+  // stallscope's own: seconds on the run clock when a stop rule tripped.
+  stopped_by: { at_s: 'float' },
   // one row per utterance; `wer` is a float (jiwer)
   seed_tts_wer_eval_items: { wer: 'float' },
 };

@@ -14,6 +14,7 @@
  */
 import { outputLength } from '../metrics/index.ts';
 import type { MetricInput } from '../metrics/input.ts';
+import type { StoppedBy } from '../stopRules.ts';
 import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
 /** One request's fields the result reads (the engine's RequestRecord has them all). */
@@ -91,7 +92,18 @@ export interface ResultJsonInput {
   /** End state per request, dataset order. */
   statuses: readonly RequestEndStatus[];
   counts: RunCounts;
-  failFast: { enabled: boolean; tripped: boolean; cause: BreakerCause | null };
+  /**
+   * The breaker: armed by any stop rule, tripped by any; `cause` the timeout
+   * of a timeouts rule. With `stopOn` (the engine's runs) the rules and the
+   * trip are written too (`stop_on`, `stopped_by`; docs/design.md#stop-rules).
+   */
+  failFast: {
+    enabled: boolean;
+    tripped: boolean;
+    cause: BreakerCause | null;
+    stopOn?: readonly string[];
+    stoppedBy?: StoppedBy | null;
+  };
   verdict: Verdict;
   verdictReasons: readonly string[];
   /** How the run's connections were opened and how it stopped (absent: a file rebuilt without them). */
@@ -190,8 +202,46 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
         last_phase: cause.lastPhase ?? null,
       }
     : null;
+  if (input.failFast.stopOn) {
+    out.stop_on = [...input.failFast.stopOn];
+    out.stopped_by = stoppedByJson(input.failFast.stoppedBy ?? null);
+  }
   out.verdict = input.verdict;
   out.verdict_reasons = [...input.verdictReasons];
   out.statuses = [...input.statuses];
   return out;
+}
+
+/** `stopped_by` as the result file writes it (snake_case keys). */
+export function stoppedByJson(s: StoppedBy | null): Record<string, unknown> | null {
+  if (!s) return null;
+  return {
+    rule: s.rule,
+    kind: s.kind,
+    at_s: s.atS,
+    value: s.value,
+    ...(s.over !== undefined ? { over: s.over } : {}),
+    requests: s.requests.map((r) => ({ index: r.index, request_id: r.requestId })),
+    omitted: s.omitted,
+  };
+}
+
+/** `stopped_by` read back from a result file (null when absent or not of that shape). */
+export function stoppedByFromJson(v: unknown): StoppedBy | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.rule !== 'string' || typeof o.kind !== 'string' || typeof o.at_s !== 'number') return null;
+  if (typeof o.value !== 'number' || !Array.isArray(o.requests)) return null;
+  const requests = (o.requests as Record<string, unknown>[])
+    .filter((r) => typeof r === 'object' && r !== null && typeof r.index === 'number')
+    .map((r) => ({ index: r.index as number, requestId: typeof r.request_id === 'string' ? r.request_id : '' }));
+  return {
+    kind: o.kind as StoppedBy['kind'],
+    rule: o.rule,
+    atS: o.at_s,
+    value: o.value,
+    ...(typeof o.over === 'number' ? { over: o.over } : {}),
+    requests,
+    omitted: typeof o.omitted === 'number' ? o.omitted : 0,
+  };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '#shared/protocol.ts';
 import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
@@ -9,7 +10,7 @@ describe('app store', () => {
     const store = createRunStore();
     const seen: number[] = [];
     store.subscribe(() => seen.push(store.getSnapshot().active.run1?.seq ?? -1));
-    store.dispatch({ type: 'server', msg: { type: 'hello', v: 1 } });
+    store.dispatch({ type: 'server', msg: { type: 'hello', v: PROTOCOL_VERSION } });
     store.dispatch({
       type: 'server',
       msg: {
@@ -41,7 +42,7 @@ describe('app store', () => {
     store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(0, 20) } });
     store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(20) } });
     const s = store.getSnapshot();
-    expect(s.serverVersion).toBe(1);
+    expect(s.serverVersion).toBe(PROTOCOL_VERSION);
     expect(s.active.run1).toMatchObject({
       seq: all.length,
       status: 'finished',

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
-import type { ClientMessage, ServerMessage } from '#shared/protocol.ts';
+import { PROTOCOL_VERSION, type ClientMessage, type ServerMessage } from '#shared/protocol.ts';
 import { createLiveClient, type SocketLike } from '#web/api/liveClient.ts';
 import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
@@ -19,7 +19,7 @@ async function fakeServer() {
   const subscribes: ClientMessage[] = [];
   const waiters: (() => void)[] = [];
   wss.on('connection', (ws) => {
-    ws.send(JSON.stringify({ type: 'hello', v: 1 } satisfies ServerMessage));
+    ws.send(JSON.stringify({ type: 'hello', v: PROTOCOL_VERSION } satisfies ServerMessage));
     ws.send(JSON.stringify({ type: 'snapshot', runs: [] } satisfies ServerMessage));
     ws.on('message', (raw) => {
       subscribes.push(JSON.parse(String(raw)));

@@ -12,6 +12,7 @@ import { Counters } from '../components/Counters.tsx';
 import { ExportBar } from '../components/ExportBar.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { RunStory } from '../components/RunStory.tsx';
+import { LivenessCard } from '../components/stall/LivenessCard.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../hooks/services.ts';
 import { gateView } from '../state/accuracy.ts';
@@ -97,6 +98,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         firstTimeout={detail.firstTimeout}
         focus={stall}
       />
+      {model.liveness && <LivenessCard report={model.liveness.report} />}
       <RunRequests
         id={id}
         model={model}

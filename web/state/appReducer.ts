@@ -120,7 +120,7 @@ function lightFromModel(prev: RunState, m: RunModel): RunState {
     status: m.status === 'unknown' ? prev.status : m.status,
     counts: m.counts,
     inFlight: m.inFlight,
-    breaker: { tripped: m.breaker.tripped, cause: m.breaker.cause },
+    breaker: { tripped: m.breaker.tripped, cause: m.breaker.cause, stoppedBy: m.breaker.stoppedBy },
     verdict: m.verdict ?? prev.verdict,
   };
 }

@@ -14,7 +14,7 @@
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { RunEvent } from '../../../shared/protocol.ts';
 import { Code2WavTrack } from './traceCode2wav.ts';
-import { emitBreakerTripped, emitRequestRow, RequestTrack } from './traceRequests.ts';
+import { emitBreakerTripped, emitRunStopped, emitRequestRow, RequestTrack } from './traceRequests.ts';
 import { emitServerStacks } from './traceServer.ts';
 import { TraceWriter, type TraceEvent } from './traceFormat.ts';
 
@@ -50,6 +50,9 @@ export function buildChromeTrace(
         break;
       case 'breaker.tripped':
         emitBreakerTripped(w, e);
+        break;
+      case 'run.stopped':
+        emitRunStopped(w, e);
         break;
       case 'server.stacks':
         emitServerStacks(w, e, captures++ === 0);

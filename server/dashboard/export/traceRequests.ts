@@ -7,7 +7,7 @@
  * token" and "streaming".
  */
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { BreakerTripped } from '../../../shared/protocol.ts';
+import type { BreakerTripped, RunStopped } from '../../../shared/protocol.ts';
 import { emptyCounts } from '../../../shared/outcomes.ts';
 import { LiveRequests } from '../../../shared/liveRequests.ts';
 import type { RequestEvent, RequestTally } from '../../../shared/requestLifecycle.ts';
@@ -58,6 +58,20 @@ export function emitBreakerTripped(w: TraceWriter, e: BreakerTripped): void {
     pid: REQ_PID,
     cat: 'breaker',
     args: { cause: e.cause, inFlight: e.inFlight, queued: e.queued },
+  });
+}
+
+/** A stop rule other than timeouts stopped the run (a timeouts rule's trip is the breaker's instant above). */
+export function emitRunStopped(w: TraceWriter, e: RunStopped): void {
+  if (e.stoppedBy.kind === 'timeouts') return;
+  w.push({
+    name: `stopped by ${e.stoppedBy.rule}`,
+    ph: 'i',
+    s: 'g',
+    ts: us(e.t),
+    pid: REQ_PID,
+    cat: 'breaker',
+    args: { stoppedBy: e.stoppedBy, inFlight: e.inFlight, queued: e.queued },
   });
 }
 

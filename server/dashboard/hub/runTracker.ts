@@ -179,18 +179,29 @@ export class RunTracker {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
         const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;
         if (lastPhase && !e.cause.lastPhase) e.cause.lastPhase = lastPhase;
-        this.state.breaker = { tripped: true, cause: { ...e.cause, lastPhase } };
+        this.state.breaker = { ...this.state.breaker, tripped: true, cause: { ...e.cause, lastPhase } };
         return {};
       }
+      case 'run.stopped':
+        // Any stop rule trips the breaker; a timeouts rule's cause came with breaker.tripped just before.
+        this.state.breaker = { ...this.state.breaker, tripped: true, stoppedBy: e.stoppedBy };
+        return {};
       case 'run.finished':
         Object.assign(c, normalizeCounts(e.summary.counts));
         this.state.verdict = e.summary.verdict;
-        if (e.summary.cause) this.state.breaker = { tripped: e.summary.failFastTripped, cause: e.summary.cause };
+        if (e.summary.cause || e.summary.stoppedBy)
+          this.state.breaker = {
+            tripped: e.summary.failFastTripped,
+            cause: e.summary.cause ?? this.state.breaker.cause,
+            stoppedBy: e.summary.stoppedBy ?? this.state.breaker.stoppedBy ?? null,
+          };
         return {};
-      // The Seed-TTS gate's transcripts live in the event stream; the summary carries its keys.
+      // The Seed-TTS gate's transcripts, and what the server answered at the stall, live in the
+      // event stream; the summary and the result carry their keys.
       case 'run.warning':
       case 'accuracy.started':
       case 'accuracy.item':
+      case 'server.liveness':
         return {};
       case 'server.stacks':
         // A py-spy capture of the server's tree is kept with the run's stall reports; one that read no

@@ -11,6 +11,7 @@ import { isRequestEndStatus, type BreakerCause, type RunCounts, type Verdict } f
 import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
 import { asText } from '../../../shared/text.ts';
+import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
@@ -123,6 +124,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
     durationS: num(o.duration) ?? 0,
     failFastTripped: o.fail_fast_tripped === true,
     cause,
+    stoppedBy: stoppedByFromJson(o.stopped_by),
     metrics,
   };
   const rate = o.request_rate;

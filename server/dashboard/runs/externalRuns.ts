@@ -61,6 +61,15 @@ function checkDeclared(e: BenchEvent, i: number, numRequests: number | null): vo
   }
   if (e.type === 'accuracy.started' && numRequests !== null && e.total > numRequests)
     refuse(i, `total ${e.total} exceeds the run's ${numRequests} requests`, 'total');
+  if (e.type === 'run.stopped') {
+    const bad = e.stoppedBy.requests.findIndex((r) => numRequests === null || r.index >= numRequests);
+    if (bad >= 0)
+      refuse(
+        i,
+        `stop evidence index ${e.stoppedBy.requests[bad].index} is not below the run's ${numRequests ?? 0} requests`,
+        `stoppedBy.requests.${bad}.index`,
+      );
+  }
 }
 
 /** The status message of a reported run marked abandoned in the dashboard. */

@@ -20,7 +20,7 @@ import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';
 import { finalizeRun } from './finalize.ts';
 import { withDetailedArrays } from './detailedResult.ts';
-import { specServerStacks, specToConfig } from './specToConfig.ts';
+import { specLiveness, specServerStacks, specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
 import { count } from '../../../shared/format.ts';
@@ -162,8 +162,14 @@ export class RunManager implements RunStarter {
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
       const engine = this.engine ?? (await import('../../engine/engine.ts')).runBenchmark;
-      const { serverStacksProbes } = await import('../../engine/probes/serverStacks/index.ts');
-      const probes = serverStacksProbes(specServerStacks(spec), config.baseUrl);
+      const [{ serverStacksProbes }, { livenessProbes }] = await Promise.all([
+        import('../../engine/probes/serverStacks/index.ts'),
+        import('../../engine/probes/liveness/index.ts'),
+      ]);
+      const probes = [
+        ...serverStacksProbes(specServerStacks(spec), config.baseUrl),
+        ...livenessProbes(specLiveness(spec), config),
+      ];
       const out = await engine(config, {
         probes,
         signal,

@@ -6,6 +6,7 @@
 import type { RunSpec } from '../../../shared/schemas.ts';
 import { DEFAULT_ASR_CONCURRENCY, DEFAULT_ASR_MODEL, type BenchConfig } from '../../engine/config.ts';
 import type { ServerStacksConfig } from '../../engine/probes/serverStacks/config.ts';
+import type { LivenessSettings } from '../../engine/probes/liveness/index.ts';
 
 export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): BenchConfig {
   const d = spec.dataset;
@@ -44,6 +45,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
     metricPercentiles: spec.metricPercentiles,
     timeouts: { totalS: spec.timeouts.totalS, firstByteS: spec.timeouts.firstByteS, idleS: spec.timeouts.idleS },
     failFast: spec.failFast,
+    ...(spec.stopOn?.length ? { stopOn: [...spec.stopOn] } : {}),
     connectionMode: spec.connectionMode ?? 'per_request',
     thresholds: spec.thresholds,
     ...(spec.goodput ? { goodput: spec.goodput } : {}),
@@ -70,6 +72,16 @@ export function specServerStacks(spec: RunSpec): ServerStacksConfig | undefined 
   if (spec.target.kind !== 'url' || !spec.target.serverStacks) return undefined;
   const s = spec.target.serverStacks;
   return { pid: s.pid, captureOnTimeout: true, stallAfterS: s.stallAfterS, native: s.native ?? false };
+}
+
+/**
+ * The liveness probe's settings (on by default, docs/design.md#liveness-at-stall):
+ * a URL target's stall threshold (`serverStacks.stallAfterS`) starts it too.
+ */
+export function specLiveness(spec: RunSpec): LivenessSettings {
+  if (spec.livenessAtStall === false) return { enabled: false };
+  const stallAfterS = spec.target.kind === 'url' ? spec.target.serverStacks?.stallAfterS : undefined;
+  return { enabled: true, ...(stallAfterS !== undefined ? { stallAfterS } : {}) };
 }
 
 /** `--fault` flags of `stallscope repro-server` for the spec's fault plan. */

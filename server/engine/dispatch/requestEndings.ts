@@ -38,6 +38,9 @@ export class RequestEndings {
     this.sentT = new Array<number | null>(n).fill(null);
   }
 
+  /** Told of every request that ended after being started (the stop rules), after its end event. */
+  onEnd: ((index: number, status: RequestEndStatus, record: RequestRecord) => void) | null = null;
+
   finish(index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void {
     // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
     // timed-out and cancelled requests too (shared/metrics/timeline.ts). Never-sent records have none.
@@ -49,6 +52,7 @@ export class RequestEndings {
     const by = stopCauseOf(status, this.stopSignal.reason);
     this.stoppedBy[index] = by;
     this.events.end(outcomeOf(index, this.requestId(index), record, status, this.sentT[index], by), kind);
+    if (status !== 'not_dispatched') this.onEnd?.(index, status, record);
   }
 
   /** Request `index` was never sent: the run stopped before it started. */

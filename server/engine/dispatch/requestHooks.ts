@@ -21,7 +21,14 @@ export class RequestHooks implements RunnerHooks {
     private readonly sentT: (number | null)[],
     private readonly stopSignal: AbortSignal,
     private readonly timeoutHook?: (r: TimeoutReport) => void,
-  ) {}
+    /** Progress for the no_progress stop rule (a send, a response byte); absent without that rule. */
+    private readonly progress?: () => void,
+  ) {
+    // Called per response chunk: only a run with the rule has one.
+    this.onBytes = progress;
+  }
+
+  readonly onBytes?: () => void;
 
   /** The run's stop reason once the breaker or an interrupt stopped it (set synchronously by the trip). */
   stopped(): unknown {
@@ -31,6 +38,7 @@ export class RequestHooks implements RunnerHooks {
   onAttempt(attempt: number, record: RequestRecord): void {
     this.current = record;
     if (this.sentT[this.index] === null) this.sentT[this.index] = this.events.nowT();
+    this.progress?.();
     this.events.emit({ type: 'request.sent', index: this.index, requestId: this.requestId, attempt });
   }
 

@@ -1,13 +1,16 @@
 /**
- * How a run stops before its schedule ends: the fail-fast breaker's first
- * timeout or an interrupt aborts the run's stop signal at once (the producer's
+ * How a run stops before its schedule ends: a stop rule tripping the breaker
+ * (the fail-fast breaker's first timeout among them) or an interrupt aborts
+ * the run's stop signal at once (the producer's
  * sleep and the queue give up), the requests never started are reported
  * `not_dispatched` (unsentRequests.ts), and the requests in flight are
  * cancelled in one sweep of the run's connections (socketSweeps.ts). A
  * signal after a trip only cuts the cleanup short.
  */
+import type { StoppedBy } from '../../../shared/stopRules.ts';
+import { tripText } from '../../../shared/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
-import { Breaker } from '../breaker.ts';
+import { Breaker, type RunTrip } from '../breaker.ts';
 import type { RunEvents } from '../events.ts';
 import { cancelAll, type Sweeper } from '../http/cancelSweep.ts';
 import type { Cancellation } from '../http/cancellation.ts';
@@ -16,7 +19,8 @@ import { SocketSweeps } from './socketSweeps.ts';
 import { reportUnsent } from './unsentRequests.ts';
 
 interface RunStopInput {
-  failFast: boolean;
+  /** The timeouts rule (`timeouts>=N`, fail-fast's `timeouts>=1`), or null. */
+  timeouts: { n: number; text: string } | null;
   /** Closes every connection of the run (RunConnections). */
   connections: Sweeper;
   events: RunEvents;
@@ -50,7 +54,12 @@ export class RunStop {
     private readonly stop: AbortController,
     private readonly o: RunStopInput,
   ) {
-    this.breaker = new Breaker(o.failFast, (cause) => this.onTrip(cause), o.lastPhaseOf);
+    this.breaker = new Breaker({
+      timeouts: o.timeouts,
+      onTrip: (trip) => this.onTrip(trip),
+      atS: () => o.events.nowT() / 1000,
+      lastPhaseOf: o.lastPhaseOf,
+    });
     // Every request not started when the run stops (queued, or not arrived yet) is never sent.
     stop.signal.addEventListener(
       'abort',
@@ -69,6 +78,11 @@ export class RunStop {
 
   get cause(): BreakerCause | null {
     return this.breaker.cause;
+  }
+
+  /** The stop rule that stopped the run, or null. */
+  get stoppedBy(): StoppedBy | null {
+    return this.breaker.stoppedBy;
   }
 
   /** Listens for the interrupt from now on; one already fired stops the run at once. */
@@ -95,14 +109,19 @@ export class RunStop {
     this.o.interrupt?.removeEventListener('abort', this.onInterrupt);
   }
 
-  private onTrip(cause: BreakerCause): void {
+  private onTrip({ cause, stoppedBy }: RunTrip): void {
     const { inFlight, queued } = this.atTrip;
-    this.o.log?.(
-      `Fail-fast: request ${cause.requestIndex} hit its ${cause.kind} timeout after ${cause.elapsedS.toFixed(3)} s; ` +
-        `stopping the run (${inFlight} in flight, ${queued} queued)`,
-    );
-    this.o.events.emit({ type: 'breaker.tripped', cause, ...this.atTrip });
-    this.sweeps.add(cancelAll(this.o.inFlight.values(), new CancelledError('breaker'), this.o.connections));
+    const counts = `(${inFlight} in flight, ${queued} queued)`;
+    if (cause) {
+      this.o.log?.(
+        `Fail-fast: request ${cause.requestIndex} hit its ${cause.kind} timeout after ${cause.elapsedS.toFixed(3)} s` +
+          `${stoppedBy.value > 1 ? ` (${stoppedBy.rule})` : ''}; stopping the run ${counts}`,
+      );
+      this.o.events.emit({ type: 'breaker.tripped', cause, ...this.atTrip });
+    } else this.o.log?.(`Stop rule: ${tripText(stoppedBy)}; stopping the run ${counts}`);
+    this.o.events.emit({ type: 'run.stopped', stoppedBy, ...this.atTrip });
+    const reason = this.breaker.stopSignal.reason as CancelledError;
+    this.sweeps.add(cancelAll(this.o.inFlight.values(), reason, this.o.connections));
   }
 
   private readonly onBreakerStop = (): void => {

@@ -38,6 +38,8 @@ export interface AttemptHooks {
   /** Runs synchronously when one of this attempt's timers fires. */
   onTimeout?: (e: TimeoutError) => void;
   onHeaders?: () => void;
+  /** Any response byte arrived (headers or body); absent when nothing listens (it runs per chunk). */
+  onBytes?: () => void;
   onMessage?: (info: MessageInfo) => void;
   onWarning?: (message: string) => void;
 }
@@ -70,17 +72,21 @@ export async function sendAttempt(
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   const parserHooks = new ParserHooks(timers, hooks);
   try {
-    exchange = new SseExchange(ctrl, (status) => {
-      timers.headersReceived();
-      hooks.onHeaders?.();
-      if (status !== 200) return null;
-      return new StreamParser(record, {
-        now: target.now,
-        maxEventBytes: target.maxEventBytes,
-        hooks: parserHooks,
-        audioSink: target.audioSpool?.sinkFor(record),
-      });
-    });
+    exchange = new SseExchange(
+      ctrl,
+      (status) => {
+        timers.headersReceived();
+        hooks.onHeaders?.();
+        if (status !== 200) return null;
+        return new StreamParser(record, {
+          now: target.now,
+          maxEventBytes: target.maxEventBytes,
+          hooks: parserHooks,
+          audioSink: target.audioSpool?.sinkFor(record),
+        });
+      },
+      hooks.onBytes,
+    );
     target.dispatcher.dispatch(
       {
         origin: target.origin,

@@ -41,6 +41,8 @@ export class SseExchange {
     private readonly signal: AttemptSignal,
     /** Called once with the status when the response headers arrive; returns the parser for a 200. */
     private readonly onStatus: (status: number) => StreamParser | null,
+    /** Any response byte arrived, headers or body (the no_progress stop rule's clock). */
+    private readonly onBytes?: () => void,
   ) {
     this.done = new Promise<number>((resolve) => {
       this.resolveFn = resolve;
@@ -56,6 +58,7 @@ export class SseExchange {
   }
 
   onHeaders(statusCode: number, rawHeaders?: Buffer[] | string[] | null): boolean {
+    this.onBytes?.();
     if (statusCode < 200) return true; // 1xx informational
     this.status = statusCode;
     if (rawHeaders) {
@@ -76,6 +79,7 @@ export class SseExchange {
   }
 
   onData(chunk: Uint8Array): boolean {
+    this.onBytes?.();
     if (this.stopped) return true;
     if (this.parser) {
       this.parser.push(chunk);

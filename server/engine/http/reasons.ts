@@ -24,9 +24,13 @@ export type CancelCause = 'breaker' | 'interrupted';
 
 export class CancelledError extends Error {
   readonly cause: CancelCause;
-  constructor(cause: CancelCause) {
+  /** `message`: what stopped the run when it was a stop rule other than a timeout (docs/design.md#stop-rules). */
+  constructor(cause: CancelCause, message?: string) {
     super(
-      cause === 'breaker' ? 'cancelled by the fail-fast breaker after a timeout' : 'interrupted: the run was stopped',
+      message ??
+        (cause === 'breaker'
+          ? 'cancelled by the fail-fast breaker after a timeout'
+          : 'interrupted: the run was stopped'),
     );
     this.name = 'CancelledError';
     this.cause = cause;

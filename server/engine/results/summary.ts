@@ -15,6 +15,8 @@ import {
   type LabelledKey,
   type PercentileMetric,
 } from '../../../shared/metrics/index.ts';
+import { tripEvidenceText } from '../../../shared/stopRules.ts';
+import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
 import { centre, fixed2, percent2, row } from './pyFormat.ts';
 
 export interface SummaryExtras {
@@ -115,6 +117,7 @@ export function formatSummary(
   lines.push('='.repeat(50));
   lines.push(...seedTtsBlock(result));
   lines.push(...failFastBlock(result));
+  lines.push(...livenessBlock(result));
   return `${lines.join('\n')}\n`;
 }
 
@@ -127,6 +130,22 @@ function seedTtsBlock(result: Record<string, unknown>): string[] {
     if (key.includes('error')) {
       if (typeof v === 'number') lines.push(row(`${label}:`, v.toFixed(4)));
     } else lines.push(row(`${label}:`, String(num(result, key))));
+  }
+  lines.push('='.repeat(50));
+  return lines;
+}
+
+/** `liveness_at_stall` (docs/design.md#liveness-at-stall): the sentence, then each question and how it went. */
+function livenessBlock(result: Record<string, unknown>): string[] {
+  const l = result.liveness_at_stall as Record<string, unknown> | undefined;
+  if (!l || typeof l !== 'object') return [];
+  const lines = [centre(' Liveness at the stall ', '=')];
+  if (typeof l.summary === 'string') lines.push(l.summary);
+  for (const p of Array.isArray(l.probes) ? (l.probes as Record<string, unknown>[]) : []) {
+    const ms = typeof p.ms === 'number' ? `${Math.round(p.ms)} ms` : '?';
+    const how = p.outcome === 'answered' ? `answered ${String(p.status)} in ${ms}` : `${String(p.outcome)} after ${ms}`;
+    const error = typeof p.error === 'string' ? ` (${p.error})` : '';
+    lines.push(row(`${String(p.method)} ${String(p.path)}:`, `${how}${error}`));
   }
   lines.push('='.repeat(50));
   return lines;
@@ -149,6 +168,10 @@ function failFastBlock(result: Record<string, unknown>): string[] {
       ),
     );
   }
+  if (Array.isArray(result.stop_on) && result.stop_on.length)
+    lines.push(row('Stop rules:', (result.stop_on as unknown[]).map(String).join(', ')));
+  const stop = stoppedByFromJson(result.stopped_by);
+  if (stop) lines.push(row('Stopped by:', `${stop.rule} at ${fixed2(stop.atS)} s: ${tripEvidenceText(stop)}`));
   lines.push(row(label('timed_out_requests'), String(num(result, 'timed_out_requests'))));
   lines.push(row(label('cancelled_after_timeout_requests'), String(num(result, 'cancelled_after_timeout_requests'))));
   lines.push(row(label('not_dispatched_requests'), String(num(result, 'not_dispatched_requests'))));

@@ -168,6 +168,25 @@ describe('stallscope bench (child process)', () => {
         ['--server-pid', 'auto', '--capture-server-stacks', '--base-url', 'http://10.1.2.3:8000'],
         /--server-pid auto needs a loopback base URL/,
       ],
+      // Stop rules (docs/design.md#stop-rules): refused by the engine's rule, naming the flag.
+      [
+        ['--stop-on', 'errors>=0'],
+        /stop rule 'errors>=0': the count must be a whole number ≥ 1 \(got 0\) \(--stop-on\)/,
+      ],
+      [['--stop-on', 'p95_ttft_ms>100'], /stop rule 'p95_ttft_ms>100': unknown metric 'p95_ttft_ms'.*\(--stop-on\)/],
+      [
+        ['--stop-on', 'error_rate>0.2,window=50'],
+        /stop rule 'error_rate>0.2,window=50': the window 50 is more than the run's 2 requests.*\(--stop-on\)/,
+      ],
+      [
+        ['--stop-on', 'timeouts>=1', '--omni-request-timeout-s', '0'],
+        /a timeouts stop rule needs an effective timeout/,
+      ],
+      [
+        ['--server-stall-after-s', '5'],
+        /--server-stall-after-s needs --server-pid PID\|auto \(or --probe-liveness-at-stall\)/,
+      ],
+      [['--probe-liveness-at-stall', '--server-stall-after-s', '0'], /--server-stall-after-s must be > 0 seconds/],
       // The engine's refusals come first, as when the engine checked the probe's settings itself.
       [['--server-pid', String(2 ** 22 - 7), '--max-concurrency', '0'], /^(?!.*no such process).*max-concurrency/s],
     ];

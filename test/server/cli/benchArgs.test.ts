@@ -212,6 +212,17 @@ describe('parseBenchArgs', () => {
     expect(q.warnings.join('\n')).toMatch(/--ramp-up-start-rps.*without --ramp-up-strategy/);
   });
 
+  it('--stop-on, repeatable, as written; --probe-liveness-at-stall with --server-stall-after-s and no pid', () => {
+    const p = parseBenchArgs(['--model', 'm', '--stop-on', 'errors>=3', '--stop-on', 'no_progress>=60s']);
+    expect(p.config.stopOn).toEqual(['errors>=3', 'no_progress>=60s']);
+    expect(p.liveness).toEqual({ enabled: false });
+    expect(parseBenchArgs(['--model', 'm']).config.stopOn).toBeUndefined();
+    const l = parseBenchArgs(['--model', 'm', '--probe-liveness-at-stall', '--server-stall-after-s', '30']);
+    expect(l.liveness).toEqual({ enabled: true, stallAfterS: 30 });
+    expect(l.serverStacks).toBeUndefined(); // no pid: no py-spy, the silence starts the liveness check only
+    expect(parseBenchArgs(['--model', 'm', '--probe-liveness-at-stall']).liveness).toEqual({ enabled: true });
+  });
+
   it('--print-stage asks for stage metrics and says the per-stage block is not printed', () => {
     const p = parseBenchArgs(['--model', 'm', '--print-stage']);
     expect(p.config.printStage).toBe(true);

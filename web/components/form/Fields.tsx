@@ -206,6 +206,7 @@ export function ParsedArea({
   format,
   parse,
   rows = 3,
+  placeholder,
 }: {
   path: string;
   label: string;
@@ -213,6 +214,8 @@ export function ParsedArea({
   format: (v: unknown) => string;
   parse: (text: string) => unknown;
   rows?: number;
+  /** What to type, shown while the field is empty. */
+  placeholder?: string;
 }) {
   const f = useForm();
   const v = getPath(f.value, path);
@@ -229,6 +232,7 @@ export function ParsedArea({
         id={fieldId(path)}
         rows={rows}
         value={text}
+        placeholder={placeholder}
         aria-describedby={describedBy(f.issues, path)}
         onChange={(e) => {
           setText(e.target.value);

@@ -10,7 +10,8 @@ import { identityText } from '../../../shared/serverIdentity.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
 function breakerText(r: RunDetail): string {
-  if (r.breaker.tripped) return `tripped by #${r.breaker.cause?.requestIndex}`;
+  if (r.breaker.tripped && r.breaker.cause) return `tripped by #${r.breaker.cause.requestIndex}`;
+  if (r.breaker.tripped) return `tripped by ${r.breaker.stoppedBy?.rule ?? 'a stop rule'}`;
   return r.failFast ? 'armed, not tripped' : 'off';
 }
 

@@ -14,7 +14,7 @@ export function RunFormGroups({ spec, pickTarget }: { spec: RunSpec; pickTarget:
       <TargetGroup spec={spec} pickTarget={pickTarget} />
       <DatasetGroup spec={spec} />
       <DispatchGroup spec={spec} />
-      <TimeoutsGroup />
+      <TimeoutsGroup spec={spec} />
       {spec.target?.kind === 'embedded' && <FaultsGroup spec={spec} />}
       <ThresholdsGroup />
     </>

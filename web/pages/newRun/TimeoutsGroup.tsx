@@ -1,7 +1,13 @@
-/** The form's Timeouts and breaker group, with the connection mode. */
-import { CheckField, NumberField, SelectField } from '../../components/form/Fields.tsx';
+/**
+ * The form's Timeouts and breaker group: the timeouts, fail-fast, the stop
+ * rules (each said in words as it is typed; docs/design.md#stop-rules),
+ * liveness at the stall, and the connection mode.
+ */
+import type { RunSpec } from '../../../shared/schemas.ts';
+import { CheckField, NumberField, ParsedArea, SelectField } from '../../components/form/Fields.tsx';
+import { lines, splitLines, STOP_RULES_PLACEHOLDER, stopRulesInWords } from './fieldText.ts';
 
-export function TimeoutsGroup() {
+export function TimeoutsGroup({ spec }: { spec: RunSpec }) {
   return (
     <fieldset className="group">
       <legend>Timeouts and breaker</legend>
@@ -9,6 +15,19 @@ export function TimeoutsGroup() {
       <NumberField path="timeouts.firstByteS" label="First-byte timeout (s)" hint="optional" />
       <NumberField path="timeouts.idleS" label="Idle timeout (s)" hint="optional" />
       <CheckField path="failFast" label="Fail fast on the first timeout" hint="cancel everything else, fail closed" />
+      <ParsedArea
+        path="stopOn"
+        label="Stop rules (one per line)"
+        hint={stopRulesInWords(spec.stopOn)}
+        placeholder={STOP_RULES_PLACEHOLDER}
+        format={lines}
+        parse={splitLines}
+      />
+      <CheckField
+        path="livenessAtStall"
+        label="Ask the server what still answers at the first stall"
+        hint="GET /health, GET /v1/models and one short text-only request, each bounded to 2 s"
+      />
       <SelectField
         path="connectionMode"
         label="Connections"

@@ -4,6 +4,7 @@
  * and what can stop the run (web/pages/run/RunControls.tsx), each asking first.
  */
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { StoppedBy } from '../../../shared/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { identityText, type ServerIdentity } from '../../../shared/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
@@ -18,7 +19,7 @@ export interface RunHeaderProps {
   status: string;
   verdict: string | null;
   elapsedS: number;
-  breaker: { tripped: boolean; cause: BreakerCause | null };
+  breaker: { tripped: boolean; cause: BreakerCause | null; stoppedBy?: StoppedBy | null };
   running: boolean;
   /** The latest run.status message (e.g. why it errored). */
   message?: string | null;
@@ -57,7 +58,8 @@ export function RunHeader({
 }: RunHeaderProps) {
   const load = loadWords(detail, info);
   const meta = Object.entries(detail.metadata ?? {});
-  const words = breakerWords(detail.failFast, breaker.tripped, running);
+  const stopOn = (detail.config as { stopOn?: unknown } | null)?.stopOn;
+  const words = breakerWords(detail.failFast || (Array.isArray(stopOn) && stopOn.length > 0), breaker.tripped, running);
   const badgeKey = verdict ?? (status === 'finished' ? 'finished' : status);
   // A reported run the dashboard interrupted was marked abandoned there: nothing was cancelled.
   const reported = detail.source === 'cli';
@@ -101,6 +103,7 @@ export function RunHeader({
           words={words}
           tripped={breaker.tripped}
           cause={breaker.cause}
+          stoppedBy={breaker.stoppedBy ?? null}
           onFindRequest={onFindRequest}
         />
         {running && (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}

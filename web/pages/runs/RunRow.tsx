@@ -58,7 +58,8 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       <td className="num small">
         {r.maxConcurrency ?? '∞'} · {r.requestRate ?? '–'}
       </td>
-      <td>{r.failFast ? (r.breaker.tripped ? 'tripped' : 'on') : 'off'}</td>
+      {/* A stop rule trips the breaker with fail-fast off too (docs/design.md#stop-rules). */}
+      <td>{r.breaker.tripped ? 'tripped' : r.failFast ? 'on' : 'off'}</td>
       <td className="num small counts-cell">
         <span className="c-completed" title="completed">
           {count(r.counts.completed)}

@@ -23,13 +23,16 @@ interface ServerStacksFlags {
   pySpy?: string;
   /** `--server-phase-rules`. */
   rulesFile?: string;
+  /** `--probe-liveness-at-stall`: `--server-stall-after-s` then also starts the liveness check, and needs no pid. */
+  liveness?: boolean;
 }
 
 /** The probe's settings from its flags; undefined without `--server-pid`. */
 export function serverStacksFromFlags(f: ServerStacksFlags): ServerStacksConfig | undefined {
   if (f.pid === undefined) {
     if (f.captureOnTimeout) usage('--capture-server-stacks needs --server-pid PID|auto', '--server-pid');
-    if (f.stallAfterS !== undefined) usage('--server-stall-after-s needs --server-pid PID|auto', '--server-pid');
+    if (f.stallAfterS !== undefined && !f.liveness)
+      usage('--server-stall-after-s needs --server-pid PID|auto (or --probe-liveness-at-stall)', '--server-pid');
     return undefined;
   }
   let pid: number | 'auto' = 'auto';

@@ -151,6 +151,27 @@ describe('POST /api/runs/:id/events holds indexes and counts to the run declared
     expect(r.json().message).toMatch(/index 2 is not below the run's 2 requests \(run\.started\.numRequests\)/);
   });
 
+  it("a stop rule's evidence names requests of the run only (run.stopped, docs/design.md#stop-rules)", async () => {
+    const id = await reported(2);
+    const stoppedBy = (index: number) => ({
+      kind: 'errors',
+      rule: 'errors>=1',
+      atS: 0.1,
+      value: 1,
+      requests: [
+        { index: 0, requestId: 'x-0' },
+        { index, requestId: 'x' },
+      ],
+      omitted: 0,
+    });
+    const r = await post(id, [{ type: 'run.stopped', t: 1, stoppedBy: stoppedBy(2), inFlight: 0, queued: 0 }]);
+    expect(r.statusCode).toBe(400);
+    expect(r.json().field).toBe('events.0.stoppedBy.requests.1.index');
+    expect(r.json().message).toMatch(/stop evidence index 2 is not below the run's 2 requests/);
+    const ok = await post(id, [{ type: 'run.stopped', t: 1, stoppedBy: stoppedBy(1), inFlight: 0, queued: 0 }]);
+    expect(ok.statusCode).toBe(200);
+  });
+
   it('a request event before run.started has no declared bound and is refused', async () => {
     const id = `b${++runs}`;
     await app.inject({ method: 'POST', url: '/api/runs/external', payload: { runId: id } });

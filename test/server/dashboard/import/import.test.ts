@@ -130,3 +130,33 @@ describe('POST /api/import', () => {
     expect(app.store.runs.list({ limit: 10, offset: 0 }).total).toBe(0);
   });
 });
+
+describe('importing a result a stop rule stopped', () => {
+  it('keeps stopped_by as the summary says it (docs/design.md#stop-rules); a file without it has none', async () => {
+    const { interpretResult } = await import('#server/dashboard/import/vllmResult.ts');
+    const stopped = {
+      completed: 3,
+      failed: 4,
+      fail_fast_tripped: true,
+      fail_fast_cause: null,
+      stop_on: ['errors>=3'],
+      stopped_by: {
+        rule: 'errors>=3',
+        kind: 'errors',
+        at_s: 1.25,
+        value: 3,
+        requests: [1, 3, 5].map((index) => ({ index, request_id: `r-${index}` })),
+        omitted: 0,
+      },
+    };
+    expect(interpretResult(stopped, 'i1', 0).summary.stoppedBy).toEqual({
+      kind: 'errors',
+      rule: 'errors>=3',
+      atS: 1.25,
+      value: 3,
+      requests: [1, 3, 5].map((index) => ({ index, requestId: `r-${index}` })),
+      omitted: 0,
+    });
+    expect(interpretResult({ completed: 1, failed: 0 }, 'i2', 0).summary.stoppedBy).toBeNull();
+  });
+});

@@ -2,7 +2,7 @@ import { afterEach, describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { ServerMessage } from '#shared/protocol.ts';
+import { PROTOCOL_VERSION, type ServerMessage } from '#shared/protocol.ts';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { completedRequest, hangRunEvents, newRun } from '#test/helpers/sampleEvents.ts';
 
@@ -48,7 +48,7 @@ describe('/ws', () => {
     for (const e of completedRequest('live-1', 0)) app.hub.append('live-1', e);
     const { ws, c } = await open(app);
     await c.until((m) => m.length >= 2);
-    expect(c.msgs[0]).toEqual({ type: 'hello', v: 1 });
+    expect(c.msgs[0]).toEqual({ type: 'hello', v: PROTOCOL_VERSION });
     expect(c.msgs[1]).toMatchObject({
       type: 'snapshot',
       runs: [{ runId: 'live-1', seq: 4, counts: { completed: 1 } }],

@@ -72,6 +72,17 @@ describe('fail-fast run on the embedded repro server, watched live, found again 
     expect(cancelled).toBeGreaterThan(0);
     const finished = find('run.finished')[0];
     expect(finished.summary.verdict).toBe('failed_closed');
+    // Fail-fast is the stop rule timeouts>=1; liveness at the stall is on by default in dashboard runs:
+    // at the first timeout the embedded server still answered health, models and a text-only request.
+    expect(find('run.stopped').map((e) => e.stoppedBy.rule)).toEqual(['timeouts>=1']);
+    const liveness = find('server.liveness');
+    expect(liveness).toHaveLength(1);
+    expect(liveness[0].report.trigger.kind).toBe('timeout');
+    expect(liveness[0].report.probes.map((p) => [p.name, p.outcome])).toEqual([
+      ['health', 'answered'],
+      ['models', 'answered'],
+      ['text', 'answered'],
+    ]);
     const seqOf = (pred: (e: RunEvent) => boolean) => live.find((e) => pred(e.event))!.seq;
     expect(seqOf((e) => e.type === 'telemetry' && e.event.type === 'watchdog.stall')).toBeLessThan(
       seqOf((e) => e.type === 'run.finished'),
@@ -87,7 +98,7 @@ describe('fail-fast run on the embedded repro server, watched live, found again 
       status: 'finished',
       verdict: 'failed_closed',
       lastSeq,
-      breaker: { tripped: true },
+      breaker: { tripped: true, stoppedBy: { rule: 'timeouts>=1', kind: 'timeouts' } },
       counts: finished.summary.counts,
     });
     expect(d.stallReports[0].report.stack).toEqual(stalls[0].stack);

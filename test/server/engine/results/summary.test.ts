@@ -6,6 +6,7 @@ import { centre, fixed2, percent2 } from '#server/engine/results/pyFormat.ts';
 import { formatSummary } from '#server/engine/results/summary.ts';
 import { placeholderRecord } from '#server/engine/client/record.ts';
 import { readJson, runSequence } from '#test/fixtures/golden-helpers/golden.ts';
+import type { StoppedBy } from '#shared/stopRules.ts';
 
 const EXTRAS = {
   percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'],
@@ -145,5 +146,49 @@ describe('formatSummary', () => {
     expect(tail).toContain('Verdict:                                 failed_closed');
     expect(tail).toContain('  - threshold failed==0 failed: failed = 1');
     expect(text.endsWith('='.repeat(50) + '\n')).toBe(true);
+  });
+
+  it('a stop rule and liveness at the stall: the rules, the trip with its evidence, then what the server answered', () => {
+    const stoppedBy: StoppedBy = {
+      kind: 'no_progress',
+      rule: 'no_progress>=60s',
+      atS: 75.5,
+      value: 60.02,
+      requests: [{ index: 3, requestId: 'run-3' }],
+      omitted: 0,
+    };
+    const result = resultFor([1], {
+      failFast: { enabled: true, tripped: true, cause: null, stopOn: ['no_progress>=60s', 'timeouts>=1'], stoppedBy },
+    });
+    result.liveness_at_stall = {
+      summary: "The server answers health in 3 ms, but none of the run's 1 request in flight has received a byte.",
+      probes: [
+        { name: 'health', method: 'GET', path: '/health', outcome: 'answered', status: 200, ms: 3.2, error: null },
+        {
+          name: 'text',
+          method: 'POST',
+          path: '/v1/chat/completions',
+          outcome: 'timed_out',
+          status: null,
+          ms: 2000,
+          error: 'no reply within 2000 ms',
+        },
+      ],
+    };
+    const text = formatSummary(result, EXTRAS);
+    expect(text).toContain('Stop rules:                              no_progress>=60s, timeouts>=1');
+    expect(text).toContain(
+      'Stopped by:                              no_progress>=60s at 75.50 s: 1 request in flight (#3), none received a byte for 60.0 s',
+    );
+    const tail = text.slice(text.indexOf(' Liveness at the stall '));
+    expect(tail.split('\n').slice(1, 4)).toEqual([
+      "The server answers health in 3 ms, but none of the run's 1 request in flight has received a byte.",
+      'GET /health:                             answered 200 in 3 ms',
+      'POST /v1/chat/completions:               timed_out after 2000 ms (no reply within 2000 ms)',
+    ]);
+    // Without them, neither block appears.
+    const plain = formatSummary(resultFor([1]), EXTRAS);
+    expect(plain).not.toContain('Stopped by:');
+    expect(plain).not.toContain('Liveness at the stall');
   });
 });

@@ -20,6 +20,7 @@ import type { RunManager } from '#server/dashboard/runs/manager.ts';
 import type { EngineOptions } from '#server/engine/engine.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { ServerStacksProbe } from '#server/engine/probes/serverStacks/probe.ts';
+import { LivenessProbe } from '#server/engine/probes/liveness/probe.ts';
 
 describe('CLI flags', () => {
   it('parse into the server-stacks config', () => {
@@ -120,18 +121,23 @@ describe('RunSpec "Capture server stacks"', () => {
       throw new Error('not run in this test');
     };
     const app = await newApp({ manager: { engine } });
-    const start = async (target: object): Promise<{ config: Record<string, unknown> }> => {
-      const r = await app.inject({ method: 'POST', url: '/api/runs', payload: spec(target) });
+    const start = async (target: object, over: object = {}): Promise<{ config: Record<string, unknown> }> => {
+      const r = await app.inject({ method: 'POST', url: '/api/runs', payload: { ...spec(target), ...over } });
       expect(r.statusCode, r.body).toBe(201);
       await (app.runManager as RunManager).whenDone(r.json().id);
       return (await app.inject({ url: `/api/runs/${r.json().id}` })).json();
     };
     const stacks = { pid: process.pid, stallAfterS: 30 };
     const d = await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: stacks });
-    expect(handed[0].probes).toEqual([expect.any(ServerStacksProbe)]);
+    // Liveness at the stall is on by default in dashboard runs (docs/design.md#liveness-at-stall), the stall
+    // threshold starting it too; unchecked in the form, it is not built.
+    expect(handed[0].probes).toEqual([expect.any(ServerStacksProbe), expect.any(LivenessProbe)]);
+    expect((handed[0].probes![1] as unknown as { o: { stallAfterS?: number } }).o.stallAfterS).toBe(30);
     expect(d.config.serverStacks).toEqual({ ...stacks, captureOnTimeout: true, native: false });
     await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000' });
-    expect(handed[1].probes).toEqual([]);
+    expect(handed[1].probes).toEqual([expect.any(LivenessProbe)]);
+    await start({ kind: 'url', baseUrl: 'http://127.0.0.1:8000' }, { livenessAtStall: false });
+    expect(handed[2].probes).toEqual([]);
   });
 
   it('loopback means this machine', () => {

@@ -1,0 +1,35 @@
+/**
+ * The liveness probe a run asks for (`--probe-liveness-at-stall`, on by
+ * default in dashboard runs; docs/design.md#liveness-at-stall), built by
+ * whoever starts the run (the CLI, the run manager) and handed to the engine
+ * in EngineOptions.probes. It asks the run's own target, with the run's
+ * headers (authorization, --header) and TLS setting.
+ */
+import type { BenchConfig } from '../../config.ts';
+import type { RunProbe } from '../../probe.ts';
+import { buildHeaders } from '../../requestBody.ts';
+import { LivenessProbe } from './probe.ts';
+
+export interface LivenessSettings {
+  enabled: boolean;
+  /** `--server-stall-after-s`: a request this long without an SSE event also starts the check. */
+  stallAfterS?: number;
+}
+
+export function livenessProbes(s: LivenessSettings, config: BenchConfig): RunProbe[] {
+  if (!s.enabled) return [];
+  const { 'x-request-id': _id, 'content-type': _type, ...headers } = buildHeaders(config, '');
+  return [
+    new LivenessProbe({
+      target: {
+        baseUrl: config.baseUrl,
+        endpoint: config.endpoint,
+        model: config.servedModelName || config.model,
+        headers,
+        insecure: config.insecure === true,
+      },
+      runId: config.runId,
+      stallAfterS: s.stallAfterS,
+    }),
+  ];
+}
