@@ -81,8 +81,9 @@ export async function startSseServer(
 
   const handler: RequestListener = (req, res) => {
     if (opts.closeEach) res.shouldKeepAlive = false;
-    // A run's reads of the server's identity (GET /v1/models, /version) are not benchmark arrivals.
-    if (req.method === 'GET') {
+    // A run's reads of the server's identity (GET /v1/models, /version; no request id) are not benchmark arrivals;
+    // the liveness probe's GETs carry a request id and are recorded like any request.
+    if (req.method === 'GET' && req.headers['x-request-id'] === undefined) {
       gets.push({ path: req.url ?? '', headers: req.headers });
       const answer = opts.getRoutes?.[req.url ?? ''];
       if (answer === 'hang') return;
