@@ -10,6 +10,7 @@ import { Agent, request } from 'undici';
 import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../shared/serverIdentity.ts';
 import type { BenchConfig } from './config.ts';
 import { tlsOptions } from './http/tls.ts';
+import { readCapped } from './http/cappedBody.ts';
 
 export const IDENTITY_TIMEOUT_MS = 2000;
 export const IDENTITY_MAX_BYTES = 64 * 1024;
@@ -36,17 +37,9 @@ async function getJson(
       await res.body.dump().catch(() => undefined);
       return { ok: false, note: `${path}: HTTP ${res.statusCode}` };
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > max) {
-        res.body.destroy();
-        return { ok: false, note: `${path}: the body is over ${max} bytes` };
-      }
-      chunks.push(chunk);
-    }
-    return { ok: true, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+    const { bytes, over } = await readCapped(res.body, max);
+    if (over) return { ok: false, note: `${path}: the body is over ${max} bytes` };
+    return { ok: true, body: JSON.parse(bytes.toString('utf8')) as unknown };
   } catch (e) {
     const why = signal.aborted ? 'no answer in time' : (e as Error).message;
     return { ok: false, note: `${path}: ${why}`.slice(0, 512) };

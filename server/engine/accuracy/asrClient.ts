@@ -8,6 +8,7 @@
  * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
 import { Agent, FormData, fetch } from 'undici';
+import { readCapped } from '../http/cappedBody.ts';
 
 export interface AsrClientOptions {
   /** Base URL of the recognition server; `/v1/audio/transcriptions` is appended. */
@@ -76,7 +77,10 @@ export class AsrClient {
     }
     let text: string;
     try {
-      text = await readCapped(res.body, this.o.answerCap ?? ASR_ANSWER_CAP);
+      const cap = this.o.answerCap ?? ASR_ANSWER_CAP;
+      const read = res.body ? await readCapped(res.body, cap) : null;
+      if (read?.over) throw new AsrError(`the answer is larger than ${cap} bytes; not read further`);
+      text = read ? read.bytes.toString('utf8') : '';
     } catch (e) {
       if (e instanceof AsrError) throw e;
       if (deadline.aborted) throw new AsrError(`no answer within ${this.o.timeoutS} s`);
@@ -98,23 +102,4 @@ export class AsrClient {
   async close(): Promise<void> {
     await this.agent.destroy();
   }
-}
-
-/** The body as UTF-8 text, refused (and the stream cancelled) once it passes `cap` bytes. */
-async function readCapped(body: Awaited<ReturnType<typeof fetch>>['body'], cap: number): Promise<string> {
-  if (!body) return '';
-  const reader = body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw new AsrError(`the answer is larger than ${cap} bytes; not read further`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }

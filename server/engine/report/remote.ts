@@ -13,6 +13,7 @@
 import { Agent, request } from 'undici';
 import type { BenchEvent } from '../../../shared/protocol.ts';
 import { redactUrlsDeep } from '../../../shared/redact.ts';
+import { readCapped } from '../http/cappedBody.ts';
 
 export interface RemoteReporterOptions {
   url: string;
@@ -49,21 +50,6 @@ function publicConfig(c: unknown): Record<string, unknown> {
 /** Bytes of a dashboard reply read at most: a reply is a few bytes of JSON; a URL that streams more is not a dashboard. */
 export const REPLY_READ_CAP = 64 * 1024;
 
-/** The first REPLY_READ_CAP bytes of a reply as text; the rest is not read (the body is destroyed). */
-async function replyHead(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= REPLY_READ_CAP) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, REPLY_READ_CAP).toString('utf8');
-}
-
 export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   const u = new URL(o.url);
   const token = u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
@@ -85,7 +71,7 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
       headersTimeout: 10_000,
       bodyTimeout: 10_000,
     });
-    const text = await replyHead(res.body);
+    const text = (await readCapped(res.body, REPLY_READ_CAP)).bytes.toString('utf8');
     if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
   };
   const giveUp = (e: unknown) => {

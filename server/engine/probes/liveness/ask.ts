@@ -12,6 +12,7 @@ import type { Agent, request as undiciRequest } from 'undici';
 
 type Request = typeof undiciRequest;
 import type { LivenessProbe, LivenessProbeName } from '../../../../shared/liveness.ts';
+import { readCapped } from '../../http/cappedBody.ts';
 
 /** Bytes of a reply read before the rest is dropped. */
 const REPLY_CAP = 64 * 1024;
@@ -116,7 +117,7 @@ async function ask(
       signal: ctrl.signal,
     });
     status = res.statusCode;
-    const text = await readCapped(res.body);
+    const text = (await readCapped(res.body, REPLY_CAP)).bytes.toString('utf8');
     const ms = performance.now() - t0;
     const ok = status >= 200 && status < 300;
     return {
@@ -135,19 +136,4 @@ async function ask(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The reply's text up to REPLY_CAP bytes; the rest is dropped with the connection. */
-async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): unknown }): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  for await (const c of body) {
-    chunks.push(c);
-    n += c.length;
-    if (n >= REPLY_CAP) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, REPLY_CAP).toString('utf8');
 }
