@@ -109,15 +109,14 @@ export async function breakerRun(spec: BreakerRunSpec): Promise<BreakerRunResult
       // start-up nor the client warm-up before the clock — seconds on a loaded machine — eats into it.
       const started = Date.now();
       let asking = false;
+      const giveUp = () => Date.now() - started > 20_000;
       const poll = setInterval(() => {
-        if (asking || !out.includes('Starting main benchmark run')) {
-          if (Date.now() - started <= 20_000) return;
-        }
+        if (asking || (!out.includes('Starting main benchmark run') && !giveUp())) return;
         asking = true;
         void spec.server.stats(`${spec.tag}-`).then(
           (seen) => {
             asking = false;
-            if (seen.length === 0 && Date.now() - started <= 20_000) return;
+            if (seen.length === 0 && !giveUp()) return;
             clearInterval(poll);
             signalTimer = setTimeout(sendSignal, spec.signalAfterMs);
           },
