@@ -16,6 +16,7 @@ import { WatchdogMonitor } from './watchdog/monitor.ts';
 import { OpenAIError } from './chatRequest.ts';
 import { registerChatRoute } from './routes/chat.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
+import { registerRealtimeRoute } from './routes/realtime.ts';
 
 export type { ReproServerOptions } from './config.ts';
 
@@ -81,18 +82,16 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
     reply.code(404).send(new OpenAIError(404, `no route for ${req.method} ${req.url}`, 'NotFoundError').toJSON()),
   );
 
-  registerChatRoute(app, {
-    model: o.model,
-    active,
-    omni: {
-      pool,
-      telemetry,
-      tokenRate: o.tokenRate,
-      codesPerToken: o.codesPerToken,
-      defaultMaxTokens: o.defaultMaxTokens,
-      seed: o.seed,
-    },
-  });
+  const omni = {
+    pool,
+    telemetry,
+    tokenRate: o.tokenRate,
+    codesPerToken: o.codesPerToken,
+    defaultMaxTokens: o.defaultMaxTokens,
+    seed: o.seed,
+  };
+  registerChatRoute(app, { model: o.model, active, omni });
+  registerRealtimeRoute(app, { model: o.model, active, omni });
   registerOpsRoutes(app, {
     model: o.model,
     startedAt: Date.now(),
