@@ -30,6 +30,13 @@ export const ERRORS = {
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
+  // Realtime (WebSocket) turns (docs/design.md#realtime).
+  REQ_WS_CLOSED: { status: 502, exit: 1, message: 'target closed the realtime WebSocket mid-turn' },
+  REQ_WS_BINARY: { status: 502, exit: 1, message: 'binary frame where a JSON text event was expected' },
+  REQ_WS_BAD_EVENT: { status: 502, exit: 1, message: 'realtime event is not a JSON object with a type' },
+  REQ_WS_FRAME_TOO_LARGE: { status: 502, exit: 1, message: 'realtime frame exceeds the size bound' },
+  REQ_WS_UPGRADE: { status: 502, exit: 1, message: 'target refused the WebSocket upgrade' },
+  REQ_WS_SESSION_ENDED: { status: 502, exit: 1, message: 'an earlier turn of the session failed' },
   // Server stack capture with py-spy: each is a run.warning and a note in the result; the run goes on.
   STACKS_PYSPY_MISSING: { status: 424, exit: 1, message: 'py-spy is not installed' },
   STACKS_PERMISSION: { status: 424, exit: 1, message: 'py-spy may not read the server process' },

@@ -25,8 +25,10 @@ export function applySessionUpdate(shape: SessionShape, session: unknown): strin
   const audio = isObj(session.audio) ? session.audio : {};
   const input = isObj(audio.input) ? audio.input : {};
   const rate = rateOf(session.sample_rate_hz) ?? rateOf(input.sample_rate_hz) ?? rateOf(formatRate(input.format));
-  if (rate !== undefined && rate !== shape.sampleRateHz)
-    return `input audio must be pcm16 at ${shape.sampleRateHz} Hz (got ${rate} Hz)`;
+  if (rate !== undefined) {
+    if (!Number.isInteger(rate) || rate < 8000 || rate > 48000) return `input sample rate ${rate} Hz is out of range`;
+    shape.inputRateHz = rate;
+  }
   const td = 'turn_detection' in input ? input.turn_detection : session.turn_detection;
   if (td === null) shape.turnDetection = null;
   else if (td !== undefined) {

@@ -23,7 +23,10 @@ export interface SessionShape {
   outputModalities: string[];
   instructions: string;
   turnDetection: VadSettings | null;
+  /** Output audio rate (Code2Wav's). */
   sampleRateHz: number;
+  /** Input audio rate the client declared (VAD frames). */
+  inputRateHz: number;
 }
 
 export interface VadSettings {

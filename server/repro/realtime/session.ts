@@ -49,6 +49,7 @@ export class RealtimeSession {
       instructions: '',
       turnDetection: null,
       sampleRateHz: SAMPLE_RATE,
+      inputRateHz: SAMPLE_RATE,
     };
     socket.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     socket.on('close', () => this.onClose());
@@ -85,7 +86,7 @@ export class RealtimeSession {
         const problem = applySessionUpdate(this.shape, event.session);
         if (problem) return this.send(errorEvent(problem, 'invalid_value', 'invalid_request_error', eventId));
         const vad = this.shape.turnDetection;
-        this.vad = vad ? new ServerVad(this.shape.sampleRateHz, vad.threshold, vad.silenceDurationMs) : null;
+        this.vad = vad ? new ServerVad(this.shape.inputRateHz, vad.threshold, vad.silenceDurationMs) : null;
         return this.send(serverEvent('session.updated', { session: sessionObject(this.shape) }));
       }
       case 'conversation.item.create':
