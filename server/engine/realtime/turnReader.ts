@@ -21,6 +21,9 @@ const TEXT_DELTAS = new Set([
   'response.text.delta',
   'response.audio_transcript.delta',
 ]);
+/** A realtime turn's record carries its receive times. */
+export type RealtimeRecord = RequestRecord & { realtime?: TurnTiming };
+
 const AUDIO_DELTAS = new Set(['response.output_audio.delta', 'response.audio.delta']);
 
 export class TurnReader {
@@ -54,14 +57,19 @@ export class TurnReader {
       audioBytes: 0,
       doneTs: null,
       outputTokens: null,
+      ...(job.input ? { trigger: job.input.trigger } : {}),
     };
     session.timings.set(job.index, this.timing);
+    // The result keys read the timings from the records alone (backends get only records there).
+    (record as RealtimeRecord).realtime = this.timing;
   }
 
   /** The turn's input starts now: the origin of its timings until the duplex input moves it (input.ts). */
   begin(ts: number): void {
     this.began = true;
+    // As vLLM-Omni: a turn is timed from its send; the session's upgrade and handshake are not in it.
     this.timing.originTs = ts;
+    this.record.startTime = ts;
   }
 
   /** Duplex: the end of the input speech is the origin of TTFT/TTFP/E2EL, as vLLM-Omni measures it. */
