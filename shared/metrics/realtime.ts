@@ -89,7 +89,7 @@ export function sessionSummary(
   metrics: readonly Record<string, unknown>[],
 ): Record<string, unknown> {
   const values = (key: string) =>
-    metrics.flatMap((m) => (typeof m[key] === 'number' && Number.isFinite(m[key]) ? [m[key] as number] : []));
+    metrics.flatMap((m) => (typeof m[key] === 'number' && Number.isFinite(m[key]) ? [m[key]] : []));
   return {
     session_id: sessionId,
     audio_turn_count: metrics.length,

@@ -50,7 +50,6 @@ export function realtimeRun(
     const cancel = new Cancellation();
     cancels.push(cancel);
     const timeouts: string[] = [];
-    let timing: RealtimeTurnTiming | null = null;
     const result = await realtimeAttempt(
       target,
       { 'content-type': 'application/json', 'x-request-id': `t-${index}` },
@@ -59,7 +58,7 @@ export function realtimeRun(
       cancel,
       { onTimeout: (e) => timeouts.push(e.kind), onMessage: () => undefined },
     );
-    timing = (record as RequestRecord & { realtime?: RealtimeTurnTiming }).realtime ?? null;
+    const timing = (record as RequestRecord & { realtime?: RealtimeTurnTiming }).realtime ?? null;
     return { record, result, timing, timeouts };
   }
   return { target, turn, cancels, sockets: () => realtimeSocketsOf(target) };

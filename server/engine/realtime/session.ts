@@ -108,7 +108,7 @@ export class RealtimeSessions {
     if (known) return known;
     const waiting = new Promise<void>((resolve) => {
       let byTurn = this.resolvers.get(session);
-      if (!byTurn) this.resolvers.set(session, (byTurn = new Map()));
+      if (!byTurn) this.resolvers.set(session, (byTurn = new Map<number, (p: Promise<void>) => void>()));
       byTurn.set(turn, (p) => void p.then(resolve));
     });
     session.turnEnds.set(turn, waiting);
