@@ -3,13 +3,13 @@
  * clear reason, and the run's sockets are all closed afterwards.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { realtimeRun } from '#test/helpers/realtimeTurns.ts';
 
 let server: Server | null = null;
-const raw = new Set<import('node:net').Socket>();
+const raw = new Set<Socket>();
 
 afterEach(async () => {
   for (const s of raw) s.destroy();
@@ -20,15 +20,12 @@ afterEach(async () => {
 });
 
 /** A server whose upgrade is handled by `onSocket` (a raw handler, or a ws session). */
-async function peer(
-  onSession: ((ws: WebSocket) => void) | null,
-  onUpgrade?: (socket: import('node:net').Socket) => void,
-) {
+async function peer(onSession: ((ws: WebSocket) => void) | null, onUpgrade?: (socket: Socket) => void) {
   server = createServer();
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
-    raw.add(socket as import('node:net').Socket);
-    if (onUpgrade) return onUpgrade(socket as import('node:net').Socket);
+    raw.add(socket as Socket);
+    if (onUpgrade) return onUpgrade(socket as Socket);
     wss.handleUpgrade(req, socket, head, (ws) => onSession!(ws));
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
