@@ -30,6 +30,7 @@ export const ERRORS = {
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
+  REQ_NOT_AUDIO_STREAM: { status: 502, exit: 1, message: 'response is not an audio stream' },
   // Server stack capture with py-spy: each is a run.warning and a note in the result; the run goes on.
   STACKS_PYSPY_MISSING: { status: 424, exit: 1, message: 'py-spy is not installed' },
   STACKS_PERMISSION: { status: 424, exit: 1, message: 'py-spy may not read the server process' },
