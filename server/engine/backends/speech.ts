@@ -77,7 +77,9 @@ export function pcmFormatFromEnv(env: NodeJS.ProcessEnv, warn: (message: string)
   if (raw) {
     const value = raw.trim() === '' ? Number.NaN : Number(raw);
     if (Number.isNaN(value)) {
-      warn(`Invalid ${CONTINUITY_THRESHOLD_ENV}=${JSON.stringify(raw)}; using default ${DEFAULT_CONTINUITY_THRESHOLD_S}s`);
+      warn(
+        `Invalid ${CONTINUITY_THRESHOLD_ENV}=${JSON.stringify(raw)}; using default ${DEFAULT_CONTINUITY_THRESHOLD_S}s`,
+      );
     } else continuityThresholdS = Math.max(value, 0);
   }
   return { sampleRate, channels, continuityThresholdS };
