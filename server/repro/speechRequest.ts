@@ -38,10 +38,10 @@ export function parseSpeechRequest(body: unknown, servedModel: string): SpeechRe
   if (b.stream !== undefined && typeof b.stream !== 'boolean') throw bad('stream must be a boolean', 'stream');
   const format = b.response_format ?? 'wav';
   if (format !== 'pcm' && format !== 'wav')
-    throw bad(`response_format '${String(format)}' is not supported here (pcm, wav)`, 'response_format');
+    throw bad(`response_format ${JSON.stringify(format)} is not supported here (pcm, wav)`, 'response_format');
   const streamFormat = b.stream_format ?? 'audio';
   if (streamFormat !== 'audio')
-    throw bad(`stream_format '${String(streamFormat)}' is not supported here (audio)`, 'stream_format');
+    throw bad(`stream_format ${JSON.stringify(streamFormat)} is not supported here (audio)`, 'stream_format');
   const stream = b.stream === true;
   if (stream && format !== 'pcm') throw bad('a streamed answer is raw PCM: ask response_format pcm', 'response_format');
   return {
