@@ -37,6 +37,7 @@ export const ERRORS = {
   REQ_WS_FRAME_TOO_LARGE: { status: 502, exit: 1, message: 'realtime frame exceeds the size bound' },
   REQ_WS_UPGRADE: { status: 502, exit: 1, message: 'target refused the WebSocket upgrade' },
   REQ_WS_SESSION_ENDED: { status: 502, exit: 1, message: 'an earlier turn of the session failed' },
+  REQ_NOT_AUDIO_STREAM: { status: 502, exit: 1, message: 'response is not an audio stream' },
   // Server stack capture with py-spy: each is a run.warning and a note in the result; the run goes on.
   STACKS_PYSPY_MISSING: { status: 424, exit: 1, message: 'py-spy is not installed' },
   STACKS_PERMISSION: { status: 424, exit: 1, message: 'py-spy may not read the server process' },

@@ -7,6 +7,7 @@
  * cannot express (fail-fast needs a timeout, self-timed needs a trace) live in
  * `runSpecIssues` too, so the form and the server say the same thing.
  */
+import { BACKENDS } from './backends.ts';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -152,9 +153,7 @@ export const RunSpecSchema = Type.Object(
     metadata: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { default: {} }),
     target: TargetSpecSchema,
     model: Type.String({ minLength: 1, maxLength: 256, default: 'openbmb/MiniCPM-o-4_5' }),
-    backend: Type.Union([Type.Literal('openai-chat-omni'), Type.Literal('openai-chat')], {
-      default: 'openai-chat-omni',
-    }),
+    backend: Type.Enum(BACKENDS, { default: 'openai-chat-omni' }),
     endpoint: Type.String({ pattern: '^/', maxLength: 512, default: '/v1/chat/completions' }),
     dataset: DatasetSpecSchema,
     numPrompts: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1088 }),

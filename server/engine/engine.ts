@@ -97,6 +97,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     errored,
     log,
     rpsChangeEvents: r.rps?.events,
+    backendKeys: r.backend.resultKeys,
     seedTts,
     extraResult,
     connectionMode: r.connectionMode,

@@ -15,6 +15,7 @@ import { StreamTelemetrySink } from './telemetry/streamSink.ts';
 import { WatchdogMonitor } from './watchdog/monitor.ts';
 import { OpenAIError } from './chatRequest.ts';
 import { registerChatRoute } from './routes/chat.ts';
+import { registerSpeechRoute } from './routes/speech.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
 import { registerRealtimeRoute } from './routes/realtime.ts';
 
@@ -82,16 +83,21 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
     reply.code(404).send(new OpenAIError(404, `no route for ${req.method} ${req.url}`, 'NotFoundError').toJSON()),
   );
 
-  const omni = {
-    pool,
-    telemetry,
-    tokenRate: o.tokenRate,
-    codesPerToken: o.codesPerToken,
-    defaultMaxTokens: o.defaultMaxTokens,
-    seed: o.seed,
+  const routeDeps = {
+    model: o.model,
+    active,
+    omni: {
+      pool,
+      telemetry,
+      tokenRate: o.tokenRate,
+      codesPerToken: o.codesPerToken,
+      defaultMaxTokens: o.defaultMaxTokens,
+      seed: o.seed,
+    },
   };
-  registerChatRoute(app, { model: o.model, active, omni });
-  registerRealtimeRoute(app, { model: o.model, active, omni });
+  registerChatRoute(app, routeDeps);
+  registerSpeechRoute(app, routeDeps);
+  registerRealtimeRoute(app, routeDeps);
   registerOpsRoutes(app, {
     model: o.model,
     startedAt: Date.now(),
