@@ -49,12 +49,12 @@ function finished(): number {
     parser.push(body);
     clock += 0.000_9;
     parser.end();
-    endings.sentT[i] = record.startTime * 1000;
-    endings.finish(i, record, "completed");
+    endings.table.setSentT(i, record.startTime * 1000);
+    endings.finish(i, record, 'completed');
   }
   const per = (heap() - before) / N;
   // Held until measured, as finalize holds them.
-  if (endings.statuses.length !== N) throw new Error('lost requests');
+  if (endings.table.length !== N) throw new Error('lost requests');
   return per;
 }
 
@@ -63,9 +63,9 @@ function neverSent(): number {
   const before = heap();
   const endings = new RequestEndings(N, new RunEvents(undefined), target, id, promptLen, stop.signal);
   stop.abort();
-  for (let i = 0; i < N; i++) endings.notDispatched(i);
+  endings.unsentFrom(0);
   const per = (heap() - before) / N;
-  if (endings.statuses.length !== N) throw new Error('lost requests');
+  if (endings.table.statusAt(N - 1) !== 'not_dispatched') throw new Error('lost requests');
   return per;
 }
 
