@@ -19,7 +19,7 @@ import { checkServerStacks, type ServerStacksConfig } from '../../engine/probes/
 import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';
 import { finalizeRun } from './finalize.ts';
-import { withDetailedArrays } from './detailedResult.ts';
+import { resultTextParts, writeResultParts } from './resultInParts.ts';
 import { specLiveness, specServerStacks, specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
@@ -129,7 +129,8 @@ export class RunManager implements RunStarter {
     let final: {
       status: RunStatus;
       summary?: RunFinished['summary'];
-      result?: Record<string, unknown>;
+      /** The result's text in parts (resultInParts.ts), built as they are written. */
+      parts?: Iterable<string>;
       error?: string;
     };
     try {
@@ -172,7 +173,7 @@ export class RunManager implements RunStarter {
       final = {
         status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished',
         summary: out.summary,
-        result: withDetailedArrays(out.result, out.records),
+        parts: resultTextParts(out.result, out.records),
       };
     } catch (e) {
       log(`run failed: ${(e as Error).message}`);
@@ -183,8 +184,12 @@ export class RunManager implements RunStarter {
       await target.stop();
     }
     if (!hub.isActive(id)) return; // already recorded by shutdown()
+    const { parts, ...outcome } = final;
+    const write = (part: number, text: string) => hub.store.runs.writeResultPart(id, part, text);
+    const resultParts = parts ? await writeResultParts(parts, write, () => !hub.isActive(id)) : undefined;
+    if (resultParts === null) return; // recorded by shutdown() meanwhile
     if (finished) hub.append(id, finished);
-    finalizeRun(hub, id, final);
+    finalizeRun(hub, id, { ...outcome, resultParts });
   }
 
   cancel(id: string): boolean {
