@@ -184,7 +184,12 @@ function timeoutsRule(inp: DispatchInput): { n: number; text: string } | null {
 }
 
 /** The run could not start (ready check failed): every request is never sent, ended together in one event. */
-export function skippedDispatch(n: number, events: RunEvents, promptLen: (i: number) => number, why: string): DispatchResult {
+export function skippedDispatch(
+  n: number,
+  events: RunEvents,
+  promptLen: (i: number) => number,
+  why: string,
+): DispatchResult {
   const records = new RequestTable(n, promptLen);
   const error = `not dispatched: ${why}`;
   records.endUnsent(0, n, error, null);

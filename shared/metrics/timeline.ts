@@ -85,7 +85,7 @@ export function exactMaxConcurrency(records: Iterable<MetricInput>): number {
   const e = Float64Array.from(ends).sort();
   let active = 0;
   let peak = 0;
-  for (let i = 0, j = 0; i < s.length; ) {
+  for (let i = 0, j = 0; i < s.length;) {
     if (j < e.length && e[j] <= s[i]) {
       active--;
       j++;

@@ -43,7 +43,13 @@ function run(tail: (bulk: RequestsNotDispatched) => RunEvent[], stoppedBy: StopC
 }
 
 function bulk(stoppedBy: StopCause | null): RequestsNotDispatched {
-  const e: RequestsNotDispatched = { type: 'requests.not_dispatched', t: 4, from: FROM, to: N, error: 'not dispatched: x' };
+  const e: RequestsNotDispatched = {
+    type: 'requests.not_dispatched',
+    t: 4,
+    from: FROM,
+    to: N,
+    error: 'not dispatched: x',
+  };
   if (stoppedBy) e.stoppedBy = stoppedBy;
   return e;
 }
@@ -74,7 +80,10 @@ describe('one bulk never-sent event counts as the per-request events it replaces
       // The rule itself.
       const many = emptyCounts();
       countEndedMany(many, bulkUnsent(b).ended, bulkUnsent(b).n);
-      const one = countOutcomes(0, perRequest(b).map((e) => (e as { outcome: { status: 'not_dispatched' } }).outcome));
+      const one = countOutcomes(
+        0,
+        perRequest(b).map((e) => (e as { outcome: { status: 'not_dispatched' } }).outcome),
+      );
       expect(many).toEqual(one);
       expect(many.notDispatched).toBe(N - FROM);
 

@@ -220,7 +220,7 @@ export class RunManager implements RunStarter {
     ]);
     clearTimeout(timer);
     if (!late) return;
-    for (const [id, r] of this.live) {
+    for (const id of this.live.keys()) {
       this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
       finalizeRun(this.deps.hub, id, {
         status: 'interrupted',

@@ -55,8 +55,7 @@ export function* resultTextParts(
     buf += ']';
   }
   for (const k of Object.keys(result)) {
-    if (k === before)
-      for (const a of DETAILED_ARRAYS) yield* array(a, records.length, (i) => VALUE[a](records.at(i)!));
+    if (k === before) for (const a of DETAILED_ARRAYS) yield* array(a, records.length, (i) => VALUE[a](records.at(i)!));
     const v = result[k];
     // Long arrays of the result itself (`statuses`: one per request) the same way.
     if (Array.isArray(v)) {

@@ -6,7 +6,7 @@
  * event and a few writes per column chunk, whatever their number
  * (docs/design.md#bulk-unsent).
  */
-import type { RequestEndStatus, StopCause, TimeoutKind } from '../../../shared/types.ts';
+import type { RequestEndStatus, TimeoutKind } from '../../../shared/types.ts';
 import { placeholderRecord, type RequestRecord } from '../client/record.ts';
 import type { RunEvents } from '../events.ts';
 import type { AttemptTarget } from '../http/attempt.ts';
@@ -47,7 +47,11 @@ export class RequestEndings {
 
   /** Request `index` was never sent: the run stopped after it got a slot, before it was sent. */
   notDispatched(index: number): void {
-    this.finish(index, placeholderRecord(this.promptLen(index), 'REQ_CANCELLED', this.unsentError(), true), 'not_dispatched');
+    this.finish(
+      index,
+      placeholderRecord(this.promptLen(index), 'REQ_CANCELLED', this.unsentError(), true),
+      'not_dispatched',
+    );
   }
 
   /** Requests [from, n) never started: the run stopped first. One write per column chunk, one event. */

@@ -53,7 +53,7 @@ export class NumberColumn {
 
   /** Sets rows [from, to) to one value, a chunk at a time. */
   fill(from: number, to: number, v: number): void {
-    for (let i = from; i < to; ) {
+    for (let i = from; i < to;) {
       const k = Math.floor(i / CHUNK);
       const end = Math.min(to, (k + 1) * CHUNK);
       if (!this.chunks[k] && Object.is(v, this.empty)) {

@@ -139,7 +139,7 @@ function choiceColumn(values: readonly string[]): Column {
     (v) => {
       if (v === null || v === undefined) return 0;
       const k = code.get(v as string);
-      if (k === undefined) throw new Error(`not a value of this column: ${String(v)}`);
+      if (k === undefined) throw new Error(`not a value of this column: ${JSON.stringify(v)}`);
       return k;
     },
     (n) => (n === 0 ? null : values[n - 1]),

@@ -7,7 +7,12 @@
  * most one per max(250 ms, 20 × the last evaluation's cost), with a trailing
  * evaluation so the last completions are not left unread.
  */
-import { calculateMetrics, type MetricInput, type MetricOptions, type RecordList } from '../../../shared/metrics/index.ts';
+import {
+  calculateMetrics,
+  type MetricInput,
+  type MetricOptions,
+  type RecordList,
+} from '../../../shared/metrics/index.ts';
 import type { StopRule } from '../../../shared/stopRules.ts';
 import { compare } from '../../../shared/verdict.ts';
 import type { RuleTrip } from './endRules.ts';

@@ -158,7 +158,13 @@ describe('timeouts>=N', () => {
     expect(stopped).toMatchObject({ kind: 'timeouts', rule: 'timeouts>=2', value: 2 });
     expect(evidence(stopped)).toEqual([1, 3]);
     expect(out.result.fail_fast_cause).toMatchObject({ request_index: 3, kind: 'total' });
-    expect([...out.statuses].slice(0, 5)).toEqual(['completed', 'timed_out', 'completed', 'timed_out', 'not_dispatched']);
+    expect([...out.statuses].slice(0, 5)).toEqual([
+      'completed',
+      'timed_out',
+      'completed',
+      'timed_out',
+      'not_dispatched',
+    ]);
   });
 
   it('--omni-fail-fast-on-timeout is timeouts>=1: the first timeout trips, recorded as that rule', async () => {

@@ -67,14 +67,26 @@ describe('a dashboard run result in parts', () => {
 
   it('writes one part per turn and stops when told', async () => {
     const written: [number, string][] = [];
-    expect(await writeResultParts(['a', 'b', 'c'], (p, s) => written.push([p, s]), () => false)).toBe(3);
+    expect(
+      await writeResultParts(
+        ['a', 'b', 'c'],
+        (p, s) => written.push([p, s]),
+        () => false,
+      ),
+    ).toBe(3);
     expect(written).toEqual([
       [0, 'a'],
       [1, 'b'],
       [2, 'c'],
     ]);
     let calls = 0;
-    expect(await writeResultParts(['a', 'b'], () => calls++, () => calls > 0)).toBeNull();
+    expect(
+      await writeResultParts(
+        ['a', 'b'],
+        () => calls++,
+        () => calls > 0,
+      ),
+    ).toBeNull();
     expect(calls).toBe(1);
   });
 });
