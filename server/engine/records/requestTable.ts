@@ -12,7 +12,7 @@
  * The columns are a table (REQUEST_COLUMNS): a backend that measures more per
  * request adds its field to the record and one line here.
  */
-import { ERRORS, type ErrorCode } from '../../../shared/errors.ts';
+import { ERRORS } from '../../../shared/errors.ts';
 import type { RecordList } from '../../../shared/metrics/input.ts';
 import {
   REQUEST_END_STATUSES,
@@ -288,10 +288,3 @@ function listOf<T>(table: { length: number }, get: (i: number) => T): RecordList
     },
   };
 }
-
-/** A RecordList as an array (tests, small readers). */
-export function toArray<T>(list: RecordList<T>): T[] {
-  return Array.from(list);
-}
-
-export type { ErrorCode };

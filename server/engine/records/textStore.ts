@@ -11,7 +11,7 @@ import { BlockStore, NumberColumn } from './columns.ts';
 
 const BLOCK = 256 * 1024;
 /** Distinct strings remembered for interning; past it, new strings are stored each time. */
-export const MAX_INTERNED = 4096;
+const MAX_INTERNED = 4096;
 /** Code units per String.fromCharCode call (bounded: its arguments go on the stack). */
 const DECODE_SLICE = 8192;
 
