@@ -31,7 +31,7 @@ export interface AttemptTarget {
   now: () => number;
   maxEventBytes?: number;
   /** Seed-TTS gate: spools each attempt's PCM (see accuracy/audioSpool.ts); absent otherwise. */
-  audioSpool?: { sinkFor(record: RequestRecord): AudioSink };
+  audioSpool?: { sinkFor(record: RequestRecord): AudioSink; keep(index: number, record: RequestRecord): void };
 }
 
 export interface AttemptHooks {
