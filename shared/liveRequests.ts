@@ -20,6 +20,7 @@ import {
   type RequestStep,
   type RequestTally,
 } from './requestLifecycle.ts';
+import { countEndedMany, type EndedRequest } from './outcomes.ts';
 
 export class LiveRequests {
   /** Rows of the requests begun and not ended, by dataset index. */
@@ -59,6 +60,22 @@ export class LiveRequests {
     }
     this.last = row;
     return step;
+  }
+
+  /**
+   * Ends requests [from, to) as never sent, together (`requests.not_dispatched`;
+   * docs/design.md#bulk-unsent): they never began, so no row is dropped; their
+   * counts are added in one step and any later event of theirs is ignored.
+   * Rows of begun requests in the range (none, from the engine) end with them.
+   */
+  endRange(from: number, to: number, ended: EndedRequest, n: number): void {
+    this.ended.addRange(from, to);
+    for (const [index, row] of this.rows) {
+      if (index < from || index >= to) continue;
+      this.rows.delete(index);
+      if (row.status === 'sent' || row.status === 'streaming') this.tally.inFlight--;
+    }
+    countEndedMany(this.tally.counts, ended, n);
   }
 
   /** The row of the request the last step concerned (an ended one's too), until the next event. */
@@ -112,6 +129,7 @@ class QueuedRequests {
 /** A set of dataset indices, one bit each. */
 class IndexSet {
   private bits = new Uint8Array(0);
+  private readonly ranges: [number, number][] = [];
 
   add(index: number): void {
     const byte = Math.floor(index / 8);
@@ -125,6 +143,13 @@ class IndexSet {
 
   has(index: number): boolean {
     const byte = Math.floor(index / 8);
-    return byte < this.bits.length && (this.bits[byte] & (1 << (index % 8))) !== 0;
+    if (byte < this.bits.length && (this.bits[byte] & (1 << (index % 8))) !== 0) return true;
+    for (const [from, to] of this.ranges) if (index >= from && index < to) return true;
+    return false;
+  }
+
+  /** Every index in [from, to): a range kept as such (a stopped run ends its tail at once). */
+  addRange(from: number, to: number): void {
+    if (from < to) this.ranges.push([from, to]);
   }
 }

@@ -132,7 +132,7 @@ function dispatch(r: RunSetup, errored: string | null, opts: EngineOptions): Pro
   const { config, probes, rps } = r;
   if (errored) {
     r.warn(errored);
-    return skippedDispatch(r.n, r.events, r.id, r.promptLen, errored);
+    return Promise.resolve(skippedDispatch(r.n, r.events, r.promptLen, errored));
   }
   return runDispatch({
     target: r.target,

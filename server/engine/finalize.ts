@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { calculateMetrics } from '../../shared/metrics/index.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { RecordList } from '../../shared/metrics/input.ts';
+import type { RequestTable } from './records/requestTable.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import { effectiveStopRules } from '../../shared/stopRules.ts';
 import type { BenchConfig } from './config.ts';
@@ -45,8 +46,9 @@ export interface FinalizeInput {
 export interface BenchOutcome {
   summary: RunSummary;
   result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
+  /** Every request's record, column-wise: read them with `at(i)` or iterate. */
+  records: RequestTable;
+  statuses: RecordList<RequestEndStatus>;
   resultFile: string | null;
 }
 

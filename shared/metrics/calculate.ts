@@ -17,6 +17,7 @@ import {
   type MetricInput,
   type MetricOptions,
   type PercentileMetric,
+  type RecordList,
 } from './input.ts';
 import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
 import { timelinePeaks } from './timeline.ts';
@@ -51,7 +52,7 @@ export function requestTpot(r: MetricInput, outputLen: number): number | null {
 
 type Samples = Record<PercentileMetric, number[]>;
 
-export function calculateMetrics(records: readonly MetricInput[], opts: MetricOptions): Record<string, number> {
+export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricOptions): Record<string, number> {
   const samples: Samples = {
     ttft: [],
     tpot: [],

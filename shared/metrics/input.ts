@@ -8,7 +8,7 @@ export interface MetricInput {
   /** Seconds from `startTime` to the first text event that carried at least one token (0 if none). */
   ttft: number;
   /** Per-token inter-token latencies in seconds (k-token rule, docs/design.md#per-request-metrics). */
-  itl: readonly number[];
+  itl: ReadonlyNumbers;
   /** e2el: seconds from `startTime` to the last non-`[DONE]` event; 0 until the stream ended cleanly. */
   latency: number;
   outputTokens: number;
@@ -40,6 +40,19 @@ export interface MetricInput {
    * concurrency count requests that timed out or were cancelled in flight.
    */
   endTime?: number;
+}
+
+/** A list of numbers read in order: an array, or a typed array (the engine's packed ITLs). */
+export type ReadonlyNumbers = ArrayLike<number> & Iterable<number>;
+
+/**
+ * A run's records (or one of their fields) in dataset order, read one at a
+ * time: an array, or the engine's request table, whose `at` builds each
+ * record from its columns (docs/design.md#request-table).
+ */
+export interface RecordList<T> extends Iterable<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
 }
 
 /** Metrics that can get mean/median/percentile keys, in the order vLLM-Omni writes them. */

@@ -16,12 +16,13 @@ import {
   type BenchEvent,
   type RunEvent,
   type RunFinished,
+  type RequestsNotDispatched,
   type RunStarted,
   type SeqEvent,
 } from '../protocol.ts';
-import { normalizeCounts } from '../outcomes.ts';
+import { bulkUnsent, countEndedMany, normalizeCounts } from '../outcomes.ts';
 import { isStallEvidence } from '../stallReport.ts';
-import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../requestLifecycle.ts';
+import { eventRequestIndex, foldRequest, tallyStep, unsentOutcome, type RequestEvent } from '../requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
@@ -85,6 +86,8 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'request.cancelled':
     case 'request.not_dispatched':
       return applyRequest(d, e);
+    case 'requests.not_dispatched':
+      return applyUnsent(d, e);
     case 'breaker.tripped':
       d.m.breaker = { ...d.m.breaker, tripped: true, cause: e.cause, t: e.t };
       return;
@@ -139,6 +142,26 @@ function applyRequest(d: Draft, e: RequestEvent): void {
     d.own('counts');
   }
   tallyStep(d.m, step);
+}
+
+/**
+ * The never-started requests of a stopped run, ended together: counted in
+ * one step (shared/outcomes.ts), and each row the timeline already shows
+ * (the model holds one per request) marked as a `request.not_dispatched` of
+ * its own would mark it.
+ */
+function applyUnsent(d: Draft, e: RequestsNotDispatched): void {
+  const { n, ended } = bulkUnsent(e);
+  countEndedMany(d.own('counts'), ended, n);
+  const last = Math.min(e.to, d.m.requests.length);
+  for (let i = e.from; i < last; i++) {
+    const r = d.row(i);
+    if (r.outcome) continue;
+    const o = unsentOutcome(e, i, r.requestId);
+    const step = foldRequest(r, { type: 'request.not_dispatched', t: e.t, outcome: o });
+    r.outcome = o;
+    d.m.inFlight += step.inFlight;
+  }
 }
 
 function applyFinished(d: Draft, e: RunFinished): void {

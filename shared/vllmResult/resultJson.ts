@@ -13,12 +13,12 @@
  * sample counts and mean/median/p keys; any other metric key; then ours.
  */
 import { outputLength } from '../metrics/index.ts';
-import type { MetricInput } from '../metrics/input.ts';
+import type { MetricInput, RecordList } from '../metrics/input.ts';
 import type { StoppedBy } from '../stopRules.ts';
 import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
 /** One request's fields the result reads (the engine's RequestRecord has them all). */
-type ResultRecord = Pick<
+export type ResultRecord = Pick<
   MetricInput,
   | 'success'
   | 'ttft'
@@ -88,9 +88,9 @@ export interface ResultJsonInput {
    * is a placeholder record (see `placeholderRecord`): its client prompt
    * length, start time 0, and its error string.
    */
-  records: readonly ResultRecord[];
+  records: RecordList<ResultRecord>;
   /** End state per request, dataset order. */
-  statuses: readonly RequestEndStatus[];
+  statuses: Iterable<RequestEndStatus>;
   counts: RunCounts;
   /**
    * The breaker: armed by any stop rule, tripped by any; `cause` the timeout
@@ -166,16 +166,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
     if (key === 'request_goodput') out.request_goodput = null; // vLLM's value without --goodput; put() replaces it when computed
     put(key);
   }
-  if (input.detailed) {
-    const recs = input.records;
-    out.input_lens = recs.map((r) => r.promptLen);
-    out.start_times = recs.map((r) => r.startTime);
-    out.output_lens = recs.map((r) => outputLength(r));
-    out.ttfts = recs.map((r) => r.ttft);
-    out.itls = recs.map((r) => [...r.itl]);
-    out.generated_texts = recs.map((r) => r.generatedText);
-    out.errors = recs.map((r) => r.error);
-  }
+  if (input.detailed) Object.assign(out, detailedArrays(input.records));
   for (const key of TAIL_METRICS) put(key);
   if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
@@ -214,6 +205,35 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   out.statuses = [...input.statuses];
   return out;
 }
+
+/** vLLM's per-request arrays (`--save-detailed`), in dataset order, from one pass over the records. */
+export function detailedArrays(records: Iterable<ResultRecord>): Record<(typeof DETAILED_ARRAYS)[number], unknown[]> {
+  const a = Object.fromEntries(DETAILED_ARRAYS.map((k) => [k, [] as unknown[]])) as Record<
+    (typeof DETAILED_ARRAYS)[number],
+    unknown[]
+  >;
+  for (const r of records) {
+    a.input_lens.push(r.promptLen);
+    a.start_times.push(r.startTime);
+    a.output_lens.push(outputLength(r));
+    a.ttfts.push(r.ttft);
+    a.itls.push(Array.from(r.itl));
+    a.generated_texts.push(r.generatedText);
+    a.errors.push(r.error);
+  }
+  return a;
+}
+
+/** The per-request arrays, in the order vLLM writes them. */
+export const DETAILED_ARRAYS = [
+  'input_lens',
+  'start_times',
+  'output_lens',
+  'ttfts',
+  'itls',
+  'generated_texts',
+  'errors',
+] as const;
 
 /** `stopped_by` as the result file writes it (snake_case keys). */
 export function stoppedByJson(s: StoppedBy | null): Record<string, unknown> | null {

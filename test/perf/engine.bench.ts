@@ -239,7 +239,7 @@ async function breakerTrip(
   return {
     ms,
     cpuMs: (cu.user + cu.system) / 1000,
-    cancelled: r.statuses.filter((s) => s === 'cancelled_after_timeout').length,
+    cancelled: [...r.statuses].filter((s) => s === 'cancelled_after_timeout').length,
   };
 }
 
@@ -346,7 +346,7 @@ async function hangWaves(): Promise<void> {
     const t0 = performance.now();
     const r = await runDispatch(h.input);
     await h.agent.destroy();
-    return { ms: performance.now() - t0, timedOut, completed: r.statuses.filter((s) => s === 'completed').length };
+    return { ms: performance.now() - t0, timedOut, completed: [...r.statuses].filter((s) => s === 'completed').length };
   };
   const ff = await run(true, null);
   console.log(`3. hang waves: ${n} requests, concurrency 10, every request after the 30th hangs, total timeout 1 s`);

@@ -7,7 +7,7 @@
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../../shared/protocol.ts';
-import { emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
+import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
 import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requestLifecycle.ts';
 import { LiveRequests } from '../../../shared/liveRequests.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
@@ -175,6 +175,12 @@ export class RunTracker {
       case 'request.not_dispatched':
         // Rows, in-flight and outcome counts (shared/outcomes.ts) by the one fold, whatever order the events come in.
         return this.applyRequest(e);
+      case 'requests.not_dispatched': {
+        // Never-started requests, ended together: counted in one step, no row each (docs/design.md#bulk-unsent).
+        const { n, ended } = bulkUnsent(e);
+        this.live.endRange(e.from, e.to, ended, n);
+        return NONE;
+      }
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
         const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;

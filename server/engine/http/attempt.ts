@@ -33,7 +33,7 @@ export interface AttemptTarget {
   now: () => number;
   maxEventBytes?: number;
   /** Seed-TTS gate: spools each attempt's PCM (see accuracy/audioSpool.ts); absent otherwise. */
-  audioSpool?: { sinkFor(record: RequestRecord): AudioSink };
+  audioSpool?: { sinkFor(record: RequestRecord): AudioSink; keep(index: number, record: RequestRecord): void };
   /**
    * How a 200's body is read into the record: the run's backend (server/engine/backends/). Absent: the
    * chat backends' SSE stream parser.
