@@ -6,7 +6,13 @@
  * sends a request and reads the answer.
  */
 
-export const BACKENDS = ['openai-chat-omni', 'openai-chat', 'openai-audio-speech'] as const;
+export const BACKENDS = [
+  'openai-chat-omni',
+  'openai-chat',
+  'openai-audio-speech',
+  'openai-realtime-tts',
+  'openai-realtime-duplex',
+] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 export interface BackendInfo {
@@ -42,7 +48,24 @@ export const BACKEND_INFO: Record<BackendName, BackendInfo> = {
     endpointWords: 'audio/speech',
     summary: 'Streamed speech: raw PCM over chunked HTTP',
   },
+  'openai-realtime-tts': {
+    defaultEndpoint: '/v1/realtime',
+    endpointPattern: /realtime$|profile$/,
+    endpointWords: 'realtime',
+    summary: 'Realtime sessions over WebSocket: each prompt a text turn, PCM16 audio deltas back',
+  },
+  'openai-realtime-duplex': {
+    defaultEndpoint: '/v1/realtime',
+    endpointPattern: /realtime$|profile$/,
+    endpointWords: 'realtime',
+    summary: "Realtime sessions over WebSocket: each turn speaks the Seed-TTS prompt's audio at real time",
+  },
 };
+
+/** The backends that speak a WebSocket session (docs/design.md#realtime): turns grouped into sessions. */
+export function isRealtimeBackend(name: string): boolean {
+  return name === 'openai-realtime-tts' || name === 'openai-realtime-duplex';
+}
 
 export function isBackendName(name: string): name is BackendName {
   return (BACKENDS as readonly string[]).includes(name);

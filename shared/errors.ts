@@ -11,6 +11,7 @@ export const ERRORS = {
   CONFIG_BACKEND_UNSUPPORTED: { status: 400, exit: 2, message: 'unsupported backend' },
   CONFIG_SELF_TIMED_NEEDS_TRACE: { status: 400, exit: 2, message: 'self-timed dispatch needs a trace dataset' },
   CONFIG_EXTRA_BODY: { status: 400, exit: 2, message: 'malformed --extra-body' },
+  CONFIG_REALTIME: { status: 400, exit: 2, message: 'invalid realtime session settings' },
   CONFIG_DATASET_UNREADABLE: { status: 400, exit: 2, message: 'dataset cannot be read' },
   CONFIG_WATCHDOG_INVALID: { status: 400, exit: 2, message: 'invalid watchdog timeout' },
   CONFIG_FAULT_INVALID: { status: 400, exit: 2, message: 'invalid fault specification' },

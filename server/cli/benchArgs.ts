@@ -89,6 +89,7 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     metadata: { ...(v['no-ci-metadata'] ? {} : detectCiMetadata(env)), ...pairs(v.metadata, '--metadata') },
     dataset: dataset(v),
     numPrompts: optInteger(v['num-prompts'], '--num-prompts') ?? 1000,
+    turnsPerSession: optInteger(v['seed-tts-turns-per-session'], '--seed-tts-turns-per-session'),
     maxConcurrency: optInteger(v['max-concurrency'], '--max-concurrency') ?? null,
     requestRate,
     burstiness,

@@ -108,7 +108,7 @@ export async function finishBenchmark({
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
-    backendKeys: backendKeys?.(run.records, config.save?.detailed ?? false),
+    backendKeys: backendKeys?.(run.records, config.save?.detailed ?? false, config),
   });
   Object.assign(result, extraResult);
 

@@ -15,6 +15,8 @@ import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { RunConnections } from './http/dispatcher.ts';
+import type { Sweeper } from './http/cancelSweep.ts';
+import { bothSweepers } from './realtime/sockets.ts';
 import { tlsOptions } from './http/tls.ts';
 import type { RunProbe } from './probe.ts';
 import { buildHeaders, requestIdPrefix } from './requestBody.ts';
@@ -40,6 +42,8 @@ export interface RunSetup {
   gate: SeedTtsGate | null;
   connectionMode: ConnectionMode;
   connections: RunConnections;
+  /** Every socket the run owns: its HTTP connections and its backend's own (WebSockets), swept together. */
+  sweeper: Sweeper;
   target: AttemptTarget;
   /** Aborted → the run is interrupted. */
   interrupt: AbortSignal;
@@ -132,6 +136,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     }),
     attempt: backend.attempt,
   };
+  const own = backend.sockets?.(target);
   const job = async (index: number, requestId: string): Promise<RequestJob> => ({
     index,
     requestId,
@@ -151,6 +156,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     gate,
     connectionMode,
     connections,
+    sweeper: own ? bothSweepers(connections, own) : connections,
     target,
     interrupt: opts.signal ?? new AbortController().signal,
     job,

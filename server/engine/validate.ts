@@ -15,6 +15,7 @@ import { BACKENDS, endpointIssue, isBackendName } from '../../shared/backends.ts
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
 import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
+import { validateRealtime } from './realtime/validate.ts';
 
 /** The backends a config may name (shared/backends.ts; each has its module in backends/). */
 export const SUPPORTED_BACKENDS = BACKENDS;
@@ -101,6 +102,7 @@ export function validateBenchConfig(c: BenchConfig): void {
       bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
+  validateRealtime(c);
 }
 
 /** vLLM's ramp-up checks, plus a start of 0 (its first request would be sent at rate 0, which vLLM asserts against mid-run). */

@@ -126,3 +126,38 @@ export function realtimeResultKeys(
   }
   return requests.length ? { duplex_request_metrics: requests, duplex_session_metrics: sessions } : {};
 }
+
+/** What a realtime turn's request row keeps (the engine's record columns of the same names). */
+export interface RealtimeTurnRow {
+  success: boolean;
+  outputTokens: number;
+  realtimeSessionId?: string;
+  realtimeTurn?: number;
+  realtimeResponseId?: string;
+  realtimeTrigger?: 'explicit' | 'vad';
+  realtimeTtftS?: number;
+  realtimeTtfpS?: number;
+  realtimeGenerationS?: number;
+  realtimeAudioBytes?: number;
+}
+
+/**
+ * A row's turn timing, its times measured from the turn's origin (so the origin is 0 and every
+ * difference is the value the client measured); null for a row that never reached its session.
+ */
+export function turnTimingOf(r: RealtimeTurnRow): RealtimeTurnTiming | null {
+  if (r.realtimeSessionId === undefined || r.realtimeTurn === undefined) return null;
+  return {
+    sessionId: r.realtimeSessionId,
+    turn: r.realtimeTurn,
+    responseId: r.realtimeResponseId ?? null,
+    originTs: 0,
+    firstTextTs: r.realtimeTtftS ?? null,
+    firstAudioTs: r.realtimeTtfpS ?? null,
+    lastAudioTs: r.realtimeGenerationS ?? null,
+    audioBytes: r.realtimeAudioBytes ?? 0,
+    doneTs: null,
+    outputTokens: r.outputTokens,
+    ...(r.realtimeTrigger ? { trigger: r.realtimeTrigger } : {}),
+  };
+}

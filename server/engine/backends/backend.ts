@@ -7,10 +7,11 @@
  * file — is shared and never asks which backend runs.
  */
 import type { BackendName } from '../../../shared/backends.ts';
-import type { MetricInput } from '../../../shared/metrics/input.ts';
+import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import type { AttemptFn } from '../http/attempt.ts';
+import type { AttemptFn, AttemptTarget } from '../http/attempt.ts';
+import type { Sweeper } from '../http/cancelSweep.ts';
 import type { ResponseReading } from '../http/responseReading.ts';
 
 export interface Backend {
@@ -25,10 +26,19 @@ export interface Backend {
   /** Backends that are not one HTTP request/response (a WebSocket session): their own attempt. */
   readonly attempt?: AttemptFn;
   /**
-   * Keys this backend adds to the result file, after vLLM's metric keys and before stallscope's run keys
-   * (records in dataset order; `detailed`: `--save-detailed`). Absent: none.
+   * The sockets such an attempt opens for the run `target` belongs to (its WebSockets), swept with the
+   * run's HTTP connections within the same deadline (docs/design.md#bounded-stop). Absent: none.
    */
-  readonly resultKeys?: (records: readonly MetricInput[], detailed: boolean) => Record<string, unknown>;
+  sockets?(target: AttemptTarget): Sweeper;
+  /**
+   * Keys this backend adds to the result file, after vLLM's metric keys and before stallscope's run keys
+   * (records in dataset order; `detailed`: `--save-detailed`; the run's config, for a gate it sets). Absent: none.
+   */
+  readonly resultKeys?: (
+    records: RecordList<MetricInput>,
+    detailed: boolean,
+    config?: BenchConfig,
+  ) => Record<string, unknown>;
   /**
    * Whether the in-process client warm-up (warm/warmClient.ts, which streams a recorded chat answer over
    * HTTP) exercises this backend's paths; a backend it does not fit says false and starts cold.

@@ -7,11 +7,14 @@ import { type BackendName } from '../../../shared/backends.ts';
 import type { Backend } from './backend.ts';
 import { CHAT_BACKEND, CHAT_OMNI_BACKEND } from './chat.ts';
 import { SPEECH_BACKEND } from './speech.ts';
+import { REALTIME_DUPLEX_BACKEND, REALTIME_TTS_BACKEND } from './realtime.ts';
 
 const REGISTRY: Record<BackendName, Backend> = {
   'openai-chat-omni': CHAT_OMNI_BACKEND,
   'openai-chat': CHAT_BACKEND,
   'openai-audio-speech': SPEECH_BACKEND,
+  'openai-realtime-tts': REALTIME_TTS_BACKEND,
+  'openai-realtime-duplex': REALTIME_DUPLEX_BACKEND,
 };
 
 /** The engine module of a backend the config validated (validate.ts refuses any other name). */

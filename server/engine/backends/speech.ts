@@ -10,7 +10,7 @@
  * too.
  */
 import { DEFAULT_CONTINUITY_THRESHOLD_S } from '../../../shared/metrics/continuity.ts';
-import type { MetricInput } from '../../../shared/metrics/input.ts';
+import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import { PcmReader, type PcmFormat } from '../client/pcmReader.ts';
@@ -106,7 +106,7 @@ function speechReading(env: NodeJS.ProcessEnv, warn: (message: string) => void):
  * The continuity figures vLLM-Omni's metrics compute over successful requests (`audio_continuity_ok_rate`,
  * 1.0 when none), and with `--save-detailed` the per-request fields, in dataset order.
  */
-function speechResultKeys(records: readonly MetricInput[], detailed: boolean): Record<string, unknown> {
+function speechResultKeys(records: RecordList<MetricInput>, detailed: boolean): Record<string, unknown> {
   let ok = 0;
   let completed = 0;
   for (const r of records) {
@@ -116,9 +116,9 @@ function speechResultKeys(records: readonly MetricInput[], detailed: boolean): R
   }
   const out: Record<string, unknown> = { audio_continuity_ok_rate: completed > 0 ? ok / completed : 1.0 };
   if (detailed) {
-    out.audio_underrun_s = records.map((r) => r.audioUnderrunS ?? 0);
-    out.audio_continuity_ok = records.map((r) => r.audioContinuityOk ?? true);
-    out.audio_underrun_event_count = records.map((r) => r.audioUnderrunEventCount ?? 0);
+    out.audio_underrun_s = Array.from(records, (r) => r.audioUnderrunS ?? 0);
+    out.audio_continuity_ok = Array.from(records, (r) => r.audioContinuityOk ?? true);
+    out.audio_underrun_event_count = Array.from(records, (r) => r.audioUnderrunEventCount ?? 0);
   }
   return out;
 }

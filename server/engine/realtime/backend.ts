@@ -8,7 +8,7 @@
  */
 import type { RequestRecord } from '../client/record.ts';
 import type { Cancellation } from '../http/cancellation.ts';
-import type { RunnerHooks } from '../requestRunner.ts';
+import type { AttemptHooks } from '../http/attempt.ts';
 import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
 import { RealtimeSessions, type DuplexInput, type RealtimeSession, type RealtimeTarget } from './session.ts';
 import { RealtimeSockets } from './sockets.ts';
@@ -112,7 +112,7 @@ export async function realtimeAttempt(
   rawBody: string,
   record: RequestRecord,
   cancel: Cancellation,
-  hooks: RunnerHooks,
+  hooks: AttemptHooks,
 ): Promise<TurnResult> {
   const body = JSON.parse(rawBody) as RealtimeBody;
   const state = stateOf(t, body);
@@ -120,9 +120,12 @@ export async function realtimeAttempt(
   for (const [k, v] of Object.entries(headers))
     if (k !== 'content-type' && k !== 'x-request-id') state.target.headers[k] = v;
   const requestId = headers['x-request-id'] ?? '';
-  const index = Number(requestId.slice(body.prefix.length));
+  const suffix = requestId.startsWith(body.prefix) ? requestId.slice(body.prefix.length) : '';
+  const index = /^\d+$/.test(suffix) ? Number(suffix) : -1;
   const n = Math.max(1, body.numPrompts);
-  const { session, turn, lastTurn } = state.sessions.of(Number.isInteger(index) ? index : 0, n);
+  // A ready-check or warm-up request (not `<prefix><index>`) is a session of its own, one turn long.
+  const { session, turn, lastTurn } =
+    index >= 0 ? state.sessions.of(index, n) : state.sessions.standalone(`${body.prefix}${requestId}`);
   const input: DuplexInput | undefined = body.input
     ? { ...body.input, pcm: Buffer.from(body.input.pcm, 'base64') }
     : undefined;

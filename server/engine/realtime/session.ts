@@ -87,6 +87,11 @@ export class RealtimeSessions {
     return { session, turn, lastTurn: turn === this.turnsPerSession - 1 || index === n - 1 };
   }
 
+  /** A session of one turn outside the run's grouping (a ready check, a warm-up request). */
+  standalone(id: string): { session: RealtimeSession; turn: number; lastTurn: boolean } {
+    return { session: new RealtimeSession(id), turn: 0, lastTurn: true };
+  }
+
   /** Runs turn `turn` after the session's previous turn ended (whatever its end), whichever was dispatched first. */
   inOrder<T>(session: RealtimeSession, turn: number, fn: () => Promise<T>): Promise<T> {
     const run = this.endOf(session, turn - 1).then(fn);

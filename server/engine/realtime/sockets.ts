@@ -13,6 +13,8 @@ export class RealtimeSockets implements Sweeper {
   private readonly open = new Set<WebSocket>();
   /** Sockets opened over the run (a loopback test counts them against the server's view). */
   opened = 0;
+  /** Set by the first sweep: the run is stopping, and a socket opened after it is ended at once. */
+  private swept = false;
 
   /** Opens and registers one WebSocket; it leaves the registry when it closes. */
   connect(url: string, options: WebSocket.ClientOptions): WebSocket {
@@ -20,6 +22,10 @@ export class RealtimeSockets implements Sweeper {
     this.opened++;
     this.open.add(ws);
     ws.once('close', () => this.open.delete(ws));
+    if (this.swept) {
+      ws.on('error', () => undefined);
+      ws.terminate();
+    }
     return ws;
   }
 
@@ -28,6 +34,7 @@ export class RealtimeSockets implements Sweeper {
   }
 
   async sweep(_reason: Error | null): Promise<{ forcedSockets: number }> {
+    this.swept = true;
     if (this.open.size === 0) return { forcedSockets: 0 };
     const closed = [...this.open].map(
       (ws) =>

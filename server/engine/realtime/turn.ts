@@ -17,7 +17,7 @@ import { AttemptSignal } from '../http/attemptSignal.ts';
 import { AttemptTimers } from '../http/timeouts.ts';
 import { classifyFailure } from '../http/classify.ts';
 import type { Cancellation } from '../http/cancellation.ts';
-import type { RunnerHooks } from '../requestRunner.ts';
+import type { AttemptHooks } from '../http/attempt.ts';
 import type { FailureClass } from '../http/classify.ts';
 
 /** How a turn ended, as an HTTP attempt's result (the runner never retries a turn: no `transport`). */
@@ -33,7 +33,7 @@ export async function runRealtimeTurn(
   job: TurnJob,
   record: RequestRecord,
   cancel: Cancellation,
-  hooks: RunnerHooks,
+  hooks: AttemptHooks,
 ): Promise<TurnResult> {
   if (session.ended) {
     markFailed(record, 'REQ_WS_SESSION_ENDED', `session ${session.id}: ${session.ended.detail}`);
@@ -75,7 +75,7 @@ function openSession(
   target: RealtimeTarget,
   session: RealtimeSession,
   reader: TurnReader,
-  hooks: RunnerHooks,
+  hooks: AttemptHooks,
 ): RealtimeConnection {
   const conn = new RealtimeConnection(target.sockets, target.url, target.headers, target.maxFrameBytes, target.now);
   session.conn = conn;

@@ -11,7 +11,7 @@
  */
 import type { RequestRecord } from '../client/record.ts';
 import { markFailed } from '../client/record.ts';
-import type { RunnerHooks } from '../requestRunner.ts';
+import type { AttemptHooks } from '../http/attempt.ts';
 import type { ConnectionFailure, RealtimeEvent } from './connection.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
 
@@ -41,7 +41,7 @@ export class TurnReader {
     private readonly record: RequestRecord,
     job: TurnJob,
     private readonly session: RealtimeSession,
-    private readonly hooks: RunnerHooks,
+    private readonly hooks: AttemptHooks,
     private readonly firstResponseEvent: () => void,
   ) {
     this.ready = new Promise((r) => (this.markReady = r));

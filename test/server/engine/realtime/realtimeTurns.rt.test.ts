@@ -48,7 +48,8 @@ describe('realtime turns against the reproduction server', () => {
       expect(m.ttft_ms).toBe(ms(t.firstTextTs! - t.originTs));
       expect(m.ttfp_ms).toBe(ms(t.firstAudioTs! - t.originTs));
       expect(m.audio_duration_ms).toBe(ms(t.audioBytes / 48000));
-      expect(m.rtf).toBe(Math.round((m.audio_generation_ms / m.audio_duration_ms) * 1e6) / 1e6);
+      // As vLLM-Omni's compute_audio_rtf(generation_ms / 1000, duration_ms / 1000), rounded to 6 digits.
+      expect(m.rtf).toBe(Math.round((m.audio_generation_ms / 1000 / (m.audio_duration_ms / 1000)) * 1e6) / 1e6);
     }
     const s0 = keys.duplex_session_metrics[0];
     const [a, b] = keys.duplex_request_metrics.slice(0, 2).map((m) => m.ttft_ms as number);
