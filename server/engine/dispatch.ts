@@ -92,13 +92,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const stopped = stopCtrl.signal;
   const endings = new RequestEndings(n, events, target, inp.requestId, inp.promptLen, stopped);
   const limit = inp.maxConcurrency ?? Number.POSITIVE_INFINITY;
-  const queue = new SlotQueue(
-    n,
-    limit,
-    stopped,
-    (index, token) => void runOne(index, token),
-    inp.turnsPerSession,
-  );
+  const queue = new SlotQueue(n, limit, stopped, (index, token) => void runOne(index, token), inp.turnsPerSession);
   const stop = new RunStop(stopCtrl, {
     timeouts: timeoutsRule(inp),
     connections: inp.connections,

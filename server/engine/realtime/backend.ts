@@ -38,7 +38,8 @@ export interface RealtimeRunTarget {
 
 interface RunState {
   target: RealtimeTarget;
-  sessions: RealtimeSessions;
+  /** Made by the run's first turn, which carries the grouping (the sweep may ask for the sockets first). */
+  sessions: RealtimeSessions | null;
 }
 
 const runs = new WeakMap<object, RunState>();
@@ -54,7 +55,6 @@ function stateOf(t: RealtimeRunTarget, body: RealtimeBody | null): RunState {
   const url = new URL(t.path, t.origin);
   const sockets = new RealtimeSockets();
   const headers: Record<string, string> = {};
-  const turns = body?.turnsPerSession ?? 1;
   const target: RealtimeTarget = {
     sockets,
     url: '',
@@ -64,10 +64,15 @@ function stateOf(t: RealtimeRunTarget, body: RealtimeBody | null): RunState {
     maxFrameBytes: t.maxEventBytes ?? DEFAULT_MAX_FRAME_BYTES,
     sessionConfig: () => ({}),
   };
-  if (body) configure(target, url, body);
-  state = { target, sessions: new RealtimeSessions(turns, (g) => `${body?.prefix ?? ''}session-${g}`) };
+  state = { target, sessions: null };
   runs.set(t, state);
   return state;
+}
+
+/** The run's sessions: `turnsPerSession` consecutive turns each, named as vLLM-Omni names them (`seed-tts-<request id>`). */
+function sessionsOf(state: RunState, body: RealtimeBody): RealtimeSessions {
+  state.sessions ??= new RealtimeSessions(Math.max(1, body.turnsPerSession), (g) => `seed-tts-${body.prefix}${g}`);
+  return state.sessions;
 }
 
 /** vLLM-Omni's realtime URL (`duplex=1`, the model, no autostart) and session settings. */
@@ -124,13 +129,13 @@ export async function realtimeAttempt(
   const index = /^\d+$/.test(suffix) ? Number(suffix) : -1;
   const n = Math.max(1, body.numPrompts);
   // A ready-check or warm-up request (not `<prefix><index>`) is a session of its own, one turn long.
-  const { session, turn, lastTurn } =
-    index >= 0 ? state.sessions.of(index, n) : state.sessions.standalone(`${body.prefix}${requestId}`);
+  const sessions = sessionsOf(state, body);
+  const { session, turn, lastTurn } = index >= 0 ? sessions.of(index, n) : sessions.standalone(`seed-tts-${requestId}`);
   const input: DuplexInput | undefined = body.input
     ? { ...body.input, pcm: Buffer.from(body.input.pcm, 'base64') }
     : undefined;
   const job = { index, requestId, promptLen: record.promptLen, text: body.text, turn, lastTurn, input };
-  return state.sessions.inOrder(session, turn, () => {
+  return sessions.inOrder(session, turn, () => {
     // The turn's clock starts when it can send, not while it waits for the previous turn of its session.
     record.startTime = state.target.now();
     return runRealtimeTurn(state.target, session, job, record, cancel, hooks);

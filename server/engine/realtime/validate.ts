@@ -26,7 +26,10 @@ export function validateRealtime(c: BenchConfig): void {
   const realtime = isRealtimeBackend(c.backend);
   if (!realtime) {
     if (k !== undefined && k > 1)
-      refuse(`--seed-tts-turns-per-session > 1 requires a realtime backend (got backend '${c.backend}')`, 'turnsPerSession');
+      refuse(
+        `--seed-tts-turns-per-session > 1 requires a realtime backend (got backend '${c.backend}')`,
+        'turnsPerSession',
+      );
     return;
   }
   if (c.seedTtsEval)

@@ -31,7 +31,7 @@ describe('realtime turns against the reproduction server', () => {
       expect(o.record.audioDuration).toBe(t.audioBytes / 2 / 24000);
       expect(o.record.audioRtf).toBeCloseTo((t.lastAudioTs! - t.originTs) / o.record.audioDuration, 9);
       expect(o.record.latency).toBeCloseTo(t.doneTs! - t.originTs, 9);
-      expect(t.sessionId).toBe(`t-session-${Math.floor(i / 2)}`);
+      expect(t.sessionId).toBe(`seed-tts-t-${Math.floor(i / 2)}`);
       expect(t.turn).toBe(i % 2);
     }
     const keys = realtimeResultKeys(
@@ -53,7 +53,7 @@ describe('realtime turns against the reproduction server', () => {
     }
     const s0 = keys.duplex_session_metrics[0];
     const [a, b] = keys.duplex_request_metrics.slice(0, 2).map((m) => m.ttft_ms as number);
-    expect(s0).toMatchObject({ session_id: 't-session-0', audio_turn_count: 2 });
+    expect(s0).toMatchObject({ session_id: 'seed-tts-t-0', audio_turn_count: 2 });
     // Nearest rank over two values: p50 is the smaller, p99 the larger; the mean rounded to 3 digits.
     expect(s0.ttft_ms).toEqual({
       count: 2,
