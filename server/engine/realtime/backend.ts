@@ -46,13 +46,12 @@ const runs = new WeakMap<object, RunState>();
 
 /** The run's realtime sockets (created on first use), for the run's sweep. */
 export function realtimeSocketsOf(target: object): RealtimeSockets {
-  return stateOf(target as RealtimeRunTarget, null).target.sockets;
+  return stateOf(target as RealtimeRunTarget).target.sockets;
 }
 
-function stateOf(t: RealtimeRunTarget, body: RealtimeBody | null): RunState {
+function stateOf(t: RealtimeRunTarget): RunState {
   let state = runs.get(t);
   if (state) return state;
-  const url = new URL(t.path, t.origin);
   const sockets = new RealtimeSockets();
   const headers: Record<string, string> = {};
   const target: RealtimeTarget = {
@@ -120,7 +119,7 @@ export async function realtimeAttempt(
   hooks: AttemptHooks,
 ): Promise<TurnResult> {
   const body = JSON.parse(rawBody) as RealtimeBody;
-  const state = stateOf(t, body);
+  const state = stateOf(t);
   if (state.target.url === '') configure(state.target, new URL(t.path, t.origin), body);
   for (const [k, v] of Object.entries(headers))
     if (k !== 'content-type' && k !== 'x-request-id') state.target.headers[k] = v;
