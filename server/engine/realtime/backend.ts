@@ -116,7 +116,7 @@ export async function realtimeAttempt(
   rawBody: string,
   record: RequestRecord,
   cancel: Cancellation,
-  hooks: AttemptHooks,
+  hooks: AttemptHooks & { stopped?: () => unknown },
 ): Promise<TurnResult> {
   const body = JSON.parse(rawBody) as RealtimeBody;
   const state = stateOf(t);

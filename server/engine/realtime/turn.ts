@@ -33,13 +33,16 @@ export async function runRealtimeTurn(
   job: TurnJob,
   record: RequestRecord,
   cancel: Cancellation,
-  hooks: AttemptHooks,
+  hooks: AttemptHooks & { stopped?: () => unknown },
 ): Promise<TurnResult> {
+  // A stopped run's waiting turn is cancelled (not failed), whatever ended its session: the breaker stops
+  // the run synchronously but cancels its requests a turn later (docs/design.md#retries), so ask the run too.
+  const stop = cancel.aborted ? cancel.reason : hooks.stopped?.();
+  if (stop !== undefined) return cancelled(record, stop);
   if (session.ended) {
     markFailed(record, 'REQ_WS_SESSION_ENDED', `session ${session.id}: ${session.ended.detail}`);
     return { type: 'failed' };
   }
-  if (cancel.aborted) return cancelled(record, cancel.reason);
   const ctrl = new AttemptSignal();
   cancel.bind((reason) => ctrl.abort(reason));
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
