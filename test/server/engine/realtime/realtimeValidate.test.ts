@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateBenchConfig } from '#server/engine/validate.ts';
-import { StallscopeError } from '#shared/errors.ts';
+import { type StallscopeError } from '#shared/errors.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 
 const realtime = (over: Parameters<typeof testBenchConfig>[1]) =>
