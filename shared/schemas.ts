@@ -157,6 +157,14 @@ export const RunSpecSchema = Type.Object(
     endpoint: Type.String({ pattern: '^/', maxLength: 512, default: '/v1/chat/completions' }),
     dataset: DatasetSpecSchema,
     numPrompts: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1088 }),
+    /** Realtime backends: consecutive prompts per WebSocket session (`--seed-tts-turns-per-session`). */
+    turnsPerSession: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Realtime: prompts per WebSocket session, each one turn (max concurrency counts sessions)',
+      }),
+    ),
     maxConcurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()], { default: 10 }),
     requestRate: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('inf')], { default: 'inf' }),
     burstiness: Type.Number({ exclusiveMinimum: 0, default: 1 }),

@@ -123,6 +123,7 @@ function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity
     model: config.model,
     baseUrl: config.baseUrl,
     ...(serverIdentity ? { serverIdentity } : {}),
+    ...(isRealtimeBackend(config.backend) ? { turnsPerSession: config.turnsPerSession ?? 1 } : {}),
   });
   for (const message of r.data.warnings) events.emit({ type: 'run.warning', message });
   for (const p of r.probes) p.start({ emit: (e) => events.emit(e), log: r.log });
