@@ -1,4 +1,5 @@
 /** The form's Target group: the embedded reproduction server or a URL (with its server-stacks capture), model, backend, endpoint, label, metadata. */
+import { BACKEND_INFO, BACKENDS } from '../../../shared/backends.ts';
 import { useContext } from 'react';
 import type { RunSpec } from '../../../shared/schemas.ts';
 import {
@@ -43,8 +44,8 @@ export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (
         </>
       )}
       <TextField path="model" label="Model" />
-      <SelectField path="backend" label="Backend" options={['openai-chat-omni', 'openai-chat']} />
-      <TextField path="endpoint" label="Endpoint" />
+      <SelectField path="backend" label="Backend" options={BACKENDS} />
+      <TextField path="endpoint" label="Endpoint" hint={BACKEND_HINT} />
       <TextField path="label" label="Label" optional />
       <ParsedArea
         path="metadata"
@@ -97,3 +98,6 @@ function ServerStacksFields({ spec }: { spec: RunSpec }) {
     </>
   );
 }
+
+/** Which endpoint each backend speaks to (the engine refuses another). */
+const BACKEND_HINT = BACKENDS.map((b) => `${b}: ${BACKEND_INFO[b].defaultEndpoint}`).join('; ');
