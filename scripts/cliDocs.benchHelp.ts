@@ -30,8 +30,16 @@ export const BENCH_GROUPS: FlagGroup[] = [
       },
       host: { arg: 'H', help: 'host of the server when `--base-url` is not given (default `127.0.0.1`)' },
       port: { arg: 'P', help: 'port of the server when `--base-url` is not given (default 8000)' },
-      endpoint: { arg: 'PATH', help: 'the chat endpoint (default `/v1/chat/completions`)' },
-      backend: { arg: 'NAME', help: '`openai-chat-omni` (default) or `openai-chat`; any other is refused' },
+      endpoint: {
+        arg: 'PATH',
+        help: "the backend's endpoint (default `/v1/chat/completions`; `/v1/audio/speech` for `openai-audio-speech`)",
+      },
+      backend: {
+        arg: 'NAME',
+        help:
+          '`openai-chat-omni` (default), `openai-chat`, or `openai-audio-speech` (streamed raw PCM; its format ' +
+          'from `VLLM_OMNI_BENCH_AUDIO_SAMPLE_RATE`/`_CHANNELS`, 24 kHz mono s16 by default); any other is refused',
+      },
       model: { arg: 'NAME', help: 'the model to ask for (required)' },
       'served-model-name': { arg: 'NAME', help: 'the model name sent in the body, when it differs from `--model`' },
       header: {
