@@ -11,7 +11,7 @@ import type { MetricInput } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { AttemptFn } from '../http/attempt.ts';
-import type { ResponseReading } from '../http/responseReading.ts';
+import type { ResponseReading } from '../client/responseReading.ts';
 
 export interface Backend {
   readonly name: BackendName;
