@@ -30,10 +30,16 @@ export const BENCH_GROUPS: FlagGroup[] = [
       },
       host: { arg: 'H', help: 'host of the server when `--base-url` is not given (default `127.0.0.1`)' },
       port: { arg: 'P', help: 'port of the server when `--base-url` is not given (default 8000)' },
-      endpoint: { arg: 'PATH', help: 'the chat endpoint (default `/v1/chat/completions`)' },
+      endpoint: {
+        arg: 'PATH',
+        help: "the backend's endpoint (default `/v1/chat/completions`; `/v1/audio/speech` for `openai-audio-speech`; `/v1/realtime` for the realtime backends)",
+      },
       backend: {
         arg: 'NAME',
-        help: "`openai-chat-omni` (default), `openai-chat`, `openai-audio-speech`, `openai-realtime-tts` or `openai-realtime-duplex` (the README's backend table); any other is refused",
+        help:
+          '`openai-chat-omni` (default), `openai-chat`, `openai-audio-speech` (streamed raw PCM; its format ' +
+          'from `VLLM_OMNI_BENCH_AUDIO_SAMPLE_RATE`/`_CHANNELS`, 24 kHz mono s16 by default), ' +
+          '`openai-realtime-tts` or `openai-realtime-duplex` (WebSocket sessions); any other is refused',
       },
       model: { arg: 'NAME', help: 'the model to ask for (required)' },
       'served-model-name': { arg: 'NAME', help: 'the model name sent in the body, when it differs from `--model`' },

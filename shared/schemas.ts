@@ -7,7 +7,7 @@
  * cannot express (fail-fast needs a timeout, self-timed needs a trace) live in
  * `runSpecIssues` too, so the form and the server say the same thing.
  */
-import { BACKENDS } from './backends.ts';
+import { BACKENDS, endpointIssue, isBackendName } from './backends.ts';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -357,6 +357,11 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
     });
   }
   out.push(...stopOnIssues(v, ok, timeoutsOk ? timeouts : null));
+  // Each backend has its endpoint (the engine refuses another, as vLLM-Omni's client does): said on the field.
+  if (typeof v.backend === 'string' && isBackendName(v.backend) && typeof v.endpoint === 'string' && ok('endpoint')) {
+    const issue = endpointIssue(v.backend, v.endpoint, v.endpoint.split('?')[0]);
+    if (issue) out.push({ field: 'endpoint', message: `${issue} for ${v.backend}`, severity: 'error' });
+  }
   if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
     out.push({
       field: 'selfTimed',

@@ -133,8 +133,9 @@ export const ALL_BENCH_OPTIONS = { ...BENCH_OPTIONS, ...IGNORED_VLLM_OPTIONS } a
 
 export const BENCH_USAGE = `usage: stallscope bench [options]   (flags as vllm bench serve --omni)
 
-target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
-           --backend openai-chat-omni|openai-chat|openai-audio-speech|openai-realtime-tts|openai-realtime-duplex,
+target     --base-url URL | --host H --port P, --endpoint (default: the backend's; /v1/chat/completions),
+           --backend openai-chat-omni|openai-chat|openai-audio-speech (/v1/audio/speech, raw PCM)
+           |openai-realtime-tts|openai-realtime-duplex (/v1/realtime, WebSocket sessions),
            --model M, --served-model-name N,
            --header K=V ... (repeatable), --request-id-prefix P, --ready-check-timeout-sec S,
            --insecure (https: skip certificate checks, for self-signed CI servers),

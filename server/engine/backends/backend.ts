@@ -12,7 +12,7 @@ import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { AttemptFn, AttemptTarget } from '../http/attempt.ts';
 import type { Sweeper } from '../http/cancelSweep.ts';
-import type { ResponseReading } from '../http/responseReading.ts';
+import type { ResponseReading } from '../client/responseReading.ts';
 
 export interface Backend {
   readonly name: BackendName;

@@ -5,7 +5,7 @@
  * ones; this module only names them as a backend.
  */
 import { buildRequestBody } from '../requestBody.ts';
-import { SSE_READING } from '../http/sseReading.ts';
+import { SSE_READING } from '../client/sseReading.ts';
 import type { Backend } from './backend.ts';
 
 export const CHAT_OMNI_BACKEND: Backend = {

@@ -14,7 +14,7 @@ import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import { PcmReader, type PcmFormat } from '../client/pcmReader.ts';
-import type { ResponseReading } from '../http/responseReading.ts';
+import type { ResponseReading } from '../client/responseReading.ts';
 import { requestsStageMetrics } from '../requestBody.ts';
 import type { Backend } from './backend.ts';
 

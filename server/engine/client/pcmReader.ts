@@ -9,7 +9,7 @@
  * TTFT is undefined: no text is read.
  */
 import { ContinuityMeter } from '../../../shared/metrics/continuity.ts';
-import type { BodyReader, ReaderOptions } from '../http/responseReading.ts';
+import type { BodyReader, ReaderOptions } from './responseReading.ts';
 import type { RequestRecord } from './record.ts';
 
 /** PCM s16: two bytes per sample (vLLM-Omni's DEFAULT_AUDIO_SAMPLE_WIDTH). */

@@ -10,7 +10,7 @@
  * cancelled at once by the breaker those throws are a measurable part of
  * the sweep.
  */
-import type { BodyReader } from './responseReading.ts';
+import type { BodyReader } from '../client/responseReading.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
 
 /** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */

@@ -45,7 +45,7 @@ export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (
       )}
       <TextField path="model" label="Model" />
       <BackendFields spec={spec} />
-      <TextField path="endpoint" label="Endpoint" />
+      <TextField path="endpoint" label="Endpoint" hint={BACKEND_HINT} />
       <TextField path="label" label="Label" optional />
       <ParsedArea
         path="metadata"
@@ -131,3 +131,6 @@ function ServerStacksFields({ spec }: { spec: RunSpec }) {
     </>
   );
 }
+
+/** Which endpoint each backend speaks to (the engine refuses another). */
+const BACKEND_HINT = BACKENDS.map((b) => `${b}: ${BACKEND_INFO[b].defaultEndpoint}`).join('; ');

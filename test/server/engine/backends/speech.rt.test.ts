@@ -15,6 +15,7 @@ import type { BenchEvent } from '#shared/protocol.ts';
 import type { WatchdogStallReport } from '#shared/types.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { MODEL } from '#test/helpers/code2wav.ts';
+import { waitFor } from '#test/helpers/waitFor.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -112,7 +113,9 @@ describe('openai-audio-speech against the reproduction server', () => {
       expect(wallS).toBeLessThan(8);
       // The hung speech stream had sent audio before the hang: its first audio was seen live.
       expect(events.some((e) => e.type === 'request.first_audio')).toBe(true);
-      // The watchdog reports the blocked hift op, naming speech requests of this run.
+      // The watchdog reports the blocked hift op (its telemetry may land after the run ended), naming speech
+      // requests of this run.
+      await waitFor(() => reports.some((x) => !recovered.has(x.opId)));
       const hung = reports.filter((x) => !recovered.has(x.opId));
       expect(hung).toHaveLength(1);
       expect(hung[0].phase).toBe('hift');

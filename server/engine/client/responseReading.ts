@@ -6,9 +6,9 @@
  * of the format.
  */
 import type { ErrorCode } from '../../../shared/errors.ts';
-import type { AudioSink } from '../client/audioChunks.ts';
-import type { RequestRecord } from '../client/record.ts';
-import type { ParserHooks } from '../client/streamParser.ts';
+import type { AudioSink } from './audioChunks.ts';
+import type { RequestRecord } from './record.ts';
+import type { ParserHooks } from './streamParser.ts';
 
 /** A 200's body reader: bytes in, the record filled; `failed` stops the exchange. */
 export interface BodyReader {

@@ -3,7 +3,7 @@
  * (docs/design.md#stream). A 200 that is not `text/event-stream` and carried
  * no event (an HTML error page, a proxy's answer) is no completion.
  */
-import { StreamParser } from '../client/streamParser.ts';
+import { StreamParser } from './streamParser.ts';
 import type { ResponseReading } from './responseReading.ts';
 
 export const SSE_READING: ResponseReading = {
