@@ -25,7 +25,7 @@ describe('schema messages', () => {
     expect(messageOf({ ...hang(), extraBody: '{"a": ' }, 'extraBody')).toMatch(/^must be a JSON object/);
     expect(messageOf({ ...hang(), endpoint: 'v1/chat' }, 'endpoint')).toMatch(/^must be a path starting with \//);
     expect(messageOf({ ...hang(), backend: 'grpc' }, 'backend')).toBe(
-      'must be one of openai-chat-omni, openai-chat, openai-audio-speech',
+      'must be one of openai-chat-omni, openai-chat, openai-audio-speech, openai-realtime-tts, openai-realtime-duplex',
     );
     expect(messageOf({ ...hang(), thresholds: ['failed==0', 'fast'] }, 'thresholds.1')).toMatch(/e\.g\. mean_ttft/);
   });
