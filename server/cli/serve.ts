@@ -13,6 +13,7 @@ import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
 import { defaultDataDir } from '../dashboard/store/db.ts';
 import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';
+import type { RetentionPolicy } from '../dashboard/store/retention.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]
@@ -22,8 +23,15 @@ const USAGE = `usage: stallscope serve [options]
                        address requires a token
   --data-dir DIR       where runs are stored (default $XDG_DATA_HOME/stallscope
                        or ~/.local/share/stallscope)
-  --token T            access token (default: $STALLSCOPE_TOKEN; generated and
-                       printed when binding a non-loopback address)
+  --token T            the admin token (default: $STALLSCOPE_TOKEN; generated and
+                       printed when binding a non-loopback address); with one,
+                       every route but /api/health needs a token: this one or a
+                       scoped one from 'stallscope token create'
+  --retain-days N      prune the request rows and events of runs older than N
+                       days (summary, result, verdict, metadata and stall
+                       evidence are kept; pinned runs are never pruned)
+  --retain-runs N      keep the request rows and events of the newest N runs
+                       only (same rule)
   --allowed-host NAME  also accept this name in Host/Origin (repeatable)
   --build-if-needed    build the web UI (vite build) when dist/web is missing
                        or older than web/
@@ -52,6 +60,18 @@ export function resolveToken(host: string, given: string | undefined): { token: 
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 
+/** `--retain-days` / `--retain-runs`: each a positive integer, or absent (no limit). */
+export function retentionPolicy(days: string | undefined, runs: string | undefined): RetentionPolicy {
+  const int = (flag: string, v: string | undefined): number | null => {
+    if (v === undefined) return null;
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1)
+      throw new Error(`--${flag} must be a positive integer (got '${v}')`);
+    return n;
+  };
+  return { retainDays: int('retain-days', days), retainRuns: int('retain-runs', runs) };
+}
+
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
@@ -63,6 +83,8 @@ export async function run(argv: string[]): Promise<number> {
         'data-dir': { type: 'string' },
         token: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
+        'retain-days': { type: 'string' },
+        'retain-runs': { type: 'string' },
         'build-if-needed': { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -79,6 +101,13 @@ export async function run(argv: string[]): Promise<number> {
   const port = Number(args.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`stallscope serve: --port must be an integer 0-65535 (got '${args.port}')`);
+    return 2;
+  }
+  let policy;
+  try {
+    policy = retentionPolicy(args['retain-days'], args['retain-runs']);
+  } catch (e) {
+    console.error(`stallscope serve: ${(e as Error).message}`);
     return 2;
   }
   const host = args.host;
@@ -105,6 +134,7 @@ export async function run(argv: string[]): Promise<number> {
       port,
       token,
       allowedHosts: args['allowed-host'],
+      retention: { policy },
       webRoot: WEB_OUT,
       manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
     });

@@ -91,6 +91,7 @@ function runReadRoutes(app: App): void {
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
       const { state: stored, ...rest } = run;
+      const kept = await app.store.retention.retentionFacts(id);
       return {
         ...rest,
         target: redactUrl(rest.target),
@@ -108,6 +109,8 @@ function runReadRoutes(app: App): void {
         stallReports: app.store.runs.stallReports(id),
         interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
+        pinned: kept?.pinned ?? false,
+        prunedAtMs: kept?.prunedAtMs ?? null,
       };
     },
   );

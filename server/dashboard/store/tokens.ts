@@ -1,0 +1,106 @@
+/**
+ * Scoped API tokens, stored hashed (docs/design.md#tokens): the table holds
+ * each token's SHA-256, never the token. Written in Kysely for both stores.
+ */
+import type { TokenInfo, TokenScope } from '../../../shared/tokens.ts';
+import type { ApiTokensTable, FleetDb } from './kysely.ts';
+
+export interface NewToken {
+  id: string;
+  name: string;
+  scope: TokenScope;
+  hash: string;
+  prefix: string;
+  createdAtMs: number;
+}
+
+/** What a presented token's hash finds. */
+export interface TokenMatch {
+  id: string;
+  scope: TokenScope;
+  revokedAtMs: number | null;
+}
+
+export interface TokenStore {
+  /** False when an unrevoked token already has this name. */
+  create(t: NewToken): Promise<boolean>;
+  list(): Promise<TokenInfo[]>;
+  byHash(hash: string): Promise<TokenMatch | null>;
+  /** The token as revoked now (or when it was), null when there is no such id. */
+  revoke(id: string, nowMs: number): Promise<TokenInfo | null>;
+  touch(id: string, nowMs: number): Promise<void>;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toInfo(r: ApiTokensTable): TokenInfo {
+  return {
+    id: r.id,
+    name: r.name,
+    scope: r.scope as TokenScope, // written only from a TokenScope
+    prefix: r.prefix,
+    createdAtMs: Number(r.created_at_ms),
+    lastUsedAtMs: num(r.last_used_at_ms),
+    revokedAtMs: num(r.revoked_at_ms),
+  };
+}
+
+export class KyselyTokenStore implements TokenStore {
+  constructor(private readonly db: FleetDb) {}
+
+  async create(t: NewToken): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const taken = await tx
+        .selectFrom('api_tokens')
+        .select('id')
+        .where('name', '=', t.name)
+        .where('revoked_at_ms', 'is', null)
+        .executeTakeFirst();
+      if (taken) return false;
+      await tx
+        .insertInto('api_tokens')
+        .values({
+          id: t.id,
+          name: t.name,
+          scope: t.scope,
+          token_hash: t.hash,
+          prefix: t.prefix,
+          created_at_ms: t.createdAtMs,
+          last_used_at_ms: null,
+          revoked_at_ms: null,
+        })
+        .execute();
+      return true;
+    });
+  }
+
+  async list(): Promise<TokenInfo[]> {
+    const rows = await this.db.selectFrom('api_tokens').selectAll().orderBy('created_at_ms').orderBy('id').execute();
+    return rows.map(toInfo);
+  }
+
+  async byHash(hash: string): Promise<TokenMatch | null> {
+    const r = await this.db
+      .selectFrom('api_tokens')
+      .select(['id', 'scope', 'revoked_at_ms'])
+      .where('token_hash', '=', hash)
+      .executeTakeFirst();
+    return r ? { id: r.id, scope: r.scope as TokenScope, revokedAtMs: num(r.revoked_at_ms) } : null;
+  }
+
+  async revoke(id: string, nowMs: number): Promise<TokenInfo | null> {
+    // The first revocation's time stays: revoking twice changes nothing.
+    await this.db
+      .updateTable('api_tokens')
+      .set({ revoked_at_ms: nowMs })
+      .where('id', '=', id)
+      .where('revoked_at_ms', 'is', null)
+      .execute();
+    const r = await this.db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toInfo(r) : null;
+  }
+
+  async touch(id: string, nowMs: number): Promise<void> {
+    await this.db.updateTable('api_tokens').set({ last_used_at_ms: nowMs }).where('id', '=', id).execute();
+  }
+}
