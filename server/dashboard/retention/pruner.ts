@@ -18,8 +18,9 @@ export interface PrunerOptions {
   /** Between sweeps (default 1 h); the first sweep runs `firstDelayMs` after start (default 10 s). */
   everyMs?: number;
   firstDelayMs?: number;
-  /** Rows a batch starts with, and the time one batch aims at (default 1,000 rows, 8 ms). */
+  /** Rows a batch starts with, the most it may grow to, and the time one batch aims at (1,000, 20,000, 8 ms). */
   batchRows?: number;
+  maxBatchRows?: number;
   targetBatchMs?: number;
   now?: () => number;
   /** A sweep that failed (default stderr): it is retried at the next one. */
@@ -35,7 +36,6 @@ export interface PrunerStats {
 }
 
 const MIN_BATCH = 100;
-const MAX_BATCH = 20_000;
 /** Runs taken per query of the due list. */
 const RUNS_PER_PAGE = 50;
 
@@ -132,7 +132,7 @@ export class Pruner {
     if (rows < this.batch || ms <= 0) return;
     const target = this.o.targetBatchMs ?? 8;
     const scaled = Math.round(this.batch * Math.min(2, Math.max(0.25, target / ms)));
-    this.batch = Math.min(MAX_BATCH, Math.max(MIN_BATCH, scaled));
+    this.batch = Math.min(this.o.maxBatchRows ?? 20_000, Math.max(MIN_BATCH, scaled));
   }
 
   /** Stops the schedule and waits for a sweep in progress to end at its next batch. */
