@@ -15,7 +15,7 @@ export interface PrunerOptions {
   policy: RetentionPolicy;
   /** Runs live in this process are never pruned, whatever their stored status says. */
   isActive: (runId: string) => boolean;
-  /** Between sweeps (default 1 h); the first sweep runs `firstDelayMs` after start (default 10 s). */
+  /** Between sweeps (default 1 h); the first sweep runs `firstDelayMs` after start (default 1 s, past start-up). */
   everyMs?: number;
   firstDelayMs?: number;
   /** Rows a batch starts with, the most it may grow to, and the time one batch aims at (1,000, 20,000, 8 ms). */
@@ -59,7 +59,7 @@ export class Pruner {
   /** Schedules the sweeps (nothing when no policy is set). */
   start(): void {
     if (!this.enabled || this.stopping) return;
-    this.schedule(this.o.firstDelayMs ?? 10_000);
+    this.schedule(this.o.firstDelayMs ?? 1000);
   }
 
   private schedule(ms: number): void {
