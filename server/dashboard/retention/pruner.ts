@@ -18,7 +18,7 @@ export interface PrunerOptions {
   /** Between sweeps (default 1 h); the first sweep runs `firstDelayMs` after start (default 1 s, past start-up). */
   everyMs?: number;
   firstDelayMs?: number;
-  /** Rows a batch starts with, the most it may grow to, and the time one batch aims at (1,000, 20,000, 8 ms). */
+  /** Rows a batch starts with, the most it may grow to, and the time one batch aims at (500, 5,000, 5 ms). */
   batchRows?: number;
   maxBatchRows?: number;
   targetBatchMs?: number;
@@ -48,7 +48,7 @@ export class Pruner {
   private readonly now: () => number;
 
   constructor(private readonly o: PrunerOptions) {
-    this.batch = o.batchRows ?? 1000;
+    this.batch = o.batchRows ?? 500;
     this.now = o.now ?? Date.now;
   }
 
@@ -114,25 +114,26 @@ export class Pruner {
           if (deleted > 0) await this.o.store.markPruned(id, this.now());
           return;
         }
+        const size = this.batch;
         const started = performance.now();
-        const n = await this.o.store.pruneBatch(id, table, this.batch);
-        this.adapt(performance.now() - started, n);
+        const n = await this.o.store.pruneBatch(id, table, size);
+        this.adapt(performance.now() - started, n, size);
         deleted += n;
         this.stats.rowsPruned += n;
         await yieldToLoop();
-        if (n < this.batch) break;
+        if (n < size) break; // the run's last rows of this table
       }
     }
     await this.o.store.markPruned(id, this.now());
     this.stats.runsPruned++;
   }
 
-  /** Aims each delete at targetBatchMs: the next batch scaled by how far this one was from it. */
-  private adapt(ms: number, rows: number): void {
-    if (rows < this.batch || ms <= 0) return;
-    const target = this.o.targetBatchMs ?? 8;
-    const scaled = Math.round(this.batch * Math.min(2, Math.max(0.25, target / ms)));
-    this.batch = Math.min(this.o.maxBatchRows ?? 20_000, Math.max(MIN_BATCH, scaled));
+  /** Aims each delete at targetBatchMs: the next batch scaled by how far this one (of `size` rows) was from it. */
+  private adapt(ms: number, rows: number, size: number): void {
+    if (rows < size || ms <= 0) return;
+    const target = this.o.targetBatchMs ?? 5;
+    const scaled = Math.round(size * Math.min(2, Math.max(0.25, target / ms)));
+    this.batch = Math.min(this.o.maxBatchRows ?? 5000, Math.max(MIN_BATCH, scaled));
   }
 
   /** Stops the schedule and waits for a sweep in progress to end at its next batch. */

@@ -142,4 +142,36 @@ describe('retention', () => {
     expect(big2.detail).toMatchObject({ pinned: true, prunedAtMs: expect.any(Number) });
     expect((await held(app, 'newest')).detail.prunedAtMs).toBeNull();
   });
+
+  it('a batch size that grows between batches still prunes every row of every table', async ({ app }) => {
+    const events = [runStarted('grow', 600, NOW - 10 * DAY)];
+    for (let i = 0; i < 600; i++) events.push(...completedRequest('grow', i, i));
+    seedRun(app, 'grow', NOW - 10 * DAY, { events });
+    seedRun(app, 'newest', NOW);
+    const sizes: number[] = [];
+    const inner = app.store.retention;
+    const pruner = new Pruner({
+      store: { ...bind(inner), pruneBatch: (id, t, max) => (sizes.push(max), inner.pruneBatch(id, t, max)) },
+      policy: { retainDays: null, retainRuns: 1 },
+      isActive: () => false,
+      batchRows: 100,
+      targetBatchMs: 1e6, // every batch is "fast": the size doubles each time
+    });
+    await pruner.sweep();
+    expect(sizes.slice(0, 4)).toEqual([100, 200, 400, 800]);
+    const h = await held(app, 'grow');
+    expect(h).toMatchObject({ events: 0, requests: 0 });
+    expect(h.detail.prunedAtMs).toEqual(expect.any(Number));
+  });
 });
+
+/** A RetentionStore's methods bound to it (to wrap one of them). */
+function bind(s: RetentionStore): RetentionStore {
+  return {
+    dueRuns: (p, n, l) => s.dueRuns(p, n, l),
+    pruneBatch: (id, t, m) => s.pruneBatch(id, t, m),
+    markPruned: (id, n) => s.markPruned(id, n),
+    setPinned: (id, p) => s.setPinned(id, p),
+    retentionFacts: (id) => s.retentionFacts(id),
+  };
+}
