@@ -72,24 +72,26 @@ export function retentionPolicy(days: string | undefined, runs: string | undefin
   return { retainDays: int('retain-days', days), retainRuns: int('retain-runs', runs) };
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let args;
+const OPTIONS = {
+  port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
+  host: { type: 'string', default: '127.0.0.1' },
+  'data-dir': { type: 'string' },
+  token: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'retain-days': { type: 'string' },
+  'retain-runs': { type: 'string' },
+  'build-if-needed': { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type ServeArgs = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>['values'];
+
+/** The flags read and checked; an exit code when they refuse (2) or asked for help (0). */
+function readFlags(argv: string[]): { args: ServeArgs; port: number; policy: RetentionPolicy } | number {
+  let args: ServeArgs;
   try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
-        host: { type: 'string', default: '127.0.0.1' },
-        'data-dir': { type: 'string' },
-        token: { type: 'string' },
-        'allowed-host': { type: 'string', multiple: true },
-        'retain-days': { type: 'string' },
-        'retain-runs': { type: 'string' },
-        'build-if-needed': { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
+    args = parseArgs({ args: argv, options: OPTIONS }).values;
   } catch (e) {
     console.error(`stallscope serve: ${(e as Error).message}\n\n${USAGE}`);
     return 2;
@@ -103,13 +105,18 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`stallscope serve: --port must be an integer 0-65535 (got '${args.port}')`);
     return 2;
   }
-  let policy;
   try {
-    policy = retentionPolicy(args['retain-days'], args['retain-runs']);
+    return { args, port, policy: retentionPolicy(args['retain-days'], args['retain-runs']) };
   } catch (e) {
     console.error(`stallscope serve: ${(e as Error).message}`);
     return 2;
   }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const flags = readFlags(argv);
+  if (typeof flags === 'number') return flags;
+  const { args, port, policy } = flags;
   const host = args.host;
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
   if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
@@ -179,5 +186,11 @@ export async function run(argv: string[]): Promise<number> {
   console.log(
     `stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );
+  const kept = [
+    policy.retainDays !== null ? `runs of the last ${policy.retainDays} day(s)` : null,
+    policy.retainRuns !== null ? `the newest ${policy.retainRuns} run(s)` : null,
+  ].filter(Boolean);
+  if (kept.length)
+    console.log(`stallscope: retention keeps request rows and events of ${kept.join(' and ')}, and pinned runs`);
   return stopped;
 }

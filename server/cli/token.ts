@@ -56,7 +56,11 @@ async function call<T>(t: Target, method: string, path: string, body?: unknown):
       signal: AbortSignal.timeout(10_000),
     });
   } catch (e) {
-    throw new Refusal(`cannot reach the dashboard at ${t.base}: ${(e as Error).cause ?? (e as Error).message}`);
+    // fetch's own message is "fetch failed"; the reason (ECONNREFUSED, a DNS failure) is its cause.
+    const cause = (e as Error).cause;
+    throw new Refusal(
+      `cannot reach the dashboard at ${t.base}: ${cause instanceof Error ? cause.message : (e as Error).message}`,
+    );
   }
   const text = await res.text();
   if (res.ok) return JSON.parse(text) as T;
