@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { retentionPolicy } from '#server/cli/serve.ts';
+import { startSseServer } from '#test/helpers/sseServer.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/stallscope.js', import.meta.url));
 const ADMIN = 'admin-token-from-the-command-line';
@@ -75,6 +76,34 @@ describe('stallscope token (real bin)', () => {
       expect((await post(view)).status).toBe(403);
       expect((await fetch(`${url}/api/runs`, { headers: { authorization: `Bearer ${report}` } })).status).toBe(403);
       expect((await fetch(`${url}/api/runs`, { headers: { authorization: `Bearer ${view}` } })).status).toBe(200);
+
+      // The real `stallscope bench --report-to` with the report token on its URL: the run is stored, whole.
+      const target = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+      try {
+        const bench = await promisify(execFile)(
+          process.execPath,
+          [
+            BIN,
+            'bench',
+            '--base-url',
+            target.url,
+            '--model',
+            'm',
+            '--num-prompts',
+            '3',
+            '--random-input-len',
+            '4',
+          ].concat(['--run-id', 'nightly-1', '--report-to', `${url}/?token=${report}`]),
+          { env: { ...process.env, STALLSCOPE_TOKEN: '' } },
+        );
+        expect(bench.stderr).not.toMatch(/dashboard/i);
+      } finally {
+        await target.close();
+      }
+      const stored = (await (
+        await fetch(`${url}/api/runs/nightly-1`, { headers: { authorization: `Bearer ${view}` } })
+      ).json()) as { status: string; counts: { completed: number } };
+      expect(stored).toMatchObject({ status: 'finished', counts: { completed: 3 } });
 
       const list = await cli(['list', '--token', ADMIN, ...at]);
       expect(list.stdout).toMatch(/nightly-amd\s+report\s+sst_report_/);
