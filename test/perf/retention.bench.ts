@@ -81,6 +81,15 @@ try {
     batches.push({ ms: performance.now() - s, size: max });
     return n;
   };
+  // The same client and monitor for 5 s without pruning: on a shared machine, what the loop suffers anyway.
+  const base = monitorEventLoopDelay({ resolution: 5 });
+  base.enable();
+  const baseEnd = performance.now() + 5000;
+  while (performance.now() < baseEnd) {
+    await (await fetch(`${url}/api/runs?limit=5`)).arrayBuffer();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  base.disable();
   const loop = monitorEventLoopDelay({ resolution: 5 });
   const latencies: number[] = [];
   let pruning = true;
@@ -113,6 +122,9 @@ try {
   );
   console.log(
     `event-loop delay while pruning: p50 ${ms(loop.percentile(50)).toFixed(1)} ms, p99 ${ms(loop.percentile(99)).toFixed(1)} ms, max ${ms(loop.max).toFixed(1)} ms (limit ${LIMIT_MS} ms: ${ms(loop.max) < LIMIT_MS ? 'OK' : 'MISSED'})`,
+  );
+  console.log(
+    `event-loop delay without pruning (5 s, same client): p50 ${ms(base.percentile(50)).toFixed(1)} ms, p99 ${ms(base.percentile(99)).toFixed(1)} ms, max ${ms(base.max).toFixed(1)} ms`,
   );
   console.log(
     `GET /api/runs meanwhile: ${latencies.length} requests, p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms, max ${sorted[sorted.length - 1]?.toFixed(1)} ms`,

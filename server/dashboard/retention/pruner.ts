@@ -18,7 +18,7 @@ export interface PrunerOptions {
   /** Between sweeps (default 1 h); the first sweep runs `firstDelayMs` after start (default 1 s, past start-up). */
   everyMs?: number;
   firstDelayMs?: number;
-  /** Rows a batch starts with, the most it may grow to, and the time one batch aims at (500, 5,000, 5 ms). */
+  /** Rows a batch starts with, the most it may grow to, and the time one batch aims at (500, 2,000, 3 ms). */
   batchRows?: number;
   maxBatchRows?: number;
   targetBatchMs?: number;
@@ -131,9 +131,9 @@ export class Pruner {
   /** Aims each delete at targetBatchMs: the next batch scaled by how far this one (of `size` rows) was from it. */
   private adapt(ms: number, rows: number, size: number): void {
     if (rows < size || ms <= 0) return;
-    const target = this.o.targetBatchMs ?? 5;
+    const target = this.o.targetBatchMs ?? 3;
     const scaled = Math.round(size * Math.min(2, Math.max(0.25, target / ms)));
-    this.batch = Math.min(this.o.maxBatchRows ?? 5000, Math.max(MIN_BATCH, scaled));
+    this.batch = Math.min(this.o.maxBatchRows ?? 2000, Math.max(MIN_BATCH, scaled));
   }
 
   /** Stops the schedule and waits for a sweep in progress to end at its next batch. */
