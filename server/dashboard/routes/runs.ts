@@ -160,8 +160,10 @@ function runStreamRoutes(app: App): void {
       if (head === null) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const events = app.hub.readAfter(id, after, limit);
       const last = events.length ? events[events.length - 1].seq : after;
+      // A pruned run numbered more events than it keeps: none are left to ask for (docs/design.md#retention).
+      const gone = events.length === 0 && (await app.store.retention.retentionFacts(id))?.prunedAtMs != null;
       // Events are stored serialized; splice them in rather than parse and re-encode.
-      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${last < head}}`;
+      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${!gone && last < head}}`;
       return sendJsonText(reply, body);
     },
   );

@@ -47,6 +47,8 @@ describe('retention', () => {
     const old = await held(app, 'old');
     expect(old.events).toBe(0);
     expect(old.requests).toBe(0);
+    // Nothing is left to page through: a client looping on `more` stops.
+    expect((await app.inject({ url: '/api/runs/old/events' })).json()).toMatchObject({ events: [], more: false });
     expect(old.detail.prunedAtMs).toEqual(expect.any(Number));
     expect(old.detail.pinned).toBe(false);
     // Kept: the row's summary, counts and verdict, metadata, stall evidence, first timeout, result file.
