@@ -31,6 +31,12 @@ export interface TokenStore {
   touch(id: string, nowMs: number): Promise<void>;
 }
 
+/** A unique index refused the row: SQLite's extended code, PostgreSQL's SQLSTATE 23505. */
+function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function toInfo(r: ApiTokensTable): TokenInfo {
@@ -48,16 +54,14 @@ function toInfo(r: ApiTokensTable): TokenInfo {
 export class KyselyTokenStore implements TokenStore {
   constructor(private readonly db: FleetDb) {}
 
+  /**
+   * One statement, no transaction: a name already taken is refused by the unique index on unrevoked names. (On
+   * SQLite this Kysely shares the batched writer's connection, and a transaction held open across awaits would take
+   * in whatever batch the writer commits meanwhile — and roll it back with its own failure.)
+   */
   async create(t: NewToken): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
-      const taken = await tx
-        .selectFrom('api_tokens')
-        .select('id')
-        .where('name', '=', t.name)
-        .where('revoked_at_ms', 'is', null)
-        .executeTakeFirst();
-      if (taken) return false;
-      await tx
+    try {
+      await this.db
         .insertInto('api_tokens')
         .values({
           id: t.id,
@@ -71,7 +75,10 @@ export class KyselyTokenStore implements TokenStore {
         })
         .execute();
       return true;
-    });
+    } catch (e) {
+      if (isUniqueViolation(e)) return false;
+      throw e;
+    }
   }
 
   async list(): Promise<TokenInfo[]> {
