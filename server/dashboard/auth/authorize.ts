@@ -5,7 +5,8 @@
  * cookie so the web UI's own requests carry it), or that cookie — makes the
  * caller, whose scope must cover what the route needs. Missing, unknown or
  * revoked: 401 `API_UNAUTHORIZED`; a scope short of the route: 403
- * `API_FORBIDDEN_SCOPE`. The request's caller is kept on it (`req.caller`).
+ * `API_FORBIDDEN_SCOPE`, as is a report token posting to a run another token
+ * created. The request's caller is kept on it (`req.caller`).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { StallscopeError } from '../../../shared/errors.ts';
@@ -64,6 +65,14 @@ export async function authorize(req: FastifyRequest, reply: FastifyReply, tokens
     );
   }
   req.caller = caller;
+  // The run a report is for, when the request names it: a report token feeds only its own runs.
+  const runId =
+    req.routeOptions.url === '/api/runs/:id/events'
+      ? (req.params as { id?: unknown }).id
+      : req.routeOptions.url === '/api/ingest'
+        ? (req.query as { runId?: unknown }).runId
+        : undefined;
+  if (typeof runId === 'string') await tokens.checkReporter(runId, caller);
   if (p.viaQuery && p.token !== undefined) {
     reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(p.token)}; Path=/; HttpOnly; SameSite=Strict`);
   }

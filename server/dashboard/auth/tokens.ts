@@ -98,6 +98,22 @@ export class TokenService {
     return info;
   }
 
+  /** Remembers that a report token created this run: only that token may feed it. */
+  async recordReporter(runId: string, caller: Caller | undefined): Promise<void> {
+    if (caller?.scope === 'report' && caller.tokenId !== null) await this.store.setRunReporter(runId, caller.tokenId);
+  }
+
+  /**
+   * A report token feeds only the runs it created (one pipeline's token cannot write into another's runs): refused
+   * with 403 otherwise. A run that does not exist is left to the route (its 404).
+   */
+  async checkReporter(runId: string, caller: Caller): Promise<void> {
+    if (caller.scope !== 'report') return;
+    const owner = await this.store.runReporter(runId);
+    if (owner !== undefined && owner !== caller.tokenId)
+      throw new StallscopeError('API_FORBIDDEN_SCOPE', `run ${runId} was not created with this report token`);
+  }
+
   /** Calls `close` when the token is revoked (a live stream it opened); returns the unsubscribe. */
   onRevoke(id: string, close: () => void): () => void {
     const set = this.revokeListeners.get(id) ?? new Set();

@@ -34,6 +34,8 @@ export interface RunsTable {
   pinned: number;
   /** When retention removed the run's request rows and events; null while they are kept. */
   pruned_at_ms: number | null;
+  /** The report token that created the run (its id); null when another scope did. */
+  reported_by_token: string | null;
 }
 
 export interface RunMetadataTable {

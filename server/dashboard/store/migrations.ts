@@ -97,7 +97,7 @@ export const MIGRATIONS: Migration[] = [
     backfillStallEvidence(db);
   },
   // 4: scoped API tokens (docs/design.md#tokens), stored as their SHA-256 only; a name is taken by one unrevoked
-  // token at a time. SQL that SQLite and PostgreSQL both accept.
+  // token at a time; a run created with a report token remembers it. SQL that SQLite and PostgreSQL both accept.
   `
   CREATE TABLE api_tokens (
     id TEXT PRIMARY KEY,
@@ -110,6 +110,7 @@ export const MIGRATIONS: Migration[] = [
     revoked_at_ms BIGINT
   );
   CREATE UNIQUE INDEX api_tokens_active_name ON api_tokens(name) WHERE revoked_at_ms IS NULL;
+  ALTER TABLE runs ADD COLUMN reported_by_token TEXT;  -- the report token that created the run, which alone feeds it
   `,
   // 5: retention (docs/design.md#retention): a pinned run is never pruned; pruned_at_ms says its request rows and
   // events were removed (its summary, result, verdict, metadata and stall evidence stay).

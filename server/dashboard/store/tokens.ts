@@ -29,6 +29,10 @@ export interface TokenStore {
   /** The token as revoked now (or when it was), null when there is no such id. */
   revoke(id: string, nowMs: number): Promise<TokenInfo | null>;
   touch(id: string, nowMs: number): Promise<void>;
+  /** Records the report token that created a run. */
+  setRunReporter(runId: string, tokenId: string): Promise<void>;
+  /** The report token that created a run: its id, null when none did, undefined when there is no such run. */
+  runReporter(runId: string): Promise<string | null | undefined>;
 }
 
 /** A unique index refused the row: SQLite's extended code, PostgreSQL's SQLSTATE 23505. */
@@ -109,5 +113,14 @@ export class KyselyTokenStore implements TokenStore {
 
   async touch(id: string, nowMs: number): Promise<void> {
     await this.db.updateTable('api_tokens').set({ last_used_at_ms: nowMs }).where('id', '=', id).execute();
+  }
+
+  async setRunReporter(runId: string, tokenId: string): Promise<void> {
+    await this.db.updateTable('runs').set({ reported_by_token: tokenId }).where('id', '=', runId).execute();
+  }
+
+  async runReporter(runId: string): Promise<string | null | undefined> {
+    const r = await this.db.selectFrom('runs').select('reported_by_token').where('id', '=', runId).executeTakeFirst();
+    return r ? r.reported_by_token : undefined;
   }
 }

@@ -77,6 +77,38 @@ describe('scoped tokens (loopback, real HTTP)', () => {
     expect((await send('POST', '/api/runs/ci-1/pin', report)).status).toBe(403);
   });
 
+  it("a report token feeds only the runs it created: another pipeline's token is refused", async ({ serveApp }) => {
+    const { url } = await serveApp({ token: ADMIN });
+    const { send, create } = client(url);
+    const amd = await create('report', 'nightly-amd');
+    const nv = await create('report', 'nightly-nv');
+    expect((await send('POST', '/api/runs/external', amd, { runId: 'amd-1' })).status).toBe(201);
+    expect((await send('POST', '/api/runs/external', ADMIN, { runId: 'admin-1' })).status).toBe(201);
+    const intrude = await send('POST', '/api/runs/amd-1/events', nv, { events: events('amd-1') });
+    expect(intrude.status).toBe(403);
+    expect(intrude.body).toMatchObject({
+      code: 'API_FORBIDDEN_SCOPE',
+      message: expect.stringMatching(/not created with this report token/),
+    });
+    const telemetry = await fetch(`${url}/api/ingest?runId=amd-1`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${nv}`, 'content-type': 'application/x-ndjson' },
+      body: '',
+    });
+    expect(telemetry.status).toBe(403);
+    // Nor a run the admin created; a run that does not exist is the route's 404.
+    expect((await send('POST', '/api/runs/admin-1/events', amd, { events: [] })).status).toBe(403);
+    expect((await send('POST', '/api/runs/none/events', nv, { events: [] })).status).toBe(404);
+    // Its own token, and the admin, feed it.
+    expect((await send('POST', '/api/runs/amd-1/events', amd, { events: events('amd-1').slice(0, 3) })).status).toBe(
+      200,
+    );
+    expect((await send('POST', '/api/runs/amd-1/events', ADMIN, { events: events('amd-1').slice(3) })).status).toBe(
+      200,
+    );
+    expect((await send('GET', '/api/runs/amd-1', ADMIN)).body.status).toBe('finished');
+  });
+
   it('a view token reads REST, the live stream, /metrics and exports, and can post nothing', async ({ serveApp }) => {
     const { url } = await serveApp({ token: ADMIN });
     const { send, create } = client(url);

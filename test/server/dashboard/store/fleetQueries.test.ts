@@ -45,6 +45,7 @@ async function run(
       last_seq: o.rows ?? 0,
       pinned: 0,
       pruned_at_ms: null,
+      reported_by_token: null,
     })
     .execute();
   for (const [key, value] of Object.entries(o.meta ?? {}))
@@ -109,6 +110,11 @@ for (const factory of [sqlite]) {
         expect(await t.revoke('tok_x', 60)).toBeNull();
         expect(await t.create({ ...base, id: 'tok_3', name: 'nightly', hash: 'h3', createdAtMs: 2 })).toBe(true);
         await t.touch('tok_3', 99);
+        await run(db, 'r1', { at: 1 });
+        expect(await t.runReporter('r1')).toBeNull();
+        await t.setRunReporter('r1', 'tok_3');
+        expect(await t.runReporter('r1')).toBe('tok_3');
+        expect(await t.runReporter('none')).toBeUndefined();
         expect((await t.list()).map((k) => [k.id, k.revokedAtMs, k.lastUsedAtMs])).toEqual([
           ['tok_1', 50, null],
           ['tok_3', null, 99],
