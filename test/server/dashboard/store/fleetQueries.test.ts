@@ -20,7 +20,12 @@ const sqlite: FleetDbFactory = {
   name: 'SQLite',
   async open() {
     const raw = openDb(null);
-    return { db: sqliteKysely(raw), close: async () => raw.close() };
+    return {
+      db: sqliteKysely(raw),
+      close: async () => {
+        raw.close();
+      },
+    };
   },
 };
 
