@@ -167,6 +167,40 @@ describe('retention', () => {
   });
 });
 
+describe('retention and shutdown', () => {
+  it('closing the app mid-sweep stops the pruner at its next batch, before the database closes', async ({
+    newApp,
+    tempDir,
+  }) => {
+    const errors: Error[] = [];
+    const options = fleetAppOptions({
+      dataDir: tempDir,
+      retention: {
+        policy: { retainDays: null, retainRuns: 1 },
+        batchRows: 100,
+        maxBatchRows: 100,
+        onError: (e) => errors.push(e),
+      },
+    });
+    const app = await newApp(options);
+    const events = [runStarted('big', 300, NOW - DAY)];
+    for (let i = 0; i < 300; i++) events.push(...completedRequest('big', i, i));
+    seedRun(app, 'big', NOW - DAY, { events });
+    seedRun(app, 'newest', NOW);
+    const sweep = app.pruner.sweep();
+    await new Promise((r) => setImmediate(r)); // a first batch or so
+    await app.close();
+    await sweep;
+    expect(app.pruner.stats.failedSweeps).toBe(0);
+    expect(errors).toEqual([]);
+    // Stopped part-way: not marked pruned, so the next start finishes the job.
+    const again = await newApp(options);
+    expect((await held(again, 'big')).detail.prunedAtMs).toBeNull();
+    await again.pruner.sweep();
+    expect(await held(again, 'big')).toMatchObject({ events: 0, requests: 0 });
+  });
+});
+
 /** A RetentionStore's methods bound to it (to wrap one of them). */
 function bind(s: RetentionStore): RetentionStore {
   return {
