@@ -90,6 +90,10 @@ export const RunDetailSchema = Type.Intersect([
     firstTimeout: Nullable(FirstTimeoutSchema),
     /** The target's model list and version as read at the start (docs/design.md#server-identity). */
     serverIdentity: Nullable(ServerIdentitySchema),
+    /** Never pruned by retention (docs/design.md#retention). */
+    pinned: Type.Boolean(),
+    /** When retention removed its request rows and events (its summary, result and stall evidence stay); else null. */
+    prunedAtMs: Nullable(Type.Integer()),
   }),
 ]);
 export type RunDetail = Static<typeof RunDetailSchema>;

@@ -55,6 +55,7 @@ export const ERRORS = {
   API_BAD_REQUEST: { status: 400, exit: 1, message: 'bad request' },
   API_PAYLOAD_TOO_LARGE: { status: 413, exit: 1, message: 'request body too large' },
   API_MEMORY_BUDGET: { status: 400, exit: 2, message: 'the run would exceed the memory budget' },
+  API_FORBIDDEN_SCOPE: { status: 403, exit: 1, message: "the token's scope does not allow this" },
   // Storage (the dashboard refuses to start rather than serve a store it cannot trust).
   STORE_CORRUPT: { status: 500, exit: 4, message: 'the database is corrupt' },
   STORE_LOCKED: { status: 409, exit: 4, message: 'the data directory is in use by another dashboard' },

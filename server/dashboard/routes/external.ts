@@ -26,7 +26,9 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const b = req.body;
-      return reply.status(201).send({ id: app.externalRuns.create(b) });
+      const id = app.externalRuns.create(b);
+      await app.tokens.recordReporter(id, req.caller);
+      return reply.status(201).send({ id });
     },
   );
   app.post(

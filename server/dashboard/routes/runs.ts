@@ -91,6 +91,7 @@ function runReadRoutes(app: App): void {
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
       const { state: stored, ...rest } = run;
+      const kept = await app.store.retention.retentionFacts(id);
       return {
         ...rest,
         target: redactUrl(rest.target),
@@ -108,6 +109,8 @@ function runReadRoutes(app: App): void {
         stallReports: app.store.runs.stallReports(id),
         interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
+        pinned: kept?.pinned ?? false,
+        prunedAtMs: kept?.prunedAtMs ?? null,
       };
     },
   );
@@ -157,8 +160,10 @@ function runStreamRoutes(app: App): void {
       if (head === null) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const events = app.hub.readAfter(id, after, limit);
       const last = events.length ? events[events.length - 1].seq : after;
+      // A pruned run numbered more events than it keeps: none are left to ask for (docs/design.md#retention).
+      const gone = events.length === 0 && (await app.store.retention.retentionFacts(id))?.prunedAtMs != null;
       // Events are stored serialized; splice them in rather than parse and re-encode.
-      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${last < head}}`;
+      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${!gone && last < head}}`;
       return sendJsonText(reply, body);
     },
   );

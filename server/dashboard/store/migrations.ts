@@ -96,6 +96,28 @@ export const MIGRATIONS: Migration[] = [
     `);
     backfillStallEvidence(db);
   },
+  // 4: scoped API tokens (docs/design.md#tokens), stored as their SHA-256 only; a name is taken by one unrevoked
+  // token at a time; a run created with a report token remembers it. SQL that SQLite and PostgreSQL both accept.
+  `
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    scope TEXT NOT NULL,               -- 'report' | 'view' | 'admin'
+    token_hash TEXT NOT NULL UNIQUE,   -- SHA-256 of the token, hex
+    prefix TEXT NOT NULL,              -- its first characters, to recognise it in a list
+    created_at_ms BIGINT NOT NULL,
+    last_used_at_ms BIGINT,
+    revoked_at_ms BIGINT
+  );
+  CREATE UNIQUE INDEX api_tokens_active_name ON api_tokens(name) WHERE revoked_at_ms IS NULL;
+  ALTER TABLE runs ADD COLUMN reported_by_token TEXT;  -- the report token that created the run, which alone feeds it
+  `,
+  // 5: retention (docs/design.md#retention): a pinned run is never pruned; pruned_at_ms says its request rows and
+  // events were removed (its summary, result, verdict, metadata and stall evidence stay).
+  `
+  ALTER TABLE runs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN pruned_at_ms BIGINT;
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */

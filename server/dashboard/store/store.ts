@@ -11,6 +11,10 @@ import { DB_FILE, openDb } from './db.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { RunQueries } from './runQueries.ts';
 import { BatchWriter } from './writer.ts';
+import { sqliteKysely } from './kysely.ts';
+import { KyselyTokenStore, type TokenStore } from './tokens.ts';
+import { KyselyRetentionStore, type RetentionStore } from './retention.ts';
+import { KyselyMetricsQueries, type MetricsQueries } from './metricsQueries.ts';
 
 export interface StoreOptions {
   /** null → in memory. */
@@ -24,6 +28,10 @@ export class Store {
   readonly db: Database.Database;
   readonly runs: RunQueries;
   readonly writer: BatchWriter;
+  /** Tokens, retention and /metrics, in Kysely over this connection (the same queries serve PostgreSQL). */
+  readonly tokens: TokenStore;
+  readonly retention: RetentionStore;
+  readonly metrics: MetricsQueries;
   private stateOf: (runId: string) => RunState | undefined = () => undefined;
 
   private readonly checkpointer: Checkpointer | null = null;
@@ -36,6 +44,10 @@ export class Store {
       this.checkpointer = new Checkpointer(join(opts.dataDir, DB_FILE));
     }
     this.runs = new RunQueries(this.db);
+    const k = sqliteKysely(this.db);
+    this.tokens = new KyselyTokenStore(k);
+    this.retention = new KyselyRetentionStore(k);
+    this.metrics = new KyselyMetricsQueries(k);
     this.writer = new BatchWriter(this.db, {
       intervalMs: opts.flushIntervalMs,
       maxBatch: opts.maxBatch,

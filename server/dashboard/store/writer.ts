@@ -61,6 +61,8 @@ export class BatchWriter {
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
   stats = { batches: 0, events: 0, failedBatches: 0 };
+  /** When the oldest event still queued was queued (epoch ms; meaningless while nothing is): the ingest lag. */
+  pendingSinceMs = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -98,6 +100,7 @@ export class BatchWriter {
 
   /** Queues one numbered event; never blocks on I/O. */
   push(runId: string, seq: number, json: string, effects: Effects): void {
+    if (this.pending.length === 0) this.pendingSinceMs = Date.now();
     this.pending.push({ runId, seq, json, effects });
     if (this.pending.length >= this.maxBatch) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);

@@ -11,6 +11,7 @@ import { Timeline } from '../../components/timeline/Timeline.tsx';
 import { SessionLanes } from '../../components/timeline/SessionLanes.tsx';
 import { sessionRows } from '../../../shared/runView/sessions.ts';
 import { href } from '../../state/router.ts';
+import { prunedWords } from '../../state/runData.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
 import { plural } from '../../../shared/format.ts';
 
@@ -41,6 +42,12 @@ interface RunRequestsProps {
 
 export function RunRequests(p: RunRequestsProps) {
   const { model, nowT } = p;
+  if (model.requests.length === 0 && !p.running && p.loaded && p.detail.prunedAtMs !== null)
+    return (
+      <p className="notice" data-testid="timeline-pruned">
+        {prunedWords(p.detail.prunedAtMs)}
+      </p>
+    );
   if (model.requests.length === 0 && !p.running && p.loaded)
     return (
       <Empty>
