@@ -72,6 +72,11 @@ export const RunStartedSchema = Type.Object({
   baseUrl: Type.String({ maxLength: 4096 }),
   /** The target's model list and version, read at the start (absent: not read). */
   serverIdentity: Type.Optional(ServerIdentitySchema),
+  /**
+   * Realtime runs (docs/design.md#realtime): consecutive requests `turnsPerSession` at a time are the turns
+   * of one WebSocket session, drawn as one timeline row. Absent: requests are independent.
+   */
+  turnsPerSession: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_REQUESTS })),
 });
 export type RunStarted = Static<typeof RunStartedSchema>;
 

@@ -55,6 +55,7 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
   const warmed =
     starts &&
     warmTheClient &&
+    r.backend.warmsWithRecordedChat &&
     (await warmClient({
       job: (i) => r.job(0, `${config.runId}-warm-${i}`),
       target,

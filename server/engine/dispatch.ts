@@ -36,6 +36,8 @@ export interface DispatchInput {
   /** Arrival offsets in seconds, one per request. */
   offsets: number[];
   maxConcurrency: number | null;
+  /** Realtime runs: consecutive requests that are one session's turns and share its concurrency slot. */
+  turnsPerSession?: number;
   /** `--omni-fail-fast-on-timeout`: the rule `timeouts>=1`. */
   failFast: boolean;
   /** The run's stop rules (`--stop-on`; docs/design.md#stop-rules), parsed. */
@@ -90,7 +92,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const stopped = stopCtrl.signal;
   const endings = new RequestEndings(n, events, target, inp.requestId, inp.promptLen, stopped);
   const limit = inp.maxConcurrency ?? Number.POSITIVE_INFINITY;
-  const queue = new SlotQueue(n, limit, stopped, (index, token) => void runOne(index, token));
+  const queue = new SlotQueue(n, limit, stopped, (index, token) => void runOne(index, token), inp.turnsPerSession);
   const stop = new RunStop(stopCtrl, {
     timeouts: timeoutsRule(inp),
     connections: inp.connections,
@@ -145,7 +147,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       endings.finish(index, record, 'failed');
     } finally {
       inFlight.delete(index);
-      queue.release();
+      queue.release(index);
     }
   };
 

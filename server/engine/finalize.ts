@@ -20,6 +20,7 @@ import { buildResultJson, type ResultJsonInput, type RpsChangeEvent } from '../.
 import { resultFilename, writeResult } from './results/resultFile.ts';
 import { gateCounts } from './accuracy/gate.ts';
 import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
+import type { Backend } from './backends/backend.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -37,6 +38,8 @@ export interface FinalizeInput {
   interruptCause: InterruptCause | null;
   /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
   seedTts?: SeedTtsEvaluation | null;
+  /** The backend's own result keys (backends/backend.ts `resultKeys`), written after vLLM's metrics. */
+  backendKeys?: Backend['resultKeys'];
 }
 
 /** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
@@ -60,6 +63,7 @@ export async function finishBenchmark({
   interruptCause,
   seedTts,
   extraResult,
+  backendKeys,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
@@ -104,6 +108,7 @@ export async function finishBenchmark({
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
+    backendKeys: backendKeys?.(run.records, config.save?.detailed ?? false, config),
   });
   Object.assign(result, extraResult);
 

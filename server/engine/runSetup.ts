@@ -15,9 +15,12 @@ import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { RunConnections } from './http/dispatcher.ts';
+import type { Sweeper } from './http/cancelSweep.ts';
+import { bothSweepers } from './realtime/sockets.ts';
 import { tlsOptions } from './http/tls.ts';
 import type { RunProbe } from './probe.ts';
-import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
+import { buildHeaders, requestIdPrefix } from './requestBody.ts';
+import { backendOf, type Backend } from './backends/index.ts';
 import type { RequestJob } from './requestRunner.ts';
 import { RpsChangeLog } from './traffic.ts';
 import { validateStopRules } from './validate.ts';
@@ -25,6 +28,8 @@ import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface RunSetup {
   config: BenchConfig;
+  /** The run's backend module (docs/design.md#backends): its body builder, its reading, its result keys. */
+  backend: Backend;
   data: LoadedDataset;
   /** Requests in the run. */
   n: number;
@@ -37,6 +42,8 @@ export interface RunSetup {
   gate: SeedTtsGate | null;
   connectionMode: ConnectionMode;
   connections: RunConnections;
+  /** Every socket the run owns: its HTTP connections and its backend's own (WebSockets), swept together. */
+  sweeper: Sweeper;
   target: AttemptTarget;
   /** Aborted → the run is interrupted. */
   interrupt: AbortSignal;
@@ -105,6 +112,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}` +
       (config.stopOn?.length ? `; stop on: ${config.stopOn.join(', ')}` : ''),
   );
+  const backend = backendOf(config.backend);
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   const connectionMode = config.connectionMode ?? 'per_request';
   const connections = new RunConnections(url.origin, {
@@ -121,16 +129,24 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     limits,
     now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
+    // Its warnings (a bad PCM format variable) join the dataset's: printed now, emitted after run.started.
+    reading: backend.reading?.(process.env, (w) => {
+      log(w);
+      data.warnings.push(w);
+    }),
+    attempt: backend.attempt,
   };
+  const own = backend.sockets?.(target);
   const job = async (index: number, requestId: string): Promise<RequestJob> => ({
     index,
     requestId,
     headers: buildHeaders(config, requestId),
-    body: await buildRequestBody(config, data.samples[index]),
+    body: await backend.buildBody(config, data.samples[index]),
     promptLen: data.samples[index].promptLen,
   });
   return {
     config,
+    backend,
     data,
     n,
     log,
@@ -140,6 +156,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     gate,
     connectionMode,
     connections,
+    sweeper: own ? bothSweepers(connections, own) : connections,
     target,
     interrupt: opts.signal ?? new AbortController().signal,
     job,

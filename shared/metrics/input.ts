@@ -24,6 +24,14 @@ export interface MetricInput {
   audioRtf: number;
   /** ttft + Σitl once the stream ended (or the time of the last token event while it runs). */
   textLatency: number;
+  /**
+   * The streaming-audio continuity check (openai-audio-speech only; absent = vLLM-Omni's defaults 0,
+   * true, 0): the worst underrun in seconds, whether it stayed within the threshold, and how many
+   * chunks arrived late (docs/design.md#speech-metrics).
+   */
+  audioUnderrunS?: number;
+  audioContinuityOk?: boolean;
+  audioUnderrunEventCount?: number;
   /** Monotonic seconds just before the request was sent (reset per retry attempt). */
   startTime: number;
   /**
@@ -48,7 +56,17 @@ export interface RecordList<T> extends Iterable<T> {
 }
 
 /** Metrics that can get mean/median/percentile keys, in the order vLLM-Omni writes them. */
-export const PERCENTILE_METRICS = ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'] as const;
+export const PERCENTILE_METRICS = [
+  'ttft',
+  'tpot',
+  'itl',
+  'e2el',
+  'audio_ttfp',
+  'audio_rtf',
+  'audio_duration',
+  // The continuity check's worst underrun per request (`*_audio_underrun_s`); 0 for backends without it.
+  'audio_underrun',
+] as const;
 export type PercentileMetric = (typeof PERCENTILE_METRICS)[number];
 
 /** Key suffix of each metric's statistics (docs/design.md#statistics). */
@@ -60,6 +78,7 @@ export const METRIC_SUFFIX: Record<PercentileMetric, string> = {
   audio_ttfp: '_ms',
   audio_rtf: '',
   audio_duration: '_s',
+  audio_underrun: '_s',
 };
 
 /** Metrics whose `num_{metric}_samples` count is always written. */

@@ -110,6 +110,8 @@ export interface ResultJsonInput {
   run?: { connectionMode: ConnectionMode; interruptCause: InterruptCause | null; cleanupForcedSockets: number };
   /** The Seed-TTS gate's seed_tts_* keys, written after the metrics as vLLM-Omni adds them to its result. */
   seedTts?: Record<string, unknown> | null;
+  /** The backend's own keys (the speech backend's continuity rate and arrays), after the metrics and seed_tts_*. */
+  backendKeys?: Record<string, unknown> | null;
 }
 
 /** Keys of omni `benchmark()`'s result before the per-request arrays. */
@@ -169,6 +171,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
   for (const [k, v] of Object.entries(input.seedTts ?? {})) out[k] = v;
+  for (const [k, v] of Object.entries(input.backendKeys ?? {})) out[k] = v;
 
   const c = input.counts;
   out.timed_out_requests = c.timedOut;

@@ -121,6 +121,12 @@ export function emitRequestRow(w: TraceWriter, r: RequestRow): void {
       w.push({ name, ph: 'X', ...slice(a, b), pid: REQ_PID, tid, cat: 'request' });
   };
   span('queued', r.queuedT, r.sentT);
-  span('waiting for first token', r.sentT, r.firstTokenT ?? (r.status === 'completed' ? null : end));
-  span('streaming', r.firstTokenT, end);
+  // A speech request has no token: its stream starts with its first audio (docs/design.md#backends).
+  const first = r.firstTokenT ?? r.firstAudioT;
+  span(
+    r.firstTokenT === null && r.firstAudioT !== null ? 'waiting for first audio' : 'waiting for first token',
+    r.sentT,
+    first ?? (r.status === 'completed' ? null : end),
+  );
+  span('streaming', first, end);
 }

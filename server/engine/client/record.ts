@@ -21,6 +21,19 @@ export interface EndedRecord extends MetricInput {
   hasAudio: boolean;
   /** HTTP attempts made for this request (retries of transport errors count). */
   attempts: number;
+  /**
+   * Realtime turns only (docs/design.md#realtime): the turn's session, its place there, its response and
+   * how its input ended (duplex), and its receive times from the turn's origin in seconds (TTFT absent
+   * without text; TTFP and the audio generation time absent without audio), with the PCM bytes received.
+   */
+  realtimeSessionId?: string;
+  realtimeTurn?: number;
+  realtimeResponseId?: string;
+  realtimeTrigger?: 'explicit' | 'vad';
+  realtimeTtftS?: number;
+  realtimeTtfpS?: number;
+  realtimeGenerationS?: number;
+  realtimeAudioBytes?: number;
 }
 
 /** The record the stream parser fills while a request runs. */

@@ -17,7 +17,13 @@ export interface SampleRequest {
   /** Seconds from the benchmark start (trace datasets: the self-timed arrival). */
   timestamp?: number;
   /** Seed-TTS rows: what the WER evaluation scores the answer against. */
-  seedTts?: { utteranceId: string; locale: string; targetText: string };
+  seedTts?: {
+    utteranceId: string;
+    locale: string;
+    targetText: string;
+    /** The row's prompt WAV: the input speech of a duplex realtime turn (docs/design.md#realtime). */
+    wavPath?: string;
+  };
 }
 
 export interface LoadedDataset {

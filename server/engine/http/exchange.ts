@@ -10,7 +10,7 @@
  * cancelled at once by the breaker those throws are a measurable part of
  * the sweep.
  */
-import type { StreamParser } from '../client/streamParser.ts';
+import type { BodyReader } from '../client/responseReading.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
 
 /** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */
@@ -31,7 +31,7 @@ export class SseExchange {
   error: Error | null = null;
   readonly done: Promise<number>;
   private abortFn: ((err: Error) => void) | null = null;
-  private parser: StreamParser | null = null;
+  private parser: BodyReader | null = null;
   private drained = 0;
   private stopped = false;
   private settled = false;
@@ -40,7 +40,7 @@ export class SseExchange {
   constructor(
     private readonly signal: AttemptSignal,
     /** Called once with the status when the response headers arrive; returns the parser for a 200. */
-    private readonly onStatus: (status: number) => StreamParser | null,
+    private readonly onStatus: (status: number) => BodyReader | null,
     /** Any response byte arrived, headers or body (the no_progress stop rule's clock). */
     private readonly onBytes?: () => void,
   ) {

@@ -31,10 +31,13 @@ export type ColumnSpec =
   /** A count: the smallest typed array that holds it, float64 for anything else (exact either way). */
   | { name: keyof EndedRecord; kind: 'whole' }
   | { name: keyof EndedRecord; kind: 'flag' }
-  /** One of `values`, or null. */
-  | { name: keyof EndedRecord; kind: 'choice'; values: readonly string[] }
-  /** A string in the shared text store; `intern`: the same string written again is stored once. */
-  | { name: keyof EndedRecord; kind: 'text'; intern?: true }
+  /** One of `values`, or null; `absent` fields (null stored) read back as undefined. */
+  | { name: keyof EndedRecord; kind: 'choice'; values: readonly string[]; absent?: true }
+  /**
+   * A string in the shared text store; `intern`: the same string written again is stored once; `absent`
+   * fields (undefined or '' stored) read back as undefined.
+   */
+  | { name: keyof EndedRecord; kind: 'text'; intern?: true; absent?: true }
   /** A list of float64 (the ITLs), packed. */
   | { name: keyof EndedRecord; kind: 'numbers' };
 
@@ -58,6 +61,15 @@ export const REQUEST_COLUMNS: readonly ColumnSpec[] = [
   { name: 'hasAudio', kind: 'flag' },
   { name: 'attempts', kind: 'whole' },
   { name: 'endTime', kind: 'float', absent: true },
+  // Realtime turns (docs/design.md#realtime): the session, the turn's place and its receive times.
+  { name: 'realtimeSessionId', kind: 'text', intern: true, absent: true },
+  { name: 'realtimeTurn', kind: 'float', absent: true },
+  { name: 'realtimeResponseId', kind: 'text', absent: true },
+  { name: 'realtimeTrigger', kind: 'choice', values: ['explicit', 'vad'], absent: true },
+  { name: 'realtimeTtftS', kind: 'float', absent: true },
+  { name: 'realtimeTtfpS', kind: 'float', absent: true },
+  { name: 'realtimeGenerationS', kind: 'float', absent: true },
+  { name: 'realtimeAudioBytes', kind: 'float', absent: true },
 ];
 
 /** One column's storage: what it writes and reads back, and a range set to one value. */
@@ -117,13 +129,14 @@ function column(spec: ColumnSpec, text: TextStore): Column {
         (n) => n === 1,
       );
     case 'choice':
-      return choiceColumn(spec.values);
+      return choiceColumn(spec.values, spec.absent === true);
     case 'text': {
       const intern = spec.intern === true;
+      const absent = spec.absent === true;
       return new CodedColumn(
         new NumberColumn(true),
-        (v) => text.add(v as string, intern),
-        (n) => text.get(n),
+        (v) => (absent && v === undefined ? 0 : text.add(v as string, intern)),
+        (n) => (absent && n === 0 ? undefined : text.get(n)),
       );
     }
     case 'numbers':
@@ -132,7 +145,7 @@ function column(spec: ColumnSpec, text: TextStore): Column {
 }
 
 /** One of `values` (stored as its position + 1) or null (0). */
-function choiceColumn(values: readonly string[]): Column {
+function choiceColumn(values: readonly string[], absent = false): Column {
   const code = new Map(values.map((v, k) => [v, k + 1]));
   return new CodedColumn(
     new NumberColumn(true),
@@ -142,7 +155,7 @@ function choiceColumn(values: readonly string[]): Column {
       if (k === undefined) throw new Error(`not a value of this column: ${JSON.stringify(v)}`);
       return k;
     },
-    (n) => (n === 0 ? null : values[n - 1]),
+    (n) => (n === 0 ? (absent ? undefined : null) : values[n - 1]),
   );
 }
 

@@ -8,6 +8,8 @@ import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { RequestDetail } from '../../components/RequestDetail.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Timeline } from '../../components/timeline/Timeline.tsx';
+import { SessionLanes } from '../../components/timeline/SessionLanes.tsx';
+import { sessionRows } from '../../../shared/runView/sessions.ts';
 import { href } from '../../state/router.ts';
 import { prunedWords } from '../../state/runData.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
@@ -88,6 +90,9 @@ export function RunRequests(p: RunRequestsProps) {
           />
         )}
       </div>
+      {model.info?.turnsPerSession !== undefined && (
+        <SessionLanes rows={sessionRows(model.requests, model.info.turnsPerSession)} endT={nowT} onSelect={p.select} />
+      )}
       <Suspense fallback={<Loading what="charts" />}>
         <RunCharts rows={model.requests} endMs={nowT} live={p.running} metrics={p.metrics} />
       </Suspense>
