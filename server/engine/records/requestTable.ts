@@ -30,7 +30,8 @@ export type ColumnSpec =
   | { name: keyof EndedRecord; kind: 'float'; absent?: true }
   /** A count: the smallest typed array that holds it, float64 for anything else (exact either way). */
   | { name: keyof EndedRecord; kind: 'whole' }
-  | { name: keyof EndedRecord; kind: 'flag' }
+  /** A boolean; `absent` fields (2 stored) read back as undefined. */
+  | { name: keyof EndedRecord; kind: 'flag'; absent?: true }
   /** One of `values`, or null; `absent` fields (null stored) read back as undefined. */
   | { name: keyof EndedRecord; kind: 'choice'; values: readonly string[]; absent?: true }
   /**
@@ -70,6 +71,10 @@ export const REQUEST_COLUMNS: readonly ColumnSpec[] = [
   { name: 'realtimeTtfpS', kind: 'float', absent: true },
   { name: 'realtimeGenerationS', kind: 'float', absent: true },
   { name: 'realtimeAudioBytes', kind: 'float', absent: true },
+  // PCM streams (docs/design.md#speech-metrics): the continuity check, absent for other backends.
+  { name: 'audioUnderrunS', kind: 'float', absent: true },
+  { name: 'audioContinuityOk', kind: 'flag', absent: true },
+  { name: 'audioUnderrunEventCount', kind: 'float', absent: true },
 ];
 
 /** One column's storage: what it writes and reads back, and a range set to one value. */
@@ -122,12 +127,14 @@ function column(spec: ColumnSpec, text: TextStore): Column {
         : new CodedColumn(new NumberColumn(false), same, same);
     case 'whole':
       return new CodedColumn(new NumberColumn(true), same, same);
-    case 'flag':
+    case 'flag': {
+      const absent = spec.absent === true;
       return new CodedColumn(
-        new NumberColumn(true),
-        (v) => (v ? 1 : 0),
-        (n) => n === 1,
+        new NumberColumn(true, absent ? 2 : 0),
+        (v) => (absent && v === undefined ? 2 : v ? 1 : 0),
+        (n) => (n === 2 ? undefined : n === 1),
       );
+    }
     case 'choice':
       return choiceColumn(spec.values, spec.absent === true);
     case 'text': {
