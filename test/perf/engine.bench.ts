@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { Agent } from 'undici';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { firstWave } from './firstWave.ts';
+import { wholeProcess } from './wholeProcess.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
@@ -167,7 +168,22 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
     engine.push(await engineRun(server.url, n, conc, mode));
     if (havePython) python.push(await pythonRun(server.url, n, conc, mode));
   }
-  await server.close();
+  try {
+    report(mode, n, conc, { floor, engine, python }, havePython);
+    if (havePython) await wholeProcess(PYTHON, server.url, mode);
+  } finally {
+    await server.close();
+  }
+}
+
+function report(
+  mode: Mode,
+  n: number,
+  conc: number,
+  { floor, engine, python }: Record<'floor' | 'engine' | 'python', Measure[]>,
+  havePython: boolean,
+): void {
+  const rounds = floor.length;
   const f = { rps: median(floor.map((m) => m.rps)), cpu: median(floor.map((m) => m.cpuUs)) };
   const e = { rps: median(engine.map((m) => m.rps)), cpu: median(engine.map((m) => m.cpuUs)) };
   const range = (ms: Measure[]): string =>
