@@ -53,7 +53,7 @@ export type AttemptResult =
 export async function sendAttempt(
   target: AttemptTarget,
   headers: Record<string, string>,
-  body: string,
+  body: string | Uint8Array,
   record: RequestRecord,
   cancel: Cancellation,
   hooks: AttemptHooks,

@@ -196,7 +196,7 @@ describe('trace and random datasets', () => {
     const b = loadRandom(3, 16, 8, 0, 5);
     expect(a).toEqual(b);
     expect(a.samples[0].promptLen).toBe(16);
-    const body = JSON.parse(await buildRequestBody(config(), a.samples[0]));
+    const body = JSON.parse(Buffer.from(await buildRequestBody(config(), a.samples[0])).toString('utf8'));
     expect(body.max_tokens).toBe(8);
     expect(body.ignore_eos).toBe(true);
     expect(body.messages[0].content[0].text.split(' ')).toHaveLength(16);
