@@ -86,6 +86,7 @@ export async function sendAttempt(
         });
       },
       hooks.onBytes,
+      target.perRequest === true,
     );
     target.dispatcher.dispatch(
       {
