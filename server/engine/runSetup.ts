@@ -40,8 +40,10 @@ export interface RunSetup {
   target: AttemptTarget;
   /** Aborted → the run is interrupted. */
   interrupt: AbortSignal;
-  /** Request `index`'s headers and body, sent as `requestId`. */
+  /** Request `index`'s headers and body, sent as `requestId` (a body `prebuild` made is taken, once). */
   job: (index: number, requestId: string) => Promise<RequestJob>;
+  /** Builds the bodies of requests [0, count) now, before the clock, for `job` to take (docs/design.md#first-wave). */
+  prebuild: (count: number) => Promise<void>;
   /** Request i's id in the run. */
   id: (index: number) => string;
   promptLen: (index: number) => number;
@@ -122,13 +124,21 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
   };
-  const job = async (index: number, requestId: string): Promise<RequestJob> => ({
-    index,
-    requestId,
-    headers: buildHeaders(config, requestId),
-    body: await buildRequestBody(config, data.samples[index]),
-    promptLen: data.samples[index].promptLen,
-  });
+  const prebuilt = new Map<number, string | Uint8Array>();
+  const job = async (index: number, requestId: string): Promise<RequestJob> => {
+    const early = prebuilt.get(index);
+    if (early !== undefined) prebuilt.delete(index);
+    return {
+      index,
+      requestId,
+      headers: buildHeaders(config, requestId),
+      body: early ?? (await buildRequestBody(config, data.samples[index])),
+      promptLen: data.samples[index].promptLen,
+    };
+  };
+  const prebuild = async (count: number): Promise<void> => {
+    for (let i = 0; i < Math.min(count, n); i++) prebuilt.set(i, await buildRequestBody(config, data.samples[i]));
+  };
   return {
     config,
     data,
@@ -143,6 +153,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     target,
     interrupt: opts.signal ?? new AbortController().signal,
     job,
+    prebuild,
     id: (i) => `${prefix}${i}`,
     promptLen: (i) => data.samples[i].promptLen,
     rps: config.rampUp ? new RpsChangeLog(config.rampUp, n) : null,

@@ -6,7 +6,8 @@
  * against the steady state in a fresh process (the client's start-up,
  * firstWave.ts).
  * Prints figures with their targets. STALLSCOPE_BENCH_ONLY=first-wave,
- * throughput,breaker,hang picks sections.
+ * throughput,breaker,hang picks sections (process: section 1's whole-process
+ * lines alone, wholeProcess.ts).
  *
  * The no-fail-fast wave run would take ~106 s in full (1,058 hung requests,
  * 10 at a time, 1 s each); by default it is stopped after 5 waves and the
@@ -28,6 +29,10 @@ import { withoutStacks } from '#server/engine/http/cancelSweep.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
+const only = process.env.STALLSCOPE_BENCH_ONLY; // e.g. 'first-wave,throughput'
+function want(name: string): boolean {
+  return !only || only.split(',').includes(name);
+}
 
 function config(url: string, over: Partial<BenchConfig>): BenchConfig {
   return {
@@ -155,6 +160,16 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
   // role + 48 text + usage = 50 events; per-request: the server closes every connection
   const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48 }, closeEach: mode === 'per-request' });
   const havePython = await pythonReady();
+  // STALLSCOPE_BENCH_ONLY=process: the whole-process pairs alone.
+  if (!want('throughput')) {
+    try {
+      if (havePython) await wholeProcess(PYTHON, server.url, mode);
+      else console.log(`     whole process: skipped, ${PYTHON} with aiohttp is missing`);
+    } finally {
+      await server.close();
+    }
+    return;
+  }
   const rounds = 3;
   const floor: Measure[] = [],
     engine: Measure[] = [],
@@ -384,9 +399,7 @@ async function hangWaves(): Promise<void> {
   await server.close();
 }
 
-const only = process.env.STALLSCOPE_BENCH_ONLY; // e.g. 'first-wave,throughput'
-const want = (name: string): boolean => !only || only.split(',').includes(name);
-if (want('throughput')) await throughput();
+if (want('throughput') || want('process')) await throughput();
 if (want('breaker')) await breakerLatency();
 if (want('hang')) await hangWaves();
 if (want('first-wave')) await firstWave((await pythonReady()) ? PYTHON : null);

@@ -78,7 +78,15 @@ async function stallscope(python: string, url: string, n: number, mode: Mode): P
 
 /** One vLLM-style client process of `n` requests (force_close=True per request, or a keep-alive connector). */
 async function vllmStyle(python: string, url: string, n: number, mode: Mode): Promise<number> {
-  const argv = [python, PY_CLIENT, `${url}/v1/chat/completions`, String(n), String(CONCURRENCY), mode, `words=${WORDS}`];
+  const argv = [
+    python,
+    PY_CLIENT,
+    `${url}/v1/chat/completions`,
+    String(n),
+    String(CONCURRENCY),
+    mode,
+    `words=${WORDS}`,
+  ];
   const r = await processCpu(python, argv);
   const done = (JSON.parse(r.stdout) as { completed: number }).completed;
   if (done !== n) throw new Error(`the Python client completed ${done}/${n}`);
