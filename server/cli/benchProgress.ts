@@ -66,10 +66,7 @@ const RUN_BAR = {
  */
 function warmDraw(): void {
   const sink = Object.assign(new Writable({ write: (_chunk, _enc, done) => done() }), { isTTY: true, columns: 120 });
-  const bar = new cliProgress.SingleBar(
-    { ...RUN_BAR, stream: sink as unknown as NodeJS.WriteStream },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = new cliProgress.SingleBar({ ...RUN_BAR, stream: sink }, cliProgress.Presets.shades_classic);
   const payload = { done: 0, failed: 0, timedOut: 0, inFlight: 0 };
   bar.start(2, 0, payload);
   bar.update(1, payload);

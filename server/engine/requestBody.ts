@@ -71,7 +71,7 @@ function template(
   messagesWith: (text: string) => unknown[],
 ): Template | null {
   let byLen = templates.get(config);
-  if (!byLen) templates.set(config, (byLen = new Map()));
+  if (!byLen) templates.set(config, (byLen = new Map<number, Template | null>()));
   const cached = byLen.get(sample.outputLen);
   if (cached !== undefined && (cached === null || cached.defaults === sample.bodyDefaults)) return cached;
   const body = bodyObject(config, sample, messagesWith(MARKER));

@@ -22,6 +22,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { median } from '#shared/metrics/stats.ts';
+import { loopBlocks } from './loopBlock.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
@@ -113,6 +114,7 @@ export async function firstWave(py: string | null): Promise<void> {
         ref: Wave[] = [],
         warmCpu: Wave[] = [],
         coldCpu: Wave[] = [];
+      let blockLine: string | null = null;
       try {
         await ours(server.url, conc, n, mode, true, 'wall'); // the server's own first requests, not measured
         for (let i = 0; i < runs; i++) {
@@ -124,6 +126,7 @@ export async function firstWave(py: string | null): Promise<void> {
             coldCpu.push(await ours(server.url, conc, n, mode, false, 'cpu'));
           }
         }
+        if (target) blockLine = await loopBlocks(server.url, conc, n, mode);
       } finally {
         await server.close();
       }
@@ -138,6 +141,7 @@ export async function firstWave(py: string | null): Promise<void> {
       console.log(
         `     ${mode}, client main-thread CPU before the first token: ${fmt(excess(warmCpu), 2)} ms with the warm-up [${detail(warmCpu)}], ${fmt(excess(coldCpu), 2)} ms without [${detail(coldCpu)}]`,
       );
+      if (blockLine) console.log(blockLine);
     }
   }
 }

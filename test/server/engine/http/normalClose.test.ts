@@ -27,18 +27,19 @@ interface Formatted {
 /** Runs `fn` with every formatted stack of an undici error recorded: with frames (their first lines) or without. */
 async function watchUndiciStacks(fn: () => Promise<void>): Promise<Formatted> {
   const seen: Formatted = { withFrames: [], stackless: 0 };
-  const original = Error.prepareStackTrace;
+  const original = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
   Error.prepareStackTrace = (err: Error & { code?: unknown }, frames: NodeJS.CallSite[]) => {
     if (String(err.code).startsWith('UND_ERR')) {
       if (frames.length > 0) seen.withFrames.push(`${err.name}: ${err.message} at ${String(frames[0])}`);
       else seen.stackless++;
     }
-    return original ? original(err, frames) : `${err.name}: ${err.message}`;
+    return `${err.name}: ${err.message}`;
   };
   try {
     await fn();
   } finally {
-    Error.prepareStackTrace = original;
+    if (original) Object.defineProperty(Error, 'prepareStackTrace', original);
+    else delete (Error as { prepareStackTrace?: unknown }).prepareStackTrace;
   }
   return seen;
 }
