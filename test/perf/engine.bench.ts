@@ -157,19 +157,16 @@ async function pythonReady(): Promise<boolean> {
 
 async function efficiency(mode: Mode, n: number): Promise<void> {
   const conc = 64;
-  // role + 48 text + usage = 50 events; per-request: the server closes every connection
-  const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48 }, closeEach: mode === 'per-request' });
   const havePython = await pythonReady();
   // STALLSCOPE_BENCH_ONLY=process: the whole-process pairs alone.
   if (!want('throughput')) {
-    try {
-      if (havePython) await wholeProcess(PYTHON, server.url, mode);
-      else console.log(`     whole process: skipped, ${PYTHON} with aiohttp is missing`);
-    } finally {
-      await server.close();
-    }
+    console.log(`   ${mode}:`);
+    if (havePython) await wholeProcess(PYTHON, mode);
+    else console.log(`     whole process: skipped, ${PYTHON} with aiohttp is missing`);
     return;
   }
+  // role + 48 text + usage = 50 events; per-request: the server closes every connection
+  const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48 }, closeEach: mode === 'per-request' });
   const rounds = 3;
   const floor: Measure[] = [],
     engine: Measure[] = [],
@@ -185,7 +182,7 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
   }
   try {
     report(mode, n, conc, { floor, engine, python }, havePython);
-    if (havePython) await wholeProcess(PYTHON, server.url, mode);
+    if (havePython) await wholeProcess(PYTHON, mode);
   } finally {
     await server.close();
   }

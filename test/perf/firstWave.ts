@@ -37,8 +37,11 @@ interface Wave {
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 
-async function startServer(mode: Mode): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** The constant-TTFT server in its own process, answering `delayMs` after each request (wholeProcess.ts: 0). */
+export async function startServer(mode: Mode, delayMs = 5): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode, String(delayMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   // Its URL, or its exit: a server that dies before listening fails the bench instead of hanging it.
   const [line] = (await Promise.race([
     once(child.stdout, 'data'),

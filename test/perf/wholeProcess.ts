@@ -5,7 +5,10 @@
  * thread, user + system, as the kernel accounts it, processCpu.py) beside the
  * whole vLLM-style Python client process (vllmStyleClient.py, its prompts of
  * the same number of words built before its run as vLLM's random dataset
- * builds them), against the same server.
+ * builds them), against the same server: the constant-TTFT server
+ * (constantTtft.server.ts) with no delay, which keeps nothing per request, so
+ * 26,000 requests of 7 KB bodies do not grow it (the test helpers' server
+ * keeps every arrival) and the server's own pauses stay out of both figures.
  *
  * The figure is the marginal cost of `MORE` requests: a run of `BASE` and a
  * run of `BASE + MORE` requests, the difference divided by `MORE`, so the
@@ -18,6 +21,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { startServer } from './firstWave.ts';
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../bin/stallscope.js', import.meta.url));
@@ -106,8 +110,17 @@ export interface WholeProcessFigures {
   ratios: number[];
 }
 
-/** The pairs, alternated, against the server at `url`; prints the figures and returns them. */
-export async function wholeProcess(python: string, url: string, mode: Mode): Promise<WholeProcessFigures> {
+/** The pairs, alternated, against a server of their own; prints the figures and returns them. */
+export async function wholeProcess(python: string, mode: Mode): Promise<WholeProcessFigures> {
+  const server = await startServer(mode, 0);
+  try {
+    return await pairs(python, server.url, mode);
+  } finally {
+    await server.close();
+  }
+}
+
+async function pairs(python: string, url: string, mode: Mode): Promise<WholeProcessFigures> {
   const ours = (n: number): Promise<number> => stallscope(python, url, n, mode);
   const theirs = (n: number): Promise<number> => vllmStyle(python, url, n, mode);
   await ours(BASE); // the bin's first start reads dist/ from disk; the pairs then see a warm page cache
