@@ -41,4 +41,31 @@ describe('first-wave bodies built before the clock', () => {
     await r.prebuild(10);
     expect((await r.job(1, r.id(1))).requestId).toBe('test-1');
   });
+
+  it('holds at most 8 MB of prebuilt bodies: past that, requests build their own when sent', async () => {
+    // 8,192-word prompts are ~57 KB each: 8 MB holds about 147 of the 300 asked for.
+    const config = testBenchConfig('http://127.0.0.1:1', {
+      numPrompts: 300,
+      dataset: { name: 'random', inputLen: 8192, outputLen: 4 },
+    });
+    const r = await setUpRun(config, {});
+    await r.prebuild(300);
+    const built: number[] = [];
+    r.data.samples.forEach((s, i) => {
+      const own = s.promptBytes!.bind(s);
+      s.promptBytes = () => {
+        built.push(i);
+        return own();
+      };
+    });
+    let held = 0;
+    for (let i = 0; i < 300; i++) {
+      const body = (await r.job(i, r.id(i))).body;
+      if (!built.includes(i)) held += body.length;
+    }
+    expect(built.length).toBeGreaterThan(100); // the cap stopped the prebuild well before 300
+    expect(built[0]).toBeGreaterThan(100); // and the first ones were prebuilt
+    expect(held).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+    expect(held).toBeLessThan(8 * 1024 * 1024 + 64 * 1024); // one body past the cap at most
+  });
 });
