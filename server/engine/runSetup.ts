@@ -127,28 +127,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
   };
-  const prebuilt = new Map<number, string | Uint8Array>();
-  const job = async (index: number, requestId: string): Promise<RequestJob> => {
-    const early = prebuilt.get(index);
-    if (early !== undefined) prebuilt.delete(index);
-    return {
-      index,
-      requestId,
-      headers: buildHeaders(config, requestId),
-      body: early ?? (await buildRequestBody(config, data.samples[index])),
-      promptLen: data.samples[index].promptLen,
-    };
-  };
-  const prebuild = async (count: number): Promise<void> => {
-    let bytes = 0;
-    for (let i = 0; i < Math.min(count, n) && bytes < PREBUILT_BYTES; i++) {
-      // A row whose body is loaded at send time (a Seed-TTS reference audio) is too big to hold: none of those.
-      if (data.samples[i].loadRowBody) return;
-      const body = await buildRequestBody(config, data.samples[i]);
-      prebuilt.set(i, body);
-      bytes += body.length;
-    }
-  };
+  const { job, prebuild } = requestBuilder(config, data, n);
   return {
     config,
     data,
@@ -179,4 +158,31 @@ function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
   if (config.rampUp) return { mode: 'ramp-up', ...config.rampUp, burstiness: config.burstiness, seed: config.seed };
   if (config.requestRate === 'inf') return { mode: 'immediate' };
   return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
+}
+
+/** `job` and `prebuild` of a run (RunSetup): request bodies built when sent, or the first wave's before the clock. */
+function requestBuilder(config: BenchConfig, data: LoadedDataset, n: number): Pick<RunSetup, 'job' | 'prebuild'> {
+  const prebuilt = new Map<number, string | Uint8Array>();
+  const job = async (index: number, requestId: string): Promise<RequestJob> => {
+    const early = prebuilt.get(index);
+    if (early !== undefined) prebuilt.delete(index);
+    return {
+      index,
+      requestId,
+      headers: buildHeaders(config, requestId),
+      body: early ?? (await buildRequestBody(config, data.samples[index])),
+      promptLen: data.samples[index].promptLen,
+    };
+  };
+  const prebuild = async (count: number): Promise<void> => {
+    let bytes = 0;
+    for (let i = 0; i < Math.min(count, n) && bytes < PREBUILT_BYTES; i++) {
+      // A row whose body is loaded at send time (a Seed-TTS reference audio) is too big to hold: none of those.
+      if (data.samples[i].loadRowBody) return;
+      const body = await buildRequestBody(config, data.samples[i]);
+      prebuilt.set(i, body);
+      bytes += body.length;
+    }
+  };
+  return { job, prebuild };
 }
