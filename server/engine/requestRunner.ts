@@ -16,7 +16,8 @@ export interface RequestJob {
   index: number;
   requestId: string;
   headers: Record<string, string>;
-  body: string;
+  /** The serialised body: bytes when written from a template (requestBody.ts), a string otherwise. */
+  body: string | Uint8Array;
   promptLen: number;
 }
 

@@ -47,8 +47,10 @@ export interface RunSetup {
   target: AttemptTarget;
   /** Aborted → the run is interrupted. */
   interrupt: AbortSignal;
-  /** Request `index`'s headers and body, sent as `requestId`. */
+  /** Request `index`'s headers and body, sent as `requestId` (a body `prebuild` made is taken, once). */
   job: (index: number, requestId: string) => Promise<RequestJob>;
+  /** Builds the bodies of requests [0, count) now, before the clock, for `job` to take (docs/design.md#first-wave). */
+  prebuild: (count: number) => Promise<void>;
   /** Request i's id in the run. */
   id: (index: number) => string;
   promptLen: (index: number) => number;
@@ -56,6 +58,9 @@ export interface RunSetup {
   rps: RpsChangeLog | null;
   arrivals: ArrivalSpec;
 }
+
+/** The first wave's prebuilt bodies stop at this many bytes (docs/design.md#memory): long prompts build the rest when sent. */
+const PREBUILT_BYTES = 8 * 1024 * 1024;
 
 /** The engine options a run's set-up reads (EngineOptions in engine.ts). */
 interface SetupOptions {
@@ -137,13 +142,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     attempt: backend.attempt,
   };
   const own = backend.sockets?.(target);
-  const job = async (index: number, requestId: string): Promise<RequestJob> => ({
-    index,
-    requestId,
-    headers: buildHeaders(config, requestId),
-    body: await backend.buildBody(config, data.samples[index]),
-    promptLen: data.samples[index].promptLen,
-  });
+  const { job, prebuild } = requestBuilder(config, data, n, backend);
   return {
     config,
     backend,
@@ -160,6 +159,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     target,
     interrupt: opts.signal ?? new AbortController().signal,
     job,
+    prebuild,
     id: (i) => `${prefix}${i}`,
     promptLen: (i) => data.samples[i].promptLen,
     rps: config.rampUp ? new RpsChangeLog(config.rampUp, n) : null,
@@ -175,4 +175,36 @@ function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
   if (config.rampUp) return { mode: 'ramp-up', ...config.rampUp, burstiness: config.burstiness, seed: config.seed };
   if (config.requestRate === 'inf') return { mode: 'immediate' };
   return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
+}
+
+/** `job` and `prebuild` of a run (RunSetup): request bodies built when sent, or the first wave's before the clock. */
+function requestBuilder(
+  config: BenchConfig,
+  data: LoadedDataset,
+  n: number,
+  backend: Backend,
+): Pick<RunSetup, 'job' | 'prebuild'> {
+  const prebuilt = new Map<number, string | Uint8Array>();
+  const job = async (index: number, requestId: string): Promise<RequestJob> => {
+    const early = prebuilt.get(index);
+    if (early !== undefined) prebuilt.delete(index);
+    return {
+      index,
+      requestId,
+      headers: buildHeaders(config, requestId),
+      body: early ?? (await backend.buildBody(config, data.samples[index])),
+      promptLen: data.samples[index].promptLen,
+    };
+  };
+  const prebuild = async (count: number): Promise<void> => {
+    let bytes = 0;
+    for (let i = 0; i < Math.min(count, n) && bytes < PREBUILT_BYTES; i++) {
+      // A row whose body is loaded at send time (a Seed-TTS reference audio) is too big to hold: none of those.
+      if (data.samples[i].loadRowBody) return;
+      const body = await backend.buildBody(config, data.samples[i]);
+      prebuilt.set(i, body);
+      bytes += body.length;
+    }
+  };
+  return { job, prebuild };
 }

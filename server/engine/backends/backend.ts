@@ -17,7 +17,7 @@ import type { ResponseReading } from '../client/responseReading.ts';
 export interface Backend {
   readonly name: BackendName;
   /** The request body for one sample, as vLLM-Omni's request function for this backend builds it. */
-  buildBody(config: BenchConfig, sample: SampleRequest): Promise<string>;
+  buildBody(config: BenchConfig, sample: SampleRequest): Promise<string | Uint8Array>;
   /**
    * HTTP backends: how a 200's body is read (the shared HTTP attempt sends, times and classifies), made
    * once per run from the environment (`warn` for a setting it cannot use). Absent with `attempt`.

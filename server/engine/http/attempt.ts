@@ -50,7 +50,7 @@ export interface AttemptTarget {
 export type AttemptFn = (
   target: AttemptTarget,
   headers: Record<string, string>,
-  body: string,
+  body: string | Uint8Array,
   record: RequestRecord,
   cancel: Cancellation,
   hooks: AttemptHooks,
@@ -75,7 +75,7 @@ export type AttemptResult =
 export async function sendAttempt(
   target: AttemptTarget,
   headers: Record<string, string>,
-  body: string,
+  body: string | Uint8Array,
   record: RequestRecord,
   cancel: Cancellation,
   hooks: AttemptHooks,
@@ -109,6 +109,7 @@ export async function sendAttempt(
         });
       },
       hooks.onBytes,
+      target.perRequest === true,
     );
     target.dispatcher.dispatch(
       {

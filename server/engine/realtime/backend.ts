@@ -113,12 +113,15 @@ function configure(target: RealtimeTarget, url: URL, body: RealtimeBody): void {
 export async function realtimeAttempt(
   t: RealtimeRunTarget,
   headers: Record<string, string>,
-  rawBody: string,
+  rawBody: string | Uint8Array,
   record: RequestRecord,
   cancel: Cancellation,
   hooks: AttemptHooks & { stopped?: () => unknown },
 ): Promise<TurnResult> {
-  const body = JSON.parse(rawBody) as RealtimeBody;
+  // This backend builds its bodies as text; bytes would only come from the shared prebuild path.
+  const body = JSON.parse(
+    typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'),
+  ) as RealtimeBody;
   const state = stateOf(t);
   if (state.target.url === '') configure(state.target, new URL(t.path, t.origin), body);
   for (const [k, v] of Object.entries(headers))

@@ -44,7 +44,10 @@ describe('openai-audio-speech against the reproduction server', () => {
     // The same requests, non-streamed: the whole PCM the pipeline makes for each seeded prompt.
     const bytes: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const body = JSON.parse(records[i] ? await bodyOf(config, i) : '{}') as Record<string, unknown>;
+      const body = JSON.parse(records[i] ? Buffer.from(await bodyOf(config, i)).toString() : '{}') as Record<
+        string,
+        unknown
+      >;
       const res = await fetch(`${target.url}/v1/audio/speech`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -152,7 +155,7 @@ describe('openai-audio-speech against the reproduction server', () => {
 });
 
 /** The body the run sent for request i (built the same way). */
-async function bodyOf(config: ReturnType<typeof speechConfig>, i: number): Promise<string> {
+async function bodyOf(config: ReturnType<typeof speechConfig>, i: number): Promise<string | Uint8Array> {
   const { backendOf } = await import('#server/engine/backends/index.ts');
   const { loadDataset } = await import('#server/engine/datasets/index.ts');
   const data = await loadDataset(config, { env: {}, log: () => undefined });
