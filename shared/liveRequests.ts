@@ -55,6 +55,7 @@ export class LiveRequests {
     const step = foldRequest(row, e);
     tallyStep(this.tally, step);
     if (step.ended) {
+      this.queued.learn(index, row.requestId);
       this.rows.delete(index);
       this.ended.add(index);
     }
@@ -82,6 +83,11 @@ export class LiveRequests {
   get lastRow(): RequestLifecycle | null {
     return this.last;
   }
+
+  /** What the engine's request ids are `<prefix><index>` of, once a queued request named one; else null. */
+  get idPrefix(): string | null {
+    return this.queued.idPrefix;
+  }
 }
 
 /**
@@ -95,6 +101,16 @@ class QueuedRequests {
   private prefix: string | null = null;
   private readonly otherIds = new Map<number, string>();
 
+  get idPrefix(): string | null {
+    return this.prefix;
+  }
+
+  /** Learns the engine's id prefix from the first id of request `index` that ends in its index. */
+  learn(index: number, requestId: string): void {
+    const suffix = String(index);
+    if (this.prefix === null && requestId.endsWith(suffix)) this.prefix = requestId.slice(0, -suffix.length);
+  }
+
   set(index: number, t: number, requestId: string): void {
     if (index >= this.t.length) {
       const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
@@ -102,8 +118,8 @@ class QueuedRequests {
       this.t = grown;
     }
     this.t[index] = t;
+    this.learn(index, requestId);
     const suffix = String(index);
-    if (this.prefix === null && requestId.endsWith(suffix)) this.prefix = requestId.slice(0, -suffix.length);
     const p = this.prefix;
     const engineMade =
       p !== null &&

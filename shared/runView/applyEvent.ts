@@ -24,6 +24,7 @@ import { bulkUnsent, countEndedMany, normalizeCounts } from '../outcomes.ts';
 import { isStallEvidence } from '../stallReport.ts';
 import { eventRequestIndex, foldRequest, tallyStep, unsentOutcome, type RequestEvent } from '../requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
+import { unsentRangeOf } from './unsentRows.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
 
@@ -133,7 +134,10 @@ function applyStarted(d: Draft, e: RunStarted): void {
 
 /** One request event through the one fold (shared/requestLifecycle.ts), as the dashboard hub folds it. */
 function applyRequest(d: Draft, e: RequestEvent): void {
-  const r = d.row(eventRequestIndex(e));
+  const index = eventRequestIndex(e);
+  // A request of a never-sent range had ended with it: a late event changes nothing, as in the hub.
+  if (d.m.unsent.length > 0 && unsentRangeOf(d.m.unsent, index) && !d.m.requests[index]?.outcome) return;
+  const r = d.row(index);
   const id = r.requestId;
   const step = foldRequest(r, e);
   if (r.requestId !== id && r.requestId) d.own('indexById')[r.requestId] = r.index;
@@ -141,22 +145,27 @@ function applyRequest(d: Draft, e: RequestEvent): void {
     r.outcome = step.ended;
     d.own('counts');
   }
+  if (step.inFlight === 1 && index >= d.m.begunEnd) d.m.begunEnd = index + 1;
   tallyStep(d.m, step);
 }
 
 /**
  * The never-started requests of a stopped run, ended together: counted in
- * one step (shared/outcomes.ts), and each row the timeline already shows
- * (the model holds one per request) marked as a `request.not_dispatched` of
- * its own would mark it.
+ * one step (shared/outcomes.ts) and kept as the range; its rows are read
+ * through `shownRow` (unsentRows.ts) as a `request.not_dispatched` of their
+ * own would have left them. Only rows of the range that took a slot (none
+ * from the engine: a range starts past every request begun) are ended here,
+ * so the cost is O(rows begun in the range), not O(range).
  */
 function applyUnsent(d: Draft, e: RequestsNotDispatched): void {
   const { n, ended } = bulkUnsent(e);
   countEndedMany(d.own('counts'), ended, n);
-  const last = Math.min(e.to, d.m.requests.length);
+  d.own('unsent').push(e);
+  const last = Math.min(e.to, d.m.begunEnd, d.m.requests.length);
   for (let i = e.from; i < last; i++) {
+    const shown = d.m.requests[i];
+    if (shown.outcome || (shown.status !== 'sent' && shown.status !== 'streaming')) continue;
     const r = d.row(i);
-    if (r.outcome) continue;
     const o = unsentOutcome(e, i, r.requestId);
     const step = foldRequest(r, { type: 'request.not_dispatched', t: e.t, outcome: o });
     r.outcome = o;

@@ -3,12 +3,14 @@
  * stopped run) counts, in every reader, exactly as the one
  * `request.not_dispatched` per request it replaces counted: the counting
  * rule (shared/outcomes.ts), the dashboard hub's tracker, the web reducer
- * (its rows too) — whatever stopped the run.
+ * (its rows as shown too) — whatever stopped the run; and the web reducer
+ * keeps the range as one record, writing no row of it.
  */
 import { describe, expect, it } from 'vitest';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
+import { shownRow } from '#shared/runView/unsentRows.ts';
 import { bulkUnsent, countEndedMany, countOutcomes, emptyCounts } from '#shared/outcomes.ts';
 import { unsentOutcome } from '#shared/requestLifecycle.ts';
 import type { RequestsNotDispatched, RunEvent } from '#shared/protocol.ts';
@@ -95,8 +97,11 @@ describe('one bulk never-sent event counts as the per-request events it replaces
       const w1 = web(now);
       expect(w1.counts).toEqual(w0.counts);
       expect(w1.inFlight).toBe(w0.inFlight);
-      expect(w1.requests).toEqual(w0.requests);
-      expect(w1.requests[N - 1].status).toBe('not_dispatched');
+      const shown = w1.requests.map((r) => shownRow(w1, r));
+      expect(shown).toEqual(w0.requests);
+      expect(shown[N - 1]).toMatchObject({ status: 'not_dispatched', requestId: `r-${N - 1}`, queuedT: 1, endT: 4 });
+      expect(shown[N - 1].outcome?.error).toBe('not dispatched: x');
+      expect(shown[N - 1].outcome?.stoppedBy).toBe(stoppedBy ?? undefined);
     });
   }
 
@@ -105,5 +110,33 @@ describe('one bulk never-sent event counts as the per-request events it replaces
     const before = hubCounts(events);
     const late: RunEvent = { type: 'request.sent', t: 9, index: N - 1, requestId: `r-${N - 1}`, attempt: 1 };
     expect(hubCounts([...events, late])).toEqual(before);
+  });
+
+  it('the web reducer keeps the range as one record: no row of it is copied or written, whatever its size', () => {
+    const events = run(() => [], 'breaker');
+    const before = web(events);
+    const b = { ...bulk('breaker'), to: N };
+    const after = applyEvents(before, [{ seq: events.length + 1, event: b }]);
+    expect(after.requests).toBe(before.requests); // the same array: O(1), not O(range)
+    expect(after.unsent).toEqual([b]);
+    expect(after.counts.notDispatched).toBe(N - FROM);
+    // Shown rows are built when asked for, once each (memoised rows keep their identity).
+    expect(shownRow(after, after.requests[FROM])).toBe(shownRow(after, after.requests[FROM]));
+    expect(shownRow(after, after.requests[FROM - 1])).toBe(after.requests[FROM - 1]); // outside the range
+  });
+
+  it('web: a late event of a range request is ignored; a request in flight inside a range ends with it', () => {
+    const events = run((x) => [x], 'breaker');
+    const late: RunEvent = { type: 'request.sent', t: 9, index: N - 1, requestId: `r-${N - 1}`, attempt: 1 };
+    const w = web([...events, late]);
+    expect(w.inFlight).toBe(0);
+    expect(shownRow(w, w.requests[N - 1]).status).toBe('not_dispatched');
+    // A reporter that sent request FROM + 1 before stopping from FROM (the engine never does).
+    const sent: RunEvent = { type: 'request.sent', t: 3, index: FROM + 1, requestId: `r-${FROM + 1}`, attempt: 1 };
+    const withSent = run((x) => [sent, x], 'breaker');
+    const w2 = web(withSent);
+    expect(w2.inFlight).toBe(0);
+    expect(w2.requests[FROM + 1]).toMatchObject({ status: 'not_dispatched', sentT: 3, endT: 4 });
+    expect(hubCounts(withSent).inFlight).toBe(0);
   });
 });

@@ -10,6 +10,7 @@ import type { RunEvent, RunState, RequestOutcome } from '../../../shared/protoco
 import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
 import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requestLifecycle.ts';
 import { LiveRequests } from '../../../shared/liveRequests.ts';
+import { unsentRange } from '../../../shared/endedRange.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { isStallEvidence } from '../../../shared/stallReport.ts';
@@ -176,10 +177,11 @@ export class RunTracker {
         // Rows, in-flight and outcome counts (shared/outcomes.ts) by the one fold, whatever order the events come in.
         return this.applyRequest(e);
       case 'requests.not_dispatched': {
-        // Never-started requests, ended together: counted in one step, no row each (docs/design.md#bulk-unsent).
+        // Never-started requests, ended together: counted in one step and stored as one range whose rows
+        // are synthesised when read, not a row each (docs/design.md#bulk-unsent).
         const { n, ended } = bulkUnsent(e);
         this.live.endRange(e.from, e.to, ended, n);
-        return NONE;
+        return { endedRange: unsentRange(e, this.live.idPrefix) };
       }
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.

@@ -12,6 +12,7 @@ import {
   ErrorReplySchema,
   EventsReplySchema,
   RequestsReplySchema,
+  RequestStatusSchema,
   RunDetailSchema,
   RunListReplySchema,
   StartRunReplySchema,
@@ -126,17 +127,20 @@ function runStreamRoutes(app: App): void {
         querystring: Type.Object({
           offset: Type.Integer({ minimum: 0, default: 0 }),
           limit: Type.Integer({ minimum: 1, maximum: 20_000, default: 1000 }),
+          /** Only requests in this state (`total` counts those). */
+          status: Type.Optional(RequestStatusSchema),
         }),
         response: { 200: RequestsReplySchema, ...Errors },
       },
     },
     async (req, reply) => {
       const { id } = req.params;
-      const { offset, limit } = req.query;
+      const { offset, limit, status } = req.query;
       if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.store.writer.flush(); // a live run's ended requests may still be queued
-      // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding).
-      const { total, json } = app.store.runs.requestsJson(id, offset, limit);
+      // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding);
+      // a never-sent range's are synthesised for this page only (docs/design.md#bulk-unsent).
+      const { total, json } = app.store.runs.requestsJson(id, offset, limit, status);
       return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
     },
   );

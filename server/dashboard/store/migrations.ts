@@ -118,6 +118,19 @@ export const MIGRATIONS: Migration[] = [
   ALTER TABLE runs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE runs ADD COLUMN pruned_at_ms BIGINT;
   `,
+  // 6: requests that ended together (a stopped run's never-started tail) as one row per range, not one per
+  // request: readers synthesise each request's row from the range's template (docs/design.md#bulk-unsent).
+  `
+  CREATE TABLE request_ranges (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    from_idx INTEGER NOT NULL,
+    to_idx INTEGER NOT NULL,           -- exclusive
+    status TEXT NOT NULL,
+    id_prefix TEXT,                    -- request ids are id_prefix || idx; NULL: empty ids
+    row_json TEXT NOT NULL,            -- RequestRow every request of the range shows, but its index and id
+    PRIMARY KEY (run_id, from_idx)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */

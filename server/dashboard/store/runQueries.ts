@@ -11,6 +11,7 @@ import type { Verdict } from '../../../shared/types.ts';
 import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
 import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
 import type { StallFingerprint } from '../../../shared/fingerprint.ts';
+import { RequestPages } from './requestPages.ts';
 
 /** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
 export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
@@ -160,7 +161,11 @@ export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until
 }
 
 export class RunQueries {
-  constructor(private readonly db: Database.Database) {}
+  private readonly pages: RequestPages;
+
+  constructor(private readonly db: Database.Database) {
+    this.pages = new RequestPages(db);
+  }
 
   insertRun(n: NewRun): void {
     this.db.transaction(() => {
@@ -356,19 +361,17 @@ export class RunQueries {
     }));
   }
 
-  requests(id: string, offset: number, limit: number): { total: number; requests: RequestRow[] } {
-    const { total, json } = this.requestsJson(id, offset, limit);
+  requests(id: string, offset: number, limit: number, status?: string): { total: number; requests: RequestRow[] } {
+    const { total, json } = this.requestsJson(id, offset, limit, status);
     return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
   }
 
-  /** Request rows as stored (serialized RequestRow), for replies that splice them in unparsed. */
-  requestsJson(id: string, offset: number, limit: number): { total: number; json: string[] } {
-    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM requests WHERE run_id = ?').get(id) as { n: number }).n;
-    const json = this.db
-      .prepare('SELECT row_json FROM requests WHERE run_id = ? ORDER BY idx LIMIT ? OFFSET ?')
-      .pluck()
-      .all(id, limit, offset) as string[];
-    return { total, json };
+  /**
+   * A page of request rows (serialized RequestRow, for replies that splice them in unparsed), in index order,
+   * a row per request: stored ones as stored, those of a stored range synthesised (store/requestPages.ts).
+   */
+  requestsJson(id: string, offset: number, limit: number, status?: string): { total: number; json: string[] } {
+    return this.pages.page(id, { offset, limit, status });
   }
 
   /** Serialized `SeqEvent`s with seq > after, in order. */

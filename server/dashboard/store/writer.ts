@@ -12,6 +12,7 @@ import { stallKey } from '../../../shared/stallReport.ts';
 import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
 import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
 import { fingerprintColumns } from './stallBackfill.ts';
+import type { EndedRange } from '../../../shared/endedRange.ts';
 
 /**
  * What one event asks the store to keep beside the event itself: an ended request's row, a stall report
@@ -19,6 +20,8 @@ import { fingerprintColumns } from './stallBackfill.ts';
  */
 export interface Effects {
   endedRow?: RequestRow;
+  /** Requests that ended together, stored as one range (docs/design.md#bulk-unsent). */
+  endedRange?: EndedRange;
   stall?: StallReport;
   recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
   firstTimeout?: FirstTimeout;
@@ -55,6 +58,7 @@ export class BatchWriter {
   private readonly upsertRequest: Database.Statement;
   private readonly upsertRequests: Database.Statement;
   private readonly insertStall: Database.Statement;
+  private readonly insertRange: Database.Statement;
   private readonly markRecovered: Database.Statement;
   private readonly setRunFacts: Database.Statement;
   private readonly updateRun: Database.Statement;
@@ -79,6 +83,9 @@ export class BatchWriter {
     this.upsertRequest = db.prepare('INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
     this.upsertRequests = db.prepare(
       `INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?,?,?,?)').join(',')}`,
+    );
+    this.insertRange = db.prepare(
+      'INSERT OR REPLACE INTO request_ranges (run_id, from_idx, to_idx, status, id_prefix, row_json) VALUES (?,?,?,?,?,?)',
     );
     this.insertStall = db.prepare(
       `INSERT OR IGNORE INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json, fingerprint,
@@ -153,7 +160,8 @@ export class BatchWriter {
     for (let i = whole; i < batch.length; i++) this.insertEvent.run(batch[i].runId, batch[i].seq, batch[i].json);
     this.writeRows(batch);
     for (const p of batch) {
-      const { stall, recovered, firstTimeout, serverIdentity } = p.effects ?? NONE;
+      const { stall, recovered, firstTimeout, serverIdentity, endedRange: r } = p.effects ?? NONE;
+      if (r) this.insertRange.run(p.runId, r.from, r.to, r.row.status, r.idPrefix, JSON.stringify(r.row));
       if (stall) {
         const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
         const fp = fingerprintColumns(stall);

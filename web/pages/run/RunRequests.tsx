@@ -13,6 +13,7 @@ import { sessionRows } from '../../../shared/runView/sessions.ts';
 import { href } from '../../state/router.ts';
 import { prunedWords } from '../../state/runData.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
+import { shownRow } from '../../../shared/runView/unsentRows.ts';
 import { plural } from '../../../shared/format.ts';
 
 // Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
@@ -59,7 +60,7 @@ export function RunRequests(p: RunRequestsProps) {
   // A stored run's rows are still on their way: say so, not "0 rows — No requests yet".
   if (model.requests.length === 0 && !p.running && !p.loaded)
     return <Loading what={plural(p.detail.counts.total, 'request')} />;
-  const sel = p.selected !== null ? model.requests[p.selected] : undefined;
+  const sel = p.selected !== null ? shownRow(model, model.requests[p.selected]) : undefined;
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   return (
     <>
