@@ -39,3 +39,11 @@ export function shownRow(m: Pick<RunModel, 'unsent'>, row: RequestView | undefin
   }
   return v;
 }
+
+/**
+ * Every row as shown (the charts and the session lanes count and place each
+ * request): the model's own array when the run has no never-sent range.
+ */
+export function shownRows(m: Pick<RunModel, 'unsent' | 'requests'>): readonly RequestView[] {
+  return m.unsent.length === 0 ? m.requests : m.requests.map((r) => shownRow(m, r));
+}

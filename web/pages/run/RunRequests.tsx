@@ -3,7 +3,7 @@
  * then the charts; or, for a run without per-request data, what it has
  * instead.
  */
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { RequestDetail } from '../../components/RequestDetail.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
@@ -13,7 +13,7 @@ import { sessionRows } from '../../../shared/runView/sessions.ts';
 import { href } from '../../state/router.ts';
 import { prunedWords } from '../../state/runData.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
-import { shownRow } from '../../../shared/runView/unsentRows.ts';
+import { shownRow, shownRows } from '../../../shared/runView/unsentRows.ts';
 import { plural } from '../../../shared/format.ts';
 
 // Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
@@ -43,6 +43,8 @@ interface RunRequestsProps {
 
 export function RunRequests(p: RunRequestsProps) {
   const { model, nowT } = p;
+  // Never-sent ranges' rows as ended there: the charts count and the session lanes place every request.
+  const rows = useMemo(() => shownRows(model), [model]);
   if (model.requests.length === 0 && !p.running && p.loaded && p.detail.prunedAtMs !== null)
     return (
       <p className="notice" data-testid="timeline-pruned">
@@ -92,10 +94,10 @@ export function RunRequests(p: RunRequestsProps) {
         )}
       </div>
       {model.info?.turnsPerSession !== undefined && (
-        <SessionLanes rows={sessionRows(model.requests, model.info.turnsPerSession)} endT={nowT} onSelect={p.select} />
+        <SessionLanes rows={sessionRows(rows, model.info.turnsPerSession)} endT={nowT} onSelect={p.select} />
       )}
       <Suspense fallback={<Loading what="charts" />}>
-        <RunCharts rows={model.requests} endMs={nowT} live={p.running} metrics={p.metrics} />
+        <RunCharts rows={rows} endMs={nowT} live={p.running} metrics={p.metrics} />
       </Suspense>
     </>
   );
