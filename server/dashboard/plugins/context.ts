@@ -4,14 +4,14 @@
  * `--report-to` runs.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../store/store.ts';
+import type { DashboardStore } from '../store/storeApi.ts';
 import type { Hub } from '../hub/hub.ts';
 import type { RunStarter } from '../runs/types.ts';
 import type { ExternalRuns } from '../runs/externalRuns.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    store: Store;
+    store: DashboardStore;
     hub: Hub;
     runManager: RunStarter;
     externalRuns: ExternalRuns;
@@ -20,7 +20,7 @@ declare module 'fastify' {
 
 export function decorateContext(
   app: FastifyInstance,
-  c: { store: Store; hub: Hub; runManager: RunStarter; externalRuns: ExternalRuns },
+  c: { store: DashboardStore; hub: Hub; runManager: RunStarter; externalRuns: ExternalRuns },
 ): void {
   app.decorate('store', c.store);
   app.decorate('hub', c.hub);

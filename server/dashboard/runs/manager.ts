@@ -102,7 +102,7 @@ export class RunManager implements RunStarter {
       throw e;
     }
     const { hub } = this.deps;
-    hub.store.runs.insertRun({
+    await hub.store.insertRun({
       id,
       source: 'dashboard',
       status: 'running',
@@ -157,7 +157,7 @@ export class RunManager implements RunStarter {
           command: this.deps.targetCommand,
           log,
         });
-        hub.store.runs.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
+        await hub.store.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
       }
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
@@ -202,7 +202,7 @@ export class RunManager implements RunStarter {
     if (!hub.isActive(id)) return; // already recorded by shutdown()
     noteUnsent(hub, id, unsent.n);
     if (finished) hub.append(id, finished);
-    finalizeRun(hub, id, final);
+    await finalizeRun(hub, id, final);
   }
 
   cancel(id: string): boolean {
@@ -233,13 +233,17 @@ export class RunManager implements RunStarter {
     ]);
     clearTimeout(timer);
     if (!late) return;
+    const ends: Promise<void>[] = [];
     for (const [id, r] of this.live) {
       noteUnsent(this.deps.hub, id, r.unsent.n);
       this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
-      finalizeRun(this.deps.hub, id, {
-        status: 'interrupted',
-        message: 'the dashboard stopped before the run could end',
-      });
+      ends.push(
+        finalizeRun(this.deps.hub, id, {
+          status: 'interrupted',
+          message: 'the dashboard stopped before the run could end',
+        }),
+      );
     }
+    await Promise.all(ends);
   }
 }

@@ -49,6 +49,6 @@ describe('bounded live state', () => {
     expect(store.runs.requests('big', 0, 1).total).toBe(n);
     hub.close('big');
     expect((hub as unknown as { byRequestId: Map<string, string> }).byRequestId.size).toBe(0);
-    store.close();
+    store.closeNow();
   });
 });

@@ -37,7 +37,7 @@ describe('a dashboard killed with SIGKILL mid-run', () => {
     await exited;
     expect(child.signalCode).toBe('SIGKILL');
     const store = new Store({ dataDir: dir });
-    expect(store.recoverInterrupted(Date.now())).toEqual(['killed']);
+    expect(store.recoverInterruptedNow(Date.now())).toEqual(['killed']);
     const run = store.runs.get('killed')!;
     expect(run.status).toBe('interrupted');
     // Every event reported committed is there (+1 for the appended run.status).
@@ -46,6 +46,6 @@ describe('a dashboard killed with SIGKILL mid-run', () => {
     expect(total).toBeGreaterThanOrEqual(Math.floor((committed - 1) / 4));
     expect(requests.every((r) => r.status === 'completed')).toBe(true);
     expect(store.runs.stallReports('killed')).toHaveLength(1);
-    store.close();
+    store.closeNow();
   });
 });
