@@ -178,8 +178,10 @@ export class RunQueries {
       error: 'error',
       state: 'state_json',
       lastSeq: 'last_seq',
+      firstTimeout: 'first_timeout_json',
+      serverIdentity: 'server_identity_json',
     };
-    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config']);
+    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config', 'firstTimeout', 'serverIdentity']);
     const sets: string[] = [];
     const vals: unknown[] = [];
     for (const [k, v] of Object.entries(f)) {

@@ -73,6 +73,9 @@ export interface RunUpdate {
   lastSeq?: number;
   config?: unknown;
   target?: string;
+  /** Set by the live writer as events come; given here only when a run moves between stores. */
+  firstTimeout?: FirstTimeout;
+  serverIdentity?: ServerIdentity;
 }
 
 /** The full row for GET /api/runs/:id. */

@@ -54,8 +54,10 @@ const COLS: Record<keyof RunUpdate, string> = {
   error: 'error',
   state: 'state_json',
   lastSeq: 'last_seq',
+  firstTimeout: 'first_timeout_json',
+  serverIdentity: 'server_identity_json',
 };
-const JSON_COLS = new Set(['summary', 'result', 'importInfo', 'state', 'config']);
+const JSON_COLS = new Set(['summary', 'result', 'importInfo', 'state', 'config', 'firstTimeout', 'serverIdentity']);
 
 /** Sets the given columns (names from the fixed table above, never input). `lastSeq` only ever raises it. */
 export async function updateSql(c: pg.ClientBase, id: string, f: RunUpdate): Promise<void> {
