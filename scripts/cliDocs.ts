@@ -29,7 +29,7 @@ export interface CliDocsInput {
   ignoredFlags: Record<string, { type: 'string' | 'boolean'; note: string }>;
   groups: FlagGroup[];
   /** `--help` output of `stallscope`, `stallscope repro-server`, `stallscope serve`, `stallscope asr-server`. */
-  help: { main: string; repro: string; serve: string; asr: string };
+  help: { main: string; repro: string; serve: string; asr: string; db: string };
 }
 
 /** Flags of the table without a meaning, and meanings of flags the table does not have. */
@@ -100,6 +100,12 @@ export function renderCliDocs(input: CliDocsInput): string {
       input.help.asr,
     ),
     '',
+    ...helpSection(
+      '`stallscope db`',
+      'Moving runs between the embedded store and PostgreSQL ([design.md](design.md#team-dashboard)):',
+      input.help.db,
+    ),
+    '',
   ].join('\n');
 }
 
@@ -133,6 +139,7 @@ export async function generateCliDocs(): Promise<string> {
       repro: await printed(['repro-server', '--help']),
       serve: await printed(['serve', '--help']),
       asr: await printed(['asr-server', '--help']),
+      db: await printed(['db', '--help']),
     },
   });
   return format(markdown, { ...(await resolveConfig(CLI_DOC)), filepath: CLI_DOC });

@@ -13,6 +13,7 @@ import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
 import { defaultDataDir } from '../dashboard/store/db.ts';
 import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';
+import { redactDbUrl } from '../dashboard/store/dbUrl.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]
@@ -22,6 +23,11 @@ const USAGE = `usage: stallscope serve [options]
                        address requires a token
   --data-dir DIR       where runs are stored (default $XDG_DATA_HOME/stallscope
                        or ~/.local/share/stallscope)
+  --database URL       store runs in PostgreSQL instead (postgres://user:pass@
+                       host:5432/db; default $STALLSCOPE_DATABASE_URL): a team
+                       dashboard, which several processes may serve at once
+  --buffer-events N    with --database: events kept while the database is
+                       unreachable (default 200000); past them, reports get 503
   --token T            access token (default: $STALLSCOPE_TOKEN; generated and
                        printed when binding a non-loopback address)
   --allowed-host NAME  also accept this name in Host/Origin (repeatable)
@@ -61,6 +67,8 @@ export async function run(argv: string[]): Promise<number> {
         port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
         host: { type: 'string', default: '127.0.0.1' },
         'data-dir': { type: 'string' },
+        database: { type: 'string' },
+        'buffer-events': { type: 'string' },
         token: { type: 'string' },
         'allowed-host': { type: 'string', multiple: true },
         'build-if-needed': { type: 'boolean', default: false },
@@ -82,6 +90,12 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const host = args.host;
+  const database = args.database ?? process.env.STALLSCOPE_DATABASE_URL ?? null;
+  const bufferEvents = args['buffer-events'] === undefined ? undefined : Number(args['buffer-events']);
+  if (bufferEvents !== undefined && (!Number.isInteger(bufferEvents) || bufferEvents < 1)) {
+    console.error(`stallscope serve: --buffer-events must be a positive integer (got '${args['buffer-events']}')`);
+    return 2;
+  }
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
   if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
@@ -89,11 +103,16 @@ export async function run(argv: string[]): Promise<number> {
   const verbose = args.verbose;
   // The lock comes first: opening the store marks runs left `running` as interrupted, which must
   // never happen to the live runs of another dashboard on the same directory.
-  let lock: DataDirLock;
+  // With PostgreSQL there is no folder to lock: several dashboards may serve one database (owner locks in it
+  // keep a starting one from marking another's live runs interrupted).
+  let lock: Pick<DataDirLock, 'release' | 'setAddress'>;
   let app: Awaited<ReturnType<typeof buildApp>>;
   try {
-    mkdirSync(dataDir, { recursive: true });
-    lock = lockDataDir(dataDir);
+    if (database) lock = { release: () => undefined, setAddress: () => undefined };
+    else {
+      mkdirSync(dataDir, { recursive: true });
+      lock = lockDataDir(dataDir);
+    }
   } catch (e) {
     return refuse(e);
   }
@@ -101,6 +120,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     app = await buildApp({
       dataDir,
+      database,
+      store: { bufferEvents },
       host,
       port,
       token,
@@ -147,7 +168,7 @@ export async function run(argv: string[]): Promise<number> {
   const shown = host.includes(':') ? `[${host}]` : host;
   console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
   console.log(
-    `stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
+    `stallscope: data in ${database ? redactDbUrl(database) : dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );
   return stopped;
 }

@@ -10,7 +10,13 @@ import { BENCH_OPTIONS } from '#server/cli/benchFlags.ts';
 import { CLI_DOC, generateCliDocs, helpMismatches, renderCliDocs, type CliDocsInput } from '../../scripts/cliDocs.ts';
 import { BENCH_GROUPS } from '../../scripts/cliDocs.benchHelp.ts';
 
-const help = { main: 'usage: stallscope', repro: 'usage: repro', serve: 'usage: serve', asr: 'usage: asr-server' };
+const help = {
+  main: 'usage: stallscope',
+  repro: 'usage: repro',
+  serve: 'usage: serve',
+  asr: 'usage: asr-server',
+  db: 'usage: db',
+};
 const input = (benchFlags: CliDocsInput['benchFlags']): CliDocsInput => ({
   benchFlags,
   ignoredFlags: { tokenizer: { type: 'string', note: 'no tokenizer is loaded' } },

@@ -14,6 +14,8 @@ import { DB_FILE, openDb } from './db.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { RunQueries } from './runQueries.ts';
 import { BatchWriter, type Effects } from './writer.ts';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { StallscopeDb } from './schema.ts';
 import { boardRuns } from './boardQueries.ts';
 import { allStallRows, insertStallRows } from './sqliteMoves.ts';
 import type {
@@ -41,6 +43,7 @@ export class Store implements DashboardStore {
   readonly db: Database.Database;
   readonly runs: RunQueries;
   readonly writer: BatchWriter;
+  readonly kysely: Kysely<StallscopeDb>;
   private stateOf: (runId: string) => RunState | undefined = () => undefined;
   private numbered: (runId: string, seq: number, json: string) => void = () => undefined;
   /** The last seq given to each run this process wrote to (its stored last_seq plus what is queued). */
@@ -56,6 +59,8 @@ export class Store implements DashboardStore {
       this.checkpointer = new Checkpointer(join(opts.dataDir, DB_FILE));
     }
     this.runs = new RunQueries(this.db);
+    // Never destroyed: that would close the connection this store closes itself.
+    this.kysely = new Kysely<StallscopeDb>({ dialect: new SqliteDialect({ database: this.db }) });
     this.writer = new BatchWriter(this.db, {
       intervalMs: opts.flushIntervalMs,
       maxBatch: opts.maxBatch,

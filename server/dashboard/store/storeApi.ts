@@ -15,6 +15,8 @@ import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
 import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
 import type { BoardRun } from '../../../shared/stallBoard.ts';
 import type { Effects } from './writer.ts';
+import type { Kysely } from 'kysely';
+import type { StallscopeDb } from './schema.ts';
 
 export type RunSource = RunListItem['source'];
 
@@ -112,6 +114,11 @@ export interface DashboardStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Whether this process is the database's only writer (then its own ring and counters are the whole truth). */
   readonly soleWriter: boolean;
+  /**
+   * A typed query builder on the same database, for queries off the live path that are written once for both
+   * stores (schema.ts); its queries are async on either.
+   */
+  readonly kysely: Kysely<StallscopeDb>;
 
   // The live path.
   /** The hub's numbering callback: every pushed event once, in seq order per run. */

@@ -13,6 +13,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { RunEvent, RunState } from '../../../../shared/protocol.ts';
 import type { StoreHealth } from '../../../../shared/storeHealth.ts';
 import { StallscopeError } from '../../../../shared/errors.ts';
+import { checkDbUrl, redactDbUrl } from '../dbUrl.ts';
 import type {
   BoardFilter,
   DashboardStore,
@@ -45,28 +46,6 @@ export interface PgStoreOptions {
 const typeParsers = new pg.TypeOverrides();
 typeParsers.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 const types: pg.CustomTypesConfig = typeParsers;
-
-/** The URL without its password, for messages. */
-export function redactDbUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
-
-export function checkDbUrl(url: string): void {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new StallscopeError('STORE_URL_INVALID', `not a URL: ${redactDbUrl(url)}`, 'database');
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
-    throw new StallscopeError('STORE_URL_INVALID', `expected postgres://…, got ${u.protocol}//…`, 'database');
-}
 
 export async function openPgStore(o: PgStoreOptions): Promise<PgStore> {
   checkDbUrl(o.url);
