@@ -58,6 +58,25 @@ export function resolveToken(host: string, given: string | undefined): { token: 
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 
+/** A flag's positive integer; undefined when absent, null when it is not one. */
+function positiveOrUndefined(v: string | undefined): number | undefined | null {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 1 ? n : null;
+}
+
+type FolderLock = Pick<DataDirLock, 'release' | 'setAddress'>;
+
+/**
+ * The data folder's lock; with PostgreSQL there is no folder to lock: several dashboards may serve one
+ * database (owner locks in it keep a starting one from marking another's live runs interrupted).
+ */
+function lockFor(database: string | null, dataDir: string): FolderLock {
+  if (database) return { release: () => undefined, setAddress: () => undefined };
+  mkdirSync(dataDir, { recursive: true });
+  return lockDataDir(dataDir);
+}
+
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
@@ -91,8 +110,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const host = args.host;
   const database = args.database ?? process.env.STALLSCOPE_DATABASE_URL ?? null;
-  const bufferEvents = args['buffer-events'] === undefined ? undefined : Number(args['buffer-events']);
-  if (bufferEvents !== undefined && (!Number.isInteger(bufferEvents) || bufferEvents < 1)) {
+  const bufferEvents = positiveOrUndefined(args['buffer-events']);
+  if (bufferEvents === null) {
     console.error(`stallscope serve: --buffer-events must be a positive integer (got '${args['buffer-events']}')`);
     return 2;
   }
@@ -103,16 +122,10 @@ export async function run(argv: string[]): Promise<number> {
   const verbose = args.verbose;
   // The lock comes first: opening the store marks runs left `running` as interrupted, which must
   // never happen to the live runs of another dashboard on the same directory.
-  // With PostgreSQL there is no folder to lock: several dashboards may serve one database (owner locks in it
-  // keep a starting one from marking another's live runs interrupted).
-  let lock: Pick<DataDirLock, 'release' | 'setAddress'>;
+  let lock: FolderLock;
   let app: Awaited<ReturnType<typeof buildApp>>;
   try {
-    if (database) lock = { release: () => undefined, setAddress: () => undefined };
-    else {
-      mkdirSync(dataDir, { recursive: true });
-      lock = lockDataDir(dataDir);
-    }
+    lock = lockFor(database, dataDir);
   } catch (e) {
     return refuse(e);
   }
