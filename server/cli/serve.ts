@@ -77,24 +77,23 @@ function lockFor(database: string | null, dataDir: string): FolderLock {
   return lockDataDir(dataDir);
 }
 
+const OPTIONS = {
+  port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
+  host: { type: 'string', default: '127.0.0.1' },
+  'data-dir': { type: 'string' },
+  database: { type: 'string' },
+  'buffer-events': { type: 'string' },
+  token: { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'build-if-needed': { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
-        host: { type: 'string', default: '127.0.0.1' },
-        'data-dir': { type: 'string' },
-        database: { type: 'string' },
-        'buffer-events': { type: 'string' },
-        token: { type: 'string' },
-        'allowed-host': { type: 'string', multiple: true },
-        'build-if-needed': { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
+    args = parseArgs({ args: argv, options: OPTIONS }).values;
   } catch (e) {
     console.error(`stallscope serve: ${(e as Error).message}\n\n${USAGE}`);
     return 2;
