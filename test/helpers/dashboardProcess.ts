@@ -14,15 +14,23 @@ export interface RunningServer {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** `stallscope serve --port <port|0> --data-dir <tmp>`; resolves with the URL it prints. */
+/** `stallscope serve --port <port|0> --data-dir <tmp> [args]`; resolves with the URL it prints. */
 export async function startServer(
   dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-')),
-  opts: { port?: number } = {},
+  opts: { port?: number; args?: string[] } = {},
 ): Promise<RunningServer> {
   ensureBuild();
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin', 'stallscope.js'), 'serve', '--port', String(opts.port ?? 0), '--data-dir', dataDir],
+    [
+      join(ROOT, 'bin', 'stallscope.js'),
+      'serve',
+      '--port',
+      String(opts.port ?? 0),
+      '--data-dir',
+      dataDir,
+      ...(opts.args ?? []),
+    ],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
