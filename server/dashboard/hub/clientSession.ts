@@ -58,6 +58,11 @@ export class ClientSession implements HubListener {
     this.unsubscribe = hub.subscribe(this);
     this.send({ type: 'hello', v: PROTOCOL_VERSION });
     this.send({ type: 'snapshot', runs: hub.snapshot() });
+    this.send({ type: 'store', health: hub.store.health() });
+  }
+
+  onStoreHealth(): void {
+    this.send({ type: 'store', health: this.hub.store.health() });
   }
 
   private send(m: ServerMessage): void {

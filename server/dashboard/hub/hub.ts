@@ -20,6 +20,8 @@ export type { StoredEvent } from '../store/storeApi.ts';
 /** What a WebSocket session listens to. */
 export interface HubListener {
   onAppend(runId: string): void;
+  /** The store's database went away or came back. */
+  onStoreHealth(): void;
   onActiveChanged(): void;
   onRemoved(runId: string): void;
 }
@@ -46,6 +48,9 @@ export class Hub {
     store.setStateSource((id) => this.live.get(id)?.tracker.state);
     store.onNumbered((runId, seq, json) => this.numbered(runId, seq, json));
     store.onRemote((c) => this.remote(c));
+    store.onHealthChange(() => {
+      for (const l of this.listeners) l.onStoreHealth();
+    });
   }
 
   /** Starts tracking a run whose row already exists (its stream continues from its stored seq). */

@@ -113,6 +113,8 @@ export class Store implements DashboardStore {
 
   /** One process per data folder: no one else writes. */
   onRemote(): void {}
+  /** An embedded database does not go away. */
+  onHealthChange(): void {}
   announce(): void {}
 
   async insertRun(n: NewRun): Promise<void> {

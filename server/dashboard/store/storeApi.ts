@@ -134,6 +134,8 @@ export interface DashboardStore {
   /** Whether `events` more can be queued: false once the outage buffer is full (the caller answers 503). */
   hasRoom(events: number): boolean;
   health(): StoreHealth;
+  /** Told when the database goes away or comes back. */
+  onHealthChange(fn: () => void): void;
   /** Changes other processes made (never called for this process's own writes). */
   onRemote(fn: (c: RemoteChange) => void): void;
   /** Tells other processes a run started or ended. */

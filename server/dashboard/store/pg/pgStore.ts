@@ -99,9 +99,15 @@ export class PgStore implements DashboardStore {
     this.listener = new PgListener(o.url, this.instance, types, (c) => this.remote(c));
   }
 
+  private healthChanged: () => void = () => undefined;
+  onHealthChange(fn: () => void): void {
+    this.healthChanged = fn;
+  }
+
   private connection(up: boolean, e: Error | null): void {
     this.downSinceMs = up ? null : Date.now();
     this.lastError = up ? null : (e?.message.split('\n')[0] ?? 'unreachable');
+    this.healthChanged();
     process.stderr.write(
       up
         ? 'stallscope: the database answers again; the buffered reports are being written\n'

@@ -144,6 +144,14 @@ describe('a dashboard that loses its database', () => {
     expect((await post(a.url, '/api/runs/external', { runId: 'out', config: {} })).status).toBe(201);
     expect((await events(a, 'out', [runStarted('out', 30)])).status).toBe(200);
     for (let i = 0; i < 10; i++) expect((await events(a, 'out', completedRequest('out', i))).status).toBe(200);
+    // A browser on the dashboard is told when the database goes and comes back (its banner).
+    const said: boolean[] = [];
+    const ws = new WebSocket(`${a.url.replace('http', 'ws')}/ws`);
+    ws.on('message', (raw: Buffer) => {
+      const m = JSON.parse(raw.toString()) as { type: string; health?: { connected: boolean } };
+      if (m.type === 'store') said.push(m.health!.connected);
+    });
+    await expect.poll(() => said).toEqual([true]);
     cluster.stop();
     try {
       for (let i = 10; i < 25; i++) expect((await events(a, 'out', completedRequest('out', i))).status).toBe(200);
