@@ -13,6 +13,7 @@ import type { RunEvent, RunState } from '../../../shared/protocol.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import type { DashboardStore, RemoteChange, StoredEvent } from '../store/storeApi.ts';
 import { RunTracker, telemetryEffects } from './runTracker.ts';
+import { emptyCounts } from '../../../shared/outcomes.ts';
 import type { Effects } from '../store/writer.ts';
 
 export type { StoredEvent } from '../store/storeApi.ts';
@@ -71,7 +72,10 @@ export class Hub {
       for (const l of this.listeners) l.onAppend(c.runId);
       return;
     }
-    if (c.status !== 'running') this.live.delete(c.runId);
+    if (c.status !== 'running') {
+      this.live.delete(c.runId);
+      this.remoteLive.delete(c.runId);
+    } else if (!this.live.has(c.runId)) this.remoteLive.set(c.runId, remoteState(c.runId));
     this.emitActiveChanged();
   }
 
@@ -239,9 +243,15 @@ export class Hub {
     for (const l of this.listeners) l.onRemoved(runId);
   }
 
+  /** Live runs of this process, then those other processes announced (a browser here lists them too). */
   snapshot(): RunState[] {
-    return [...this.live.values()].map((r) => structuredClone(r.tracker.state));
+    const local = [...this.live.values()].map((r) => structuredClone(r.tracker.state));
+    const elsewhere = [...this.remoteLive.values()].filter((s) => !this.live.has(s.runId));
+    return [...local, ...elsewhere.map((s) => structuredClone(s))];
   }
+
+  /** Runs other processes on a shared database announced as started and not yet as ended. */
+  private readonly remoteLive = new Map<string, RunState>();
 
   /** Last seq of a run (live or stored); null if the run does not exist. */
   async headSeq(runId: string): Promise<number | null> {
@@ -287,6 +297,21 @@ export class Hub {
   private emitActiveChanged(): void {
     for (const l of this.listeners) l.onActiveChanged();
   }
+}
+
+/** What a process knows of a run another process announced: that it runs (its events come by seq). */
+function remoteState(runId: string): RunState {
+  return {
+    runId,
+    status: 'running',
+    seq: 0,
+    startedAtMs: null,
+    label: null,
+    counts: emptyCounts(),
+    inFlight: 0,
+    breaker: { tripped: false, cause: null },
+    verdict: null,
+  };
 }
 
 /** A telemetry event on the run's clock: `t` = ms since the run started (0 before it did). */

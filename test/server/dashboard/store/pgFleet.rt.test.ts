@@ -109,15 +109,19 @@ describe('one database, two dashboard processes', () => {
   it('streams to a browser on one process the events reported through the other (LISTEN/NOTIFY)', async () => {
     const url = await cluster.freshDatabase();
     const [a, b] = await Promise.all([serve(url), serve(url)]);
-    expect((await post(a.url, '/api/runs/external', { runId: 'seen', config: {} })).status).toBe(201);
-    expect((await events(a, 'seen', [runStarted('seen', 50)])).status).toBe(200);
     const ws = new WebSocket(`${b.url.replace('http', 'ws')}/ws`);
     const arrived = new Map<number, number>();
+    const listed: string[][] = [];
     ws.on('message', (raw: Buffer) => {
-      const m = JSON.parse(raw.toString()) as { type: string; events?: { seq: number }[] };
+      const m = JSON.parse(raw.toString()) as { type: string; events?: { seq: number }[]; runs?: { runId: string }[] };
       if (m.type === 'deltas') for (const e of m.events!) arrived.set(e.seq, performance.now());
+      if (m.type === 'snapshot') listed.push(m.runs!.map((r) => r.runId));
     });
     await new Promise((r) => ws.once('open', r));
+    expect((await post(a.url, '/api/runs/external', { runId: 'seen', config: {} })).status).toBe(201);
+    // The run started through A is listed live on B.
+    await expect.poll(() => listed.at(-1)).toEqual(['seen']);
+    expect((await events(a, 'seen', [runStarted('seen', 50)])).status).toBe(200);
     ws.send(JSON.stringify({ type: 'subscribe', runId: 'seen', afterSeq: 0 }));
     await expect.poll(() => arrived.size).toBe(2);
     const lags: number[] = [];
