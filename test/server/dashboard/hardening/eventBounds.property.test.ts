@@ -188,12 +188,12 @@ describe('a batch that fails part-way inside the dashboard', () => {
     expect((await post(id, completedRequest(id, 0))).statusCode).toBe(200);
     const before = snapshot(id);
     const tracker = app.hub.tracker(id)!;
-    const apply = tracker.apply.bind(tracker);
+    const fold = tracker.fold.bind(tracker);
     let calls = 0;
     // A fault in the fold at the batch's third event (what validation cannot rule out: a bug).
-    tracker.apply = (seq, e) => {
+    tracker.fold = (e) => {
       if (++calls === 3) throw new Error('injected fault in the fold');
-      return apply(seq, e);
+      return fold(e);
     };
     const r = await post(id, completedRequest(id, 1));
     expect(r.statusCode).toBe(500);
