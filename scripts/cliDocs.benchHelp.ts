@@ -30,8 +30,17 @@ export const BENCH_GROUPS: FlagGroup[] = [
       },
       host: { arg: 'H', help: 'host of the server when `--base-url` is not given (default `127.0.0.1`)' },
       port: { arg: 'P', help: 'port of the server when `--base-url` is not given (default 8000)' },
-      endpoint: { arg: 'PATH', help: 'the chat endpoint (default `/v1/chat/completions`)' },
-      backend: { arg: 'NAME', help: '`openai-chat-omni` (default) or `openai-chat`; any other is refused' },
+      endpoint: {
+        arg: 'PATH',
+        help: "the backend's endpoint (default `/v1/chat/completions`; `/v1/audio/speech` for `openai-audio-speech`; `/v1/realtime` for the realtime backends)",
+      },
+      backend: {
+        arg: 'NAME',
+        help:
+          '`openai-chat-omni` (default), `openai-chat`, `openai-audio-speech` (streamed raw PCM; its format ' +
+          'from `VLLM_OMNI_BENCH_AUDIO_SAMPLE_RATE`/`_CHANNELS`, 24 kHz mono s16 by default), ' +
+          '`openai-realtime-tts` or `openai-realtime-duplex` (WebSocket sessions); any other is refused',
+      },
       model: { arg: 'NAME', help: 'the model to ask for (required)' },
       'served-model-name': { arg: 'NAME', help: 'the model name sent in the body, when it differs from `--model`' },
       header: {
@@ -64,6 +73,10 @@ export const BENCH_GROUPS: FlagGroup[] = [
       'seed-tts-system-prompt': { arg: 'TEXT', help: "the system prompt of Seed-TTS rows (default vLLM-Omni's)" },
       'seed-tts-file-ref-audio': {
         help: '`ref_audio` as a `file://` URI the server reads instead of an inlined data URI, as vLLM-Omni; the server needs `--allowed-local-media-path`',
+      },
+      'seed-tts-turns-per-session': {
+        arg: 'N',
+        help: 'realtime backends: N consecutive prompts are the turns of one WebSocket session (default 1); each turn is one request row, and `--max-concurrency` counts sessions, as vLLM-Omni',
       },
       'num-prompts': { arg: 'N', help: 'how many requests (default 1000)' },
       'no-oversample': { help: 'do not repeat Seed-TTS rows to reach `--num-prompts`' },

@@ -3,8 +3,8 @@
  * from the CLI itself: `stallscope bench` from its flag table
  * (server/cli/benchFlags.ts: the flags, their values, which repeat, the vLLM
  * flags accepted but not acted on) with what each means
- * (scripts/cliDocs.benchHelp.ts); `stallscope`, `repro-server`, `serve` and
- * `asr-server` from the `--help` text they print. `--check` writes nothing and exits 1
+ * (scripts/cliDocs.benchHelp.ts); `stallscope`, `repro-server`, `serve`,
+ * `asr-server` and `token` from the `--help` text they print. `--check` writes nothing and exits 1
  * when the committed file is not what this would write
  * (test/architecture/cliDocs.test.ts does the same).
  */
@@ -29,7 +29,7 @@ export interface CliDocsInput {
   ignoredFlags: Record<string, { type: 'string' | 'boolean'; note: string }>;
   groups: FlagGroup[];
   /** `--help` output of `stallscope`, `stallscope repro-server`, `stallscope serve`, `stallscope asr-server`. */
-  help: { main: string; repro: string; serve: string; asr: string; db: string };
+  help: { main: string; repro: string; serve: string; asr: string; db: string; token: string };
 }
 
 /** Flags of the table without a meaning, and meanings of flags the table does not have. */
@@ -106,6 +106,12 @@ export function renderCliDocs(input: CliDocsInput): string {
       input.help.db,
     ),
     '',
+    ...helpSection(
+      '`stallscope token`',
+      "The dashboard's scoped tokens, as `--help` prints it ([design.md](design.md#tokens)):",
+      input.help.token,
+    ),
+    '',
   ].join('\n');
 }
 
@@ -140,6 +146,7 @@ export async function generateCliDocs(): Promise<string> {
       serve: await printed(['serve', '--help']),
       asr: await printed(['asr-server', '--help']),
       db: await printed(['db', '--help']),
+      token: await printed(['token', '--help']),
     },
   });
   return format(markdown, { ...(await resolveConfig(CLI_DOC)), filepath: CLI_DOC });

@@ -5,7 +5,14 @@
  * started; `...Ms` are epoch ms; `...S` are seconds (vLLM units).
  */
 import { Type, type Static } from 'typebox';
-import { BreakerCauseSchema, InterruptCauseSchema, RunCountsSchema, VerdictSchema } from './types.ts';
+import {
+  BreakerCauseSchema,
+  InterruptCauseSchema,
+  REQUEST_END_STATUSES,
+  RunCountsSchema,
+  VerdictSchema,
+  type RequestStatus,
+} from './types.ts';
 import { StallReportSchema } from './stallReport.ts';
 import { RunSummarySchema } from './protocol.ts';
 import { FingerprintSchema, FirstTimeoutSchema } from './stallEvidence.ts';
@@ -90,9 +97,22 @@ export const RunDetailSchema = Type.Intersect([
     firstTimeout: Nullable(FirstTimeoutSchema),
     /** The target's model list and version as read at the start (docs/design.md#server-identity). */
     serverIdentity: Nullable(ServerIdentitySchema),
+    /** Never pruned by retention (docs/design.md#retention). */
+    pinned: Type.Boolean(),
+    /** When retention removed its request rows and events (its summary, result and stall evidence stay); else null. */
+    prunedAtMs: Nullable(Type.Integer()),
   }),
 ]);
 export type RunDetail = Static<typeof RunDetailSchema>;
+
+/** A request's state, as `/api/runs/:id/requests?status=` filters by it (docs/design.md#request-states). */
+export const RequestStatusSchema = Type.Enum([
+  'pending',
+  'queued',
+  'sent',
+  'streaming',
+  ...REQUEST_END_STATUSES,
+] satisfies RequestStatus[]);
 
 /** One request of a run. End fields stay null/0 until the request ends. */
 export const RequestRowSchema = Type.Object({

@@ -11,6 +11,7 @@ export const ERRORS = {
   CONFIG_BACKEND_UNSUPPORTED: { status: 400, exit: 2, message: 'unsupported backend' },
   CONFIG_SELF_TIMED_NEEDS_TRACE: { status: 400, exit: 2, message: 'self-timed dispatch needs a trace dataset' },
   CONFIG_EXTRA_BODY: { status: 400, exit: 2, message: 'malformed --extra-body' },
+  CONFIG_REALTIME: { status: 400, exit: 2, message: 'invalid realtime session settings' },
   CONFIG_DATASET_UNREADABLE: { status: 400, exit: 2, message: 'dataset cannot be read' },
   CONFIG_WATCHDOG_INVALID: { status: 400, exit: 2, message: 'invalid watchdog timeout' },
   CONFIG_FAULT_INVALID: { status: 400, exit: 2, message: 'invalid fault specification' },
@@ -30,6 +31,14 @@ export const ERRORS = {
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
+  // Realtime (WebSocket) turns (docs/design.md#realtime).
+  REQ_WS_CLOSED: { status: 502, exit: 1, message: 'target closed the realtime WebSocket mid-turn' },
+  REQ_WS_BINARY: { status: 502, exit: 1, message: 'binary frame where a JSON text event was expected' },
+  REQ_WS_BAD_EVENT: { status: 502, exit: 1, message: 'realtime event is not a JSON object with a type' },
+  REQ_WS_FRAME_TOO_LARGE: { status: 502, exit: 1, message: 'realtime frame exceeds the size bound' },
+  REQ_WS_UPGRADE: { status: 502, exit: 1, message: 'target refused the WebSocket upgrade' },
+  REQ_WS_SESSION_ENDED: { status: 502, exit: 1, message: 'an earlier turn of the session failed' },
+  REQ_NOT_AUDIO_STREAM: { status: 502, exit: 1, message: 'response is not an audio stream' },
   // Server stack capture with py-spy: each is a run.warning and a note in the result; the run goes on.
   STACKS_PYSPY_MISSING: { status: 424, exit: 1, message: 'py-spy is not installed' },
   STACKS_PERMISSION: { status: 424, exit: 1, message: 'py-spy may not read the server process' },
@@ -46,6 +55,7 @@ export const ERRORS = {
   API_BAD_REQUEST: { status: 400, exit: 1, message: 'bad request' },
   API_PAYLOAD_TOO_LARGE: { status: 413, exit: 1, message: 'request body too large' },
   API_MEMORY_BUDGET: { status: 400, exit: 2, message: 'the run would exceed the memory budget' },
+  API_FORBIDDEN_SCOPE: { status: 403, exit: 1, message: "the token's scope does not allow this" },
   // Storage (the dashboard refuses to start rather than serve a store it cannot trust).
   STORE_CORRUPT: { status: 500, exit: 4, message: 'the database is corrupt' },
   STORE_LOCKED: { status: 409, exit: 4, message: 'the data directory is in use by another dashboard' },

@@ -20,6 +20,7 @@ import {
   type RequestStep,
   type RequestTally,
 } from './requestLifecycle.ts';
+import { countEndedMany, type EndedRequest } from './outcomes.ts';
 
 export class LiveRequests {
   /** Rows of the requests begun and not ended, by dataset index. */
@@ -54,6 +55,7 @@ export class LiveRequests {
     const step = foldRequest(row, e);
     tallyStep(this.tally, step);
     if (step.ended) {
+      this.queued.learn(index, row.requestId);
       this.rows.delete(index);
       this.ended.add(index);
     }
@@ -61,9 +63,30 @@ export class LiveRequests {
     return step;
   }
 
+  /**
+   * Ends requests [from, to) as never sent, together (`requests.not_dispatched`;
+   * docs/design.md#bulk-unsent): they never began, so no row is dropped; their
+   * counts are added in one step and any later event of theirs is ignored.
+   * Rows of begun requests in the range (none, from the engine) end with them.
+   */
+  endRange(from: number, to: number, ended: EndedRequest, n: number): void {
+    this.ended.addRange(from, to);
+    for (const [index, row] of this.rows) {
+      if (index < from || index >= to) continue;
+      this.rows.delete(index);
+      if (row.status === 'sent' || row.status === 'streaming') this.tally.inFlight--;
+    }
+    countEndedMany(this.tally.counts, ended, n);
+  }
+
   /** The row of the request the last step concerned (an ended one's too), until the next event. */
   get lastRow(): RequestLifecycle | null {
     return this.last;
+  }
+
+  /** What the engine's request ids are `<prefix><index>` of, once a queued request named one; else null. */
+  get idPrefix(): string | null {
+    return this.queued.idPrefix;
   }
 }
 
@@ -78,6 +101,16 @@ class QueuedRequests {
   private prefix: string | null = null;
   private readonly otherIds = new Map<number, string>();
 
+  get idPrefix(): string | null {
+    return this.prefix;
+  }
+
+  /** Learns the engine's id prefix from the first id of request `index` that ends in its index. */
+  learn(index: number, requestId: string): void {
+    const suffix = String(index);
+    if (this.prefix === null && requestId.endsWith(suffix)) this.prefix = requestId.slice(0, -suffix.length);
+  }
+
   set(index: number, t: number, requestId: string): void {
     if (index >= this.t.length) {
       const grown = new Float64Array(Math.max(1024, this.t.length * 2, index + 1)).fill(Number.NaN);
@@ -85,8 +118,8 @@ class QueuedRequests {
       this.t = grown;
     }
     this.t[index] = t;
+    this.learn(index, requestId);
     const suffix = String(index);
-    if (this.prefix === null && requestId.endsWith(suffix)) this.prefix = requestId.slice(0, -suffix.length);
     const p = this.prefix;
     const engineMade =
       p !== null &&
@@ -112,6 +145,7 @@ class QueuedRequests {
 /** A set of dataset indices, one bit each. */
 class IndexSet {
   private bits = new Uint8Array(0);
+  private readonly ranges: [number, number][] = [];
 
   add(index: number): void {
     const byte = Math.floor(index / 8);
@@ -125,6 +159,13 @@ class IndexSet {
 
   has(index: number): boolean {
     const byte = Math.floor(index / 8);
-    return byte < this.bits.length && (this.bits[byte] & (1 << (index % 8))) !== 0;
+    if (byte < this.bits.length && (this.bits[byte] & (1 << (index % 8))) !== 0) return true;
+    for (const [from, to] of this.ranges) if (index >= from && index < to) return true;
+    return false;
+  }
+
+  /** Every index in [from, to): a range kept as such (a stopped run ends its tail at once). */
+  addRange(from: number, to: number): void {
+    if (from < to) this.ranges.push([from, to]);
   }
 }

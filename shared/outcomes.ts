@@ -63,6 +63,25 @@ export function countEnded(c: RunCounts, r: EndedRequest): void {
   }
 }
 
+/**
+ * Adds `n` requests that ended alike (the never-sent requests of one
+ * `requests.not_dispatched` event) to `c`, in place: exactly what `n` calls
+ * of countEnded would add, in one step.
+ */
+export function countEndedMany(c: RunCounts, r: EndedRequest, n: number): void {
+  const one = emptyCounts();
+  countEnded(one, r);
+  for (const k of Object.keys(one) as (keyof RunCounts)[]) if (k !== 'total') c[k] += one[k] * n;
+}
+
+/** The requests a `requests.not_dispatched` event ends: how many, and how each counts. */
+export function bulkUnsent(e: { from: number; to: number; stoppedBy?: StopCause | null }): {
+  n: number;
+  ended: EndedRequest;
+} {
+  return { n: Math.max(0, e.to - e.from), ended: { status: 'not_dispatched', stoppedBy: e.stoppedBy ?? null } };
+}
+
 /** Counts of a whole run: `total` requests, of which `ended` have ended. */
 export function countOutcomes(total: number, ended: Iterable<EndedRequest>): RunCounts {
   const c = emptyCounts(total);

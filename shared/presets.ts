@@ -82,4 +82,40 @@ export const SEED_TTS_URL: Preset = {
   },
 };
 
-export const PRESETS: Preset[] = [CODE2WAV_HANG, SEED_TTS_URL];
+/**
+ * The same hang over realtime WebSocket sessions (docs/design.md#realtime): 10 sessions of 4 turns, 3
+ * sessions at once; the hung turn's idle timeout (2 s) trips fail-fast, the turns waiting behind it are
+ * cancelled, and every WebSocket is closed within the stop's deadline.
+ */
+export const REALTIME_HANG: Preset = {
+  id: 'realtime-hang',
+  title: 'Reproduce the hang over a realtime session',
+  description:
+    'Embedded repro server, openai-realtime-tts on /v1/realtime: 40 prompts as 10 WebSocket sessions of 4 turns, 3 sessions at once, 2 s idle timeout, fail-fast on, watchdog 1 s, a block fault in hift at the 3rd operation. Ends failed closed with a stall report in a few seconds.',
+  spec: {
+    label: 'realtime-hang',
+    metadata: { preset: 'realtime-hang' },
+    target: {
+      kind: 'embedded',
+      faults: [{ phase: 'hift', kind: 'block', after: 3 }],
+      watchdogTimeoutS: 1,
+      workers: 1,
+      maxBatch: 4,
+      seed: 0,
+    },
+    ...NIGHTLY_SHAPE,
+    backend: 'openai-realtime-tts',
+    endpoint: '/v1/realtime',
+    numPrompts: 40,
+    turnsPerSession: 4,
+    maxConcurrency: 3,
+    extraBody: { save_duplex_request_metrics: true },
+    percentileMetrics: ['ttft', 'e2el', 'audio_ttfp', 'audio_rtf'],
+    dataset: { name: 'random', inputLen: 32, outputLen: 16 },
+    timeouts: { totalS: 30, idleS: 2 },
+    failFast: true,
+    thresholds: [],
+  },
+};
+
+export const PRESETS: Preset[] = [CODE2WAV_HANG, REALTIME_HANG, SEED_TTS_URL];

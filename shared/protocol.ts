@@ -30,8 +30,10 @@ import { LivenessReportSchema } from './liveness.ts';
 /**
  * 2: `run.stopped` (a stop rule tripped), `server.liveness` (what the server
  * still answered at the stall) and `RunSummary.stoppedBy`.
+ * 3: `requests.not_dispatched` (the never-started requests of a stopped run,
+ * in one event; docs/design.md#bulk-unsent).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /**
  * The engine's events are TypeBox schemas with their types derived by
@@ -71,6 +73,11 @@ export const RunStartedSchema = Type.Object({
   baseUrl: Type.String({ maxLength: 4096 }),
   /** The target's model list and version, read at the start (absent: not read). */
   serverIdentity: Type.Optional(ServerIdentitySchema),
+  /**
+   * Realtime runs (docs/design.md#realtime): consecutive requests `turnsPerSession` at a time are the turns
+   * of one WebSocket session, drawn as one timeline row. Absent: requests are independent.
+   */
+  turnsPerSession: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RUN_REQUESTS })),
 });
 export type RunStarted = Static<typeof RunStartedSchema>;
 
@@ -166,6 +173,27 @@ export type RequestCancelled = Static<typeof RequestCancelledSchema>;
 /** Never sent: cancelled from the queue (breaker or interrupt), never arrived, or the run never started. */
 export const RequestNotDispatchedSchema = Ended('request.not_dispatched');
 export type RequestNotDispatched = Static<typeof RequestNotDispatchedSchema>;
+
+/**
+ * The requests of dataset indices [from, to) were never sent, all for the
+ * same reason: the run stopped before they started (or never started). One
+ * event instead of one `request.not_dispatched` each, so the stop of a
+ * million-request run costs the same as any other (docs/design.md#bulk-unsent).
+ * Each counts as a `request.not_dispatched` with this error and stop cause
+ * would (shared/outcomes.ts); their other fields are a never-sent request's
+ * (zeros, no send time, no attempt).
+ */
+export const RequestsNotDispatchedSchema = Type.Object({
+  ...T,
+  type: Type.Literal('requests.not_dispatched'),
+  from: Index,
+  /** Exclusive. */
+  to: Type.Integer({ minimum: 1, maximum: MAX_RUN_REQUESTS }),
+  error: Type.String({ maxLength: 65_536 }),
+  /** What stopped the run before these were sent (absent or null: it never started). */
+  stoppedBy: Type.Optional(Type.Union([StopCauseSchema, Type.Null()])),
+});
+export type RequestsNotDispatched = Static<typeof RequestsNotDispatchedSchema>;
 
 export const BreakerTrippedSchema = Type.Object({
   ...T,
@@ -288,6 +316,7 @@ export const BenchEventSchema = Type.Union([
   RequestTimedOutSchema,
   RequestCancelledSchema,
   RequestNotDispatchedSchema,
+  RequestsNotDispatchedSchema,
   BreakerTrippedSchema,
   RunStoppedSchema,
   RunFinishedSchema,

@@ -29,6 +29,7 @@ import type {
   RequestFirstAudio,
   RequestFirstToken,
   RequestNotDispatched,
+  RequestsNotDispatched,
   RequestOutcome,
   RequestProgress,
   RequestQueued,
@@ -85,6 +86,31 @@ export function isRequestEvent(e: RunEvent): e is RequestEvent {
 /** The dataset index of the request an event concerns. */
 export function eventRequestIndex(e: RequestEvent): number {
   return 'outcome' in e ? e.outcome.index : e.index;
+}
+
+/**
+ * The outcome a `request.not_dispatched` of request `index` would carry,
+ * for a request ended by a `requests.not_dispatched` range: a never-sent
+ * request's zeros, the range's error and stop cause (the prompt length,
+ * which the range does not carry, reads 0).
+ */
+export function unsentOutcome(e: RequestsNotDispatched, index: number, requestId: string): RequestOutcome {
+  const o: RequestOutcome = {
+    index,
+    requestId,
+    status: 'not_dispatched',
+    ttftS: 0,
+    e2elS: 0,
+    audioTtfpS: 0,
+    audioDurationS: 0,
+    outputTokens: 0,
+    promptLen: 0,
+    attempts: 0,
+    error: e.error,
+    sentT: null,
+  };
+  if (e.stoppedBy) o.stoppedBy = e.stoppedBy;
+  return o;
 }
 
 /** A request nothing has happened to yet. */

@@ -7,6 +7,7 @@
  * cannot express (fail-fast needs a timeout, self-timed needs a trace) live in
  * `runSpecIssues` too, so the form and the server say the same thing.
  */
+import { BACKENDS, endpointIssue, isBackendName } from './backends.ts';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -152,12 +153,18 @@ export const RunSpecSchema = Type.Object(
     metadata: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { default: {} }),
     target: TargetSpecSchema,
     model: Type.String({ minLength: 1, maxLength: 256, default: 'openbmb/MiniCPM-o-4_5' }),
-    backend: Type.Union([Type.Literal('openai-chat-omni'), Type.Literal('openai-chat')], {
-      default: 'openai-chat-omni',
-    }),
+    backend: Type.Enum(BACKENDS, { default: 'openai-chat-omni' }),
     endpoint: Type.String({ pattern: '^/', maxLength: 512, default: '/v1/chat/completions' }),
     dataset: DatasetSpecSchema,
     numPrompts: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1088 }),
+    /** Realtime backends: consecutive prompts per WebSocket session (`--seed-tts-turns-per-session`). */
+    turnsPerSession: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Realtime: prompts per WebSocket session, each one turn (max concurrency counts sessions)',
+      }),
+    ),
     maxConcurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()], { default: 10 }),
     requestRate: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('inf')], { default: 'inf' }),
     burstiness: Type.Number({ exclusiveMinimum: 0, default: 1 }),
@@ -350,6 +357,11 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
     });
   }
   out.push(...stopOnIssues(v, ok, timeoutsOk ? timeouts : null));
+  // Each backend has its endpoint (the engine refuses another, as vLLM-Omni's client does): said on the field.
+  if (typeof v.backend === 'string' && isBackendName(v.backend) && typeof v.endpoint === 'string' && ok('endpoint')) {
+    const issue = endpointIssue(v.backend, v.endpoint, v.endpoint.split('?')[0]);
+    if (issue) out.push({ field: 'endpoint', message: `${issue} for ${v.backend}`, severity: 'error' });
+  }
   if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
     out.push({
       field: 'selfTimed',

@@ -83,6 +83,9 @@ export function schemaMessage(field: string, errors: readonly SchemaError[]): st
   // A union of constants (backend, a fault's phase): name the choices, not the first branch's "must be equal".
   const consts = errors.filter((e) => e.keyword === 'const').map((e) => String(e.params.allowedValue));
   if (consts.length > 1) return `must be one of ${consts.join(', ')}`;
+  // An enum of constants (the backend names, from one list in shared/backends.ts): the same words.
+  const choices = errors.find((e) => e.keyword === 'enum')?.params.allowedValues;
+  if (Array.isArray(choices)) return `must be one of ${choices.map(String).join(', ')}`;
   const first = errors.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'boolean') ?? errors[0];
   return first ? oneError(first) : 'is not a valid value';
 }

@@ -11,6 +11,8 @@ import type { BenchOutcome } from '../engine/engine.ts';
 import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
 import { BENCH_USAGE } from './benchFlags.ts';
 import type { RemoteReporter } from '../engine/report/remote.ts';
+import type { Progress } from './benchProgress.ts';
+import type { BenchEvent } from '../../shared/protocol.ts';
 
 export const EXIT_CODES: Record<Verdict, number> = {
   passed: 0,
@@ -143,10 +145,7 @@ export async function run(argv: string[]): Promise<number> {
       signal: ctrl.signal,
       log: (line) => console.log(line),
       onDownloadProgress: (p) => progress?.onDownload(p),
-      onEvent: (e) => {
-        progress?.onEvent(e);
-        reporter?.onEvent(e);
-      },
+      onEvent: eventSubscriber(progress, reporter),
     });
   } catch (e) {
     return refuse(e);
@@ -191,4 +190,20 @@ async function openReporter(url: string, runId: string, config: unknown): Promis
   // Loaded only when --report-to is used.
   const { createRemoteReporter } = await import('../engine/report/remote.ts');
   return createRemoteReporter({ url, runId, config, log: (l) => console.error(l) });
+}
+
+/**
+ * The run's event subscriber: the progress bar and the reporter, or none when neither is there (output piped, no
+ * --report-to), so the engine builds no event at all (RunEvents skips its work without a subscriber): a few events
+ * per request that nobody would read (docs/design.md#request-body).
+ */
+export function eventSubscriber(
+  progress: Pick<Progress, 'onEvent'> | null,
+  reporter: Pick<RemoteReporter, 'onEvent'> | null,
+): ((e: BenchEvent) => void) | undefined {
+  if (!progress && !reporter) return undefined;
+  return (e) => {
+    progress?.onEvent(e);
+    reporter?.onEvent(e);
+  };
 }

@@ -10,6 +10,7 @@
  * reported stays the same: target, sampling and --extra-body, rate and
  * burstiness, then the config's fields in order, the server stacks last.
  */
+import { BACKEND_INFO, isBackendName } from '../../shared/backends.ts';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
@@ -75,7 +76,8 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     runId,
     baseUrl,
     insecure: v.insecure ? true : undefined,
-    endpoint: v.endpoint ?? '/v1/chat/completions',
+    // Each backend's own endpoint unless one is given (an unknown backend is refused by validate.ts).
+    endpoint: v.endpoint ?? defaultEndpointOf(v.backend ?? 'openai-chat-omni'),
     backend: v.backend ?? 'openai-chat-omni',
     model,
     servedModelName: v['served-model-name'],
@@ -87,6 +89,7 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     metadata: { ...(v['no-ci-metadata'] ? {} : detectCiMetadata(env)), ...pairs(v.metadata, '--metadata') },
     dataset: dataset(v),
     numPrompts: optInteger(v['num-prompts'], '--num-prompts') ?? 1000,
+    turnsPerSession: optInteger(v['seed-tts-turns-per-session'], '--seed-tts-turns-per-session'),
     maxConcurrency: optInteger(v['max-concurrency'], '--max-concurrency') ?? null,
     requestRate,
     burstiness,
@@ -342,4 +345,11 @@ function seedTtsEval(v: BenchValues, env: Env, warnings: string[]): SeedTtsEvalC
     saveItems: Boolean(v['seed-tts-wer-save-items']) || truthy(env.SEED_TTS_WER_SAVE_ITEMS),
     saveAudioDir: v['seed-tts-save-audio-dir'] ?? (env.SEED_TTS_WER_SAVE_AUDIO_DIR || null),
   };
+}
+
+/** The endpoint of a backend when --endpoint is not given: chat's for a name validate.ts will refuse. */
+function defaultEndpointOf(backend: string): string {
+  return isBackendName(backend)
+    ? BACKEND_INFO[backend].defaultEndpoint
+    : BACKEND_INFO['openai-chat-omni'].defaultEndpoint;
 }

@@ -33,6 +33,7 @@ export const BENCH_OPTIONS = {
   'seed-tts-locale': { type: 'string' },
   'seed-tts-system-prompt': { type: 'string' },
   'seed-tts-file-ref-audio': { type: 'boolean' },
+  'seed-tts-turns-per-session': { type: 'string' },
   'hf-output-len': { type: 'string' },
   'output-len': { type: 'string' },
   'random-input-len': { type: 'string' },
@@ -132,8 +133,10 @@ export const ALL_BENCH_OPTIONS = { ...BENCH_OPTIONS, ...IGNORED_VLLM_OPTIONS } a
 
 export const BENCH_USAGE = `usage: stallscope bench [options]   (flags as vllm bench serve --omni)
 
-target     --base-url URL | --host H --port P, --endpoint /v1/chat/completions,
-           --backend openai-chat-omni|openai-chat, --model M, --served-model-name N,
+target     --base-url URL | --host H --port P, --endpoint (default: the backend's; /v1/chat/completions),
+           --backend openai-chat-omni|openai-chat|openai-audio-speech (/v1/audio/speech, raw PCM)
+           |openai-realtime-tts|openai-realtime-duplex (/v1/realtime, WebSocket sessions),
+           --model M, --served-model-name N,
            --header K=V ... (repeatable), --request-id-prefix P, --ready-check-timeout-sec S,
            --insecure (https: skip certificate checks, for self-signed CI servers),
            --keep-alive (reuse connections; default: one per request, as vLLM-Omni, so TTFT includes the connect)
@@ -141,7 +144,9 @@ dataset    --dataset-name random|seed-tts|trace, --dataset-path P (seed-tts: a f
            zhaochenyang20/seed-tts-eval, from the Hugging Face cache or downloaded into it), --seed-tts-locale en|zh,
            --num-prompts N, --no-oversample, --disable-shuffle, --random-input-len N,
            --random-output-len N, --random-range-ratio R, --output-len N, --hf-output-len N, --seed N,
-           --seed-tts-file-ref-audio (ref_audio as a file:// URI, not inlined)
+           --seed-tts-file-ref-audio (ref_audio as a file:// URI, not inlined),
+           --seed-tts-turns-per-session N (realtime backends: N consecutive prompts are the turns of one
+           WebSocket session; --max-concurrency counts sessions)
 load       --max-concurrency N, --request-rate R|inf, --burstiness B, --num-warmups N,
            --self-timed (trace only; default for trace),
            --ramp-up-strategy linear|exponential --ramp-up-start-rps N --ramp-up-end-rps N

@@ -14,6 +14,7 @@ import { defaultDataDir } from '../dashboard/store/db.ts';
 import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';
 import { redactDbUrl } from '../dashboard/store/dbUrl.ts';
+import type { RetentionPolicy } from '../dashboard/store/retention.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]
@@ -28,8 +29,15 @@ const USAGE = `usage: stallscope serve [options]
                        dashboard, which several processes may serve at once
   --buffer-events N    with --database: events kept while the database is
                        unreachable (default 200000); past them, reports get 503
-  --token T            access token (default: $STALLSCOPE_TOKEN; generated and
-                       printed when binding a non-loopback address)
+  --token T            the admin token (default: $STALLSCOPE_TOKEN; generated and
+                       printed when binding a non-loopback address); with one,
+                       every route but /api/health needs a token: this one or a
+                       scoped one from 'stallscope token create'
+  --retain-days N      prune the request rows and events of runs older than N
+                       days (summary, result, verdict, metadata and stall
+                       evidence are kept; pinned runs are never pruned)
+  --retain-runs N      keep the request rows and events of the newest N runs
+                       only (same rule)
   --allowed-host NAME  also accept this name in Host/Origin (repeatable)
   --build-if-needed    build the web UI (vite build) when dist/web is missing
                        or older than web/
@@ -77,6 +85,18 @@ function lockFor(database: string | null, dataDir: string): FolderLock {
   return lockDataDir(dataDir);
 }
 
+/** `--retain-days` / `--retain-runs`: each a positive integer, or absent (no limit). */
+export function retentionPolicy(days: string | undefined, runs: string | undefined): RetentionPolicy {
+  const int = (flag: string, v: string | undefined): number | null => {
+    if (v === undefined) return null;
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < 1)
+      throw new Error(`--${flag} must be a positive integer (got '${v}')`);
+    return n;
+  };
+  return { retainDays: int('retain-days', days), retainRuns: int('retain-runs', runs) };
+}
+
 const OPTIONS = {
   port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
   host: { type: 'string', default: '127.0.0.1' },
@@ -85,13 +105,20 @@ const OPTIONS = {
   'buffer-events': { type: 'string' },
   token: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'retain-days': { type: 'string' },
+  'retain-runs': { type: 'string' },
   'build-if-needed': { type: 'boolean', default: false },
   verbose: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-export async function run(argv: string[]): Promise<number> {
-  let args;
+type ServeArgs = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>['values'];
+
+/** The flags read and checked; an exit code when they refuse (2) or asked for help (0). */
+function readFlags(
+  argv: string[],
+): { args: ServeArgs; port: number; policy: RetentionPolicy; bufferEvents: number | undefined } | number {
+  let args: ServeArgs;
   try {
     args = parseArgs({ args: argv, options: OPTIONS }).values;
   } catch (e) {
@@ -107,13 +134,25 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`stallscope serve: --port must be an integer 0-65535 (got '${args.port}')`);
     return 2;
   }
-  const host = args.host;
-  const database = args.database ?? process.env.STALLSCOPE_DATABASE_URL ?? null;
   const bufferEvents = positiveOrUndefined(args['buffer-events']);
   if (bufferEvents === null) {
     console.error(`stallscope serve: --buffer-events must be a positive integer (got '${args['buffer-events']}')`);
     return 2;
   }
+  try {
+    return { args, port, bufferEvents, policy: retentionPolicy(args['retain-days'], args['retain-runs']) };
+  } catch (e) {
+    console.error(`stallscope serve: ${(e as Error).message}`);
+    return 2;
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const flags = readFlags(argv);
+  if (typeof flags === 'number') return flags;
+  const { args, port, policy, bufferEvents } = flags;
+  const host = args.host;
+  const database = args.database ?? process.env.STALLSCOPE_DATABASE_URL ?? null;
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
   if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
@@ -138,6 +177,7 @@ export async function run(argv: string[]): Promise<number> {
       port,
       token,
       allowedHosts: args['allowed-host'],
+      retention: { policy },
       webRoot: WEB_OUT,
       manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
     });
@@ -182,5 +222,11 @@ export async function run(argv: string[]): Promise<number> {
   console.log(
     `stallscope: data in ${database ? redactDbUrl(database) : dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );
+  const kept = [
+    policy.retainDays !== null ? `runs of the last ${policy.retainDays} day(s)` : null,
+    policy.retainRuns !== null ? `the newest ${policy.retainRuns} run(s)` : null,
+  ].filter(Boolean);
+  if (kept.length)
+    console.log(`stallscope: retention keeps request rows and events of ${kept.join(' and ')}, and pinned runs`);
   return stopped;
 }

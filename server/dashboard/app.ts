@@ -27,6 +27,11 @@ import { exportRoutes } from './routes/export.ts';
 import { wsRoutes } from './routes/ws.ts';
 import { healthRoutes } from './routes/health.ts';
 import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
+import { TokenService } from './auth/tokens.ts';
+import { Pruner, type PrunerOptions } from './retention/pruner.ts';
+import { tokenRoutes } from './routes/tokens.ts';
+import { pinRoutes } from './routes/pins.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 
 export interface AppOptions {
   /** Data directory; null → in-memory database (tests). */
@@ -52,6 +57,8 @@ export interface AppOptions {
   logFailure?: (line: string) => void;
   /** Body limit of ordinary JSON routes (import/ingest have their own). */
   bodyLimit?: number;
+  /** `--retain-days` / `--retain-runs` and the pruner's pace (docs/design.md#retention); default: keep everything. */
+  retention?: Partial<Omit<PrunerOptions, 'store' | 'isActive'>>;
 }
 
 /** Where this server can reach itself: loopback when bound everywhere, else the bound address. */
@@ -83,12 +90,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ? opts.runManager(hub)
     : new RunManager({ hub, ingestUrl, ingestToken: opts.token ?? null, log: (l) => app.log.info(l), ...opts.manager });
   const externalRuns = new ExternalRuns(hub);
-  decorateContext(app, { store, hub, runManager, externalRuns });
+  // The dashboard's own token is an admin token; stored scoped tokens count only when it has one.
+  const tokens = new TokenService(store.tokens, opts.token ?? null);
+  const pruner = new Pruner({
+    store: store.retention,
+    isActive: (id) => hub.isActive(id),
+    ...opts.retention,
+    policy: opts.retention?.policy ?? { retainDays: null, retainRuns: null },
+  });
+  decorateContext(app, { store, hub, runManager, externalRuns, tokens, pruner });
 
   installTypeBoxValidation(app);
   const web = hasWebBuild(opts.webRoot) ? opts.webRoot : null;
   installErrorHandler(app, web ? spaFallback : undefined, opts.logFailure);
-  const security: SecurityOptions = { bindHost: host, allowedHosts: opts.allowedHosts, token: opts.token ?? null };
+  const security: SecurityOptions = { bindHost: host, allowedHosts: opts.allowedHosts, tokens };
   installSecurity(app, security);
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
@@ -102,6 +117,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(importRoutes);
   await app.register(exportRoutes);
   await app.register(wsRoutes(opts.ws ?? {}));
+  await app.register(tokenRoutes);
+  await app.register(pinRoutes);
+  await app.register(metricsRoutes(pruner));
   if (web) await registerWebStatic(app, web);
 
   // Live runs end while the server still listens: an embedded repro server's last telemetry flush needs /api/ingest.
@@ -109,7 +127,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await runManager.shutdown();
     await externalRuns.shutdown();
   });
+  // Pruning starts once the app is ready, off the request path; it stops (at its next batch) before the store closes.
+  app.addHook('onReady', async () => pruner.start());
   app.addHook('onClose', async () => {
+    await pruner.stop();
     await store.close();
   });
   return app;

@@ -11,6 +11,12 @@ import { settleBackground } from './warm/settle.ts';
 import { trafficLines } from './traffic.ts';
 import type { RunSetup } from './runSetup.ts';
 
+/** At most this many first-wave bodies are built before the clock (a few MB of 1,024-word prompts). */
+const FIRST_WAVE_PREBUILT = 1024;
+
+/** Distinct requests of the run the client warm-up cycles through. */
+const WARM_JOBS = 8;
+
 interface ClockReady {
   /** Why the run cannot start (the target never answered the ready check), or null. */
   errored: string | null;
@@ -55,18 +61,26 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
   const warmed =
     starts &&
     warmTheClient &&
+    r.backend.warmsWithRecordedChat &&
     (await warmClient({
-      job: (i) => r.job(0, `${config.runId}-warm-${i}`),
+      // The run's first requests in turn, not the first alone: their data differ (seeds, lengths) as the run's do,
+      // so the code optimised for them is not deoptimised by the first wave's values (docs/design.md#first-wave).
+      job: (i) => r.job(i % Math.min(r.n, WARM_JOBS), `${config.runId}-warm-${i}`),
       target,
       maxConcurrency: config.maxConcurrency,
       signal: interrupt,
     }));
-  // Then V8's own threads finish optimising what the warm-up made hot (settle.ts).
-  if (warmed) await settleBackground({ signal: interrupt });
+  // Then V8's own threads finish optimising what the warm-up made hot (settle.ts); the warm-up did the
+  // full collection itself, between its two passes (warmClient.ts), so the settle does not collect again.
+  if (warmed) await settleBackground({ signal: interrupt, gc: () => undefined });
   // Keep-alive with a burst start: the first wave's connections are opened before the clock
   // (RunConnections.preconnect), so its TTFT holds no handshakes the later waves never pay.
   // Only a burst: a ramp-up or a self-timed trace keeps request rate inf but paces its start.
   if (starts && r.connections.mode === 'keep_alive' && r.arrivals.mode === 'immediate' && config.maxConcurrency)
     await r.connections.preconnect(Math.min(r.n, config.maxConcurrency), interrupt);
+  // The first wave's bodies, built now as vLLM builds every prompt before its run: a burst start sends
+  // them back to back, and building them there (a 1,024-word prompt each) held the loop at the clock's start.
+  if (starts && r.arrivals.mode === 'immediate')
+    await r.prebuild(Math.min(config.maxConcurrency ?? FIRST_WAVE_PREBUILT, FIRST_WAVE_PREBUILT));
   return { errored, starts };
 }

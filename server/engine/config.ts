@@ -49,6 +49,11 @@ export interface BenchConfig {
   serverIdentity?: boolean;
   dataset: DatasetConfig;
   numPrompts: number;
+  /**
+   * `--seed-tts-turns-per-session`: the realtime backends group this many consecutive prompts into one
+   * WebSocket session (docs/design.md#realtime); each prompt stays one request row. Default 1.
+   */
+  turnsPerSession?: number;
   maxConcurrency: number | null;
   requestRate: number | 'inf';
   burstiness: number;

@@ -1,13 +1,14 @@
 /** Request outcome counts of a run: the shared rule (shared/outcomes.ts) over the run's ends. */
-import { countOutcomes } from '../../shared/outcomes.ts';
+import { countEnded, emptyCounts } from '../../shared/outcomes.ts';
+import type { RecordList } from '../../shared/metrics/input.ts';
 import type { RequestEndStatus, RunCounts, StopCause } from '../../shared/types.ts';
 
 export function countStatuses(
-  statuses: readonly RequestEndStatus[],
-  stoppedBy: readonly (StopCause | null)[],
+  statuses: RecordList<RequestEndStatus>,
+  stoppedBy: RecordList<StopCause | null>,
 ): RunCounts {
-  return countOutcomes(
-    statuses.length,
-    statuses.map((status, i) => ({ status, stoppedBy: stoppedBy[i] ?? null })),
-  );
+  const c = emptyCounts(statuses.length);
+  let i = 0;
+  for (const status of statuses) countEnded(c, { status, stoppedBy: stoppedBy.at(i++) ?? null });
+  return c;
 }

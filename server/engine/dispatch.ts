@@ -11,7 +11,9 @@
 import type { MetricOptions } from '../../shared/metrics/index.ts';
 import type { StopRule, StoppedBy } from '../../shared/stopRules.ts';
 import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
-import { markFailed, newRecord, placeholderRecord, type RequestRecord } from './client/record.ts';
+import { markFailed, newRecord } from './client/record.ts';
+import type { RecordList } from '../../shared/metrics/input.ts';
+import { RequestTable } from './records/requestTable.ts';
 import type { TimeoutReport } from './breaker.ts';
 import type { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
@@ -19,8 +21,6 @@ import type { Sweeper } from './http/cancelSweep.ts';
 import { Cancellation } from './http/cancellation.ts';
 import { runRequest, type RequestJob } from './requestRunner.ts';
 import { runArrivals } from './dispatch/arrivalLoop.ts';
-import { outcomeOf } from './dispatch/outcome.ts';
-import { nextTurn, PER_TURN } from './dispatch/perTurn.ts';
 import { RequestEndings } from './dispatch/requestEndings.ts';
 import { RequestHooks } from './dispatch/requestHooks.ts';
 import { RunStop } from './dispatch/runStop.ts';
@@ -36,6 +36,8 @@ export interface DispatchInput {
   /** Arrival offsets in seconds, one per request. */
   offsets: number[];
   maxConcurrency: number | null;
+  /** Realtime runs: consecutive requests that are one session's turns and share its concurrency slot. */
+  turnsPerSession?: number;
   /** `--omni-fail-fast-on-timeout`: the rule `timeouts>=1`. */
   failFast: boolean;
   /** The run's stop rules (`--stop-on`; docs/design.md#stop-rules), parsed. */
@@ -55,11 +57,12 @@ export interface DispatchInput {
 }
 
 export interface DispatchResult {
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
+  /** Every request's record and how it ended, column-wise (docs/design.md#request-table). */
+  records: RequestTable;
+  statuses: RecordList<RequestEndStatus>;
   /** Per request: what stopped the run before it ended on its own (see RequestOutcome.stoppedBy). */
-  stoppedBy: (StopCause | null)[];
-  timeoutKinds: (TimeoutKind | null)[];
+  stoppedBy: RecordList<StopCause | null>;
+  timeoutKinds: RecordList<TimeoutKind | null>;
   /** Seconds from the clock start until the last request settled. */
   durationS: number;
   cause: BreakerCause | null;
@@ -89,7 +92,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   const stopped = stopCtrl.signal;
   const endings = new RequestEndings(n, events, target, inp.requestId, inp.promptLen, stopped);
   const limit = inp.maxConcurrency ?? Number.POSITIVE_INFINITY;
-  const queue = new SlotQueue(n, limit, stopped, (index, token) => void runOne(index, token));
+  const queue = new SlotQueue(n, limit, stopped, (index, token) => void runOne(index, token), inp.turnsPerSession);
   const stop = new RunStop(stopCtrl, {
     timeouts: timeoutsRule(inp),
     connections: inp.connections,
@@ -99,11 +102,11 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     interrupt: inp.interrupt,
     inFlight,
     queue,
-    n,
-    notDispatched: (index) => endings.notDispatched(index),
+    unsentFrom: (from) => endings.unsentFrom(from),
   });
   const rules = new StopRuleWatch({
     rules: inp.stopRules ?? [],
+    records: endings.table,
     inFlight,
     requestId: inp.requestId,
     atS: () => events.nowT() / 1000,
@@ -111,7 +114,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     stopped,
     trip: (s) => stop.breaker.trip(s),
   });
-  endings.onEnd = (index, status, record) => rules.onEnd(index, status, record);
+  endings.onEnd = (index, status) => rules.onEnd(index, status);
   const progress = rules.watchesBytes ? () => rules.progress() : undefined;
 
   /** `token`: a first-wave start's, handed on once its request is dispatched (0 for later starts). */
@@ -126,7 +129,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
         job.requestId,
         events,
         stop.breaker,
-        endings.sentT,
+        endings.table,
         stopped,
         inp.onTimeout,
         progress,
@@ -144,7 +147,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
       endings.finish(index, record, 'failed');
     } finally {
       inFlight.delete(index);
-      queue.release();
+      queue.release(index);
     }
   };
 
@@ -162,10 +165,10 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
   rules.stop();
   stop.detach();
   return {
-    records: endings.records,
-    statuses: endings.statuses,
-    stoppedBy: endings.stoppedBy,
-    timeoutKinds: endings.timeoutKinds,
+    records: endings.table,
+    statuses: endings.table.statuses,
+    stoppedBy: endings.table.stoppedBy,
+    timeoutKinds: endings.table.timeoutKinds,
     durationS,
     cause: stop.cause,
     stopRule: stop.stoppedBy,
@@ -182,33 +185,22 @@ function timeoutsRule(inp: DispatchInput): { n: number; text: string } | null {
   return counts.reduce<{ n: number; text: string } | null>((a, r) => (a && a.n <= r.n ? a : r), null);
 }
 
-/** The run could not start (ready check failed): every request is a never-sent placeholder. */
-export async function skippedDispatch(
+/** The run could not start (ready check failed): every request is never sent, ended together in one event. */
+export function skippedDispatch(
   n: number,
   events: RunEvents,
-  requestId: (i: number) => string,
   promptLen: (i: number) => number,
   why: string,
-): Promise<DispatchResult> {
-  const records: RequestRecord[] = [];
-  const statuses: RequestEndStatus[] = [];
-  // One shared placeholder per prompt length, as for the never-sent requests of a stopped run.
-  const placeholders = new Map<number, RequestRecord>();
-  for (let i = 0; i < n; i++) {
-    if (i > 0 && i % PER_TURN === 0) await nextTurn(); // as a stopped run's queue
-    const len = promptLen(i);
-    let record = placeholders.get(len);
-    if (!record)
-      placeholders.set(len, (record = placeholderRecord(len, 'REQ_CANCELLED', `not dispatched: ${why}`, true)));
-    records.push(record);
-    statuses.push('not_dispatched');
-    events.end(outcomeOf(i, requestId(i), record, 'not_dispatched', null));
-  }
+): DispatchResult {
+  const records = new RequestTable(n, promptLen);
+  const error = `not dispatched: ${why}`;
+  records.endUnsent(0, n, error, null);
+  events.unsent(0, n, error, null);
   return {
     records,
-    statuses,
-    stoppedBy: new Array<StopCause | null>(n).fill(null),
-    timeoutKinds: new Array<TimeoutKind | null>(n).fill(null),
+    statuses: records.statuses,
+    stoppedBy: records.stoppedBy,
+    timeoutKinds: records.timeoutKinds,
     durationS: 0,
     cause: null,
     stopRule: null,

@@ -17,6 +17,7 @@ import { readServerIdentity } from './serverIdentity.ts';
 import type { ServerIdentity } from '../../shared/serverIdentity.ts';
 import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { effectiveStopRules } from '../../shared/stopRules.ts';
+import { isRealtimeBackend } from '../../shared/backends.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -66,7 +67,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     throw e;
   } finally {
     // Every socket closed (aborted ones included) before anything is written; bounded like a trip's sweep.
-    const { forcedSockets } = await r.connections.sweep(null);
+    const { forcedSockets } = await r.sweeper.sweep(null);
     if (forcedSockets > 0)
       r.warn(`cleanup: ${forcedSockets} socket(s) had to be destroyed one by one at the end of the run`);
     // Then the probes' captures in progress (each bounded by its own limit), so their keys are in the result.
@@ -97,6 +98,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
     errored,
     log,
     rpsChangeEvents: r.rps?.events,
+    backendKeys: r.backend.resultKeys,
     seedTts,
     extraResult,
     connectionMode: r.connectionMode,
@@ -121,6 +123,7 @@ function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity
     model: config.model,
     baseUrl: config.baseUrl,
     ...(serverIdentity ? { serverIdentity } : {}),
+    ...(isRealtimeBackend(config.backend) ? { turnsPerSession: config.turnsPerSession ?? 1 } : {}),
   });
   for (const message of r.data.warnings) events.emit({ type: 'run.warning', message });
   for (const p of r.probes) p.start({ emit: (e) => events.emit(e), log: r.log });
@@ -131,15 +134,16 @@ function dispatch(r: RunSetup, errored: string | null, opts: EngineOptions): Pro
   const { config, probes, rps } = r;
   if (errored) {
     r.warn(errored);
-    return skippedDispatch(r.n, r.events, r.id, r.promptLen, errored);
+    return Promise.resolve(skippedDispatch(r.n, r.events, r.promptLen, errored));
   }
   return runDispatch({
     target: r.target,
-    connections: r.connections,
+    connections: r.sweeper,
     events: r.events,
     log: r.log,
     offsets: arrivalOffsets(r.n, r.arrivals),
     maxConcurrency: config.maxConcurrency,
+    turnsPerSession: isRealtimeBackend(config.backend) ? (config.turnsPerSession ?? 1) : 1,
     failFast: config.failFast,
     stopRules: effectiveStopRules(config.stopOn, false),
     metrics: {

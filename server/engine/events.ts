@@ -4,6 +4,7 @@
  * the run. `request.progress` is throttled per request.
  */
 import type { BenchEvent, RequestOutcome } from '../../shared/protocol.ts';
+import type { StopCause } from '../../shared/types.ts';
 
 export type Unstamped = BenchEvent extends infer E ? (E extends BenchEvent ? Omit<E, 't'> : never) : never;
 
@@ -57,6 +58,14 @@ export class RunEvents {
   /** A request arrived and waits for a slot (a rate-inf run queues all of them at once). */
   queued(index: number, requestId: string): void {
     if (this.onEvent) this.send({ type: 'request.queued', index, requestId, t: this.nowT() });
+  }
+
+  /** Requests [from, to) were never sent, for one reason: one event for all of them. */
+  unsent(from: number, to: number, error: string, stoppedBy: StopCause | null): void {
+    if (!this.onEvent) return;
+    const e: BenchEvent = { type: 'requests.not_dispatched', from, to, error, t: this.nowT() };
+    if (stoppedBy) e.stoppedBy = stoppedBy;
+    this.send(e);
   }
 
   /**

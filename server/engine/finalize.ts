@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { calculateMetrics } from '../../shared/metrics/index.ts';
 import type { RunSummary } from '../../shared/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
-import type { RequestRecord } from './client/record.ts';
+import type { RecordList } from '../../shared/metrics/input.ts';
+import type { RequestTable } from './records/requestTable.ts';
 import { evaluateVerdict } from '../../shared/verdict.ts';
 import { effectiveStopRules } from '../../shared/stopRules.ts';
 import type { BenchConfig } from './config.ts';
@@ -19,6 +20,7 @@ import { buildResultJson, type ResultJsonInput, type RpsChangeEvent } from '../.
 import { resultFilename, writeResult } from './results/resultFile.ts';
 import { gateCounts } from './accuracy/gate.ts';
 import type { SeedTtsEvaluation } from './accuracy/evaluate.ts';
+import type { Backend } from './backends/backend.ts';
 
 export interface FinalizeInput {
   config: BenchConfig;
@@ -36,14 +38,17 @@ export interface FinalizeInput {
   interruptCause: InterruptCause | null;
   /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
   seedTts?: SeedTtsEvaluation | null;
+  /** The backend's own result keys (backends/backend.ts `resultKeys`), written after vLLM's metrics. */
+  backendKeys?: Backend['resultKeys'];
 }
 
 /** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
 export interface BenchOutcome {
   summary: RunSummary;
   result: Record<string, unknown>;
-  records: RequestRecord[];
-  statuses: RequestEndStatus[];
+  /** Every request's record, column-wise: read them with `at(i)` or iterate. */
+  records: RequestTable;
+  statuses: RecordList<RequestEndStatus>;
   resultFile: string | null;
 }
 
@@ -58,6 +63,7 @@ export async function finishBenchmark({
   interruptCause,
   seedTts,
   extraResult,
+  backendKeys,
 }: FinalizeInput): Promise<BenchOutcome> {
   const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
@@ -102,6 +108,7 @@ export async function finishBenchmark({
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
+    backendKeys: backendKeys?.(run.records, config.save?.detailed ?? false, config),
   });
   Object.assign(result, extraResult);
 

@@ -16,7 +16,8 @@ export interface RequestJob {
   index: number;
   requestId: string;
   headers: Record<string, string>;
-  body: string;
+  /** The serialised body: bytes when written from a template (requestBody.ts), a string otherwise. */
+  body: string | Uint8Array;
   promptLen: number;
 }
 
@@ -47,7 +48,8 @@ export async function runRequest(
     const record = newRecord(job.promptLen, target.now());
     record.attempts = attempt;
     hooks.onAttempt?.(attempt, record);
-    const r = await sendAttempt(target, job.headers, job.body, record, cancel, hooks);
+    // The backend's own attempt (a WebSocket session) or the HTTP one: retries, ends and statuses are shared.
+    const r = await (target.attempt ?? sendAttempt)(target, job.headers, job.body, record, cancel, hooks);
     switch (r.type) {
       case 'ok':
         return { record, status: 'completed' };

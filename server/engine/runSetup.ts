@@ -15,9 +15,12 @@ import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { RunEvents } from './events.ts';
 import type { AttemptTarget } from './http/attempt.ts';
 import { RunConnections } from './http/dispatcher.ts';
+import type { Sweeper } from './http/cancelSweep.ts';
+import { bothSweepers } from './realtime/sockets.ts';
 import { tlsOptions } from './http/tls.ts';
 import type { RunProbe } from './probe.ts';
-import { buildHeaders, buildRequestBody, requestIdPrefix } from './requestBody.ts';
+import { buildHeaders, requestIdPrefix } from './requestBody.ts';
+import { backendOf, type Backend } from './backends/index.ts';
 import type { RequestJob } from './requestRunner.ts';
 import { RpsChangeLog } from './traffic.ts';
 import { validateStopRules } from './validate.ts';
@@ -25,6 +28,8 @@ import { SeedTtsGate } from './accuracy/gate.ts';
 
 export interface RunSetup {
   config: BenchConfig;
+  /** The run's backend module (docs/design.md#backends): its body builder, its reading, its result keys. */
+  backend: Backend;
   data: LoadedDataset;
   /** Requests in the run. */
   n: number;
@@ -37,11 +42,15 @@ export interface RunSetup {
   gate: SeedTtsGate | null;
   connectionMode: ConnectionMode;
   connections: RunConnections;
+  /** Every socket the run owns: its HTTP connections and its backend's own (WebSockets), swept together. */
+  sweeper: Sweeper;
   target: AttemptTarget;
   /** Aborted → the run is interrupted. */
   interrupt: AbortSignal;
-  /** Request `index`'s headers and body, sent as `requestId`. */
+  /** Request `index`'s headers and body, sent as `requestId` (a body `prebuild` made is taken, once). */
   job: (index: number, requestId: string) => Promise<RequestJob>;
+  /** Builds the bodies of requests [0, count) now, before the clock, for `job` to take (docs/design.md#first-wave). */
+  prebuild: (count: number) => Promise<void>;
   /** Request i's id in the run. */
   id: (index: number) => string;
   promptLen: (index: number) => number;
@@ -49,6 +58,9 @@ export interface RunSetup {
   rps: RpsChangeLog | null;
   arrivals: ArrivalSpec;
 }
+
+/** The first wave's prebuilt bodies stop at this many bytes (docs/design.md#memory): long prompts build the rest when sent. */
+const PREBUILT_BYTES = 8 * 1024 * 1024;
 
 /** The engine options a run's set-up reads (EngineOptions in engine.ts). */
 interface SetupOptions {
@@ -105,6 +117,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
       `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}` +
       (config.stopOn?.length ? `; stop on: ${config.stopOn.join(', ')}` : ''),
   );
+  const backend = backendOf(config.backend);
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   const connectionMode = config.connectionMode ?? 'per_request';
   const connections = new RunConnections(url.origin, {
@@ -121,16 +134,18 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     limits,
     now: opts.now ?? (() => performance.now() / 1000),
     maxEventBytes: config.maxEventBytes,
+    // Its warnings (a bad PCM format variable) join the dataset's: printed now, emitted after run.started.
+    reading: backend.reading?.(process.env, (w) => {
+      log(w);
+      data.warnings.push(w);
+    }),
+    attempt: backend.attempt,
   };
-  const job = async (index: number, requestId: string): Promise<RequestJob> => ({
-    index,
-    requestId,
-    headers: buildHeaders(config, requestId),
-    body: await buildRequestBody(config, data.samples[index]),
-    promptLen: data.samples[index].promptLen,
-  });
+  const own = backend.sockets?.(target);
+  const { job, prebuild } = requestBuilder(config, data, n, backend);
   return {
     config,
+    backend,
     data,
     n,
     log,
@@ -140,9 +155,11 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     gate,
     connectionMode,
     connections,
+    sweeper: own ? bothSweepers(connections, own) : connections,
     target,
     interrupt: opts.signal ?? new AbortController().signal,
     job,
+    prebuild,
     id: (i) => `${prefix}${i}`,
     promptLen: (i) => data.samples[i].promptLen,
     rps: config.rampUp ? new RpsChangeLog(config.rampUp, n) : null,
@@ -158,4 +175,36 @@ function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
   if (config.rampUp) return { mode: 'ramp-up', ...config.rampUp, burstiness: config.burstiness, seed: config.seed };
   if (config.requestRate === 'inf') return { mode: 'immediate' };
   return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
+}
+
+/** `job` and `prebuild` of a run (RunSetup): request bodies built when sent, or the first wave's before the clock. */
+function requestBuilder(
+  config: BenchConfig,
+  data: LoadedDataset,
+  n: number,
+  backend: Backend,
+): Pick<RunSetup, 'job' | 'prebuild'> {
+  const prebuilt = new Map<number, string | Uint8Array>();
+  const job = async (index: number, requestId: string): Promise<RequestJob> => {
+    const early = prebuilt.get(index);
+    if (early !== undefined) prebuilt.delete(index);
+    return {
+      index,
+      requestId,
+      headers: buildHeaders(config, requestId),
+      body: early ?? (await backend.buildBody(config, data.samples[index])),
+      promptLen: data.samples[index].promptLen,
+    };
+  };
+  const prebuild = async (count: number): Promise<void> => {
+    let bytes = 0;
+    for (let i = 0; i < Math.min(count, n) && bytes < PREBUILT_BYTES; i++) {
+      // A row whose body is loaded at send time (a Seed-TTS reference audio) is too big to hold: none of those.
+      if (data.samples[i].loadRowBody) return;
+      const body = await backend.buildBody(config, data.samples[i]);
+      prebuilt.set(i, body);
+      bytes += body.length;
+    }
+  };
+  return { job, prebuild };
 }

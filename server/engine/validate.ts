@@ -11,18 +11,21 @@ import { hasEffectiveTimeout } from '../../shared/timeouts.ts';
 import { liveMetricKeys, parseStopRule, stopRuleIssues } from '../../shared/stopRules.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
+import { BACKENDS, endpointIssue, isBackendName } from '../../shared/backends.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
 import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
+import { validateRealtime } from './realtime/validate.ts';
 
-export const SUPPORTED_BACKENDS = ['openai-chat-omni', 'openai-chat'] as const;
+/** The backends a config may name (shared/backends.ts; each has its module in backends/). */
+export const SUPPORTED_BACKENDS = BACKENDS;
 
 const bad = (detail: string, field: string): never => {
   throw new StallscopeError('CONFIG_INVALID', detail, field);
 };
 
 export function validateBenchConfig(c: BenchConfig): void {
-  if (!(SUPPORTED_BACKENDS as readonly string[]).includes(c.backend)) {
+  if (!isBackendName(c.backend)) {
     throw new StallscopeError(
       'CONFIG_BACKEND_UNSUPPORTED',
       `'${c.backend}' (supported: ${SUPPORTED_BACKENDS.join(', ')})`,
@@ -36,8 +39,8 @@ export function validateBenchConfig(c: BenchConfig): void {
     return bad(`'${c.baseUrl}${c.endpoint}' is not a URL`, 'baseUrl');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`'${c.baseUrl}' must be http(s)`, 'baseUrl');
-  if (!/chat\/completions$|profile$/.test(url.pathname))
-    bad(`'${c.endpoint}' must end with chat/completions`, 'endpoint');
+  const wrongEndpoint = endpointIssue(c.backend, c.endpoint, url.pathname);
+  if (wrongEndpoint) bad(wrongEndpoint, 'endpoint');
   if (!c.model) bad('a model name is required', 'model');
   if (!c.runId) bad('a run id is required', 'runId');
   const escape = c.save?.filename === undefined ? null : resultFilenameEscape(c.save.filename);
@@ -99,6 +102,7 @@ export function validateBenchConfig(c: BenchConfig): void {
       bad(`goodput ${k}:${v}: the SLO must be a non-negative number of milliseconds`, 'goodput');
   }
   validateDataset(c);
+  validateRealtime(c);
 }
 
 /** vLLM's ramp-up checks, plus a start of 0 (its first request would be sent at rate 0, which vLLM asserts against mid-run). */

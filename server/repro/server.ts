@@ -15,7 +15,9 @@ import { StreamTelemetrySink } from './telemetry/streamSink.ts';
 import { WatchdogMonitor } from './watchdog/monitor.ts';
 import { OpenAIError } from './chatRequest.ts';
 import { registerChatRoute } from './routes/chat.ts';
+import { registerSpeechRoute } from './routes/speech.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
+import { registerRealtimeRoute } from './routes/realtime.ts';
 
 export type { ReproServerOptions } from './config.ts';
 
@@ -81,7 +83,7 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
     reply.code(404).send(new OpenAIError(404, `no route for ${req.method} ${req.url}`, 'NotFoundError').toJSON()),
   );
 
-  registerChatRoute(app, {
+  const routeDeps = {
     model: o.model,
     active,
     omni: {
@@ -92,7 +94,10 @@ export function buildTargetApp(opts: ReproServerOptions = {}): FastifyInstance {
       defaultMaxTokens: o.defaultMaxTokens,
       seed: o.seed,
     },
-  });
+  };
+  registerChatRoute(app, routeDeps);
+  registerSpeechRoute(app, routeDeps);
+  registerRealtimeRoute(app, routeDeps);
   registerOpsRoutes(app, {
     model: o.model,
     startedAt: Date.now(),

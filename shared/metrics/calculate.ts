@@ -17,6 +17,7 @@ import {
   type MetricInput,
   type MetricOptions,
   type PercentileMetric,
+  type RecordList,
 } from './input.ts';
 import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
 import { timelinePeaks } from './timeline.ts';
@@ -51,8 +52,17 @@ export function requestTpot(r: MetricInput, outputLen: number): number | null {
 
 type Samples = Record<PercentileMetric, number[]>;
 
-export function calculateMetrics(records: readonly MetricInput[], opts: MetricOptions): Record<string, number> {
-  const samples: Samples = { ttft: [], tpot: [], itl: [], e2el: [], audio_ttfp: [], audio_rtf: [], audio_duration: [] };
+export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricOptions): Record<string, number> {
+  const samples: Samples = {
+    ttft: [],
+    tpot: [],
+    itl: [],
+    e2el: [],
+    audio_ttfp: [],
+    audio_rtf: [],
+    audio_duration: [],
+    audio_underrun: [],
+  };
   let completed = 0;
   let totalInput = 0;
   let totalOutput = 0;
@@ -82,6 +92,7 @@ export function calculateMetrics(records: readonly MetricInput[], opts: MetricOp
     samples.audio_ttfp.push(r.audioTtfp);
     samples.audio_rtf.push(r.audioRtf);
     samples.audio_duration.push(r.audioDuration);
+    samples.audio_underrun.push(r.audioUnderrunS ?? 0);
     totalAudioDuration += r.audioDuration;
     totalAudioFrames += r.audioFrames;
   }

@@ -8,7 +8,7 @@ export interface MetricInput {
   /** Seconds from `startTime` to the first text event that carried at least one token (0 if none). */
   ttft: number;
   /** Per-token inter-token latencies in seconds (k-token rule, docs/design.md#per-request-metrics). */
-  itl: readonly number[];
+  itl: ReadonlyNumbers;
   /** e2el: seconds from `startTime` to the last non-`[DONE]` event; 0 until the stream ended cleanly. */
   latency: number;
   outputTokens: number;
@@ -24,6 +24,14 @@ export interface MetricInput {
   audioRtf: number;
   /** ttft + Σitl once the stream ended (or the time of the last token event while it runs). */
   textLatency: number;
+  /**
+   * The streaming-audio continuity check (openai-audio-speech only; absent = vLLM-Omni's defaults 0,
+   * true, 0): the worst underrun in seconds, whether it stayed within the threshold, and how many
+   * chunks arrived late (docs/design.md#speech-metrics).
+   */
+  audioUnderrunS?: number;
+  audioContinuityOk?: boolean;
+  audioUnderrunEventCount?: number;
   /** Monotonic seconds just before the request was sent (reset per retry attempt). */
   startTime: number;
   /**
@@ -34,8 +42,31 @@ export interface MetricInput {
   endTime?: number;
 }
 
+/** A list of numbers read in order: an array, or a typed array (the engine's packed ITLs). */
+export type ReadonlyNumbers = ArrayLike<number> & Iterable<number>;
+
+/**
+ * A run's records (or one of their fields) in dataset order, read one at a
+ * time: an array, or the engine's request table, whose `at` builds each
+ * record from its columns (docs/design.md#request-table).
+ */
+export interface RecordList<T> extends Iterable<T> {
+  readonly length: number;
+  at(index: number): T | undefined;
+}
+
 /** Metrics that can get mean/median/percentile keys, in the order vLLM-Omni writes them. */
-export const PERCENTILE_METRICS = ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'] as const;
+export const PERCENTILE_METRICS = [
+  'ttft',
+  'tpot',
+  'itl',
+  'e2el',
+  'audio_ttfp',
+  'audio_rtf',
+  'audio_duration',
+  // The continuity check's worst underrun per request (`*_audio_underrun_s`); 0 for backends without it.
+  'audio_underrun',
+] as const;
 export type PercentileMetric = (typeof PERCENTILE_METRICS)[number];
 
 /** Key suffix of each metric's statistics (docs/design.md#statistics). */
@@ -47,6 +78,7 @@ export const METRIC_SUFFIX: Record<PercentileMetric, string> = {
   audio_ttfp: '_ms',
   audio_rtf: '',
   audio_duration: '_s',
+  audio_underrun: '_s',
 };
 
 /** Metrics whose `num_{metric}_samples` count is always written. */

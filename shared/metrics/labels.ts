@@ -16,6 +16,7 @@ export const METRIC_TITLES: Record<PercentileMetric, string> = {
   audio_ttfp: 'Time to First Packet',
   audio_rtf: 'Real Time Factor',
   audio_duration: 'Audio Duration',
+  audio_underrun: 'Streaming Audio Underrun',
 };
 
 /** Label of each scalar result key: vLLM's summary lines, then stallscope's fail-fast block. */

@@ -9,7 +9,7 @@
  * sweep counts every request that was sent, over the time it really held a
  * slot (until it completed, failed, timed out or was cancelled).
  */
-import type { MetricInput } from './input.ts';
+import type { MetricInput, RecordList } from './input.ts';
 
 export interface TimelinePeaks {
   maxOutputTokensPerS: number;
@@ -17,29 +17,29 @@ export interface TimelinePeaks {
   maxConcurrentRequestsExact: number;
 }
 
-export function timelinePeaks(records: readonly MetricInput[]): TimelinePeaks {
-  const ok = records.filter((r) => r.success);
+export function timelinePeaks(records: RecordList<MetricInput>): TimelinePeaks {
   const exact = exactMaxConcurrency(records);
-  if (ok.length === 0) return { maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: exact };
+  // Two passes over the records rather than a list of the successful ones: the engine's
+  // records are built one at a time from its columns, and a million held at once would cost more than the run.
   let minStart = Infinity;
   let maxEnd = -Infinity;
-  for (const r of ok) {
+  for (const r of records) {
+    if (!r.success) continue;
     minStart = Math.min(minStart, r.startTime);
     maxEnd = Math.max(maxEnd, r.startTime + r.latency);
   }
+  if (minStart === Infinity)
+    return { maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: exact };
   const buckets = Math.ceil(maxEnd - minStart) + 1;
   const tokens = new Float64Array(buckets);
   const concurrent = new Float64Array(buckets);
-  for (const r of ok) {
+  for (const r of records) {
+    if (!r.success) continue;
     // Requests with no text at all (audio only) do not seed a fake token (current upstream).
     if (r.outputTokens > 0 || r.itl.length > 0 || r.generatedText !== '') {
       let t = r.startTime + r.ttft;
-      const times = [t];
-      for (const gap of r.itl) times.push((t += gap));
-      for (const time of times) {
-        const b = Math.trunc(time - minStart);
-        if (b >= 0 && b < buckets) tokens[b]++;
-      }
+      countToken(tokens, t - minStart);
+      for (const gap of r.itl) countToken(tokens, (t += gap) - minStart);
     }
     const first = Math.trunc(r.startTime - minStart);
     const last = Math.trunc(r.startTime + r.latency - minStart);
@@ -50,6 +50,11 @@ export function timelinePeaks(records: readonly MetricInput[]): TimelinePeaks {
     maxConcurrentRequests: peakOf(concurrent),
     maxConcurrentRequestsExact: exact,
   };
+}
+
+function countToken(tokens: Float64Array, sinceStart: number): void {
+  const b = Math.trunc(sinceStart);
+  if (b >= 0 && b < tokens.length) tokens[b]++;
 }
 
 /** Largest element; a loop, because spreading a long run's buckets into Math.max could overflow the stack. */
@@ -66,19 +71,29 @@ function peakOf(values: Float64Array): number {
  * for a completed one; a failed record without an end time (never sent, or
  * imported) is left out.
  */
-export function exactMaxConcurrency(records: readonly MetricInput[]): number {
-  const events: [number, number][] = [];
+export function exactMaxConcurrency(records: Iterable<MetricInput>): number {
+  const starts: number[] = [];
+  const ends: number[] = [];
   for (const r of records) {
     const end = r.endTime ?? (r.success ? r.startTime + r.latency : null);
     if (end === null) continue;
-    events.push([r.startTime, 1], [end, -1]);
+    starts.push(r.startTime);
+    ends.push(end);
   }
-  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  // Sorted apart and merged: at equal times an end comes before a start (intervals are [start, end)).
+  const s = Float64Array.from(starts).sort();
+  const e = Float64Array.from(ends).sort();
   let active = 0;
   let peak = 0;
-  for (const [, delta] of events) {
-    active += delta;
-    peak = Math.max(peak, active);
+  for (let i = 0, j = 0; i < s.length;) {
+    if (j < e.length && e[j] <= s[i]) {
+      active--;
+      j++;
+    } else {
+      active++;
+      i++;
+      peak = Math.max(peak, active);
+    }
   }
   return peak;
 }

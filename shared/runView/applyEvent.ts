@@ -16,13 +16,15 @@ import {
   type BenchEvent,
   type RunEvent,
   type RunFinished,
+  type RequestsNotDispatched,
   type RunStarted,
   type SeqEvent,
 } from '../protocol.ts';
-import { normalizeCounts } from '../outcomes.ts';
+import { bulkUnsent, countEndedMany, normalizeCounts } from '../outcomes.ts';
 import { isStallEvidence } from '../stallReport.ts';
-import { eventRequestIndex, foldRequest, tallyStep, type RequestEvent } from '../requestLifecycle.ts';
+import { eventRequestIndex, foldRequest, tallyStep, unsentOutcome, type RequestEvent } from '../requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
+import { unsentRangeOf } from './unsentRows.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
 
@@ -85,6 +87,8 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'request.cancelled':
     case 'request.not_dispatched':
       return applyRequest(d, e);
+    case 'requests.not_dispatched':
+      return applyUnsent(d, e);
     case 'breaker.tripped':
       d.m.breaker = { ...d.m.breaker, tripped: true, cause: e.cause, t: e.t };
       return;
@@ -130,7 +134,10 @@ function applyStarted(d: Draft, e: RunStarted): void {
 
 /** One request event through the one fold (shared/requestLifecycle.ts), as the dashboard hub folds it. */
 function applyRequest(d: Draft, e: RequestEvent): void {
-  const r = d.row(eventRequestIndex(e));
+  const index = eventRequestIndex(e);
+  // A request of a never-sent range had ended with it: a late event changes nothing, as in the hub.
+  if (d.m.unsent.length > 0 && unsentRangeOf(d.m.unsent, index) && !d.m.requests[index]?.outcome) return;
+  const r = d.row(index);
   const id = r.requestId;
   const step = foldRequest(r, e);
   if (r.requestId !== id && r.requestId) d.own('indexById')[r.requestId] = r.index;
@@ -138,7 +145,32 @@ function applyRequest(d: Draft, e: RequestEvent): void {
     r.outcome = step.ended;
     d.own('counts');
   }
+  if (step.inFlight === 1 && index >= d.m.begunEnd) d.m.begunEnd = index + 1;
   tallyStep(d.m, step);
+}
+
+/**
+ * The never-started requests of a stopped run, ended together: counted in
+ * one step (shared/outcomes.ts) and kept as the range; its rows are read
+ * through `shownRow` (unsentRows.ts) as a `request.not_dispatched` of their
+ * own would have left them. Only rows of the range that took a slot (none
+ * from the engine: a range starts past every request begun) are ended here,
+ * so the cost is O(rows begun in the range), not O(range).
+ */
+function applyUnsent(d: Draft, e: RequestsNotDispatched): void {
+  const { n, ended } = bulkUnsent(e);
+  countEndedMany(d.own('counts'), ended, n);
+  d.own('unsent').push(e);
+  const last = Math.min(e.to, d.m.begunEnd, d.m.requests.length);
+  for (let i = e.from; i < last; i++) {
+    const shown = d.m.requests[i];
+    if (shown.outcome || (shown.status !== 'sent' && shown.status !== 'streaming')) continue;
+    const r = d.row(i);
+    const o = unsentOutcome(e, i, r.requestId);
+    const step = foldRequest(r, { type: 'request.not_dispatched', t: e.t, outcome: o });
+    r.outcome = o;
+    d.m.inFlight += step.inFlight;
+  }
 }
 
 function applyFinished(d: Draft, e: RunFinished): void {

@@ -16,7 +16,7 @@ export class Draft {
     this.m = { ...base };
   }
   /** Copy a top-level collection once per batch before writing into it. */
-  own<K extends 'indexById' | 'ops' | 'opsByRequest' | 'stalls' | 'warnings' | 'pending' | 'counts'>(
+  own<K extends 'indexById' | 'ops' | 'opsByRequest' | 'stalls' | 'warnings' | 'pending' | 'counts' | 'unsent'>(
     k: K,
   ): RunModel[K] {
     if (!this.owned.has(k)) {

@@ -4,7 +4,7 @@
  * Plain data so that the reducer stays pure and testable in Node.
  */
 import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../types.ts';
-import type { RequestOutcome, RunStarted, RunSummary, SeqEvent } from '../protocol.ts';
+import type { RequestOutcome, RequestsNotDispatched, RunStarted, RunSummary, SeqEvent } from '../protocol.ts';
 import type { LivenessReport } from '../liveness.ts';
 import type { StoppedBy } from '../stopRules.ts';
 import { emptyCounts } from '../outcomes.ts';
@@ -76,6 +76,14 @@ export interface RunModel {
   info: Omit<RunStarted, 't' | 'type'> | null;
   startedAtMs: number | null;
   requests: RequestView[];
+  /**
+   * Never-sent ranges (`requests.not_dispatched`), kept as the events: their
+   * rows are left as they were and read through `shownRow` (unsentRows.ts),
+   * so the stop of a million-request run costs the model O(1).
+   */
+  unsent: RequestsNotDispatched[];
+  /** One past the highest index of a request that took a slot: rows a range must end itself lie below it. */
+  begunEnd: number;
   /** x-request-id → row index. */
   indexById: Record<string, number>;
   ops: Record<string, OpRecord>;
@@ -117,6 +125,8 @@ export function emptyRun(runId: string): RunModel {
     info: null,
     startedAtMs: null,
     requests: [],
+    unsent: [],
+    begunEnd: 0,
     indexById: {},
     ops: {},
     opsByRequest: {},

@@ -47,6 +47,8 @@ const NESTED: Record<string, FloatKind> = {
   ttfts: 'floats',
   itls: 'floatRows',
   total_audio_frames: 'intUnlessZero',
+  // openai-audio-speech with --save-detailed: each request's worst underrun (MixRequestFuncOutput's float).
+  audio_underrun_s: 'floats',
   // stallscope's own key: seconds from the request's start to the timeout.
   fail_fast_cause: { elapsed_s: 'float' },
   // stallscope's own: seconds on the run clock when a stop rule tripped.

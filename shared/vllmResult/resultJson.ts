@@ -13,12 +13,12 @@
  * sample counts and mean/median/p keys; any other metric key; then ours.
  */
 import { outputLength } from '../metrics/index.ts';
-import type { MetricInput } from '../metrics/input.ts';
+import type { MetricInput, RecordList } from '../metrics/input.ts';
 import type { StoppedBy } from '../stopRules.ts';
 import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
 /** One request's fields the result reads (the engine's RequestRecord has them all). */
-type ResultRecord = Pick<
+export type ResultRecord = Pick<
   MetricInput,
   | 'success'
   | 'ttft'
@@ -88,9 +88,9 @@ export interface ResultJsonInput {
    * is a placeholder record (see `placeholderRecord`): its client prompt
    * length, start time 0, and its error string.
    */
-  records: readonly ResultRecord[];
+  records: RecordList<ResultRecord>;
   /** End state per request, dataset order. */
-  statuses: readonly RequestEndStatus[];
+  statuses: Iterable<RequestEndStatus>;
   counts: RunCounts;
   /**
    * The breaker: armed by any stop rule, tripped by any; `cause` the timeout
@@ -110,6 +110,8 @@ export interface ResultJsonInput {
   run?: { connectionMode: ConnectionMode; interruptCause: InterruptCause | null; cleanupForcedSockets: number };
   /** The Seed-TTS gate's seed_tts_* keys, written after the metrics as vLLM-Omni adds them to its result. */
   seedTts?: Record<string, unknown> | null;
+  /** The backend's own keys (the speech backend's continuity rate and arrays), after the metrics and seed_tts_*. */
+  backendKeys?: Record<string, unknown> | null;
 }
 
 /** Keys of omni `benchmark()`'s result before the per-request arrays. */
@@ -164,20 +166,12 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
     if (key === 'request_goodput') out.request_goodput = null; // vLLM's value without --goodput; put() replaces it when computed
     put(key);
   }
-  if (input.detailed) {
-    const recs = input.records;
-    out.input_lens = recs.map((r) => r.promptLen);
-    out.start_times = recs.map((r) => r.startTime);
-    out.output_lens = recs.map((r) => outputLength(r));
-    out.ttfts = recs.map((r) => r.ttft);
-    out.itls = recs.map((r) => [...r.itl]);
-    out.generated_texts = recs.map((r) => r.generatedText);
-    out.errors = recs.map((r) => r.error);
-  }
+  if (input.detailed) Object.assign(out, detailedArrays(input.records));
   for (const key of TAIL_METRICS) put(key);
   if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
   for (const [k, v] of Object.entries(input.seedTts ?? {})) out[k] = v;
+  for (const [k, v] of Object.entries(input.backendKeys ?? {})) out[k] = v;
 
   const c = input.counts;
   out.timed_out_requests = c.timedOut;
@@ -211,6 +205,35 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   out.statuses = [...input.statuses];
   return out;
 }
+
+/** vLLM's per-request arrays (`--save-detailed`), in dataset order, from one pass over the records. */
+export function detailedArrays(records: Iterable<ResultRecord>): Record<(typeof DETAILED_ARRAYS)[number], unknown[]> {
+  const a = Object.fromEntries(DETAILED_ARRAYS.map((k) => [k, [] as unknown[]])) as Record<
+    (typeof DETAILED_ARRAYS)[number],
+    unknown[]
+  >;
+  for (const r of records) {
+    a.input_lens.push(r.promptLen);
+    a.start_times.push(r.startTime);
+    a.output_lens.push(outputLength(r));
+    a.ttfts.push(r.ttft);
+    a.itls.push(Array.from(r.itl));
+    a.generated_texts.push(r.generatedText);
+    a.errors.push(r.error);
+  }
+  return a;
+}
+
+/** The per-request arrays, in the order vLLM writes them. */
+export const DETAILED_ARRAYS = [
+  'input_lens',
+  'start_times',
+  'output_lens',
+  'ttfts',
+  'itls',
+  'generated_texts',
+  'errors',
+] as const;
 
 /** `stopped_by` as the result file writes it (snake_case keys). */
 export function stoppedByJson(s: StoppedBy | null): Record<string, unknown> | null {

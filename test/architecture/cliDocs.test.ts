@@ -16,6 +16,7 @@ const help = {
   serve: 'usage: serve',
   asr: 'usage: asr-server',
   db: 'usage: db',
+  token: 'usage: token',
 };
 const input = (benchFlags: CliDocsInput['benchFlags']): CliDocsInput => ({
   benchFlags,

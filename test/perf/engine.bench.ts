@@ -6,7 +6,8 @@
  * against the steady state in a fresh process (the client's start-up,
  * firstWave.ts).
  * Prints figures with their targets. STALLSCOPE_BENCH_ONLY=first-wave,
- * throughput,breaker,hang picks sections.
+ * throughput,breaker,hang picks sections (process: section 1's whole-process
+ * lines alone, wholeProcess.ts).
  *
  * The no-fail-fast wave run would take ~106 s in full (1,058 hung requests,
  * 10 at a time, 1 s each); by default it is stopped after 5 waves and the
@@ -19,6 +20,7 @@ import { promisify } from 'node:util';
 import { Agent } from 'undici';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { firstWave } from './firstWave.ts';
+import { wholeProcess } from './wholeProcess.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
@@ -27,6 +29,10 @@ import { withoutStacks } from '#server/engine/http/cancelSweep.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
+const only = process.env.STALLSCOPE_BENCH_ONLY; // e.g. 'first-wave,throughput'
+function want(name: string): boolean {
+  return !only || only.split(',').includes(name);
+}
 
 function config(url: string, over: Partial<BenchConfig>): BenchConfig {
   return {
@@ -151,9 +157,16 @@ async function pythonReady(): Promise<boolean> {
 
 async function efficiency(mode: Mode, n: number): Promise<void> {
   const conc = 64;
+  const havePython = await pythonReady();
+  // STALLSCOPE_BENCH_ONLY=process: the whole-process pairs alone.
+  if (!want('throughput')) {
+    console.log(`   ${mode}:`);
+    if (havePython) await wholeProcess(PYTHON, mode);
+    else console.log(`     whole process: skipped, ${PYTHON} with aiohttp is missing`);
+    return;
+  }
   // role + 48 text + usage = 50 events; per-request: the server closes every connection
   const server = await startServerProcess({ rest: { kind: 'ok', tokens: 48 }, closeEach: mode === 'per-request' });
-  const havePython = await pythonReady();
   const rounds = 3;
   const floor: Measure[] = [],
     engine: Measure[] = [],
@@ -167,7 +180,22 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
     engine.push(await engineRun(server.url, n, conc, mode));
     if (havePython) python.push(await pythonRun(server.url, n, conc, mode));
   }
-  await server.close();
+  try {
+    report(mode, n, conc, { floor, engine, python }, havePython);
+    if (havePython) await wholeProcess(PYTHON, mode);
+  } finally {
+    await server.close();
+  }
+}
+
+function report(
+  mode: Mode,
+  n: number,
+  conc: number,
+  { floor, engine, python }: Record<'floor' | 'engine' | 'python', Measure[]>,
+  havePython: boolean,
+): void {
+  const rounds = floor.length;
   const f = { rps: median(floor.map((m) => m.rps)), cpu: median(floor.map((m) => m.cpuUs)) };
   const e = { rps: median(engine.map((m) => m.rps)), cpu: median(engine.map((m) => m.cpuUs)) };
   const range = (ms: Measure[]): string =>
@@ -239,7 +267,7 @@ async function breakerTrip(
   return {
     ms,
     cpuMs: (cu.user + cu.system) / 1000,
-    cancelled: r.statuses.filter((s) => s === 'cancelled_after_timeout').length,
+    cancelled: [...r.statuses].filter((s) => s === 'cancelled_after_timeout').length,
   };
 }
 
@@ -346,7 +374,7 @@ async function hangWaves(): Promise<void> {
     const t0 = performance.now();
     const r = await runDispatch(h.input);
     await h.agent.destroy();
-    return { ms: performance.now() - t0, timedOut, completed: r.statuses.filter((s) => s === 'completed').length };
+    return { ms: performance.now() - t0, timedOut, completed: [...r.statuses].filter((s) => s === 'completed').length };
   };
   const ff = await run(true, null);
   console.log(`3. hang waves: ${n} requests, concurrency 10, every request after the 30th hangs, total timeout 1 s`);
@@ -368,9 +396,7 @@ async function hangWaves(): Promise<void> {
   await server.close();
 }
 
-const only = process.env.STALLSCOPE_BENCH_ONLY; // e.g. 'first-wave,throughput'
-const want = (name: string): boolean => !only || only.split(',').includes(name);
-if (want('throughput')) await throughput();
+if (want('throughput') || want('process')) await throughput();
 if (want('breaker')) await breakerLatency();
 if (want('hang')) await hangWaves();
 if (want('first-wave')) await firstWave((await pythonReady()) ? PYTHON : null);

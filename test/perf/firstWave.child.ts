@@ -28,4 +28,4 @@ const out = await runBenchmark(
   { warmClient: mode !== 'cold', now: fd >= 0 ? cpuSeconds : undefined },
 );
 if (out.summary.counts.completed !== Number(n)) throw new Error(`completed ${out.summary.counts.completed}/${n}`);
-process.stdout.write(JSON.stringify(out.records.map((r) => r.ttft)));
+process.stdout.write(JSON.stringify([...out.records].map((r) => r.ttft)));

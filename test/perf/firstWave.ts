@@ -22,6 +22,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { median } from '#shared/metrics/stats.ts';
+import { loopBlocks } from './loopBlock.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./firstWave.child.ts', import.meta.url));
@@ -36,8 +37,11 @@ interface Wave {
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 
-async function startServer(mode: Mode): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** The constant-TTFT server in its own process, answering `delayMs` after each request (wholeProcess.ts: 0). */
+export async function startServer(mode: Mode, delayMs = 5): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode, String(delayMs)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   // Its URL, or its exit: a server that dies before listening fails the bench instead of hanging it.
   const [line] = (await Promise.race([
     once(child.stdout, 'data'),
@@ -113,6 +117,7 @@ export async function firstWave(py: string | null): Promise<void> {
         ref: Wave[] = [],
         warmCpu: Wave[] = [],
         coldCpu: Wave[] = [];
+      let blockLine: string | null = null;
       try {
         await ours(server.url, conc, n, mode, true, 'wall'); // the server's own first requests, not measured
         for (let i = 0; i < runs; i++) {
@@ -124,6 +129,7 @@ export async function firstWave(py: string | null): Promise<void> {
             coldCpu.push(await ours(server.url, conc, n, mode, false, 'cpu'));
           }
         }
+        if (target) blockLine = await loopBlocks(server.url, conc, n, mode);
       } finally {
         await server.close();
       }
@@ -138,6 +144,7 @@ export async function firstWave(py: string | null): Promise<void> {
       console.log(
         `     ${mode}, client main-thread CPU before the first token: ${fmt(excess(warmCpu), 2)} ms with the warm-up [${detail(warmCpu)}], ${fmt(excess(coldCpu), 2)} ms without [${detail(coldCpu)}]`,
       );
+      if (blockLine) console.log(blockLine);
     }
   }
 }

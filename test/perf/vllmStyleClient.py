@@ -6,13 +6,17 @@ with iter_any(), split on blank lines as vLLM's StreamedResponseHandler does,
 and every message timestamped with perf_counter and parsed with json.loads
 (TTFT, ITL, generated text and usage kept as vLLM keeps them).
 
-usage: vllmStyleClient.py URL N CONCURRENCY keep-alive|per-request [ttfts]
+usage: vllmStyleClient.py URL N CONCURRENCY keep-alive|per-request [ttfts] [words=W]
 prints JSON: completed, failed, wall_s, cpu_s (process CPU over the same span: session opened .. all done);
-with "ttfts", also each request's TTFT in seconds, in start order (the first-wave figure).
+with "ttfts", also each request's TTFT in seconds, in start order (the first-wave figure);
+with "words=W", every request has its own prompt of W random words, all built before the run as vLLM's
+random dataset builds its prompts (default: the one prompt "hello"), sent as stallscope's random dataset sends
+them (a text part, max_tokens, ignore_eos), so both clients serialise a body of the same size.
 """
 
 import asyncio
 import json
+import random
 import sys
 import time
 
@@ -89,16 +93,44 @@ async def request(session, url, payload, headers):
     return out
 
 
+VOCAB = (
+    "time person year way day thing man world life hand part child eye woman place work week case point "
+    "government company number group problem fact stage audio wave token stream model chunk frame voice "
+    "signal cache window batch phase thread worker server client request result metric latency"
+).split()
+
+
+def prompts(n, words):
+    """One body per request, built before the clock (vLLM's sample_requests runs before benchmark())."""
+    if words == 0:
+        one = {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hello"}],
+            "max_completion_tokens": 48,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        return [one] * n
+    rng = random.Random(0)
+    return [
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": [{"type": "text", "text": " ".join(rng.choices(VOCAB, k=words))}]}],
+            "temperature": 0,
+            "max_tokens": 48,
+            "stream": True,
+            "stream_options": {"include_usage": True, "continuous_usage_stats": True},
+            "ignore_eos": True,
+        }
+        for _ in range(n)
+    ]
+
+
 async def main():
     url, n, conc, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    want_ttfts = sys.argv[5:6] == ["ttfts"]
-    payload = {
-        "model": "m",
-        "messages": [{"role": "user", "content": "hello"}],
-        "max_completion_tokens": 48,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
+    want_ttfts = "ttfts" in sys.argv[5:]
+    words = next((int(a.split("=", 1)[1]) for a in sys.argv[5:] if a.startswith("words=")), 0)
+    payloads = prompts(n, words)
     headers = {"Content-Type": "application/json"}
     c0, t0 = time.process_time(), time.perf_counter()
     connector = aiohttp.TCPConnector(limit=conc, force_close=(mode == "per-request"))
@@ -107,7 +139,7 @@ async def main():
 
     async def limited(i):
         async with sem:
-            return await request(session, url, payload, headers)
+            return await request(session, url, payloads[i], headers)
 
     outs = await asyncio.gather(*[asyncio.create_task(limited(i)) for i in range(n)])
     await session.close()

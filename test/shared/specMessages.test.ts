@@ -24,7 +24,9 @@ describe('schema messages', () => {
     expect(messageOf({ ...hang(), maxConcurrency: 0 }, 'maxConcurrency')).toMatch(/^must be a whole number from 1/);
     expect(messageOf({ ...hang(), extraBody: '{"a": ' }, 'extraBody')).toMatch(/^must be a JSON object/);
     expect(messageOf({ ...hang(), endpoint: 'v1/chat' }, 'endpoint')).toMatch(/^must be a path starting with \//);
-    expect(messageOf({ ...hang(), backend: 'grpc' }, 'backend')).toBe('must be one of openai-chat-omni, openai-chat');
+    expect(messageOf({ ...hang(), backend: 'grpc' }, 'backend')).toBe(
+      'must be one of openai-chat-omni, openai-chat, openai-audio-speech, openai-realtime-tts, openai-realtime-duplex',
+    );
     expect(messageOf({ ...hang(), thresholds: ['failed==0', 'fast'] }, 'thresholds.1')).toMatch(/e\.g\. mean_ttft/);
   });
 

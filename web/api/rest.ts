@@ -98,6 +98,12 @@ export const cancelRun = (id: string) => call<unknown>(`/api/runs/${encodeURICom
 /** Marks a run reported by a CLI elsewhere abandoned: recorded as interrupted by the dashboard. */
 export const abandonRun = (id: string) =>
   call<{ id: string; status: 'interrupted' }>(`/api/runs/${encodeURIComponent(id)}/abandon`, json('POST', {}));
+/** Pin (never pruned by retention) or unpin a run. */
+export const pinRun = (id: string, pinned: boolean) =>
+  call<{ id: string; pinned: boolean }>(
+    `/api/runs/${encodeURIComponent(id)}/${pinned ? 'pin' : 'unpin'}`,
+    json('POST', {}),
+  );
 export const deleteRun = (id: string) => call<unknown>(`/api/runs/${encodeURIComponent(id)}`, { method: 'DELETE' });
 
 export async function getPresets(): Promise<Preset[]> {

@@ -5,7 +5,7 @@
  * (brought into view; `?req=N` opens it), charts, metrics table. `?stall=w0-op3`
  * brings that stall report into view (a link from the Stalls board).
  */
-import { abandonRun, ApiError, cancelRun, deleteRun } from '../api/rest.ts';
+import { abandonRun, ApiError, cancelRun, deleteRun, pinRun } from '../api/rest.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
 import { Counters } from '../components/Counters.tsx';
@@ -80,6 +80,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         onCancel={() => cancelRun(id)}
         onAbandon={() => abandonRun(id)}
         onDelete={() => deleteRun(id).then(() => navigate({ page: 'runs' }))}
+        onPin={(pinned) => pinRun(id, pinned)}
         onFindRequest={(i) => pick.findRequests([i])}
         identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
       />

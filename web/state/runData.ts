@@ -5,6 +5,7 @@
  * Pure, for the run page.
  */
 import type { RequestView } from '../../shared/runView/runModel.ts';
+import { dateTime } from '../../shared/format.ts';
 
 /** `none`: no request rows; `untimed`: rows without send times (vLLM's detailed arrays lack start_times); `timed`. */
 export type PerRequestData = 'none' | 'untimed' | 'timed';
@@ -56,5 +57,14 @@ export function timelineGap(data: PerRequestData, source: string): string | null
     `The ${source === 'import' ? 'imported result file' : 'run'} has per-request latencies (TTFT, inter-token ` +
     'latencies, token counts) but no per-request start times (vLLM writes them as start_times), so the timeline ' +
     'cannot place the requests in time. Each row still opens its request; the metrics and distributions below hold.'
+  );
+}
+
+/** What the timeline says of a run whose request rows and events retention pruned (docs/design.md#retention). */
+export function prunedWords(prunedAtMs: number, timeZone?: string): string {
+  return (
+    `This run's request rows and event stream were pruned by retention on ${dateTime(prunedAtMs, timeZone)}, so ` +
+    'there is no timeline. Its summary, verdict, metadata, result file and stall evidence are kept. Pin a run to ' +
+    'keep it whole.'
   );
 }

@@ -48,6 +48,9 @@ export function buildChromeTrace(
       case 'request.not_dispatched':
         requests.onEvent(e);
         break;
+      case 'requests.not_dispatched':
+        requests.onUnsent(e);
+        break;
       case 'breaker.tripped':
         emitBreakerTripped(w, e);
         break;

@@ -7,8 +7,8 @@
  * token" and "streaming".
  */
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { BreakerTripped, RunStopped } from '../../../shared/protocol.ts';
-import { emptyCounts } from '../../../shared/outcomes.ts';
+import type { BreakerTripped, RequestsNotDispatched, RunStopped } from '../../../shared/protocol.ts';
+import { bulkUnsent, emptyCounts } from '../../../shared/outcomes.ts';
 import { LiveRequests } from '../../../shared/liveRequests.ts';
 import type { RequestEvent, RequestTally } from '../../../shared/requestLifecycle.ts';
 import { meta, REQ_PID, slice, us, type TraceWriter } from './traceFormat.ts';
@@ -45,6 +45,24 @@ export class RequestTrack {
         tid: e.outcome.index + 1,
         cat: 'breaker',
       });
+  }
+
+  /** The never-started requests of a stopped run, ended together: one global instant saying how many. */
+  onUnsent(e: RequestsNotDispatched): void {
+    const { n, ended } = bulkUnsent(e);
+    const before = this.tally.inFlight;
+    this.live.endRange(e.from, e.to, ended, n);
+    if (this.tally.inFlight !== before)
+      this.w.push({ name: 'in flight', ph: 'C', ts: us(e.t), pid: REQ_PID, args: { requests: this.tally.inFlight } });
+    this.w.push({
+      name: `${n} never sent`,
+      ph: 'i',
+      s: 'g',
+      ts: us(e.t),
+      pid: REQ_PID,
+      cat: 'breaker',
+      args: { from: e.from, to: e.to, error: e.error, stoppedBy: e.stoppedBy ?? null },
+    });
   }
 }
 
@@ -103,6 +121,12 @@ export function emitRequestRow(w: TraceWriter, r: RequestRow): void {
       w.push({ name, ph: 'X', ...slice(a, b), pid: REQ_PID, tid, cat: 'request' });
   };
   span('queued', r.queuedT, r.sentT);
-  span('waiting for first token', r.sentT, r.firstTokenT ?? (r.status === 'completed' ? null : end));
-  span('streaming', r.firstTokenT, end);
+  // A speech request has no token: its stream starts with its first audio (docs/design.md#backends).
+  const first = r.firstTokenT ?? r.firstAudioT;
+  span(
+    r.firstTokenT === null && r.firstAudioT !== null ? 'waiting for first audio' : 'waiting for first token',
+    r.sentT,
+    first ?? (r.status === 'completed' ? null : end),
+  );
+  span('streaming', first, end);
 }

@@ -7,9 +7,10 @@
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState, RequestOutcome } from '../../../shared/protocol.ts';
-import { emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
+import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
 import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requestLifecycle.ts';
 import { LiveRequests } from '../../../shared/liveRequests.ts';
+import { unsentRange } from '../../../shared/endedRange.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { isStallEvidence } from '../../../shared/stallReport.ts';
@@ -180,6 +181,13 @@ export class RunTracker {
       case 'request.not_dispatched':
         // Rows, in-flight and outcome counts (shared/outcomes.ts) by the one fold, whatever order the events come in.
         return this.applyRequest(e);
+      case 'requests.not_dispatched': {
+        // Never-started requests, ended together: counted in one step and stored as one range whose rows
+        // are synthesised when read, not a row each (docs/design.md#bulk-unsent).
+        const { n, ended } = bulkUnsent(e);
+        this.live.endRange(e.from, e.to, ended, n);
+        return { endedRange: unsentRange(e, this.live.idPrefix) };
+      }
       case 'breaker.tripped': {
         // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
         const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;

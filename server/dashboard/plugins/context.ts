@@ -8,6 +8,8 @@ import type { DashboardStore } from '../store/storeApi.ts';
 import type { Hub } from '../hub/hub.ts';
 import type { RunStarter } from '../runs/types.ts';
 import type { ExternalRuns } from '../runs/externalRuns.ts';
+import type { TokenService } from '../auth/tokens.ts';
+import type { Pruner } from '../retention/pruner.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,15 +17,28 @@ declare module 'fastify' {
     hub: Hub;
     runManager: RunStarter;
     externalRuns: ExternalRuns;
+    /** Scoped tokens (docs/design.md#tokens). */
+    tokens: TokenService;
+    /** Retention's worker (docs/design.md#retention). */
+    pruner: Pruner;
   }
 }
 
 export function decorateContext(
   app: FastifyInstance,
-  c: { store: DashboardStore; hub: Hub; runManager: RunStarter; externalRuns: ExternalRuns },
+  c: {
+    store: DashboardStore;
+    hub: Hub;
+    runManager: RunStarter;
+    externalRuns: ExternalRuns;
+    tokens: TokenService;
+    pruner: Pruner;
+  },
 ): void {
   app.decorate('store', c.store);
   app.decorate('hub', c.hub);
   app.decorate('runManager', c.runManager);
   app.decorate('externalRuns', c.externalRuns);
+  app.decorate('tokens', c.tokens);
+  app.decorate('pruner', c.pruner);
 }

@@ -8,26 +8,26 @@
  *   header's, as the browser sent it: a page on http://localhost:9999 is
  *   another origin and must not drive the local API), or the listening port,
  *   or an allowed `host:port`.
- * - When a token is configured (required when bound to a non-loopback
- *   address), every request must carry it: `Authorization: Bearer`, the
- *   `x-stallscope-token` header, `?token=` (which also sets a cookie so the
- *   web UI's own requests carry it), or that cookie. Compared in constant time.
+ * - When the dashboard has a token (required when bound to a non-loopback
+ *   address), every request but `/api/health` must carry a token whose scope
+ *   covers the route (server/dashboard/auth/authorize.ts).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { networkInterfaces, hostname } from 'node:os';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { StallscopeError } from '../../../shared/errors.ts';
+import { authorize } from '../auth/authorize.ts';
+import type { TokenService } from '../auth/tokens.ts';
 
 export interface SecurityOptions {
   /** The address the server binds. */
   bindHost: string;
   /** Extra names accepted in Host/Origin (e.g. a reverse proxy's name). */
   allowedHosts?: string[];
-  token?: string | null;
+  /** The tokens the dashboard accepts (none required when it has no admin token). */
+  tokens: TokenService;
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1', '[::1]'];
-const COOKIE = 'stallscope_token';
 
 export function isLoopback(host: string): boolean {
   return LOOPBACK_NAMES.includes(host) || /^127\.\d+\.\d+\.\d+$/.test(host) || host.endsWith('.localhost');
@@ -52,33 +52,6 @@ export function hostOf(hostHeader: string): string {
   if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
   const colons = h.split(':').length - 1;
   return colons === 1 ? h.slice(0, h.indexOf(':')) : h;
-}
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** Constant-time token comparison (digests have equal length whatever the input). */
-export function tokenMatches(given: string | undefined, expected: string): boolean {
-  return given !== undefined && timingSafeEqual(digest(given), digest(expected));
-}
-
-function cookieToken(req: FastifyRequest): string | undefined {
-  const c = req.headers.cookie;
-  if (!c) return undefined;
-  for (const part of c.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === COOKIE) return decodeURIComponent(v.join('='));
-  }
-  return undefined;
-}
-
-function presentedToken(req: FastifyRequest): { token?: string; viaQuery: boolean } {
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return { token: auth.slice(7), viaQuery: false };
-  const h = req.headers['x-stallscope-token'];
-  if (typeof h === 'string') return { token: h, viaQuery: false };
-  const q = (req.query as Record<string, unknown> | undefined)?.token;
-  if (typeof q === 'string') return { token: q, viaQuery: true };
-  return { token: cookieToken(req), viaQuery: false };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -128,7 +101,6 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
   const allowedOrigins = allowedOriginSet(o);
   // Host names of `host:port` entries are acceptable hosts too.
   for (const hp of allowedOrigins) allowed.add(hp.slice(0, hp.lastIndexOf(':')));
-  const token = o.token ?? null;
   const listeningPort = (): string | null => {
     const a = app.server.address();
     return a !== null && typeof a === 'object' ? String(a.port) : null;
@@ -137,7 +109,8 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
     // On every reply, refusals included: set before the checks can throw.
     for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
     try {
-      check(req, reply);
+      check(req);
+      await authorize(req, reply, o.tokens);
     } catch (e) {
       // A refused WebSocket upgrade owns its raw socket (the websocket plugin's
       // own hooks, which would close it, never ran): close it once the refusal
@@ -149,7 +122,7 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
       throw e;
     }
   });
-  function check(req: FastifyRequest, reply: FastifyReply): void {
+  function check(req: FastifyRequest): void {
     const host = req.headers.host;
     if (!host || !allowed.has(hostOf(host))) {
       throw new StallscopeError('API_FORBIDDEN_ORIGIN', `Host '${host ?? ''}' is not this dashboard`);
@@ -177,13 +150,6 @@ export function installSecurity(app: FastifyInstance, o: SecurityOptions): void 
           'API_FORBIDDEN_ORIGIN',
           `Origin '${origin}' may not ${upgrade ? 'open the live stream' : 'change state'}`,
         );
-    }
-    if (token !== null) {
-      const p = presentedToken(req);
-      if (!tokenMatches(p.token, token)) throw new StallscopeError('API_UNAUTHORIZED');
-      if (p.viaQuery) {
-        reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict`);
-      }
     }
   }
 }

@@ -31,7 +31,9 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const b = req.body;
-      return reply.status(201).send({ id: await app.externalRuns.create(b) });
+      const id = await app.externalRuns.create(b);
+      await app.tokens.recordReporter(id, req.caller);
+      return reply.status(201).send({ id });
     },
   );
   app.post(

@@ -12,6 +12,7 @@ import {
   ErrorReplySchema,
   EventsReplySchema,
   RequestsReplySchema,
+  RequestStatusSchema,
   RunDetailSchema,
   RunListReplySchema,
   StartRunReplySchema,
@@ -91,6 +92,7 @@ function runReadRoutes(app: App): void {
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
       const { state: stored, ...rest } = run;
+      const kept = await app.store.retention.retentionFacts(id);
       return {
         ...rest,
         target: redactUrl(rest.target),
@@ -108,6 +110,8 @@ function runReadRoutes(app: App): void {
         stallReports: await app.store.stallReports(id),
         interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
+        pinned: kept?.pinned ?? false,
+        prunedAtMs: kept?.prunedAtMs ?? null,
       };
     },
   );
@@ -123,17 +127,20 @@ function runStreamRoutes(app: App): void {
         querystring: Type.Object({
           offset: Type.Integer({ minimum: 0, default: 0 }),
           limit: Type.Integer({ minimum: 1, maximum: 20_000, default: 1000 }),
+          /** Only requests in this state (`total` counts those). */
+          status: Type.Optional(RequestStatusSchema),
         }),
         response: { 200: RequestsReplySchema, ...Errors },
       },
     },
     async (req, reply) => {
       const { id } = req.params;
-      const { offset, limit } = req.query;
+      const { offset, limit, status } = req.query;
       if (!(await app.store.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       await app.store.flush(); // a live run's ended requests may still be queued
-      // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding).
-      const { total, json } = await app.store.requestsJson(id, offset, limit);
+      // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding);
+      // a never-sent range's are synthesised for this page only (docs/design.md#bulk-unsent).
+      const { total, json } = await app.store.requestsJson(id, offset, limit, status);
       return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
     },
   );
@@ -157,8 +164,10 @@ function runStreamRoutes(app: App): void {
       if (head === null) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const events = await app.hub.readAfter(id, after, limit);
       const last = events.length ? events[events.length - 1].seq : after;
+      // A pruned run numbered more events than it keeps: none are left to ask for (docs/design.md#retention).
+      const gone = events.length === 0 && (await app.store.retention.retentionFacts(id))?.prunedAtMs != null;
       // Events are stored serialized; splice them in rather than parse and re-encode.
-      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${last < head}}`;
+      const body = `{"events":[${events.map((e) => `{"seq":${e.seq},"event":${e.json}}`).join(',')}],"lastSeq":${last},"more":${!gone && last < head}}`;
       return sendJsonText(reply, body);
     },
   );

@@ -15,16 +15,44 @@ export function withDetailedArrays(
   result: Record<string, unknown>,
   records: ResultJsonInput['records'],
 ): Record<string, unknown> {
-  if ('ttfts' in result) return result;
+  const before = detailedArraysBefore(result);
+  if (before === null) return result;
+  const ref = buildResultJson(referenceInput(result, records));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(result)) {
+    if (k === before) for (const a of ARRAYS) out[a] = ref[a];
+    out[k] = result[k];
+  }
+  return out;
+}
+
+/** The metric keys of a result: after request_goodput (always written) up to our own keys. */
+function metricsOf(result: Record<string, unknown>): Record<string, number> | null {
   const keys = Object.keys(result);
-  // The metric region: after request_goodput (always written) up to our own keys.
   const from = keys.indexOf('request_goodput');
   const to = keys.indexOf('timed_out_requests');
-  if (from < 0 || to < 0) return result;
+  if (from < 0 || to < 0) return null;
   const metrics: Record<string, number> = {};
   for (const k of keys.slice(from + 1, to)) if (typeof result[k] === 'number') metrics[k] = result[k];
-  // Built once with the same metric keys: it yields the arrays and the key they must precede.
-  const ref = buildResultJson({
+  return metrics;
+}
+
+/**
+ * The key of `result` the per-request arrays go before (where vLLM puts
+ * them), or null when it has them already or is not a result of ours.
+ */
+export function detailedArraysBefore(result: Record<string, unknown>): string | null {
+  if ('ttfts' in result) return null;
+  const metrics = metricsOf(result);
+  if (!metrics) return null;
+  // Built with the same metric keys and no record: it yields the key the arrays must precede.
+  const refKeys = Object.keys(buildResultJson(referenceInput(result, [])));
+  const after = refKeys[refKeys.indexOf('errors') + 1];
+  return after !== undefined && after in metrics ? after : 'timed_out_requests';
+}
+
+function referenceInput(result: Record<string, unknown>, records: ResultJsonInput['records']): ResultJsonInput {
+  return {
     date: '',
     backend: '',
     label: null,
@@ -33,7 +61,7 @@ export function withDetailedArrays(
     requestRate: Infinity,
     burstiness: 1,
     maxConcurrency: null,
-    metrics,
+    metrics: metricsOf(result) ?? {},
     detailed: true,
     records,
     statuses: [],
@@ -41,14 +69,5 @@ export function withDetailedArrays(
     failFast: { enabled: false, tripped: false, cause: null },
     verdict: 'passed',
     verdictReasons: [],
-  });
-  const refKeys = Object.keys(ref);
-  const after = refKeys[refKeys.indexOf('errors') + 1];
-  const before = after !== undefined && after in metrics ? after : 'timed_out_requests';
-  const out: Record<string, unknown> = {};
-  for (const k of keys) {
-    if (k === before) for (const a of ARRAYS) out[a] = ref[a];
-    out[k] = result[k];
-  }
-  return out;
+  };
 }

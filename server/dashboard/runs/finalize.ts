@@ -15,6 +15,8 @@ export interface FinalOutcome {
   status: RunStatus;
   summary?: RunSummary | null;
   result?: Record<string, unknown> | null;
+  /** The result was stored in this many parts (runs.writeResultPart), instead of whole in `result`. */
+  resultParts?: number;
   error?: string | null;
   message?: string;
   /** Who interrupted the run, when it ends `interrupted` and the dashboard knows (a reported run marked abandoned). */
@@ -49,6 +51,7 @@ export function finalizeRun(hub: Hub, runId: string, o: FinalOutcome): Promise<v
       finishedAtMs: now,
       summary: o.summary ?? undefined,
       result: o.result ?? undefined,
+      resultParts: o.resultParts,
       error: o.error ?? undefined,
       state,
       lastSeq: state?.seq,

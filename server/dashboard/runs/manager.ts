@@ -19,11 +19,10 @@ import { checkServerStacks, type ServerStacksConfig } from '../../engine/probes/
 import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';
 import { finalizeRun } from './finalize.ts';
-import { withDetailedArrays } from './detailedResult.ts';
+import { resultTextParts, writeResultParts } from './resultInParts.ts';
 import { specLiveness, specServerStacks, specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
-import { count } from '../../../shared/format.ts';
 
 export interface ManagerDeps {
   hub: Hub;
@@ -50,19 +49,6 @@ const FIELD_MAP: Record<string, string> = {
   'serverStacks.stallAfterS': 'target.serverStacks.stallAfterS',
 };
 
-/** One warning for the requests a stopped run never sent (their rows are not kept). */
-function noteUnsent(hub: Hub, id: string, n: number): void {
-  if (n === 0) return;
-  const state = hub.tracker(id)?.state;
-  if (state) state.counts.notDispatched += n; // as if each had been appended
-  const started = state?.startedAtMs;
-  hub.append(id, {
-    type: 'run.warning',
-    t: started ? Date.now() - started : 0,
-    message: `${count(n)} queued requests were never sent (the run was stopped); they are counted, not stored one by one`,
-  });
-}
-
 /** The config a run is recorded with: the engine's, and the server-stacks probe's settings when it has them. */
 function recordedConfig(config: BenchConfig, stacks: ServerStacksConfig | undefined): unknown {
   return stacks ? { ...config, serverStacks: stacks } : config;
@@ -76,7 +62,7 @@ export function newRunId(now = new Date()): string {
 }
 
 export class RunManager implements RunStarter {
-  private readonly live = new Map<string, { abort: AbortController; done: Promise<void>; unsent: { n: number } }>();
+  private readonly live = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly engine: typeof runBenchmark | undefined;
   private readonly launch: (o: LaunchOptions) => Promise<LaunchedTarget>;
   private readonly log: (line: string) => void;
@@ -128,15 +114,14 @@ export class RunManager implements RunStarter {
     });
     const abort = new AbortController();
     // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
-    const unsent = { n: 0 };
-    const done = this.execute(id, spec, abort.signal, unsent)
+    const done = this.execute(id, spec, abort.signal)
       .catch((e: unknown) => this.log(`[${id}] recording the end of the run failed: ${(e as Error).message}`))
       .finally(() => this.live.delete(id));
-    this.live.set(id, { abort, done, unsent });
+    this.live.set(id, { abort, done });
     return { id, warnings: [] };
   }
 
-  private async execute(id: string, spec: RunSpec, signal: AbortSignal, unsent: { n: number }): Promise<void> {
+  private async execute(id: string, spec: RunSpec, signal: AbortSignal): Promise<void> {
     const { hub } = this.deps;
     const log = (line: string) => this.log(`[${id}] ${line}`);
     let target: LaunchedTarget | null = null;
@@ -144,7 +129,8 @@ export class RunManager implements RunStarter {
     let final: {
       status: RunStatus;
       summary?: RunFinished['summary'];
-      result?: Record<string, unknown>;
+      /** The result's text in parts (resultInParts.ts), built as they are written. */
+      parts?: Iterable<string>;
       error?: string;
     };
     try {
@@ -180,8 +166,6 @@ export class RunManager implements RunStarter {
           if (e.type === 'run.finished') finished = e;
           // A run recorded as interrupted by a shutdown past its deadline takes no more events.
           else if (!hub.isActive(id)) return;
-          // A stopped run empties its queue: a million never-sent requests are counted, not stored one by one.
-          else if (signal.aborted && e.type === 'request.not_dispatched') unsent.n++;
           else hub.append(id, e);
         },
       });
@@ -189,7 +173,7 @@ export class RunManager implements RunStarter {
       final = {
         status: v === 'interrupted' ? 'interrupted' : v === 'errored' ? 'errored' : 'finished',
         summary: out.summary,
-        result: withDetailedArrays(out.result, out.records),
+        parts: resultTextParts(out.result, out.records),
       };
     } catch (e) {
       log(`run failed: ${(e as Error).message}`);
@@ -200,9 +184,12 @@ export class RunManager implements RunStarter {
       await target.stop();
     }
     if (!hub.isActive(id)) return; // already recorded by shutdown()
-    noteUnsent(hub, id, unsent.n);
+    const { parts, ...outcome } = final;
+    const write = (part: number, text: string) => hub.store.writeResultPart(id, part, text);
+    const resultParts = parts ? await writeResultParts(parts, write, () => !hub.isActive(id)) : undefined;
+    if (resultParts === null) return; // recorded by shutdown() meanwhile
     if (finished) hub.append(id, finished);
-    await finalizeRun(hub, id, final);
+    await finalizeRun(hub, id, { ...outcome, resultParts });
   }
 
   cancel(id: string): boolean {
@@ -234,8 +221,7 @@ export class RunManager implements RunStarter {
     clearTimeout(timer);
     if (!late) return;
     const ends: Promise<void>[] = [];
-    for (const [id, r] of this.live) {
-      noteUnsent(this.deps.hub, id, r.unsent.n);
+    for (const id of this.live.keys()) {
       this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
       ends.push(
         finalizeRun(this.deps.hub, id, {

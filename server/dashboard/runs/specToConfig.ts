@@ -33,6 +33,7 @@ export function specToConfig(spec: RunSpec, runId: string, baseUrl: string): Ben
             }
           : { name: 'trace', path: d.path },
     numPrompts: spec.numPrompts,
+    ...(spec.turnsPerSession !== undefined ? { turnsPerSession: spec.turnsPerSession } : {}),
     maxConcurrency: spec.maxConcurrency,
     requestRate: spec.requestRate,
     burstiness: spec.burstiness,

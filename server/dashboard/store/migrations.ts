@@ -96,6 +96,41 @@ export const MIGRATIONS: Migration[] = [
     `);
     backfillStallEvidence(db);
   },
+  // 4: scoped API tokens (docs/design.md#tokens), stored as their SHA-256 only; a name is taken by one unrevoked
+  // token at a time; a run created with a report token remembers it. SQL that SQLite and PostgreSQL both accept.
+  `
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    scope TEXT NOT NULL,               -- 'report' | 'view' | 'admin'
+    token_hash TEXT NOT NULL UNIQUE,   -- SHA-256 of the token, hex
+    prefix TEXT NOT NULL,              -- its first characters, to recognise it in a list
+    created_at_ms BIGINT NOT NULL,
+    last_used_at_ms BIGINT,
+    revoked_at_ms BIGINT
+  );
+  CREATE UNIQUE INDEX api_tokens_active_name ON api_tokens(name) WHERE revoked_at_ms IS NULL;
+  ALTER TABLE runs ADD COLUMN reported_by_token TEXT;  -- the report token that created the run, which alone feeds it
+  `,
+  // 5: retention (docs/design.md#retention): a pinned run is never pruned; pruned_at_ms says its request rows and
+  // events were removed (its summary, result, verdict, metadata and stall evidence stay).
+  `
+  ALTER TABLE runs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN pruned_at_ms BIGINT;
+  `,
+  // 6: requests that ended together (a stopped run's never-started tail) as one row per range, not one per
+  // request: readers synthesise each request's row from the range's template (docs/design.md#bulk-unsent).
+  `
+  CREATE TABLE request_ranges (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    from_idx INTEGER NOT NULL,
+    to_idx INTEGER NOT NULL,           -- exclusive
+    status TEXT NOT NULL,
+    id_prefix TEXT,                    -- request ids are id_prefix || idx; NULL: empty ids
+    row_json TEXT NOT NULL,            -- RequestRow every request of the range shows, but its index and id
+    PRIMARY KEY (run_id, from_idx)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */

@@ -293,21 +293,6 @@ export class RunQueries {
     }));
   }
 
-  requests(id: string, offset: number, limit: number): { total: number; requests: RequestRow[] } {
-    const { total, json } = this.requestsJson(id, offset, limit);
-    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
-  }
-
-  /** Request rows as stored (serialized RequestRow), for replies that splice them in unparsed. */
-  requestsJson(id: string, offset: number, limit: number): { total: number; json: string[] } {
-    const total = (this.db.prepare('SELECT COUNT(*) AS n FROM requests WHERE run_id = ?').get(id) as { n: number }).n;
-    const json = this.db
-      .prepare('SELECT row_json FROM requests WHERE run_id = ? ORDER BY idx LIMIT ? OFFSET ?')
-      .pluck()
-      .all(id, limit, offset) as string[];
-    return { total, json };
-  }
-
   /** Serialized `SeqEvent`s with seq > after, in order. */
   eventsAfter(id: string, after: number, limit: number): { seq: number; json: string }[] {
     return this.db

@@ -34,6 +34,37 @@ export interface RunsTable {
   result_parts: number | null;
   first_timeout_json: string | null;
   server_identity_json: string | null;
+  /** 1 = never pruned by retention (docs/design.md#retention). */
+  pinned: Generated<number>;
+  /** When retention removed the run's request rows and events; null while they are kept. */
+  pruned_at_ms: number | null;
+  /** The report token that created the run (its id); null when another scope did (docs/design.md#tokens). */
+  reported_by_token: string | null;
+}
+
+/** Scoped API tokens, stored as their SHA-256 only (docs/design.md#tokens). */
+export interface ApiTokensTable {
+  id: string;
+  name: string;
+  scope: string;
+  /** SHA-256 of the token, hex. */
+  token_hash: string;
+  prefix: string;
+  created_at_ms: number;
+  last_used_at_ms: number | null;
+  revoked_at_ms: number | null;
+}
+
+/** Requests that ended together, one row per range (docs/design.md#bulk-unsent); `to_idx` is exclusive. */
+export interface RequestRangesTable {
+  run_id: string;
+  from_idx: number;
+  to_idx: number;
+  status: string;
+  /** Request ids are id_prefix || idx; null: empty ids. */
+  id_prefix: string | null;
+  /** The RequestRow every request of the range shows, but its index and id. */
+  row_json: string;
 }
 
 export interface StallscopeDb {
@@ -53,4 +84,6 @@ export interface StallscopeDb {
     fingerprint_json: string | null;
   };
   run_results: { run_id: string; part: number; text: string };
+  api_tokens: ApiTokensTable;
+  request_ranges: RequestRangesTable;
 }

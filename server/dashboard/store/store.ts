@@ -7,6 +7,7 @@
  * `interrupted`, keeping every request and stall report already committed.
  */
 import type Database from 'better-sqlite3';
+import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { RunEvent, RunState } from '../../../shared/protocol.ts';
 import type { StoreHealth } from '../../../shared/storeHealth.ts';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import { boardRuns } from './boardQueries.ts';
 import { allStallRows, insertStallRows } from './sqliteMoves.ts';
 import type {
   BoardFilter,
+  QueueStats,
   DashboardStore,
   NewRun,
   RowSlice,
@@ -28,6 +30,10 @@ import type {
   StallRow,
   StoredEvent,
 } from './storeApi.ts';
+import { RequestPages } from './requestPages.ts';
+import { KyselyTokenStore, type TokenStore } from './tokens.ts';
+import { KyselyRetentionStore, type RetentionStore } from './retention.ts';
+import { KyselyMetricsQueries, type MetricsQueries } from './metricsQueries.ts';
 
 export interface StoreOptions {
   /** null → in memory. */
@@ -44,6 +50,10 @@ export class Store implements DashboardStore {
   readonly runs: RunQueries;
   readonly writer: BatchWriter;
   readonly kysely: Kysely<StallscopeDb>;
+  readonly tokens: TokenStore;
+  readonly retention: RetentionStore;
+  readonly metrics: MetricsQueries;
+  private readonly pages: RequestPages;
   private stateOf: (runId: string) => RunState | undefined = () => undefined;
   private numbered: (runId: string, seq: number, json: string) => void = () => undefined;
   /** The last seq given to each run this process wrote to (its stored last_seq plus what is queued). */
@@ -61,6 +71,10 @@ export class Store implements DashboardStore {
     this.runs = new RunQueries(this.db);
     // Never destroyed: that would close the connection this store closes itself.
     this.kysely = new Kysely<StallscopeDb>({ dialect: new SqliteDialect({ database: this.db }) });
+    this.tokens = new KyselyTokenStore(this.kysely);
+    this.retention = new KyselyRetentionStore(this.kysely);
+    this.metrics = new KyselyMetricsQueries(this.kysely);
+    this.pages = new RequestPages(this.kysely);
     this.writer = new BatchWriter(this.db, {
       intervalMs: opts.flushIntervalMs,
       maxBatch: opts.maxBatch,
@@ -98,6 +112,10 @@ export class Store implements DashboardStore {
 
   hasRoom(): boolean {
     return true;
+  }
+
+  queueStats(): QueueStats {
+    return { events: this.writer.pendingCount, sinceMs: this.writer.pendingSinceMs, failedBatches: this.writer.stats.failedBatches };
   }
 
   health(): StoreHealth {
@@ -141,11 +159,12 @@ export class Store implements DashboardStore {
   async stallReports(id: string) {
     return this.runs.stallReports(id);
   }
-  async requests(id: string, offset: number, limit: number) {
-    return this.runs.requests(id, offset, limit);
+  async requests(id: string, offset: number, limit: number, status?: string) {
+    const { total, json } = await this.pages.page(id, { offset, limit, status });
+    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
   }
-  async requestsJson(id: string, offset: number, limit: number) {
-    return this.runs.requestsJson(id, offset, limit);
+  requestsJson(id: string, offset: number, limit: number, status?: string) {
+    return this.pages.page(id, { offset, limit, status });
   }
   async eventsAfter(id: string, after: number, limit: number): Promise<StoredEvent[]> {
     return this.runs.eventsAfter(id, after, limit);

@@ -17,8 +17,20 @@ import type { BoardRun } from '../../../shared/stallBoard.ts';
 import type { Effects } from './writer.ts';
 import type { Kysely } from 'kysely';
 import type { StallscopeDb } from './schema.ts';
+import type { TokenStore } from './tokens.ts';
+import type { RetentionStore } from './retention.ts';
+import type { MetricsQueries } from './metricsQueries.ts';
 
 export type RunSource = RunListItem['source'];
+
+export interface QueueStats {
+  /** Events accepted and not yet written. */
+  events: number;
+  /** When the oldest of them was queued (epoch ms; meaningless while `events` is 0). */
+  sinceMs: number;
+  /** Batches the store could not write (dropped, or retried while the database was away). */
+  failedBatches: number;
+}
 
 /** What a new run row holds; the rest is filled as it runs. */
 export interface NewRun {
@@ -119,6 +131,10 @@ export interface DashboardStore {
    * stores (schema.ts); its queries are async on either.
    */
   readonly kysely: Kysely<StallscopeDb>;
+  /** Scoped API tokens (docs/design.md#tokens), retention (docs/design.md#retention), /metrics' gauges. */
+  readonly tokens: TokenStore;
+  readonly retention: RetentionStore;
+  readonly metrics: MetricsQueries;
 
   // The live path.
   /** The hub's numbering callback: every pushed event once, in seq order per run. */
@@ -134,6 +150,8 @@ export interface DashboardStore {
   /** Whether `events` more can be queued: false once the outage buffer is full (the caller answers 503). */
   hasRoom(events: number): boolean;
   health(): StoreHealth;
+  /** The live queue for /metrics: events not yet written, since when the oldest waits, batches that failed. */
+  queueStats(): QueueStats;
   /** Told when the database goes away or comes back. */
   onHealthChange(fn: () => void): void;
   /** Changes other processes made (never called for this process's own writes). */
@@ -152,9 +170,15 @@ export interface DashboardStore {
   /** The stored vLLM result object, or null. */
   result(id: string): Promise<Record<string, unknown> | null>;
   stallReports(id: string): Promise<StallEntry[]>;
-  requests(id: string, offset: number, limit: number): Promise<{ total: number; requests: RequestRow[] }>;
-  /** Request rows as stored (serialized RequestRow), for replies that splice them in unparsed. */
-  requestsJson(id: string, offset: number, limit: number): Promise<{ total: number; json: string[] }>;
+  /** A page of request rows, a row per request (a stored range's synthesised); `status` keeps those in that state. */
+  requests(
+    id: string,
+    offset: number,
+    limit: number,
+    status?: string,
+  ): Promise<{ total: number; requests: RequestRow[] }>;
+  /** The same page serialized (RequestRow JSON), for replies that splice rows in unparsed. */
+  requestsJson(id: string, offset: number, limit: number, status?: string): Promise<{ total: number; json: string[] }>;
   /** Serialized events with seq > after, in order. */
   eventsAfter(id: string, after: number, limit: number): Promise<StoredEvent[]>;
   delete(id: string): Promise<boolean>;

@@ -12,6 +12,7 @@ import { stallKey } from '../../../shared/stallReport.ts';
 import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
 import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
 import { fingerprintColumns } from './stallBackfill.ts';
+import type { EndedRange } from '../../../shared/endedRange.ts';
 
 /**
  * What one event asks the store to keep beside the event itself: an ended request's row, a stall report
@@ -19,6 +20,8 @@ import { fingerprintColumns } from './stallBackfill.ts';
  */
 export interface Effects {
   endedRow?: RequestRow;
+  /** Requests that ended together, stored as one range (docs/design.md#bulk-unsent). */
+  endedRange?: EndedRange;
   stall?: StallReport;
   recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
   firstTimeout?: FirstTimeout;
@@ -55,12 +58,15 @@ export class BatchWriter {
   private readonly upsertRequest: Database.Statement;
   private readonly upsertRequests: Database.Statement;
   private readonly insertStall: Database.Statement;
+  private readonly insertRange: Database.Statement;
   private readonly markRecovered: Database.Statement;
   private readonly setRunFacts: Database.Statement;
   private readonly updateRun: Database.Statement;
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
   stats = { batches: 0, events: 0, failedBatches: 0 };
+  /** When the oldest event still queued was queued (epoch ms; meaningless while nothing is): the ingest lag. */
+  pendingSinceMs = 0;
 
   constructor(
     private readonly db: Database.Database,
@@ -77,6 +83,9 @@ export class BatchWriter {
     this.upsertRequest = db.prepare('INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
     this.upsertRequests = db.prepare(
       `INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES ${Array(ROWS_PER_STATEMENT).fill('(?,?,?,?)').join(',')}`,
+    );
+    this.insertRange = db.prepare(
+      'INSERT OR REPLACE INTO request_ranges (run_id, from_idx, to_idx, status, id_prefix, row_json) VALUES (?,?,?,?,?,?)',
     );
     this.insertStall = db.prepare(
       `INSERT OR IGNORE INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json, fingerprint,
@@ -98,6 +107,7 @@ export class BatchWriter {
 
   /** Queues one numbered event; never blocks on I/O. */
   push(runId: string, seq: number, json: string, effects: Effects): void {
+    if (this.pending.length === 0) this.pendingSinceMs = Date.now();
     this.pending.push({ runId, seq, json, effects });
     if (this.pending.length >= this.maxBatch) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flushFromTimer(), this.intervalMs);
@@ -150,7 +160,8 @@ export class BatchWriter {
     for (let i = whole; i < batch.length; i++) this.insertEvent.run(batch[i].runId, batch[i].seq, batch[i].json);
     this.writeRows(batch);
     for (const p of batch) {
-      const { stall, recovered, firstTimeout, serverIdentity } = p.effects ?? NONE;
+      const { stall, recovered, firstTimeout, serverIdentity, endedRange: r } = p.effects ?? NONE;
+      if (r) this.insertRange.run(p.runId, r.from, r.to, r.row.status, r.idPrefix, JSON.stringify(r.row));
       if (stall) {
         const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
         const fp = fingerprintColumns(stall);

@@ -78,6 +78,8 @@ class SpoolEntry implements AudioSink {
 
 export class AudioSpool {
   private readonly entries = new WeakMap<object, SpoolEntry>();
+  /** The final record's entry of each ended request, by dataset index (the run keeps no record objects). */
+  private readonly kept = new Map<number, SpoolEntry>();
   private readonly pending = new Set<Promise<void>>();
   private next = 0;
 
@@ -97,18 +99,24 @@ export class AudioSpool {
     return entry;
   }
 
+  /** Request `index` ended with `record`: its audio is found by index from now on. */
+  keep(index: number, record: object): void {
+    const e = this.entries.get(record);
+    if (e) this.kept.set(index, e);
+  }
+
   /** Waits for every write in progress. */
   async settle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 
   /**
-   * The spooled audio of a (final) record: null when its stream carried no
+   * The spooled audio of an ended request (see keep): null when its stream carried no
    * audio or did not end (a failed request). Throws the write error if the
    * spool could not be written.
    */
-  audioOf(record: object): SpooledAudio | null {
-    const e = this.entries.get(record);
+  audioOf(index: number): SpooledAudio | null {
+    const e = this.kept.get(index);
     if (!e) return null;
     if (!e.ended) {
       e.discard();

@@ -8,7 +8,8 @@
  * server when there is no --asr-url) and releases them, whatever happens.
  */
 import type { AccuracyItem } from '../../../shared/protocol.ts';
-import type { RequestRecord } from '../client/record.ts';
+import type { EndedRecord } from '../client/record.ts';
+import type { RecordList } from '../../../shared/metrics/input.ts';
 import type { SeedTtsEvalConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { RunEvents } from '../events.ts';
@@ -20,7 +21,8 @@ import { scoringLang } from './score.ts';
 
 export interface GateRun {
   samples: readonly SampleRequest[];
-  records: readonly RequestRecord[];
+  /** Every request's record, in dataset order (the run's request table). */
+  records: RecordList<EndedRecord>;
   events: RunEvents;
   log: (line: string) => void;
   signal?: AbortSignal;
@@ -55,12 +57,12 @@ export class SeedTtsGate {
       await this.spool.settle();
       recogniser = this.transcriber ? null : await openRecogniser(c, this.locale, run.log, run.signal);
       const utterances = run.samples.map((sample, index) => {
-        const record = run.records[index];
+        const record = run.records.at(index);
         const meta = sample.seedTts ?? { utteranceId: String(index), locale: 'en', targetText: '' };
         let audio = null;
         let spoolError: string | null = null;
         try {
-          audio = record?.success ? this.spool.audioOf(record) : null;
+          audio = record?.success ? this.spool.audioOf(index) : null;
         } catch (e) {
           spoolError = `the audio spool could not be written: ${(e as Error).message}`;
         }

@@ -8,23 +8,42 @@ import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
 import type { MetricInput } from '../../../shared/metrics/input.ts';
 
 /**
- * The metric fields (ttft, itl, latency, audio*, promptLen, startTime, …) are
- * `MetricInput`'s, documented there; this adds what only the client tracks.
+ * What an ended request keeps (the engine's request table stores these
+ * fields, server/engine/records/requestTable.ts): the metric fields (ttft,
+ * itl, latency, audio*, promptLen, startTime, …) are `MetricInput`'s,
+ * documented there; this adds what only the client tracks.
  */
-export interface RequestRecord extends MetricInput {
-  /** Filled in place while the stream is read. */
-  itl: number[];
+export interface EndedRecord extends MetricInput {
   /** `""` on success; the in-stream error message, the HTTP reason phrase or a clear client-side message otherwise. */
   error: string;
   errorCode: ErrorCode | null;
-  /** Stage metrics from the events' `metrics` objects, keyed by stage id. */
-  stageMetrics: Record<string, unknown>;
-  /** Per-request warnings (format drift, a tolerated protocol deviation), each at most once. */
-  warnings: string[];
   /** True once any audio event arrived. */
   hasAudio: boolean;
   /** HTTP attempts made for this request (retries of transport errors count). */
   attempts: number;
+  /**
+   * Realtime turns only (docs/design.md#realtime): the turn's session, its place there, its response and
+   * how its input ended (duplex), and its receive times from the turn's origin in seconds (TTFT absent
+   * without text; TTFP and the audio generation time absent without audio), with the PCM bytes received.
+   */
+  realtimeSessionId?: string;
+  realtimeTurn?: number;
+  realtimeResponseId?: string;
+  realtimeTrigger?: 'explicit' | 'vad';
+  realtimeTtftS?: number;
+  realtimeTtfpS?: number;
+  realtimeGenerationS?: number;
+  realtimeAudioBytes?: number;
+}
+
+/** The record the stream parser fills while a request runs. */
+export interface RequestRecord extends EndedRecord {
+  /** Filled in place while the stream is read. */
+  itl: number[];
+  /** Stage metrics from the events' `metrics` objects, keyed by stage id (read only while the stream runs). */
+  stageMetrics: Record<string, unknown>;
+  /** Per-request warnings (format drift, a tolerated protocol deviation), each at most once (events by the end). */
+  warnings: string[];
 }
 
 export function newRecord(promptLen: number, startTime: number): RequestRecord {
@@ -75,23 +94,4 @@ export function placeholderRecord(promptLen: number, code: ErrorCode, detail: st
   record.attempts = 0;
   markFailed(record, code, detail, verbatim);
   return record;
-}
-
-const NO_ITL: number[] = Object.freeze([]) as unknown as number[];
-const NO_STAGE_METRICS: Record<string, unknown> = Object.freeze({});
-const NO_WARNINGS: string[] = Object.freeze([]) as unknown as string[];
-
-/**
- * Shrinks an ended request's record in place (same object: the Seed-TTS audio
- * spool is keyed by it) to what the metrics and the result read, so a run
- * holds a few hundred bytes per finished request, however long the run: the ITL array
- * trimmed to its length (a pushed array keeps spare capacity), and the stage
- * metrics and warnings, read only while the stream runs (warnings are events
- * by then), dropped for shared empty ones. Never call it on a record still
- * being filled.
- */
-export function compactRecord(record: RequestRecord): void {
-  record.itl = record.itl.length === 0 ? NO_ITL : record.itl.slice();
-  record.stageMetrics = NO_STAGE_METRICS;
-  record.warnings = NO_WARNINGS;
 }

@@ -12,13 +12,47 @@ const VOCAB = (
   'signal cache window batch phase thread worker server client request result metric latency'
 ).split(' ');
 
-/** The prompt of one sample: `n` words drawn from its own seed. */
-function promptText(n: number, seed: number): string {
-  const rng = new Rng(seed);
-  const words = new Array<string>(n);
-  for (let w = 0; w < n; w++) words[w] = VOCAB[rng.int(0, VOCAB.length - 1)];
-  return words.join(' ');
+/**
+ * The words' bytes, laid out once in one table: a prompt is copied word by
+ * word into one buffer instead of an array of n strings joined (and then
+ * escaped again by JSON.stringify), which a 1,024-word prompt per request made
+ * a tenth of a run's CPU (docs/design.md#request-body). Lower-case ASCII
+ * letters only, so the bytes are the prompt's JSON string content as they stand.
+ */
+for (const w of VOCAB)
+  if (!/^[a-z]+$/.test(w)) throw new Error(`random dataset word ${JSON.stringify(w)} would need JSON escaping`);
+const TABLE = new TextEncoder().encode(VOCAB.join(''));
+const WORD_START = new Uint16Array(VOCAB.length);
+const WORD_END = new Uint16Array(VOCAB.length);
+VOCAB.reduce((at, w, i) => {
+  WORD_START[i] = at;
+  WORD_END[i] = at + w.length;
+  return at + w.length;
+}, 0);
+const LONGEST_WORD = Math.max(...VOCAB.map((w) => w.length));
+/** Buffers reused by every prompt this process writes (the caller copies the bytes out before the next). */
+let scratch = new Uint8Array(0);
+let picks = new Uint8Array(0);
+
+/** The prompt of one sample, `n` words drawn from its own seed, as bytes in the shared scratch buffer. */
+function promptBytes(n: number, seed: number): Uint8Array {
+  const need = n * (LONGEST_WORD + 1);
+  if (scratch.length < need) scratch = new Uint8Array(need);
+  if (picks.length < n) picks = new Uint8Array(n);
+  new Rng(seed).fillInts(picks.subarray(0, n), 0, VOCAB.length - 1);
+  // Plain loops over plain typed arrays: a word is a few bytes, below the cost of a call into C++ (Buffer.copy).
+  const out = scratch;
+  let at = 0;
+  for (let w = 0; w < n; w++) {
+    if (w > 0) out[at++] = 0x20;
+    const word = picks[w];
+    for (let b = WORD_START[word], e = WORD_END[word]; b < e; b++) out[at++] = TABLE[b];
+  }
+  return out.subarray(0, at);
 }
+
+/** The user message around a prompt text (the body template puts a marker there, requestBody.ts). */
+const messagesWith = (text: string): unknown[] => [{ role: 'user', content: [{ type: 'text', text }] }];
 
 /** vLLM forces ignore_eos for the random dataset on OpenAI-compatible backends. */
 const BODY_DEFAULTS = Object.freeze({ ignore_eos: true });
@@ -32,9 +66,16 @@ class RandomSample implements SampleRequest {
     private readonly wordSeed: number,
   ) {}
 
-  /** Built on each read (the engine reads it once, when it sends the request). */
+  readonly messagesWith = messagesWith;
+
+  /** Built on each read; the engine sends `promptBytes` instead, inside a body template. */
   get messages(): unknown[] {
-    return [{ role: 'user', content: [{ type: 'text', text: promptText(this.promptLen, this.wordSeed) }] }];
+    return messagesWith(Buffer.from(this.promptBytes()).toString('latin1'));
+  }
+
+  /** Valid until the next prompt is written: the caller copies them out at once. */
+  promptBytes(): Uint8Array {
+    return promptBytes(this.promptLen, this.wordSeed);
   }
 }
 

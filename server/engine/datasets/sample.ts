@@ -16,8 +16,21 @@ export interface SampleRequest {
   loadRowBody?: () => Promise<Record<string, unknown>>;
   /** Seconds from the benchmark start (trace datasets: the self-timed arrival). */
   timestamp?: number;
+  /**
+   * A prompt the body can take as bytes (random dataset): `messagesWith(text)` is `messages` with `text` as the
+   * prompt, and `promptBytes()` that prompt's UTF-8 bytes, already valid JSON string content, in a buffer valid
+   * until the next call (docs/design.md#request-body).
+   */
+  messagesWith?: (text: string) => unknown[];
+  promptBytes?: () => Uint8Array;
   /** Seed-TTS rows: what the WER evaluation scores the answer against. */
-  seedTts?: { utteranceId: string; locale: string; targetText: string };
+  seedTts?: {
+    utteranceId: string;
+    locale: string;
+    targetText: string;
+    /** The row's prompt WAV: the input speech of a duplex realtime turn (docs/design.md#realtime). */
+    wavPath?: string;
+  };
 }
 
 export interface LoadedDataset {

@@ -101,7 +101,7 @@ export function loadSeedTts(o: SeedTtsOptions): LoadedDataset {
       max_new_tokens: outputLen,
     },
     bodyDefaults: { modalities: ['text', 'audio'] },
-    seedTts: { utteranceId: row.uttId, locale: o.locale, targetText: row.target },
+    seedTts: { utteranceId: row.uttId, locale: o.locale, targetText: row.target, wavPath: row.wavPath },
     loadRowBody: o.fileRefAudio
       ? undefined
       : async () => ({ ref_audio: `data:audio/wav;base64,${(await readFile(row.wavPath)).toString('base64')}` }),

@@ -18,7 +18,8 @@ export class RequestHooks implements RunnerHooks {
     private readonly requestId: string,
     private readonly events: RunEvents,
     private readonly breaker: Breaker,
-    private readonly sentT: (number | null)[],
+    /** Where the time of the first send is kept (the request table). */
+    private readonly sent: { setSentT(index: number, t: number): void },
     private readonly stopSignal: AbortSignal,
     private readonly timeoutHook?: (r: TimeoutReport) => void,
     /** Progress for the no_progress stop rule (a send, a response byte); absent without that rule. */
@@ -37,7 +38,7 @@ export class RequestHooks implements RunnerHooks {
 
   onAttempt(attempt: number, record: RequestRecord): void {
     this.current = record;
-    if (this.sentT[this.index] === null) this.sentT[this.index] = this.events.nowT();
+    this.sent.setSentT(this.index, this.events.nowT()); // the first send's time: later ones leave it
     this.progress?.();
     this.events.emit({ type: 'request.sent', index: this.index, requestId: this.requestId, attempt });
   }

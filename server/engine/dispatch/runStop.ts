@@ -31,10 +31,8 @@ interface RunStopInput {
   inFlight: ReadonlyMap<number, Cancellation>;
   /** Requests waiting for a slot now, and where the never-started ones begin (the slot queue's). */
   queue: { readonly queued: number; readonly started: number };
-  /** Number of requests in the run. */
-  n: number;
-  /** Reports one never-sent request. */
-  notDispatched: (index: number) => void;
+  /** Ends requests [from, end of the run) as never sent, together. */
+  unsentFrom: (from: number) => void;
 }
 
 export class RunStop {
@@ -64,7 +62,7 @@ export class RunStop {
     stop.signal.addEventListener(
       'abort',
       () => {
-        this.unsent = reportUnsent(() => o.queue.started, o.n, o.notDispatched); // awaited by settled()
+        this.unsent = reportUnsent(() => o.queue.started, o.unsentFrom); // awaited by settled()
       },
       { once: true },
     );

@@ -17,13 +17,24 @@
  * tick after its dispatch's connect, with no I/O in between (a setImmediate
  * is the fallback when a request stops earlier, e.g. reading a prompt file).
  * Later starts are unchanged.
+ *
+ * Realtime runs (docs/design.md#realtime) group consecutive requests into
+ * sessions of `turnsPerSession` turns; a slot is a session's, as in
+ * vLLM-Omni where one request is one session: its first turn takes it, its
+ * later turns start in it without waiting, and it is free once every turn
+ * of the session ended.
  */
 export class SlotQueue {
   /** Requests that left the arrival schedule. */
   private arrivedCount = 0;
   /** Requests that took a slot; the never-started ones of a stopped run begin here. */
   private startedCount = 0;
+  /** Slots taken (sessions holding one; a request each when a session is one turn). */
   private active = 0;
+  /** Requests started and not yet released. */
+  private running = 0;
+  /** Per session holding a slot: its turns not yet ended. */
+  private readonly turnsLeft = new Map<number, number>();
   private fillToken = 0;
   /** The token of the first-wave start whose hand-on is due (0: none; the next start may go). */
   private handOnDue = 0;
@@ -37,6 +48,8 @@ export class SlotQueue {
     private readonly stopSignal: AbortSignal,
     /** Starts request `index` in a slot; `token` is a first-wave start's (0 for later starts). */
     private readonly start: (index: number, token: number) => void,
+    /** Consecutive requests sharing one slot (a realtime session's turns); 1 otherwise. */
+    private readonly turnsPerSession = 1,
   ) {}
 
   get started(): number {
@@ -54,9 +67,16 @@ export class SlotQueue {
     this.pump();
   }
 
-  /** A started request let go of its slot, whatever its outcome. */
-  release(): void {
-    this.active--;
+  /** Started request `index` ended, whatever its outcome: its slot is free once its session's turns all ended. */
+  release(index: number): void {
+    this.running--;
+    const session = Math.floor(index / this.turnsPerSession);
+    const left = (this.turnsLeft.get(session) ?? 1) - 1;
+    if (left > 0) this.turnsLeft.set(session, left);
+    else {
+      this.turnsLeft.delete(session);
+      this.active--;
+    }
     this.pump();
   }
 
@@ -81,16 +101,25 @@ export class SlotQueue {
 
   /** Starts queued requests while slots are free; tells the waiting producer when all is idle. */
   private pump(): void {
-    while (this.active < this.limit && this.startedCount < this.arrivedCount && !this.stopSignal.aborted) {
+    while (this.startedCount < this.arrivedCount && !this.stopSignal.aborted) {
+      const k = this.turnsPerSession;
+      // A later turn of a session starts in its session's slot.
+      const rider = this.startedCount % k !== 0;
+      if (!rider && this.active >= this.limit) break;
       const firstFill = this.startedCount < this.limit;
       if (firstFill && this.handOnDue) break; // handOn starts it
       if (firstFill) {
         this.handOnDue = ++this.fillToken;
         setImmediate(this.handOn, this.handOnDue);
       }
-      this.active++;
+      if (!rider) {
+        this.active++;
+        const session = this.startedCount / k;
+        this.turnsLeft.set(session, Math.min(k, this.n - this.startedCount));
+      }
+      this.running++;
       this.start(this.startedCount++, firstFill ? this.handOnDue : 0);
     }
-    if (this.onIdle && this.active === 0 && (this.stopSignal.aborted || this.startedCount === this.n)) this.onIdle();
+    if (this.onIdle && this.running === 0 && (this.stopSignal.aborted || this.startedCount === this.n)) this.onIdle();
   }
 }

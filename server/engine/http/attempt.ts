@@ -6,8 +6,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { markFailed, type RequestRecord } from '../client/record.ts';
-import { StreamParser, type MessageInfo } from '../client/streamParser.ts';
+import type { MessageInfo } from '../client/streamParser.ts';
 import type { AudioSink } from '../client/audioChunks.ts';
+import type { ResponseReading } from '../client/responseReading.ts';
+import { SSE_READING } from '../client/sseReading.ts';
 import { AttemptTimers } from './timeouts.ts';
 import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
 import { classifyFailure, describeError, type FailureClass } from './classify.ts';
@@ -31,8 +33,28 @@ export interface AttemptTarget {
   now: () => number;
   maxEventBytes?: number;
   /** Seed-TTS gate: spools each attempt's PCM (see accuracy/audioSpool.ts); absent otherwise. */
-  audioSpool?: { sinkFor(record: RequestRecord): AudioSink };
+  audioSpool?: { sinkFor(record: RequestRecord): AudioSink; keep(index: number, record: RequestRecord): void };
+  /**
+   * How a 200's body is read into the record: the run's backend (server/engine/backends/). Absent: the
+   * chat backends' SSE stream parser.
+   */
+  reading?: ResponseReading;
+  /**
+   * One attempt of one request, for a backend that does not speak HTTP request/response (the realtime
+   * WebSocket backends). Absent: `sendAttempt`, this file's HTTP attempt.
+   */
+  attempt?: AttemptFn;
 }
+
+/** One attempt: fills `record`, reports through `hooks`, never throws for anything the target does. */
+export type AttemptFn = (
+  target: AttemptTarget,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+  record: RequestRecord,
+  cancel: Cancellation,
+  hooks: AttemptHooks,
+) => Promise<AttemptResult>;
 
 export interface AttemptHooks {
   /** Runs synchronously when one of this attempt's timers fires. */
@@ -53,7 +75,7 @@ export type AttemptResult =
 export async function sendAttempt(
   target: AttemptTarget,
   headers: Record<string, string>,
-  body: string,
+  body: string | Uint8Array,
   record: RequestRecord,
   cancel: Cancellation,
   hooks: AttemptHooks,
@@ -71,6 +93,7 @@ export async function sendAttempt(
   });
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   const parserHooks = new ParserHooks(timers, hooks);
+  const reading = target.reading ?? SSE_READING;
   try {
     exchange = new SseExchange(
       ctrl,
@@ -78,7 +101,7 @@ export async function sendAttempt(
         timers.headersReceived();
         hooks.onHeaders?.();
         if (status !== 200) return null;
-        return new StreamParser(record, {
+        return reading.open(record, {
           now: target.now,
           maxEventBytes: target.maxEventBytes,
           hooks: parserHooks,
@@ -86,6 +109,7 @@ export async function sendAttempt(
         });
       },
       hooks.onBytes,
+      target.perRequest === true,
     );
     target.dispatcher.dispatch(
       {
@@ -118,20 +142,16 @@ export async function sendAttempt(
     if (exchange.contentEncoding !== null) {
       markFailed(
         record,
-        'REQ_NOT_EVENT_STREAM',
+        reading.wrongBody,
         `response is ${exchange.contentEncoding}-encoded, which was not asked for (no Accept-Encoding is sent)`,
         true,
       );
       return { type: 'failed' };
     }
-    if (record.success && parserHooks.messages === 0 && !isEventStream(exchange.contentType)) {
-      // A 200 that is not SSE and carried no event (an HTML error page, a proxy's answer) is no completion.
-      markFailed(
-        record,
-        'REQ_NOT_EVENT_STREAM',
-        `response is not an event stream: ${exchange.contentType?.split(';')[0].trim() || '(no content-type)'}`,
-        true,
-      );
+    const notAnAnswer = record.success ? reading.notAnAnswer(exchange.contentType, parserHooks.messages) : null;
+    if (notAnAnswer !== null) {
+      // A 200 that is not what the backend reads (an HTML error page, a proxy's answer) is no completion.
+      markFailed(record, reading.wrongBody, notAnAnswer, true);
       return { type: 'failed' };
     }
     return record.success ? { type: 'ok' } : { type: 'failed' };
@@ -142,10 +162,6 @@ export async function sendAttempt(
     if (bound) clearTimeout(bound);
     cancel.unbind();
   }
-}
-
-function isEventStream(contentType: string | null): boolean {
-  return contentType !== null && contentType.split(';')[0].trim() === 'text/event-stream';
 }
 
 /** Classifies a failed attempt (by the signal's reason first) and records it. */

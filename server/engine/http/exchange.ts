@@ -10,8 +10,9 @@
  * cancelled at once by the breaker those throws are a measurable part of
  * the sweep.
  */
-import type { StreamParser } from '../client/streamParser.ts';
+import type { BodyReader } from '../client/responseReading.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
+import { stacklessUntilMicrotask } from './stackless.ts';
 
 /** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -31,18 +32,22 @@ export class SseExchange {
   error: Error | null = null;
   readonly done: Promise<number>;
   private abortFn: ((err: Error) => void) | null = null;
-  private parser: StreamParser | null = null;
+  private parser: BodyReader | null = null;
   private drained = 0;
   private stopped = false;
   private settled = false;
   private resolveFn!: (status: number) => void;
+  /** The response said `Connection: close`. */
+  private serverCloses = false;
 
   constructor(
     private readonly signal: AttemptSignal,
     /** Called once with the status when the response headers arrive; returns the parser for a 200. */
-    private readonly onStatus: (status: number) => StreamParser | null,
+    private readonly onStatus: (status: number) => BodyReader | null,
     /** Any response byte arrived, headers or body (the no_progress stop rule's clock). */
     private readonly onBytes?: () => void,
+    /** The request asked for its connection to be closed after the response (a connection per request). */
+    private readonly closesConnection = false,
   ) {
     this.done = new Promise<number>((resolve) => {
       this.resolveFn = resolve;
@@ -71,6 +76,7 @@ export class SseExchange {
             .toLowerCase();
           if (enc !== '' && enc !== 'identity') this.contentEncoding = enc;
         } else if (name === 'location') this.location = String(rawHeaders[i + 1]);
+        else if (name === 'connection') this.serverCloses = /\bclose\b/i.test(String(rawHeaders[i + 1]));
       }
     }
     // An encoded body is not fed to the parser (its bytes are not UTF-8 text): drained like an error body.
@@ -89,6 +95,8 @@ export class SseExchange {
   }
 
   onComplete(): void {
+    // undici destroys the socket with a new error right after this returns: no stack for it (stackless.ts).
+    if (this.closesConnection || this.serverCloses) stacklessUntilMicrotask();
     if (this.parser && !this.parser.failed && !this.stopped) this.parser.end();
     this.settle(null);
   }

@@ -64,7 +64,8 @@ export function extrasFromResult(result: Record<string, unknown>): SummaryExtras
   );
   const labels: string[] = [];
   for (const key of Object.keys(result)) {
-    const m = /^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|audio_ttfp|audio_rtf|audio_duration)(_ms|_s)?$/.exec(key);
+    const m =
+      /^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|audio_ttfp|audio_rtf|audio_duration|audio_underrun)(_ms|_s)?$/.exec(key);
     if (m && !labels.includes(m[1])) labels.push(m[1]);
   }
   return { percentileMetrics, metricPercentiles: labels.map(Number) };
@@ -107,8 +108,10 @@ export function formatSummary(
     lines.push(row(label('total_audio_duration_s'), fixed2(num(result, 'total_audio_duration_s'))));
     lines.push(row(label('total_audio_frames'), String(num(result, 'total_audio_frames'))));
     lines.push(row(label('audio_throughput'), fixed2(num(result, 'audio_throughput'))));
-    // stallscope measures no playback continuity; like vLLM-Omni's chat client, every request counts as continuous.
-    lines.push(row('Streaming continuity OK rate:', percent2(1)));
+    // A PCM stream's continuity check writes its rate (docs/design.md#speech-metrics); a chat stream has none and,
+    // as in vLLM-Omni's chat client, every request counts as continuous.
+    const okRate = typeof result.audio_continuity_ok_rate === 'number' ? result.audio_continuity_ok_rate : 1;
+    lines.push(row('Streaming continuity OK rate:', percent2(okRate)));
     for (const m of extras.percentileMetrics) {
       if (m.startsWith('audio') && (PERCENTILE_METRICS as readonly string[]).includes(m))
         metricBlock(lines, result, m as PercentileMetric, pcts);

@@ -7,7 +7,12 @@
  * most one per max(250 ms, 20 × the last evaluation's cost), with a trailing
  * evaluation so the last completions are not left unread.
  */
-import { calculateMetrics, type MetricInput, type MetricOptions } from '../../../shared/metrics/index.ts';
+import {
+  calculateMetrics,
+  type MetricInput,
+  type MetricOptions,
+  type RecordList,
+} from '../../../shared/metrics/index.ts';
 import type { StopRule } from '../../../shared/stopRules.ts';
 import { compare } from '../../../shared/verdict.ts';
 import type { RuleTrip } from './endRules.ts';
@@ -26,7 +31,7 @@ export class LiveMetric {
   constructor(
     private readonly rule: MetricRule,
     /** Every ended request's record so far (shared with the other live metrics of the run). */
-    private readonly ended: readonly MetricInput[],
+    private readonly ended: RecordList<MetricInput>,
     private readonly options: Omit<MetricOptions, 'durationS'>,
     /** Seconds on the run clock (the duration the throughputs divide by). */
     private readonly atS: () => number,

@@ -7,7 +7,7 @@
  * that, or once the run stopped for any other reason, nothing is counted.
  * The timeouts rule is the breaker's own (breaker.ts).
  */
-import type { MetricInput, MetricOptions } from '../../../shared/metrics/index.ts';
+import type { MetricInput, MetricOptions, RecordList } from '../../../shared/metrics/index.ts';
 import type { StopRule, StoppedBy } from '../../../shared/stopRules.ts';
 import type { RequestEndStatus } from '../../../shared/types.ts';
 import { endRuleCounter, isEndRule, type RuleTrip } from './endRules.ts';
@@ -16,6 +16,8 @@ import { NoProgressClock } from './noProgress.ts';
 
 export interface StopRuleWatchInput {
   rules: readonly StopRule[];
+  /** The run's records so far, by dataset index (the request table): the live thresholds read the ended ones. */
+  records: { at(index: number): MetricInput | undefined };
   /** The requests in flight, by index (the dispatch's own map). */
   inFlight: { readonly size: number; keys(): Iterable<number> };
   requestId: (index: number) => string;
@@ -32,11 +34,12 @@ export class StopRuleWatch {
   private readonly counters: { ended(index: number, failed: boolean): RuleTrip | null }[];
   private readonly live: LiveMetric[];
   private readonly clock: NoProgressClock | null;
-  /** Ended records, for the live thresholds only. */
-  private readonly ended: MetricInput[] = [];
+  /** Ended requests, for the live thresholds only: their indices, read from the run's records. */
+  private readonly ended: EndedList;
 
   constructor(private readonly o: StopRuleWatchInput) {
     const tripNow = (t: RuleTrip): void => this.tripNow(t);
+    this.ended = new EndedList(o.records);
     this.counters = o.rules.filter(isEndRule).map((r) => endRuleCounter(r, o.requestId));
     this.live = o.rules
       .filter((r): r is Extract<StopRule, { kind: 'metric' }> => r.kind === 'metric')
@@ -60,7 +63,7 @@ export class StopRuleWatch {
   }
 
   /** A request ended (not a never-sent one). Synchronous: a trip stops the run before the slot is released. */
-  onEnd(index: number, status: RequestEndStatus, record: MetricInput): void {
+  onEnd(index: number, status: RequestEndStatus): void {
     if (this.o.stopped.aborted) return;
     this.clock?.progress();
     // The stop's own cancellations are not the target's failures.
@@ -71,7 +74,7 @@ export class StopRuleWatch {
       if (t) return this.tripNow(t);
     }
     if (this.live.length === 0) return;
-    this.ended.push(record);
+    this.ended.push(index);
     for (const m of this.live) {
       m.onEnd(index, status === 'completed');
       if (this.o.stopped.aborted) return;
@@ -88,5 +91,30 @@ export class StopRuleWatch {
     if (this.o.stopped.aborted) return;
     this.stop();
     this.o.trip({ ...t, atS: this.o.atS() });
+  }
+}
+
+/** Indices of ended requests (4 bytes each), read as their records. */
+class EndedList implements RecordList<MetricInput> {
+  private idx = new Uint32Array(1024);
+  length = 0;
+
+  constructor(private readonly records: { at(index: number): MetricInput | undefined }) {}
+
+  push(index: number): void {
+    if (this.length === this.idx.length) {
+      const grown = new Uint32Array(this.idx.length * 2);
+      grown.set(this.idx);
+      this.idx = grown;
+    }
+    this.idx[this.length++] = index;
+  }
+
+  at(k: number): MetricInput | undefined {
+    return k >= 0 && k < this.length ? this.records.at(this.idx[k]) : undefined;
+  }
+
+  *[Symbol.iterator](): Iterator<MetricInput> {
+    for (let k = 0; k < this.length; k++) yield this.records.at(this.idx[k])!;
   }
 }

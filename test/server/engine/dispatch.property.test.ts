@@ -58,17 +58,17 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
           const seenIdx = new Set(seen.map((a) => Number(a.requestId.split(':')[1])));
           // Every request ended in exactly one state; never-sent ones never reached the server.
           // (The converse need not hold: on a loaded machine a request can time out before the server reads it.)
-          expect(r.statuses).toHaveLength(plan.length);
-          r.statuses.forEach((s, i) => {
+          expect([...r.statuses]).toHaveLength(plan.length);
+          [...r.statuses].forEach((s, i) => {
             if (s === 'not_dispatched') expect(seenIdx.has(i)).toBe(false);
             if (s === 'completed') expect(seenIdx.has(i)).toBe(true);
           });
-          const c = countStatuses(r.statuses, r.stoppedBy);
+          const c = countStatuses([...r.statuses], r.stoppedBy);
           expect(c.completed + c.failed).toBe(plan.length);
           expect(c.timedOut + c.cancelledAfterTimeout + c.cancelled + c.errored).toBe(c.failed);
           const hangs = plan.some((b) => b.kind === 'hang' || b.kind === 'hang-after-headers');
           if (r.failFastTripped) {
-            expect(r.statuses[r.cause!.requestIndex]).toBe('timed_out');
+            expect(r.statuses.at(r.cause!.requestIndex)).toBe('timed_out');
             // Nothing was sent after the trip. (The send time plus elapsed is no
             // bound: the attempt clock starts a little after the send event, by
             // more than a few ms on a loaded machine.) Sends are ordered with the
@@ -77,13 +77,13 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
             expect(tripAt).toBeGreaterThanOrEqual(0);
             expect(h.events.slice(tripAt).filter((e) => e.type === 'request.sent')).toEqual([]);
           } else {
-            expect(r.statuses.includes('timed_out')).toBe(false);
-            expect(r.statuses.includes('not_dispatched')).toBe(false);
+            expect([...r.statuses].includes('timed_out')).toBe(false);
+            expect([...r.statuses].includes('not_dispatched')).toBe(false);
           }
           // A hang that got sent always trips the breaker.
           if (
             hangs &&
-            r.statuses.some(
+            [...r.statuses].some(
               (s, i) => seenIdx.has(i) && (plan[i].kind === 'hang' || plan[i].kind === 'hang-after-headers'),
             )
           ) {

@@ -64,7 +64,7 @@ describe('runBenchmark', () => {
       { onEvent: (e) => events.push(e) },
     );
     expect(out.summary.verdict).toBe('passed');
-    expect(out.statuses).toEqual(['completed', 'completed', 'completed', 'completed']);
+    expect([...out.statuses]).toEqual(['completed', 'completed', 'completed', 'completed']);
     expect(server.arrivals.map((a) => a.requestId).sort()).toEqual(['run7-0', 'run7-1', 'run7-2', 'run7-3']);
     const body = server.arrivals[0].body;
     expect(body.task_type).toBe('Base');
@@ -133,7 +133,7 @@ describe('runBenchmark', () => {
     server = await startSseServer((a) => (idx(a.requestId) === 3 ? { kind: 'hang' } : { kind: 'ok' }));
     const out = await runBenchmark(config(server.url, { timeouts: { totalS: 0.6 }, thresholds: ['failed<=1'] }));
     expect(server.arrivals).toHaveLength(6);
-    expect(out.statuses.filter((s) => s === 'timed_out')).toHaveLength(1);
+    expect([...out.statuses].filter((s) => s === 'timed_out')).toHaveLength(1);
     expect(out.summary.verdict).toBe('failed_closed');
     expect(out.summary.failFastTripped).toBe(false);
   });
@@ -164,7 +164,7 @@ describe('runBenchmark', () => {
     const out = await runBenchmark(
       config(server.url, { numPrompts: behaviours.length, maxConcurrency: 4, maxEventBytes: 4096 }),
     );
-    expect(out.statuses).toEqual([
+    expect([...out.statuses]).toEqual([
       'completed',
       'failed',
       'failed',
@@ -177,10 +177,10 @@ describe('runBenchmark', () => {
       'failed',
       'failed',
     ]);
-    expect(out.records[1].error).toBe('Service Unavailable');
-    expect(out.records[4].error).toContain('EngineDeadError: boom');
-    expect(out.records[8].error).toBe('Not Found');
-    expect(out.records.map((r) => r.errorCode)).toEqual([
+    expect(out.records.at(1)!.error).toBe('Service Unavailable');
+    expect(out.records.at(4)!.error).toContain('EngineDeadError: boom');
+    expect(out.records.at(8)!.error).toBe('Not Found');
+    expect([...out.records].map((r) => r.errorCode)).toEqual([
       null,
       'REQ_HTTP_STATUS',
       'REQ_BAD_SSE',
@@ -193,7 +193,7 @@ describe('runBenchmark', () => {
       'REQ_BAD_AUDIO',
       'REQ_EVENT_TOO_LARGE',
     ]);
-    for (const r of out.records.filter((x) => !x.success)) expect(r.error).not.toBe('');
+    for (const r of [...out.records].filter((x) => !x.success)) expect(r.error).not.toBe('');
     expect(out.summary.verdict).toBe('failed');
   });
 
@@ -319,7 +319,7 @@ describe('runBenchmark', () => {
     expect(lines.join('\n')).not.toMatch(/Starting main benchmark run|Traffic/);
     expect(out.result).not.toHaveProperty('rps_change_events');
     expect(out.summary.verdictReasons.join(' ')).toMatch(/not ready/);
-    expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
+    expect([...out.statuses].every((s) => s === 'not_dispatched')).toBe(true);
     expect(performance.now() - t0).toBeLessThan(3000);
   });
 
@@ -333,7 +333,7 @@ describe('runBenchmark', () => {
     ctrl.abort();
     const out = await run;
     expect(out.summary.verdict).toBe('interrupted');
-    expect(out.statuses[0]).toBe('completed');
+    expect(out.statuses.at(0)).toBe('completed');
     const saved = JSON.parse(readFileSync(out.resultFile!, 'utf8'));
     expect(saved.verdict).toBe('interrupted');
     expect(saved.generated_texts[0]).not.toBe('');
@@ -356,7 +356,7 @@ describe('runBenchmark interrupted before the clock starts', () => {
       signal: ctrl.signal,
     });
     expect(out.summary.verdict).toBe('interrupted');
-    expect(out.statuses.every((s) => s === 'not_dispatched')).toBe(true);
+    expect([...out.statuses].every((s) => s === 'not_dispatched')).toBe(true);
   });
 });
 

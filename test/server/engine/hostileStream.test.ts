@@ -30,12 +30,12 @@ describe('hostile streams', () => {
     const h = harness(server.url, [0, 0], {});
     const r = await runDispatch(h.input);
     await h.agent.destroy();
-    const bad = r.statuses.indexOf('failed');
+    const bad = [...r.statuses].indexOf('failed');
     expect(bad).toBeGreaterThanOrEqual(0);
-    expect(r.statuses.filter((s) => s === 'completed')).toHaveLength(1);
-    expect(r.records[bad].errorCode).toBe('REQ_TOKEN_BOUND');
-    expect(r.records[bad].error).toContain(`completion_tokens = 1000000000 exceeds ${MAX_COMPLETION_TOKENS}`);
-    expect(r.records[bad].itl.length).toBeLessThan(10);
+    expect([...r.statuses].filter((s) => s === 'completed')).toHaveLength(1);
+    expect(r.records.at(bad)!.errorCode).toBe('REQ_TOKEN_BOUND');
+    expect(r.records.at(bad)!.error).toContain(`completion_tokens = 1000000000 exceeds ${MAX_COMPLETION_TOKENS}`);
+    expect(r.records.at(bad)!.itl.length).toBeLessThan(10);
   });
 
   it('a 200 text/html page with no SSE event fails: "response is not an event stream: text/html"', async () => {
@@ -51,8 +51,8 @@ describe('hostile streams', () => {
     const h = harness(url, [0], {});
     const r = await runDispatch(h.input);
     await h.agent.destroy();
-    expect(r.statuses).toEqual(['failed']);
-    expect(r.records[0].error).toBe('response is not an event stream: text/html');
-    expect(r.records[0].errorCode).toBe('REQ_NOT_EVENT_STREAM');
+    expect([...r.statuses]).toEqual(['failed']);
+    expect(r.records.at(0)!.error).toBe('response is not an event stream: text/html');
+    expect(r.records.at(0)!.errorCode).toBe('REQ_NOT_EVENT_STREAM');
   });
 });

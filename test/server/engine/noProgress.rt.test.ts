@@ -65,7 +65,7 @@ describe('no_progress>=2s under a 900 s timeout', () => {
         expect(stopped.requests.map((r: { index: number }) => r.index)).toEqual([hangAt]);
         expect(out.summary.verdict).toBe('failed_closed');
         expect(out.result.completed).toBe(11); // everything else had completed: kept
-        expect(out.statuses[hangAt]).toBe('cancelled_after_timeout');
+        expect(out.statuses.at(hangAt)).toBe('cancelled_after_timeout');
       });
     }
 

@@ -9,6 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { RunEvents } from '#server/engine/events.ts';
+import type { BenchEvent } from '#shared/protocol.ts';
 import type { RequestJob } from '#server/engine/requestRunner.ts';
 import { harness } from '#test/helpers/dispatchHarness.ts';
 
@@ -30,7 +31,11 @@ const h = harness('http://127.0.0.1:9', new Array<number>(n).fill(0), {
   interrupt: interrupt.signal,
 });
 const counts: Record<string, number> = {};
-const events = new RunEvents((e) => void (counts[e.type] = (counts[e.type] ?? 0) + 1));
+const bulk: BenchEvent[] = [];
+const events = new RunEvents((e) => {
+  counts[e.type] = (counts[e.type] ?? 0) + 1;
+  if (e.type === 'requests.not_dispatched') bulk.push(e);
+});
 events.startClock();
 // The 10 requests holding a slot stay in `prepare` until the interrupt, then end never sent.
 const job = (i: number): RequestJob => ({ index: i, requestId: `t-${i}`, headers: {}, body: '{}', promptLen: 1 });
@@ -67,7 +72,6 @@ const stopMs = performance.now() - t0;
 clearInterval(lag);
 maxLagMs = Math.max(maxLagMs, performance.now() - last - 5); // a loop blocked to the end never ran the interval
 const endedPerRequest = (heap() - base) / n;
-const placeholders = new Set(result.records).size;
 await h.agent.destroy();
 console.log(
   JSON.stringify({
@@ -77,8 +81,8 @@ console.log(
     arrivalLagMs,
     maxLagMs,
     counts,
-    placeholders,
-    notDispatched: result.statuses.filter((s) => s === 'not_dispatched').length,
+    notDispatched: [...result.statuses].filter((s) => s === 'not_dispatched').length,
+    bulk: bulk.map((e) => (e.type === 'requests.not_dispatched' ? [e.from, e.to, e.stoppedBy] : null)),
     interrupted: result.interrupted,
     // Held until measured: the result is what the engine keeps.
     kept: result.records.length,

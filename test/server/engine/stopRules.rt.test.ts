@@ -44,7 +44,7 @@ describe('errors>=N', () => {
     expect(evidence(stopped)).toEqual([1, 3, 5]);
     expect(stopped!.requests[0].request_id).toBe('test-1');
     expect(out.summary.verdict).toBe('failed_closed');
-    expect(out.statuses.slice(0, 7)).toEqual([
+    expect([...out.statuses].slice(0, 7)).toEqual([
       'completed',
       'failed',
       'completed',
@@ -124,8 +124,8 @@ describe('against a server failing a seeded fraction of requests', () => {
         const { out, stopped } = await run({ stopOn: [rule] });
         expect(server.arrivals).toHaveLength(trip + 1);
         expect(stopped).toMatchObject({ rule });
-        expect(out.statuses[trip]).toBe('failed'); // the tripping end is a failure
-        expect(out.statuses.slice(trip + 1).every((s) => s === 'not_dispatched')).toBe(true);
+        expect(out.statuses.at(trip)).toBe('failed'); // the tripping end is a failure
+        expect([...out.statuses].slice(trip + 1).every((s) => s === 'not_dispatched')).toBe(true);
         expect(evidence(stopped)).toContain(trip);
         if (name === 'rate') expect(stopped).toMatchObject({ over: 6 });
       });
@@ -158,7 +158,13 @@ describe('timeouts>=N', () => {
     expect(stopped).toMatchObject({ kind: 'timeouts', rule: 'timeouts>=2', value: 2 });
     expect(evidence(stopped)).toEqual([1, 3]);
     expect(out.result.fail_fast_cause).toMatchObject({ request_index: 3, kind: 'total' });
-    expect(out.statuses.slice(0, 5)).toEqual(['completed', 'timed_out', 'completed', 'timed_out', 'not_dispatched']);
+    expect([...out.statuses].slice(0, 5)).toEqual([
+      'completed',
+      'timed_out',
+      'completed',
+      'timed_out',
+      'not_dispatched',
+    ]);
   });
 
   it('--omni-fail-fast-on-timeout is timeouts>=1: the first timeout trips, recorded as that rule', async () => {

@@ -64,7 +64,7 @@ describe('https targets', () => {
     const before = server.arrivals.length;
     const out = await runBenchmark(config());
     expect(out.summary.counts.completed).toBe(0);
-    expect(out.statuses).toEqual(['failed', 'failed', 'failed']);
+    expect([...out.statuses]).toEqual(['failed', 'failed', 'failed']);
     for (const r of out.records) {
       expect(r.error).toContain('DEPTH_ZERO_SELF_SIGNED_CERT');
       expect(r.error).toContain("the target's TLS certificate was not accepted; --insecure skips certificate checks");
@@ -83,8 +83,8 @@ describe('https targets', () => {
     expect(parsed.insecure).toBe(true);
     const before = server.arrivals.length;
     const out = await runBenchmark(config({ insecure: parsed.insecure }));
-    expect(out.statuses).toEqual(['completed', 'completed', 'completed']);
-    expect(out.records.every((r) => r.error === '' && r.outputTokens > 0 && r.audioDuration > 0)).toBe(true);
+    expect([...out.statuses]).toEqual(['completed', 'completed', 'completed']);
+    expect([...out.records].every((r) => r.error === '' && r.outputTokens > 0 && r.audioDuration > 0)).toBe(true);
     expect(out.summary.verdict).toBe('passed');
     expect(server.arrivals.length - before).toBe(3);
   });

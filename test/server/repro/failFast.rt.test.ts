@@ -109,7 +109,7 @@ describe('fail-fast against a hanging target', () => {
       expect(r.requestIds.every((id) => id.startsWith('ff1-'))).toBe(true);
       // The telemetry joins the client's view: every request of the hung batch ended
       // timed out or cancelled by the breaker, and the cause is a request the target holds.
-      const statusOf = (id: string) => result.statuses[Number(id.slice('ff1-'.length))];
+      const statusOf = (id: string) => result.statuses.at(Number(id.slice('ff1-'.length)));
       for (const id of r.requestIds) expect(['timed_out', 'cancelled_after_timeout']).toContain(statusOf(id));
       expect(statusOf(result.fail_fast_cause.request_id)).toBe('timed_out');
     } finally {

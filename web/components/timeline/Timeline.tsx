@@ -6,8 +6,9 @@
  * Given `only`, it shows just those requests (a stalled batch, from a story
  * link), each still under its own index.
  */
-import { useMemo } from 'react';
-import type { RunModel } from '../../../shared/runView/runModel.ts';
+import { useCallback, useMemo } from 'react';
+import type { RequestView, RunModel } from '../../../shared/runView/runModel.ts';
+import { shownRow } from '../../../shared/runView/unsentRows.ts';
 import { timelineKeyHandler } from './timelineKeys.ts';
 import { TimelineAxis } from './TimelineAxis.tsx';
 import { TimelineLegend } from './TimelineLegend.tsx';
@@ -59,7 +60,10 @@ export function Timeline(props: TimelineProps) {
     onLayoutMove: dropTip,
   });
   const data = useTimelineRowData(model, nowT);
-  const pointer = useTimelinePointer({ rows, scrollRef, vp, data, nowT, setTip, onSelect });
+  // Rows of a never-sent range are drawn as ended there, built only for the rows in view.
+  const unsent = model.unsent;
+  const show = useCallback((r: RequestView) => shownRow({ unsent }, r), [unsent]);
+  const pointer = useTimelinePointer({ rows, scrollRef, vp, data, nowT, setTip, onSelect, show });
   const onKeyDown = timelineKeyHandler({
     rowCount: rows.length,
     selected: posOf(selected),
@@ -102,6 +106,7 @@ export function Timeline(props: TimelineProps) {
           nowT={nowT}
           selected={selected}
           highlight={highlight}
+          show={show}
         />
         {tip && <TimelineTip tip={tip} />}
       </div>

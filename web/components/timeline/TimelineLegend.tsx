@@ -3,7 +3,7 @@ import { C2W_PHASES, REQUEST_END_STATUSES } from '../../../shared/types.ts';
 
 const LIFE = [
   ['queued', 'queued'],
-  ['waiting', 'waiting for first token'],
+  ['waiting', 'waiting for first token or audio'],
   ['text', 'text'],
   ['audio', 'audio'],
   ['blocked', 'waiting behind a stalled op'],

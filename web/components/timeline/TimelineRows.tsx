@@ -15,8 +15,11 @@ export function TimelineRows({
   nowT,
   selected,
   highlight,
+  show,
 }: {
   rows: readonly RequestView[];
+  /** A row as drawn: a never-sent range's rows as their end in the range (shared/runView/unsentRows.ts). */
+  show: (row: RequestView) => RequestView;
   virtualizer: TimelineViewport['virtualizer'];
   data: TimelineRowData;
   view: View;
@@ -29,7 +32,7 @@ export function TimelineRows({
   return (
     <div className="tl-body" style={{ height: virtualizer.getTotalSize() }}>
       {virtualizer.getVirtualItems().map((it) => {
-        const row = rows[it.index];
+        const row = show(rows[it.index]);
         return (
           <TimelineRow
             key={it.index}

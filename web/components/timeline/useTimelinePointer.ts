@@ -31,8 +31,11 @@ export function useTimelinePointer({
   nowT,
   setTip,
   onSelect,
+  show,
 }: {
   rows: readonly RequestView[];
+  /** A row as drawn (see TimelineRows). */
+  show: (row: RequestView) => RequestView;
   scrollRef: React.RefObject<HTMLDivElement | null>;
   vp: TimelineViewport;
   data: TimelineRowData;
@@ -56,7 +59,7 @@ export function useTimelinePointer({
     }
     const i = rowAt(e.clientY);
     const x = e.clientX - rect.left - LABEL_W;
-    const row = rows[i];
+    const row = rows[i] && show(rows[i]);
     if (!row || x < 0) return setTip(null);
     const yIn = (e.clientY - rect.top + el.scrollTop - ROW_H) % ROW_H;
     const lines = describeAt(

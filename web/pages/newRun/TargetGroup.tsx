@@ -11,6 +11,7 @@ import {
 } from '../../components/form/Fields.tsx';
 import { formatKeyValues, parseKeyValues } from '../../components/form/paths.ts';
 import type { TargetKind } from '../../state/targetSwitch.ts';
+import { BACKEND_INFO, BACKENDS, isBackendName, isRealtimeBackend } from '../../../shared/backends.ts';
 
 export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (kind: TargetKind) => void }) {
   const embedded = spec.target?.kind === 'embedded';
@@ -43,8 +44,8 @@ export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (
         </>
       )}
       <TextField path="model" label="Model" />
-      <SelectField path="backend" label="Backend" options={['openai-chat-omni', 'openai-chat']} />
-      <TextField path="endpoint" label="Endpoint" />
+      <BackendFields spec={spec} />
+      <TextField path="endpoint" label="Endpoint" hint={BACKEND_HINT} />
       <TextField path="label" label="Label" optional />
       <ParsedArea
         path="metadata"
@@ -57,6 +58,39 @@ export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (
         }}
       />
     </fieldset>
+  );
+}
+
+/**
+ * The backend and its endpoint: picking a backend moves an endpoint that was the previous backend's default
+ * to the new one's (an endpoint typed by hand stays); realtime backends add their turns per session.
+ */
+function BackendFields({ spec }: { spec: RunSpec }) {
+  const f = useContext(FormContext)!;
+  const pick = (b: string) => {
+    const was = isBackendName(spec.backend) ? BACKEND_INFO[spec.backend].defaultEndpoint : null;
+    f.set('backend', b);
+    if (isBackendName(b) && (spec.endpoint === was || spec.endpoint === undefined))
+      f.set('endpoint', BACKEND_INFO[b].defaultEndpoint);
+    if (!isRealtimeBackend(b)) f.set('turnsPerSession', undefined);
+  };
+  return (
+    <>
+      <SelectField
+        path="backend"
+        label="Backend"
+        options={BACKENDS}
+        onPick={pick}
+        hint={isBackendName(spec.backend) ? BACKEND_INFO[spec.backend].summary : undefined}
+      />
+      {isRealtimeBackend(spec.backend) && (
+        <NumberField
+          path="turnsPerSession"
+          label="Turns per session"
+          hint="prompts per WebSocket session; max concurrency counts sessions"
+        />
+      )}
+    </>
   );
 }
 
@@ -97,3 +131,6 @@ function ServerStacksFields({ spec }: { spec: RunSpec }) {
     </>
   );
 }
+
+/** Which endpoint each backend speaks to (the engine refuses another). */
+const BACKEND_HINT = BACKENDS.map((b) => `${b}: ${BACKEND_INFO[b].defaultEndpoint}`).join('; ');

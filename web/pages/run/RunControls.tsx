@@ -3,7 +3,8 @@
  * failure said beside it (never the whole page): Cancel for a run this
  * dashboard runs; for one reported by a CLI elsewhere (`--report-to`), which
  * the dashboard cannot stop, the plain fact and Mark abandoned; once marked
- * abandoned, Delete.
+ * abandoned, Delete. Pin keeps an ended run whole when retention prunes
+ * old runs' rows.
  */
 import { useState, type ReactNode } from 'react';
 
@@ -101,5 +102,42 @@ export function DeleteControl({ onDelete }: { onDelete: () => Promise<unknown> }
       keep="Keep"
       act={onDelete}
     />
+  );
+}
+
+/** Pin / Unpin: a pinned run is never pruned by retention (docs/design.md#retention). */
+export function PinControl({
+  pinned: initial,
+  onPin,
+}: {
+  pinned: boolean;
+  onPin: (pinned: boolean) => Promise<{ pinned: boolean }>;
+}) {
+  const [pinned, setPinned] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
+  const toggle = () => {
+    setError(null);
+    onPin(!pinned).then(
+      (r) => setPinned(r.pinned),
+      (e: unknown) => setError(e instanceof Error ? e.message : String(e)),
+    );
+  };
+  return (
+    <>
+      <button
+        type="button"
+        onClick={toggle}
+        aria-pressed={pinned}
+        data-testid="pin-run"
+        title="A pinned run keeps its request rows and events when retention prunes old runs"
+      >
+        {pinned ? 'Unpin' : 'Pin'}
+      </button>
+      {error && (
+        <span className="err" role="alert" data-testid="pin-run-error">
+          {error}
+        </span>
+      )}
+    </>
   );
 }

@@ -12,7 +12,7 @@ import { breakerWords, interruptWords } from '../../../shared/runView/runStory.t
 import { BreakerFact } from './BreakerFact.tsx';
 import { loadWords, targetWords } from '../../state/runFacts.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
-import { CancelControl, DeleteControl, ReportedRunControl } from './RunControls.tsx';
+import { CancelControl, DeleteControl, PinControl, ReportedRunControl } from './RunControls.tsx';
 
 export interface RunHeaderProps {
   detail: RunDetail;
@@ -33,6 +33,8 @@ export interface RunHeaderProps {
   /** Mark a reported run abandoned (its CLI is elsewhere). */
   onAbandon: () => Promise<unknown>;
   onDelete: () => Promise<unknown>;
+  /** Pin or unpin the run (kept whole by retention). */
+  onPin: (pinned: boolean) => Promise<{ pinned: boolean }>;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
   /** What the target said it is at the start (model list, version); null when not read. */
@@ -51,6 +53,7 @@ export function RunHeader({
   onCancel,
   onAbandon,
   onDelete,
+  onPin,
   onFindRequest,
   identity,
   info,
@@ -108,6 +111,7 @@ export function RunHeader({
         />
         {running && (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
         {abandoned && !running && <DeleteControl onDelete={onDelete} />}
+        {!running && <PinControl key={detail.id} pinned={detail.pinned} onPin={onPin} />}
       </div>
       {meta.length > 0 && (
         <div className="meta">

@@ -8,8 +8,12 @@ import type { RunDetail } from '../../../shared/apiSchemas.ts';
 import { RequestDetail } from '../../components/RequestDetail.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Timeline } from '../../components/timeline/Timeline.tsx';
+import { SessionLanes } from '../../components/timeline/SessionLanes.tsx';
+import { sessionRows } from '../../../shared/runView/sessions.ts';
 import { href } from '../../state/router.ts';
+import { prunedWords } from '../../state/runData.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
+import { shownRow } from '../../../shared/runView/unsentRows.ts';
 import { plural } from '../../../shared/format.ts';
 
 // Recharts is the biggest part of the bundle: load it beside the timeline, not before it.
@@ -39,6 +43,12 @@ interface RunRequestsProps {
 
 export function RunRequests(p: RunRequestsProps) {
   const { model, nowT } = p;
+  if (model.requests.length === 0 && !p.running && p.loaded && p.detail.prunedAtMs !== null)
+    return (
+      <p className="notice" data-testid="timeline-pruned">
+        {prunedWords(p.detail.prunedAtMs)}
+      </p>
+    );
   if (model.requests.length === 0 && !p.running && p.loaded)
     return (
       <Empty>
@@ -50,7 +60,7 @@ export function RunRequests(p: RunRequestsProps) {
   // A stored run's rows are still on their way: say so, not "0 rows — No requests yet".
   if (model.requests.length === 0 && !p.running && !p.loaded)
     return <Loading what={plural(p.detail.counts.total, 'request')} />;
-  const sel = p.selected !== null ? model.requests[p.selected] : undefined;
+  const sel = p.selected !== null ? shownRow(model, model.requests[p.selected]) : undefined;
   const opsOf = (rid: string) => (model.opsByRequest[rid] ?? []).map((k) => model.ops[k]).filter(Boolean);
   return (
     <>
@@ -81,6 +91,9 @@ export function RunRequests(p: RunRequestsProps) {
           />
         )}
       </div>
+      {model.info?.turnsPerSession !== undefined && (
+        <SessionLanes rows={sessionRows(model.requests, model.info.turnsPerSession)} endT={nowT} onSelect={p.select} />
+      )}
       <Suspense fallback={<Loading what="charts" />}>
         <RunCharts rows={model.requests} endMs={nowT} live={p.running} metrics={p.metrics} />
       </Suspense>

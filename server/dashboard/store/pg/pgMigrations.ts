@@ -86,6 +86,38 @@ export const PG_MIGRATIONS: PgMigration[] = [
     PRIMARY KEY (run_id, part)
   );
   `,
+  // 2: scoped API tokens (docs/design.md#tokens), as SQLite's migration 4.
+  `
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at_ms BIGINT NOT NULL,
+    last_used_at_ms BIGINT,
+    revoked_at_ms BIGINT
+  );
+  CREATE UNIQUE INDEX api_tokens_active_name ON api_tokens(name) WHERE revoked_at_ms IS NULL;
+  ALTER TABLE runs ADD COLUMN reported_by_token TEXT;
+  `,
+  // 3: retention (docs/design.md#retention), as SQLite's migration 5.
+  `
+  ALTER TABLE runs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN pruned_at_ms BIGINT;
+  `,
+  // 4: requests that ended together, one row per range (docs/design.md#bulk-unsent), as SQLite's migration 6.
+  `
+  CREATE TABLE request_ranges (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    from_idx INTEGER NOT NULL,
+    to_idx INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    id_prefix TEXT,
+    row_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, from_idx)
+  );
+  `,
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

@@ -4,7 +4,7 @@
  * jsonb for the one JSON test, the run's insertion order in `ord` — turned
  * into the same reply shapes by the same row mappers.
  */
-import type { RequestRow, RunListItem, StallEntry } from '../../../../shared/apiSchemas.ts';
+import type { RunListItem, StallEntry } from '../../../../shared/apiSchemas.ts';
 import type { RunState, RunSummary } from '../../../../shared/protocol.ts';
 import type { FirstTimeout } from '../../../../shared/stallEvidence.ts';
 import type { ServerIdentity } from '../../../../shared/serverIdentity.ts';
@@ -110,25 +110,6 @@ export async function stallReports(q: Query, id: string): Promise<StallEntry[]> 
     recovered: parse(r.recovered_json),
     ...(r.fingerprint_json ? { fingerprint: JSON.parse(r.fingerprint_json) as StallFingerprint } : {}),
   }));
-}
-
-export async function requestsJson(
-  q: Query,
-  id: string,
-  offset: number,
-  limit: number,
-): Promise<{ total: number; json: string[] }> {
-  const [{ n }] = await q<{ n: number }>('SELECT COUNT(*) AS n FROM requests WHERE run_id = $1', [id]);
-  const rows = await q<{ row_json: string }>(
-    'SELECT row_json FROM requests WHERE run_id = $1 ORDER BY idx LIMIT $2 OFFSET $3',
-    [id, limit, offset],
-  );
-  return { total: n, json: rows.map((r) => r.row_json) };
-}
-
-export async function requests(q: Query, id: string, offset: number, limit: number) {
-  const { total, json } = await requestsJson(q, id, offset, limit);
-  return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
 }
 
 export function eventsAfter(q: Query, id: string, after: number, limit: number): Promise<StoredEvent[]> {

@@ -10,12 +10,18 @@
 import pg from 'pg';
 import { randomInt } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
+import type { RequestRow } from '../../../../shared/apiSchemas.ts';
+import { KyselyTokenStore, type TokenStore } from '../tokens.ts';
+import { KyselyRetentionStore, type RetentionStore } from '../retention.ts';
+import { KyselyMetricsQueries, type MetricsQueries } from '../metricsQueries.ts';
+import { RequestPages } from '../requestPages.ts';
 import type { RunEvent, RunState } from '../../../../shared/protocol.ts';
 import type { StoreHealth } from '../../../../shared/storeHealth.ts';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { checkDbUrl, redactDbUrl } from '../dbUrl.ts';
 import type {
   BoardFilter,
+  QueueStats,
   DashboardStore,
   NewRun,
   RemoteChange,
@@ -72,6 +78,10 @@ export class PgStore implements DashboardStore {
   readonly soleWriter = false;
   readonly instance = randomInt(1, 2 ** 31 - 1);
   readonly kysely: Kysely<StallscopeDb>;
+  readonly tokens: TokenStore;
+  readonly retention: RetentionStore;
+  readonly metrics: MetricsQueries;
+  private readonly pages: RequestPages;
   readonly writer: PgWriter;
   readonly listener: PgListener;
   private stateOf: (runId: string) => RunState | undefined = () => undefined;
@@ -85,6 +95,10 @@ export class PgStore implements DashboardStore {
     o: PgStoreOptions,
   ) {
     this.kysely = new Kysely<StallscopeDb>({ dialect: new PostgresDialect({ pool }) });
+    this.tokens = new KyselyTokenStore(this.kysely);
+    this.retention = new KyselyRetentionStore(this.kysely);
+    this.metrics = new KyselyMetricsQueries(this.kysely);
+    this.pages = new RequestPages(this.kysely);
     this.writer = new PgWriter(pool, {
       intervalMs: o.flushIntervalMs,
       maxBatch: o.maxBatch,
@@ -167,6 +181,10 @@ export class PgStore implements DashboardStore {
   hasRoom(events: number): boolean {
     return this.writer.pendingCount + events <= this.writer.capacity;
   }
+  queueStats(): QueueStats {
+    return { events: this.writer.pendingCount, sinceMs: this.writer.pendingSinceMs, failedBatches: this.writer.stats.failedBatches };
+  }
+
   health(): StoreHealth {
     return {
       database: 'postgres',
@@ -217,11 +235,12 @@ export class PgStore implements DashboardStore {
   stallReports(id: string) {
     return reads.stallReports(this.q, id);
   }
-  requests(id: string, offset: number, limit: number) {
-    return reads.requests(this.q, id, offset, limit);
+  async requests(id: string, offset: number, limit: number, status?: string) {
+    const { total, json } = await this.pages.page(id, { offset, limit, status });
+    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
   }
-  requestsJson(id: string, offset: number, limit: number) {
-    return reads.requestsJson(this.q, id, offset, limit);
+  requestsJson(id: string, offset: number, limit: number, status?: string) {
+    return this.pages.page(id, { offset, limit, status });
   }
   eventsAfter(id: string, after: number, limit: number): Promise<StoredEvent[]> {
     return reads.eventsAfter(this.q, id, after, limit);

@@ -22,6 +22,8 @@ interface QueuedEvent {
   runId: string;
   json: string;
   effects: Effects;
+  /** When it was queued (epoch ms): the oldest one's age is /metrics' ingest lag. */
+  queuedAtMs: number;
 }
 
 /** Work that must follow the events queued before it (a run's final update), in the same kind of transaction. */
@@ -83,11 +85,16 @@ export class PgWriter {
     return this.events.length;
   }
 
+  /** When the oldest event still queued was queued (epoch ms; 0 while nothing is). */
+  get pendingSinceMs(): number {
+    return this.events[0]?.queuedAtMs ?? 0;
+  }
+
   /** Whether the database was unreachable at the last attempt. */
   down = false;
 
   push(runId: string, json: string, effects: Effects): void {
-    this.events.push({ runId, json, effects });
+    this.events.push({ runId, json, effects, queuedAtMs: Date.now() });
     if (this.down) return; // the retry timer is set
     if (this.events.length >= this.maxBatch) this.kick(0);
     else this.kick(this.intervalMs);
@@ -239,8 +246,16 @@ export class PgWriter {
   private async writeEffects(c: pg.ClientBase, runId: string, list: QueuedEvent[], first: number): Promise<void> {
     const rows = new Map<number, { json: string; status: string }>();
     for (let i = 0; i < list.length; i++) {
-      const { endedRow, stall, recovered, firstTimeout, serverIdentity } = list[i].effects;
+      const { endedRow, endedRange: r, stall, recovered, firstTimeout, serverIdentity } = list[i].effects;
       if (endedRow) rows.set(endedRow.index, { json: JSON.stringify(endedRow), status: endedRow.status });
+      // As the embedded writer: a later range from the same index replaces the earlier one.
+      if (r)
+        await c.query(
+          `INSERT INTO request_ranges (run_id, from_idx, to_idx, status, id_prefix, row_json) VALUES ($1,$2,$3,$4,$5,$6)
+           ON CONFLICT (run_id, from_idx) DO UPDATE SET to_idx = excluded.to_idx, status = excluded.status,
+             id_prefix = excluded.id_prefix, row_json = excluded.row_json`,
+          [runId, r.from, r.to, r.row.status, r.idPrefix, JSON.stringify(r.row)],
+        );
       if (stall) {
         const key = stallKey(stall);
         const fp = fingerprintColumns(stall);

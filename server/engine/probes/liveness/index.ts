@@ -9,6 +9,7 @@ import type { BenchConfig } from '../../config.ts';
 import type { RunProbe } from '../../probe.ts';
 import { buildHeaders } from '../../requestBody.ts';
 import { LivenessProbe } from './probe.ts';
+import { BACKEND_INFO } from '../../../../shared/backends.ts';
 
 export interface LivenessSettings {
   enabled: boolean;
@@ -23,7 +24,10 @@ export function livenessProbes(s: LivenessSettings, config: BenchConfig): RunPro
     new LivenessProbe({
       target: {
         baseUrl: config.baseUrl,
-        endpoint: config.endpoint,
+        // The text-only request goes to the chat endpoint: a speech or realtime run's own is not one.
+        endpoint: config.backend.startsWith('openai-chat')
+          ? config.endpoint
+          : BACKEND_INFO['openai-chat-omni'].defaultEndpoint,
         model: config.servedModelName || config.model,
         headers,
         insecure: config.insecure === true,

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
-import { hostOf, isLoopback, portOf, tokenMatches } from '#server/dashboard/plugins/security.ts';
+import { hostOf, isLoopback, portOf } from '#server/dashboard/plugins/security.ts';
+import { tokenMatches } from '#server/dashboard/auth/compare.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { selfHost } from '#server/dashboard/app.ts';
 
@@ -85,23 +86,29 @@ describe('Host and Origin checks', () => {
 });
 
 describe('token when bound to a non-loopback address', () => {
-  it('requires the token on every route: bearer, header, query (sets a cookie) or cookie', async ({ newApp }) => {
+  it('requires the token on every route but /api/health: bearer, header, query (sets a cookie) or cookie', async ({
+    newApp,
+  }) => {
     const app = await newApp({ host: '0.0.0.0', token: 's3cret' });
-    expect((await app.inject({ url: '/api/health' })).statusCode).toBe(401);
-    expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
-    expect((await app.inject({ url: '/api/health', headers: { authorization: 'Bearer s3cret' } })).statusCode).toBe(
-      200,
-    );
-    expect((await app.inject({ url: '/api/health', headers: { 'x-stallscope-token': 's3cret' } })).statusCode).toBe(
-      200,
-    );
-    const q = await app.inject({ url: '/api/health?token=s3cret' });
+    // Health answers anyone (a load balancer's probe carries no token); nothing else does.
+    expect((await app.inject({ url: '/api/health' })).statusCode).toBe(200);
+    const refused = await app.inject({ url: '/api/runs' });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().code).toBe('API_UNAUTHORIZED');
+    expect((await app.inject({ url: '/api/runs', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
+    expect((await app.inject({ url: '/api/runs', headers: { authorization: 'Bearer s3cret' } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/api/runs', headers: { 'x-stallscope-token': 's3cret' } })).statusCode).toBe(200);
+    const q = await app.inject({ url: '/api/runs?token=s3cret' });
     expect(q.statusCode).toBe(200);
     expect(String(q.headers['set-cookie'])).toMatch(/stallscope_token=s3cret; Path=\/; HttpOnly; SameSite=Strict/);
     expect(
       (await app.inject({ url: '/api/runs', headers: { cookie: 'a=1; stallscope_token=s3cret' } })).statusCode,
     ).toBe(200);
     expect((await app.inject({ url: '/api/runs', headers: { cookie: 'stallscope_token=nope' } })).statusCode).toBe(401);
+    // A malformed escape in the cookie is no token (401), not a crash.
+    expect((await app.inject({ url: '/api/runs', headers: { cookie: 'stallscope_token=%E0%A4%A' } })).statusCode).toBe(
+      401,
+    );
     expect((await app.inject({ url: '/nothing-here' })).statusCode).toBe(401);
   });
 

@@ -42,8 +42,8 @@ describe('stallscope serve', () => {
     const url = await s.listening;
     expect(url).toMatch(/\/\?token=abc$/);
     const base = url.replace(/\/\?token=.*$/, '');
-    expect((await fetch(`${base}/api/health`)).status).toBe(401);
-    expect((await fetch(`${base}/api/health`, { headers: { authorization: 'Bearer abc' } })).status).toBe(200);
+    expect((await fetch(`${base}/api/runs`)).status).toBe(401);
+    expect((await fetch(`${base}/api/runs`, { headers: { authorization: 'Bearer abc' } })).status).toBe(200);
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
     expect(resolveToken('127.0.0.1', undefined)).toEqual({ token: null, generated: false });

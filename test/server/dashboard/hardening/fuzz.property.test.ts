@@ -6,7 +6,7 @@
  * nothing, an accepted one adds exactly its events; each ingest line is
  * counted once and exactly the accepted ones reach the run.
  */
-import { sqliteOf } from '#test/helpers/sqliteStore.ts';
+import { sqliteOf, storedRowCount } from '#test/helpers/sqliteStore.ts';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -81,7 +81,7 @@ function snapshot(app: FastifyInstance, id: string) {
   return {
     state: structuredClone(app.hub.tracker(id)?.state),
     stored: sqliteOf(app.store).runs.eventsAfter(id, 0, 1_000_000).length,
-    rows: sqliteOf(app.store).runs.requests(id, 0, 1).total,
+    rows: storedRowCount(app.store, id),
   };
 }
 

@@ -3,7 +3,7 @@
  * against the protocol schema before any is applied; one bad event refuses the
  * batch whole with a 400 naming its index and field, and nothing changes.
  */
-import { sqliteOf } from '#test/helpers/sqliteStore.ts';
+import { sqliteOf, storedRowCount } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +23,7 @@ function stateOf(a: FastifyInstance, id: string) {
   return {
     live: structuredClone(a.hub.tracker(id)?.state),
     stored: sqliteOf(a.store).runs.get(id)?.lastSeq,
-    requests: sqliteOf(a.store).runs.requests(id, 0, 1000).total,
+    requests: storedRowCount(a.store, id),
     events: sqliteOf(a.store).runs.eventsAfter(id, 0, 1000).length,
   };
 }
@@ -118,7 +118,7 @@ describe('a request ends once', () => {
     expect(counts.completed).toBe(1);
     expect(counts.total).toBe(10);
     sqliteOf(a.store).writer.flush();
-    expect(sqliteOf(a.store).runs.requests('x9', 0, 1000).total).toBe(1);
+    expect((await a.store.requests('x9', 0, 1000)).total).toBe(1);
     // And across batches.
     expect((await post(a, 'x9', [end])).statusCode).toBe(200);
     expect(a.hub.tracker('x9')!.state.counts.completed).toBe(1);

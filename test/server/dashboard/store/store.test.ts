@@ -107,7 +107,7 @@ describe('store', () => {
     store.closeNow();
   });
 
-  it('marks runs left running as interrupted on open, keeping requests and stall reports', () => {
+  it('marks runs left running as interrupted on open, keeping requests and stall reports', async () => {
     const dir = tmp();
     const store = new Store({ dataDir: dir });
     const hub = new Hub(store);
@@ -123,7 +123,7 @@ describe('store', () => {
     expect(r.status).toBe('interrupted');
     expect(r.verdict).toBe('interrupted');
     expect(r.lastSeq).toBe(6);
-    expect(reopened.runs.requests('r3', 0, 10).requests[0].status).toBe('completed');
+    expect((await reopened.requests('r3', 0, 10)).requests[0].status).toBe('completed');
     expect(reopened.runs.stallReports('r3')).toHaveLength(1);
     expect(JSON.parse(reopened.runs.eventsAfter('r3', 5, 10)[0].json)).toMatchObject({
       type: 'run.status',

@@ -8,6 +8,9 @@ import { buildHeaders, buildRequestBody } from '#server/engine/requestBody.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { StallscopeError } from '#shared/errors.ts';
 
+/** A body as text (the random dataset's are bytes). */
+const bodyText = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
+
 const fixtures = fileURLToPath(new URL('../../../fixtures/datasets/', import.meta.url));
 const seedRoot = `${fixtures}seed-tts`;
 
@@ -87,7 +90,7 @@ describe('seed-tts dataset', () => {
       disableShuffle: true,
     });
     const c = config({ extraBody: { chat_template_kwargs: { enable_thinking: false }, temperature: 0.5 } });
-    const body = JSON.parse(await buildRequestBody(c, d.samples[0]));
+    const body = JSON.parse(bodyText(await buildRequestBody(c, d.samples[0])));
     expect(body.model).toBe('openbmb/MiniCPM-o-4_5');
     expect(body.messages[0]).toEqual({
       role: 'system',
@@ -105,7 +108,9 @@ describe('seed-tts dataset', () => {
     expect(body.max_new_tokens).toBe(2048);
     expect(body.max_tokens).toBe(2048);
     expect(body.modalities).toEqual(['text', 'audio']);
-    const textOnly = JSON.parse(await buildRequestBody(config({ extraBody: { modalities: ['text'] } }), d.samples[0]));
+    const textOnly = JSON.parse(
+      bodyText(await buildRequestBody(config({ extraBody: { modalities: ['text'] } }), d.samples[0])),
+    );
     expect(textOnly.modalities).toEqual(['text']);
   });
 
@@ -119,7 +124,7 @@ describe('seed-tts dataset', () => {
       disableShuffle: true,
     });
     const asks = async (over: Partial<BenchConfig>) =>
-      JSON.parse(await buildRequestBody(config(over), d.samples[0])).return_stage_metrics;
+      JSON.parse(bodyText(await buildRequestBody(config(over), d.samples[0]))).return_stage_metrics;
     expect(await asks({ percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'] })).toBe(true);
     expect(await asks({ percentileMetrics: ['ttft', 'itl'] })).toBe(true);
     expect(await asks({ percentileMetrics: ['ttft', 'e2el'] })).toBeUndefined();
@@ -139,7 +144,7 @@ describe('seed-tts dataset', () => {
       disableShuffle: true,
     });
     const eos = async (over: Partial<BenchConfig>) =>
-      JSON.parse(await buildRequestBody(config(over), d.samples[0])).ignore_eos;
+      JSON.parse(bodyText(await buildRequestBody(config(over), d.samples[0]))).ignore_eos;
     expect(await eos({})).toBeUndefined();
     expect(await eos({ ignoreEos: true })).toBe(true);
     expect(await eos({ ignoreEos: true, extraBody: { ignore_eos: false } })).toBe(false);
@@ -156,7 +161,7 @@ describe('seed-tts dataset', () => {
       fileRefAudio: true,
     });
     expect(d.samples[0].loadRowBody).toBeUndefined();
-    const body = JSON.parse(await buildRequestBody(config(), d.samples[0]));
+    const body = JSON.parse(bodyText(await buildRequestBody(config(), d.samples[0])));
     expect(body.ref_audio).toBe(pathToFileURL(join(seedRoot, 'en', 'prompt-wavs', 'en_1.wav')).href);
     expect(body.ref_audio).toMatch(/^file:\/\/\/.*\/en\/prompt-wavs\/en_1\.wav$/);
     const keys = Object.keys(body);
@@ -196,7 +201,7 @@ describe('trace and random datasets', () => {
     const b = loadRandom(3, 16, 8, 0, 5);
     expect(a).toEqual(b);
     expect(a.samples[0].promptLen).toBe(16);
-    const body = JSON.parse(await buildRequestBody(config(), a.samples[0]));
+    const body = JSON.parse(bodyText(await buildRequestBody(config(), a.samples[0])));
     expect(body.max_tokens).toBe(8);
     expect(body.ignore_eos).toBe(true);
     expect(body.messages[0].content[0].text.split(' ')).toHaveLength(16);

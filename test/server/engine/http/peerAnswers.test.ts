@@ -30,7 +30,7 @@ async function one(url: string) {
   const h = harness(url, [0], {});
   const r = await runDispatch(h.input);
   await h.agent.destroy();
-  return { status: r.statuses[0], record: r.records[0] };
+  return { status: r.statuses.at(0), record: r.records.at(0)! };
 }
 
 const stream = [roleEvent(), textEvent('hello', 1), DONE].join('');

@@ -96,6 +96,16 @@ describe('formatSummary', () => {
     expect(none).not.toContain('End-to-end Latency');
   });
 
+  it("prints a PCM stream's continuity rate from the result, and 100% for a chat stream (no check)", () => {
+    const chat = resultFor([1, 2, 3]);
+    expect(formatSummary(chat, EXTRAS)).toContain(`${'Streaming continuity OK rate:'.padEnd(40)} 100.00%`);
+    const speech = { ...chat, audio_continuity_ok_rate: 2 / 3, mean_audio_underrun_s: 0.25, p90_audio_underrun_s: 0.4 };
+    const text = formatSummary(speech);
+    expect(text).toContain(`${'Streaming continuity OK rate:'.padEnd(40)} 66.67%`);
+    // The underrun statistics are found among the result's keys like every other selected metric.
+    expect(text).toContain('P90 AUDIO_UNDERRUN (s):');
+  });
+
   it('with --goodput, result and summary carry request_goodput where vLLM puts them', () => {
     const { records, durationS } = runSequence([1, 2, 3]);
     const metrics = calculateMetrics(records, { durationS, ...EXTRAS, goodput: { e2el: 60_000 } });

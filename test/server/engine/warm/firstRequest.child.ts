@@ -34,5 +34,5 @@ const out = await runBenchmark(
 closeSync(fd);
 if (out.summary.counts.completed !== 16) throw new Error(`completed ${out.summary.counts.completed}/16`);
 process.stdout.write(
-  JSON.stringify({ ttft: out.records.map((r) => r.ttft), latency: out.records.map((r) => r.latency) }),
+  JSON.stringify({ ttft: [...out.records].map((r) => r.ttft), latency: [...out.records].map((r) => r.latency) }),
 );

@@ -1,0 +1,20 @@
+/**
+ * The chat backends' response reading: an SSE stream, parsed by StreamParser
+ * (docs/design.md#stream). A 200 that is not `text/event-stream` and carried
+ * no event (an HTML error page, a proxy's answer) is no completion.
+ */
+import { StreamParser } from './streamParser.ts';
+import type { ResponseReading } from './responseReading.ts';
+
+export const SSE_READING: ResponseReading = {
+  open: (record, opts) => new StreamParser(record, opts),
+  notAnAnswer(contentType, messages) {
+    if (messages > 0 || isEventStream(contentType)) return null;
+    return `response is not an event stream: ${contentType?.split(';')[0].trim() || '(no content-type)'}`;
+  },
+  wrongBody: 'REQ_NOT_EVENT_STREAM',
+};
+
+function isEventStream(contentType: string | null): boolean {
+  return contentType !== null && contentType.split(';')[0].trim() === 'text/event-stream';
+}

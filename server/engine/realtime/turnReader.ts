@@ -1,0 +1,193 @@
+/**
+ * What a realtime turn reads from its session's events
+ * (docs/design.md#realtime), as vLLM-Omni's EventCollector and
+ * `timing_summary` read them: the handshake's `session.created` /
+ * `session.updated`; then, for the turn's response (the first
+ * `response.created` after the turn began), the first non-empty text or
+ * transcript delta (TTFT), the first and last audio deltas (TTFP, the audio
+ * generation time), the PCM bytes (duration = bytes / 2 / rate), and
+ * `response.done` (E2EL; a status other than `completed` fails the turn).
+ * An `error` event fails the turn with the server's message, verbatim.
+ */
+import type { RequestRecord } from '../client/record.ts';
+import { markFailed } from '../client/record.ts';
+import type { AttemptHooks } from '../http/attempt.ts';
+import type { ConnectionFailure, RealtimeEvent } from './connection.ts';
+import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
+
+const TEXT_DELTAS = new Set([
+  'response.output_audio_transcript.delta',
+  'response.output_text.delta',
+  'response.text.delta',
+  'response.audio_transcript.delta',
+]);
+/** A realtime turn's record carries its receive times. */
+export type RealtimeRecord = RequestRecord & { realtime?: TurnTiming };
+
+const AUDIO_DELTAS = new Set(['response.output_audio.delta', 'response.audio.delta']);
+
+export class TurnReader {
+  settle: (end: ConnectionFailure | 'done') => void = () => undefined;
+  handshaking = false;
+  finished = false;
+  failure: ConnectionFailure | null = null;
+  readonly ready: Promise<void>;
+  readonly timing: TurnTiming;
+  private markReady!: () => void;
+  private began = false;
+  private rate = 24_000;
+
+  constructor(
+    private readonly record: RequestRecord,
+    job: TurnJob,
+    private readonly session: RealtimeSession,
+    private readonly hooks: AttemptHooks,
+    private readonly firstResponseEvent: () => void,
+  ) {
+    this.ready = new Promise((r) => (this.markReady = r));
+    if (session.conn && !session.opening) this.markReady();
+    this.timing = {
+      sessionId: session.id,
+      turn: job.turn,
+      responseId: null,
+      originTs: 0,
+      firstTextTs: null,
+      firstAudioTs: null,
+      lastAudioTs: null,
+      audioBytes: 0,
+      doneTs: null,
+      outputTokens: null,
+      ...(job.input ? { trigger: job.input.trigger } : {}),
+    };
+    session.timings.set(job.index, this.timing);
+    // The result keys read the timings from the records alone (backends get only records there).
+    (record as RealtimeRecord).realtime = this.timing;
+  }
+
+  /** The turn's input starts now: the origin of its timings until the duplex input moves it (input.ts). */
+  begin(ts: number): void {
+    this.began = true;
+    // As vLLM-Omni: a turn is timed from its send; the session's upgrade and handshake are not in it.
+    this.timing.originTs = ts;
+    this.record.startTime = ts;
+  }
+
+  /** Duplex: the end of the input speech is the origin of TTFT/TTFP/E2EL, as vLLM-Omni measures it. */
+  moveOrigin(ts: number): void {
+    this.timing.originTs = ts;
+    this.record.startTime = ts;
+  }
+
+  onEvent(e: RealtimeEvent, ts: number): void {
+    if (this.finished) return;
+    if (e.type === 'error') return this.fail(errorMessage(e));
+    if (this.handshaking) {
+      if (e.type === 'session.created' || e.type === 'session.updated') this.handshaken(e);
+      return;
+    }
+    if (!this.began) return;
+    const responseId = responseIdOf(e);
+    if (e.type === 'response.created') {
+      if (this.timing.responseId === null && responseId) {
+        this.timing.responseId = responseId;
+        this.firstResponseEvent();
+      }
+      return;
+    }
+    if (responseId === null || responseId !== this.timing.responseId) return;
+    if (TEXT_DELTAS.has(e.type)) this.onText(e, ts);
+    else if (AUDIO_DELTAS.has(e.type)) this.onAudio(e, ts);
+    else if (e.type === 'response.done') this.onDone(e, ts);
+  }
+
+  private handshaken(e: RealtimeEvent): void {
+    const s = e.session as { id?: unknown; session_id?: unknown } | undefined;
+    const id = s?.session_id ?? s?.id;
+    if (typeof id === 'string' && id !== '') this.session.serverId = id;
+    this.handshaking = false;
+    this.session.opening = false;
+    this.markReady();
+  }
+
+  private onText(e: RealtimeEvent, ts: number): void {
+    const delta = typeof e.delta === 'string' ? e.delta : '';
+    if (delta === '') return;
+    const first = this.timing.firstTextTs === null;
+    if (first) {
+      this.timing.firstTextTs = ts;
+      this.record.ttft = ts - this.record.startTime;
+      this.record.textLatency = this.record.ttft;
+    }
+    this.record.generatedText += delta;
+    this.hooks.onMessage?.({ ts, modality: 'text', newTokens: 1, firstToken: first, firstAudio: false });
+  }
+
+  private onAudio(e: RealtimeEvent, ts: number): void {
+    const data = typeof e.delta === 'string' ? e.delta : typeof e.audio === 'string' ? e.audio : '';
+    if (data === '') return;
+    if (typeof e.sample_rate_hz === 'number' && e.sample_rate_hz > 0) this.rate = e.sample_rate_hz;
+    const first = this.timing.firstAudioTs === null;
+    if (first) {
+      this.timing.firstAudioTs = ts;
+      this.record.audioTtfp = ts - this.record.startTime;
+    }
+    this.timing.lastAudioTs = ts;
+    this.timing.audioBytes += Buffer.byteLength(data, 'base64');
+    this.record.hasAudio = true;
+    this.record.audioFrames = Math.floor(this.timing.audioBytes / 2);
+    this.record.audioDuration = this.record.audioFrames / this.rate;
+    this.hooks.onMessage?.({ ts, modality: 'audio', newTokens: 0, firstToken: false, firstAudio: first });
+  }
+
+  private onDone(e: RealtimeEvent, ts: number): void {
+    const response = (e.response ?? {}) as { status?: unknown; usage?: { output_tokens?: unknown } };
+    this.timing.doneTs = ts;
+    const rec = this.record;
+    rec.latency = ts - rec.startTime;
+    const tokens = response.usage?.output_tokens;
+    if (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0) {
+      rec.outputTokens = tokens;
+      this.timing.outputTokens = tokens;
+    }
+    if (this.timing.lastAudioTs !== null && rec.audioDuration > 0)
+      rec.audioRtf = (this.timing.lastAudioTs - rec.startTime) / rec.audioDuration;
+    if (response.status !== 'completed')
+      return this.fail(`the response ended with status ${JSON.stringify(response.status ?? null)}`);
+    rec.success = true;
+    rec.error = '';
+    this.settle('done');
+  }
+
+  private fail(message: string): void {
+    markFailed(this.record, 'REQ_STREAM_ERROR', message, true);
+    this.failure = { code: 'REQ_STREAM_ERROR', detail: message };
+    this.settle('done');
+  }
+
+  /** Acknowledges the playback of the turn's whole audio, as vLLM-Omni's client does after each turn. */
+  acknowledgePlayback(): void {
+    const id = this.timing.responseId;
+    if (!id || !this.session.conn) return;
+    const playedMs = Math.trunc((this.timing.audioBytes / 2 / this.rate) * 1000);
+    this.session.conn.send({
+      type: 'playback.ack',
+      played_ms: playedMs,
+      committed_ms: playedMs,
+      response_id: id,
+      item_id: `item_${id}`,
+    });
+  }
+}
+
+export function responseIdOf(e: RealtimeEvent): string | null {
+  if (typeof e.response_id === 'string') return e.response_id;
+  const r = e.response as { id?: unknown } | undefined;
+  return r && typeof r.id === 'string' ? r.id : null;
+}
+
+function errorMessage(e: RealtimeEvent): string {
+  const err = e.error as { message?: unknown } | string | undefined;
+  if (typeof err === 'string') return err;
+  if (err && typeof err.message === 'string') return err.message;
+  return JSON.stringify(e);
+}

@@ -1,0 +1,69 @@
+/**
+ * One store for every string the request table keeps (generated texts,
+ * error reasons): each string's UTF-16 code units packed into blocks — one
+ * byte each when they all fit (Latin-1, nearly every text and error), two
+ * otherwise — and read back exactly as written (a lone surrogate too).
+ * A string is known by its id; id 0 is the empty string and costs nothing.
+ * `intern` keeps one copy of a string written again (error reasons repeat:
+ * a million never-sent requests share one), up to MAX_INTERNED strings.
+ */
+import { BlockStore, NumberColumn } from './columns.ts';
+
+const BLOCK = 256 * 1024;
+/** Distinct strings remembered for interning; past it, new strings are stored each time. */
+const MAX_INTERNED = 4096;
+/** Code units per String.fromCharCode call (bounded: its arguments go on the stack). */
+const DECODE_SLICE = 8192;
+
+export class TextStore {
+  private readonly narrow = new BlockStore((n) => new Uint8Array(n), BLOCK);
+  private readonly wide = new BlockStore((n) => new Uint16Array(n), BLOCK / 2);
+  /** Per id: block (narrow blocks even, wide blocks odd), offset in it, length in code units. */
+  private readonly block = new NumberColumn(true);
+  private readonly offset = new NumberColumn(true);
+  private readonly length = new NumberColumn(true);
+  private readonly interned = new Map<string, number>();
+  private count = 1;
+
+  /** Stores `s` and returns its id (0 for ''). */
+  add(s: string, intern = false): number {
+    if (s === '') return 0;
+    if (intern) {
+      const known = this.interned.get(s);
+      if (known !== undefined) return known;
+    }
+    const id = this.count++;
+    const isNarrow = isLatin1(s);
+    const store = isNarrow ? this.narrow : this.wide;
+    const at = store.reserve(s.length);
+    const dest = store.blocks[at.block];
+    for (let k = 0; k < s.length; k++) dest[at.offset + k] = s.charCodeAt(k);
+    this.block.set(id, at.block * 2 + (isNarrow ? 0 : 1));
+    this.offset.set(id, at.offset);
+    this.length.set(id, s.length);
+    if (intern && this.interned.size < MAX_INTERNED) this.interned.set(s, id);
+    return id;
+  }
+
+  get(id: number): string {
+    if (id === 0) return '';
+    const b = this.block.get(id);
+    const store = b % 2 === 0 ? this.narrow : this.wide;
+    const from = this.offset.get(id);
+    const units = store.blocks[Math.floor(b / 2)].subarray(from, from + this.length.get(id));
+    if (units.length <= DECODE_SLICE) return String.fromCharCode(...units);
+    const parts: string[] = [];
+    for (let k = 0; k < units.length; k += DECODE_SLICE)
+      parts.push(String.fromCharCode(...units.subarray(k, k + DECODE_SLICE)));
+    return parts.join('');
+  }
+
+  get bytes(): number {
+    return this.narrow.bytes + this.wide.bytes + this.block.bytes + this.offset.bytes + this.length.bytes;
+  }
+}
+
+function isLatin1(s: string): boolean {
+  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) > 0xff) return false;
+  return true;
+}

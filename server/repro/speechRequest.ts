@@ -1,0 +1,65 @@
+/**
+ * Validation of a `/v1/audio/speech` body (OpenAI's speech API as
+ * vLLM-Omni serves it) into what the pipeline needs: the text is spoken back
+ * by the same thinker → talker → Code2Wav pipeline as a chat request's last
+ * user message. Any voice name is accepted (the repro has one voice).
+ * Formats: `pcm` (raw s16le, 24 kHz mono) and `wav`; streaming (`stream:
+ * true`) sends raw PCM chunks as Code2Wav decodes them (`stream_format`
+ * `audio`, the default).
+ */
+import { OpenAIError, type ChatRequest } from './chatRequest.ts';
+
+export interface SpeechRequest {
+  stream: boolean;
+  format: 'pcm' | 'wav';
+  /** The request as the omni pipeline runs it (text and audio; the text is not sent back). */
+  omni: ChatRequest;
+}
+
+const bad = (msg: string, param: string) => new OpenAIError(400, msg, 'BadRequestError', param);
+
+function optInt(b: Record<string, unknown>, key: string): number | null {
+  const v = b[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(`${key} must be a positive integer`, key);
+  return v;
+}
+
+export function parseSpeechRequest(body: unknown, servedModel: string): SpeechRequest {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw bad('the request body must be a JSON object', 'body');
+  const b = body as Record<string, unknown>;
+  if (typeof b.model !== 'string' || b.model === '') throw bad('model is required', 'model');
+  if (b.model !== servedModel)
+    throw new OpenAIError(404, `The model \`${b.model}\` does not exist.`, 'NotFoundError', 'model');
+  if (typeof b.input !== 'string' || b.input.trim() === '') throw bad('input must be a non-empty string', 'input');
+  if (b.voice !== undefined && b.voice !== null && typeof b.voice !== 'string')
+    throw bad('voice must be a string', 'voice');
+  if (b.stream !== undefined && typeof b.stream !== 'boolean') throw bad('stream must be a boolean', 'stream');
+  const format = b.response_format ?? 'wav';
+  if (format !== 'pcm' && format !== 'wav')
+    throw bad(`response_format ${JSON.stringify(format)} is not supported here (pcm, wav)`, 'response_format');
+  const streamFormat = b.stream_format ?? 'audio';
+  if (streamFormat !== 'audio')
+    throw bad(`stream_format ${JSON.stringify(streamFormat)} is not supported here (audio)`, 'stream_format');
+  const stream = b.stream === true;
+  if (stream && format !== 'pcm') throw bad('a streamed answer is raw PCM: ask response_format pcm', 'response_format');
+  return {
+    stream,
+    format,
+    omni: {
+      model: b.model,
+      stream,
+      includeUsage: false,
+      continuousUsage: false,
+      wantText: true,
+      wantAudio: true,
+      maxTokens: null,
+      maxNewTokens: optInt(b, 'max_new_tokens'),
+      ignoreEos: b.ignore_eos === true,
+      stageMetrics: false,
+      userText: b.input,
+      promptTokens: Math.max(1, Math.ceil(b.input.length / 4)),
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * The store the token, retention and metrics tests run on. One factory, so
+ * the same tests can run on another store (PostgreSQL) by swapping it: they
+ * reach the database only through the store's interfaces (`tokens`,
+ * `retention`, `metrics`, the run reads) and the hub, never through SQL.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppOptions } from '#server/dashboard/app.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import { recordRun } from './dashboardApp.ts';
+import { hangRunEvents } from './sampleEvents.ts';
+
+/** Options of an app on the store under test (the in-memory SQLite store; a data dir when given). */
+export function fleetAppOptions(extra: Partial<AppOptions> = {}): Partial<AppOptions> {
+  return { dataDir: null, ...extra };
+}
+
+/** A finished run that happened at `startedAtMs`, with the hang run's events (6 request rows, 1 stall report). */
+export async function seedRun(
+  app: FastifyInstance,
+  id: string,
+  startedAtMs: number,
+  o: { metadata?: Record<string, string>; events?: RunEvent[]; finish?: boolean } = {},
+): Promise<void> {
+  recordRun(app.hub, id, o.events ?? hangRunEvents(id, startedAtMs), { metadata: o.metadata, finish: o.finish });
+  return app.store.flush();
+}

@@ -1,0 +1,157 @@
+/**
+ * Part of section 1 of engine.bench.ts: what the user runs, not only the
+ * engine. The CPU of the whole `stallscope bench` process (the compiled bin:
+ * start-up, dataset, warm-up, dispatch, metrics, the printed summary; every
+ * thread, user + system, as the kernel accounts it, processCpu.py) beside the
+ * whole vLLM-style Python client process (vllmStyleClient.py, its prompts of
+ * the same number of words built before its run as vLLM's random dataset
+ * builds them), against the same server: the constant-TTFT server
+ * (constantTtft.server.ts) with no delay, which keeps nothing per request, so
+ * 26,000 requests of 7 KB bodies do not grow it (the test helpers' server
+ * keeps every arrival) and the server's own pauses stay out of both figures.
+ *
+ * The figure is the marginal cost of `MORE` requests: a run of `BASE` and a
+ * run of `BASE + MORE` requests, the difference divided by `MORE`, so the
+ * start-up both processes pay once falls out. One pair is stallscope's
+ * marginal and Python's, measured back to back, in alternating order from one
+ * pair to the next (a machine shared with other work drifts; a pair sees the
+ * same drift on both sides): the ratio of a pair is the figure, its median
+ * over the pairs the verdict, its minimum printed beside it.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startServer } from './firstWave.ts';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../bin/stallscope.js', import.meta.url));
+const PROCESS_CPU = fileURLToPath(new URL('./processCpu.py', import.meta.url));
+const PY_CLIENT = fileURLToPath(new URL('./vllmStyleClient.py', import.meta.url));
+
+export type Mode = 'keep-alive' | 'per-request';
+
+const BASE = 300;
+const MORE = 2000;
+const CONCURRENCY = 32;
+const WORDS = 1024;
+const PAIRS = 5;
+
+const fmt = (x: number, d = 1): string => x.toFixed(d);
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+
+interface ProcessRun {
+  status: number;
+  cpu_s: number;
+  wall_s: number;
+  stdout: string;
+  stderr?: string[];
+}
+
+async function processCpu(python: string, argv: string[]): Promise<ProcessRun> {
+  const { stdout } = await run(python, [PROCESS_CPU, ...argv], { encoding: 'utf8', timeout: 300_000 });
+  const r = JSON.parse(stdout) as ProcessRun;
+  if (r.status !== 0) throw new Error(`${argv.slice(0, 3).join(' ')} exited with ${r.status}: ${r.stderr?.join('\n')}`);
+  return r;
+}
+
+/** One `stallscope bench` process of `n` requests; its CPU seconds, after checking every request completed. */
+async function stallscope(python: string, url: string, n: number, mode: Mode): Promise<number> {
+  const argv = [
+    process.execPath,
+    BIN,
+    'bench',
+    '--base-url',
+    url,
+    '--model',
+    'm',
+    '--num-prompts',
+    String(n),
+    '--max-concurrency',
+    String(CONCURRENCY),
+    '--random-input-len',
+    String(WORDS),
+    '--random-output-len',
+    '48',
+    ...(mode === 'keep-alive' ? ['--keep-alive'] : []),
+  ];
+  const r = await processCpu(python, argv);
+  const ok = /Successful requests:\s+(\d+)/.exec(r.stdout)?.[1];
+  if (Number(ok) !== n) throw new Error(`stallscope bench completed ${ok ?? '?'}/${n}`);
+  return r.cpu_s;
+}
+
+/** One vLLM-style client process of `n` requests (force_close=True per request, or a keep-alive connector). */
+async function vllmStyle(python: string, url: string, n: number, mode: Mode): Promise<number> {
+  const argv = [
+    python,
+    PY_CLIENT,
+    `${url}/v1/chat/completions`,
+    String(n),
+    String(CONCURRENCY),
+    mode,
+    `words=${WORDS}`,
+  ];
+  const r = await processCpu(python, argv);
+  const done = (JSON.parse(r.stdout) as { completed: number }).completed;
+  if (done !== n) throw new Error(`the Python client completed ${done}/${n}`);
+  return r.cpu_s;
+}
+
+/** Marginal CPU µs per request of one client: a run of BASE and one of BASE + MORE. */
+async function marginal(one: (n: number) => Promise<number>): Promise<number> {
+  const small = await one(BASE);
+  const large = await one(BASE + MORE);
+  return ((large - small) * 1e6) / MORE;
+}
+
+export interface WholeProcessFigures {
+  ours: number[];
+  python: number[];
+  ratios: number[];
+}
+
+/** The pairs, alternated, against a server of their own; prints the figures and returns them. */
+export async function wholeProcess(python: string, mode: Mode): Promise<WholeProcessFigures> {
+  const server = await startServer(mode, 0);
+  try {
+    return await pairs(python, server.url, mode);
+  } finally {
+    await server.close();
+  }
+}
+
+async function pairs(python: string, url: string, mode: Mode): Promise<WholeProcessFigures> {
+  const ours = (n: number): Promise<number> => stallscope(python, url, n, mode);
+  const theirs = (n: number): Promise<number> => vllmStyle(python, url, n, mode);
+  await ours(BASE); // the bin's first start reads dist/ from disk; the pairs then see a warm page cache
+  const f: WholeProcessFigures = { ours: [], python: [], ratios: [] };
+  for (let i = 0; i < PAIRS; i++) {
+    let a: number, b: number;
+    if (i % 2 === 0) {
+      a = await marginal(ours);
+      b = await marginal(theirs);
+    } else {
+      b = await marginal(theirs);
+      a = await marginal(ours);
+    }
+    f.ours.push(a);
+    f.python.push(b);
+    f.ratios.push(b / a);
+  }
+  const med = median(f.ratios);
+  const min = Math.min(...f.ratios);
+  const verdict = med >= 1.5 && min >= 1.3 ? 'OK' : 'BELOW TARGET';
+  console.log(
+    `     whole process, marginal ${MORE} requests (${BASE} → ${BASE + MORE}), concurrency ${CONCURRENCY}, ${WORDS}-word prompts, ${PAIRS} alternated pairs:`,
+  );
+  console.log(
+    `       stallscope bench (bin): ${fmt(median(f.ours), 0)} µs CPU/request [${f.ours.map((x) => fmt(x, 0)).join(', ')}]`,
+  );
+  console.log(
+    `       vLLM-style Python client (${mode === 'per-request' ? 'force_close=True' : 'keep-alive connector'}): ${fmt(median(f.python), 0)} µs CPU/request [${f.python.map((x) => fmt(x, 0)).join(', ')}]`,
+  );
+  console.log(
+    `       Python / stallscope per pair [${f.ratios.map((x) => fmt(x, 2)).join(', ')}]: median ${fmt(med, 2)}× (target ≥ 1.5), minimum ${fmt(min, 2)}× (target ≥ 1.3) ${verdict}`,
+  );
+  return f;
+}
