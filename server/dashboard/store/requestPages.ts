@@ -27,7 +27,8 @@ interface Segment {
   count: number;
 }
 
-const END = Number.MAX_SAFE_INTEGER;
+/** Past every index: PostgreSQL's `idx` is an INTEGER, which refuses a larger bound. */
+const END = 2 ** 31 - 1;
 
 type Requests = SelectQueryBuilder<StallscopeDb, 'requests', object>;
 

@@ -9,7 +9,7 @@ import type { DashboardStore } from '#server/dashboard/store/storeApi.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import type { RunEvent } from '#shared/protocol.ts';
-import { completedRequest, hangRunEvents, newRun, runStarted } from '#test/helpers/sampleEvents.ts';
+import { completedRequest, hangRunEvents, newRun, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 
 export interface StoreFactory {
   /** A store on a new, empty database, and a way to open another store on that same database. */
@@ -104,6 +104,54 @@ export function storeContract(name: string, factory: () => StoreFactory): void {
       expect(stalls[0].fingerprint?.phase).toBe('hift');
       const board = await store.boardRuns({ maxRuns: 10 });
       expect(board.runs[0].evidence.map((e) => e.kind).sort()).toEqual(['timeout', 'watchdog']);
+    });
+
+    it('lists a never-sent range as a row per request: total, pages across its ends, a status filter', async () => {
+      const { store } = await fresh();
+      const events: RunEvent[] = [runStarted('u', 100)];
+      for (let i = 0; i < 9; i++) events.push(...completedRequest('u', i, i * 4));
+      events.push(
+        { type: 'request.queued', t: 40, index: 9, requestId: 'u-9' },
+        { type: 'request.sent', t: 41, index: 9, requestId: 'u-9', attempt: 1 },
+        { type: 'request.failed', t: 42, outcome: outcome('u', 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
+        { type: 'requests.not_dispatched', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
+      );
+      await record(store, 'u', events);
+      // One record for the 90, not 90 rows (a mutation storing rows, or dropping the range, shows here).
+      const ranges = await store.kysely.selectFrom('request_ranges').selectAll().where('run_id', '=', 'u').execute();
+      expect(ranges.map((r) => [Number(r.from_idx), Number(r.to_idx), r.status])).toEqual([
+        [10, 100, 'not_dispatched'],
+      ]);
+      const rows = (p: { total: number; requests: { index: number; status: string; requestId: string }[] }) =>
+        [p.total, p.requests.map((r) => [r.index, r.status, r.requestId])] as const;
+      expect((await store.requests('u', 0, 1000)).total).toBe(100);
+      // Across the range's start: stored rows, then synthesised ones with the run's ids.
+      expect(rows(await store.requests('u', 8, 4))).toEqual([
+        100,
+        [
+          [8, 'completed', 'u-8'],
+          [9, 'failed', 'u-9'],
+          [10, 'not_dispatched', 'u-10'],
+          [11, 'not_dispatched', 'u-11'],
+        ],
+      ]);
+      // Across its end: the page stops at the run's last request.
+      expect(rows(await store.requests('u', 97, 10))).toEqual([
+        100,
+        [
+          [97, 'not_dispatched', 'u-97'],
+          [98, 'not_dispatched', 'u-98'],
+          [99, 'not_dispatched', 'u-99'],
+        ],
+      ]);
+      expect(rows(await store.requests('u', 88, 5, 'not_dispatched'))).toEqual([
+        90,
+        [98, 99].map((i) => [i, 'not_dispatched', `u-${i}`]),
+      ]);
+      expect(rows(await store.requests('u', 0, 10, 'failed'))).toEqual([1, [[9, 'failed', 'u-9']]]);
+      expect((await store.requests('u', 0, 1, 'completed')).total).toBe(9);
+      const json = await store.requestsJson('u', 50, 1);
+      expect(JSON.parse(json.json[0])).toMatchObject({ index: 50, requestId: 'u-50', status: 'not_dispatched' });
     });
 
     it('lists newest first with filters (verdict, text with LIKE characters, metadata, time) and paging', async () => {
