@@ -141,8 +141,7 @@ try {
     `${batches.length} batches: size p50 ${sizes[Math.floor(sizes.length / 2)]} rows, longest ${worst.ms.toFixed(1)} ms wall (${worst.size} rows); CPU per batch p50 ${cpus[Math.floor(cpus.length / 2)].toFixed(1)} ms, p99 ${cpus[Math.floor(cpus.length * 0.99)].toFixed(1)} ms, max ${cpus[cpus.length - 1].toFixed(1)} ms`,
   );
   const left = sqliteOf(app.store)
-    .db
-    .prepare('SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM requests) AS n')
+    .db.prepare('SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM requests) AS n')
     .get() as {
     n: number;
   };

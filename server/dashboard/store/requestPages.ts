@@ -38,11 +38,7 @@ export class RequestPages {
 
   /** The run's stored rows with from <= idx < to, and (when given) in state `status` or not in it. */
   private rows(runId: string, from: number, to: number, status?: { is: boolean; value: string }): Requests {
-    let q = this.db
-      .selectFrom('requests')
-      .where('run_id', '=', runId)
-      .where('idx', '>=', from)
-      .where('idx', '<', to);
+    let q = this.db.selectFrom('requests').where('run_id', '=', runId).where('idx', '>=', from).where('idx', '<', to);
     if (status) q = q.where('status', status.is ? '=' : '!=', status.value);
     return q;
   }
@@ -117,7 +113,13 @@ export class RequestPages {
   }
 
   /** Entries [skip, skip + want) of one stretch. */
-  private async read(runId: string, s: Segment, skip: number, want: number, status: string | undefined): Promise<string[]> {
+  private async read(
+    runId: string,
+    s: Segment,
+    skip: number,
+    want: number,
+    status: string | undefined,
+  ): Promise<string[]> {
     if (!s.range) {
       const only = status === undefined ? undefined : { is: true, value: status };
       const found = await this.rows(runId, s.from, s.to, only)

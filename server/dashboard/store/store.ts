@@ -115,7 +115,11 @@ export class Store implements DashboardStore {
   }
 
   queueStats(): QueueStats {
-    return { events: this.writer.pendingCount, sinceMs: this.writer.pendingSinceMs, failedBatches: this.writer.stats.failedBatches };
+    return {
+      events: this.writer.pendingCount,
+      sinceMs: this.writer.pendingSinceMs,
+      failedBatches: this.writer.stats.failedBatches,
+    };
   }
 
   health(): StoreHealth {

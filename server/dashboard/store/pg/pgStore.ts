@@ -182,7 +182,11 @@ export class PgStore implements DashboardStore {
     return this.writer.pendingCount + events <= this.writer.capacity;
   }
   queueStats(): QueueStats {
-    return { events: this.writer.pendingCount, sinceMs: this.writer.pendingSinceMs, failedBatches: this.writer.stats.failedBatches };
+    return {
+      events: this.writer.pendingCount,
+      sinceMs: this.writer.pendingSinceMs,
+      failedBatches: this.writer.stats.failedBatches,
+    };
   }
 
   health(): StoreHealth {

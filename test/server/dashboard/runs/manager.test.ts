@@ -148,7 +148,10 @@ describe('run manager', () => {
     expect(rows).toHaveLength(40);
     for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors'])
       expect(j[k], k).toHaveLength(40);
-    const unsentFrom = sqliteOf(app.store).db.prepare('SELECT from_idx FROM request_ranges WHERE run_id = ?').pluck().get(id);
+    const unsentFrom = sqliteOf(app.store)
+      .db.prepare('SELECT from_idx FROM request_ranges WHERE run_id = ?')
+      .pluck()
+      .get(id);
     expect(unsentFrom).toBeLessThan(40); // the tail was one stored range
     const sent = unsentFrom as number;
     for (let i = sent; i < 40; i++) {
