@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '#server/dashboard/app.ts';
 import type { RunEvent } from '#shared/protocol.ts';
-import { recordRun } from './dashboardApp.ts';
-import { hangRunEvents } from './sampleEvents.ts';
+import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
+import { hangRunEvents, newRun } from './sampleEvents.ts';
 
 /** Options of an app on the store under test (the in-memory SQLite store; a data dir when given). */
 export function fleetAppOptions(extra: Partial<AppOptions> = {}): Partial<AppOptions> {
@@ -22,6 +22,14 @@ export async function seedRun(
   startedAtMs: number,
   o: { metadata?: Record<string, string>; events?: RunEvent[]; finish?: boolean } = {},
 ): Promise<void> {
-  recordRun(app.hub, id, o.events ?? hangRunEvents(id, startedAtMs), { metadata: o.metadata, finish: o.finish });
-  return app.store.flush();
+  // Through the interface only (recordRun reaches the SQLite store's synchronous insert), so any store serves.
+  await app.store.insertRun(newRun(id, { metadata: o.metadata ?? {} }));
+  app.hub.open(id, `label-${id}`);
+  let summary = null;
+  for (const e of o.events ?? hangRunEvents(id, startedAtMs)) {
+    app.hub.append(id, e);
+    if (e.type === 'run.finished') summary = e.summary;
+  }
+  if (o.finish !== false) await finalizeRun(app.hub, id, { status: 'finished', summary });
+  await app.store.flush();
 }
