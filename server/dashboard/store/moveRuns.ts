@@ -1,7 +1,7 @@
 /**
  * Moves runs between two stores (`stallscope db export` / `db import`,
- * docs/design.md#team-dashboard): each run's row, request rows, events (with
- * their seqs), stall reports (with their fingerprints) and result, through
+ * docs/design.md#team-dashboard): each run's row (pinned and pruned marks too), request rows and never-sent
+ * ranges, events (with their seqs), stall reports (with their fingerprints) and result, through
  * the store interface only, so any store can be either side. Idempotent: a
  * run the target already holds keeps its row, and rows, events and stall
  * reports already there are left as they are — moving twice changes nothing.
@@ -44,17 +44,9 @@ export async function moveRun(from: DashboardStore, to: DashboardStore, id: stri
       serverIdentity: run.serverIdentity ?? undefined,
     };
     await to.insertWhole(n, f);
+    await moveRetentionFacts(from, to, id);
   }
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await from.requests(id, offset, PAGE);
-    if (page.requests.length)
-      await to.writeRows(id, {
-        index: page.requests.map((r) => r.index),
-        json: page.requests.map((r) => JSON.stringify(r)),
-        status: page.requests.map((r) => r.status),
-      });
-    if (page.requests.length < PAGE) break;
-  }
+  await moveRequests(from, to, id);
   for (let after = 0; ;) {
     const page = await from.eventsAfter(id, after, PAGE);
     await to.writeEvents(id, page);
@@ -65,6 +57,49 @@ export async function moveRun(from: DashboardStore, to: DashboardStore, id: stri
   const result = await from.result(id);
   if (result && !(await to.result(id))) await to.update(id, { result });
   return true;
+}
+
+/**
+ * The request rows as stored, and the never-sent ranges as ranges (docs/design.md#bulk-unsent): a page read would
+ * synthesise a range's rows and store a million rows where one record was. Written once in Kysely for both stores.
+ */
+async function moveRequests(from: DashboardStore, to: DashboardStore, id: string): Promise<void> {
+  for (let after = -1; ;) {
+    const page = await from.kysely
+      .selectFrom('requests')
+      .select(['idx', 'row_json', 'status'])
+      .where('run_id', '=', id)
+      .where('idx', '>', after)
+      .orderBy('idx')
+      .limit(PAGE)
+      .execute();
+    if (page.length)
+      await to.writeRows(id, {
+        index: page.map((r) => Number(r.idx)),
+        json: page.map((r) => r.row_json),
+        status: page.map((r) => r.status),
+      });
+    if (page.length < PAGE) break;
+    after = Number(page[page.length - 1].idx);
+  }
+  const ranges = await from.kysely.selectFrom('request_ranges').selectAll().where('run_id', '=', id).execute();
+  if (ranges.length)
+    await to.kysely
+      .insertInto('request_ranges')
+      .values(ranges)
+      .onConflict((oc) => oc.columns(['run_id', 'from_idx']).doNothing())
+      .execute();
+}
+
+/**
+ * A pinned run stays pinned, a pruned one says so (docs/design.md#retention). The reporting token is not carried:
+ * tokens belong to their dashboard's database, and the moved run is fed by no token of the target's.
+ */
+async function moveRetentionFacts(from: DashboardStore, to: DashboardStore, id: string): Promise<void> {
+  const facts = await from.retention.retentionFacts(id);
+  if (!facts) return;
+  if (facts.pinned) await to.retention.setPinned(id, true);
+  if (facts.prunedAtMs !== null) await to.retention.markPruned(id, facts.prunedAtMs);
 }
 
 /** Moves every run (oldest first); the ids moved. */

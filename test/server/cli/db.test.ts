@@ -14,7 +14,8 @@ import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { lockDataDir } from '#server/dashboard/store/dataDirLock.ts';
 import type { DashboardStore } from '#server/dashboard/store/storeApi.ts';
-import { hangRunEvents, newRun } from '#test/helpers/sampleEvents.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import { completedRequest, hangRunEvents, newRun, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
 
 let cluster: PgCluster;
@@ -44,9 +45,27 @@ async function inventory(s: DashboardStore) {
       events: (await s.eventsAfter(id, 0, 100_000)).length,
       rows: (await s.requests(id, 0, 100_000)).total,
       stalls: (await s.stallReports(id)).length,
+      // Never-sent ranges move as ranges, not as a row per request; a pin moves with its run.
+      ranges: (await s.kysely.selectFrom('request_ranges').select('from_idx').where('run_id', '=', id).execute())
+        .length,
+      storedRows: (await s.kysely.selectFrom('requests').select('idx').where('run_id', '=', id).execute()).length,
+      pinned: (await s.retention.retentionFacts(id))?.pinned,
     });
   }
   return out;
+}
+
+/** Ten requests that ran (one failed), then the stop: the other 90 never sent, one range. */
+function stoppedRunEvents(id: string): RunEvent[] {
+  const events: RunEvent[] = [runStarted(id, 100)];
+  for (let i = 0; i < 9; i++) events.push(...completedRequest(id, i, i * 4));
+  events.push(
+    { type: 'request.queued', t: 40, index: 9, requestId: `${id}-9` },
+    { type: 'request.sent', t: 41, index: 9, requestId: `${id}-9`, attempt: 1 },
+    { type: 'request.failed', t: 42, outcome: outcome(id, 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
+    { type: 'requests.not_dispatched', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
+  );
+  return events;
 }
 
 describe('stallscope db', () => {
@@ -60,7 +79,13 @@ describe('stallscope db', () => {
       for (const e of hangRunEvents(id)) hub.append(id, e);
       await finalizeRun(hub, id, { status: 'finished' });
     }
+    local.runs.insertRun(newRun('stopped'));
+    hub.open('stopped', 'stopped');
+    for (const e of stoppedRunEvents('stopped')) hub.append('stopped', e);
+    await finalizeRun(hub, 'stopped', { status: 'finished' });
+    await local.retention.setPinned('n1', true);
     const before = await inventory(local);
+    expect(before.find((r) => r.id === 'stopped')).toMatchObject({ rows: 100, storedRows: 10, ranges: 1 });
     await local.close();
     const url = await cluster.freshDatabase();
     expect(await run(['export', '--to', url, '--data-dir', dir])).toBe(0);
