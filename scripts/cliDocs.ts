@@ -29,7 +29,7 @@ export interface CliDocsInput {
   ignoredFlags: Record<string, { type: 'string' | 'boolean'; note: string }>;
   groups: FlagGroup[];
   /** `--help` output of `stallscope`, `stallscope repro-server`, `stallscope serve`, `stallscope asr-server`. */
-  help: { main: string; repro: string; serve: string; asr: string; token: string };
+  help: { main: string; repro: string; serve: string; asr: string; db: string; token: string };
 }
 
 /** Flags of the table without a meaning, and meanings of flags the table does not have. */
@@ -101,6 +101,12 @@ export function renderCliDocs(input: CliDocsInput): string {
     ),
     '',
     ...helpSection(
+      '`stallscope db`',
+      'Moving runs between the embedded store and PostgreSQL ([design.md](design.md#team-dashboard)):',
+      input.help.db,
+    ),
+    '',
+    ...helpSection(
       '`stallscope token`',
       "The dashboard's scoped tokens, as `--help` prints it ([design.md](design.md#tokens)):",
       input.help.token,
@@ -139,6 +145,7 @@ export async function generateCliDocs(): Promise<string> {
       repro: await printed(['repro-server', '--help']),
       serve: await printed(['serve', '--help']),
       asr: await printed(['asr-server', '--help']),
+      db: await printed(['db', '--help']),
       token: await printed(['token', '--help']),
     },
   });

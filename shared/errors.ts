@@ -60,6 +60,8 @@ export const ERRORS = {
   STORE_CORRUPT: { status: 500, exit: 4, message: 'the database is corrupt' },
   STORE_LOCKED: { status: 409, exit: 4, message: 'the data directory is in use by another dashboard' },
   STORE_UNREADABLE: { status: 500, exit: 4, message: 'the database cannot be opened' },
+  STORE_UNAVAILABLE: { status: 503, exit: 4, message: 'the database is unavailable' },
+  STORE_URL_INVALID: { status: 400, exit: 2, message: 'invalid database URL' },
   INTERNAL: { status: 500, exit: 5, message: 'internal error' },
 } as const;
 

@@ -7,6 +7,7 @@
  * wrapped as `telemetry` events, joined to requests by `x-request-id`.
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import type { StoreHealth } from './storeHealth.ts';
 import type { TelemetryEvent } from './telemetry.ts';
 import {
   BreakerCauseSchema,
@@ -386,7 +387,9 @@ export type ServerMessage =
   | { type: 'snapshot'; runs: RunState[] }
   | { type: 'deltas'; runId: string; events: SeqEvent[] }
   | { type: 'resync'; reason: string }
-  | { type: 'run.removed'; runId: string };
+  | { type: 'run.removed'; runId: string }
+  /** The store's health: sent after the snapshot and whenever the database goes away or comes back. */
+  | { type: 'store'; health: StoreHealth };
 
 /** Browser → server messages on /ws (checked against this schema by the server). */
 export const ClientMessageSchema = Type.Union([

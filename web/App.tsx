@@ -1,5 +1,6 @@
 /** The shell: navigation, the connection indicator, and the page for the current route. */
 import { ConnectionIndicator } from './components/ConnectionIndicator.tsx';
+import { StoreBanner } from './components/StoreBanner.tsx';
 import { Empty } from './components/States.tsx';
 import { lazy, Suspense, useEffect } from 'react';
 import { Loading } from './components/States.tsx';
@@ -77,6 +78,7 @@ export function App() {
         <span className="spacer" />
         <ConnectionIndicator />
       </header>
+      <StoreBanner />
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Loading what="the page" />}>
           <Page route={route} />

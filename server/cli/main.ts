@@ -7,6 +7,7 @@ const COMMANDS: Record<string, () => Promise<{ run: (argv: string[]) => Promise<
   'repro-server': () => import('./reproServer.ts'),
   serve: () => import('./serve.ts'),
   'asr-server': () => import('./asrServer.ts'),
+  db: () => import('./db.ts'),
   token: () => import('./token.ts'),
 };
 
@@ -17,6 +18,7 @@ commands:
   repro-server   start the reproduction server (omni server with a Code2Wav worker stage)
   serve          start the dashboard (web UI, REST, WebSocket) with the embedded repro server
   asr-server     start stallscope's own transcription server (Whisper through transformers) alone
+  db             move all runs between the embedded SQLite store and PostgreSQL (db export / db import)
   token          create, list and revoke the dashboard's scoped tokens (report, view, admin)
 
 Run 'stallscope <command> --help' for the command's options.`;

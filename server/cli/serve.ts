@@ -13,6 +13,7 @@ import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
 import { defaultDataDir } from '../dashboard/store/db.ts';
 import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';
+import { redactDbUrl } from '../dashboard/store/dbUrl.ts';
 import type { RetentionPolicy } from '../dashboard/store/retention.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
@@ -23,6 +24,11 @@ const USAGE = `usage: stallscope serve [options]
                        address requires a token
   --data-dir DIR       where runs are stored (default $XDG_DATA_HOME/stallscope
                        or ~/.local/share/stallscope)
+  --database URL       store runs in PostgreSQL instead (postgres://user:pass@
+                       host:5432/db; default $STALLSCOPE_DATABASE_URL): a team
+                       dashboard, which several processes may serve at once
+  --buffer-events N    with --database: events kept while the database is
+                       unreachable (default 200000); past them, reports get 503
   --token T            the admin token (default: $STALLSCOPE_TOKEN; generated and
                        printed when binding a non-loopback address); with one,
                        every route but /api/health needs a token: this one or a
@@ -60,6 +66,25 @@ export function resolveToken(host: string, given: string | undefined): { token: 
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
 
+/** A flag's positive integer; undefined when absent, null when it is not one. */
+function positiveOrUndefined(v: string | undefined): number | undefined | null {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 1 ? n : null;
+}
+
+type FolderLock = Pick<DataDirLock, 'release' | 'setAddress'>;
+
+/**
+ * The data folder's lock; with PostgreSQL there is no folder to lock: several dashboards may serve one
+ * database (owner locks in it keep a starting one from marking another's live runs interrupted).
+ */
+function lockFor(database: string | null, dataDir: string): FolderLock {
+  if (database) return { release: () => undefined, setAddress: () => undefined };
+  mkdirSync(dataDir, { recursive: true });
+  return lockDataDir(dataDir);
+}
+
 /** `--retain-days` / `--retain-runs`: each a positive integer, or absent (no limit). */
 export function retentionPolicy(days: string | undefined, runs: string | undefined): RetentionPolicy {
   const int = (flag: string, v: string | undefined): number | null => {
@@ -76,6 +101,8 @@ const OPTIONS = {
   port: { type: 'string', default: String(DEFAULT_DASHBOARD_PORT) },
   host: { type: 'string', default: '127.0.0.1' },
   'data-dir': { type: 'string' },
+  database: { type: 'string' },
+  'buffer-events': { type: 'string' },
   token: { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   'retain-days': { type: 'string' },
@@ -88,7 +115,9 @@ const OPTIONS = {
 type ServeArgs = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>['values'];
 
 /** The flags read and checked; an exit code when they refuse (2) or asked for help (0). */
-function readFlags(argv: string[]): { args: ServeArgs; port: number; policy: RetentionPolicy } | number {
+function readFlags(
+  argv: string[],
+): { args: ServeArgs; port: number; policy: RetentionPolicy; bufferEvents: number | undefined } | number {
   let args: ServeArgs;
   try {
     args = parseArgs({ args: argv, options: OPTIONS }).values;
@@ -105,8 +134,13 @@ function readFlags(argv: string[]): { args: ServeArgs; port: number; policy: Ret
     console.error(`stallscope serve: --port must be an integer 0-65535 (got '${args.port}')`);
     return 2;
   }
+  const bufferEvents = positiveOrUndefined(args['buffer-events']);
+  if (bufferEvents === null) {
+    console.error(`stallscope serve: --buffer-events must be a positive integer (got '${args['buffer-events']}')`);
+    return 2;
+  }
   try {
-    return { args, port, policy: retentionPolicy(args['retain-days'], args['retain-runs']) };
+    return { args, port, bufferEvents, policy: retentionPolicy(args['retain-days'], args['retain-runs']) };
   } catch (e) {
     console.error(`stallscope serve: ${(e as Error).message}`);
     return 2;
@@ -116,8 +150,9 @@ function readFlags(argv: string[]): { args: ServeArgs; port: number; policy: Ret
 export async function run(argv: string[]): Promise<number> {
   const flags = readFlags(argv);
   if (typeof flags === 'number') return flags;
-  const { args, port, policy } = flags;
+  const { args, port, policy, bufferEvents } = flags;
   const host = args.host;
+  const database = args.database ?? process.env.STALLSCOPE_DATABASE_URL ?? null;
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
   if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
@@ -125,11 +160,10 @@ export async function run(argv: string[]): Promise<number> {
   const verbose = args.verbose;
   // The lock comes first: opening the store marks runs left `running` as interrupted, which must
   // never happen to the live runs of another dashboard on the same directory.
-  let lock: DataDirLock;
+  let lock: FolderLock;
   let app: Awaited<ReturnType<typeof buildApp>>;
   try {
-    mkdirSync(dataDir, { recursive: true });
-    lock = lockDataDir(dataDir);
+    lock = lockFor(database, dataDir);
   } catch (e) {
     return refuse(e);
   }
@@ -137,6 +171,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     app = await buildApp({
       dataDir,
+      database,
+      store: { bufferEvents },
       host,
       port,
       token,
@@ -184,7 +220,7 @@ export async function run(argv: string[]): Promise<number> {
   const shown = host.includes(':') ? `[${host}]` : host;
   console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
   console.log(
-    `stallscope: data in ${dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
+    `stallscope: data in ${database ? redactDbUrl(database) : dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );
   const kept = [
     policy.retainDays !== null ? `runs of the last ${policy.retainDays} day(s)` : null,

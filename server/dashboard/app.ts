@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
-import { Store } from './store/store.ts';
+import { openStore } from './store/openStore.ts';
 import { Hub } from './hub/hub.ts';
 import type { SessionOptions } from './hub/clientSession.ts';
 import { RunManager, type ManagerDeps } from './runs/manager.ts';
@@ -36,6 +36,8 @@ import { metricsRoutes } from './routes/metrics.ts';
 export interface AppOptions {
   /** Data directory; null → in-memory database (tests). */
   dataDir: string | null;
+  /** A PostgreSQL URL (postgres://…): the runs go there instead of the data directory's SQLite. */
+  database?: string | null;
   /** The address the server will bind (for the Host allow-list and the token rule). */
   host?: string;
   /** The port it will listen on; 0 → read back from the server after listen. */
@@ -46,7 +48,7 @@ export interface AppOptions {
   /** Built web UI (dist/web); served when it holds index.html. */
   webRoot?: string | null;
   logger?: boolean;
-  store?: { flushIntervalMs?: number; maxBatch?: number };
+  store?: { flushIntervalMs?: number; maxBatch?: number; bufferEvents?: number };
   ws?: SessionOptions;
   /** Replace the run manager (tests), or adjust the real one's dependencies. */
   runManager?: (hub: Hub) => RunStarter;
@@ -73,12 +75,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: true,
     return503OnClosing: false,
   });
-  const store = new Store({
-    dataDir: opts.dataDir,
-    flushIntervalMs: opts.store?.flushIntervalMs,
-    maxBatch: opts.store?.maxBatch,
-  });
-  const recovered = store.recoverInterrupted(Date.now());
+  const store = await openStore({ dataDir: opts.dataDir, database: opts.database ?? null, ...opts.store });
+  const recovered = await store.recoverInterrupted(Date.now());
   if (recovered.length) app.log.warn(`marked ${recovered.length} run(s) left running as interrupted`);
   const hub = new Hub(store);
   const host = opts.host ?? '127.0.0.1';
@@ -127,14 +125,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Live runs end while the server still listens: an embedded repro server's last telemetry flush needs /api/ingest.
   app.addHook('preClose', async () => {
     await runManager.shutdown();
-    externalRuns.shutdown();
+    await externalRuns.shutdown();
   });
   // Pruning starts once the app is ready, off the request path; it stops (at its next batch) before the store closes.
   app.addHook('onReady', async () => pruner.start());
   app.addHook('onClose', async () => {
     await pruner.stop();
-    store.close();
-    await store.closed();
+    await store.close();
   });
   return app;
 }

@@ -15,6 +15,7 @@ const help = {
   repro: 'usage: repro',
   serve: 'usage: serve',
   asr: 'usage: asr-server',
+  db: 'usage: db',
   token: 'usage: token',
 };
 const input = (benchFlags: CliDocsInput['benchFlags']): CliDocsInput => ({

@@ -1,4 +1,5 @@
 /** Builds the app for route tests: in-memory store, a scripted run manager unless a real one is asked for. */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '#server/dashboard/app.ts';
 import type { Hub } from '#server/dashboard/hub/hub.ts';
@@ -20,14 +21,14 @@ export function recordRun(
   events: RunEvent[] = hangRunEvents(runId),
   o: { finish?: boolean; metadata?: Record<string, string> } = {},
 ): void {
-  hub.store.runs.insertRun(newRun(runId, { metadata: o.metadata ?? {} }));
+  sqliteOf(hub.store).runs.insertRun(newRun(runId, { metadata: o.metadata ?? {} }));
   hub.open(runId, `label-${runId}`);
   let summary = null;
   for (const e of events) {
     hub.append(runId, e);
     if (e.type === 'run.finished') summary = e.summary;
   }
-  if (o.finish !== false) finalizeRun(hub, runId, { status: 'finished', summary });
+  if (o.finish !== false) void finalizeRun(hub, runId, { status: 'finished', summary });
 }
 
 /** A run manager whose runs are whatever the test appends; cancel records interrupted. */
@@ -38,13 +39,13 @@ export function scriptedManager(hub: Hub): RunStarter & { started: unknown[] } {
     async start(spec) {
       const id = `scripted-${started.length + 1}`;
       started.push(spec);
-      hub.store.runs.insertRun(newRun(id));
+      sqliteOf(hub.store).runs.insertRun(newRun(id));
       hub.open(id, null);
       return { id, warnings: [] };
     },
     cancel(id) {
       if (!hub.isActive(id)) return false;
-      finalizeRun(hub, id, { status: 'interrupted' });
+      void finalizeRun(hub, id, { status: 'interrupted' });
       return true;
     },
     async shutdown() {},

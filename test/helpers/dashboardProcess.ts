@@ -14,7 +14,7 @@ export interface RunningServer {
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** `stallscope serve --port <port|0> --data-dir <tmp>`; resolves with the URL it prints. */
+/** `stallscope serve --port <port|0> --data-dir <tmp> [args]`; resolves with the URL it prints. */
 export async function startServer(
   dataDir = mkdtempSync(join(tmpdir(), 'stallscope-e2e-')),
   opts: { port?: number; args?: string[] } = {},

@@ -5,6 +5,7 @@
  * 3. WebSocket delivery rate to one subscribed client over a real socket, with batching;
  * 4. live lag (append → client receipt) under that load, p50/p99.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +77,7 @@ async function storeIngest(): Promise<void> {
   console.log(
     `store ingest (batched writer): ${pending.length} events (${pending.length / 4} request rows) in ${s.toFixed(2)} s = ${Math.round(rate).toLocaleString('en')} events/s in ${store.writer.stats.batches} transactions (target >= 100,000/s) ${verdict(rate >= 100_000)}`,
   );
-  store.close();
+  store.closeNow();
 
   // (b) The whole live path: numbering, state, serialization, ring and store.
   const store2 = new Store({ dataDir: tmp() });
@@ -90,16 +91,16 @@ async function storeIngest(): Promise<void> {
   console.log(
     `  through the hub (seq, state, JSON, ring, store): ${Math.round(events / s).toLocaleString('en')} events/s (information)`,
   );
-  store2.close();
+  store2.closeNow();
 }
 
 async function loadStoredRun(): Promise<void> {
   const dataDir = tmp();
   const seed = await buildApp({ dataDir });
-  seed.store.runs.insertRun(newRun('big', { numPrompts: 10_000 }));
+  sqliteOf(seed.store).runs.insertRun(newRun('big', { numPrompts: 10_000 }));
   seed.hub.open('big', null);
   recordRequests(seed.hub, 'big', 10_000);
-  finalizeRun(seed.hub, 'big', { status: 'finished' });
+  void finalizeRun(seed.hub, 'big', { status: 'finished' });
   await seed.close();
 
   const app = await buildApp({ dataDir });
@@ -156,7 +157,7 @@ async function wsDelivery(): Promise<void> {
   const base = absNow();
 
   // Delivery rate: a burst appended as fast as the event loop allows, 2,000 events per tick.
-  app.store.runs.insertRun(newRun('burst'));
+  sqliteOf(app.store).runs.insertRun(newRun('burst'));
   app.hub.open('burst', null);
   const total = 200_000;
   const client = await clientThread(port, 'burst', total, base);
@@ -183,7 +184,7 @@ async function wsDelivery(): Promise<void> {
   await new Promise((r) => setTimeout(r, 1000));
 
   // Live lag under that load: 50,000 events/s paced (caught up every 10 ms) for 4 s.
-  app.store.runs.insertRun(newRun('paced'));
+  sqliteOf(app.store).runs.insertRun(newRun('paced'));
   app.hub.open('paced', null);
   const n = 200_000;
   const c2 = await clientThread(port, 'paced', n, base);

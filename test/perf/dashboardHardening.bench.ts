@@ -8,6 +8,7 @@
  *    process), and the WebSocket deltas of a live run meanwhile;
  * 3. SIGTERM to exit of `stallscope serve` during a 1,000,000-request run.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,7 +88,7 @@ async function hubMemory(): Promise<void> {
     `memory per finished request, hub + store, live run of ${n.toLocaleString('en')} requests (ring of the last 50,000 events included): ${per.toFixed(0)} B (target < 1,024 B) ${verdict(per < 1024)}`,
   );
   hub.close('mem');
-  store.close();
+  store.closeNow();
 }
 
 async function runMemory(): Promise<void> {
@@ -156,7 +157,7 @@ async function importUnderLoad(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const body = bigVllmResult(400_000);
   // A live run: 1,000 events/s appended in 10 ms ticks, its client in its own thread.
-  app.store.runs.insertRun(newRun('live'));
+  sqliteOf(app.store).runs.insertRun(newRun('live'));
   app.hub.open('live', null);
   const abs = () => performance.timeOrigin + performance.now();
   const origin = abs();

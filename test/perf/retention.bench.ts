@@ -6,6 +6,7 @@
  * the contract is under 100 ms), a request's latency meanwhile, and the
  * pruning rate.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,18 +47,19 @@ const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-bench-retention-'));
 try {
   // Seeded in SQL, in a first app on the file: the benchmark measures the pruning, not the seeding.
   const seed = await buildApp({ dataDir });
-  const db = seed.store.db;
+  const store = sqliteOf(seed.store);
+  const db = store.db;
   const t0 = performance.now();
   const ev = db.prepare('INSERT INTO events (run_id, seq, json) VALUES (?,?,?)');
   const rq = db.prepare('INSERT INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)');
   for (let r = 0; r <= RUNS; r++) {
     const id = `run-${String(r).padStart(2, '0')}`;
-    seed.store.runs.insertRun(newRun(id, { status: 'finished', createdAtMs: 1_700_000_000_000 + r * 60_000 }));
+    store.runs.insertRun(newRun(id, { status: 'finished', createdAtMs: 1_700_000_000_000 + r * 60_000 }));
     db.transaction(() => {
       for (let s = 1; s <= EVENTS_PER_RUN; s++) ev.run(id, s, EVENT_JSON);
       for (let i = 0; i < ROWS_PER_RUN; i++) rq.run(id, i, ROW_JSON, 'completed');
     })();
-    seed.store.runs.update(id, { lastSeq: EVENTS_PER_RUN });
+    store.runs.update(id, { lastSeq: EVENTS_PER_RUN });
   }
   await seed.close();
   console.log(
@@ -138,8 +140,8 @@ try {
   console.log(
     `${batches.length} batches: size p50 ${sizes[Math.floor(sizes.length / 2)]} rows, longest ${worst.ms.toFixed(1)} ms wall (${worst.size} rows); CPU per batch p50 ${cpus[Math.floor(cpus.length / 2)].toFixed(1)} ms, p99 ${cpus[Math.floor(cpus.length * 0.99)].toFixed(1)} ms, max ${cpus[cpus.length - 1].toFixed(1)} ms`,
   );
-  const left = app.store.db
-    .prepare('SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM requests) AS n')
+  const left = sqliteOf(app.store)
+    .db.prepare('SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM requests) AS n')
     .get() as {
     n: number;
   };

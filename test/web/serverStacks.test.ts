@@ -191,6 +191,6 @@ describe('py-spy captures in the store', () => {
       'py-spy',
     ]);
     expect(store.runs.list({ limit: 10, offset: 0 }).runs[0]).toMatchObject({ stallCount: 3, stallPhase: 'hift' });
-    store.close();
+    store.closeNow();
   });
 });

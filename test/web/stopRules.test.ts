@@ -6,6 +6,7 @@
  * evidence as links, the REST detail carries it, the form's hint says each
  * rule in words, and the Perfetto export marks the stop.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
 import type { LivenessReport } from '#shared/liveness.ts';
@@ -177,11 +178,11 @@ describe('a run stopped by a stop rule, in the browser', () => {
 
 describe('a run stopped by a stop rule, in the dashboard', () => {
   it('the hub keeps the rule with the breaker, REST serves it, the trace marks the stop', async ({ app }) => {
-    app.hub.store.runs.insertRun(newRun('s1'));
+    sqliteOf(app.hub.store).runs.insertRun(newRun('s1'));
     app.hub.open('s1', null);
     for (const e of stoppedRun()) app.hub.append('s1', e);
     expect(app.hub.tracker('s1')!.state.breaker).toEqual({ tripped: true, cause: null, stoppedBy: STOP });
-    app.hub.store.writer.flush();
+    sqliteOf(app.hub.store).writer.flush();
     const detail = (await app.inject({ url: '/api/runs/s1' })).json();
     expect(detail.breaker).toEqual({ tripped: true, cause: null, stoppedBy: STOP });
     const trace = buildChromeTrace('s1', null, stoppedRun(), []);

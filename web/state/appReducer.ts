@@ -7,6 +7,7 @@ import { assertNever, type RunState, type SeqEvent, type ServerMessage } from '.
 import { applyEvents } from '../../shared/runView/applyEvent.ts';
 import { emptyRun, type RequestView, type RunModel } from '../../shared/runView/runModel.ts';
 import { withRows } from '../../shared/runView/storedRows.ts';
+import type { StoreHealth } from '../../shared/storeHealth.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 
@@ -22,6 +23,8 @@ export interface AppState {
   runs: Record<string, RunModel>;
   /** Bumped when the server asks for a resync; the live client resubscribes. */
   resyncs: number;
+  /** The dashboard's store as the server last said (null before it did): a banner while its database is away. */
+  store: StoreHealth | null;
 }
 
 export type AppAction =
@@ -42,6 +45,7 @@ export const initialState: AppState = {
   active: {},
   runs: {},
   resyncs: 0,
+  store: null,
 };
 
 export function reduce(state: AppState, action: AppAction): AppState {
@@ -89,6 +93,8 @@ function reduceServer(state: AppState, msg: ServerMessage): AppState {
       return withEvents(state, msg.runId, msg.events);
     case 'resync':
       return { ...state, resyncs: state.resyncs + 1 };
+    case 'store':
+      return { ...state, store: msg.health };
     case 'run.removed': {
       const active = { ...state.active };
       const runs = { ...state.runs };

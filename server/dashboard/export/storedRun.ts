@@ -11,12 +11,10 @@ import { blockedWaits, type BlockedWait } from '../../../shared/runView/runStory
 import { storedRunModel } from '../../../shared/runView/storedRows.ts';
 import { runStalls } from '../../../shared/runView/stalls.ts';
 import type { InterruptCause } from '../../../shared/types.ts';
-import type { Store } from '../store/store.ts';
+import type { DashboardStore, StoredRunRow } from '../store/storeApi.ts';
 
 /** Rows read at most (the exports hold the run in memory). */
 const MAX_ROWS = 1_000_000;
-
-type StoredRunRow = NonNullable<ReturnType<Store['runs']['get']>>;
 
 export interface StoredRun {
   run: StoredRunRow;
@@ -37,14 +35,15 @@ export function interruptCauseOf(summary: RunSummary | null, state: RunState | n
 }
 
 /** The run, or null when there is no such run. Flushes the writer first, so a live run's last events are in. */
-export function readStoredRun(store: Store, id: string): StoredRun | null {
-  const run = store.runs.get(id);
+export async function readStoredRun(store: DashboardStore, id: string): Promise<StoredRun | null> {
+  const run = await store.get(id);
   if (!run) return null;
-  store.writer.flush();
-  const rows = store.runs.requests(id, 0, MAX_ROWS).requests;
-  const events = store.runs
-    .eventsAfter(id, 0, 10_000_000)
-    .map((e) => ({ seq: e.seq, event: JSON.parse(e.json) as RunEvent }));
+  await store.flush();
+  const rows = (await store.requests(id, 0, MAX_ROWS)).requests;
+  const events = (await store.eventsAfter(id, 0, 10_000_000)).map((e) => ({
+    seq: e.seq,
+    event: JSON.parse(e.json) as RunEvent,
+  }));
   const model = storedRunModel(id, events, rows);
   const endT = model.finishedT ?? model.lastT;
   return {
@@ -52,7 +51,7 @@ export function readStoredRun(store: Store, id: string): StoredRun | null {
     rows,
     events,
     model,
-    stalls: runStalls(model, store.runs.stallReports(id), model.startedAtMs ?? run.startedAtMs),
+    stalls: runStalls(model, await store.stallReports(id), model.startedAtMs ?? run.startedAtMs),
     endT,
     waits: blockedWaits(model, endT),
   };

@@ -58,6 +58,11 @@ export class ClientSession implements HubListener {
     this.unsubscribe = hub.subscribe(this);
     this.send({ type: 'hello', v: PROTOCOL_VERSION });
     this.send({ type: 'snapshot', runs: hub.snapshot() });
+    this.send({ type: 'store', health: hub.store.health() });
+  }
+
+  onStoreHealth(): void {
+    this.send({ type: 'store', health: this.hub.store.health() });
   }
 
   private send(m: ServerMessage): void {
@@ -75,22 +80,26 @@ export class ClientSession implements HubListener {
     if (!checkClientMessage.Check(value)) return;
     const m: ClientMessage = value;
     switch (m.type) {
-      case 'subscribe': {
-        const head = this.hub.headSeq(m.runId);
-        if (head === null) {
-          this.send({ type: 'run.removed', runId: m.runId });
-          return;
-        }
-        this.cursors.set(m.runId, m.afterSeq);
-        if (head > m.afterSeq) this.schedule(0);
+      case 'subscribe':
+        void this.subscribe(m.runId, m.afterSeq);
         return;
-      }
       case 'unsubscribe':
         this.cursors.delete(m.runId);
         return;
       default:
         return;
     }
+  }
+
+  private async subscribe(runId: string, afterSeq: number): Promise<void> {
+    const head = await this.hub.headSeq(runId).catch(() => null);
+    if (this.closed) return;
+    if (head === null) {
+      this.send({ type: 'run.removed', runId });
+      return;
+    }
+    this.cursors.set(runId, afterSeq);
+    if (head > afterSeq) this.schedule(0);
   }
 
   onAppend(runId: string): void {
@@ -100,7 +109,8 @@ export class ClientSession implements HubListener {
   onActiveChanged(): void {
     // Flush what subscribed runs already have first, so the snapshot never runs ahead of the deltas.
     this.flush();
-    this.send({ type: 'snapshot', runs: this.hub.snapshot() });
+    if (this.flushing) this.snapshotDue = true;
+    else this.send({ type: 'snapshot', runs: this.hub.snapshot() });
   }
 
   onRemoved(runId: string): void {
@@ -116,27 +126,79 @@ export class ClientSession implements HubListener {
     }, ms);
   }
 
-  /** Sends every subscribed run's new events (bounded per frame); reschedules if more remain. */
+  /**
+   * Sends every subscribed run's new events (bounded per frame); reschedules if more remain. One flush at a
+   * time: a read from the store may wait, and a second flush meanwhile would send the same events twice.
+   */
   flush(): void {
     if (this.closed) return;
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
+    if (this.flushing) {
+      this.again = true;
+      return;
+    }
     if (this.transport.bufferedAmount() > this.maxBufferedBytes) {
       this.cursors.clear();
       this.send({ type: 'resync', reason: `client too slow: more than ${this.maxBufferedBytes} bytes unsent` });
       return;
     }
-    let more = false;
-    for (const [runId, cursor] of this.cursors) {
-      const events = this.hub.readAfter(runId, cursor, this.maxEventsPerFrame);
-      if (events.length === 0) continue;
-      this.cursors.set(runId, events[events.length - 1].seq);
-      this.transport.send(deltasFrame(runId, events));
-      if (events.length === this.maxEventsPerFrame) more = true;
+    const sent = this.sendFrom([...this.cursors], 0, false);
+    if (typeof sent === 'boolean') this.flushed(sent);
+    else {
+      this.flushing = true;
+      void sent.then(
+        (more) => this.flushed(more),
+        () => this.flushed(true),
+      );
     }
-    if (more) this.schedule(this.batchMs);
+  }
+
+  /** A read from the store is in progress. */
+  private flushing = false;
+  /** Something was appended while a flush was reading. */
+  private again = false;
+  /** A snapshot waits for the flush in progress. */
+  private snapshotDue = false;
+
+  private flushed(more: boolean): void {
+    this.flushing = false;
+    if (this.snapshotDue) {
+      this.snapshotDue = false;
+      this.send({ type: 'snapshot', runs: this.hub.snapshot() });
+    }
+    if (this.again) {
+      this.again = false;
+      this.schedule(0);
+    } else if (more) this.schedule(this.batchMs);
+  }
+
+  /**
+   * Sends what is new for the cursors from `i` on; true when a run has more than one frame's worth. At once
+   * while the hub answers from memory; a promise once one read goes to the store.
+   */
+  private sendFrom(list: [string, number][], i: number, more: boolean): boolean | Promise<boolean> {
+    for (; i < list.length; i++) {
+      const [runId, cursor] = list[i];
+      const got = this.hub.readAfter(runId, cursor, this.maxEventsPerFrame);
+      if (!Array.isArray(got)) {
+        const next = i + 1;
+        return got.then((events) => this.sendFrom(list, next, this.sendEvents(runId, cursor, events) || more));
+      }
+      more = this.sendEvents(runId, cursor, got) || more;
+    }
+    return more;
+  }
+
+  /** One deltas frame; true when it is full. */
+  private sendEvents(runId: string, cursor: number, events: StoredEvent[]): boolean {
+    // Closed, unsubscribed, or subscribed again from another seq while a read waited.
+    if (this.closed || events.length === 0 || this.cursors.get(runId) !== cursor) return false;
+    this.cursors.set(runId, events[events.length - 1].seq);
+    this.transport.send(deltasFrame(runId, events));
+    return events.length === this.maxEventsPerFrame;
   }
 
   subscriptions(): Map<string, number> {

@@ -154,9 +154,14 @@ export class RunTracker {
     return this.ended.filter((id): id is string => id !== undefined);
   }
 
-  /** Folds one event in; returns what the store must persist. */
+  /** Folds one numbered event in; returns what the store must persist. */
   apply(seq: number, e: RunEvent): Effects {
     this.state.seq = seq;
+    return this.fold(e);
+  }
+
+  /** Folds one event in before it is numbered (the store numbers it); returns what the store must persist. */
+  fold(e: RunEvent): Effects {
     const c = this.state.counts;
     switch (e.type) {
       case 'run.started':

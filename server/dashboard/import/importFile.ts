@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import type { ImportReply } from '../../../shared/apiSchemas.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
-import type { Store } from '../store/store.ts';
+import type { DashboardStore } from '../store/storeApi.ts';
 import { RESULT_PART_CHARS, resultParts } from '../store/runQueries.ts';
 import { newRunId } from '../runs/manager.ts';
 import { redactUrl } from '../runs/redact.ts';
@@ -36,7 +36,7 @@ export class ResultImporter {
   private readonly workers = new Set<Worker>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: DashboardStore,
     private readonly sliceRows = SLICE_ROWS,
     private readonly resultPartChars = RESULT_PART_CHARS,
   ) {}
@@ -57,12 +57,6 @@ export class ResultImporter {
     this.workers.add(worker);
     const written: string[] = [];
     const runs: ImportReply['runs'] = [];
-    const insert = this.store.db.prepare(
-      'INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)',
-    );
-    const writeRows = this.store.db.transaction((m: Extract<ImportMessage, { type: 'rows' }>) => {
-      for (let k = 0; k < m.index.length; k++) insert.run(m.id, m.index[k], m.json[k], m.status[k]);
-    });
     let current: Extract<ImportMessage, { type: 'run' }> | null = null;
     let stopped = false;
     const finishCurrent = async () => {
@@ -73,12 +67,12 @@ export class ResultImporter {
       const parts = resultParts(run.resultJson, this.resultPartChars);
       for (let p = 0; p < parts.length; p++) {
         if (stopped) return;
-        this.store.runs.writeResultPart(run.id, p, parts[p]);
+        await this.store.writeResultPart(run.id, p, parts[p]);
         await yieldTurn();
       }
       if (stopped) return;
       const finishedAtMs = run.startedAtMs !== null ? run.startedAtMs + run.summary.durationS * 1000 : null;
-      this.store.runs.update(run.id, { status: 'finished', finishedAtMs, resultParts: parts.length });
+      await this.store.update(run.id, { status: 'finished', finishedAtMs, resultParts: parts.length });
     };
     const handle = async (m: ImportMessage, resolve: () => void, reject: (e: Error) => void) => {
       if (stopped) return;
@@ -86,9 +80,9 @@ export class ResultImporter {
         await finishCurrent();
         current = m;
         written.push(m.id);
-        runs.push(this.insertRun(m, filename, now));
+        runs.push(await this.insertRun(m, filename, now));
       } else if (m.type === 'rows') {
-        writeRows(m);
+        await this.store.writeRows(m.id, m);
         // Ask for the next slice only after other work had a turn.
         await yieldTurn();
         if (!stopped) worker.postMessage('next');
@@ -126,7 +120,7 @@ export class ResultImporter {
       });
     } catch (e) {
       // Only an internal failure can come after the first run was written: leave nothing half-imported.
-      for (const id of written) this.store.runs.delete(id);
+      for (const id of written) await this.store.delete(id).catch(() => false);
       throw e;
     } finally {
       stopped = true;
@@ -136,13 +130,13 @@ export class ResultImporter {
     return { runs };
   }
 
-  private insertRun(m: Extract<ImportMessage, { type: 'run' }>, filename: string | null, now: number) {
+  private async insertRun(m: Extract<ImportMessage, { type: 'run' }>, filename: string | null, now: number) {
     // An object's own --label names it; otherwise the file does, numbered when it holds several runs.
     const label =
       m.label ?? (m.of > 1 ? `${filename ?? 'imported result'} #${m.index + 1}` : (filename ?? 'imported result'));
     const metadata = { ...m.metadata, ...(filename ? { 'import.file': filename } : {}) };
-    this.store.db.transaction(() => {
-      this.store.runs.insertRun({
+    await this.store.insertWhole(
+      {
         id: m.id,
         source: 'import',
         status: 'running',
@@ -159,13 +153,13 @@ export class ResultImporter {
         createdAtMs: now - m.index,
         startedAtMs: m.startedAtMs,
         metadata,
-      });
-      this.store.runs.update(m.id, {
+      },
+      {
         verdict: m.summary.verdict,
         summary: m.summary,
         importInfo: { file: filename, object: m.index + 1, of: m.of, present: m.present, missing: m.missing },
-      });
-    })();
+      },
+    );
     return { id: m.id, label, present: m.present, missing: m.missing };
   }
 

@@ -4,7 +4,7 @@
  * `--report-to` runs.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../store/store.ts';
+import type { DashboardStore } from '../store/storeApi.ts';
 import type { Hub } from '../hub/hub.ts';
 import type { RunStarter } from '../runs/types.ts';
 import type { ExternalRuns } from '../runs/externalRuns.ts';
@@ -13,7 +13,7 @@ import type { Pruner } from '../retention/pruner.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    store: Store;
+    store: DashboardStore;
     hub: Hub;
     runManager: RunStarter;
     externalRuns: ExternalRuns;
@@ -27,7 +27,7 @@ declare module 'fastify' {
 export function decorateContext(
   app: FastifyInstance,
   c: {
-    store: Store;
+    store: DashboardStore;
     hub: Hub;
     runManager: RunStarter;
     externalRuns: ExternalRuns;

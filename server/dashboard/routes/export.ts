@@ -14,11 +14,11 @@ import { requestTable } from '../export/requestTable.ts';
 import { readStoredRun, type StoredRun } from '../export/storedRun.ts';
 import { rebuildResult, rowRecords, vllmText } from '../export/vllmJson.ts';
 import { withDetailedArrays } from '../runs/detailedResult.ts';
-import type { Store } from '../store/store.ts';
+import type { DashboardStore } from '../store/storeApi.ts';
 
 /** The run's vLLM result: as stored, else rebuilt with the engine's builder from its summary and rows. */
-function vllmResult(store: Store, { run, rows }: StoredRun): Record<string, unknown> {
-  const stored = store.runs.result(run.id);
+async function vllmResult(store: DashboardStore, { run, rows }: StoredRun): Promise<Record<string, unknown>> {
+  const stored = await store.result(run.id);
   // A dashboard run stored summary-only (recorded before the engine's records were kept): its arrays from the rows.
   return (
     (stored && run.source === 'dashboard' && rows.length > 0 ? withDetailedArrays(stored, rowRecords(rows)) : stored) ??
@@ -53,7 +53,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { id } = req.params;
       const { format } = req.query;
-      const r = readStoredRun(app.store, id);
+      const r = await readStoredRun(app.store, id);
       if (!r) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const file = (ext: string) => `attachment; filename="stallscope-${id.replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}"`;
       const table = () => requestTable(r.rows, r.model, r.waits);
@@ -67,7 +67,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (format === 'evidence') {
         const evidence = buildEvidence(r, {
           table: table(),
-          result: vllmResult(app.store, r),
+          result: await vllmResult(app.store, r),
           trace: traceOf(r),
           exportedAtMs: Date.now(),
         });
@@ -76,7 +76,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply
         .type('application/json')
         .header('content-disposition', file('json'))
-        .send(vllmText(vllmResult(app.store, r)));
+        .send(vllmText(await vllmResult(app.store, r)));
     },
   );
 };

@@ -21,12 +21,17 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
           label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
           metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
         }),
-        response: { 201: Type.Object({ id: Type.String() }), 400: ErrorReplySchema, 409: ErrorReplySchema },
+        response: {
+          201: Type.Object({ id: Type.String() }),
+          400: ErrorReplySchema,
+          409: ErrorReplySchema,
+          503: ErrorReplySchema,
+        },
       },
     },
     async (req, reply) => {
       const b = req.body;
-      const id = app.externalRuns.create(b);
+      const id = await app.externalRuns.create(b);
       await app.tokens.recordReporter(id, req.caller);
       return reply.status(201).send({ id });
     },
@@ -44,13 +49,14 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: ErrorReplySchema,
           404: ErrorReplySchema,
           409: ErrorReplySchema,
+          503: ErrorReplySchema,
         },
       },
     },
     async (req) => {
       const { id } = req.params;
       const { events } = req.body;
-      return { lastSeq: app.externalRuns.append(id, events) };
+      return { lastSeq: await app.externalRuns.append(id, events) };
     },
   );
 };

@@ -1,7 +1,11 @@
-/** GET /api/health: liveness and what is running (for scripts and the UI's connection check). */
+/**
+ * GET /api/health: liveness, what is running and the store's state — whether its database answers and how
+ * much waits in the outage buffer (docs/design.md#outage-buffer) — for scripts and the UI's connection check.
+ */
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { PROTOCOL_VERSION } from '../../../shared/protocol.ts';
+import { StoreHealthSchema } from '../../../shared/storeHealth.ts';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
@@ -9,10 +13,18 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         response: {
-          200: Type.Object({ ok: Type.Boolean(), protocol: Type.Integer(), activeRuns: Type.Array(Type.String()) }),
+          200: Type.Object({
+            ok: Type.Boolean(),
+            protocol: Type.Integer(),
+            activeRuns: Type.Array(Type.String()),
+            store: StoreHealthSchema,
+          }),
         },
       },
     },
-    async () => ({ ok: true, protocol: PROTOCOL_VERSION, activeRuns: app.hub.activeIds() }),
+    async () => {
+      const store = app.store.health();
+      return { ok: store.connected, protocol: PROTOCOL_VERSION, activeRuns: app.hub.activeIds(), store };
+    },
   );
 }

@@ -18,6 +18,7 @@ import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../../
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { checkTelemetry } from '../runs/eventChecks.ts';
 import { joinTelemetry } from '../runs/telemetryJoin.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
 
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_REPORTED_ERRORS = 20;
@@ -38,12 +39,15 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         querystring: Type.Object({ runId: Type.Optional(Type.String({ maxLength: 200 })) }),
         body: Type.String(),
-        response: { 200: IngestReplySchema, 400: ErrorReplySchema },
+        response: { 200: IngestReplySchema, 400: ErrorReplySchema, 503: ErrorReplySchema },
       },
     },
     async (req) => {
       const { runId } = req.query;
       const text = req.body;
+      // The outage buffer is full: refuse the whole body so the sender keeps it (docs/design.md#outage-buffer).
+      if (!app.store.hasRoom(1))
+        throw new StallscopeError('STORE_UNAVAILABLE', 'the database is unreachable and the outage buffer is full');
       const reply: IngestReply = { accepted: 0, rejected: 0, unjoined: 0, errors: [] };
       const reject = (line: number, message: string) => {
         reply.rejected++;
@@ -51,9 +55,9 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       /** Good events of this slice, per destination run, in line order. */
       let pending = new Map<string, TelemetryEvent[]>();
-      const deliver = () => {
+      const deliver = async () => {
         for (const [dest, events] of pending) {
-          if (app.hub.appendTelemetryBatch(dest, events) !== null) reply.accepted += events.length;
+          if ((await app.hub.appendTelemetryBatch(dest, events)) !== null) reply.accepted += events.length;
           else reply.unjoined += events.length;
         }
         pending = new Map();
@@ -94,13 +98,13 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }
         }
         if ((lineNo & 127) === 0 && performance.now() - sliceStart > SLICE_MS) {
-          deliver();
+          await deliver();
           await yieldToLoop();
           live = app.hub.activeIds(); // runs may have started or ended meanwhile
           sliceStart = performance.now();
         }
       }
-      deliver();
+      await deliver();
       return reply;
     },
   );

@@ -67,7 +67,7 @@ function runReadRoutes(app: App): void {
     { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
     async (req) => {
       const q = req.query;
-      const page = app.store.runs.list({
+      const page = await app.store.list({
         verdict: q.verdict,
         status: q.status,
         source: q.source,
@@ -88,7 +88,7 @@ function runReadRoutes(app: App): void {
     { schema: { params: IdParams, response: { 200: RunDetailSchema, ...Errors } } },
     async (req) => {
       const { id } = req.params;
-      const run = app.store.runs.get(id);
+      const run = await app.store.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
       const { state: stored, ...rest } = run;
@@ -107,7 +107,7 @@ function runReadRoutes(app: App): void {
               startedAtMs: live.startedAtMs ?? run.startedAtMs,
             }
           : {}),
-        stallReports: app.store.runs.stallReports(id),
+        stallReports: await app.store.stallReports(id),
         interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
         pinned: kept?.pinned ?? false,
@@ -136,11 +136,11 @@ function runStreamRoutes(app: App): void {
     async (req, reply) => {
       const { id } = req.params;
       const { offset, limit, status } = req.query;
-      if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      app.store.writer.flush(); // a live run's ended requests may still be queued
+      if (!(await app.store.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      await app.store.flush(); // a live run's ended requests may still be queued
       // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding);
       // a never-sent range's are synthesised for this page only (docs/design.md#bulk-unsent).
-      const { total, json } = app.store.runs.requestsJson(id, offset, limit, status);
+      const { total, json } = await app.store.requestsJson(id, offset, limit, status);
       return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
     },
   );
@@ -160,9 +160,9 @@ function runStreamRoutes(app: App): void {
     async (req, reply) => {
       const { id } = req.params;
       const { after, limit } = req.query;
-      const head = app.hub.headSeq(id);
+      const head = await app.hub.headSeq(id);
       if (head === null) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      const events = app.hub.readAfter(id, after, limit);
+      const events = await app.hub.readAfter(id, after, limit);
       const last = events.length ? events[events.length - 1].seq : after;
       // A pruned run numbered more events than it keeps: none are left to ask for (docs/design.md#retention).
       const gone = events.length === 0 && (await app.store.retention.retentionFacts(id))?.prunedAtMs != null;
@@ -198,8 +198,8 @@ function runControlRoutes(app: App): void {
     { schema: { params: IdParams, response: { 202: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req, reply) => {
       const { id } = req.params;
-      if (!app.store.runs.exists(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      if (!app.runManager.cancel(id)) throw cancelRefusal(app, id);
+      if (!(await app.store.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      if (!app.runManager.cancel(id)) throw await cancelRefusal(app, id);
       return reply.status(202).send({ id });
     },
   );
@@ -210,7 +210,7 @@ function runControlRoutes(app: App): void {
     async (req) => {
       const { id } = req.params;
       if (app.hub.isActive(id)) throw deleteRefusal(app, id);
-      if (!app.store.runs.delete(id)) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      if (!(await app.store.delete(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.hub.removed(id);
       return { id };
     },

@@ -8,7 +8,6 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
 import { buildBoard, StallsReplySchema } from '../../../shared/stallsApi.ts';
-import { boardRuns } from '../store/boardQueries.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 /** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
@@ -33,8 +32,8 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
         until: timeParam(q.until, 'until'),
         maxRuns: BOARD_MAX_RUNS,
       };
-      app.store.writer.flush(); // live runs' latest reports and timeouts may still be queued
-      const { runs, truncated } = boardRuns(app.store.db, filter);
+      await app.store.flush(); // live runs' latest reports and timeouts may still be queued
+      const { runs, truncated } = await app.store.boardRuns(filter);
       return { groups: buildBoard(runs, q.last), runs_considered: runs.length, truncated };
     },
   );

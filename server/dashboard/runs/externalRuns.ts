@@ -15,6 +15,7 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
 import { redactConfig, redactUrl } from './redact.ts';
+import type { StoredRunRow } from '../store/storeApi.ts';
 
 const refuse = (i: number, what: string, field: string): never => {
   throw new StallscopeError(
@@ -100,14 +101,16 @@ export class ExternalRuns {
     private readonly idleMs = 10 * 60_000,
   ) {}
 
-  create(info: ExternalRunInfo, now = Date.now()): string {
+  async create(info: ExternalRunInfo, now = Date.now()): Promise<string> {
     const c = info.config ?? {};
-    const runs = this.hub.store.runs;
-    if (runs.exists(info.runId)) throw new StallscopeError('API_CONFLICT', `run ${info.runId} already exists`, 'runId');
+    const store = this.hub.store;
+    this.needRoom(1);
+    if (await store.exists(info.runId))
+      throw new StallscopeError('API_CONFLICT', `run ${info.runId} already exists`, 'runId');
     const str = (v: unknown) => (typeof v === 'string' ? v : null);
     const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null);
     const dataset = (c.dataset as { name?: unknown } | undefined)?.name;
-    runs.insertRun({
+    await store.insertRun({
       id: info.runId,
       source: 'cli',
       status: 'running',
@@ -131,7 +134,17 @@ export class ExternalRuns {
       message: 'reported by stallscope bench --report-to',
     });
     this.touch(info.runId);
+    await store.settled();
     return info.runId;
+  }
+
+  /** 503 while the store's outage buffer cannot take `events` more (the reporter keeps them and retries). */
+  private needRoom(events: number): void {
+    if (!this.hub.store.hasRoom(events))
+      throw new StallscopeError(
+        'STORE_UNAVAILABLE',
+        'the database is unreachable and the outage buffer is full; retry later (nothing of this batch was applied)',
+      );
   }
 
   /**
@@ -140,11 +153,12 @@ export class ExternalRuns {
    * applied: a batch with one bad event is refused whole (400 naming its index
    * and field) and changes nothing.
    */
-  append(runId: string, posted: readonly unknown[]): number {
-    if (!this.idle.has(runId) || !this.hub.isActive(runId)) this.refuseNotLive(runId);
+  async append(runId: string, posted: readonly unknown[]): Promise<number> {
+    if (!this.isReported(runId)) await this.adoptOrRefuse(runId);
+    this.needRoom(posted.length);
     const state = this.hub.tracker(runId)?.state;
     const events = checkBatch(posted, state?.startedAtMs != null ? state.counts.total : null);
-    const seq = events.length ? this.hub.appendBatch(runId, events) : (this.hub.headSeq(runId) ?? 0);
+    const seq = events.length ? this.hub.appendBatch(runId, events) : ((await this.hub.headSeq(runId)) ?? 0);
     let finished: RunFinished | null = null;
     for (const e of events) {
       if (e.type === 'request.completed' && isEmptyCompletion(e.outcome))
@@ -156,12 +170,33 @@ export class ExternalRuns {
       const s = finished.summary;
       const judged = withEmptyCompletions(s.verdict, s.verdictReasons, this.emptyAnswers.get(runId) ?? 0);
       this.stop(runId);
-      finalizeRun(this.hub, runId, {
+      // Not awaited: while the database is away the run's end waits in the outage buffer like its events.
+      void finalizeRun(this.hub, runId, {
         status: 'finished',
         summary: { ...s, verdict: judged.verdict, verdictReasons: judged.reasons },
       });
     } else this.touch(runId);
-    return seq;
+    // Acknowledged once written (another dashboard on the same database then sees it), or once buffered
+    // while the database is away (docs/design.md#outage-buffer).
+    await this.hub.store.settled();
+    return Math.max(seq, this.hub.tracker(runId)?.state.seq ?? 0);
+  }
+
+  /**
+   * A run another dashboard process created on the same database (several behind a load balancer) takes its
+   * events here too: it becomes live in this process, its declared requests read from its stored state.
+   * Anything else is refused as before.
+   */
+  private async adoptOrRefuse(runId: string): Promise<void> {
+    const stored = await this.hub.store.get(runId);
+    if (this.isReported(runId)) return;
+    const started = stored?.state?.startedAtMs != null;
+    if (this.hub.store.soleWriter || !stored || stored.source !== 'cli' || stored.status !== 'running' || !started)
+      this.refuseNotLive(stored, runId);
+    const tracker = this.hub.open(runId, stored.label);
+    tracker.state.startedAtMs = stored.state!.startedAtMs;
+    tracker.state.counts.total = stored.state!.counts.total;
+    this.touch(runId);
   }
 
   /** Whether `runId` is a live run reported by a CLI (not one the dashboard runs itself). */
@@ -176,13 +211,16 @@ export class ExternalRuns {
   abandon(runId: string): boolean {
     if (!this.isReported(runId)) return false;
     this.stop(runId);
-    finalizeRun(this.hub, runId, { status: 'interrupted', interruptCause: 'dashboard', message: ABANDONED_MESSAGE });
+    void finalizeRun(this.hub, runId, {
+      status: 'interrupted',
+      interruptCause: 'dashboard',
+      message: ABANDONED_MESSAGE,
+    });
     return true;
   }
 
   /** 404 for a run that does not exist, else a 409 saying how the run ended (abandoned, gone silent, finished). */
-  private refuseNotLive(runId: string): never {
-    const stored = this.hub.store.runs.get(runId);
+  private refuseNotLive(stored: StoredRunRow | null, runId: string): never {
     if (!stored) throw new StallscopeError('API_NOT_FOUND', `no reported run ${runId}`, 'runId');
     const how =
       stored.status === 'interrupted' && stored.state?.interruptCause === 'dashboard'
@@ -201,7 +239,7 @@ export class ExternalRuns {
     clearTimeout(this.idle.get(runId));
     const t = setTimeout(() => {
       this.idle.delete(runId);
-      finalizeRun(this.hub, runId, { status: 'interrupted', message: 'the reporting CLI went silent' });
+      void finalizeRun(this.hub, runId, { status: 'interrupted', message: 'the reporting CLI went silent' });
     }, this.idleMs);
     t.unref();
     this.idle.set(runId, t);
@@ -214,10 +252,12 @@ export class ExternalRuns {
   }
 
   /** Records every live reported run as interrupted (dashboard shutdown). */
-  shutdown(): void {
+  async shutdown(): Promise<void> {
+    const ends: Promise<void>[] = [];
     for (const id of [...this.idle.keys()]) {
       this.stop(id);
-      finalizeRun(this.hub, id, { status: 'interrupted', message: 'the dashboard stopped' });
+      ends.push(finalizeRun(this.hub, id, { status: 'interrupted', message: 'the dashboard stopped' }));
     }
+    await Promise.all(ends);
   }
 }

@@ -88,7 +88,7 @@ export class RunManager implements RunStarter {
       throw e;
     }
     const { hub } = this.deps;
-    hub.store.runs.insertRun({
+    await hub.store.insertRun({
       id,
       source: 'dashboard',
       status: 'running',
@@ -143,7 +143,7 @@ export class RunManager implements RunStarter {
           command: this.deps.targetCommand,
           log,
         });
-        hub.store.runs.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
+        await hub.store.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
       }
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
@@ -185,11 +185,11 @@ export class RunManager implements RunStarter {
     }
     if (!hub.isActive(id)) return; // already recorded by shutdown()
     const { parts, ...outcome } = final;
-    const write = (part: number, text: string) => hub.store.runs.writeResultPart(id, part, text);
+    const write = (part: number, text: string) => hub.store.writeResultPart(id, part, text);
     const resultParts = parts ? await writeResultParts(parts, write, () => !hub.isActive(id)) : undefined;
     if (resultParts === null) return; // recorded by shutdown() meanwhile
     if (finished) hub.append(id, finished);
-    finalizeRun(hub, id, { ...outcome, resultParts });
+    await finalizeRun(hub, id, { ...outcome, resultParts });
   }
 
   cancel(id: string): boolean {
@@ -220,12 +220,16 @@ export class RunManager implements RunStarter {
     ]);
     clearTimeout(timer);
     if (!late) return;
+    const ends: Promise<void>[] = [];
     for (const id of this.live.keys()) {
       this.log(`[${id}] still winding down after ${deadlineMs} ms: recorded as interrupted as it stands`);
-      finalizeRun(this.deps.hub, id, {
-        status: 'interrupted',
-        message: 'the dashboard stopped before the run could end',
-      });
+      ends.push(
+        finalizeRun(this.deps.hub, id, {
+          status: 'interrupted',
+          message: 'the dashboard stopped before the run could end',
+        }),
+      );
     }
+    await Promise.all(ends);
   }
 }

@@ -74,19 +74,20 @@ export function* resultTextParts(
 }
 
 /**
- * Writes the parts, one per turn, through `write(part, text)`; returns how
+ * Writes the parts, one per turn, through `write(part, text)` (each awaited); returns how
  * many, or null when `stopped()` said to stop first (the run was recorded
  * meanwhile: its parts are left for the store's clean-up of unfinished ones).
  */
 export async function writeResultParts(
   parts: Iterable<string>,
-  write: (part: number, text: string) => void,
+  write: (part: number, text: string) => Promise<void> | void,
   stopped: () => boolean,
 ): Promise<number | null> {
   let n = 0;
   for (const text of parts) {
     if (stopped()) return null;
-    write(n++, text);
+    // Awaited: on PostgreSQL a part is written over a socket, and the count is set only once all are in.
+    await write(n++, text);
     await yieldTurn();
   }
   return n;

@@ -9,14 +9,10 @@ import type { BoardRun, StallEvidence } from '../../../shared/stallBoard.ts';
 import type { StallFingerprint } from '../../../shared/fingerprint.ts';
 import type { StallReport } from '../../../shared/stallReport.ts';
 import { keyRef, reportFingerprint, timeoutEvidence, type FirstTimeout } from '../../../shared/stallEvidence.ts';
-import { HAPPENED, metadataAndTime, type RunFilter } from './runQueries.ts';
+import { HAPPENED, metadataAndTime } from './runQueries.ts';
+import type { BoardFilter } from './storeApi.ts';
 
-export interface BoardFilter extends Pick<RunFilter, 'metadata' | 'since' | 'until'> {
-  /** The most runs read (the newest); the reply says when more matched. */
-  maxRuns: number;
-}
-
-interface RunRow {
+export interface BoardRunRow {
   id: string;
   at_ms: number;
   verdict: string | null;
@@ -26,7 +22,7 @@ interface RunRow {
   first_timeout_json: string | null;
 }
 
-interface StallRow {
+export interface BoardStallRow {
   run_id: string;
   worker_id: number;
   op_id: number;
@@ -42,7 +38,7 @@ export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardR
     .prepare(
       `SELECT r.id, ${HAPPENED} AS at_ms, r.verdict, r.status, r.label, r.metadata_json, r.first_timeout_json ${newest}`,
     )
-    .all(...args, f.maxRuns + 1) as RunRow[];
+    .all(...args, f.maxRuns + 1) as BoardRunRow[];
   const truncated = rows.length > f.maxRuns;
   if (truncated) rows.pop();
   // The report itself is read only when its fingerprint was never stored.
@@ -52,7 +48,12 @@ export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardR
          CASE WHEN s.fingerprint_json IS NULL THEN s.report_json END AS report_json
        FROM stall_reports s WHERE s.run_id IN (SELECT r.id ${newest}) ORDER BY s.run_id, s.seq`,
     )
-    .all(...args, f.maxRuns) as StallRow[];
+    .all(...args, f.maxRuns) as BoardStallRow[];
+  return { runs: boardFromRows(rows, stalls), truncated };
+}
+
+/** The board's runs from their rows and their stall rows (both stores read the same columns). */
+export function boardFromRows(rows: BoardRunRow[], stalls: BoardStallRow[]): BoardRun[] {
   const evidence = new Map<string, StallEvidence[]>();
   for (const s of stalls) {
     const fp: StallFingerprint = s.fingerprint_json
@@ -66,7 +67,7 @@ export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardR
     });
     evidence.set(s.run_id, list);
   }
-  const runs = rows.map((r): BoardRun => {
+  return rows.map((r): BoardRun => {
     const ev = evidence.get(r.id) ?? [];
     if (r.first_timeout_json) ev.push(timeoutEvidence(JSON.parse(r.first_timeout_json) as FirstTimeout));
     return {
@@ -79,5 +80,4 @@ export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardR
       evidence: ev,
     };
   });
-  return { runs, truncated };
 }

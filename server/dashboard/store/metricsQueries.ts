@@ -4,7 +4,8 @@
  * agree across dashboards sharing one database. Written in Kysely for both
  * stores; counts go through `Number()` (pg returns them as strings).
  */
-import type { FleetDb } from './kysely.ts';
+import type { Kysely } from 'kysely';
+import type { StallscopeDb } from './schema.ts';
 
 /** The most fingerprint × node series one scrape exports: the most frequent (a label set per series costs Prometheus). */
 export const MAX_STALL_SERIES = 500;
@@ -23,7 +24,7 @@ export interface MetricsQueries {
 }
 
 export class KyselyMetricsQueries implements MetricsQueries {
-  constructor(private readonly db: FleetDb) {}
+  constructor(private readonly db: Kysely<StallscopeDb>) {}
 
   async runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string; runs: number }[]> {
     const rows = await this.db

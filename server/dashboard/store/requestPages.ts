@@ -7,8 +7,9 @@
  * a range's requests as rows, in SQL counts and arithmetic: a page of a run
  * with a million never-sent requests reads one page, never the million.
  */
-import type Database from 'better-sqlite3';
+import { type Kysely, type SelectQueryBuilder } from 'kysely';
 import { disjointRanges, rangeRow, type EndedRange } from '../../../shared/endedRange.ts';
+import type { StallscopeDb } from './schema.ts';
 
 export interface RequestPageQuery {
   offset: number;
@@ -26,46 +27,39 @@ interface Segment {
   count: number;
 }
 
-const END = Number.MAX_SAFE_INTEGER;
+/** Past every index: PostgreSQL's `idx` is an INTEGER, which refuses a larger bound. */
+const END = 2 ** 31 - 1;
 
+type Requests = SelectQueryBuilder<StallscopeDb, 'requests', object>;
+
+/** Written once in Kysely: the same reads serve SQLite and PostgreSQL (docs/design.md#team-dashboard). */
 export class RequestPages {
-  private readonly rangesOf: Database.Statement;
-  private readonly countAll: Database.Statement;
-  private readonly countWith: Database.Statement;
-  private readonly countWithout: Database.Statement;
-  private readonly pageAll: Database.Statement;
-  private readonly pageWith: Database.Statement;
-  private readonly idxWithout: Database.Statement;
-  private readonly window: Database.Statement;
+  constructor(private readonly db: Kysely<StallscopeDb>) {}
 
-  constructor(db: Database.Database) {
-    const run = 'run_id = ? AND idx >= ? AND idx < ?';
-    this.rangesOf = db.prepare(
-      'SELECT from_idx, to_idx, id_prefix, row_json FROM request_ranges WHERE run_id = ? ORDER BY from_idx',
-    );
-    this.countAll = db.prepare(`SELECT COUNT(*) FROM requests WHERE ${run}`).pluck();
-    this.countWith = db.prepare(`SELECT COUNT(*) FROM requests WHERE ${run} AND status = ?`).pluck();
-    this.countWithout = db.prepare(`SELECT COUNT(*) FROM requests WHERE ${run} AND status != ?`).pluck();
-    this.pageAll = db.prepare(`SELECT row_json FROM requests WHERE ${run} ORDER BY idx LIMIT ? OFFSET ?`).pluck();
-    this.pageWith = db
-      .prepare(`SELECT row_json FROM requests WHERE ${run} AND status = ? ORDER BY idx LIMIT ? OFFSET ?`)
-      .pluck();
-    this.idxWithout = db.prepare(`SELECT idx FROM requests WHERE ${run} AND status != ? ORDER BY idx`).pluck();
-    this.window = db.prepare(`SELECT idx, row_json FROM requests WHERE ${run} ORDER BY idx`);
+  /** The run's stored rows with from <= idx < to, and (when given) in state `status` or not in it. */
+  private rows(runId: string, from: number, to: number, status?: { is: boolean; value: string }): Requests {
+    let q = this.db.selectFrom('requests').where('run_id', '=', runId).where('idx', '>=', from).where('idx', '<', to);
+    if (status) q = q.where('status', status.is ? '=' : '!=', status.value);
+    return q;
+  }
+
+  private async count(q: Requests): Promise<number> {
+    const r = await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+    return Number(r?.n ?? 0);
   }
 
   /** The ranges of a run, disjoint, in index order. */
-  ranges(runId: string): EndedRange[] {
-    const rows = this.rangesOf.all(runId) as {
-      from_idx: number;
-      to_idx: number;
-      id_prefix: string | null;
-      row_json: string;
-    }[];
+  async ranges(runId: string): Promise<EndedRange[]> {
+    const rows = await this.db
+      .selectFrom('request_ranges')
+      .select(['from_idx', 'to_idx', 'id_prefix', 'row_json'])
+      .where('run_id', '=', runId)
+      .orderBy('from_idx')
+      .execute();
     return disjointRanges(
       rows.map((r) => ({
-        from: r.from_idx,
-        to: r.to_idx,
+        from: Number(r.from_idx),
+        to: Number(r.to_idx),
         idPrefix: r.id_prefix,
         row: JSON.parse(r.row_json) as EndedRange['row'],
       })),
@@ -73,8 +67,8 @@ export class RequestPages {
   }
 
   /** One page of serialized RequestRows, and how many the (filtered) list holds in all. */
-  page(runId: string, q: RequestPageQuery): { total: number; json: string[] } {
-    const segments = this.segments(runId, q.status);
+  async page(runId: string, q: RequestPageQuery): Promise<{ total: number; json: string[] }> {
+    const segments = await this.segments(runId, q.status);
     const total = segments.reduce((a, s) => a + s.count, 0);
     const json: string[] = [];
     let skip = q.offset;
@@ -85,51 +79,65 @@ export class RequestPages {
         continue;
       }
       const want = Math.min(q.limit - json.length, s.count - skip);
-      for (const row of this.read(runId, s, skip, want, q.status)) json.push(row); // a spread of 1e6 overflows
+      for (const row of await this.read(runId, s, skip, want, q.status)) json.push(row); // a spread of 1e6 overflows
       skip = 0;
     }
     return { total, json };
   }
 
   /** The index line cut at the ranges' ends, each stretch counted under the filter. */
-  private segments(runId: string, status: string | undefined): Segment[] {
+  private async segments(runId: string, status: string | undefined): Promise<Segment[]> {
     const out: Segment[] = [];
     let at = 0;
-    const rows = (from: number, to: number): Segment => ({
+    const only = status === undefined ? undefined : { is: true, value: status };
+    const rows = async (from: number, to: number): Promise<Segment> => ({
       from,
       to,
       range: null,
-      count: (status === undefined
-        ? this.countAll.get(runId, from, to)
-        : this.countWith.get(runId, from, to, status)) as number,
+      count: await this.count(this.rows(runId, from, to, only)),
     });
-    for (const r of this.ranges(runId)) {
-      if (r.from > at) out.push(rows(at, r.from));
+    for (const r of await this.ranges(runId)) {
+      if (r.from > at) out.push(await rows(at, r.from));
       at = r.to;
       if (status !== undefined && r.row.status !== status) {
-        out.push(rows(r.from, r.to)); // only the stored rows inside the range can match
+        out.push(await rows(r.from, r.to)); // only the stored rows inside the range can match
         continue;
       }
       // Every index of the range is an entry, but a stored row inside it in another state.
-      const other = status === undefined ? 0 : (this.countWithout.get(runId, r.from, r.to, status) as number);
+      const other =
+        status === undefined ? 0 : await this.count(this.rows(runId, r.from, r.to, { is: false, value: status }));
       out.push({ from: r.from, to: r.to, range: r, count: r.to - r.from - other });
     }
-    out.push(rows(at, END));
+    out.push(await rows(at, END));
     return out;
   }
 
   /** Entries [skip, skip + want) of one stretch. */
-  private read(runId: string, s: Segment, skip: number, want: number, status: string | undefined): string[] {
+  private async read(
+    runId: string,
+    s: Segment,
+    skip: number,
+    want: number,
+    status: string | undefined,
+  ): Promise<string[]> {
     if (!s.range) {
-      return (
-        status === undefined
-          ? this.pageAll.all(runId, s.from, s.to, want, skip)
-          : this.pageWith.all(runId, s.from, s.to, status, want, skip)
-      ) as string[];
+      const only = status === undefined ? undefined : { is: true, value: status };
+      const found = await this.rows(runId, s.from, s.to, only)
+        .select('row_json')
+        .orderBy('idx')
+        .limit(want)
+        .offset(skip)
+        .execute();
+      return found.map((r) => r.row_json);
     }
     // Indices of the range left out by the filter: stored rows in another state (few: a range's requests
     // never began, so the engine stores none inside one).
-    const out = status === undefined ? [] : (this.idxWithout.all(runId, s.from, s.to, status) as number[]);
+    const out =
+      status === undefined
+        ? []
+        : (
+            await this.rows(runId, s.from, s.to, { is: false, value: status }).select('idx').orderBy('idx').execute()
+          ).map((r) => Number(r.idx));
     let idx = s.from + skip;
     let k = 0;
     for (; k < out.length && out[k] <= idx; k++) idx++;
@@ -143,11 +151,11 @@ export class RequestPages {
     }
     if (picked.length === 0) return [];
     const stored = new Map<number, string>();
-    const found = this.window.all(runId, picked[0], picked[picked.length - 1] + 1) as {
-      idx: number;
-      row_json: string;
-    }[];
-    for (const r of found) stored.set(r.idx, r.row_json);
+    const found = await this.rows(runId, picked[0], picked[picked.length - 1] + 1)
+      .select(['idx', 'row_json'])
+      .orderBy('idx')
+      .execute();
+    for (const r of found) stored.set(Number(r.idx), r.row_json);
     return picked.map((i) => stored.get(i) ?? JSON.stringify(rangeRow(s.range!, i)));
   }
 }

@@ -5,8 +5,8 @@
  * result parts; its stall reports and first timeout) is never touched here.
  * Written in Kysely for both stores.
  */
-import { sql } from 'kysely';
-import type { FleetDb } from './kysely.ts';
+import { sql, type Kysely } from 'kysely';
+import type { StallscopeDb } from './schema.ts';
 
 export interface RetentionPolicy {
   /** Runs that happened more than this many days ago are pruned; null = no age limit. */
@@ -35,7 +35,7 @@ const DAY_MS = 86_400_000;
 const happened = sql<number>`COALESCE(started_at_ms, created_at_ms)`;
 
 export class KyselyRetentionStore implements RetentionStore {
-  constructor(private readonly db: FleetDb) {}
+  constructor(private readonly db: Kysely<StallscopeDb>) {}
 
   async dueRuns(policy: RetentionPolicy, nowMs: number, limit: number): Promise<string[]> {
     if (policy.retainDays === null && policy.retainRuns === null) return [];

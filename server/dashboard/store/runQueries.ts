@@ -11,48 +11,12 @@ import type { Verdict } from '../../../shared/types.ts';
 import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
 import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
 import type { StallFingerprint } from '../../../shared/fingerprint.ts';
-import { RequestPages } from './requestPages.ts';
+import type { NewRun, RowSlice, RunFilter, RunSource, RunUpdate, StoredEvent, StoredRunRow } from './storeApi.ts';
 
 /** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
 export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
 
-export type RunSource = RunListItem['source'];
-
-/** What a new run row holds; the rest is filled as it runs. */
-export interface NewRun {
-  id: string;
-  source: RunSource;
-  status: string;
-  label: string | null;
-  model: string | null;
-  target: string | null;
-  dataset: string | null;
-  numPrompts: number | null;
-  maxConcurrency: number | null;
-  requestRate: string | null;
-  failFast: boolean;
-  createdAtMs: number;
-  startedAtMs?: number | null;
-  spec?: unknown;
-  config?: unknown;
-  metadata: Record<string, string>;
-}
-
-export interface RunFilter {
-  verdict?: string;
-  status?: string;
-  text?: string;
-  source?: string;
-  /** Exact key=value matches, all required. */
-  metadata?: [string, string][];
-  /** Happened at or after / before (epoch ms). */
-  since?: number;
-  until?: number;
-  limit: number;
-  offset: number;
-}
-
-interface RunRow {
+export interface RunRow {
   id: string;
   source: RunSource;
   status: string;
@@ -161,11 +125,7 @@ export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until
 }
 
 export class RunQueries {
-  private readonly pages: RequestPages;
-
-  constructor(private readonly db: Database.Database) {
-    this.pages = new RequestPages(db);
-  }
+  constructor(private readonly db: Database.Database) {}
 
   insertRun(n: NewRun): void {
     this.db.transaction(() => {
@@ -203,25 +163,7 @@ export class RunQueries {
   }
 
   /** Sets the given columns (names are fixed by the caller's keys below, never user input). */
-  update(
-    id: string,
-    f: {
-      status?: string;
-      verdict?: string | null;
-      startedAtMs?: number | null;
-      finishedAtMs?: number | null;
-      summary?: unknown;
-      result?: unknown;
-      /** How many `run_results` parts hold the result, set once they are all written (see writeResultPart). */
-      resultParts?: number;
-      importInfo?: unknown;
-      error?: string | null;
-      state?: RunState;
-      lastSeq?: number;
-      config?: unknown;
-      target?: string;
-    },
-  ): void {
+  update(id: string, f: RunUpdate): void {
     const cols: Record<string, string> = {
       config: 'config_json',
       target: 'target',
@@ -236,8 +178,10 @@ export class RunQueries {
       error: 'error',
       state: 'state_json',
       lastSeq: 'last_seq',
+      firstTimeout: 'first_timeout_json',
+      serverIdentity: 'server_identity_json',
     };
-    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config']);
+    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config', 'firstTimeout', 'serverIdentity']);
     const sets: string[] = [];
     const vals: unknown[] = [];
     for (const [k, v] of Object.entries(f)) {
@@ -295,19 +239,7 @@ export class RunQueries {
   }
 
   /** The full row for GET /api/runs/:id, or null. */
-  get(id: string):
-    | (RunListItem & {
-        spec: unknown;
-        config: unknown;
-        summary: RunSummary | null;
-        importInfo: unknown;
-        error: string | null;
-        lastSeq: number;
-        state: RunState | null;
-        firstTimeout: FirstTimeout | null;
-        serverIdentity: ServerIdentity | null;
-      })
-    | null {
+  get(id: string): StoredRunRow | null {
     const r = this.db
       .prepare(
         `SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error, r.first_timeout_json,
@@ -361,19 +293,6 @@ export class RunQueries {
     }));
   }
 
-  requests(id: string, offset: number, limit: number, status?: string): { total: number; requests: RequestRow[] } {
-    const { total, json } = this.requestsJson(id, offset, limit, status);
-    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
-  }
-
-  /**
-   * A page of request rows (serialized RequestRow, for replies that splice them in unparsed), in index order,
-   * a row per request: stored ones as stored, those of a stored range synthesised (store/requestPages.ts).
-   */
-  requestsJson(id: string, offset: number, limit: number, status?: string): { total: number; json: string[] } {
-    return this.pages.page(id, { offset, limit, status });
-  }
-
   /** Serialized `SeqEvent`s with seq > after, in order. */
   eventsAfter(id: string, after: number, limit: number): { seq: number; json: string }[] {
     return this.db
@@ -386,6 +305,42 @@ export class RunQueries {
     this.db.transaction(() => {
       for (const r of rows) st.run(runId, r.index, JSON.stringify(r), r.status);
     })();
+  }
+
+  /** The run's stored last seq (0 for a run with no events or no row). */
+  lastSeq(id: string): number {
+    const r = this.db.prepare('SELECT last_seq FROM runs WHERE id = ?').pluck().get(id) as number | undefined;
+    return r ?? 0;
+  }
+
+  /** One slice of serialized request rows, in one transaction. */
+  writeRowSlice(runId: string, rows: RowSlice): void {
+    this.rowSlice ??= this.db.transaction((id: string, r: RowSlice) => {
+      const st = (this.upsertRow ??= this.db.prepare(
+        'INSERT OR REPLACE INTO requests (run_id, idx, row_json, status) VALUES (?,?,?,?)',
+      ));
+      for (let k = 0; k < r.index.length; k++) st.run(id, r.index[k], r.json[k], r.status[k]);
+    });
+    this.rowSlice(runId, rows);
+  }
+  private rowSlice: ((runId: string, rows: RowSlice) => void) | null = null;
+  private upsertRow: Database.Statement | null = null;
+
+  /** Events numbered elsewhere, kept with their seq (duplicates ignored); last_seq follows. */
+  insertEvents(runId: string, events: readonly StoredEvent[]): void {
+    const st = this.db.prepare('INSERT OR IGNORE INTO events (run_id, seq, json) VALUES (?,?,?)');
+    this.db.transaction(() => {
+      for (const e of events) st.run(runId, e.seq, e.json);
+      if (events.length)
+        this.db
+          .prepare('UPDATE runs SET last_seq = MAX(last_seq, ?) WHERE id = ?')
+          .run(events[events.length - 1].seq, runId);
+    })();
+  }
+
+  /** Every run id, in insertion order. */
+  allIds(): string[] {
+    return this.db.prepare('SELECT id FROM runs ORDER BY rowid').pluck().all() as string[];
   }
 
   delete(id: string): boolean {

@@ -1,17 +1,36 @@
 /**
- * The dashboard's persistence: one SQLite database (WAL), read through
- * `RunQueries`, written live through the `BatchWriter`. On open, runs a
- * previous process left `running` (it crashed or was killed) become
+ * The embedded store: one SQLite database (WAL) in the data folder, read
+ * through `RunQueries`, written live through the `BatchWriter`. This process
+ * is the database's only writer (the data-folder lock), so it numbers a run's
+ * events itself, at once, from the run's stored `last_seq`. On open, runs a
+ * previous process left `running` (it crashed or was killed) can be marked
  * `interrupted`, keeping every request and stall report already committed.
  */
 import type Database from 'better-sqlite3';
+import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { RunEvent, RunState } from '../../../shared/protocol.ts';
+import type { StoreHealth } from '../../../shared/storeHealth.ts';
 import { join } from 'node:path';
 import { DB_FILE, openDb } from './db.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { RunQueries } from './runQueries.ts';
-import { BatchWriter } from './writer.ts';
-import { sqliteKysely } from './kysely.ts';
+import { BatchWriter, type Effects } from './writer.ts';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { StallscopeDb } from './schema.ts';
+import { boardRuns } from './boardQueries.ts';
+import { allStallRows, insertStallRows } from './sqliteMoves.ts';
+import type {
+  BoardFilter,
+  QueueStats,
+  DashboardStore,
+  NewRun,
+  RowSlice,
+  RunFilter,
+  RunUpdate,
+  StallRow,
+  StoredEvent,
+} from './storeApi.ts';
+import { RequestPages } from './requestPages.ts';
 import { KyselyTokenStore, type TokenStore } from './tokens.ts';
 import { KyselyRetentionStore, type RetentionStore } from './retention.ts';
 import { KyselyMetricsQueries, type MetricsQueries } from './metricsQueries.ts';
@@ -24,15 +43,21 @@ export interface StoreOptions {
   now?: () => number;
 }
 
-export class Store {
+export class Store implements DashboardStore {
+  readonly kind = 'sqlite' as const;
+  readonly soleWriter = true;
   readonly db: Database.Database;
   readonly runs: RunQueries;
   readonly writer: BatchWriter;
-  /** Tokens, retention and /metrics, in Kysely over this connection (the same queries serve PostgreSQL). */
+  readonly kysely: Kysely<StallscopeDb>;
   readonly tokens: TokenStore;
   readonly retention: RetentionStore;
   readonly metrics: MetricsQueries;
+  private readonly pages: RequestPages;
   private stateOf: (runId: string) => RunState | undefined = () => undefined;
+  private numbered: (runId: string, seq: number, json: string) => void = () => undefined;
+  /** The last seq given to each run this process wrote to (its stored last_seq plus what is queued). */
+  private readonly seqs = new Map<string, number>();
 
   private readonly checkpointer: Checkpointer | null = null;
 
@@ -44,10 +69,12 @@ export class Store {
       this.checkpointer = new Checkpointer(join(opts.dataDir, DB_FILE));
     }
     this.runs = new RunQueries(this.db);
-    const k = sqliteKysely(this.db);
-    this.tokens = new KyselyTokenStore(k);
-    this.retention = new KyselyRetentionStore(k);
-    this.metrics = new KyselyMetricsQueries(k);
+    // Never destroyed: that would close the connection this store closes itself.
+    this.kysely = new Kysely<StallscopeDb>({ dialect: new SqliteDialect({ database: this.db }) });
+    this.tokens = new KyselyTokenStore(this.kysely);
+    this.retention = new KyselyRetentionStore(this.kysely);
+    this.metrics = new KyselyMetricsQueries(this.kysely);
+    this.pages = new RequestPages(this.kysely);
     this.writer = new BatchWriter(this.db, {
       intervalMs: opts.flushIntervalMs,
       maxBatch: opts.maxBatch,
@@ -57,16 +84,131 @@ export class Store {
     });
   }
 
-  /** The hub tells the writer where live run states are. */
   setStateSource(fn: (runId: string) => RunState | undefined): void {
     this.stateOf = fn;
   }
 
-  /**
-   * Marks runs left `running` as `interrupted` and appends a `run.status`
-   * event so replays end the same way. Returns their ids.
-   */
-  recoverInterrupted(now: number): string[] {
+  onNumbered(fn: (runId: string, seq: number, json: string) => void): void {
+    this.numbered = fn;
+  }
+
+  push(runId: string, json: string, effects: Effects): void {
+    const seq = (this.seqs.get(runId) ?? this.runs.lastSeq(runId)) + 1;
+    this.seqs.set(runId, seq);
+    this.numbered(runId, seq, json);
+    this.writer.push(runId, seq, json, effects);
+  }
+
+  /** Synchronous underneath: the promise is settled when it is returned (callers may rely on the commit being done). */
+  flush(): Promise<void> {
+    this.writer.flush();
+    return Promise.resolve();
+  }
+
+  /** Nothing waits: a batch is written within the writer's interval, and a crash loses at most that batch. */
+  settled(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  hasRoom(): boolean {
+    return true;
+  }
+
+  queueStats(): QueueStats {
+    return {
+      events: this.writer.pendingCount,
+      sinceMs: this.writer.pendingSinceMs,
+      failedBatches: this.writer.stats.failedBatches,
+    };
+  }
+
+  health(): StoreHealth {
+    return {
+      database: 'sqlite',
+      connected: true,
+      buffered: this.writer.pendingCount,
+      capacity: 0,
+      downSinceMs: null,
+      lastError: null,
+    };
+  }
+
+  /** One process per data folder: no one else writes. */
+  onRemote(): void {}
+  /** An embedded database does not go away. */
+  onHealthChange(): void {}
+  announce(): void {}
+
+  async insertRun(n: NewRun): Promise<void> {
+    this.runs.insertRun(n);
+  }
+  async exists(id: string): Promise<boolean> {
+    return this.runs.exists(id);
+  }
+  async update(id: string, f: RunUpdate): Promise<void> {
+    this.runs.update(id, f);
+  }
+  async writeResultPart(id: string, part: number, text: string): Promise<void> {
+    this.runs.writeResultPart(id, part, text);
+  }
+  async list(f: RunFilter) {
+    return this.runs.list(f);
+  }
+  async get(id: string) {
+    return this.runs.get(id);
+  }
+  async result(id: string) {
+    return this.runs.result(id);
+  }
+  async stallReports(id: string) {
+    return this.runs.stallReports(id);
+  }
+  async requests(id: string, offset: number, limit: number, status?: string) {
+    const { total, json } = await this.pages.page(id, { offset, limit, status });
+    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
+  }
+  requestsJson(id: string, offset: number, limit: number, status?: string) {
+    return this.pages.page(id, { offset, limit, status });
+  }
+  async eventsAfter(id: string, after: number, limit: number): Promise<StoredEvent[]> {
+    return this.runs.eventsAfter(id, after, limit);
+  }
+  async delete(id: string): Promise<boolean> {
+    this.seqs.delete(id);
+    return this.runs.delete(id);
+  }
+  async boardRuns(f: BoardFilter) {
+    return boardRuns(this.db, f);
+  }
+
+  async insertWhole(n: NewRun, f: RunUpdate): Promise<void> {
+    this.db.transaction(() => {
+      this.runs.insertRun(n);
+      this.runs.update(n.id, f);
+    })();
+  }
+  async writeRows(runId: string, rows: RowSlice): Promise<void> {
+    this.runs.writeRowSlice(runId, rows);
+  }
+  async writeEvents(runId: string, events: readonly StoredEvent[]): Promise<void> {
+    this.runs.insertEvents(runId, events);
+  }
+  async writeStallRows(runId: string, rows: readonly StallRow[]): Promise<void> {
+    insertStallRows(this.db, runId, rows);
+  }
+  async stallRows(runId: string): Promise<StallRow[]> {
+    return allStallRows(this.db, runId);
+  }
+  async allRunIds(): Promise<string[]> {
+    return this.runs.allIds();
+  }
+
+  async recoverInterrupted(now: number): Promise<string[]> {
+    return this.recoverInterruptedNow(now);
+  }
+
+  /** recoverInterrupted, synchronously (the SQLite store's own callers and tests). */
+  recoverInterruptedNow(now: number): string[] {
     const ids: string[] = [];
     for (const r of this.runs.runningIds()) {
       const seq = r.lastSeq + 1;
@@ -95,19 +237,26 @@ export class Store {
           state,
         });
       })();
+      this.seqs.delete(r.id);
       ids.push(r.id);
     }
     return ids;
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    this.closeNow();
+    await this.closed();
+  }
+
+  /** Flushes and closes the connection now (the checkpointer thread ends on its own; see closed()). */
+  closeNow(): void {
     this.writer.close();
     this.checkpointer?.stop();
     this.db.close();
   }
 
   /**
-   * Settles once close() is complete on every thread: the checkpointer's
+   * Settles once close is complete on every thread: the checkpointer's
    * connection is closed too, so the data folder can be removed or reused
    * (its -wal/-shm files are not touched afterwards).
    */

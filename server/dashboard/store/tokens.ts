@@ -3,7 +3,8 @@
  * each token's SHA-256, never the token. Written in Kysely for both stores.
  */
 import type { TokenInfo, TokenScope } from '../../../shared/tokens.ts';
-import type { ApiTokensTable, FleetDb } from './kysely.ts';
+import type { Kysely } from 'kysely';
+import type { ApiTokensTable, StallscopeDb } from './schema.ts';
 
 export interface NewToken {
   id: string;
@@ -56,7 +57,7 @@ function toInfo(r: ApiTokensTable): TokenInfo {
 }
 
 export class KyselyTokenStore implements TokenStore {
-  constructor(private readonly db: FleetDb) {}
+  constructor(private readonly db: Kysely<StallscopeDb>) {}
 
   /**
    * One statement, no transaction: a name already taken is refused by the unique index on unrevoked names. (On

@@ -2,8 +2,11 @@
  * `stallscope bench --report-to URL`: streams a CLI run into a running
  * dashboard. `onEvent` only queues (the benchmark never waits on the
  * dashboard); batches are posted every `flushMs`, at once for `run.finished`.
- * If the dashboard is unreachable or refuses, this says so once and drops
- * everything after; the benchmark carries on. `close()` sends what is left
+ * A 503 (the dashboard's database is away and its outage buffer is full:
+ * docs/design.md#outage-buffer) keeps the batch and retries it with back-off,
+ * events queuing meanwhile up to `maxQueue`. If the dashboard is unreachable
+ * or refuses otherwise, this says so once and drops everything after; the
+ * benchmark carries on. `close()` sends what is left
  * (bounded by `closeTimeoutMs`) and releases its sockets.
  *
  * Wire: POST {url}/api/runs/external {runId, config, label, metadata}, then
@@ -62,7 +65,18 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   let timer: NodeJS.Timeout | null = null;
   let chain: Promise<void>;
 
+  /** One post; a 503 is retried (back-off 0.25 s doubling to 4 s, or the reply's Retry-After) until stopped. */
+  let stopRetrying = false;
   const post = async (path: string, body: unknown): Promise<void> => {
+    for (let wait = 250; ; wait = Math.min(4000, wait * 2)) {
+      const r = await postOnce(path, body);
+      if (r === null) return;
+      if (stopRetrying) throw new Error('HTTP 503: the dashboard could not store the events before the run ended');
+      await new Promise((res) => setTimeout(res, r > 0 ? Math.min(r, 30_000) : wait));
+    }
+  };
+  /** Null when accepted; the Retry-After in ms (0 when absent) after a 503; throws on any other refusal. */
+  const postOnce = async (path: string, body: unknown): Promise<number | null> => {
     const res = await request(`${base}${path}`, {
       method: 'POST',
       headers,
@@ -72,7 +86,9 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
       bodyTimeout: 10_000,
     });
     const text = (await readCapped(res.body, REPLY_READ_CAP)).bytes.toString('utf8');
+    if (res.statusCode === 503) return Number(res.headers['retry-after'] ?? 0) * 1000 || 0;
     if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+    return null;
   };
   const giveUp = (e: unknown) => {
     if (disabled) return;
@@ -132,6 +148,7 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
       const r = await Promise.race([flush().then(() => 'done' as const), cut]);
       clearTimeout(t);
       if (onStop) stop?.removeEventListener('abort', onStop);
+      stopRetrying = r !== 'done';
       if (r === 'timeout') giveUp(new Error(`still sending after ${limit} ms`));
       if (r === 'stopped') giveUp(new Error('stopped by a signal while still sending'));
       if (dropped && !disabled) o.log(`stallscope: ${dropped} events were not reported to the dashboard (queue full)`);

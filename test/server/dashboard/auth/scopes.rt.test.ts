@@ -177,10 +177,12 @@ describe('scoped tokens (loopback, real HTTP)', () => {
     const { app, url } = await serveApp({ token: ADMIN });
     const { send, create } = client(url);
     const plain = [await create('report', 'a'), await create('view', 'b'), await create('admin', 'c')];
-    const rows = app.store.db.prepare('SELECT * FROM api_tokens ORDER BY created_at_ms, id').all() as Record<
-      string,
-      unknown
-    >[];
+    const rows = await app.store.kysely
+      .selectFrom('api_tokens')
+      .selectAll()
+      .orderBy('created_at_ms')
+      .orderBy('id')
+      .execute();
     expect(rows).toHaveLength(3);
     const everything = JSON.stringify(rows);
     for (const t of plain) {

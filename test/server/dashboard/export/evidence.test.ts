@@ -5,6 +5,7 @@
  * per-request table (the CSV's columns: who was in the stalled op, who waited
  * behind it), the vLLM result and the Perfetto trace.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
@@ -98,7 +99,7 @@ function events(): RunEvent[] {
 
 function record(app: FastifyInstance): void {
   const hub = app.hub;
-  hub.store.runs.insertRun(
+  sqliteOf(hub.store).runs.insertRun(
     newRun('ev', {
       config: { baseUrl: 'http://user:hunter2@10.0.0.9:8000', apiKey: 'sk-secret', model: 'm' },
       metadata: { build: '1234' },
@@ -106,7 +107,7 @@ function record(app: FastifyInstance): void {
   );
   hub.open('ev', 'evidence');
   for (const e of events()) hub.append('ev', e);
-  finalizeRun(hub, 'ev', { status: 'finished', now: S + 3003 });
+  void finalizeRun(hub, 'ev', { status: 'finished', now: S + 3003 });
 }
 
 describe('the evidence file', () => {

@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
@@ -168,7 +169,7 @@ describe('GET /api/runs/:id/export', () => {
     const full = (await get(app, 'h6', 'vllm')).json() as Record<string, unknown>;
     const arrays = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'];
     const summaryOnly = Object.fromEntries(Object.entries(full).filter(([k]) => !arrays.includes(k)));
-    app.store.runs.update('h6', { result: summaryOnly });
+    sqliteOf(app.store).runs.update('h6', { result: summaryOnly });
     const j = (await get(app, 'h6', 'vllm')).json() as Record<string, unknown[]>;
     expect(Object.keys(j)).toEqual(Object.keys(full));
     expect(j.ttfts).toEqual([0.01, 0.01, 0.01, 0.01, 0.01, 0.01]);

@@ -6,6 +6,7 @@
  * answered at once, and changes nothing; the dashboard's memory does not
  * follow the numbers it is sent.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -34,13 +35,13 @@ async function reported(n: number): Promise<string> {
 }
 
 function snapshot(id: string) {
-  app.store.writer.flush();
+  sqliteOf(app.store).writer.flush();
   const live = app.hub.tracker(id)!.state;
   return {
     seq: live.seq,
     counts: structuredClone(live.counts),
-    stored: app.store.runs.get(id)?.lastSeq,
-    events: app.store.runs.eventsAfter(id, 0, 10_000).length,
+    stored: sqliteOf(app.store).runs.get(id)?.lastSeq,
+    events: sqliteOf(app.store).runs.eventsAfter(id, 0, 10_000).length,
   };
 }
 
@@ -187,12 +188,12 @@ describe('a batch that fails part-way inside the dashboard', () => {
     expect((await post(id, completedRequest(id, 0))).statusCode).toBe(200);
     const before = snapshot(id);
     const tracker = app.hub.tracker(id)!;
-    const apply = tracker.apply.bind(tracker);
+    const fold = tracker.fold.bind(tracker);
     let calls = 0;
     // A fault in the fold at the batch's third event (what validation cannot rule out: a bug).
-    tracker.apply = (seq, e) => {
+    tracker.fold = (e) => {
       if (++calls === 3) throw new Error('injected fault in the fold');
-      return apply(seq, e);
+      return fold(e);
     };
     const r = await post(id, completedRequest(id, 1));
     expect(r.statusCode).toBe(500);

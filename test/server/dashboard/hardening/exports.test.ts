@@ -3,6 +3,7 @@
  * the vLLM export of a run killed with SIGKILL (no summary was ever written)
  * still says how many requests completed and failed.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { csvCell } from '#server/dashboard/export/csv.ts';
@@ -52,7 +53,7 @@ describe('vLLM export of a run killed by SIGKILL', () => {
     await checkpointer.exited;
 
     const app = await newApp({ dataDir: dir });
-    expect(app.store.runs.get('k1')!.status).toBe('interrupted');
+    expect(sqliteOf(app.store).runs.get('k1')!.status).toBe('interrupted');
     const j = (await app.inject({ url: '/api/runs/k1/export?format=vllm' })).json() as Record<string, unknown>;
     expect(j.completed).toBe(3);
     expect(j.failed).toBe(1);

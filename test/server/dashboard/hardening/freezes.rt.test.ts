@@ -7,6 +7,7 @@
  * machine (the old code held the loop for 27-62 s); the tight targets are in
  * `npm run bench dashboard`.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -42,7 +43,7 @@ const MAX_LOOP_DELAY_MS = 1500;
  * string any one of them bound: a large import must be written as many short steps, never one long one.
  */
 function watchStoreSteps(a: FastifyInstance) {
-  const db = a.store.db;
+  const db = sqliteOf(a.store).db;
   const steps = { maxMs: 0, maxWhat: '', maxChars: 0 };
   const timed =
     <A extends unknown[], R>(what: string, fn: (...args: A) => R) =>
@@ -118,7 +119,7 @@ describe('large bodies do not freeze the dashboard', () => {
   it('15 MB of ingest NDJSON, good lines then bad lines: the loop stays free, every line is counted', async ({
     app,
   }) => {
-    app.store.runs.insertRun(newRun('ing'));
+    sqliteOf(app.store).runs.insertRun(newRun('ing'));
     app.hub.open('ing', null);
     const a = app;
     for (const bad of [false, true]) {

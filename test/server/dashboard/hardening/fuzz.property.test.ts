@@ -6,6 +6,7 @@
  * nothing, an accepted one adds exactly its events; each ingest line is
  * counted once and exactly the accepted ones reach the run.
  */
+import { sqliteOf, storedRowCount } from '#test/helpers/sqliteStore.ts';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -57,7 +58,7 @@ const anyEvent = fc.oneof(
 let runs = 0;
 function liveRun(app: FastifyInstance): string {
   const id = `fz-run-${++runs}`;
-  app.store.runs.insertRun({
+  sqliteOf(app.store).runs.insertRun({
     id,
     source: 'cli',
     status: 'running',
@@ -76,11 +77,11 @@ function liveRun(app: FastifyInstance): string {
 }
 
 function snapshot(app: FastifyInstance, id: string) {
-  app.store.writer.flush(); // surfaces a bad effect now, inside the property, not later in a timer
+  sqliteOf(app.store).writer.flush(); // surfaces a bad effect now, inside the property, not later in a timer
   return {
     state: structuredClone(app.hub.tracker(id)?.state),
-    stored: app.store.runs.eventsAfter(id, 0, 1_000_000).length,
-    rows: app.store.runs.requests(id, 0, 1).total,
+    stored: sqliteOf(app.store).runs.eventsAfter(id, 0, 1_000_000).length,
+    rows: storedRowCount(app.store, id),
   };
 }
 

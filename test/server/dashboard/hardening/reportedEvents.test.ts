@@ -3,6 +3,7 @@
  * against the protocol schema before any is applied; one bad event refuses the
  * batch whole with a 400 naming its index and field, and nothing changes.
  */
+import { sqliteOf, storedRowCount } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
@@ -18,12 +19,12 @@ async function reportedRun(app: FastifyInstance, id: string): Promise<FastifyIns
 
 /** Everything a refused batch must leave as it was. */
 function stateOf(a: FastifyInstance, id: string) {
-  a.store.writer.flush();
+  sqliteOf(a.store).writer.flush();
   return {
     live: structuredClone(a.hub.tracker(id)?.state),
-    stored: a.store.runs.get(id)?.lastSeq,
-    requests: a.store.runs.requests(id, 0, 1000).total,
-    events: a.store.runs.eventsAfter(id, 0, 1000).length,
+    stored: sqliteOf(a.store).runs.get(id)?.lastSeq,
+    requests: storedRowCount(a.store, id),
+    events: sqliteOf(a.store).runs.eventsAfter(id, 0, 1000).length,
   };
 }
 
@@ -116,8 +117,8 @@ describe('a request ends once', () => {
     const counts = a.hub.tracker('x9')!.state.counts;
     expect(counts.completed).toBe(1);
     expect(counts.total).toBe(10);
-    a.store.writer.flush();
-    expect(a.store.runs.requests('x9', 0, 1000).total).toBe(1);
+    sqliteOf(a.store).writer.flush();
+    expect((await a.store.requests('x9', 0, 1000)).total).toBe(1);
     // And across batches.
     expect((await post(a, 'x9', [end])).statusCode).toBe(200);
     expect(a.hub.tracker('x9')!.state.counts.completed).toBe(1);

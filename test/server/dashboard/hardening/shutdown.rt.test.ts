@@ -4,6 +4,7 @@
  * run recorded as interrupted as it stands, the dashboard closes, and the
  * engine's later events are dropped without an error.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { runBenchmark } from '#server/engine/engine.ts';
@@ -47,12 +48,12 @@ describe('shutdown of a run that will not end in time', () => {
     await new Promise((res) => setTimeout(res, 100));
     expect(emitted).toBeGreaterThan(0);
     const t0 = performance.now();
-    const status = () => app.store.runs.get(id)?.status;
+    const status = () => sqliteOf(app.store).runs.get(id)?.status;
     let seenStatus: string | undefined;
     const closeStore = app.store.close.bind(app.store);
-    app.store.close = () => {
+    app.store.close = async () => {
       seenStatus = status(); // what the store holds as it closes
-      closeStore();
+      await closeStore();
     };
     await app.close();
     closed = true;

@@ -5,6 +5,7 @@
  * at once naming the first one's pid and port; every 500 is logged with its cause.
  * Real files, real `stallscope serve` processes.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { afterEach, describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -99,7 +100,7 @@ describe('a corrupt database', () => {
   it('every 500 is logged with its cause', async ({ newApp }) => {
     const logged: string[] = [];
     const app = await newApp({ logFailure: (l) => logged.push(l) });
-    app.store.runs.list = () => {
+    sqliteOf(app.store).runs.list = () => {
       throw new Error('SQLITE_IOERR: disk I/O error on page 7');
     };
     const r = await app.inject({ url: '/api/runs' });

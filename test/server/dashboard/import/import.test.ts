@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -127,7 +128,7 @@ describe('POST /api/import', () => {
       expect(r.statusCode, bad).toBe(400);
       expect(r.json().code).toBe('API_IMPORT_INVALID');
     }
-    expect(app.store.runs.list({ limit: 10, offset: 0 }).total).toBe(0);
+    expect(sqliteOf(app.store).runs.list({ limit: 10, offset: 0 }).total).toBe(0);
   });
 });
 

@@ -44,21 +44,24 @@ const value = (samples: Sample[], name: string, labels: Record<string, string> =
   samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 
 /** Four finished runs with a stall each (three of pipeline nightly: two failed_closed, one marked passed) and one running. */
-function seed(app: FastifyInstance): void {
-  seedRun(app, 'a', 1_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
-  seedRun(app, 'b', 2_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n2' } });
-  seedRun(app, 'c', 3_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
-  app.store.runs.update('c', { verdict: 'passed' });
-  seedRun(app, 'd', 4_000_000, { metadata: { ci_node: 'n1' } });
-  seedRun(app, 'live', 5_000_000, { events: [runStarted('live', 3, 5_000_000)], finish: false });
+async function seed(app: FastifyInstance): Promise<void> {
+  await seedRun(app, 'a', 1_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
+  await seedRun(app, 'b', 2_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n2' } });
+  await seedRun(app, 'c', 3_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
+  await app.store.update('c', { verdict: 'passed' });
+  await seedRun(app, 'd', 4_000_000, { metadata: { ci_node: 'n1' } });
+  await seedRun(app, 'live', 5_000_000, { events: [runStarted('live', 3, 5_000_000)], finish: false });
 }
 
 describe('GET /metrics', () => {
   it('exports the database as gauges named stallscope_*, right after a restart', async ({ newApp, tempDir }) => {
     const app = await newApp(fleetAppOptions({ dataDir: tempDir }));
-    seed(app);
+    await seed(app);
     // Every seeded finished run holds the same hang (one stall report, one fingerprint): a, c, d on n1, b on n2.
     const fp = reportFingerprint(stallReport('x', 5)).fingerprint;
+    const lastSeqs = (await Promise.all(['a', 'b', 'c', 'd', 'live'].map((id) => app.store.get(id)))).map(
+      (r) => r!.lastSeq,
+    );
     const expectations = (samples: Sample[]) => {
       expect(samples.length).toBeGreaterThan(10);
       for (const s of samples) expect(s.name).toMatch(/^stallscope_/);
@@ -73,7 +76,6 @@ describe('GET /metrics', () => {
       expect(stalls('n1')[0]).toMatchObject({ value: 3, labels: { phase: 'hift' } });
       expect(stalls('n2')[0].value).toBe(1);
       expect(value(samples, 'stallscope_stall_occurrences')).toHaveLength(2);
-      const lastSeqs = ['a', 'b', 'c', 'd', 'live'].map((id) => app.store.runs.get(id)!.lastSeq);
       expect(value(samples, 'stallscope_events_total')[0].value).toBe(lastSeqs.reduce((x, y) => x + y, 0));
       expect(value(samples, 'stallscope_database_up')[0].value).toBe(1);
     };

@@ -27,13 +27,13 @@ describe('retention', () => {
     newApp,
   }) => {
     const app = await newApp(fleetAppOptions({ retention: { policy: { retainDays: null, retainRuns: 2 } } }));
-    seedRun(app, 'old', NOW - 30 * DAY, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
-    seedRun(app, 'pinned', NOW - 20 * DAY);
-    seedRun(app, 'mid', NOW - 10 * DAY);
-    seedRun(app, 'new', NOW - DAY);
+    await seedRun(app, 'old', NOW - 30 * DAY, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
+    await seedRun(app, 'pinned', NOW - 20 * DAY);
+    await seedRun(app, 'mid', NOW - 10 * DAY);
+    await seedRun(app, 'new', NOW - DAY);
     // A run still live (older than all) is never pruned, whatever the policy says.
-    seedRun(app, 'live', NOW - 40 * DAY, { events: [runStarted('live', 1, NOW - 40 * DAY)], finish: false });
-    app.store.runs.update('old', { result: { date: '20240101-000000', completed: 2 } });
+    await seedRun(app, 'live', NOW - 40 * DAY, { events: [runStarted('live', 1, NOW - 40 * DAY)], finish: false });
+    await app.store.update('old', { result: { date: '20240101-000000', completed: 2 } });
     expect((await app.inject({ method: 'POST', url: '/api/runs/pinned/pin' })).json()).toEqual({
       id: 'pinned',
       pinned: true,
@@ -56,7 +56,7 @@ describe('retention', () => {
       expect(old.detail[k], k).toEqual(before.detail[k]);
     expect(old.detail.stallReports).toHaveLength(1);
     expect(old.detail.firstTimeout).not.toBeNull();
-    expect(app.store.runs.result('old')).toEqual({ date: '20240101-000000', completed: 2 });
+    expect(await app.store.result('old')).toEqual({ date: '20240101-000000', completed: 2 });
     const board = (await app.inject({ url: '/api/stalls' })).json();
     expect(board.groups[0].runs).toContain('old');
     expect((await app.inject({ url: '/api/runs/old/export?format=vllm' })).statusCode).toBe(200);
@@ -77,9 +77,9 @@ describe('retention', () => {
     const app = await newApp(
       fleetAppOptions({ retention: { policy: { retainDays: 7, retainRuns: null }, now: () => NOW } }),
     );
-    seedRun(app, 'eight-days', NOW - 8 * DAY);
-    seedRun(app, 'six-days', NOW - 6 * DAY);
-    seedRun(app, 'pinned-old', NOW - 100 * DAY);
+    await seedRun(app, 'eight-days', NOW - 8 * DAY);
+    await seedRun(app, 'six-days', NOW - 6 * DAY);
+    await seedRun(app, 'pinned-old', NOW - 100 * DAY);
     await app.inject({ method: 'POST', url: '/api/runs/pinned-old/pin' });
     await app.pruner.sweep();
     expect((await held(app, 'eight-days')).detail.prunedAtMs).toBe(NOW);
@@ -98,8 +98,8 @@ describe('retention', () => {
   }) => {
     const events = [runStarted('big', 300, NOW - 10 * DAY)];
     for (let i = 0; i < 300; i++) events.push(...completedRequest('big', i, i));
-    seedRun(app, 'big', NOW - 10 * DAY, { events });
-    seedRun(app, 'big2', NOW - 9 * DAY, {
+    await seedRun(app, 'big', NOW - 10 * DAY, { events });
+    await seedRun(app, 'big2', NOW - 9 * DAY, {
       events: events.map((e) => (e.type === 'run.started' ? { ...e, runId: 'big2' } : e)),
     });
     const stored = (await held(app, 'big2')).events; // the events and the closing run.status
@@ -128,7 +128,7 @@ describe('retention', () => {
       maxBatchRows: 100, // a fixed size: this test counts batches
     });
     // retainRuns 1 keeps only the newest run: 'big' and 'big2' are both due, 'big' first (older).
-    seedRun(app, 'newest', NOW);
+    await seedRun(app, 'newest', NOW);
     await pruner.sweep();
     clearInterval(spin);
     const big = batches.filter((b) => b.run === 'big');
@@ -148,8 +148,8 @@ describe('retention', () => {
   it('a batch size that grows between batches still prunes every row of every table', async ({ app }) => {
     const events = [runStarted('grow', 600, NOW - 10 * DAY)];
     for (let i = 0; i < 600; i++) events.push(...completedRequest('grow', i, i));
-    seedRun(app, 'grow', NOW - 10 * DAY, { events });
-    seedRun(app, 'newest', NOW);
+    await seedRun(app, 'grow', NOW - 10 * DAY, { events });
+    await seedRun(app, 'newest', NOW);
     const sizes: number[] = [];
     const inner = app.store.retention;
     const pruner = new Pruner({
@@ -185,8 +185,8 @@ describe('retention and shutdown', () => {
     const app = await newApp(options);
     const events = [runStarted('big', 300, NOW - DAY)];
     for (let i = 0; i < 300; i++) events.push(...completedRequest('big', i, i));
-    seedRun(app, 'big', NOW - DAY, { events });
-    seedRun(app, 'newest', NOW);
+    await seedRun(app, 'big', NOW - DAY, { events });
+    await seedRun(app, 'newest', NOW);
     const sweep = app.pruner.sweep();
     await new Promise((r) => setImmediate(r)); // a first batch or so
     await app.close();

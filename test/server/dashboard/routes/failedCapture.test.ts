@@ -5,6 +5,7 @@
  * and stall reports as the same run without it, in the list and in its
  * detail; rows an older dashboard stored for such captures are not counted.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import type { RunEvent } from '#shared/protocol.ts';
 import type { ServerStacksReport } from '#shared/stallReport.ts';
@@ -67,8 +68,8 @@ describe('a failed server-stacks capture is not a stall', () => {
   it('leaves out such a capture an older dashboard stored, from the counts and the detail', async ({ app }) => {
     recordRun(app.hub, 'legacy');
     // As a dashboard before this rule stored it: a stall row on worker -1 (captures) beside the run's own.
-    app.hub.store.db
-      .prepare('INSERT INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json) VALUES (?,?,?,?,?,?)')
+    sqliteOf(app.hub.store)
+      .db.prepare('INSERT INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json) VALUES (?,?,?,?,?,?)')
       .run('legacy', -1, 1, 30, 'unknown', JSON.stringify(failedCapture(1)));
     const list = (await app.inject({ url: '/api/runs' })).json() as { runs: ListItem[] };
     expect(list.runs[0]).toMatchObject({ id: 'legacy', stallCount: 1, stallPhase: 'hift' });

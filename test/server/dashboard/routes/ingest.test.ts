@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
@@ -14,7 +15,7 @@ const post = (app: FastifyInstance, payload: string, query = '') =>
   });
 
 function live(app: FastifyInstance, id: string) {
-  app.store.runs.insertRun(newRun(id));
+  sqliteOf(app.store).runs.insertRun(newRun(id));
   app.hub.open(id, null);
 }
 
@@ -51,9 +52,9 @@ describe('POST /api/ingest', () => {
     expect(body.errors.map((e: { line: number }) => e.line)).toEqual([2, 3, 6]);
     expect(body.errors[1].message).toMatch(/unknown type/);
     expect(app.hub.tracker('run-1-x')!.phaseOf('run-1-x-4')).toBe('cfm');
-    app.store.writer.flush();
-    expect(app.store.runs.stallReports('run-1')).toHaveLength(1);
-    expect(app.store.runs.stallReports('run-1-x')).toHaveLength(0);
+    sqliteOf(app.store).writer.flush();
+    expect(sqliteOf(app.store).runs.stallReports('run-1')).toHaveLength(1);
+    expect(sqliteOf(app.store).runs.stallReports('run-1-x')).toHaveLength(0);
   });
 
   it('joins events to ?runId, events without request ids to the only live run, and refuses a finished run', async ({
@@ -66,7 +67,7 @@ describe('POST /api/ingest', () => {
     expect((await post(app, ndjson(idle), '?runId=gone')).json()).toMatchObject({ accepted: 0, unjoined: 1 });
     live(app, 'second');
     expect((await post(app, ndjson(idle))).json()).toMatchObject({ accepted: 0, unjoined: 1 });
-    expect(app.hub.headSeq('solo')).toBe(2);
+    expect(await app.hub.headSeq('solo')).toBe(2);
   });
 
   it('appends ?runId= events for a stored run that has ended to its stored events (next seqs) and stall reports', async ({
@@ -74,8 +75,8 @@ describe('POST /api/ingest', () => {
   }) => {
     recordRun(app.hub, 'done');
     expect(app.hub.isActive('done')).toBe(false);
-    const head = app.hub.headSeq('done')!;
-    expect(app.store.runs.stallReports('done')).toHaveLength(1);
+    const head = (await app.hub.headSeq('done'))!;
+    expect(sqliteOf(app.store).runs.stallReports('done')).toHaveLength(1);
     const stall = {
       v: 1,
       ts: 1_005_000,
@@ -85,8 +86,8 @@ describe('POST /api/ingest', () => {
     const idle = { v: 1, ts: 1_006_000, type: 'worker.idle', workerId: 0 };
     const r = (await post(app, ndjson(stall, idle), '?runId=done')).json();
     expect(r).toMatchObject({ accepted: 2, rejected: 0, unjoined: 0 });
-    expect(app.hub.headSeq('done')).toBe(head + 2);
-    const late = app.store.runs.eventsAfter('done', head, 10);
+    expect(await app.hub.headSeq('done')).toBe(head + 2);
+    const late = sqliteOf(app.store).runs.eventsAfter('done', head, 10);
     expect(late.map((e) => e.seq)).toEqual([head + 1, head + 2]);
     expect(JSON.parse(late[0].json)).toMatchObject({
       type: 'telemetry',
@@ -94,7 +95,7 @@ describe('POST /api/ingest', () => {
       event: { type: 'watchdog.stall', report: { opId: 11 } },
     });
     expect(JSON.parse(late[1].json)).toMatchObject({ type: 'telemetry', event: { type: 'worker.idle' } });
-    const stalls = app.store.runs.stallReports('done');
+    const stalls = sqliteOf(app.store).runs.stallReports('done');
     expect(stalls).toHaveLength(2);
     expect(JSON.stringify(stalls)).toContain('"opId":11');
     // Still no home for a run that does not exist.
@@ -115,7 +116,7 @@ describe('POST /api/ingest', () => {
       batchSize: 1,
     };
     expect((await post(app, ndjson(ev))).json()).toMatchObject({ accepted: 1 });
-    expect(app.hub.headSeq('ci-5')).toBe(2);
+    expect(await app.hub.headSeq('ci-5')).toBe(2);
     app.hub.close('ci-5');
     expect(app.hub.runOfRequest('custom-prefix-0')).toBeUndefined();
   });

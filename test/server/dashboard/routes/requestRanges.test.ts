@@ -3,6 +3,7 @@
  * and is stored as one range; `/api/runs/:id/requests` lists it as a row per
  * request, as the per-request events used to store them, page by page.
  */
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect } from 'vitest';
@@ -69,8 +70,8 @@ const neverSent = (i: number): RequestRow => ({
 describe('a run whose never-sent million is one range', () => {
   it('is stored as one record and listed as a row per request, paged, counted and filtered', async ({ app }) => {
     recordRun(app.hub, RUN, hugeRunEvents());
-    app.store.writer.flush();
-    const db = app.store.db;
+    await app.store.flush();
+    const db = sqliteOf(app.store).db;
     expect(db.prepare('SELECT COUNT(*) FROM requests WHERE run_id = ?').pluck().get(RUN)).toBe(SENT);
     expect(db.prepare('SELECT COUNT(*) FROM request_ranges WHERE run_id = ?').pluck().get(RUN)).toBe(1);
     const heap0 = heapAfterGc();

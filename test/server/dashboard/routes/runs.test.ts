@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { CODE2WAV_HANG, SEED_TTS_URL } from '#shared/presets.ts';
 import { recordRun, scriptedManager } from '#test/helpers/dashboardApp.ts';
@@ -55,7 +56,7 @@ describe('POST /api/runs', () => {
       expect(body.message.length).toBeGreaterThan(5);
     }
     expect(engineCalls).toBe(0);
-    expect(app.store.runs.list({ limit: 10, offset: 0 }).total).toBe(0);
+    expect(sqliteOf(app.store).runs.list({ limit: 10, offset: 0 }).total).toBe(0);
   });
 
   it('starts a valid spec (defaults filled in) and returns its id and warnings', async ({ newApp }) => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -43,7 +44,7 @@ async function open(app: FastifyInstance, headers: Record<string, string> = {}) 
 
 describe('/ws', () => {
   it('sends hello and a snapshot of live runs, then numbered deltas after subscribe', async ({ app }) => {
-    app.store.runs.insertRun(newRun('live-1'));
+    sqliteOf(app.store).runs.insertRun(newRun('live-1'));
     app.hub.open('live-1', 'L');
     for (const e of completedRequest('live-1', 0)) app.hub.append('live-1', e);
     const { ws, c } = await open(app);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import type { FastifyInstance } from 'fastify';
 import { fileURLToPath } from 'node:url';
 import { test as it, type ServedApp } from '#test/helpers/fixtures.ts';
@@ -128,7 +129,7 @@ describe('run manager', () => {
     expect(sse.arrivals[0].headers.authorization).toBe('Bearer sk-secret'); // sent to the target...
     expect(JSON.stringify(d)).not.toContain('sk-secret'); // ...never shown
     expect(d.spec.target.apiKey).toBe('***');
-    expect(JSON.stringify(app.store.db.prepare('SELECT * FROM runs').all())).not.toContain('sk-secret'); // nor stored
+    expect(JSON.stringify(sqliteOf(app.store).db.prepare('SELECT * FROM runs').all())).not.toContain('sk-secret'); // nor stored
     expect(d.counts.timedOut + d.counts.cancelledAfterTimeout).toBe(34);
     const types = await eventTypes(app, id);
     expect(types[0]).toBe('run.status');
@@ -147,7 +148,10 @@ describe('run manager', () => {
     expect(rows).toHaveLength(40);
     for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors'])
       expect(j[k], k).toHaveLength(40);
-    const unsentFrom = app.store.db.prepare('SELECT from_idx FROM request_ranges WHERE run_id = ?').pluck().get(id);
+    const unsentFrom = sqliteOf(app.store)
+      .db.prepare('SELECT from_idx FROM request_ranges WHERE run_id = ?')
+      .pluck()
+      .get(id);
     expect(unsentFrom).toBeLessThan(40); // the tail was one stored range
     const sent = unsentFrom as number;
     for (let i = sent; i < 40; i++) {

@@ -1,4 +1,5 @@
 import { describe, expect, vi } from 'vitest';
+import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { run as benchRun } from '#server/cli/bench.ts';
 import { startSseServer } from '#test/helpers/sseServer.ts';
 import { createServer } from 'node:net';
@@ -81,7 +82,7 @@ describe('--report-to reporter', () => {
     for (const e of benchEvents('ci-2')) rep.onEvent(e);
     await rep.close();
     expect(logs).toEqual([]);
-    expect(app.store.runs.get('ci-2')?.status).toBe('finished');
+    expect(sqliteOf(app.store).runs.get('ci-2')?.status).toBe('finished');
   });
 
   it('says once that the dashboard is unreachable and never blocks or throws', async () => {

@@ -65,12 +65,27 @@ describe('a dashboard run result in parts', () => {
     expect(JSON.parse(parts.join('')).ttfts).toHaveLength(200);
   });
 
+  it('waits for each write (a socket round trip on PostgreSQL) before the next and before counting', async () => {
+    const order: string[] = [];
+    const n = await writeResultParts(
+      ['a', 'b'],
+      async (p) => {
+        order.push(`start ${p}`);
+        await new Promise((r) => setTimeout(r, 5));
+        order.push(`end ${p}`);
+      },
+      () => false,
+    );
+    expect(order).toEqual(['start 0', 'end 0', 'start 1', 'end 1']);
+    expect(n).toBe(2);
+  });
+
   it('writes one part per turn and stops when told', async () => {
     const written: [number, string][] = [];
     expect(
       await writeResultParts(
         ['a', 'b', 'c'],
-        (p, s) => written.push([p, s]),
+        (p, s) => void written.push([p, s]),
         () => false,
       ),
     ).toBe(3);
@@ -83,7 +98,7 @@ describe('a dashboard run result in parts', () => {
     expect(
       await writeResultParts(
         ['a', 'b'],
-        () => calls++,
+        () => void calls++,
         () => calls > 0,
       ),
     ).toBeNull();

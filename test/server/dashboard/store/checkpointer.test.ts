@@ -20,7 +20,7 @@ describe('checkpointer thread', () => {
       for (let i = 0; i < 5; i++) {
         const dir = mkdtempSync(join(tmpdir(), 'stallscope-ckpt-'));
         const store = new Store({ dataDir: dir });
-        store.close();
+        store.closeNow();
         rmSync(dir, { recursive: true, force: true });
       }
       await new Promise((r) => setTimeout(r, 1500));

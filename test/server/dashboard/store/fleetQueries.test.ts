@@ -1,15 +1,20 @@
 /**
  * The fleet's store queries (tokens, retention, /metrics) at the store level,
  * through Kysely only: the suite takes a factory of a migrated database, so the
- * same cases run on any dialect (the PostgreSQL store passes its own factory).
+ * same cases run on both stores' databases (SQLite, and PostgreSQL through its store's `kysely`).
  * Seeds are written through Kysely too.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kysely, SqliteDialect } from 'kysely';
 import { openDb } from '#server/dashboard/store/db.ts';
-import { sqliteKysely, type FleetDb } from '#server/dashboard/store/kysely.ts';
+import type { StallscopeDb } from '#server/dashboard/store/schema.ts';
+import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
+import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
 import { KyselyTokenStore } from '#server/dashboard/store/tokens.ts';
 import { KyselyRetentionStore } from '#server/dashboard/store/retention.ts';
 import { KyselyMetricsQueries } from '#server/dashboard/store/metricsQueries.ts';
+
+type FleetDb = Kysely<StallscopeDb>;
 
 interface FleetDbFactory {
   name: string;
@@ -21,11 +26,26 @@ const sqlite: FleetDbFactory = {
   async open() {
     const raw = openDb(null);
     return {
-      db: sqliteKysely(raw),
+      db: new Kysely<StallscopeDb>({ dialect: new SqliteDialect({ database: raw }) }),
       close: async () => {
         raw.close();
       },
     };
+  },
+};
+
+let cluster: PgCluster | undefined;
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterAll(() => cluster?.destroy());
+
+/** The PostgreSQL store's own handle on a fresh, migrated database of a throwaway cluster. */
+const postgres: FleetDbFactory = {
+  name: 'PostgreSQL',
+  async open() {
+    const store = await openPgStore({ url: await cluster!.freshDatabase() });
+    return { db: store.kysely, close: () => store.close() };
   },
 };
 
@@ -90,7 +110,7 @@ const count = async (db: FleetDb, table: 'events' | 'requests', runId: string) =
     ).n,
   );
 
-for (const factory of [sqlite]) {
+for (const factory of [sqlite, postgres]) {
   describe(`fleet queries on ${factory.name}`, () => {
     const withDb = (fn: (db: FleetDb) => Promise<void>) => async () => {
       const { db, close } = await factory.open();

@@ -37,15 +37,15 @@ describe('a dashboard killed with SIGKILL mid-run', () => {
     await exited;
     expect(child.signalCode).toBe('SIGKILL');
     const store = new Store({ dataDir: dir });
-    expect(store.recoverInterrupted(Date.now())).toEqual(['killed']);
+    expect(store.recoverInterruptedNow(Date.now())).toEqual(['killed']);
     const run = store.runs.get('killed')!;
     expect(run.status).toBe('interrupted');
     // Every event reported committed is there (+1 for the appended run.status).
     expect(run.lastSeq).toBeGreaterThanOrEqual(committed + 1);
-    const { total, requests } = store.runs.requests('killed', 0, 100_000);
+    const { total, requests } = await store.requests('killed', 0, 100_000);
     expect(total).toBeGreaterThanOrEqual(Math.floor((committed - 1) / 4));
     expect(requests.every((r) => r.status === 'completed')).toBe(true);
     expect(store.runs.stallReports('killed')).toHaveLength(1);
-    store.close();
+    store.closeNow();
   });
 });

@@ -27,7 +27,7 @@ function record(store: Store, runId: string, events: RunEvent[]): void {
   store.runs.insertRun(newRun(runId));
   hub.open(runId, null);
   for (const e of events) hub.append(runId, e);
-  finalizeRun(hub, runId, { status: 'finished' });
+  void finalizeRun(hub, runId, { status: 'finished' });
 }
 
 describe('stall evidence in the store', () => {
@@ -45,7 +45,7 @@ describe('stall evidence in the store', () => {
       phase: 'hift',
       fingerprint: stallFingerprint('hift', []),
     });
-    store.close();
+    store.closeNow();
   });
 
   it('only the first timeout is kept; a request queued behind the blocked op is placed in that op’s phase', () => {
@@ -77,7 +77,7 @@ describe('stall evidence in the store', () => {
       timeout(0, 5001),
     ]);
     expect(store.runs.get('r2')!.firstTimeout).toMatchObject({ index: 1, kind: 'idle', phase: 'cfm' });
-    store.close();
+    store.closeNow();
   });
 
   it("keeps the target's identity that run.started carried", () => {
@@ -88,7 +88,7 @@ describe('stall evidence in the store', () => {
     record(store, 'r3', events);
     expect(store.runs.get('r3')!.serverIdentity).toEqual(identity);
     expect(store.runs.get('r3')!.firstTimeout).not.toBeNull();
-    store.close();
+    store.closeNow();
   });
 
   it('a schema-2 database gets fingerprints and first timeouts on migration; imports get no stall evidence', () => {
@@ -126,6 +126,6 @@ describe('stall evidence in the store', () => {
     expect(store.runs.stallReports('old')[0].fingerprint).toEqual(HIFT);
     expect(store.runs.get('old')!.firstTimeout).toMatchObject({ index: 4, kind: 'first_byte', t: 3000, phase: 'hift' });
     expect(store.runs.get('imp')!.firstTimeout).toBeNull();
-    store.close();
+    store.closeNow();
   });
 });

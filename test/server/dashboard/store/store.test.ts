@@ -48,7 +48,7 @@ describe('store', () => {
     // The bound: 1000 events flush synchronously.
     for (let i = 0; i < 250; i++) for (const e of completedRequest('r1', 100 + i)) hub.append('r1', e);
     expect(store.writer.stats.events).toBe(1020);
-    store.close();
+    store.closeNow();
   });
 
   it('stores stall reports once per op, marks recovery, and deleting a run deletes every row', () => {
@@ -72,7 +72,7 @@ describe('store', () => {
     expect(store.runs.delete('r2')).toBe(true);
     for (const t of ['events', 'requests', 'stall_reports', 'run_metadata']) expect(count(store, t, 'r2')).toBe(0);
     expect(store.runs.get('r2')).toBeNull();
-    store.close();
+    store.closeNow();
   });
 
   it('checkpoints the WAL from a worker thread (the live path never does)', async () => {
@@ -89,7 +89,7 @@ describe('store', () => {
     while (statSync(join(dir, 'stallscope.db')).size <= before && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     expect(statSync(join(dir, 'stallscope.db')).size).toBeGreaterThan(before + 100_000);
-    store.close();
+    store.closeNow();
   });
 
   it('filters and pages the run list', () => {
@@ -104,10 +104,10 @@ describe('store', () => {
     expect(store.runs.list({ limit: 9, offset: 0, text: 'mi300' }).runs.map((r) => r.id)).toEqual(['a']);
     expect(store.runs.list({ limit: 9, offset: 0, text: '100%' }).runs.map((r) => r.id)).toEqual(['b']);
     expect(store.runs.list({ limit: 9, offset: 0, status: 'running' }).total).toBe(2);
-    store.close();
+    store.closeNow();
   });
 
-  it('marks runs left running as interrupted on open, keeping requests and stall reports', () => {
+  it('marks runs left running as interrupted on open, keeping requests and stall reports', async () => {
     const dir = tmp();
     const store = new Store({ dataDir: dir });
     const hub = new Hub(store);
@@ -118,19 +118,19 @@ describe('store', () => {
     store.writer.flush();
     store.db.close(); // no orderly finish
     const reopened = new Store({ dataDir: dir });
-    expect(reopened.recoverInterrupted(123)).toEqual(['r3']);
+    expect(reopened.recoverInterruptedNow(123)).toEqual(['r3']);
     const r = reopened.runs.get('r3')!;
     expect(r.status).toBe('interrupted');
     expect(r.verdict).toBe('interrupted');
     expect(r.lastSeq).toBe(6);
-    expect(reopened.runs.requests('r3', 0, 10).requests[0].status).toBe('completed');
+    expect((await reopened.requests('r3', 0, 10)).requests[0].status).toBe('completed');
     expect(reopened.runs.stallReports('r3')).toHaveLength(1);
     expect(JSON.parse(reopened.runs.eventsAfter('r3', 5, 10)[0].json)).toMatchObject({
       type: 'run.status',
       status: 'interrupted',
     });
-    expect(reopened.recoverInterrupted(124)).toEqual([]);
-    reopened.close();
+    expect(reopened.recoverInterruptedNow(124)).toEqual([]);
+    reopened.closeNow();
   });
 
   it('cuts a serialized result into bounded parts, never inside a surrogate pair', () => {
@@ -158,7 +158,7 @@ describe('store', () => {
     expect(store.runs.result('p1')).toEqual({ completed: 3 });
     expect(count(store, 'run_results', 'p1')).toBe(0);
     store.runs.delete('p1');
-    store.close();
+    store.closeNow();
   });
 
   it('drops the parts of an import stopped before its result was whole when it is marked interrupted', () => {
@@ -168,10 +168,10 @@ describe('store', () => {
     store.runs.writeResultPart('half', 0, '{"compl');
     store.db.close();
     const reopened = new Store({ dataDir: dir });
-    expect(reopened.recoverInterrupted(1)).toEqual(['half']);
+    expect(reopened.recoverInterruptedNow(1)).toEqual(['half']);
     expect(count(reopened, 'run_results', 'half')).toBe(0);
     expect(reopened.runs.result('half')).toBeNull();
-    reopened.close();
+    reopened.closeNow();
   });
 
   it('opens a database of schema 1 with its results kept whole in the runs row', () => {
@@ -188,6 +188,6 @@ describe('store', () => {
     const store = new Store({ dataDir: dir });
     expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect(store.runs.result('v1')).toEqual({ completed: 5, ttfts: [0.5] });
-    store.close();
+    store.closeNow();
   });
 });

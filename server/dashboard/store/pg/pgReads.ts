@@ -1,0 +1,155 @@
+/**
+ * The PostgreSQL store's reads: the same rules as the SQLite queries
+ * (runQueries.ts, boardQueries.ts) in PostgreSQL's SQL — numbered parameters,
+ * jsonb for the one JSON test, the run's insertion order in `ord` — turned
+ * into the same reply shapes by the same row mappers.
+ */
+import type { RunListItem, StallEntry } from '../../../../shared/apiSchemas.ts';
+import type { RunState, RunSummary } from '../../../../shared/protocol.ts';
+import type { FirstTimeout } from '../../../../shared/stallEvidence.ts';
+import type { ServerIdentity } from '../../../../shared/serverIdentity.ts';
+import type { StallFingerprint } from '../../../../shared/fingerprint.ts';
+import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../boardQueries.ts';
+import { toListItem, type RunRow } from '../runQueries.ts';
+import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../storeApi.ts';
+import type { BoardRun } from '../../../../shared/stallBoard.ts';
+
+/** Runs one query; rows back. */
+export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;
+
+const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
+const EVIDENCE = `NOT (s.worker_id = -1 AND (s.report_json::jsonb ->> 'stackError') IS NOT NULL)`;
+const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
+  r.max_concurrency, r.request_rate, r.fail_fast, r.created_at_ms, r.started_at_ms, r.finished_at_ms, r.last_seq,
+  r.state_json, r.summary_json, r.metadata_json,
+  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}) AS stall_count,
+  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}
+    GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
+
+const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
+
+/** Conditions for metadata pairs and a time window, their values pushed to `args` ($n numbered from there). */
+function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until'>, args: unknown[]): string[] {
+  const where: string[] = [];
+  const p = (v: unknown) => `$${args.push(v)}`;
+  for (const [k, v] of f.metadata ?? [])
+    where.push(`EXISTS (SELECT 1 FROM run_metadata m WHERE m.run_id = r.id AND m.key = ${p(k)} AND m.value = ${p(v)})`);
+  if (f.since !== undefined) where.push(`${HAPPENED} >= ${p(f.since)}`);
+  if (f.until !== undefined) where.push(`${HAPPENED} < ${p(f.until)}`);
+  return where;
+}
+
+export async function listRuns(q: Query, f: RunFilter): Promise<{ runs: RunListItem[]; total: number }> {
+  const args: unknown[] = [];
+  const p = (v: unknown) => `$${args.push(v)}`;
+  const where: string[] = [];
+  if (f.verdict) where.push(`r.verdict = ${p(f.verdict)}`);
+  if (f.status) where.push(`r.status = ${p(f.status)}`);
+  if (f.source) where.push(`r.source = ${p(f.source)}`);
+  if (f.text) {
+    const like = p(`%${f.text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
+    const cols = ['r.id', 'r.label', 'r.model', 'r.target', 'r.metadata_json'];
+    where.push(`(${cols.map((c) => `${c} LIKE ${like} ESCAPE '\\'`).join(' OR ')})`);
+  }
+  where.push(...metadataAndTime(f, args));
+  const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const [{ n }] = await q<{ n: number }>(`SELECT COUNT(*) AS n FROM runs r ${w}`, args);
+  const rows = await q<RunRow>(
+    `SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY ${HAPPENED} DESC, r.ord LIMIT ${p(f.limit)} OFFSET ${p(f.offset)}`,
+    args,
+  );
+  return { runs: rows.map(toListItem), total: n };
+}
+
+export async function getRun(q: Query, id: string): Promise<StoredRunRow | null> {
+  const [r] = await q<RunRow>(
+    `SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error, r.first_timeout_json,
+      r.server_identity_json FROM runs r WHERE r.id = $1`,
+    [id],
+  );
+  if (!r) return null;
+  return {
+    ...toListItem(r),
+    spec: parse(r.spec_json),
+    config: parse(r.config_json),
+    summary: parse<RunSummary>(r.summary_json),
+    importInfo: parse(r.import_json),
+    error: r.error ?? null,
+    lastSeq: r.last_seq,
+    state: parse<RunState>(r.state_json),
+    firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
+    serverIdentity: parse<ServerIdentity>(r.server_identity_json),
+  };
+}
+
+export async function runResult(q: Query, id: string): Promise<Record<string, unknown> | null> {
+  const [r] = await q<{ result_json: string | null; result_parts: number | null }>(
+    'SELECT result_json, result_parts FROM runs WHERE id = $1',
+    [id],
+  );
+  if (r?.result_json) return parse(r.result_json);
+  if (!r?.result_parts) return null;
+  const parts = await q<{ text: string }>('SELECT text FROM run_results WHERE run_id = $1 ORDER BY part', [id]);
+  return parts.length === r.result_parts ? parse(parts.map((x) => x.text).join('')) : null;
+}
+
+export async function stallReports(q: Query, id: string): Promise<StallEntry[]> {
+  const rows = await q<{
+    seq: number;
+    report_json: string;
+    recovered_json: string | null;
+    fingerprint_json: string | null;
+  }>(
+    `SELECT seq, report_json, recovered_json, fingerprint_json FROM stall_reports s
+     WHERE run_id = $1 AND ${EVIDENCE} ORDER BY seq`,
+    [id],
+  );
+  return rows.map((r) => ({
+    seq: r.seq,
+    report: JSON.parse(r.report_json) as StallEntry['report'],
+    recovered: parse(r.recovered_json),
+    ...(r.fingerprint_json ? { fingerprint: JSON.parse(r.fingerprint_json) as StallFingerprint } : {}),
+  }));
+}
+
+export function eventsAfter(q: Query, id: string, after: number, limit: number): Promise<StoredEvent[]> {
+  return q<StoredEvent>('SELECT seq, json FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [
+    id,
+    after,
+    limit,
+  ]);
+}
+
+export async function boardRuns(q: Query, f: BoardFilter): Promise<{ runs: BoardRun[]; truncated: boolean }> {
+  const args: unknown[] = [];
+  const where = metadataAndTime(f, args);
+  const newest = `FROM runs r ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${HAPPENED} DESC, r.ord`;
+  const rows = await q<BoardRunRow>(
+    `SELECT r.id, ${HAPPENED} AS at_ms, r.verdict, r.status, r.label, r.metadata_json, r.first_timeout_json
+     ${newest} LIMIT $${args.length + 1}`,
+    [...args, f.maxRuns + 1],
+  );
+  const truncated = rows.length > f.maxRuns;
+  if (truncated) rows.pop();
+  const stalls = await q<BoardStallRow>(
+    `SELECT s.run_id, s.worker_id, s.op_id, s.fingerprint_json,
+       CASE WHEN s.fingerprint_json IS NULL THEN s.report_json END AS report_json
+     FROM stall_reports s WHERE s.run_id IN (SELECT r.id ${newest} LIMIT $${args.length + 1})
+     ORDER BY s.run_id, s.seq`,
+    [...args, f.maxRuns],
+  );
+  return { runs: boardFromRows(rows, stalls), truncated };
+}
+
+export function stallRows(q: Query, runId: string): Promise<StallRow[]> {
+  return q<StallRow>(
+    `SELECT worker_id AS "workerId", op_id AS "opId", seq, phase, report_json AS "reportJson",
+      recovered_json AS "recoveredJson", fingerprint, fingerprint_json AS "fingerprintJson"
+     FROM stall_reports WHERE run_id = $1 ORDER BY seq`,
+    [runId],
+  );
+}
+
+export async function runningByOwner(q: Query): Promise<{ id: string; owner: number | null }[]> {
+  return q<{ id: string; owner: number | null }>(`SELECT id, owner FROM runs WHERE status = 'running'`);
+}

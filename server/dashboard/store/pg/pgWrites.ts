@@ -1,0 +1,78 @@
+/**
+ * The PostgreSQL store's one-off writes: a new run (with its metadata rows
+ * and the process that owns it) and a run's columns, by the same rules as
+ * the SQLite store's (runQueries.ts).
+ */
+import type pg from 'pg';
+import type { NewRun, RunUpdate } from '../storeApi.ts';
+
+export async function insertRunSql(c: pg.ClientBase, n: NewRun, owner: number): Promise<void> {
+  await c.query(
+    `INSERT INTO runs (id, source, status, label, model, target, dataset, num_prompts, max_concurrency, request_rate,
+      fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json, owner)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`,
+    [
+      n.id,
+      n.source,
+      n.status,
+      n.label,
+      n.model,
+      n.target,
+      n.dataset,
+      n.numPrompts,
+      n.maxConcurrency,
+      n.requestRate,
+      n.failFast ? 1 : 0,
+      n.createdAtMs,
+      n.startedAtMs ?? null,
+      n.spec === undefined ? null : JSON.stringify(n.spec),
+      n.config === undefined ? null : JSON.stringify(n.config),
+      JSON.stringify(n.metadata),
+      owner,
+    ],
+  );
+  const keys = Object.keys(n.metadata);
+  if (keys.length)
+    await c.query(`INSERT INTO run_metadata (run_id, key, value) SELECT $1, * FROM unnest($2::text[], $3::text[])`, [
+      n.id,
+      keys,
+      keys.map((k) => n.metadata[k]),
+    ]);
+}
+
+const COLS: Record<keyof RunUpdate, string> = {
+  config: 'config_json',
+  target: 'target',
+  status: 'status',
+  verdict: 'verdict',
+  startedAtMs: 'started_at_ms',
+  finishedAtMs: 'finished_at_ms',
+  summary: 'summary_json',
+  result: 'result_json',
+  resultParts: 'result_parts',
+  importInfo: 'import_json',
+  error: 'error',
+  state: 'state_json',
+  lastSeq: 'last_seq',
+  firstTimeout: 'first_timeout_json',
+  serverIdentity: 'server_identity_json',
+};
+const JSON_COLS = new Set(['summary', 'result', 'importInfo', 'state', 'config', 'firstTimeout', 'serverIdentity']);
+
+/** Sets the given columns (names from the fixed table above, never input). `lastSeq` only ever raises it. */
+export async function updateSql(c: pg.ClientBase, id: string, f: RunUpdate): Promise<void> {
+  const sets: string[] = [];
+  const vals: unknown[] = [id];
+  for (const [k, v] of Object.entries(f) as [keyof RunUpdate, unknown][]) {
+    if (v === undefined || !COLS[k]) continue;
+    vals.push(JSON_COLS.has(k) ? JSON.stringify(v) : v);
+    // Another process may have numbered more events since: the stored last seq never goes back.
+    sets.push(k === 'lastSeq' ? `last_seq = GREATEST(last_seq, $${vals.length})` : `${COLS[k]} = $${vals.length}`);
+  }
+  if (f.result !== undefined) {
+    // A result given whole replaces one stored in parts.
+    sets.push('result_parts = NULL');
+    await c.query('DELETE FROM run_results WHERE run_id = $1', [id]);
+  }
+  if (sets.length) await c.query(`UPDATE runs SET ${sets.join(', ')} WHERE id = $1`, vals);
+}

@@ -1,0 +1,89 @@
+/**
+ * The stored tables as Kysely sees them, the same on both stores (SQLite and
+ * PostgreSQL hold the same columns; docs/design.md#team-dashboard). Queries
+ * that are not on the live path can be written once against
+ * `DashboardStore.kysely` and run on either database.
+ */
+import type { Generated } from 'kysely';
+
+export interface RunsTable {
+  id: string;
+  source: string;
+  status: string;
+  verdict: string | null;
+  label: string | null;
+  model: string | null;
+  target: string | null;
+  dataset: string | null;
+  num_prompts: number | null;
+  max_concurrency: number | null;
+  request_rate: string | null;
+  fail_fast: Generated<number>;
+  created_at_ms: number;
+  started_at_ms: number | null;
+  finished_at_ms: number | null;
+  last_seq: Generated<number>;
+  spec_json: string | null;
+  config_json: string | null;
+  state_json: string | null;
+  summary_json: string | null;
+  result_json: string | null;
+  import_json: string | null;
+  metadata_json: Generated<string>;
+  error: string | null;
+  result_parts: number | null;
+  first_timeout_json: string | null;
+  server_identity_json: string | null;
+  /** 1 = never pruned by retention (docs/design.md#retention). */
+  pinned: Generated<number>;
+  /** When retention removed the run's request rows and events; null while they are kept. */
+  pruned_at_ms: number | null;
+  /** The report token that created the run (its id); null when another scope did (docs/design.md#tokens). */
+  reported_by_token: string | null;
+}
+
+/** Scoped API tokens, stored as their SHA-256 only (docs/design.md#tokens). */
+export interface ApiTokensTable {
+  id: string;
+  name: string;
+  scope: string;
+  /** SHA-256 of the token, hex. */
+  token_hash: string;
+  prefix: string;
+  created_at_ms: number;
+  last_used_at_ms: number | null;
+  revoked_at_ms: number | null;
+}
+
+/** Requests that ended together, one row per range (docs/design.md#bulk-unsent); `to_idx` is exclusive. */
+export interface RequestRangesTable {
+  run_id: string;
+  from_idx: number;
+  to_idx: number;
+  status: string;
+  /** Request ids are id_prefix || idx; null: empty ids. */
+  id_prefix: string | null;
+  /** The RequestRow every request of the range shows, but its index and id. */
+  row_json: string;
+}
+
+export interface StallscopeDb {
+  runs: RunsTable;
+  run_metadata: { run_id: string; key: string; value: string };
+  requests: { run_id: string; idx: number; row_json: string; status: string };
+  events: { run_id: string; seq: number; json: string };
+  stall_reports: {
+    run_id: string;
+    worker_id: number;
+    op_id: number;
+    seq: number;
+    phase: string;
+    report_json: string;
+    recovered_json: string | null;
+    fingerprint: string | null;
+    fingerprint_json: string | null;
+  };
+  run_results: { run_id: string; part: number; text: string };
+  api_tokens: ApiTokensTable;
+  request_ranges: RequestRangesTable;
+}

@@ -1,0 +1,146 @@
+/**
+ * N `stallscope bench --report-to` processes at once against one dashboard (in this process, so its event loop and
+ * its ingest latency are measured here) and a reproduction server, then a check that every run's events were
+ * stored exactly once against each CLI's own result file (docs/design.md#team-dashboard). Shared by the load
+ * benchmark (test/perf/teamDashboard.bench.ts) and its reduced-size test.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { buildApp } from '#server/dashboard/app.ts';
+import { REPO } from './benchChild.ts';
+
+const BIN = join(REPO, 'bin/stallscope.js');
+
+export interface FleetFigures {
+  seconds: number;
+  ingestMs: { p50: number; p99: number; max: number; batches: number };
+  loopDelayMs: { p99: number; max: number };
+  /** Runs whose stored events, rows and counts match their CLI's result file. */
+  exact: number;
+  problems: string[];
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+function run(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
+
+export async function reporterFleet(
+  opts: { dataDir: string | null; database: string | null },
+  target: string,
+  reporters: number,
+  requests: number,
+): Promise<FleetFigures> {
+  const app = await buildApp({ ...opts, logger: false });
+  const ingestMs: number[] = [];
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method === 'POST' && req.url.endsWith('/events')) ingestMs.push(reply.elapsedTime);
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  const dir = mkdtempSync(join(tmpdir(), 'stallscope-fleet-'));
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const t0 = performance.now();
+  const results = await Promise.all(
+    Array.from({ length: reporters }, (_, k) =>
+      run([
+        'bench',
+        ...['--base-url', target, '--endpoint', '/v1/chat/completions', '--model', 'openbmb/MiniCPM-o-4_5'],
+        ...[
+          '--dataset-name',
+          'random',
+          '--random-input-len',
+          '16',
+          '--random-output-len',
+          '16',
+          '--num-prompts',
+          String(requests),
+          '--max-concurrency',
+          '10',
+        ],
+        ...['--request-rate', 'inf', '--num-warmups', '0', '--percentile-metrics', 'ttft,e2el,audio_ttfp'],
+        ...['--extra-body', '{"modalities":["text","audio"]}', '--save-result', '--result-dir', dir],
+        ...['--result-filename', `node-${k}.json`, '--metadata', `node=node-${k}`, '--report-to', url],
+      ]),
+    ),
+  );
+  const s = (performance.now() - t0) / 1000;
+  loop.disable();
+  let exact = 0;
+  const problems: string[] = [];
+  for (let k = 0; k < reporters; k++) {
+    if (results[k].code !== 0) problems.push(`node-${k}: exit ${results[k].code}: ${results[k].out.slice(-300)}`);
+    const file = JSON.parse(readFileSync(join(dir, `node-${k}.json`), 'utf8')) as { completed: number; failed: number };
+    const [listed] = (await app.store.list({ limit: 2, offset: 0, metadata: [['node', `node-${k}`]] })).runs;
+    const run = listed && (await app.store.get(listed.id));
+    const events = run ? await app.store.eventsAfter(run.id, 0, 10_000_000) : [];
+    const rows = run ? (await app.store.requests(run.id, 0, 1)).total : 0;
+    const contiguous = events.every((e, i) => e.seq === i + 1) && events.length === run?.lastSeq;
+    if (run && contiguous && rows === file.completed + file.failed && run.counts.completed === file.completed) exact++;
+    else
+      problems.push(
+        `node-${k}: ${run ? `${events.length} events to seq ${run.lastSeq}, ${rows} rows, ${run.counts.completed} completed` : 'no run'} vs file ${file.completed}+${file.failed}`,
+      );
+  }
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    seconds: s,
+    ingestMs: {
+      p50: pct(ingestMs, 50),
+      p99: pct(ingestMs, 99),
+      max: Math.max(0, ...ingestMs),
+      batches: ingestMs.length,
+    },
+    loopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+    exact,
+    problems,
+  };
+}
+
+/** A reproduction server (fast: many short requests) as a child process; its URL once it answers. */
+export async function startFastRepro(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [BIN, 'repro-server', '--port', String(port), '--token-rate', '2000', '--cfm-steps', '2', '--max-batch', '16'],
+    { cwd: REPO, stdio: 'ignore' },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url, child };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('the reproduction server did not answer within 20 s');
+}

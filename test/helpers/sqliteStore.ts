@@ -1,0 +1,13 @@
+/** The SQLite store behind an app built on it (tests reach its synchronous queries and writer directly). */
+import type { DashboardStore } from '#server/dashboard/store/storeApi.ts';
+import { Store } from '#server/dashboard/store/store.ts';
+
+export function sqliteOf(store: DashboardStore): Store {
+  if (!(store instanceof Store)) throw new Error(`expected the SQLite store, got ${store.kind}`);
+  return store;
+}
+
+/** How many request rows the SQLite store holds for a run, read at once (for synchronous snapshots in tests). */
+export function storedRowCount(store: DashboardStore, runId: string): number {
+  return sqliteOf(store).db.prepare('SELECT COUNT(*) FROM requests WHERE run_id = ?').pluck().get(runId) as number;
+}

@@ -1,0 +1,113 @@
+/**
+ * `stallscope db export` / `db import` against a real SQLite data folder and
+ * a throwaway PostgreSQL: every run moves whole, a second move changes
+ * nothing, and a folder a dashboard holds is refused.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '#server/cli/db.ts';
+import { Store } from '#server/dashboard/store/store.ts';
+import { Hub } from '#server/dashboard/hub/hub.ts';
+import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
+import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
+import { lockDataDir } from '#server/dashboard/store/dataDirLock.ts';
+import type { DashboardStore } from '#server/dashboard/store/storeApi.ts';
+import type { RunEvent } from '#shared/protocol.ts';
+import { completedRequest, hangRunEvents, newRun, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
+import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
+
+let cluster: PgCluster;
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'stallscope-db-'));
+  dirs.push(d);
+  return d;
+};
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterAll(() => {
+  cluster?.destroy();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Each run's id, status, last seq, and how many events and request rows it has. */
+async function inventory(s: DashboardStore) {
+  const out = [];
+  for (const id of await s.allRunIds()) {
+    const r = (await s.get(id))!;
+    out.push({
+      id,
+      status: r.status,
+      lastSeq: r.lastSeq,
+      events: (await s.eventsAfter(id, 0, 100_000)).length,
+      rows: (await s.requests(id, 0, 100_000)).total,
+      stalls: (await s.stallReports(id)).length,
+      // Never-sent ranges move as ranges, not as a row per request; a pin moves with its run.
+      ranges: (await s.kysely.selectFrom('request_ranges').select('from_idx').where('run_id', '=', id).execute())
+        .length,
+      storedRows: (await s.kysely.selectFrom('requests').select('idx').where('run_id', '=', id).execute()).length,
+      pinned: (await s.retention.retentionFacts(id))?.pinned,
+    });
+  }
+  return out;
+}
+
+/** Ten requests that ran (one failed), then the stop: the other 90 never sent, one range. */
+function stoppedRunEvents(id: string): RunEvent[] {
+  const events: RunEvent[] = [runStarted(id, 100)];
+  for (let i = 0; i < 9; i++) events.push(...completedRequest(id, i, i * 4));
+  events.push(
+    { type: 'request.queued', t: 40, index: 9, requestId: `${id}-9` },
+    { type: 'request.sent', t: 41, index: 9, requestId: `${id}-9`, attempt: 1 },
+    { type: 'request.failed', t: 42, outcome: outcome(id, 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
+    { type: 'requests.not_dispatched', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
+  );
+  return events;
+}
+
+describe('stallscope db', () => {
+  it('exports a data folder into PostgreSQL and imports it back, idempotently', async () => {
+    const dir = tmp();
+    const local = new Store({ dataDir: dir });
+    const hub = new Hub(local);
+    for (const id of ['n1', 'n2']) {
+      local.runs.insertRun(newRun(id));
+      hub.open(id, id);
+      for (const e of hangRunEvents(id)) hub.append(id, e);
+      await finalizeRun(hub, id, { status: 'finished' });
+    }
+    local.runs.insertRun(newRun('stopped'));
+    hub.open('stopped', 'stopped');
+    for (const e of stoppedRunEvents('stopped')) hub.append('stopped', e);
+    await finalizeRun(hub, 'stopped', { status: 'finished' });
+    await local.retention.setPinned('n1', true);
+    const before = await inventory(local);
+    expect(before.find((r) => r.id === 'stopped')).toMatchObject({ rows: 100, storedRows: 10, ranges: 1 });
+    await local.close();
+    const url = await cluster.freshDatabase();
+    expect(await run(['export', '--to', url, '--data-dir', dir])).toBe(0);
+    expect(await run(['export', '--to', url, '--data-dir', dir])).toBe(0); // twice: nothing changes
+    const pg = await openPgStore({ url });
+    expect(await inventory(pg)).toEqual(before);
+    await pg.close();
+    const back = tmp();
+    expect(await run(['import', '--from', url, '--data-dir', back])).toBe(0);
+    const again = new Store({ dataDir: back });
+    expect(await inventory(again)).toEqual(before);
+    await again.close();
+  });
+
+  it('refuses a data folder a dashboard holds, and says what to type without a direction', async () => {
+    const dir = tmp();
+    const lock = lockDataDir(dir);
+    try {
+      expect(await run(['export', '--to', await cluster.freshDatabase(), '--data-dir', dir])).toBe(4);
+    } finally {
+      lock.release();
+    }
+    expect(await run(['export', '--data-dir', dir])).toBe(2);
+  });
+});
