@@ -32,7 +32,7 @@ export interface ChatRequest {
   promptTokens: number;
 }
 
-const bad = (msg: string, param: string) => new OpenAIError(400, msg, 'BadRequestError', param);
+export const bad = (msg: string, param: string) => new OpenAIError(400, msg, 'BadRequestError', param);
 
 function contentText(content: unknown, i: number): string {
   if (typeof content === 'string') return content;
@@ -50,20 +50,26 @@ function contentText(content: unknown, i: number): string {
     .join(' ');
 }
 
-function optInt(body: Record<string, unknown>, key: string): number | null {
+export function optInt(body: Record<string, unknown>, key: string): number | null {
   const v = body[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(`${key} must be a positive integer`, key);
   return v;
 }
 
-export function parseChatRequest(body: unknown, servedModel: string): ChatRequest {
+/** A request body that is a JSON object naming the served model (every route's first check, as vLLM's). */
+export function servedModelBody(body: unknown, servedModel: string): Record<string, unknown> & { model: string } {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw bad('the request body must be a JSON object', 'body');
   const b = body as Record<string, unknown>;
   if (typeof b.model !== 'string' || b.model === '') throw bad('model is required', 'model');
   if (b.model !== servedModel)
     throw new OpenAIError(404, `The model \`${b.model}\` does not exist.`, 'NotFoundError', 'model');
+  return { ...b, model: b.model };
+}
+
+export function parseChatRequest(body: unknown, servedModel: string): ChatRequest {
+  const b = servedModelBody(body, servedModel);
   if (!Array.isArray(b.messages) || b.messages.length === 0)
     throw bad('messages must be a non-empty array', 'messages');
   let userText = '';

@@ -7,7 +7,7 @@
  * true`) sends raw PCM chunks as Code2Wav decodes them (`stream_format`
  * `audio`, the default).
  */
-import { OpenAIError, type ChatRequest } from './chatRequest.ts';
+import { bad, optInt, servedModelBody, type ChatRequest } from './chatRequest.ts';
 
 export interface SpeechRequest {
   stream: boolean;
@@ -16,22 +16,8 @@ export interface SpeechRequest {
   omni: ChatRequest;
 }
 
-const bad = (msg: string, param: string) => new OpenAIError(400, msg, 'BadRequestError', param);
-
-function optInt(b: Record<string, unknown>, key: string): number | null {
-  const v = b[key];
-  if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(`${key} must be a positive integer`, key);
-  return v;
-}
-
 export function parseSpeechRequest(body: unknown, servedModel: string): SpeechRequest {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw bad('the request body must be a JSON object', 'body');
-  const b = body as Record<string, unknown>;
-  if (typeof b.model !== 'string' || b.model === '') throw bad('model is required', 'model');
-  if (b.model !== servedModel)
-    throw new OpenAIError(404, `The model \`${b.model}\` does not exist.`, 'NotFoundError', 'model');
+  const b = servedModelBody(body, servedModel);
   if (typeof b.input !== 'string' || b.input.trim() === '') throw bad('input must be a non-empty string', 'input');
   if (b.voice !== undefined && b.voice !== null && typeof b.voice !== 'string')
     throw bad('voice must be a string', 'voice');

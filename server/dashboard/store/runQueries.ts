@@ -61,6 +61,22 @@ const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.t
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
 
+/** A run's whole row as the stores return it (both stores read the same columns). */
+export function toStoredRun(r: RunRow): StoredRunRow {
+  return {
+    ...toListItem(r),
+    spec: parse(r.spec_json),
+    config: parse(r.config_json),
+    summary: parse<RunSummary>(r.summary_json),
+    importInfo: parse(r.import_json),
+    error: r.error ?? null,
+    lastSeq: r.last_seq,
+    state: parse<RunState>(r.state_json),
+    firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
+    serverIdentity: parse<ServerIdentity>(r.server_identity_json),
+  };
+}
+
 export function toListItem(r: RunRow): RunListItem {
   const state = parse<RunState>(r.state_json);
   const summary = parse<{ durationS?: number; counts?: RunListItem['counts'] }>(r.summary_json);
@@ -124,6 +140,32 @@ export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until
   return where;
 }
 
+/** A new run's columns, in the order of `runInsertValues` (both stores insert a run by these). */
+export const RUN_INSERT_COLUMNS =
+  'id, source, status, label, model, target, dataset, num_prompts, max_concurrency, request_rate, ' +
+  'fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json';
+
+export function runInsertValues(n: NewRun): unknown[] {
+  return [
+    n.id,
+    n.source,
+    n.status,
+    n.label,
+    n.model,
+    n.target,
+    n.dataset,
+    n.numPrompts,
+    n.maxConcurrency,
+    n.requestRate,
+    n.failFast ? 1 : 0,
+    n.createdAtMs,
+    n.startedAtMs ?? null,
+    n.spec === undefined ? null : JSON.stringify(n.spec),
+    n.config === undefined ? null : JSON.stringify(n.config),
+    JSON.stringify(n.metadata),
+  ];
+}
+
 export class RunQueries {
   constructor(private readonly db: Database.Database) {}
 
@@ -131,28 +173,11 @@ export class RunQueries {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO runs (id, source, status, label, model, target, dataset, num_prompts, max_concurrency, request_rate,
-            fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json)
-           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+          `INSERT INTO runs (${RUN_INSERT_COLUMNS}) VALUES (${RUN_INSERT_COLUMNS.split(',')
+            .map(() => '?')
+            .join(',')})`,
         )
-        .run(
-          n.id,
-          n.source,
-          n.status,
-          n.label,
-          n.model,
-          n.target,
-          n.dataset,
-          n.numPrompts,
-          n.maxConcurrency,
-          n.requestRate,
-          n.failFast ? 1 : 0,
-          n.createdAtMs,
-          n.startedAtMs ?? null,
-          n.spec === undefined ? null : JSON.stringify(n.spec),
-          n.config === undefined ? null : JSON.stringify(n.config),
-          JSON.stringify(n.metadata),
-        );
+        .run(...runInsertValues(n));
       const meta = this.db.prepare('INSERT INTO run_metadata (run_id, key, value) VALUES (?,?,?)');
       for (const [k, v] of Object.entries(n.metadata)) meta.run(n.id, k, v);
     })();
@@ -246,19 +271,7 @@ export class RunQueries {
           r.server_identity_json FROM runs r WHERE r.id = ?`,
       )
       .get(id) as RunRow | undefined;
-    if (!r) return null;
-    return {
-      ...toListItem(r),
-      spec: parse(r.spec_json),
-      config: parse(r.config_json),
-      summary: parse<RunSummary>(r.summary_json),
-      importInfo: parse(r.import_json),
-      error: r.error ?? null,
-      lastSeq: r.last_seq,
-      state: parse<RunState>(r.state_json),
-      firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
-      serverIdentity: parse<ServerIdentity>(r.server_identity_json),
-    };
+    return r ? toStoredRun(r) : null;
   }
 
   /** The stored vLLM result object: whole in runs.result_json, or joined from all its parts; null if neither. */

@@ -5,12 +5,9 @@
  * into the same reply shapes by the same row mappers.
  */
 import type { RunListItem, StallEntry } from '../../../../shared/apiSchemas.ts';
-import type { RunState, RunSummary } from '../../../../shared/protocol.ts';
-import type { FirstTimeout } from '../../../../shared/stallEvidence.ts';
-import type { ServerIdentity } from '../../../../shared/serverIdentity.ts';
 import type { StallFingerprint } from '../../../../shared/fingerprint.ts';
 import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../boardQueries.ts';
-import { toListItem, type RunRow } from '../runQueries.ts';
+import { toListItem, toStoredRun, type RunRow } from '../runQueries.ts';
 import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../storeApi.ts';
 import type { BoardRun } from '../../../../shared/stallBoard.ts';
 
@@ -67,19 +64,7 @@ export async function getRun(q: Query, id: string): Promise<StoredRunRow | null>
       r.server_identity_json FROM runs r WHERE r.id = $1`,
     [id],
   );
-  if (!r) return null;
-  return {
-    ...toListItem(r),
-    spec: parse(r.spec_json),
-    config: parse(r.config_json),
-    summary: parse<RunSummary>(r.summary_json),
-    importInfo: parse(r.import_json),
-    error: r.error ?? null,
-    lastSeq: r.last_seq,
-    state: parse<RunState>(r.state_json),
-    firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
-    serverIdentity: parse<ServerIdentity>(r.server_identity_json),
-  };
+  return r ? toStoredRun(r) : null;
 }
 
 export async function runResult(q: Query, id: string): Promise<Record<string, unknown> | null> {

@@ -5,31 +5,13 @@
  */
 import type pg from 'pg';
 import type { NewRun, RunUpdate } from '../storeApi.ts';
+import { RUN_INSERT_COLUMNS, runInsertValues } from '../runQueries.ts';
 
 export async function insertRunSql(c: pg.ClientBase, n: NewRun, owner: number): Promise<void> {
+  const values = [...runInsertValues(n), owner];
   await c.query(
-    `INSERT INTO runs (id, source, status, label, model, target, dataset, num_prompts, max_concurrency, request_rate,
-      fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json, owner)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`,
-    [
-      n.id,
-      n.source,
-      n.status,
-      n.label,
-      n.model,
-      n.target,
-      n.dataset,
-      n.numPrompts,
-      n.maxConcurrency,
-      n.requestRate,
-      n.failFast ? 1 : 0,
-      n.createdAtMs,
-      n.startedAtMs ?? null,
-      n.spec === undefined ? null : JSON.stringify(n.spec),
-      n.config === undefined ? null : JSON.stringify(n.config),
-      JSON.stringify(n.metadata),
-      owner,
-    ],
+    `INSERT INTO runs (${RUN_INSERT_COLUMNS}, owner) VALUES (${values.map((_, i) => `$${i + 1}`).join(',')})`,
+    values,
   );
   const keys = Object.keys(n.metadata);
   if (keys.length)
