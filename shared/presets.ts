@@ -2,7 +2,7 @@
  * Named, ready-to-run RunSpecs. `GET /api/presets` serves these; the web
  * form offers them. Each must pass `runSpecIssues` without errors (tested).
  */
-import type { Preset } from './schemas.ts';
+import type { Preset, RunSpec } from './schemas.ts';
 
 /**
  * What both presets share: the nightly MiniCPM-o job's shape (model, endpoint,
@@ -34,6 +34,16 @@ const NIGHTLY_SHAPE = {
  * take ~1 s each — fail-fast then cancels everything else, so the run ends
  * `failed_closed` with a stall report in about 9 s.
  */
+/** The embedded repro server whose Code2Wav stage blocks in hift at its 3rd operation (both hang presets). */
+const HIFT_HANG_TARGET: RunSpec['target'] = {
+  kind: 'embedded',
+  faults: [{ phase: 'hift', kind: 'block', after: 3 }],
+  watchdogTimeoutS: 1,
+  workers: 1,
+  maxBatch: 4,
+  seed: 0,
+};
+
 export const CODE2WAV_HANG: Preset = {
   id: 'code2wav-hang',
   title: 'Reproduce the Code2Wav hang (embedded)',
@@ -42,14 +52,7 @@ export const CODE2WAV_HANG: Preset = {
   spec: {
     label: 'code2wav-hang',
     metadata: { preset: 'code2wav-hang' },
-    target: {
-      kind: 'embedded',
-      faults: [{ phase: 'hift', kind: 'block', after: 3 }],
-      watchdogTimeoutS: 1,
-      workers: 1,
-      maxBatch: 4,
-      seed: 0,
-    },
+    target: HIFT_HANG_TARGET,
     ...NIGHTLY_SHAPE,
     dataset: { name: 'random', inputLen: 32, outputLen: 16 },
     timeouts: { totalS: 8 },
@@ -95,14 +98,7 @@ export const REALTIME_HANG: Preset = {
   spec: {
     label: 'realtime-hang',
     metadata: { preset: 'realtime-hang' },
-    target: {
-      kind: 'embedded',
-      faults: [{ phase: 'hift', kind: 'block', after: 3 }],
-      watchdogTimeoutS: 1,
-      workers: 1,
-      maxBatch: 4,
-      seed: 0,
-    },
+    target: HIFT_HANG_TARGET,
     ...NIGHTLY_SHAPE,
     backend: 'openai-realtime-tts',
     endpoint: '/v1/realtime',

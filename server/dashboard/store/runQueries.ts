@@ -166,6 +166,36 @@ export function runInsertValues(n: NewRun): unknown[] {
   ];
 }
 
+/** The column each `RunUpdate` field is stored in (both stores update a run by this table). */
+export const RUN_UPDATE_COLUMNS: Record<keyof RunUpdate, string> = {
+  config: 'config_json',
+  target: 'target',
+  status: 'status',
+  verdict: 'verdict',
+  startedAtMs: 'started_at_ms',
+  finishedAtMs: 'finished_at_ms',
+  summary: 'summary_json',
+  result: 'result_json',
+  resultParts: 'result_parts',
+  importInfo: 'import_json',
+  error: 'error',
+  state: 'state_json',
+  lastSeq: 'last_seq',
+  firstTimeout: 'first_timeout_json',
+  serverIdentity: 'server_identity_json',
+};
+
+/** The `RunUpdate` fields stored as JSON text. */
+export const RUN_UPDATE_JSON: ReadonlySet<string> = new Set([
+  'summary',
+  'result',
+  'importInfo',
+  'state',
+  'config',
+  'firstTimeout',
+  'serverIdentity',
+]);
+
 export class RunQueries {
   constructor(private readonly db: Database.Database) {}
 
@@ -187,32 +217,15 @@ export class RunQueries {
     return this.db.prepare('SELECT 1 FROM runs WHERE id = ?').get(id) !== undefined;
   }
 
-  /** Sets the given columns (names are fixed by the caller's keys below, never user input). */
+  /** Sets the given columns (names from RUN_UPDATE_COLUMNS, never user input). */
   update(id: string, f: RunUpdate): void {
-    const cols: Record<string, string> = {
-      config: 'config_json',
-      target: 'target',
-      status: 'status',
-      verdict: 'verdict',
-      startedAtMs: 'started_at_ms',
-      finishedAtMs: 'finished_at_ms',
-      summary: 'summary_json',
-      result: 'result_json',
-      resultParts: 'result_parts',
-      importInfo: 'import_json',
-      error: 'error',
-      state: 'state_json',
-      lastSeq: 'last_seq',
-      firstTimeout: 'first_timeout_json',
-      serverIdentity: 'server_identity_json',
-    };
-    const json = new Set(['summary', 'result', 'importInfo', 'state', 'config', 'firstTimeout', 'serverIdentity']);
     const sets: string[] = [];
     const vals: unknown[] = [];
     for (const [k, v] of Object.entries(f)) {
-      if (v === undefined || !cols[k]) continue;
-      sets.push(`${cols[k]} = ?`);
-      vals.push(json.has(k) ? JSON.stringify(v) : v);
+      const col = RUN_UPDATE_COLUMNS[k as keyof RunUpdate];
+      if (v === undefined || !col) continue;
+      sets.push(`${col} = ?`);
+      vals.push(RUN_UPDATE_JSON.has(k) ? JSON.stringify(v) : v);
     }
     if (f.result !== undefined) {
       // A result given whole replaces one stored in parts.

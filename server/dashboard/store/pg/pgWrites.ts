@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { NewRun, RunUpdate } from '../storeApi.ts';
-import { RUN_INSERT_COLUMNS, runInsertValues } from '../runQueries.ts';
+import { RUN_INSERT_COLUMNS, RUN_UPDATE_COLUMNS, RUN_UPDATE_JSON, runInsertValues } from '../runQueries.ts';
 
 export async function insertRunSql(c: pg.ClientBase, n: NewRun, owner: number): Promise<void> {
   const values = [...runInsertValues(n), owner];
@@ -22,34 +22,17 @@ export async function insertRunSql(c: pg.ClientBase, n: NewRun, owner: number): 
     ]);
 }
 
-const COLS: Record<keyof RunUpdate, string> = {
-  config: 'config_json',
-  target: 'target',
-  status: 'status',
-  verdict: 'verdict',
-  startedAtMs: 'started_at_ms',
-  finishedAtMs: 'finished_at_ms',
-  summary: 'summary_json',
-  result: 'result_json',
-  resultParts: 'result_parts',
-  importInfo: 'import_json',
-  error: 'error',
-  state: 'state_json',
-  lastSeq: 'last_seq',
-  firstTimeout: 'first_timeout_json',
-  serverIdentity: 'server_identity_json',
-};
-const JSON_COLS = new Set(['summary', 'result', 'importInfo', 'state', 'config', 'firstTimeout', 'serverIdentity']);
-
-/** Sets the given columns (names from the fixed table above, never input). `lastSeq` only ever raises it. */
+/** Sets the given columns (names from RUN_UPDATE_COLUMNS, never input). `lastSeq` only ever raises it. */
 export async function updateSql(c: pg.ClientBase, id: string, f: RunUpdate): Promise<void> {
   const sets: string[] = [];
   const vals: unknown[] = [id];
   for (const [k, v] of Object.entries(f) as [keyof RunUpdate, unknown][]) {
-    if (v === undefined || !COLS[k]) continue;
-    vals.push(JSON_COLS.has(k) ? JSON.stringify(v) : v);
+    if (v === undefined || !RUN_UPDATE_COLUMNS[k]) continue;
+    vals.push(RUN_UPDATE_JSON.has(k) ? JSON.stringify(v) : v);
     // Another process may have numbered more events since: the stored last seq never goes back.
-    sets.push(k === 'lastSeq' ? `last_seq = GREATEST(last_seq, $${vals.length})` : `${COLS[k]} = $${vals.length}`);
+    sets.push(
+      k === 'lastSeq' ? `last_seq = GREATEST(last_seq, $${vals.length})` : `${RUN_UPDATE_COLUMNS[k]} = $${vals.length}`,
+    );
   }
   if (f.result !== undefined) {
     // A result given whole replaces one stored in parts.
