@@ -8,7 +8,10 @@
  * into the first wave that no client could remove.
  *
  * argv: "keep-alive" | "per-request" (Connection: close after each
- * response), delay in ms (default 5). Prints its URL on the first line.
+ * response), delay in ms (default 5), audio chunks after the text (default 0;
+ * the team dashboard's load bench streams text and audio as an omni target
+ * does, without the reproduction server's per-request work). Prints its URL
+ * on the first line.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +19,8 @@ import { fullStream } from '../helpers/sse.ts';
 
 const closeEach = process.argv[2] === 'per-request';
 const delayMs = Number(process.argv[3] ?? 5);
-const body = Buffer.from(fullStream(48).join(''));
+const audioChunks = Number(process.argv[4] ?? 0);
+const body = Buffer.from(fullStream(48, audioChunks).join(''));
 const head = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',

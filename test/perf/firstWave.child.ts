@@ -6,16 +6,14 @@
  * warm-up, for the before figure), "wall" | "cpu" (the engine's clock),
  * "keep-alive" | "per-request" (the engine's connection mode).
  */
-import { openSync, readSync } from 'node:fs';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig } from '../helpers/benchConfig.ts';
+import { threadCpuClock } from '../helpers/threadCpu.ts';
 
 const [url, conc, n, mode, clock, connections] = process.argv.slice(2);
 // argv[5] "cpu": the main thread's CPU time as the engine's clock (Linux schedstat), so a TTFT counts the
 // client's own work before the first token and none of the waiting: a figure a busy machine does not move.
-const fd = clock === 'cpu' ? openSync('/proc/thread-self/schedstat', 'r') : -1;
-const buf = Buffer.alloc(128);
-const cpuSeconds = (): number => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, 128, 0)).split(' ')[0]) / 1e9;
+const cpuSeconds = clock === 'cpu' ? threadCpuClock() : undefined;
 const out = await runBenchmark(
   testBenchConfig(url, {
     runId: 'wave',
@@ -25,7 +23,7 @@ const out = await runBenchmark(
     timeouts: { totalS: 30 },
     connectionMode: connections === 'keep-alive' ? 'keep_alive' : 'per_request',
   }),
-  { warmClient: mode !== 'cold', now: fd >= 0 ? cpuSeconds : undefined },
+  { warmClient: mode !== 'cold', now: cpuSeconds },
 );
 if (out.summary.counts.completed !== Number(n)) throw new Error(`completed ${out.summary.counts.completed}/${n}`);
 process.stdout.write(JSON.stringify([...out.records].map((r) => r.ttft)));

@@ -38,8 +38,12 @@ interface Wave {
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 
 /** The constant-TTFT server in its own process, answering `delayMs` after each request (wholeProcess.ts: 0). */
-export async function startServer(mode: Mode, delayMs = 5): Promise<{ url: string; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode, String(delayMs)], {
+export async function startServer(
+  mode: Mode,
+  delayMs = 5,
+  audioChunks = 0,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode, String(delayMs), String(audioChunks)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   // Its URL, or its exit: a server that dies before listening fails the bench instead of hanging it.

@@ -6,19 +6,13 @@
  * and to the end: dispatch, connect, and parse, with no waiting counted.
  * argv: url, "warm" | "cold". Prints JSON { ttft: number[], latency: number[] }.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { threadCpuClock } from '#test/helpers/threadCpu.ts';
 
 const [url, mode] = process.argv.slice(2);
-// The main thread's own CPU time in ns, first field of schedstat (Linux): it stands still while the
-// thread waits for I/O or is preempted by another process, and V8's background threads are not in it.
-const fd = openSync('/proc/thread-self/schedstat', 'r');
-const buf = Buffer.alloc(128);
-const cpuSeconds = (): number => {
-  const n = readSync(fd, buf, 0, buf.length, 0);
-  return Number(buf.toString('latin1', 0, n).split(' ')[0]) / 1e9;
-};
+// The main thread's own CPU time: it stands still while the thread waits, so the figure is the client's work.
+const cpuSeconds = threadCpuClock();
 await new Promise((resolve) => setTimeout(resolve, 10)); // the event loop is running: its clock counts
 const out = await runBenchmark(
   testBenchConfig(url, {
@@ -31,7 +25,6 @@ const out = await runBenchmark(
   }),
   { now: cpuSeconds, warmClient: mode === 'warm' },
 );
-closeSync(fd);
 if (out.summary.counts.completed !== 16) throw new Error(`completed ${out.summary.counts.completed}/16`);
 process.stdout.write(
   JSON.stringify({ ttft: [...out.records].map((r) => r.ttft), latency: [...out.records].map((r) => r.latency) }),
