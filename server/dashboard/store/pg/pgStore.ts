@@ -176,7 +176,7 @@ export class PgStore implements DashboardStore {
     return this.writer.drain();
   }
   settled(): Promise<void> {
-    return this.writer.down ? Promise.resolve() : this.writer.drain();
+    return this.writer.written();
   }
   hasRoom(events: number): boolean {
     return this.writer.pendingCount + events <= this.writer.capacity;
