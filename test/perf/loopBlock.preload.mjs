@@ -6,6 +6,9 @@
  * from a 1 ms probe, monitorEventLoopDelay's max over the same second, and
  * every block over 5 ms. The clock's start is the engine's own
  * (RunEvents.startClock, its last call: the client warm-up calls it too).
+ * Blocks that begin after the last request ended (RunEvents.end) are the
+ * result's computation — no request is in flight to be delayed — and are
+ * reported apart (`after`): a short run ends within its first second.
  * With STALLSCOPE_LOOP_TTY=1 stderr claims to be a terminal, so the progress
  * bar draws as it does for a user at a terminal.
  */
@@ -38,6 +41,8 @@ const threadCpuMs = () =>
 let clockAt = 0;
 let clockHrUs = 0;
 let clocked = false;
+/** The last request's end: when (ms after the clock's start) and the main thread's CPU then. */
+let lastEnd = { at: Infinity, cpu: 0 };
 const blocks = [];
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 let probe = null;
@@ -49,6 +54,7 @@ RunEvents.prototype.startClock = function (...args) {
   clockHrUs = Number(process.hrtime.bigint() / 1000n);
   clearInterval(probe);
   blocks.length = 0;
+  lastEnd = { at: Infinity, cpu: 0 };
   histogram.reset();
   histogram.enable();
   let last = clockAt;
@@ -56,7 +62,7 @@ RunEvents.prototype.startClock = function (...args) {
   probe = setInterval(() => {
     const now = performance.now();
     const cpu = threadCpuMs();
-    if (now - last > 2) blocks.push({ at: last - clockAt, ms: now - last - 1, cpuMs: cpu - lastCpu });
+    if (now - last > 2) blocks.push({ at: last - clockAt, ms: now - last - 1, cpuMs: cpu - lastCpu, cpu0: lastCpu });
     last = now;
     lastCpu = cpu;
     if (now - clockAt >= 1000) {
@@ -66,9 +72,28 @@ RunEvents.prototype.startClock = function (...args) {
   }, 1);
   return startClock.apply(this, args);
 };
+const end = RunEvents.prototype.end;
+RunEvents.prototype.end = function (...args) {
+  if (clocked) lastEnd = { at: performance.now() - clockAt, cpu: threadCpuMs() };
+  return end.apply(this, args);
+};
+const worstOf = (bs) => bs.reduce((w, b) => (b.ms > w.ms ? b : w), { at: 0, ms: 0, cpuMs: 0 });
 process.on('exit', () => {
   if (!out) return;
-  const worst = blocks.reduce((w, b) => (b.ms > w.ms ? b : w), { at: 0, ms: 0, cpuMs: 0 });
+  // The block in which the last request ended is split there: the last response's handling runs on into the
+  // result's computation in the same task.
+  const during = [];
+  const afterEnd = [];
+  for (const b of blocks) {
+    if (b.at + b.ms <= lastEnd.at) during.push(b);
+    else if (b.at >= lastEnd.at) afterEnd.push(b);
+    else {
+      during.push({ at: b.at, ms: lastEnd.at - b.at, cpuMs: lastEnd.cpu - b.cpu0 });
+      afterEnd.push({ at: lastEnd.at, ms: b.at + b.ms - lastEnd.at, cpuMs: b.cpu0 + b.cpuMs - lastEnd.cpu });
+    }
+  }
+  const worst = worstOf(during);
+  const after = worstOf(afterEnd);
   writeFileSync(
     out,
     JSON.stringify({
@@ -77,6 +102,8 @@ process.on('exit', () => {
       worstMs: worst.ms,
       worstAtMs: worst.at,
       worstCpuMs: worst.cpuMs,
+      lastEndAtMs: lastEnd.at,
+      after,
       delayMaxMs: histogram.max / 1e6,
       over5: blocks.filter((b) => b.ms > 5),
     }),

@@ -4,7 +4,10 @@
  * runs (the compiled `stallscope bench`, its progress bar drawn as at a
  * terminal), watched by loopBlock.preload.mjs. A block with as much
  * main-thread CPU as wall time is the process's own work; one with little
- * CPU is the machine (the thread waited for a core): both are printed.
+ * CPU is the machine (the thread waited for a core): both are printed. The
+ * worst block is the one while requests were in flight; the one after the
+ * last request ended (the result's computation, which delays no request) is
+ * printed apart.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +26,8 @@ interface Watch {
   worstMs: number;
   worstAtMs: number;
   worstCpuMs: number;
+  /** The worst block after the last request ended: the result's computation. */
+  after: { at: number; ms: number; cpuMs: number };
   delayMaxMs: number;
 }
 
@@ -62,6 +67,8 @@ export async function loopBlocks(
   return (
     `     ${mode}, worst event-loop block in the first second of a run (stallscope bench, progress bar on): ` +
     `median ${fmt(median(ws.map((w) => w.worstMs)))} ms, its main-thread CPU median ${fmt(median(ws.map((w) => w.worstCpuMs)))} ms ` +
-    `(${runs} fresh processes: ${each}; monitorEventLoopDelay max median ${fmt(median(ws.map((w) => w.delayMaxMs)))} ms)`
+    `(${runs} fresh processes: ${each}; monitorEventLoopDelay max median ${fmt(median(ws.map((w) => w.delayMaxMs)))} ms ` +
+    `over the whole second); after the last request (the result's computation): median ${fmt(median(ws.map((w) => w.after.ms)))} ms, ` +
+    `${fmt(median(ws.map((w) => w.after.cpuMs)))} ms CPU`
   );
 }
