@@ -55,7 +55,7 @@ export class TextStore {
     const units = store.blocks[Math.floor(b / 2)].subarray(from, from + this.length.get(id));
     // Decoded by Buffer (exact: latin1 maps each byte to its code point, utf16le keeps lone surrogates): ~25×
     // cheaper than spreading the units into String.fromCharCode, which made reading the records back for the
-    // result most of the CPU after a run's last request (docs/design.md#cost).
+    // result most of the CPU after a run's last request (docs/design.md#request-table).
     if (b % 2 === 0) return Buffer.from(units.buffer, units.byteOffset, units.length).toString('latin1');
     if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
     if (units.length <= DECODE_SLICE) return String.fromCharCode(...units);

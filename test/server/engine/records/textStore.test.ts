@@ -1,4 +1,4 @@
-/** The request table's text store gives back exactly the strings it was given (docs/design.md#cost). */
+/** The request table's text store gives back exactly the strings it was given (docs/design.md#request-table). */
 import { describe, expect, it } from 'vitest';
 import { TextStore } from '#server/engine/records/textStore.ts';
 
