@@ -17,6 +17,11 @@
  * renamed: function names in stacks stay the source's. The sources import
  * with `.ts` extensions; the plugin below rewrites relative specifiers to
  * `.js` (a same-length change, so the source maps stay exact).
+ *
+ * The `bench` command is also bundled, with its packages, into one module
+ * (dist/server/cli/benchBundle.js), which the compiled CLI loads: the
+ * module loader's resolve/open/compile of ~300 files and undici's CJS tree
+ * cost a run ~0.6 s of CPU at start that one file does not (docs/design.md#first-wave).
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -79,6 +84,49 @@ const tsToJs = {
   },
 };
 
+/**
+ * In the bundle every module's `import.meta.url` becomes its own per-file output's URL, so files it reads beside
+ * itself (serverStacks/defaultPhaseRules.json) and the package root are found as from dist/server.
+ */
+function ownMetaUrl(bundleDir) {
+  return {
+    name: 'own-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]dist[\\/](server|shared)[\\/].*\.js$/ }, async (args) => {
+        const { readFile } = await import('node:fs/promises');
+        const text = await readFile(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        const rel = relative(bundleDir, args.path).split('\\').join('/');
+        const url = `new URL(${JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`)}, import.meta.url).href`;
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'js' };
+      });
+    },
+  };
+}
+
+/** The bench command and its packages in one module, built from the per-file output. */
+async function bundleBench(esbuild) {
+  const out = join(DIST, 'server/cli/benchBundle.js');
+  await esbuild.build({
+    entryPoints: [join(DIST, 'server/cli/bench.js')],
+    outfile: out,
+    bundle: true,
+    // Native or optional: loaded from node_modules as the per-file build does.
+    external: ['better-sqlite3', 'pg-native'],
+    // The packages bundled in are CommonJS: their require() of node: builtins needs a require in an ES module.
+    banner: {
+      js: "import { createRequire as __stallscopeRequire } from 'node:module';\nconst require = __stallscopeRequire(import.meta.url);",
+    },
+    plugins: [ownMetaUrl(dirname(out))],
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'warning',
+  });
+}
+
 export async function buildServer() {
   const esbuild = await import('esbuild');
   for (const d of COMPILED) rmSync(join(DIST, d), { recursive: true, force: true });
@@ -103,6 +151,7 @@ export async function buildServer() {
     mkdirSync(dirname(out), { recursive: true });
     copyFileSync(src, out);
   }
+  await bundleBench(esbuild);
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 

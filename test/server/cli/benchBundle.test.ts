@@ -1,0 +1,45 @@
+/**
+ * The compiled CLI runs `bench` from its one-module bundle (scripts/build.mjs, docs/design.md#first-wave): a real
+ * run through the bin loads `benchBundle.js` and none of the per-file engine modules; STALLSCOPE_UNBUNDLED=1 loads
+ * the per-file modules instead (the bench's loop watcher patches those). Which files Node loaded is read from its
+ * own ESM debug log (NODE_DEBUG=esm).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBenchChild } from '#test/helpers/benchChild.ts';
+import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** The dist/ modules Node stored in its module map during the run, relative to dist/. */
+function loadedDist(stderr: string): string[] {
+  const urls = [...stderr.matchAll(/Storing file:\/\/\S*?\/dist\/(\S+?\.js)\b/g)].map((m) => m[1]);
+  return [...new Set(urls)];
+}
+
+async function runVia(env: Record<string, string>) {
+  server ??= await startSseServer(() => ({ kind: 'ok', tokens: 3, audioChunks: 1 }));
+  const args = ['--base-url', server.url, '--model', 'm', '--num-prompts', '4', '--max-concurrency', '2'];
+  const r = await runBenchChild(args, { NODE_DEBUG: 'esm', ...env }).done;
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/Successful requests:\s+4/);
+  return loadedDist(r.stderr);
+}
+
+describe('the compiled bench runs from its bundle', () => {
+  it('a run through the bin loads benchBundle.js and no per-file engine module', async () => {
+    const loaded = await runVia({});
+    expect(loaded).toContain('server/cli/benchBundle.js');
+    expect(loaded.filter((f) => f.startsWith('server/engine/') || f === 'server/cli/bench.js')).toEqual([]);
+  });
+
+  it('STALLSCOPE_UNBUNDLED=1 loads the per-file modules and not the bundle', async () => {
+    const loaded = await runVia({ STALLSCOPE_UNBUNDLED: '1' });
+    expect(loaded).not.toContain('server/cli/benchBundle.js');
+    expect(loaded).toContain('server/cli/bench.js');
+    expect(loaded).toContain('server/engine/engine.js');
+  });
+});
