@@ -121,7 +121,9 @@ describe('openai-realtime-tts through the engine', () => {
   }, 30_000);
 
   it('a Code2Wav hang trips fail-fast within the bound, and the run ends with every WebSocket closed', async () => {
-    const { target, sockets } = await repro({ faults: ['hift:block:after=3'], watchdogTimeoutS: 0 });
+    // The first Code2Wav op hangs: no turn can complete before the trip, however the turns' ops interleave (with
+    // after=3 a turn whose audio fitted in ops 1–2 completed first on a loaded machine: 5 of 6, not 6).
+    const { target, sockets } = await repro({ faults: ['hift:block:after=1'], watchdogTimeoutS: 0 });
     const config = realtimeConfig(target.url, {
       numPrompts: 6,
       turnsPerSession: 2,
@@ -148,7 +150,9 @@ describe('openai-realtime-tts through the engine', () => {
   }, 30_000);
 
   it('a stop rule stops a realtime run mid-turn', async () => {
-    const { target, sockets } = await repro({ faults: ['hift:block:after=3'], watchdogTimeoutS: 0 });
+    // The first Code2Wav op hangs: no turn can complete before the trip, however the turns' ops interleave (with
+    // after=3 a turn whose audio fitted in ops 1–2 completed first on a loaded machine: 5 of 6, not 6).
+    const { target, sockets } = await repro({ faults: ['hift:block:after=1'], watchdogTimeoutS: 0 });
     const config = realtimeConfig(target.url, {
       numPrompts: 4,
       turnsPerSession: 2,
