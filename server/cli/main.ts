@@ -9,17 +9,24 @@ type Command = { run: (argv: string[]) => Promise<number> };
 
 /**
  * The compiled CLI runs `bench` from its one-module bundle (scripts/build.mjs): ~0.6 s less CPU at start than
- * loading ~300 files. From the sources (tsx), or with STALLSCOPE_UNBUNDLED=1 (a tool that patches the per-file
- * modules, such as the bench's loop watcher), the modules themselves.
+ * loading ~300 files. From the sources (tsx), with STALLSCOPE_UNBUNDLED=1 (a tool that patches the per-file
+ * modules, such as the bench's loop watcher), or for `--help` (a few small modules; the bundle is 2.4 MB to
+ * parse), the modules themselves.
  */
-async function loadBench(): Promise<Command> {
+async function loadBench(argv: string[]): Promise<Command> {
   const bundle = new URL('./benchBundle.js', import.meta.url);
-  if (import.meta.url.endsWith('.js') && !process.env.STALLSCOPE_UNBUNDLED && existsSync(fileURLToPath(bundle)))
+  const help = argv.includes('--help') || argv.includes('-h');
+  if (
+    import.meta.url.endsWith('.js') &&
+    !help &&
+    !process.env.STALLSCOPE_UNBUNDLED &&
+    existsSync(fileURLToPath(bundle))
+  )
     return (await import(bundle.href)) as Command;
   return import('./bench.ts');
 }
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
+const COMMANDS: Record<string, (argv: string[]) => Promise<Command>> = {
   bench: loadBench,
   'repro-server': () => import('./reproServer.ts'),
   serve: () => import('./serve.ts'),
@@ -51,6 +58,6 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`stallscope: unknown command '${cmd}'\n\n${USAGE}`);
     return 2;
   }
-  const mod = await load();
+  const mod = await load(rest);
   return mod.run(rest);
 }

@@ -1,7 +1,7 @@
 /**
  * The compiled CLI runs `bench` from its one-module bundle (scripts/build.mjs, docs/design.md#first-wave): a real
  * run through the bin loads `benchBundle.js` and none of the per-file engine modules; STALLSCOPE_UNBUNDLED=1 loads
- * the per-file modules instead (the bench's loop watcher patches those). Which files Node loaded is read from its
+ * the per-file modules instead (the bench's loop watcher patches those), and so does `--help`. Which files Node loaded is read from its
  * own ESM debug log (NODE_DEBUG=esm).
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,16 @@ describe('the compiled bench runs from its bundle', () => {
     const loaded = await runVia({});
     expect(loaded).toContain('server/cli/benchBundle.js');
     expect(loaded.filter((f) => f.startsWith('server/engine/') || f === 'server/cli/bench.js')).toEqual([]);
+  });
+
+  it('bench --help loads the small per-file modules, not the 2.4 MB bundle', async () => {
+    const r = await runBenchChild(['--help'], { NODE_DEBUG: 'esm' }).done;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--base-url');
+    const loaded = loadedDist(r.stderr);
+    expect(loaded).toContain('server/cli/bench.js');
+    expect(loaded).not.toContain('server/cli/benchBundle.js');
+    expect(loaded).not.toContain('server/engine/engine.js'); // the flag tables only, not the engine
   });
 
   it('STALLSCOPE_UNBUNDLED=1 loads the per-file modules and not the bundle', async () => {
