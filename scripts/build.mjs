@@ -104,13 +104,24 @@ function ownMetaUrl(bundleDir) {
   };
 }
 
+/** What both builds share: ES modules for Node 20, maps naming the .ts files (their text stays in the repository). */
+const NODE_ESM = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+};
+
 /** The bench command and its packages in one module, built from the per-file output. */
 async function bundleBench(esbuild) {
   const out = join(DIST, 'server/cli/benchBundle.js');
   await esbuild.build({
+    ...NODE_ESM,
     entryPoints: [join(DIST, 'server/cli/bench.js')],
     outfile: out,
-    bundle: true,
     // Native or optional: loaded from node_modules as the per-file build does.
     external: ['better-sqlite3', 'pg-native'],
     // The packages bundled in are CommonJS: their require() of node: builtins needs a require in an ES module.
@@ -118,12 +129,6 @@ async function bundleBench(esbuild) {
       js: "import { createRequire as __stallscopeRequire } from 'node:module';\nconst require = __stallscopeRequire(import.meta.url);",
     },
     plugins: [ownMetaUrl(dirname(out))],
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: 'linked',
-    sourcesContent: false,
-    logLevel: 'warning',
   });
 }
 
@@ -132,19 +137,12 @@ export async function buildServer() {
   for (const d of COMPILED) rmSync(join(DIST, d), { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
   await esbuild.build({
+    ...NODE_ESM,
     entryPoints: COMPILED.flatMap((d) => tsFiles(join(ROOT, d))),
     outbase: ROOT,
     outdir: DIST,
-    bundle: true,
     packages: 'external',
     plugins: [tsToJs],
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: 'linked',
-    // The maps name the .ts files; their text stays in the repository (a smaller package).
-    sourcesContent: false,
-    logLevel: 'warning',
   });
   for (const src of COMPILED.flatMap((d) => assetFiles(join(ROOT, d)))) {
     const out = join(DIST, relative(ROOT, src));
