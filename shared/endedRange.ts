@@ -8,6 +8,7 @@
 import type { RequestRow } from './apiSchemas.ts';
 import type { RequestsNotDispatched } from './protocol.ts';
 import { blankRequest, foldRequest, unsentOutcome } from './requestLifecycle.ts';
+import { storedRow } from './storedRow.ts';
 
 export interface EndedRange {
   from: number;
@@ -27,25 +28,8 @@ export function unsentRange(e: RequestsNotDispatched, idPrefix: string | null): 
   const r = blankRequest(e.from);
   const o = unsentOutcome(e, e.from, '');
   foldRequest(r, { type: 'request.not_dispatched', t: e.t, outcome: o });
-  const row: RequestRow = {
-    index: r.index,
-    requestId: '',
-    status: r.status,
-    queuedT: r.queuedT,
-    sentT: r.sentT,
-    firstTokenT: r.firstTokenT,
-    firstAudioT: r.firstAudioT,
-    endT: r.endT,
-    ttftS: o.ttftS,
-    e2elS: o.e2elS,
-    audioTtfpS: o.audioTtfpS,
-    audioDurationS: r.audioDurationS,
-    outputTokens: r.outputTokens,
-    promptLen: o.promptLen,
-    attempts: r.attempts,
-    error: o.error,
-    timeoutKind: r.timeoutKind,
-  };
+  // The id is the range's to give, per row (rangeRow).
+  const row: RequestRow = { ...storedRow(r, o), requestId: '' };
   return { from: e.from, to: e.to, idPrefix, row };
 }
 

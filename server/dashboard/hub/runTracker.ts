@@ -6,11 +6,12 @@
  * (to name the phase a breaker cause was stuck in), and the stall reports.
  * Pure bookkeeping: no I/O, no timers.
  */
-import type { RunEvent, RunState, RequestOutcome } from '../../../shared/protocol.ts';
+import type { RunEvent, RunState } from '../../../shared/protocol.ts';
 import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
 import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requestLifecycle.ts';
 import { LiveRequests } from '../../../shared/liveRequests.ts';
 import { unsentRange } from '../../../shared/endedRange.ts';
+import { storedRow, type RowMetrics } from '../../../shared/storedRow.ts';
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/telemetry.ts';
 import { isStallEvidence } from '../../../shared/stallReport.ts';
@@ -28,36 +29,7 @@ export function telemetryEffects(t: TelemetryEvent): Effects {
   return NONE;
 }
 
-/** The outcome's measurements that a stored row keeps beside the request's lifecycle. */
-type RowMetrics = Pick<RequestOutcome, 'ttftS' | 'e2elS' | 'audioTtfpS' | 'promptLen' | 'error'>;
 const NO_METRICS: RowMetrics = { ttftS: 0, e2elS: 0, audioTtfpS: 0, promptLen: 0, error: '' };
-
-/**
- * The row the store keeps for a request: its lifecycle and its outcome's
- * measurements, keys in the order stored rows have always had (REST replies
- * splice the stored JSON as it is).
- */
-function storedRow(r: RequestLifecycle, m: RowMetrics): RequestRow {
-  return {
-    index: r.index,
-    requestId: r.requestId,
-    status: r.status,
-    queuedT: r.queuedT,
-    sentT: r.sentT,
-    firstTokenT: r.firstTokenT,
-    firstAudioT: r.firstAudioT,
-    endT: r.endT,
-    ttftS: m.ttftS,
-    e2elS: m.e2elS,
-    audioTtfpS: m.audioTtfpS,
-    audioDurationS: r.audioDurationS,
-    outputTokens: r.outputTokens,
-    promptLen: m.promptLen,
-    attempts: r.attempts,
-    error: m.error,
-    timeoutKind: r.timeoutKind,
-  };
-}
 
 /** The stored row of a request nothing happened to (an import fills it from a result file). */
 export function blankRow(index: number, requestId: string): RequestRow {
