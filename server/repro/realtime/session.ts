@@ -10,6 +10,7 @@
 import type { WebSocket } from 'ws';
 import type { ChatRequest } from '../chatRequest.ts';
 import { runOmniRequest, type OmniDeps } from '../pipeline/omniRequest.ts';
+import { pipelineKey } from '../pipeline/requestKeys.ts';
 import { SAMPLE_RATE } from '../code2wav/kernels/model.ts';
 import { errorEvent, newId, responseObject, serverEvent, sessionObject, wavPcmBase64 } from './events.ts';
 import type { ServerEvent, SessionShape } from './events.ts';
@@ -27,7 +28,6 @@ interface ActiveResponse {
   controller: AbortController;
 }
 
-let keySeq = 0;
 
 export class RealtimeSession {
   readonly shape: SessionShape;
@@ -181,7 +181,7 @@ export class RealtimeSession {
 
   private async runResponse(id: string, requestId: string, controller: AbortController): Promise<void> {
     const { deps } = this;
-    const key = `${requestId}#rt${++keySeq}`;
+    const key = pipelineKey(requestId, 'rt');
     const itemId = newId('item');
     const wantAudio = this.shape.outputModalities.includes('audio');
     deps.active.add(controller);

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseChatRequest, type ChatRequest } from '../chatRequest.ts';
 import { ChunkFactory, SSE_DONE, sseData, streamError, type StageCounters } from '../sse.ts';
 import { runOmniRequest, type OmniDeps } from '../pipeline/omniRequest.ts';
+import { pipelineKey, requestIdOf } from '../pipeline/requestKeys.ts';
 import { concatWavs } from '../wavConcat.ts';
 import { SAMPLE_RATE } from '../code2wav/kernels/model.ts';
 
@@ -17,14 +18,11 @@ export interface ChatRouteDeps {
   active: Set<AbortController>;
 }
 
-let keySeq = 0;
-
 export function registerChatRoute(app: FastifyInstance, deps: ChatRouteDeps): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const req = parseChatRequest(request.body, deps.model);
-    const header = request.headers['x-request-id'];
-    const requestId = (Array.isArray(header) ? header[0] : header) || `chatcmpl-${randomUUID()}`;
-    const key = `${requestId}#${++keySeq}`;
+    const requestId = requestIdOf(request.headers['x-request-id'], 'chatcmpl-');
+    const key = pipelineKey(requestId, '');
     const controller = new AbortController();
     deps.active.add(controller);
     try {

@@ -6,10 +6,10 @@
  * raw PCM, one write per decoded window; not streamed: the whole PCM (or
  * WAV) once every window is decoded.
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseSpeechRequest, type SpeechRequest } from '../speechRequest.ts';
 import { runOmniRequest } from '../pipeline/omniRequest.ts';
+import { pipelineKey, requestIdOf } from '../pipeline/requestKeys.ts';
 import { wavBytes } from '../code2wav/kernels/wav.ts';
 import { SAMPLE_RATE } from '../code2wav/kernels/model.ts';
 import type { ChatRouteDeps } from './chat.ts';
@@ -17,14 +17,11 @@ import type { ChatRouteDeps } from './chat.ts';
 /** The 44-byte header of the decoded windows' WAV files (mono PCM16). */
 const WAV_HEADER = 44;
 
-let keySeq = 0;
-
 export function registerSpeechRoute(app: FastifyInstance, deps: ChatRouteDeps): void {
   app.post('/v1/audio/speech', async (request, reply) => {
     const req = parseSpeechRequest(request.body, deps.model);
-    const header = request.headers['x-request-id'];
-    const requestId = (Array.isArray(header) ? header[0] : header) || `speech-${randomUUID()}`;
-    const key = `${requestId}#s${++keySeq}`;
+    const requestId = requestIdOf(request.headers['x-request-id'], 'speech-');
+    const key = pipelineKey(requestId, 's');
     const controller = new AbortController();
     deps.active.add(controller);
     reply.raw.on('close', () => {
