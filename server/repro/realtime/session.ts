@@ -28,7 +28,6 @@ interface ActiveResponse {
   controller: AbortController;
 }
 
-
 export class RealtimeSession {
   readonly shape: SessionShape;
   private lastUserText = '';
