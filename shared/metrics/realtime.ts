@@ -127,10 +127,13 @@ export function realtimeResultKeys(
   return requests.length ? { duplex_request_metrics: requests, duplex_session_metrics: sessions } : {};
 }
 
-/** What a realtime turn's request row keeps (the engine's record columns of the same names). */
-export interface RealtimeTurnRow {
-  success: boolean;
-  outputTokens: number;
+/**
+ * Realtime turns only (docs/design.md#realtime): the turn's session, its place there, its response and how its
+ * input ended (duplex), and its receive times from the turn's origin in seconds (TTFT absent without text; TTFP and
+ * the audio generation time absent without audio), with the PCM bytes received. The engine's record carries them
+ * (columns of the same names).
+ */
+export interface RealtimeTurnFields {
   realtimeSessionId?: string;
   realtimeTurn?: number;
   realtimeResponseId?: string;
@@ -139,6 +142,12 @@ export interface RealtimeTurnRow {
   realtimeTtfpS?: number;
   realtimeGenerationS?: number;
   realtimeAudioBytes?: number;
+}
+
+/** What a realtime turn's request row keeps. */
+export interface RealtimeTurnRow extends RealtimeTurnFields {
+  success: boolean;
+  outputTokens: number;
 }
 
 /**

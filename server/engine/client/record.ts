@@ -6,6 +6,7 @@
  */
 import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
 import type { MetricInput } from '../../../shared/metrics/input.ts';
+import type { RealtimeTurnFields } from '../../../shared/metrics/realtime.ts';
 
 /**
  * What an ended request keeps (the engine's request table stores these
@@ -13,7 +14,7 @@ import type { MetricInput } from '../../../shared/metrics/input.ts';
  * itl, latency, audio*, promptLen, startTime, …) are `MetricInput`'s,
  * documented there; this adds what only the client tracks.
  */
-export interface EndedRecord extends MetricInput {
+export interface EndedRecord extends MetricInput, RealtimeTurnFields {
   /** `""` on success; the in-stream error message, the HTTP reason phrase or a clear client-side message otherwise. */
   error: string;
   errorCode: ErrorCode | null;
@@ -21,19 +22,6 @@ export interface EndedRecord extends MetricInput {
   hasAudio: boolean;
   /** HTTP attempts made for this request (retries of transport errors count). */
   attempts: number;
-  /**
-   * Realtime turns only (docs/design.md#realtime): the turn's session, its place there, its response and
-   * how its input ended (duplex), and its receive times from the turn's origin in seconds (TTFT absent
-   * without text; TTFP and the audio generation time absent without audio), with the PCM bytes received.
-   */
-  realtimeSessionId?: string;
-  realtimeTurn?: number;
-  realtimeResponseId?: string;
-  realtimeTrigger?: 'explicit' | 'vad';
-  realtimeTtftS?: number;
-  realtimeTtfpS?: number;
-  realtimeGenerationS?: number;
-  realtimeAudioBytes?: number;
 }
 
 /** The record the stream parser fills while a request runs. */
