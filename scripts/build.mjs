@@ -24,6 +24,7 @@
  * cost a run ~0.6 s of CPU at start that one file does not (docs/design.md#first-wave).
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -93,7 +94,6 @@ function ownMetaUrl(bundleDir) {
     name: 'own-meta-url',
     setup(build) {
       build.onLoad({ filter: /[\\/]dist[\\/](server|shared)[\\/].*\.js$/ }, async (args) => {
-        const { readFile } = await import('node:fs/promises');
         const text = await readFile(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return undefined;
         const rel = relative(bundleDir, args.path).split('\\').join('/');

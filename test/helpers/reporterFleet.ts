@@ -15,6 +15,8 @@ import { REPO } from './benchChild.ts';
 import { threadCpuClock } from './threadCpu.ts';
 
 const BIN = join(REPO, 'bin/stallscope.js');
+/** 32 reporters × 1,088 requests end in ~70 s on two cores; a reporter still running after this is stuck. */
+const REPORTER_DEADLINE_MS = 15 * 60_000;
 
 export interface FleetFigures {
   seconds: number;
@@ -50,7 +52,14 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+  // A reporter that never ends is killed (and fails its run's check) rather than holding the bench forever.
+  const deadline = setTimeout(() => child.kill('SIGKILL'), REPORTER_DEADLINE_MS);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(deadline);
+      resolve({ code, out });
+    }),
+  );
 }
 
 /**
@@ -73,6 +82,7 @@ function ownStalls(): { stop(): { cpu: number; wall: number } } {
   return {
     stop() {
       clearInterval(timer);
+      cpu.close();
       return worst;
     },
   };

@@ -4,10 +4,12 @@
  * threads are not in it — so a loop stall with as much of it as wall time is the thread's own work, one with little
  * is the machine (the thread waited for a core).
  */
-import { openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 
-export function threadCpuClock(): () => number {
+/** The clock, and `close()` for its file descriptor (a child process that exits may leave it to the exit). */
+export function threadCpuClock(): (() => number) & { close(): void } {
   const fd = openSync('/proc/thread-self/schedstat', 'r');
   const buf = Buffer.alloc(128);
-  return () => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0)).split(' ')[0]) / 1e9;
+  const now = () => Number(buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0)).split(' ')[0]) / 1e9;
+  return Object.assign(now, { close: () => closeSync(fd) });
 }

@@ -28,13 +28,13 @@ function print(label: string, f: FleetFigures): void {
   if (f.exact !== REPORTERS) process.exitCode = 1;
 }
 
-async function startTarget(): Promise<{ url: string; close(): void }> {
+async function startTarget(): Promise<{ url: string; close(): Promise<void> }> {
   if (process.env.STALLSCOPE_BENCH_TARGET === 'repro') {
     const repro = await startFastRepro();
-    return { url: repro.url, close: () => repro.child.kill('SIGTERM') };
+    return { url: repro.url, close: async () => void repro.child.kill('SIGTERM') };
   }
-  const server = await startServer('keep-alive', 5, 4);
-  return { url: server.url, close: () => void server.close() };
+  // Its close ends its stdin and waits for its exit (SIGKILL after 2 s).
+  return startServer('keep-alive', 5, 4);
 }
 
 const target = await startTarget();
@@ -56,5 +56,5 @@ try {
   }
 } finally {
   cluster.destroy();
-  target.close();
+  await target.close();
 }
