@@ -27,6 +27,7 @@ const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../bin/stallscope.js', import.meta.url));
 const PROCESS_CPU = fileURLToPath(new URL('./processCpu.py', import.meta.url));
 const PY_CLIENT = fileURLToPath(new URL('./vllmStyleClient.py', import.meta.url));
+const TRANSPORT = fileURLToPath(new URL('./transportFloor.mjs', import.meta.url));
 
 export type Mode = 'keep-alive' | 'per-request';
 
@@ -96,6 +97,15 @@ async function vllmStyle(python: string, url: string, n: number, mode: Mode): Pr
   if (done !== n) throw new Error(`the Python client completed ${done}/${n}`);
   return r.cpu_s;
 }
+
+/** One transport-alone process (transportFloor.mjs) of `n` requests; its CPU seconds, after checking it read bytes. */
+async function transportAlone(python: string, url: string, n: number, mode: Mode, kind: Transport): Promise<number> {
+  const r = await processCpu(python, [process.execPath, TRANSPORT, kind, url, String(n), mode]);
+  if (!(Number(r.stdout) > 0)) throw new Error(`the ${kind} transport read nothing`);
+  return r.cpu_s;
+}
+
+type Transport = 'undici' | 'net';
 
 /** Marginal CPU µs per request of one client: a run of `from` requests and one of `to`. */
 async function marginal(one: (n: number) => Promise<number>, from = BASE, to = BASE + MORE): Promise<number> {
@@ -167,5 +177,26 @@ async function pairs(python: string, url: string, mode: Mode): Promise<WholeProc
   console.log(
     `       past V8's warm-up (${STEADY_FROM} → ${STEADY_TO} requests, one pair): stallscope ${fmt(steadyOurs, 0)} µs, Python ${fmt(steadyTheirs, 0)} µs: ${fmt(steadyTheirs / steadyOurs, 2)}×`,
   );
+  await transportFloors(python, url, mode);
   return f;
+}
+
+/**
+ * The transport's own share of the whole-process figure: the same window, the same requests with their bytes
+ * counted and nothing parsed, through undici as the engine dispatches and through plain sockets
+ * (transportFloor.mjs). Alternated, median of TRANSPORT_PAIRS; the difference is what the HTTP library costs a
+ * request there (its JavaScript and V8's compiling of it), out of stallscope's figure above.
+ */
+const TRANSPORT_PAIRS = 3;
+
+async function transportFloors(python: string, url: string, mode: Mode): Promise<void> {
+  const by: Record<Transport, number[]> = { undici: [], net: [] };
+  for (let i = 0; i < TRANSPORT_PAIRS; i++)
+    for (const kind of (i % 2 === 0 ? ['undici', 'net'] : ['net', 'undici']) as Transport[])
+      by[kind].push(await marginal((n) => transportAlone(python, url, n, mode, kind)));
+  const u = median(by.undici);
+  const n = median(by.net);
+  console.log(
+    `       the transport alone, same window, bytes counted only (median of ${TRANSPORT_PAIRS}): undici ${fmt(u, 0)} µs [${by.undici.map((x) => fmt(x, 0)).join(', ')}], plain sockets ${fmt(n, 0)} µs [${by.net.map((x) => fmt(x, 0)).join(', ')}]: undici's own part ${fmt(u - n, 0)} µs a request`,
+  );
 }
