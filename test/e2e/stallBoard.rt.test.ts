@@ -13,7 +13,7 @@
  * opens the run at its watchdog report.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -138,6 +138,8 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     const r = await fetch(`${server.url}/api/stalls`);
     expect(r.status).toBe(200);
     board = (await r.json()) as StallsReply;
+    // Its own folder: this file may run before any other test that writes there (test-output/ is not in git).
+    mkdirSync(join(ROOT, 'test-output'), { recursive: true });
     writeFileSync(join(ROOT, 'test-output', 'stall-board.json'), JSON.stringify(board, null, 2));
   }, 150_000);
 
