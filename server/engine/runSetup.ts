@@ -127,7 +127,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
   });
   const target: AttemptTarget = {
     audioSpool: gate?.spool,
-    dispatcher: connections.pool,
+    dispatcher: connections,
     perRequest: connections.perRequest,
     origin: url.origin,
     path: url.pathname + url.search,

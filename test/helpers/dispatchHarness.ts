@@ -41,7 +41,7 @@ export function harness(
   const input: DispatchInput = {
     connections,
     target: {
-      dispatcher: connections.pool,
+      dispatcher: connections,
       perRequest: connections.perRequest,
       origin: new URL(url).origin,
       path: '/v1/chat/completions',

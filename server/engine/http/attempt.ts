@@ -4,7 +4,6 @@
  * the attempt ended; never throws for anything the target does.
  */
 import { STATUS_CODES } from 'node:http';
-import type { Dispatcher } from 'undici';
 import { markFailed, type RequestRecord } from '../client/record.ts';
 import type { MessageInfo } from '../client/streamParser.ts';
 import type { AudioSink } from '../client/audioChunks.ts';
@@ -17,7 +16,7 @@ import type { TimeoutError } from './reasons.ts';
 import type { Cancellation } from './cancellation.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import { SseExchange } from './exchange.ts';
-import { CLEANUP_DEADLINE_MS } from './dispatcher.ts';
+import { CLEANUP_DEADLINE_MS, type Dispatcher } from './dispatcher.ts';
 
 /** A bulk-cancelled attempt ends by this time even if its exchange never hears from undici. */
 export const CANCELLED_ATTEMPT_BOUND_MS = CLEANUP_DEADLINE_MS + 50;
@@ -25,7 +24,7 @@ export const CANCELLED_ATTEMPT_BOUND_MS = CLEANUP_DEADLINE_MS + 50;
 export interface AttemptTarget {
   dispatcher: Dispatcher;
   origin: string;
-  /** One TCP connection per request (vLLM-Omni's `force_close`): undici closes it after the response. */
+  /** One TCP connection per request (vLLM-Omni's `force_close`): closed after the response. */
   perRequest?: boolean;
   path: string;
   limits: EffectiveTimeouts;
@@ -109,21 +108,8 @@ export async function sendAttempt(
         });
       },
       hooks.onBytes,
-      target.perRequest === true,
     );
-    target.dispatcher.dispatch(
-      {
-        origin: target.origin,
-        path: target.path,
-        method: 'POST',
-        headers,
-        body,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-        reset: target.perRequest === true,
-      },
-      exchange,
-    );
+    target.dispatcher.dispatch({ path: target.path, headers, body, reset: target.perRequest === true }, exchange);
     const status = await exchange.done;
     if (exchange.error !== null) return failure(exchange.error, ctrl, record);
     if (status !== 200) {

@@ -26,15 +26,12 @@ const TRANSPORT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ETIMEDOUT', // the kernel's TCP timeout, not one of our structural kinds
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'HTTP_CLOSED_EARLY', // the server closed before its response ended (h1/socketExchange.ts)
 ]);
 
 /**
  * `abortReason` is the attempt controller's reason when it was aborted; it
- * wins over the error undici surfaced (which may be a generic wrapper).
+ * wins over the error the client surfaced (which may be a generic wrapper).
  */
 export function classifyFailure(err: unknown, abortReason?: unknown): FailureClass {
   const reason = abortReason ?? err;
@@ -47,7 +44,7 @@ export function classifyFailure(err: unknown, abortReason?: unknown): FailureCla
 
 function errorCode(err: unknown): string | null {
   let e: unknown = err;
-  // undici and node wrap system errors in AggregateError or `cause` chains.
+  // Node wraps system errors in AggregateError (a host's several addresses) or `cause` chains.
   for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;

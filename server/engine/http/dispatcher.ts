@@ -1,32 +1,37 @@
 /**
- * The connections of one run (docs/design.md#connections). The run owns
- * every socket it opens: one undici `Pool` for the target's origin, whose
- * `factory` hands us every `Client` it creates and whose `connect` hook
- * registers every socket the moment it connects — so the sweep finds them
- * without relying on any library's internal bookkeeping (undici's `Agent`
- * forgets a pool whose connected-socket count touches 0, and requests queued
- * on it then escape `Agent.destroy()`: the hang this module exists to end).
+ * The connections of one run (docs/design.md#connections), and the run's
+ * HTTP/1.1 client: every socket is opened here, held here and closed here,
+ * so the sweep that ends a run closes every one of them without relying on
+ * any library's bookkeeping. Requests are written and responses read by
+ * h1/ (one SocketExchange per request), on plain `net`/`tls` sockets: the
+ * benchmark's hot path, where an HTTP library's per-request machinery was
+ * half the transport's CPU (`npm run bench engine`, "the transport alone",
+ * marginal CPU a request over requests 300 → 2,300: undici 511 µs against
+ * 244 µs for plain sockets with a connection per request, 211 against 114
+ * with keep-alive).
  *
  * `per_request` (the default, as vLLM-Omni's `force_close=True`): each
  * request asks for its connection to be closed after the response, so every
  * request opens a new TCP connection and its TTFT includes the connect.
- * `keep_alive` reuses connections (at most one per concurrency slot).
+ * `keep_alive` reuses connections (idle ones; at most one per request in
+ * flight, so no more than the concurrency).
  *
  * `preconnect` (keep_alive, a burst start) opens the first wave's
  * connections before the clock, as wrk does: later waves reuse theirs, so
  * handshakes queued at the server at once would be in the first wave's TTFT
- * only, a cost no later wave pays. Every such socket is the run's like any other.
+ * only, a cost no later wave pays.
  *
- * undici's own headers/body/connect timeouts are disabled (0): they default
- * to 300 s / 300 s / 10 s and would otherwise classify a stall before our
- * structural timers do.
+ * No timer of its own classifies anything: the attempt's structural timers
+ * (timeouts.ts) are the only clocks.
  */
-import { Socket } from 'node:net';
-import { buildConnector, Client, Pool } from 'undici';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { ConnectionMode } from '../../../shared/types.ts';
 import { withoutStacks } from './cancelSweep.ts';
+import { Connection, type Endpoint } from './h1/connection.ts';
+import { SocketExchange, type ExchangeHandler } from './h1/socketExchange.ts';
+import { requestHead } from './h1/requestHead.ts';
 
-/** How long the sweep waits for the pool to close everything before destroying sockets one by one. */
+/** How long the sweep waits for every socket to close before destroying them one by one. */
 export const CLEANUP_DEADLINE_MS = 500;
 /** After the per-socket fallback, how long to wait for the last `close` events. */
 const FALLBACK_GRACE_MS = 100;
@@ -37,13 +42,16 @@ export const PRECONNECT_DEADLINE_MS = 1_000;
  * (uvicorn and Node after 5 s), and a request sent on one being closed would fail.
  */
 const SPARE_MAX_AGE_MS = 2_000;
+/** An idle connection is reused for this long after its response, or the server's Keep-Alive timeout less a second. */
+const KEEP_ALIVE_MS = 30_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 export interface ConnectionOptions {
   maxConcurrency: number | null;
   mode: ConnectionMode;
-  /** Extra options for the socket connector (TLS settings). */
-  connect?: buildConnector.BuildOptions;
-  /** Test hook: the sweep skips the pool's own destroy (proves the fallback alone ends a run). */
+  /** TLS settings for an https target (tls.ts). */
+  connect?: TlsOptions;
+  /** Test hook: the sweep's first phase closes nothing (proves the per-socket fallback alone ends a run). */
   skipPoolDestroy?: boolean;
   /** Test hook: a preconnected spare older than this is closed rather than used (default SPARE_MAX_AGE_MS). */
   spareMaxAgeMs?: number;
@@ -54,101 +62,157 @@ export interface SweepResult {
   forcedSockets: number;
 }
 
-export class RunConnections {
-  readonly pool: Pool;
+/** One request as the attempt hands it over. */
+export interface DispatchRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+  /** Close the connection after this response (a connection per request). */
+  reset: boolean;
+}
+
+/** What an attempt sends its requests through: a run's connections, or a test's stand-in. */
+export interface Dispatcher {
+  dispatch(request: DispatchRequest, handler: ExchangeHandler): void;
+}
+
+/** The run closed its connections with requests still on them, without a reason of its own. */
+class ConnectionsClosedError extends Error {
+  readonly code = 'HTTP_CONNECTIONS_CLOSED';
+  constructor() {
+    super("the run's connections were closed");
+    this.name = 'ConnectionsClosedError';
+  }
+}
+
+export class RunConnections implements Dispatcher {
   readonly mode: ConnectionMode;
-  private readonly sockets = new Set<Socket>();
-  private readonly clients = new Set<Client>();
-  /** Sockets opened over the run (a loopback test counts them against the server's view). */
+  /** Every socket of the run, from its connect until its close. */
+  private readonly all = new Set<Connection>();
+  /** Connected and idle, oldest first. */
+  private readonly idle: Connection[] = [];
+  /** Sockets connected over the run (a loopback test counts them against the server's view). */
   opened = 0;
   private sweeping: Promise<SweepResult> | null = null;
-  /** Connected sockets `preconnect` opened that no request has used yet, oldest first. */
-  private readonly spares: { socket: Socket; at: number }[] = [];
-  /** Sockets still connecting (TCP or TLS handshake): no client owns them yet, so no destroy reaches them. */
-  private readonly connecting = new Set<Socket>();
-  private readonly connector: buildConnector.connector;
-  private readonly origin: URL;
+  private readonly endpoint: Endpoint;
+  private readonly host: string;
   private hurryFn: (() => void) | null = null;
   private hurried = false;
+  private readonly onConnected = (): void => void this.opened++;
+  private readonly onClosed = (c: Connection): void => {
+    this.all.delete(c);
+    const i = this.idle.indexOf(c);
+    if (i >= 0) this.idle.splice(i, 1);
+  };
 
   constructor(
     origin: string,
     private readonly opts: ConnectionOptions,
   ) {
     this.mode = opts.mode;
-    this.origin = new URL(origin);
-    const connector = buildConnector({ ...(opts.connect ?? {}), timeout: 0 });
-    this.connector = (options, callback) => {
-      // buildConnector returns the socket it is connecting (its typings say void). Kept until it
-      // connects: with the connect timeout off, a handshake the target never answers (its loop
-      // stuck; the kernel still accepts the TCP connection) would otherwise outlive the run, as
-      // undici's destroy does not reach a connect in progress.
-      const pending: unknown = connector(options, (err, socket) => {
-        if (pending instanceof Socket) this.connecting.delete(pending);
-        if (socket) this.register(socket);
-        (callback as (e: Error | null, s: unknown) => void)(err, socket);
-      });
-      if (!(pending instanceof Socket) || pending.destroyed) return;
-      if (this.sweeping) return void pending.destroy(); // a connect after the run stopped
-      this.connecting.add(pending);
-      pending.once('close', () => this.connecting.delete(pending));
-    };
-    this.pool = new Pool(origin, {
-      connections: opts.maxConcurrency ?? null,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      keepAliveTimeout: 30_000,
-      pipelining: 1,
-      connect: (options, callback) => {
-        const spare = this.takeSpare();
-        // Called back asynchronously, as a real connect is.
-        if (spare) queueMicrotask(() => (callback as (e: null, s: Socket) => void)(null, spare));
-        else this.connector(options, callback);
-      },
-      factory: (o, options) => {
-        const client = new Client(o, options);
-        this.clients.add(client);
-        return client;
-      },
-    });
+    const url = new URL(origin);
+    const tls = url.protocol === 'https:';
+    // An IPv6 literal is bracketed in a URL, never in a connect.
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    this.endpoint = { host: hostname, port: Number(url.port || (tls ? 443 : 80)), tls, tlsOptions: opts.connect };
+    this.host = url.host;
   }
 
-  private register(socket: Socket): void {
-    this.opened++;
-    this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
-    if (this.sweeping) socket.destroy(); // connected after the run stopped (a late preconnect)
+  /** True when each request must close its connection after the response. */
+  get perRequest(): boolean {
+    return this.mode === 'per_request';
+  }
+
+  get openSockets(): number {
+    return this.all.size;
+  }
+
+  /**
+   * Sends one request: on an idle connection when one is fit, else on a new
+   * one. Everything that happens after is the handler's (socketExchange.ts);
+   * a request the client cannot write (an invalid header) or one after the
+   * sweep fails through `onError` at once.
+   */
+  dispatch(request: DispatchRequest, handler: ExchangeHandler): void {
+    let head: string;
+    try {
+      if (this.sweeping) throw new ConnectionsClosedError();
+      const bytes = typeof request.body === 'string' ? Buffer.byteLength(request.body) : request.body.byteLength;
+      head = requestHead(request.path, this.host, request.headers, bytes, request.reset);
+    } catch (err) {
+      handler.onConnect(() => undefined);
+      handler.onError(err as Error);
+      return;
+    }
+    const c = (this.perRequest ? undefined : this.takeIdle()) ?? this.open();
+    const exchange = new SocketExchange(
+      c.socket,
+      handler,
+      (reusable) => this.release(c, reusable && !request.reset),
+      request.reset,
+    );
+    c.exchange = exchange;
+    exchange.start(head, request.body);
+  }
+
+  private open(): Connection {
+    const c = new Connection(this.endpoint, this.onConnected, this.onClosed);
+    this.all.add(c);
+    return c;
+  }
+
+  /** A finished exchange hands its connection back: kept idle when it may carry another request, else closed. */
+  private release(c: Connection, reusable: boolean): void {
+    const keepAliveS = c.exchange?.keepAliveS ?? null;
+    c.exchange = null;
+    if (!reusable || this.perRequest || this.sweeping || c.socket.destroyed) {
+      c.socket.destroy();
+      return;
+    }
+    c.idleSince = performance.now();
+    c.maxIdleMs = keepAliveS === null ? KEEP_ALIVE_MS : Math.max(0, keepAliveS * 1000 - KEEP_ALIVE_MARGIN_MS);
+    this.idle.push(c);
+  }
+
+  /** The most recently idle connection fit to carry a request; stale ones are closed on the way. */
+  private takeIdle(): Connection | undefined {
+    const now = performance.now();
+    for (let c = this.idle.pop(); c; c = this.idle.pop()) {
+      if (c.fresh(now)) return c;
+      c.socket.destroy();
+    }
+    return undefined;
   }
 
   /**
    * keep_alive only: opens connections until `count` are ready (counting
-   * those already in the pool: a ready check's, warm-ups'), so the first
-   * wave's requests take them instead of connecting. Waits at most
+   * those already open: a ready check's, warm-ups'), so the first wave's
+   * requests take them instead of connecting. Waits at most
    * PRECONNECT_DEADLINE_MS or until `signal`; one that fails is not there
    * (its request connects as usual). Sends nothing but the TCP (and TLS)
    * handshakes the first wave would make. Returns how many are ready.
    */
   async preconnect(count: number, signal?: AbortSignal): Promise<number> {
     if (this.perRequest || this.sweeping || signal?.aborted) return 0; // an interrupt before it: nothing to wait for
-    const want = count - this.pool.stats.connected - this.spares.length;
-    const { host, hostname, protocol, port } = this.origin;
-    // What undici's Client passes its connector for this origin (an IPv6 literal without brackets).
-    const options: buildConnector.Options = {
-      host,
-      hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
-      protocol,
-      port,
-    };
+    const ready = (): number => [...this.all].filter((c) => c.connected && !c.socket.destroyed).length;
+    const want = count - this.all.size;
     const opening: Promise<void>[] = [];
-    for (let i = 0; i < want; i++)
+    const maxIdleMs = this.opts.spareMaxAgeMs ?? SPARE_MAX_AGE_MS;
+    for (let i = 0; i < want; i++) {
+      const c = this.open();
       opening.push(
-        new Promise((resolve) =>
-          this.connector(options, (_err, socket) => {
-            if (socket && !this.sweeping) this.addSpare(socket);
+        new Promise((resolve) => {
+          c.socket.once(this.endpoint.tls ? 'secureConnect' : 'connect', () => {
+            // A spare's age counts from its connect: the server's idle clock starts there.
+            c.idleSince = performance.now();
+            c.maxIdleMs = maxIdleMs;
+            if (!this.sweeping && c.exchange === null) this.idle.push(c);
             resolve();
-          }),
-        ),
+          });
+          c.socket.once('close', () => resolve());
+        }),
       );
+    }
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     await Promise.race([
@@ -161,43 +225,14 @@ export class RunConnections {
     ]);
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
-    return this.pool.stats.connected + this.spares.length;
-  }
-
-  private addSpare(socket: Socket): void {
-    const entry = { socket, at: performance.now() };
-    this.spares.push(entry);
-    socket.once('close', () => {
-      const i = this.spares.indexOf(entry);
-      if (i >= 0) this.spares.splice(i, 1);
-    });
-  }
-
-  /** A spare fit to carry a request: open, nothing unread from the server, not about to idle out. */
-  private takeSpare(): Socket | undefined {
-    for (let e = this.spares.shift(); e; e = this.spares.shift()) {
-      const fresh = performance.now() - e.at <= (this.opts.spareMaxAgeMs ?? SPARE_MAX_AGE_MS);
-      if (fresh && !e.socket.destroyed && !e.socket.readableEnded && e.socket.readableLength === 0) return e.socket;
-      e.socket.destroy();
-    }
-    return undefined;
-  }
-
-  /** True when each request must close its connection after the response. */
-  get perRequest(): boolean {
-    return this.mode === 'per_request';
-  }
-
-  get openSockets(): number {
-    return this.sockets.size;
+    return ready();
   }
 
   /**
-   * Closes every connection of the run, at once: the pool and every client
-   * it ever created are destroyed (failing their requests with `reason`);
-   * whatever socket is still open after CLEANUP_DEADLINE_MS (or at once
-   * after `hurry()`) is destroyed one by one and counted. Idempotent: a
-   * second call returns the first sweep.
+   * Closes every connection of the run, at once: each request still on one
+   * fails with `reason`, every socket is destroyed; whatever socket is still
+   * open after CLEANUP_DEADLINE_MS (or at once after `hurry()`) is destroyed
+   * again one by one and counted. Idempotent: a second call returns the first sweep.
    */
   sweep(reason: Error | null): Promise<SweepResult> {
     this.sweeping ??= this.runSweep(reason);
@@ -211,34 +246,35 @@ export class RunConnections {
   }
 
   private async runSweep(reason: Error | null): Promise<SweepResult> {
-    // Spares belong to no client of the pool: its destroy would not close them.
-    for (const e of this.spares.splice(0)) e.socket.destroy();
-    // Nor would it close a connect in progress (undici destroys such a socket only once it connects).
-    for (const s of this.connecting) s.destroy();
-    this.connecting.clear();
-    const closing = this.opts.skipPoolDestroy
-      ? new Promise<void>(() => undefined) // the test hook: nothing closes, the deadline must end it
-      : withoutStacks(() => {
-          const all: Promise<void>[] = [this.pool.destroy(reason).catch(() => undefined)];
-          for (const c of this.clients) all.push(c.destroy(reason).catch(() => undefined));
-          return Promise.all(all);
-        });
+    this.idle.length = 0;
+    const conns = [...this.all];
+    const closing = conns.map(
+      (c) => new Promise<void>((r) => (c.socket.destroyed ? r() : c.socket.once('close', () => r()))),
+    );
+    if (!this.opts.skipPoolDestroy)
+      withoutStacks(() => {
+        const err = reason ?? new ConnectionsClosedError();
+        for (const c of conns) {
+          if (c.exchange) c.exchange.fail(err, true);
+          else c.socket.destroy();
+        }
+      });
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       this.hurryFn = resolve;
       if (this.hurried) resolve();
       timer = setTimeout(resolve, CLEANUP_DEADLINE_MS);
     });
-    await Promise.race([closing, deadline]);
+    await Promise.race([Promise.all(closing), deadline]);
     clearTimeout(timer);
     this.hurryFn = null;
     // Sockets already destroyed emit `close` shortly; only those nobody destroyed need the fallback.
-    const left = [...this.sockets];
+    const left = [...this.all];
     if (left.length === 0) return { forcedSockets: 0 };
-    const forced = left.filter((s) => !s.destroyed);
-    const closed = Promise.all(left.map((s) => new Promise<void>((r) => s.once('close', () => r()))));
+    const forced = left.filter((c) => !c.socket.destroyed);
+    const closed = Promise.all(left.map((c) => new Promise<void>((r) => c.socket.once('close', () => r()))));
     withoutStacks(() => {
-      for (const s of forced) s.destroy(reason ?? undefined);
+      for (const c of forced) c.socket.destroy(reason ?? undefined);
     });
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([closed, new Promise<void>((r) => (grace = setTimeout(r, FALLBACK_GRACE_MS)))]);

@@ -1,10 +1,10 @@
 /**
- * One HTTP exchange as an undici dispatch handler: response bytes go
- * straight into the stream parser, with no Readable stream and async
- * iterator in between (per request, those cost about as much as parsing a
- * few SSE events). Aborts come through the attempt's signal; the promise
- * `done` resolves with the HTTP status once the exchange is over; if it
- * failed, `error` holds undici's error (the caller classifies it by the
+ * One HTTP exchange as the run's client hands it over (h1/socketExchange.ts):
+ * response bytes go straight into the stream parser, with no Readable stream
+ * and async iterator in between (per request, those cost about as much as
+ * parsing a few SSE events). Aborts come through the attempt's signal; the
+ * promise `done` resolves with the HTTP status once the exchange is over; if
+ * it failed, `error` holds the client's error (the caller classifies it by the
  * signal's reason first). `done` never rejects: a rejection would be
  * rethrown in the awaiting async function, and with 1,000 requests
  * cancelled at once by the breaker those throws are a measurable part of
@@ -12,7 +12,7 @@
  */
 import type { BodyReader } from '../client/responseReading.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
-import { stacklessUntilMicrotask } from './stackless.ts';
+import type { ExchangeHandler } from './h1/socketExchange.ts';
 
 /** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -20,7 +20,7 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 /** Our own reason for ending an exchange early (parser failed, error body too long): not an error. */
 const STOP = Object.assign(new Error('exchange stopped by the client'), { stack: 'exchange stopped by the client' });
 
-export class SseExchange {
+export class SseExchange implements ExchangeHandler {
   status = 0;
   /** The response's content-type (lower case), or null without one. */
   contentType: string | null = null;
@@ -28,7 +28,7 @@ export class SseExchange {
   contentEncoding: string | null = null;
   /** The Location of a redirect (not followed). */
   location: string | null = null;
-  /** undici's error when the exchange failed; null otherwise. */
+  /** The client's error when the exchange failed; null otherwise. */
   error: Error | null = null;
   readonly done: Promise<number>;
   private abortFn: ((err: Error) => void) | null = null;
@@ -37,8 +37,6 @@ export class SseExchange {
   private stopped = false;
   private settled = false;
   private resolveFn!: (status: number) => void;
-  /** The response said `Connection: close`. */
-  private serverCloses = false;
 
   constructor(
     private readonly signal: AttemptSignal,
@@ -46,8 +44,6 @@ export class SseExchange {
     private readonly onStatus: (status: number) => BodyReader | null,
     /** Any response byte arrived, headers or body (the no_progress stop rule's clock). */
     private readonly onBytes?: () => void,
-    /** The request asked for its connection to be closed after the response (a connection per request). */
-    private readonly closesConnection = false,
   ) {
     this.done = new Promise<number>((resolve) => {
       this.resolveFn = resolve;
@@ -55,29 +51,24 @@ export class SseExchange {
     signal.onAbort(() => this.abortFn?.(signal.reason as Error));
   }
 
-  // --- undici's dispatch handler interface ---
+  // --- the client's handler interface (h1/socketExchange.ts) ---
 
-  onConnect(abort: (err?: Error) => void): void {
+  onConnect(abort: (err: Error) => void): void {
     if (this.signal.aborted) abort(this.signal.reason as Error);
     else this.abortFn = abort;
   }
 
-  onHeaders(statusCode: number, rawHeaders?: Buffer[] | string[] | null): boolean {
+  onHeaders(statusCode: number, rawHeaders: string[]): boolean {
     this.onBytes?.();
     if (statusCode < 200) return true; // 1xx informational
     this.status = statusCode;
-    if (rawHeaders) {
-      for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-        const name = String(rawHeaders[i]).toLowerCase();
-        if (name === 'content-type') this.contentType = String(rawHeaders[i + 1]).toLowerCase();
-        else if (name === 'content-encoding') {
-          const enc = String(rawHeaders[i + 1])
-            .trim()
-            .toLowerCase();
-          if (enc !== '' && enc !== 'identity') this.contentEncoding = enc;
-        } else if (name === 'location') this.location = String(rawHeaders[i + 1]);
-        else if (name === 'connection') this.serverCloses = /\bclose\b/i.test(String(rawHeaders[i + 1]));
-      }
+    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i].toLowerCase();
+      if (name === 'content-type') this.contentType = rawHeaders[i + 1].toLowerCase();
+      else if (name === 'content-encoding') {
+        const enc = rawHeaders[i + 1].trim().toLowerCase();
+        if (enc !== '' && enc !== 'identity') this.contentEncoding = enc;
+      } else if (name === 'location') this.location = rawHeaders[i + 1];
     }
     // An encoded body is not fed to the parser (its bytes are not UTF-8 text): drained like an error body.
     this.parser = this.contentEncoding === null ? this.onStatus(statusCode) : null;
@@ -95,8 +86,6 @@ export class SseExchange {
   }
 
   onComplete(): void {
-    // undici destroys the socket with a new error right after this returns: no stack for it (stackless.ts).
-    if (this.closesConnection || this.serverCloses) stacklessUntilMicrotask();
     if (this.parser && !this.parser.failed && !this.stopped) this.parser.end();
     this.settle(null);
   }
@@ -108,7 +97,7 @@ export class SseExchange {
   // --- ours ---
 
   /**
-   * Ends the exchange from our side when undici never will (a socket the
+   * Ends the exchange from our side when the client never will (a socket the
    * sweep did not reach): aborts the request if it can and settles `done`
    * with `reason`. A no-op once settled.
    */
@@ -119,7 +108,7 @@ export class SseExchange {
     try {
       this.abortFn?.(reason);
     } catch {
-      // The request may already be gone from undici's side; `done` is settled, which is what matters.
+      // The request may already be gone from the client's side; `done` is settled, which is what matters.
     }
   }
 

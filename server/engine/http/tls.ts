@@ -6,7 +6,7 @@
  */
 import type { BenchConfig } from '../config.ts';
 
-/** undici `connect` options for the run's dispatcher; undefined = Node's defaults (checks on). */
+/** TLS options for the run's connections (dispatcher.ts); undefined = Node's defaults (checks on). */
 export function tlsOptions(config: Pick<BenchConfig, 'insecure'>): { rejectUnauthorized: false } | undefined {
   return config.insecure ? { rejectUnauthorized: false } : undefined;
 }

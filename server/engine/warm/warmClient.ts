@@ -113,7 +113,7 @@ async function warmPass(
       target: {
         ...opts.target,
         audioSpool: undefined,
-        dispatcher: connections.pool,
+        dispatcher: connections,
         origin,
         path: '/v1/chat/completions',
       },

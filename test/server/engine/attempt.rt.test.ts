@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'undici';
 import { startSseServer, refusedPort, type Behaviour, type TestServer } from '#test/helpers/sseServer.ts';
 import { RunConnections } from '#server/engine/http/dispatcher.ts';
 import { effectiveTimeouts } from '#shared/timeouts.ts';
@@ -10,7 +9,7 @@ import type { AttemptTarget } from '#server/engine/http/attempt.ts';
 
 let server: TestServer;
 let behaviour: Behaviour = { kind: 'ok' };
-let agent: Pool;
+let agent: RunConnections | undefined;
 
 beforeAll(async () => {
   server = await startSseServer(() => behaviour);
@@ -19,7 +18,8 @@ afterAll(async () => {
   await server.close();
 });
 afterEach(async () => {
-  await agent?.destroy();
+  await agent?.sweep(null);
+  agent = undefined;
 });
 
 const job: RequestJob = {
@@ -32,7 +32,7 @@ const job: RequestJob = {
 
 function target(url: string, t: { totalS?: number; firstByteS?: number; idleS?: number } = {}): AttemptTarget {
   const u = new URL(url);
-  agent = new RunConnections(u.origin, { maxConcurrency: 4, mode: 'keep_alive' }).pool;
+  agent = new RunConnections(u.origin, { maxConcurrency: 4, mode: 'keep_alive' });
   return {
     dispatcher: agent,
     origin: u.origin,

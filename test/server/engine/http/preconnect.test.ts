@@ -97,8 +97,8 @@ describe('RunConnections.preconnect: spares', () => {
   /** One request through the pool, answered by the test server. */
   const request = (c: RunConnections): Promise<number> =>
     new Promise((resolve, reject) => {
-      c.pool.dispatch(
-        { origin: server!.url, path: '/v1/chat/completions', method: 'POST', body: '{}' },
+      c.dispatch(
+        { path: '/v1/chat/completions', headers: {}, body: '{}', reset: false },
         {
           onConnect: () => undefined,
           onHeaders: (status: number) => {

@@ -64,8 +64,8 @@ describe('connects still in progress at the sweep', () => {
       connect: { rejectUnauthorized: false },
     });
     const failed = new Promise<Error>((resolve) =>
-      c.pool.dispatch(
-        { origin: url, path: '/', method: 'POST', body: '{}' },
+      c.dispatch(
+        { path: '/', headers: {}, body: '{}', reset: false },
         {
           onConnect: () => undefined,
           onHeaders: () => true,

@@ -9,6 +9,7 @@ import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { WARM_TLS } from '#server/engine/warm/loopbackTls.ts';
+import { CONNECTED_CHANNEL, type ConnectedMessage } from '#server/engine/http/h1/connection.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -17,19 +18,15 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-interface Connected {
-  connectParams: { protocol: string; port: string };
-}
-
 describe('client warm-up against an https target', () => {
   it('connects over TLS to its own loopback server before the clock starts; the run then completes', async () => {
     const seen: { protocol: string; toTarget: boolean; beforeClock: boolean }[] = [];
     let started = false;
     const onConnected = (m: unknown): void => {
-      const { protocol, port } = (m as Connected).connectParams;
-      seen.push({ protocol, toTarget: Number(port) === server.port, beforeClock: !started });
+      const { protocol, port } = m as ConnectedMessage;
+      seen.push({ protocol, toTarget: port === server.port, beforeClock: !started });
     };
-    dc.subscribe('undici:client:connected', onConnected);
+    dc.subscribe(CONNECTED_CHANNEL, onConnected);
     try {
       const out = await runBenchmark(testBenchConfig(server.url, { runId: 'tlswarm', insecure: true }), {
         onEvent: (e) => {
@@ -38,7 +35,7 @@ describe('client warm-up against an https target', () => {
       });
       expect(out.summary.counts.completed).toBe(3);
     } finally {
-      dc.unsubscribe('undici:client:connected', onConnected);
+      dc.unsubscribe(CONNECTED_CHANNEL, onConnected);
     }
     const warmUp = seen.filter((c) => c.beforeClock && !c.toTarget);
     expect(warmUp.length).toBeGreaterThan(0);

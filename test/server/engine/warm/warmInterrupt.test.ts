@@ -26,7 +26,7 @@ describe('client warm-up and the interrupt', () => {
           promptLen: 1,
         }),
       target: {
-        dispatcher: target.pool,
+        dispatcher: target,
         perRequest: true,
         origin: 'http://127.0.0.1:9',
         path: '/v1/chat/completions',
