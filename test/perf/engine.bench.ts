@@ -1,5 +1,5 @@
 /**
- * Engine benchmarks: (1) the client's efficiency beside undici's own floor
+ * Engine benchmarks: (1) the client's efficiency beside its transport's floor
  * and beside vLLM's request loop in Python, with keep-alive and with a new
  * connection per request; (2) breaker latency with 1,000 requests in flight;
  * (3) the hang waves with and without fail-fast; (4) the first wave's TTFT
@@ -17,7 +17,6 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Agent } from 'undici';
 import { startServerProcess } from '../helpers/serverProcess.ts';
 import { firstWave } from './firstWave.ts';
 import { wholeProcess } from './wholeProcess.ts';
@@ -25,6 +24,7 @@ import { runBenchmark } from '#server/engine/engine.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
 import { harness } from '../helpers/dispatchHarness.ts';
+import { RunConnections } from '#server/engine/http/dispatcher.ts';
 import { withoutStacks } from '#server/engine/http/cancelSweep.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 
@@ -67,34 +67,29 @@ const cpuUs = (c: NodeJS.CpuUsage): number => c.user + c.system;
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 
 /**
- * The floor: undici's `dispatch` with a handler that only counts bytes, the
- * path the engine itself uses, timed over the same span as the engine (the
- * dispatcher made, every request answered, the dispatcher destroyed).
+ * The floor: the run's own transport (RunConnections, http/h1/) with a
+ * handler that only counts bytes, timed over the same span as the engine
+ * (the connections made, every request answered, every socket closed).
  */
-async function floorRun(url: string, n: number, conc: number): Promise<Measure> {
+async function floorRun(url: string, n: number, conc: number, mode: Mode): Promise<Measure> {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const agent = new Agent({ connections: conc, headersTimeout: 0, bodyTimeout: 0, connectTimeout: 0, pipelining: 1 });
-  const origin = new URL(url).origin;
+  const connections = new RunConnections(new URL(url).origin, {
+    maxConcurrency: conc,
+    mode: mode === 'keep-alive' ? 'keep_alive' : 'per_request',
+  });
   const body = JSON.stringify({ model: 'm', messages: [], stream: true });
+  const headers = { 'content-type': 'application/json' };
   let next = 0;
   let bytes = 0;
   const one = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      agent.dispatch(
-        {
-          origin,
-          path: '/v1/chat/completions',
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-          headersTimeout: 0,
-          bodyTimeout: 0,
-        },
+      connections.dispatch(
+        { path: '/v1/chat/completions', headers, body, reset: connections.perRequest },
         {
           onConnect: () => undefined,
           onHeaders: () => true,
-          onData: (chunk: Buffer) => {
+          onData: (chunk) => {
             bytes += chunk.length;
             return true;
           },
@@ -111,7 +106,7 @@ async function floorRun(url: string, n: number, conc: number): Promise<Measure> 
       }
     }),
   );
-  await agent.destroy();
+  await connections.sweep(null);
   if (bytes === 0) throw new Error('the floor read nothing');
   return { rps: n / ((performance.now() - t0) / 1000), cpuUs: cpuUs(process.cpuUsage(c0)) / n };
 }
@@ -172,11 +167,11 @@ async function efficiency(mode: Mode, n: number): Promise<void> {
     engine: Measure[] = [],
     python: Measure[] = [];
   // One untimed pass of each warms the JIT, the server and the connections.
-  await floorRun(server.url, Math.min(n, 500), conc);
+  await floorRun(server.url, Math.min(n, 500), conc, mode);
   await engineRun(server.url, Math.min(n, 500), conc, mode);
   if (havePython) await pythonRun(server.url, Math.min(n, 200), conc, mode);
   for (let i = 0; i < rounds; i++) {
-    floor.push(await floorRun(server.url, n, conc));
+    floor.push(await floorRun(server.url, n, conc, mode));
     engine.push(await engineRun(server.url, n, conc, mode));
     if (havePython) python.push(await pythonRun(server.url, n, conc, mode));
   }
@@ -204,7 +199,7 @@ function report(
     `   ${mode}, concurrency ${conc}, 50 SSE events/request, ${n} requests, median of ${rounds} (CPU range):`,
   );
   console.log(
-    `     floor (undici dispatch, bytes counted):  ${fmt(f.rps)} req/s, ${fmt(f.cpu, 0)} µs CPU/request (${range(floor)})`,
+    `     floor (the run's transport, bytes counted):  ${fmt(f.rps)} req/s, ${fmt(f.cpu, 0)} µs CPU/request (${range(floor)})`,
   );
   const ratio = e.rps / f.rps;
   console.log(
@@ -277,7 +272,7 @@ async function breakerLatency(): Promise<void> {
   const rounds = 5;
   // A single trip varies 1.5x here (GC, JIT tier-up, the server's own close work on the other
   // core), so the figure is the median of several, alternated with the same teardown done by
-  // undici alone. The first trip is the engine's, with its abort path cold as in a real run.
+  // the run's connections alone. The first trip is the engine's, with its abort path cold as in a real run.
   const engine: number[] = [],
     engineCpu: number[] = [],
     floor: number[] = [],
@@ -288,7 +283,7 @@ async function breakerLatency(): Promise<void> {
     engine.push(e.ms);
     engineCpu.push(e.cpuMs);
     cancelled = e.cancelled;
-    const f = await undiciTeardown(server.url, n);
+    const f = await transportTeardown(server.url, n);
     floor.push(f.ms);
     floorCpu.push(f.cpuMs);
   }
@@ -302,31 +297,28 @@ async function breakerLatency(): Promise<void> {
   console.log(
     `   trip → all ${cancelled} aborted, settled and every client socket destroyed: ${fmt(ms)} ms wall (range ${range(engine)}; target < 100 ms) ${ms < 100 ? 'OK' : 'ABOVE TARGET'}; ${fmt(med(engineCpu))} ms CPU`,
   );
-  // The same teardown with nothing of ours: its time is the floor for any client built on undici.
+  // The same teardown with nothing but the transport: its time is the floor for the engine's.
   console.log(
-    `   undici alone, ${n} in-flight requests on a bare Agent destroyed at once, until all errored and every socket closed: ${fmt(med(floor))} ms wall (range ${range(floor)}), ${fmt(med(floorCpu))} ms CPU; engine/undici ${fmt(ms / med(floor), 2)}`,
+    `   the run's connections alone, ${n} in-flight requests swept at once, until all errored and every socket closed: ${fmt(med(floor))} ms wall (range ${range(floor)}), ${fmt(med(floorCpu))} ms CPU; engine/transport ${fmt(ms / med(floor), 2)}`,
   );
 }
 
-/** A bare Agent with `n` requests waiting on a silent server, destroyed at once: undici's own teardown time. */
-async function undiciTeardown(url: string, n: number): Promise<{ ms: number; cpuMs: number }> {
-  const agent = new Agent({ connections: null, headersTimeout: 0, bodyTimeout: 0, connectTimeout: 0, pipelining: 1 });
-  const origin = new URL(url).origin;
-  let connected = 0;
+/** The run's connections alone with `n` requests waiting on a silent server, swept at once: the transport's teardown time. */
+async function transportTeardown(url: string, n: number): Promise<{ ms: number; cpuMs: number }> {
+  const connections = new RunConnections(new URL(url).origin, { maxConcurrency: null, mode: 'keep_alive' });
   const settled = Array.from(
     { length: n },
     (_, i) =>
       new Promise<void>((resolve) => {
-        agent.dispatch(
+        connections.dispatch(
           {
-            origin,
             path: '/v1/chat/completions',
-            method: 'POST',
             headers: { 'content-type': 'application/json', 'x-request-id': `floor-${i}` },
             body: '{}',
+            reset: false,
           },
           {
-            onConnect: () => void connected++,
+            onConnect: () => undefined,
             onHeaders: () => true,
             onData: () => true,
             onComplete: () => resolve(),
@@ -336,14 +328,14 @@ async function undiciTeardown(url: string, n: number): Promise<{ ms: number; cpu
       }),
   );
   const deadline = performance.now() + 10_000;
-  while (connected < n) {
-    if (performance.now() > deadline) throw new Error(`only ${connected}/${n} requests connected within 10 s`);
+  while (connections.opened < n) {
+    if (performance.now() > deadline) throw new Error(`only ${connections.opened}/${n} requests connected within 10 s`);
     await new Promise((res) => setTimeout(res, 20));
   }
   await new Promise((res) => setTimeout(res, 200)); // every request written and read by the server
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  await withoutStacks(() => agent.destroy(new Error('cancelled')));
+  await connections.sweep(new Error('cancelled'));
   await Promise.all(settled);
   const ms = performance.now() - t0;
   const cu = process.cpuUsage(c0);

@@ -1,16 +1,18 @@
 // The transport alone, as a whole process, for the whole-process section of engine.bench.ts: `n` POSTs of a
 // 1,024-word-prompt body at concurrency 32, each response's bytes counted and nothing else (no parsing, no
-// records), through one of two transports:
-// - `undici`: a Pool dispatching as the engine's attempts do (server/engine/http/: pipelining 1, timeouts off,
-//   `reset` for a connection per request), with a handler that only counts;
+// records), through one of three transports:
+// - `run`: the run's own client (server/engine/http/dispatcher.ts and h1/, compiled in dist/), as the engine's
+//   attempts dispatch;
+// - `undici`: a Pool dispatching as the engine's attempts did until the run's own client replaced it
+//   (pipelining 1, timeouts off, `reset` for a connection per request), with a handler that only counts;
 // - `net`: plain sockets and the least HTTP/1.1 a request needs, written out here: one buffer written per
 //   request (`connection: close` per request, or sockets kept and reused), the response's head read up to its
 //   blank line, its `content-length` bytes counted. The bench's target (constantTtft.server.ts) answers with a
 //   content-length, so that is the only framing this reads; any other answer fails the run.
-// The gap between the two is what the HTTP library costs per request in that window (its JavaScript and V8's
-// compiling of it), the part of stallscope's whole-process figure a leaner transport could remove.
+// The gap between undici and plain sockets is what the HTTP library cost per request in that window (its
+// JavaScript and V8's compiling of it); the gap between the run's client and plain sockets is what ours costs.
 //
-// usage: node transportFloor.mjs undici|net URL N keep-alive|per-request   (prints the bytes read)
+// usage: node transportFloor.mjs run|undici|net URL N keep-alive|per-request   (prints the bytes read)
 import { connect } from 'node:net';
 import { Pool } from 'undici';
 
@@ -126,8 +128,46 @@ function netTransport() {
   return { send, close };
 }
 
-const transport = kind === 'net' ? netTransport() : kind === 'undici' ? undiciTransport() : null;
-if (!transport) throw new Error(`transport ${kind}: expected undici or net`);
+/** The run's own client, as the engine's attempts dispatch (the compiled output: `npm run build`). */
+async function runTransport() {
+  const { RunConnections } = await import('../../dist/server/engine/http/dispatcher.js');
+  const connections = new RunConnections(origin.origin, {
+    maxConcurrency: CONCURRENCY,
+    mode: keep ? 'keep_alive' : 'per_request',
+  });
+  const headers = { 'content-type': 'application/json' };
+  const send = () =>
+    new Promise((resolve, reject) => {
+      let status = 0;
+      connections.dispatch(
+        { path: PATH, headers, body, reset: !keep },
+        {
+          onConnect() {},
+          onHeaders(s) {
+            status = s;
+            return true;
+          },
+          onData(chunk) {
+            bytes += chunk.length;
+            return true;
+          },
+          onComplete: () => (status === 200 ? resolve() : reject(new Error(`HTTP ${status}`))),
+          onError: reject,
+        },
+      );
+    });
+  return { send, close: () => connections.sweep(null) };
+}
+
+const transport =
+  kind === 'net'
+    ? netTransport()
+    : kind === 'undici'
+      ? undiciTransport()
+      : kind === 'run'
+        ? await runTransport()
+        : null;
+if (!transport) throw new Error(`transport ${kind}: expected run, undici or net`);
 let next = 0;
 try {
   await Promise.all(

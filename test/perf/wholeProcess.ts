@@ -105,7 +105,7 @@ async function transportAlone(python: string, url: string, n: number, mode: Mode
   return r.cpu_s;
 }
 
-type Transport = 'undici' | 'net';
+type Transport = 'run' | 'undici' | 'net';
 
 /** Marginal CPU µs per request of one client: a run of `from` requests and one of `to`. */
 async function marginal(one: (n: number) => Promise<number>, from = BASE, to = BASE + MORE): Promise<number> {
@@ -183,20 +183,23 @@ async function pairs(python: string, url: string, mode: Mode): Promise<WholeProc
 
 /**
  * The transport's own share of the whole-process figure: the same window, the same requests with their bytes
- * counted and nothing parsed, through undici as the engine dispatches and through plain sockets
- * (transportFloor.mjs). Alternated, median of TRANSPORT_PAIRS; the difference is what the HTTP library costs a
- * request there (its JavaScript and V8's compiling of it), out of stallscope's figure above.
+ * counted and nothing parsed, through the run's own client, through undici as the engine used it before, and
+ * through plain sockets (transportFloor.mjs). Rotated, median of TRANSPORT_PAIRS; each one's distance from plain
+ * sockets is what that client costs a request there (its JavaScript and V8's compiling of it).
  */
 const TRANSPORT_PAIRS = 3;
 
 async function transportFloors(python: string, url: string, mode: Mode): Promise<void> {
-  const by: Record<Transport, number[]> = { undici: [], net: [] };
+  const by: Record<Transport, number[]> = { run: [], undici: [], net: [] };
+  const kinds: Transport[] = ['run', 'undici', 'net'];
   for (let i = 0; i < TRANSPORT_PAIRS; i++)
-    for (const kind of (i % 2 === 0 ? ['undici', 'net'] : ['net', 'undici']) as Transport[])
+    for (let k = 0; k < kinds.length; k++) {
+      const kind = kinds[(i + k) % kinds.length];
       by[kind].push(await marginal((n) => transportAlone(python, url, n, mode, kind)));
-  const u = median(by.undici);
-  const n = median(by.net);
+    }
+  const [r, u, n] = [median(by.run), median(by.undici), median(by.net)];
+  const list = (xs: number[]): string => xs.map((x) => fmt(x, 0)).join(', ');
   console.log(
-    `       the transport alone, same window, bytes counted only (median of ${TRANSPORT_PAIRS}): undici ${fmt(u, 0)} µs [${by.undici.map((x) => fmt(x, 0)).join(', ')}], plain sockets ${fmt(n, 0)} µs [${by.net.map((x) => fmt(x, 0)).join(', ')}]: undici's own part ${fmt(u - n, 0)} µs a request`,
+    `       the transport alone, same window, bytes counted only (median of ${TRANSPORT_PAIRS}): the run's client ${fmt(r, 0)} µs [${list(by.run)}], undici ${fmt(u, 0)} µs [${list(by.undici)}], plain sockets ${fmt(n, 0)} µs [${list(by.net)}]: above plain sockets, ours ${fmt(r - n, 0)} µs a request, undici ${fmt(u - n, 0)} µs`,
   );
 }
