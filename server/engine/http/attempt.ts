@@ -18,7 +18,7 @@ import { AttemptSignal } from './attemptSignal.ts';
 import { SseExchange } from './exchange.ts';
 import { CLEANUP_DEADLINE_MS, type Dispatcher } from './dispatcher.ts';
 
-/** A bulk-cancelled attempt ends by this time even if its exchange never hears from undici. */
+/** A bulk-cancelled attempt ends by this time even if its exchange never hears from the run's client. */
 export const CANCELLED_ATTEMPT_BOUND_MS = CLEANUP_DEADLINE_MS + 50;
 
 export interface AttemptTarget {

@@ -1,7 +1,7 @@
 /**
  * The abort signal of one HTTP attempt: its structural timers and the
  * request's cancellation abort it; its exchange (exchange.ts) listens, to
- * abort the undici request. Lighter than an AbortController (whose
+ * abort the request on its connection (h1/socketExchange.ts). Lighter than an AbortController (whose
  * EventTarget bookkeeping measured ~10 µs per request — a noticeable share of
  * the client's budget at thousands of requests/s).
  */

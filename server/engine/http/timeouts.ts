@@ -3,8 +3,8 @@
  * and the whole body), optional `first_byte` (until the response headers)
  * and optional `idle` (no SSE event for N s, counted from the send and
  * restarted at each event). Each one aborts the attempt's controller with a
- * TimeoutError carrying its kind. undici's own timeouts are disabled by the
- * dispatcher (see dispatcher.ts), so these are the only clocks that classify.
+ * TimeoutError carrying its kind. The run's client (dispatcher.ts, h1/) has
+ * no clock of its own, so these are the only clocks that classify.
 Their limits come from shared/timeouts.ts (`effectiveTimeouts`).
  */
 import { TimeoutError } from './reasons.ts';

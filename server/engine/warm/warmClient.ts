@@ -1,12 +1,12 @@
 /**
  * Warms the client before the benchmark clock starts, sending nothing to the
  * target. In a fresh process the first requests pay for module
- * initialisation, lazy compilation, undici's HTTP parser (WebAssembly) and
+ * initialisation, lazy compilation, the HTTP client's first sockets and
  * the first JSON and WAV parses: measured here, the first request of a run
  * cost 24–42 ms of client CPU and the second 5–6 ms, against 0.4–0.6 ms once
  * warm, which put the client's start-up into the first wave's TTFT (and a
  * short run's p99). So the run's own code paths (request building, the
- * dispatch loop and slots, the undici pool, TLS for an https target, SSE exchange, structural timers,
+ * dispatch loop and slots, the run's connections, TLS for an https target, SSE exchange, structural timers,
  * stream parsing with text and audio, the event emitter) are run in-process
  * against a loopback server of our own that streams a recorded response.
  * Best effort: bounded in time, never fails the run; every socket, server
