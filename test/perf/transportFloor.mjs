@@ -27,13 +27,30 @@ const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: pr
 const PATH = '/v1/chat/completions';
 let bytes = 0;
 
-/** undici, as the engine dispatches. */
+/** A dispatch handler that counts the body's bytes and settles on the end: the same for both clients' handler interface. */
+function countingHandler(resolve, reject) {
+  let status = 0;
+  return {
+    onConnect() {},
+    onHeaders(s) {
+      status = s;
+      return true;
+    },
+    onData(chunk) {
+      bytes += chunk.length;
+      return true;
+    },
+    onComplete: () => (status === 200 ? resolve() : reject(new Error(`HTTP ${status}`))),
+    onError: reject,
+  };
+}
+
+/** undici, as the engine dispatched. */
 function undiciTransport() {
   const pool = new Pool(origin.origin, { connections: CONCURRENCY, headersTimeout: 0, bodyTimeout: 0, pipelining: 1 });
   const headers = { 'content-type': 'application/json' };
   const send = () =>
     new Promise((resolve, reject) => {
-      let status = 0;
       pool.dispatch(
         {
           origin: origin.origin,
@@ -45,19 +62,7 @@ function undiciTransport() {
           headersTimeout: 0,
           bodyTimeout: 0,
         },
-        {
-          onConnect() {},
-          onHeaders(s) {
-            status = s;
-            return true;
-          },
-          onData(chunk) {
-            bytes += chunk.length;
-            return true;
-          },
-          onComplete: () => (status === 200 ? resolve() : reject(new Error(`HTTP ${status}`))),
-          onError: reject,
-        },
+        countingHandler(resolve, reject),
       );
     });
   return { send, close: () => pool.destroy() };
@@ -138,23 +143,7 @@ async function runTransport() {
   const headers = { 'content-type': 'application/json' };
   const send = () =>
     new Promise((resolve, reject) => {
-      let status = 0;
-      connections.dispatch(
-        { path: PATH, headers, body, reset: !keep },
-        {
-          onConnect() {},
-          onHeaders(s) {
-            status = s;
-            return true;
-          },
-          onData(chunk) {
-            bytes += chunk.length;
-            return true;
-          },
-          onComplete: () => (status === 200 ? resolve() : reject(new Error(`HTTP ${status}`))),
-          onError: reject,
-        },
-      );
+      connections.dispatch({ path: PATH, headers, body, reset: !keep }, countingHandler(resolve, reject));
     });
   return { send, close: () => connections.sweep(null) };
 }
