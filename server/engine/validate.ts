@@ -16,6 +16,7 @@ import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
 import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
 import { validateRealtime } from './realtime/validate.ts';
+import { headerIssue } from './http/h1/requestHead.ts';
 
 /** The backends a config may name (shared/backends.ts; each has its module in backends/). */
 export const SUPPORTED_BACKENDS = BACKENDS;
@@ -42,6 +43,13 @@ export function validateBenchConfig(c: BenchConfig): void {
   const wrongEndpoint = endpointIssue(c.backend, c.endpoint, url.pathname);
   if (wrongEndpoint) bad(wrongEndpoint, 'endpoint');
   if (!c.model) bad('a model name is required', 'model');
+  // Checked here as the run's client checks each request's (http/h1/requestHead.ts): refused before anything is sent.
+  for (const [name, value] of Object.entries(c.headers ?? {})) {
+    const issue = headerIssue(name, value);
+    if (issue) bad(`--header ${name}: ${issue}`, 'headers');
+  }
+  if (c.apiKey && headerIssue('authorization', `Bearer ${c.apiKey}`))
+    bad('the API key has a control character or a character past Latin-1: it cannot go in a header', 'apiKey');
   if (!c.runId) bad('a run id is required', 'runId');
   const escape = c.save?.filename === undefined ? null : resultFilenameEscape(c.save.filename);
   if (escape) bad(`result-filename '${c.save?.filename}' ${escape}`, 'save.filename');

@@ -38,6 +38,16 @@ function refusal(over: Partial<BenchConfig>): { code: ErrorCode; field?: string 
 }
 
 describe('validateBenchConfig', () => {
+  it('headers the run could not send are refused before anything is sent; a host header is accepted', () => {
+    expect(refusal({ headers: { 'x-a': 'b\r\nx-injected: 1' } })).toEqual({ code: 'CONFIG_INVALID', field: 'headers' });
+    expect(refusal({ headers: { 'bad name': '1' } })).toEqual({ code: 'CONFIG_INVALID', field: 'headers' });
+    expect(refusal({ headers: { 'content-length': '5' } })).toEqual({ code: 'CONFIG_INVALID', field: 'headers' });
+    expect(refusal({ apiKey: 'sk\nx' })).toEqual({ code: 'CONFIG_INVALID', field: 'apiKey' });
+    expect(() =>
+      validateBenchConfig({ ...ok, headers: { host: 'omni.internal', 'x-team': 'tts' }, apiKey: 'sk-1' }),
+    ).not.toThrow();
+  });
+
   it('accepts a sane config and the seed-tts and trace fixtures', () => {
     expect(() => validateBenchConfig(ok)).not.toThrow();
     expect(() =>

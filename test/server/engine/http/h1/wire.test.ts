@@ -108,6 +108,15 @@ describe('the run client on the wire', () => {
     ]);
   });
 
+  it("a caller's host header replaces the origin's (a target behind a proxy that routes by name)", async () => {
+    const wire = await rawServer(() => ({ pieces: ['HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'] }));
+    const c = connections(wire.url);
+    expect((await send(c, { host: 'omni.internal', 'x-a': '1' })).body).toBe('ok');
+    await c.sweep(null);
+    expect(wire.requests[0]).toMatch(/^POST \/v1\/chat\/completions HTTP\/1\.1\r\nhost: omni\.internal\r\nx-a: 1\r\n/);
+    expect(wire.requests[0].match(/\r\nhost:/gi)).toHaveLength(1);
+  });
+
   it('informational heads, then the final one, all in one write: each head seen, the body read', async () => {
     const wire = await rawServer(() => ({
       pieces: [
