@@ -145,10 +145,11 @@ export class RunConnections implements Dispatcher {
       return;
     }
     const c = (this.perRequest ? undefined : this.takeIdle()) ?? this.open();
+    // The exchange folds `reset` into what it hands back: a request that asked for the close is never reusable.
     const exchange = new SocketExchange(
       c.socket,
       handler,
-      (reusable) => this.release(c, reusable && !request.reset),
+      (reusable, keepAliveS) => this.release(c, reusable, keepAliveS),
       request.reset,
     );
     c.exchange = exchange;
@@ -162,8 +163,7 @@ export class RunConnections implements Dispatcher {
   }
 
   /** A finished exchange hands its connection back: kept idle when it may carry another request, else closed. */
-  private release(c: Connection, reusable: boolean): void {
-    const keepAliveS = c.exchange?.keepAliveS ?? null;
+  private release(c: Connection, reusable: boolean, keepAliveS: number | null): void {
     c.exchange = null;
     if (!reusable || this.perRequest || this.sweeping || c.socket.destroyed) {
       c.socket.destroy();

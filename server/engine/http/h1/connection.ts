@@ -6,9 +6,8 @@
  * always has an `error` listener, so no socket error is ever unhandled.
  */
 import dc from 'node:diagnostics_channel';
-import { connect as tcpConnect, type Socket } from 'node:net';
+import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions as TlsOptions } from 'node:tls';
-import { isIP } from 'node:net';
 import type { SocketExchange } from './socketExchange.ts';
 
 /** Where and how to connect: the run's origin and, for https, its TLS settings. */

@@ -3,9 +3,8 @@
  * checked as it is written (a regular expression each): a value with CR or LF
  * would otherwise inject a header or a second request.
  */
+import { FIELD_NAME } from './responseHead.ts';
 
-/** A header name is a token (RFC 9110, "Tokens"). */
-const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A value: visible Latin-1, spaces and tabs; no CR, LF or NUL (a header injected into the request). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** An origin-form target: no spaces or controls. */

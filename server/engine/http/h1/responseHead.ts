@@ -38,8 +38,8 @@ export class BadResponseError extends Error {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
-/** A field name is a token (RFC 9110, "Tokens"). */
-const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A field name is a token (RFC 9110, "Tokens"): the same rule for the heads read and the heads written. */
+export const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const DIGITS = /^\d{1,15}$/;
 
 /**

@@ -30,8 +30,11 @@ export class ClosedEarlyError extends Error {
   }
 }
 
-/** Hands the connection back once the exchange is over: `reusable` = it may carry another request. */
-export type Release = (reusable: boolean) => void;
+/**
+ * Hands the connection back once the exchange is over: `reusable` = it may carry another request;
+ * `keepAliveS` = how long the server said it keeps an idle connection (`Keep-Alive: timeout=`), or null.
+ */
+export type Release = (reusable: boolean, keepAliveS: number | null) => void;
 
 const enum Phase {
   Head,
@@ -49,8 +52,7 @@ export class SocketExchange {
   private pending: Buffer | null = null;
   private framing: BodyFraming = { kind: 'none' };
   private reusable = false;
-  /** Seconds the server keeps an idle connection (its Keep-Alive: timeout=), or null. */
-  keepAliveS: number | null = null;
+  private keepAliveS: number | null = null;
   private left = 0;
   private chunked: ChunkedBody | null = null;
   private readonly deliver = (piece: Uint8Array): void => void this.handler.onData(piece);
@@ -81,10 +83,9 @@ export class SocketExchange {
 
   /** The server's FIN: the end of a body framed by the close, or a response cut short. */
   ended(): void {
-    if (this.phase === Phase.Body && this.framing.kind === 'close') {
-      this.reusable = false;
-      this.complete(true);
-    } else this.fail(new ClosedEarlyError(this.where()), false);
+    // A body framed by the close was never reusable (responseHead.ts).
+    if (this.phase === Phase.Body && this.framing.kind === 'close') this.complete(true);
+    else this.fail(new ClosedEarlyError(this.where()), false);
   }
 
   /** The socket closed (after an error, a reset, or our own destroy). */
@@ -101,7 +102,7 @@ export class SocketExchange {
     if (this.phase === Phase.Over) return;
     this.phase = Phase.Over;
     if (destroy) this.socket.destroy();
-    this.release(false);
+    this.release(false, null);
     this.handler.onError(err);
   }
 
@@ -143,10 +144,11 @@ export class SocketExchange {
     switch (this.framing.kind) {
       case 'length': {
         const take = Math.min(this.left, bytes.length);
+        const whole = take === bytes.length;
         this.left -= take;
-        this.handler.onData(take === bytes.length ? bytes : bytes.subarray(0, take));
+        this.handler.onData(whole ? bytes : bytes.subarray(0, take));
         if (this.phase !== Phase.Body) return;
-        if (this.left === 0) this.complete(take === bytes.length);
+        if (this.left === 0) this.complete(whole);
         return;
       }
       case 'chunked': {
@@ -174,6 +176,6 @@ export class SocketExchange {
   private complete(clean: boolean): void {
     this.phase = Phase.Over;
     this.handler.onComplete();
-    this.release(this.reusable && clean);
+    this.release(this.reusable && clean, this.keepAliveS);
   }
 }
