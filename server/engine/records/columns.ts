@@ -20,17 +20,16 @@ const WIDTHS: { max: number; make: (n: number) => Chunk }[] = [
 ];
 
 /**
- * One number per request. `whole` columns start each chunk as bytes and
- * widen it (u8 → u16 → u32 → float64) when a value does not fit, so any
- * number is kept exactly; float columns are float64 from the start. A value
- * equal to `empty` written where no chunk exists allocates nothing.
+ * One count per request (a token count, a flag, a choice, a text id): each
+ * chunk starts as bytes and widens (u8 → u16 → u32 → float64) when a value
+ * does not fit, so any number is kept exactly. A value equal to `empty`
+ * written where no chunk exists allocates nothing. Times are FloatColumns.
  */
 export class NumberColumn {
   private readonly chunks: (Chunk | undefined)[] = [];
 
   constructor(
-    private readonly whole: boolean,
-    /** What a request nothing was written for reads (NaN: absent). */
+    /** What a request nothing was written for reads. */
     readonly empty = 0,
   ) {}
 
@@ -51,19 +50,8 @@ export class NumberColumn {
     c[i % CHUNK] = v;
   }
 
-  /** Sets rows [from, to) to one value, a chunk at a time. */
   fill(from: number, to: number, v: number): void {
-    for (let i = from; i < to;) {
-      const k = Math.floor(i / CHUNK);
-      const end = Math.min(to, (k + 1) * CHUNK);
-      if (!this.chunks[k] && Object.is(v, this.empty)) {
-        i = end;
-        continue;
-      }
-      this.set(i, v); // allocates or widens the chunk for v
-      this.chunks[k]!.fill(v, i % CHUNK, end - k * CHUNK);
-      i = end;
-    }
+    fillChunks(this.chunks, from, to, v, this.empty, (i) => this.set(i, v));
   }
 
   /** Bytes held (tests, the benchmark). */
@@ -74,11 +62,34 @@ export class NumberColumn {
   }
 
   private fresh(v: number): Chunk {
-    let c: Chunk;
-    if (!this.whole) c = new Float64Array(CHUNK);
-    else c = (WIDTHS.find((w) => isWhole(v, w.max))?.make ?? ((n: number) => new Float64Array(n)))(CHUNK);
+    const c = (WIDTHS.find((w) => isWhole(v, w.max))?.make ?? ((n: number) => new Float64Array(n)))(CHUNK);
     if (this.empty !== 0) c.fill(this.empty);
     return c;
+  }
+}
+
+/**
+ * Sets rows [from, to) of a column to one value, a chunk at a time: `set` allocates (or widens) a chunk for v, then
+ * the chunk is filled; a chunk not allocated stays so when v is the column's empty value.
+ */
+function fillChunks(
+  chunks: readonly (Chunk | undefined)[],
+  from: number,
+  to: number,
+  v: number,
+  empty: number,
+  set: (i: number) => void,
+): void {
+  for (let i = from; i < to;) {
+    const k = Math.floor(i / CHUNK);
+    const end = Math.min(to, (k + 1) * CHUNK);
+    if (chunks[k] === undefined && Object.is(v, empty)) {
+      i = end;
+      continue;
+    }
+    set(i);
+    chunks[k]!.fill(v, i % CHUNK, end - k * CHUNK);
+    i = end;
   }
 }
 
@@ -101,6 +112,77 @@ function widen(c: Chunk, v: number): Chunk {
 
 function maxOf(c: Chunk): number {
   return c instanceof Uint8Array ? 0xff : c instanceof Uint16Array ? 0xffff : 0xffff_ffff;
+}
+
+/*
+ * The two fixed-kind columns below repeat NumberColumn's chunk lookup on purpose: V8 compiles a method once for
+ * every kind of array it has seen there, so one class for all kinds made every caller's optimised code handle four
+ * kinds, recompile as a chunk widened mid-run (TextStore.add, RequestTable.write and setSentT were 130 ms of the
+ * compiler's ~700 ms in a 5,000-request window), and run unoptimised between. A class per kind is compiled once.
+ */
+
+/** A float64 per request (times, durations), `empty` where nothing was written; chunks allocated on first use. */
+export class FloatColumn {
+  private readonly chunks: (Float64Array | undefined)[] = [];
+
+  constructor(readonly empty = 0) {}
+
+  get(i: number): number {
+    const c = this.chunks[Math.floor(i / CHUNK)];
+    return c === undefined ? this.empty : c[i % CHUNK];
+  }
+
+  set(i: number, v: number): void {
+    const k = Math.floor(i / CHUNK);
+    let c = this.chunks[k];
+    if (c === undefined) {
+      if (Object.is(v, this.empty)) return;
+      c = this.chunks[k] = new Float64Array(CHUNK);
+      if (this.empty !== 0) c.fill(this.empty);
+    }
+    c[i % CHUNK] = v;
+  }
+
+  fill(from: number, to: number, v: number): void {
+    fillChunks(this.chunks, from, to, v, this.empty, (i) => this.set(i, v));
+  }
+
+  get bytes(): number {
+    let b = 0;
+    for (const c of this.chunks) if (c) b += c.byteLength;
+    return b;
+  }
+}
+
+/** A whole number below 2^32 per id (where a packed value lies: block, offset, length); 0 where none was written. */
+export class IndexColumn {
+  private readonly chunks: (Uint32Array | undefined)[] = [];
+
+  get(i: number): number {
+    const c = this.chunks[Math.floor(i / CHUNK)];
+    return c === undefined ? 0 : c[i % CHUNK];
+  }
+
+  set(i: number, v: number): void {
+    if (!(v >= 0 && v <= 0xffff_ffff && Number.isInteger(v))) throw new RangeError(`not an index below 2^32: ${v}`);
+    const k = Math.floor(i / CHUNK);
+    let c = this.chunks[k];
+    if (c === undefined) {
+      if (v === 0) return;
+      c = this.chunks[k] = new Uint32Array(CHUNK);
+    }
+    c[i % CHUNK] = v;
+  }
+
+  fill(from: number, to: number, v: number): void {
+    fillChunks(this.chunks, from, to, v, 0, (i) => this.set(i, v));
+  }
+
+  get bytes(): number {
+    let b = 0;
+    for (const c of this.chunks) if (c) b += c.byteLength;
+    return b;
+  }
 }
 
 type Block = Float64Array | Uint16Array | Uint8Array;

@@ -21,7 +21,7 @@ import {
   type TimeoutKind,
 } from '../../../shared/types.ts';
 import type { EndedRecord } from '../client/record.ts';
-import { BlockStore, NumberColumn } from './columns.ts';
+import { BlockStore, FloatColumn, IndexColumn, NumberColumn } from './columns.ts';
 import { TextStore } from './textStore.ts';
 
 /** How one field is kept. */
@@ -91,7 +91,7 @@ const LIST_BLOCK = 0xffff;
 /** A column of numbers through `encode`/`decode` (a flag, a choice, a text id, an absent float). */
 class CodedColumn implements Column {
   constructor(
-    private readonly c: NumberColumn,
+    private readonly c: NumberColumn | FloatColumn,
     private readonly encode: (v: unknown) => number,
     private readonly decode: (n: number) => unknown,
   ) {}
@@ -120,17 +120,17 @@ function column(spec: ColumnSpec, text: TextStore): Column {
     case 'float':
       return spec.absent
         ? new CodedColumn(
-            new NumberColumn(false, NaN),
+            new FloatColumn(NaN),
             (v) => (v === undefined || v === null ? NaN : (v as number)),
             (n) => (Number.isNaN(n) ? undefined : n),
           )
-        : new CodedColumn(new NumberColumn(false), same, same);
+        : new CodedColumn(new FloatColumn(), same, same);
     case 'whole':
-      return new CodedColumn(new NumberColumn(true), same, same);
+      return new CodedColumn(new NumberColumn(), same, same);
     case 'flag': {
       const absent = spec.absent === true;
       return new CodedColumn(
-        new NumberColumn(true, absent ? 2 : 0),
+        new NumberColumn(absent ? 2 : 0),
         (v) => (absent && v === undefined ? 2 : v ? 1 : 0),
         (n) => (n === 2 ? undefined : n === 1),
       );
@@ -141,7 +141,7 @@ function column(spec: ColumnSpec, text: TextStore): Column {
       const intern = spec.intern === true;
       const absent = spec.absent === true;
       return new CodedColumn(
-        new NumberColumn(true),
+        new NumberColumn(),
         (v) => (absent && v === undefined ? 0 : text.add(v as string, intern)),
         (n) => (absent && n === 0 ? undefined : text.get(n)),
       );
@@ -155,7 +155,7 @@ function column(spec: ColumnSpec, text: TextStore): Column {
 function choiceColumn(values: readonly string[], absent = false): Column {
   const code = new Map(values.map((v, k) => [v, k + 1]));
   return new CodedColumn(
-    new NumberColumn(true),
+    new NumberColumn(),
     (v) => {
       if (v === null || v === undefined) return 0;
       const k = code.get(v as string);
@@ -169,9 +169,9 @@ function choiceColumn(values: readonly string[], absent = false): Column {
 /** Lists of float64 packed in blocks; per request where its list starts and how long it is. */
 class ListColumn implements Column {
   private readonly store = new BlockStore((n) => new Float64Array(n), LIST_BLOCK);
-  private readonly block = new NumberColumn(true);
-  private readonly offset = new NumberColumn(true);
-  private readonly length = new NumberColumn(true);
+  private readonly block = new IndexColumn();
+  private readonly offset = new IndexColumn();
+  private readonly length = new IndexColumn();
   private static readonly NONE = new Float64Array(0);
 
   write(i: number, v: unknown): void {
@@ -210,7 +210,7 @@ export class RequestTable implements RecordList<EndedRecord> {
   private readonly stop = choiceColumn(['breaker', 'interrupt']);
   private readonly timeout = choiceColumn(['total', 'first_byte', 'idle']);
   /** Run-clock ms of each request's first send; NaN: never sent. */
-  private readonly sent = new NumberColumn(false, NaN);
+  private readonly sent = new FloatColumn(NaN);
   private readonly errorCode: Column;
 
   constructor(

@@ -7,7 +7,7 @@
  * `intern` keeps one copy of a string written again (error reasons repeat:
  * a million never-sent requests share one), up to MAX_INTERNED strings.
  */
-import { BlockStore, NumberColumn } from './columns.ts';
+import { BlockStore, IndexColumn } from './columns.ts';
 
 const BLOCK = 256 * 1024;
 /** Distinct strings remembered for interning; past it, new strings are stored each time. */
@@ -21,9 +21,9 @@ export class TextStore {
   private readonly narrow = new BlockStore((n) => new Uint8Array(n), BLOCK);
   private readonly wide = new BlockStore((n) => new Uint16Array(n), BLOCK / 2);
   /** Per id: block (narrow blocks even, wide blocks odd), offset in it, length in code units. */
-  private readonly block = new NumberColumn(true);
-  private readonly offset = new NumberColumn(true);
-  private readonly length = new NumberColumn(true);
+  private readonly block = new IndexColumn();
+  private readonly offset = new IndexColumn();
+  private readonly length = new IndexColumn();
   private readonly interned = new Map<string, number>();
   private count = 1;
 
