@@ -56,9 +56,7 @@ export class NumberColumn {
 
   /** Bytes held (tests, the benchmark). */
   get bytes(): number {
-    let b = 0;
-    for (const c of this.chunks) if (c) b += c.byteLength;
-    return b;
+    return heldBytes(this.chunks);
   }
 
   private fresh(v: number): Chunk {
@@ -91,6 +89,13 @@ function fillChunks(
     chunks[k]!.fill(v, i % CHUNK, end - k * CHUNK);
     i = end;
   }
+}
+
+/** The bytes of the arrays a column or store allocated (tests, the benchmark). */
+function heldBytes(arrays: readonly (ArrayBufferView | undefined)[]): number {
+  let b = 0;
+  for (const a of arrays) if (a) b += a.byteLength;
+  return b;
 }
 
 function isWhole(v: number, max: number): boolean {
@@ -148,9 +153,7 @@ export class FloatColumn {
   }
 
   get bytes(): number {
-    let b = 0;
-    for (const c of this.chunks) if (c) b += c.byteLength;
-    return b;
+    return heldBytes(this.chunks);
   }
 }
 
@@ -179,9 +182,7 @@ export class IndexColumn {
   }
 
   get bytes(): number {
-    let b = 0;
-    for (const c of this.chunks) if (c) b += c.byteLength;
-    return b;
+    return heldBytes(this.chunks);
   }
 }
 
@@ -216,8 +217,6 @@ export class BlockStore<B extends Block> {
   }
 
   get bytes(): number {
-    let b = 0;
-    for (const x of this.blocks) b += x.byteLength;
-    return b;
+    return heldBytes(this.blocks);
   }
 }
