@@ -5,11 +5,13 @@
  * 2. live: 2,000 events/s for 10 s into a run the page is watching: lag of the
  *    page's rendered counters behind the server (target p99 < 500 ms) and the
  *    frame rate while scrolling the timeline meanwhile (target >= 30 fps).
- * Runs are fed through the server's own `--report-to` API, so the events
- * take the real path: hub, store, WebSocket, reducer, React.
+ * Runs are fed through the server's own `--report-to` API (run events) and its
+ * ingest route (Code2Wav telemetry), so the events take the real path: hub,
+ * store, WebSocket, reducer, React.
  */
 import type { Page } from 'playwright-core';
 import { WebSocket } from 'ws';
+import type { IngestReply } from '#shared/apiSchemas.ts';
 import type { BenchEvent, RunEvent } from '#shared/protocol.ts';
 import { ensureWebBuild, launchBrowser } from '../helpers/browser.ts';
 import { startServer } from '../helpers/dashboardProcess.ts';
@@ -70,6 +72,35 @@ async function post(url: string, path: string, body: unknown): Promise<unknown> 
   });
   if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
   return r.json();
+}
+
+/**
+ * Feeds a batch as a reporting job does: run events to the run's events route, Code2Wav telemetry as NDJSON to
+ * /api/ingest (the events route takes run events only and refuses a batch with telemetry whole), and a
+ * `run.finished` last, after the batch's telemetry.
+ */
+async function feed(url: string, runId: string, batch: RunEvent[]): Promise<void> {
+  const run: RunEvent[] = [];
+  const telemetry: unknown[] = [];
+  const last: RunEvent[] = [];
+  for (const e of batch)
+    if (e.type === 'telemetry') telemetry.push(e.event);
+    else if (e.type === 'run.finished') last.push(e);
+    else run.push(e);
+  if (run.length > 0) await post(url, `/api/runs/${runId}/events`, { events: run });
+  if (telemetry.length > 0) {
+    const r = await fetch(`${url}/api/ingest?runId=${encodeURIComponent(runId)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: telemetry.map((t) => JSON.stringify(t)).join('\n'),
+    });
+    const reply = (await r.json()) as IngestReply;
+    if (!r.ok || reply.accepted !== telemetry.length || reply.unjoined !== 0)
+      throw new Error(
+        `/api/ingest: ${r.status}, ${reply.accepted}/${telemetry.length} accepted: ${JSON.stringify(reply)}`,
+      );
+  }
+  if (last.length > 0) await post(url, `/api/runs/${runId}/events`, { events: last });
 }
 
 function started(runId: string, n: number, startedAtMs: number): BenchEvent {
@@ -145,7 +176,7 @@ async function storedRun(url: string, page: Page): Promise<void> {
   for (let i = 0; i < N; i++) {
     batch.push(...requestEvents(i, Math.floor(i / 10) * 40, runId, startedAtMs));
     if (batch.length >= 20_000) {
-      await post(url, `/api/runs/${runId}/events`, { events: batch });
+      await feed(url, runId, batch);
       batch = [];
     }
   }
@@ -172,7 +203,7 @@ async function storedRun(url: string, page: Page): Promise<void> {
       metrics: { completed: N, failed: 0, mean_ttft_ms: 58, median_ttft_ms: 58, p99_ttft_ms: 66 },
     },
   });
-  await post(url, `/api/runs/${runId}/events`, { events: batch });
+  await feed(url, runId, batch);
   const events = N * 10 + 3;
 
   // Two opens: the first warms Chromium's caches of the bundle, the second is measured.
@@ -255,7 +286,7 @@ async function liveRun(url: string, page: Page): Promise<void> {
     next += batch.length;
     const sentAt = Date.now();
     for (const e of batch) if (e.type === 'request.completed') completedAt.push(sentAt);
-    posting.push(post(url, `/api/runs/${runId}/events`, { events: batch }));
+    posting.push(feed(url, runId, batch));
     if (tick === Math.floor(5000 / TICK)) fps = await scrollFps(page, 2000); // scroll while the stream goes on
   }
   await Promise.all(posting);
