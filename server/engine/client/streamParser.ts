@@ -22,6 +22,7 @@
  */
 import type { RequestRecord } from './record.ts';
 import { markFailed } from './record.ts';
+import { ChunkTemplate } from './chunkTemplate.ts';
 import { FramingError, SseFramer, parseSseMessage } from './sseFraming.ts';
 import {
   coercePositiveInt,
@@ -76,6 +77,7 @@ export class StreamParser {
   /** The text pieces, joined once at the end: `+=` per token would keep a tree of them in every record. */
   private readonly text: string[] = [];
   private readonly audio: AudioChunks;
+  private readonly template = new ChunkTemplate();
   private audioGenerateTime = 0;
   private streamError: string | null = null;
   private warnedNoSpace = false;
@@ -148,12 +150,16 @@ export class StreamParser {
     if (data === '[DONE]') return;
     const ts = this.opts.now();
     this.lastTs = ts;
-    let event: unknown;
-    try {
-      event = JSON.parse(data);
-    } catch (err) {
-      const shown = data.length > 60 ? `${data.slice(0, 60)}…` : data;
-      throw new SyntaxError(`${(err as Error).message}; the event was ${JSON.stringify(shown)}`, { cause: err });
+    // A chunk shaped as the one before it is read from its values alone (chunkTemplate.ts); any other is parsed.
+    let event: unknown = this.template.match(data);
+    if (event === null) {
+      try {
+        event = JSON.parse(data);
+      } catch (err) {
+        const shown = data.length > 60 ? `${data.slice(0, 60)}…` : data;
+        throw new SyntaxError(`${(err as Error).message}; the event was ${JSON.stringify(shown)}`, { cause: err });
+      }
+      if (isObject(event)) this.template.learn(data, event);
     }
     if (!isObject(event)) throw new SyntaxError(`the event is not a JSON object: ${JSON.stringify(data.slice(0, 60))}`);
     const info = this.handleEvent(event, ts);

@@ -1,0 +1,274 @@
+/**
+ * A stream's chunks read from a learnt template: whatever a match returns is
+ * what JSON.parse gives for the fields the stream parser reads, for every
+ * text it matches (a seeded fuzz of thousands of mutated chunks), and any
+ * text it cannot vouch for goes to JSON.parse.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ChunkTemplate } from '#server/engine/client/chunkTemplate.ts';
+import { newRecord } from '#server/engine/client/record.ts';
+import { StreamParser } from '#server/engine/client/streamParser.ts';
+import { ManualClock } from '#test/fixtures/golden-helpers/golden.ts';
+
+/** A vLLM-Omni text chunk as its server writes it. */
+function chunk(k: number, content: string, opts: { id?: string; role?: boolean; total?: boolean } = {}): string {
+  const delta = opts.role ? { role: 'assistant', content } : { content };
+  const usage: Record<string, number> = { prompt_tokens: 10, completion_tokens: k };
+  if (opts.total !== false) usage.total_tokens = 10 + k;
+  return JSON.stringify({
+    id: opts.id ?? 'chatcmpl-7f3a',
+    object: 'chat.completion.chunk',
+    created: 1764662400,
+    model: 'openbmb/MiniCPM-o-4_5',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
+    usage,
+    modality: 'text',
+  });
+}
+
+/** The fields the parser reads of a JSON.parse value, or null when it is not a plain text chunk. */
+function plainFields(e: Record<string, any>): unknown {
+  const plain =
+    e !== null &&
+    typeof e === 'object' &&
+    !Array.isArray(e) &&
+    e.modality === 'text' &&
+    (e.error === undefined || e.error === null) &&
+    (e.metrics === undefined || e.metrics === null) &&
+    Array.isArray(e.choices) &&
+    e.choices.length === 1 &&
+    typeof e.choices[0] === 'object' &&
+    e.choices[0] !== null &&
+    (e.choices[0].token_ids === undefined || e.choices[0].token_ids === null) &&
+    typeof e.choices[0].delta === 'object' &&
+    e.choices[0].delta !== null &&
+    (e.choices[0].delta.audio === undefined || e.choices[0].delta.audio === null) &&
+    typeof e.usage === 'object' &&
+    e.usage !== null;
+  if (!plain) return null;
+  return {
+    usage: { prompt_tokens: e.usage.prompt_tokens, completion_tokens: e.usage.completion_tokens },
+    choices: [{ delta: { content: e.choices[0].delta.content } }],
+    modality: 'text',
+  };
+}
+
+function learnt(text: string): ChunkTemplate {
+  const t = new ChunkTemplate();
+  t.learn(text, JSON.parse(text) as Record<string, unknown>);
+  return t;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('ChunkTemplate', () => {
+  it('reads the next chunks of a stream from their values alone, exactly as JSON.parse reads them', () => {
+    const t = learnt(chunk(1, 'Hello'));
+    const contents = [
+      ' world',
+      '',
+      'a "quoted" word',
+      'line\nbreak\ttab',
+      'café ☕ 😀',
+      '\u0000\u001f',
+      '</s>\\',
+      '中文',
+    ];
+    contents.forEach((c, k) => {
+      const text = chunk(k + 2, c);
+      const got = t.match(text);
+      expect(got, text).not.toBeNull();
+      expect(got).toEqual(plainFields(JSON.parse(text)));
+    });
+    // Escapes JSON.stringify would not write (\/ and \u0041) are read as JSON.parse reads them.
+    const escaped = chunk(3, 'X').replace('"content":"X"', '"content":"\\/\\u0041\\u00e9"');
+    expect(t.match(escaped)).toEqual(plainFields(JSON.parse(escaped)));
+    expect((t.match(escaped) as any).choices[0].delta.content).toBe('/Aé');
+    // Number literals in any JSON form are JSON.parse's values.
+    for (const n of ['0', '12', '1.5', '-3', '2e3', '1E-2', '123456789012345678901'])
+      expect(t.match(chunk(7, 'y').replace('"completion_tokens":7', `"completion_tokens":${n}`))).toEqual(
+        plainFields(JSON.parse(chunk(7, 'y').replace('"completion_tokens":7', `"completion_tokens":${n}`))),
+      );
+  });
+
+  it('does not read a text that differs anywhere but in those values: the caller parses it', () => {
+    const t = learnt(chunk(1, 'Hello'));
+    const others = [
+      chunk(2, 'x', { id: 'chatcmpl-other' }),
+      chunk(2, 'x', { role: true }),
+      chunk(2, 'x', { total: false }),
+      chunk(2, 'x').replace('"finish_reason":null', '"finish_reason":"length"'),
+      chunk(2, 'x').replace('{"id"', '{ "id"'),
+      `${chunk(2, 'x')} `,
+      chunk(2, 'x').slice(0, -1),
+      JSON.stringify({ id: 'chatcmpl-7f3a', choices: [], usage: { prompt_tokens: 10, completion_tokens: 2 } }),
+      chunk(2, 'x').replace('"modality":"text"', '"modality":"audio"'),
+      '',
+    ];
+    for (const text of others) expect(t.match(text), text).toBeNull();
+    expect(new ChunkTemplate().match(chunk(1, 'Hello'))).toBeNull(); // nothing learnt yet
+  });
+
+  it('matches only what JSON.parse reads the same: 20,000 seeded mutations of chunks', () => {
+    const t = learnt(chunk(1, 'Hello'));
+    let seed = 0x9e3779b9;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed % n;
+    };
+    const palette = [
+      '"',
+      '\\',
+      ',',
+      ':',
+      '{',
+      '}',
+      '[',
+      ']',
+      '0',
+      '7',
+      '-',
+      '.',
+      'e',
+      '+',
+      ' ',
+      '\n',
+      '\u0001',
+      'a',
+      'u',
+      'é',
+    ];
+    let matched = 0;
+    let refused = 0;
+    for (let i = 0; i < 20_000; i++) {
+      let text = chunk(2 + rand(50), ['w', 'ab c', '', 'x"y', 'é'][rand(5)]);
+      // Half the mutations fall in or next to a value (a literal changed may still match), half anywhere.
+      const regions = [
+        [text.indexOf('"content":') + 10, text.indexOf('},"logprobs"')],
+        [text.indexOf('"completion_tokens":') + 20, text.indexOf(',"total_tokens"')],
+        [text.indexOf('"total_tokens":') + 15, text.indexOf('},"modality"')],
+      ];
+      for (let m = 1 + rand(3); m > 0; m--) {
+        const [from, to] = regions[rand(regions.length)];
+        const at = rand(2) === 0 ? rand(text.length + 1) : Math.max(0, from - 1 + rand(to - from + 3));
+        const c = palette[rand(palette.length)];
+        const op = rand(3);
+        text =
+          op === 0
+            ? text.slice(0, at) + c + text.slice(at + 1)
+            : op === 1
+              ? text.slice(0, at) + c + text.slice(at)
+              : text.slice(0, at) + text.slice(at + 1);
+      }
+      const got = t.match(text);
+      if (got === null) {
+        refused++;
+        continue;
+      }
+      matched++;
+      let full: unknown;
+      expect(() => (full = JSON.parse(text)), text).not.toThrow();
+      expect(got, text).toEqual(plainFields(full as Record<string, unknown>));
+    }
+    // Both sides are exercised: mutations inside the values still match, the rest are refused.
+    expect(matched).toBeGreaterThan(500);
+    expect(refused).toBeGreaterThan(2_000);
+  });
+
+  it('learns nothing where the values cannot be found without doubt', () => {
+    // The content written with escapes: the value as JSON.stringify writes it is not in the text.
+    const escaped = chunk(1, 'a').replace('"content":"a"', '"content":"\\u0061"');
+    expect(learnt(escaped).match(chunk(2, 'b').replace('"content":"b"', '"content":"\\u0062"'))).toBeNull();
+    // The same key and value written twice.
+    const twice = chunk(1, 'a').replace('"object"', '"extra":{"content":"a"},"object"');
+    expect(learnt(twice).match(twice)).toBeNull();
+    // Found once, but not where the parser reads it (the real one escaped): the check parse refuses it.
+    const decoy = chunk(1, 'a')
+      .replace('"content":"a"', '"content":"\\u0061"')
+      .replace('"object"', '"extra":{"content":"a"},"object"');
+    const t = learnt(decoy);
+    expect(t.match(decoy.replace('"extra":{"content":"a"}', '"extra":{"content":"z"}'))).toBeNull();
+    // Chunks the parser reads more of are never learnt.
+    for (const other of [
+      JSON.stringify({
+        error: { message: 'boom' },
+        choices: [{ delta: { content: 'a' } }],
+        usage: { completion_tokens: 1 },
+        modality: 'text',
+      }),
+      JSON.stringify({
+        metrics: { x: 1 },
+        choices: [{ delta: { content: 'a' } }],
+        usage: { completion_tokens: 1 },
+        modality: 'text',
+      }),
+      JSON.stringify({
+        choices: [{ delta: { content: 'a' }, token_ids: [1] }],
+        usage: { completion_tokens: 1 },
+        modality: 'text',
+      }),
+      JSON.stringify({
+        choices: [{ delta: { content: 'a', audio: { data: 'AA' } } }],
+        usage: { completion_tokens: 1 },
+        modality: 'text',
+      }),
+      JSON.stringify({
+        choices: [{ delta: { content: 'a' } }, { delta: {} }],
+        usage: { completion_tokens: 1 },
+        modality: 'text',
+      }),
+    ])
+      expect(learnt(other).match(other), other).toBeNull();
+  });
+
+  it('stops learning from a stream whose every chunk has new fixed text (8 learnings, each one more parse)', () => {
+    const t = new ChunkTemplate();
+    const parse = vi.spyOn(JSON, 'parse');
+    const perLearning: number[] = [];
+    for (let k = 0; k < 20; k++) {
+      const text = chunk(k + 1, 'w', { id: `chatcmpl-${k}` });
+      expect(t.match(text)).toBeNull();
+      const event = JSON.parse(text) as Record<string, unknown>;
+      const before = parse.mock.calls.length;
+      t.learn(text, event);
+      perLearning.push(parse.mock.calls.length - before);
+    }
+    // Each learning costs a parse (its check); after 8 a stream learns no more.
+    expect(perLearning.slice(0, 8)).toEqual(Array(8).fill(1));
+    expect(perLearning.slice(8)).toEqual(Array(12).fill(0));
+  });
+});
+
+describe('StreamParser with the template', () => {
+  it('parses a 50-token stream with a handful of JSON.parse calls, and the record is the one full parsing gives', () => {
+    const body = [
+      chunk(0, '', { role: true }),
+      ...Array.from({ length: 50 }, (_, k) => chunk(k + 1, `w${k} `)),
+      JSON.stringify({ id: 'chatcmpl-7f3a', choices: [], usage: { prompt_tokens: 10, completion_tokens: 50 } }),
+    ]
+      .map((e) => `data: ${e}\n\n`)
+      .concat('data: [DONE]\n\n');
+    const run = (spy: boolean) => {
+      const clock = new ManualClock(0);
+      const record = newRecord(10, clock.now());
+      const parser = new StreamParser(record, { now: () => clock.now() });
+      const parse = spy ? vi.spyOn(JSON, 'parse') : null;
+      for (const read of body) {
+        clock.t += 0.01;
+        parser.push(new TextEncoder().encode(read));
+      }
+      parser.end();
+      const calls = parse?.mock.calls.length ?? 0;
+      vi.restoreAllMocks();
+      return { record, calls };
+    };
+    const { record, calls } = run(true);
+    // The role chunk and the first content chunk are parsed and checked (2 each), the usage-only last one once.
+    expect(calls).toBeLessThanOrEqual(5);
+    expect(record.success).toBe(true);
+    expect(record.outputTokens).toBe(50);
+    expect(record.generatedText).toBe(Array.from({ length: 50 }, (_, k) => `w${k} `).join(''));
+    expect(record.itl).toHaveLength(49);
+    expect(record.ttft).toBeCloseTo(0.02, 9);
+  });
+});
