@@ -26,6 +26,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# A 2,300-request run under valgrind takes ~1 minute here; one that has not ended by this is stuck.
+RUN_DEADLINE_S = 900
 
 # First match wins; V8's C++ symbols and builtins by name, JIT code has none ("???").
 CATEGORIES = [
@@ -88,12 +90,12 @@ def main():
         stdout=subprocess.PIPE,
         text=True,
     )
+    runs = {}
     try:
         url = server.stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):
             sys.exit(f"instructions.py: the constant server did not start ({url!r})")
         with tempfile.TemporaryDirectory() as tmp:
-            runs = {}
             for n in (a.small, a.large):  # both at once: instruction counts do not depend on the other's load
                 out = os.path.join(tmp, f"cg.{n}")
                 argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--smc-check=all-non-file",
@@ -102,13 +104,23 @@ def main():
                         "--random-output-len", "48"] + (["--keep-alive"] if a.keep_alive else [])
                 runs[n] = (out, subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
             for n, (out, p) in runs.items():
-                _, err = p.communicate()
+                _, err = p.communicate(timeout=RUN_DEADLINE_S)
                 if p.returncode != 0:
                     sys.exit(f"instructions.py: the {n}-request run failed:\n{err[-2000:]}")
             small, large = by_function(runs[a.small][0]), by_function(runs[a.large][0])
     finally:
+        # Nothing outlives the script: a run left when the other failed or ran past its deadline, and the server
+        # (which exits when its stdin closes, or is killed).
+        for _, p in runs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         server.stdin.close()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
     per = a.large - a.small
     cs, cl = collections.Counter(), collections.Counter()
     for fn, v in small.items():

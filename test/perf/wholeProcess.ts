@@ -47,6 +47,7 @@ const REPEATS = 3;
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+const list = (xs: number[], d = 0): string => xs.map((x) => fmt(x, d)).join(', ');
 
 interface ProcessRun {
   status: number;
@@ -115,22 +116,21 @@ async function transportAlone(python: string, url: string, n: number, mode: Mode
 
 type Transport = 'run' | 'undici' | 'net';
 
-/** Marginal CPU µs per request of one client: a run of `from` requests and one of `to`. */
+/** Marginal CPU µs per request of one client from one run of `from` requests and one of `to`. */
 async function marginal(one: (n: number) => Promise<number>, from = BASE, to = BASE + MORE): Promise<number> {
-  const small = await one(from);
-  const large = await one(to);
-  return ((large - small) * 1e6) / (to - from);
+  return (await leastMarginal(one, from, to, 1)).least;
 }
 
-/** The marginal from the least CPU of REPEATS runs at each size (alternated), and from the first run of each. */
+/** The marginal from the least CPU of `repeats` runs at each size (alternated), and from the first run of each. */
 async function leastMarginal(
   one: (n: number) => Promise<number>,
   from = BASE,
   to = BASE + MORE,
+  repeats = REPEATS,
 ): Promise<{ least: number; single: number }> {
   const small: number[] = [];
   const large: number[] = [];
-  for (let r = 0; r < REPEATS; r++) {
+  for (let r = 0; r < repeats; r++) {
     small.push(await one(from));
     large.push(await one(to));
   }
@@ -187,19 +187,18 @@ async function pairs(python: string, url: string, mode: Mode): Promise<WholeProc
   const med = median(f.ratios);
   const min = Math.min(...f.ratios);
   const verdict = med >= 1.5 && min >= 1.3 ? 'OK' : 'BELOW TARGET';
-  const list = (xs: number[], d: number): string => xs.map((x) => fmt(x, d)).join(', ');
   console.log(
     `     whole process, marginal ${MORE} requests (${BASE} → ${BASE + MORE}), concurrency ${CONCURRENCY}, ${WORDS}-word prompts, ${PAIRS} alternated pairs, each side's marginal from the least CPU of ${REPEATS} runs at each size:`,
   );
-  console.log(`       stallscope bench (bin): ${fmt(median(f.ours), 0)} µs CPU/request [${list(f.ours, 0)}]`);
+  console.log(`       stallscope bench (bin): ${fmt(median(f.ours), 0)} µs CPU/request [${list(f.ours)}]`);
   console.log(
-    `       vLLM-style Python client (${mode === 'per-request' ? 'force_close=True' : 'keep-alive connector'}): ${fmt(median(f.python), 0)} µs CPU/request [${list(f.python, 0)}]`,
+    `       vLLM-style Python client (${mode === 'per-request' ? 'force_close=True' : 'keep-alive connector'}): ${fmt(median(f.python), 0)} µs CPU/request [${list(f.python)}]`,
   );
   console.log(
     `       Python / stallscope per pair [${list(f.ratios, 2)}]: median ${fmt(med, 2)}× (target ≥ 1.5), minimum ${fmt(min, 2)}× (target ≥ 1.3) ${verdict}`,
   );
   console.log(
-    `       from single runs (the first of each size): stallscope ${fmt(median(single.ours), 0)} µs [${list(single.ours, 0)}], per pair [${list(single.ratios, 2)}]: median ${fmt(median(single.ratios), 2)}×, minimum ${fmt(Math.min(...single.ratios), 2)}×`,
+    `       from single runs (the first of each size): stallscope ${fmt(median(single.ours), 0)} µs [${list(single.ours)}], per pair [${list(single.ratios, 2)}]: median ${fmt(median(single.ratios), 2)}×, minimum ${fmt(Math.min(...single.ratios), 2)}×`,
   );
   const steadyOurs = await marginal(ours, STEADY_FROM, STEADY_TO);
   const steadyTheirs = await marginal(theirs, STEADY_FROM, STEADY_TO);
@@ -227,7 +226,6 @@ async function transportFloors(python: string, url: string, mode: Mode): Promise
       by[kind].push(await marginal((n) => transportAlone(python, url, n, mode, kind)));
     }
   const [r, u, n] = [median(by.run), median(by.undici), median(by.net)];
-  const list = (xs: number[]): string => xs.map((x) => fmt(x, 0)).join(', ');
   console.log(
     `       the transport alone, same window, bytes counted only (median of ${TRANSPORT_PAIRS}): the run's client ${fmt(r, 0)} µs [${list(by.run)}], undici ${fmt(u, 0)} µs [${list(by.undici)}], plain sockets ${fmt(n, 0)} µs [${list(by.net)}]: above plain sockets, ours ${fmt(r - n, 0)} µs a request, undici ${fmt(u - n, 0)} µs`,
   );
