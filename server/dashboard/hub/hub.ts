@@ -170,7 +170,10 @@ export class Hub {
       }
       run.ring.push({ seq, json });
       if (run.ring.length - run.ringHead > this.ringSize) run.ringHead++;
-      if (run.ringHead > this.ringSize) {
+      // Compacted once an eighth has dropped out (a copy of the ring every ringSize/8 events, 8 moves an
+      // event): the dropped events' JSON is held until then. Waiting for a whole ring's worth held up to twice
+      // the ring: the dashboard bench's 30,000-request run held 1,250 B per finished request, 919 B now.
+      if (run.ringHead > this.ringSize >> 3) {
         run.ring = run.ring.slice(run.ringHead);
         run.ringHead = 0;
       }
@@ -282,6 +285,11 @@ export class Hub {
       }
     }
     return this.store.eventsAfter(runId, after, limit);
+  }
+
+  /** Events a live run's ring holds, those dropped but not yet compacted away included (its memory; tests). */
+  ringHeld(runId: string): number {
+    return this.live.get(runId)?.ring.length ?? 0;
   }
 
   /** The live run that sent this request id, if any. */

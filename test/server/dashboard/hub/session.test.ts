@@ -39,6 +39,21 @@ describe('hub', () => {
     expect(await hub.headSeq('nope')).toBeNull();
     store.closeNow();
   });
+
+  it('holds at most an eighth more than its ring: events that left it are let go as the run goes on', async () => {
+    const { hub, store } = setup(80);
+    let most = 0;
+    for (let i = 0; i < 100; i++) {
+      for (const e of completedRequest('r', i)) hub.append('r', e);
+      most = Math.max(most, hub.ringHeld('r'));
+    }
+    expect(most).toBe(80 + 10); // compacted as the eleventh dropped event arrives, every time
+    // The last 80 are still served from memory: at once, not a promise (older ones come from the store).
+    const last = hub.readAfter('r', 400 - 80, 1000);
+    expect(Array.isArray(last) && last.map((e) => e.seq)).toEqual(Array.from({ length: 80 }, (_, i) => 400 - 79 + i));
+    expect(hub.readAfter('r', 400 - 81, 1000)).toBeInstanceOf(Promise);
+    store.closeNow();
+  });
 });
 
 describe('client session', () => {
