@@ -20,7 +20,7 @@ import {
   type RecordList,
 } from './input.ts';
 import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
-import { timelinePeaks } from './timeline.ts';
+import { TimelineInput } from './timeline.ts';
 
 /**
  * Output length of one request as the aggregates count it: the server's
@@ -70,8 +70,14 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
   let totalAudioFrames = 0;
   const slo = goodputSlos(opts.goodput);
   let good = 0;
-  for (const r of records) {
-    if (!r.success) continue;
+  // One pass, by index: the engine's table builds a record on every read (records/requestTable.ts).
+  const timeline = new TimelineInput(samples.itl);
+  for (let i = 0; i < records.length; i++) {
+    const r = records.at(i)!;
+    if (!r.success) {
+      timeline.add(r);
+      continue;
+    }
     completed++;
     const outputLen = outputLength(r);
     totalOutput += outputLen;
@@ -87,6 +93,7 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
     )
       good++;
     for (const v of r.itl) samples.itl.push(v);
+    timeline.add(r, true);
     samples.ttft.push(r.ttft);
     samples.e2el.push(r.latency);
     samples.audio_ttfp.push(r.audioTtfp);
@@ -98,7 +105,7 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
   }
   const dur = opts.durationS;
   const per = (x: number): number => (dur > 0 ? x / dur : 0);
-  const peaks = timelinePeaks(records);
+  const peaks = timeline.peaks();
   const out: Record<string, number> = {
     duration: dur,
     completed,

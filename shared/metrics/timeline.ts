@@ -9,7 +9,7 @@
  * sweep counts every request that was sent, over the time it really held a
  * slot (until it completed, failed, timed out or was cancelled).
  */
-import type { MetricInput, RecordList } from './input.ts';
+import type { MetricInput, ReadonlyNumbers, RecordList } from './input.ts';
 
 export interface TimelinePeaks {
   maxOutputTokensPerS: number;
@@ -17,39 +17,85 @@ export interface TimelinePeaks {
   maxConcurrentRequestsExact: number;
 }
 
-export function timelinePeaks(records: RecordList<MetricInput>): TimelinePeaks {
-  const exact = exactMaxConcurrency(records);
-  // Two passes over the records rather than a list of the successful ones: the engine's
-  // records are built one at a time from its columns, and a million held at once would cost more than the run.
-  let minStart = Infinity;
-  let maxEnd = -Infinity;
-  for (const r of records) {
-    if (!r.success) continue;
-    minStart = Math.min(minStart, r.startTime);
-    maxEnd = Math.max(maxEnd, r.startTime + r.latency);
-  }
-  if (minStart === Infinity)
-    return { maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: exact };
-  const buckets = Math.ceil(maxEnd - minStart) + 1;
-  const tokens = new Float64Array(buckets);
-  const concurrent = new Float64Array(buckets);
-  for (const r of records) {
-    if (!r.success) continue;
-    // Requests with no text at all (audio only) do not seed a fake token (current upstream).
-    if (r.outputTokens > 0 || r.itl.length > 0 || r.generatedText !== '') {
-      let t = r.startTime + r.ttft;
-      countToken(tokens, t - minStart);
-      for (const gap of r.itl) countToken(tokens, (t += gap) - minStart);
+/**
+ * What the peaks read of a run, gathered in one pass over its records (the
+ * aggregates' own pass, calculate.ts): a few numbers a request rather than
+ * the records themselves — the engine builds each record from its columns
+ * on every read, and reading them three times more cost more than the rest
+ * of the metrics (docs/design.md#request-table).
+ */
+export class TimelineInput {
+  /** Per successful request, in order: its start, ttft and e2el, and whether it seeds tokens. */
+  private readonly starts: number[] = [];
+  private readonly ttfts: number[] = [];
+  private readonly latencies: number[] = [];
+  private readonly hasText: boolean[] = [];
+  /** Where each successful request's ITLs end in `itls`. */
+  private readonly itlEnds: number[] = [];
+  /** Every request with a known end: the interval it held a slot. */
+  private readonly spanStarts: number[] = [];
+  private readonly spanEnds: number[] = [];
+
+  /**
+   * `itls`: every successful request's ITLs one after another, in the order they were added (the
+   * aggregates' ITL samples). Given alone it is collected here.
+   */
+  constructor(private readonly itls: number[] = []) {}
+
+  /** Adds one request; `itlsAdded`: the caller appended its ITLs to the shared list itself. */
+  add(r: MetricInput, itlsAdded = false): void {
+    const end = endOf(r);
+    if (end !== null) {
+      this.spanStarts.push(r.startTime);
+      this.spanEnds.push(end);
     }
-    const first = Math.trunc(r.startTime - minStart);
-    const last = Math.trunc(r.startTime + r.latency - minStart);
-    for (let s = first; s <= last && s < buckets; s++) concurrent[s]++;
+    if (!r.success) return;
+    if (!itlsAdded) for (const v of r.itl) this.itls.push(v);
+    this.starts.push(r.startTime);
+    this.ttfts.push(r.ttft);
+    this.latencies.push(r.latency);
+    // Requests with no text at all (audio only) do not seed a fake token (current upstream).
+    this.hasText.push(r.outputTokens > 0 || r.itl.length > 0 || r.generatedText !== '');
+    this.itlEnds.push(this.itls.length);
   }
-  return {
-    maxOutputTokensPerS: peakOf(tokens),
-    maxConcurrentRequests: peakOf(concurrent),
-    maxConcurrentRequestsExact: exact,
-  };
+
+  peaks(): TimelinePeaks {
+    const exact = sweepMax(this.spanStarts, this.spanEnds);
+    const { starts, latencies } = this;
+    let minStart = Infinity;
+    let maxEnd = -Infinity;
+    for (let k = 0; k < starts.length; k++) {
+      minStart = Math.min(minStart, starts[k]);
+      maxEnd = Math.max(maxEnd, starts[k] + latencies[k]);
+    }
+    if (minStart === Infinity)
+      return { maxOutputTokensPerS: 0, maxConcurrentRequests: 0, maxConcurrentRequestsExact: exact };
+    const buckets = Math.ceil(maxEnd - minStart) + 1;
+    const tokens = new Float64Array(buckets);
+    const concurrent = new Float64Array(buckets);
+    const { itls, itlEnds } = this;
+    for (let k = 0; k < starts.length; k++) {
+      if (this.hasText[k]) {
+        let t = starts[k] + this.ttfts[k];
+        countToken(tokens, t - minStart);
+        for (let j = k === 0 ? 0 : itlEnds[k - 1]; j < itlEnds[k]; j++) countToken(tokens, (t += itls[j]) - minStart);
+      }
+      const first = Math.trunc(starts[k] - minStart);
+      const last = Math.trunc(starts[k] + latencies[k] - minStart);
+      for (let s = first; s <= last && s < buckets; s++) concurrent[s]++;
+    }
+    return {
+      maxOutputTokensPerS: peakOf(tokens),
+      maxConcurrentRequests: peakOf(concurrent),
+      maxConcurrentRequestsExact: exact,
+    };
+  }
+}
+
+export function timelinePeaks(records: RecordList<MetricInput>): TimelinePeaks {
+  const input = new TimelineInput();
+  for (let i = 0; i < records.length; i++) input.add(records.at(i)!);
+  return input.peaks();
 }
 
 function countToken(tokens: Float64Array, sinceStart: number): void {
@@ -75,12 +121,21 @@ export function exactMaxConcurrency(records: Iterable<MetricInput>): number {
   const starts: number[] = [];
   const ends: number[] = [];
   for (const r of records) {
-    const end = r.endTime ?? (r.success ? r.startTime + r.latency : null);
+    const end = endOf(r);
     if (end === null) continue;
     starts.push(r.startTime);
     ends.push(end);
   }
-  // Sorted apart and merged: at equal times an end comes before a start (intervals are [start, end)).
+  return sweepMax(starts, ends);
+}
+
+/** When a request stopped holding its slot, or null when that is not known (never sent, or imported). */
+function endOf(r: MetricInput): number | null {
+  return r.endTime ?? (r.success ? r.startTime + r.latency : null);
+}
+
+/** The sweep: starts and ends sorted apart and merged; at equal times an end comes before a start. */
+function sweepMax(starts: ReadonlyNumbers, ends: ReadonlyNumbers): number {
   const s = Float64Array.from(starts).sort();
   const e = Float64Array.from(ends).sort();
   let active = 0;

@@ -13,6 +13,8 @@ import {
   timelinePeaks,
   type MetricInput,
 } from '#shared/metrics/index.ts';
+import type { RecordList } from '#shared/metrics/input.ts';
+import { mulberry32 } from '#server/repro/code2wav/kernels/rng.ts';
 import { ORACLE_DIR, readJson } from '../fixtures/golden-helpers/golden.ts';
 
 const req = (over: Partial<MetricInput>): MetricInput => ({
@@ -202,6 +204,76 @@ describe('calculateMetrics from hand-computed streams', () => {
     expect(
       timelinePeaks([req({ generatedText: '', outputTokens: 0, itl: [], audioDuration: 1 })]).maxOutputTokensPerS,
     ).toBe(0);
+  });
+
+  it('reads each record once, by index (the engine builds a record on every read)', () => {
+    const records = [
+      req({ itl: [0.1] }),
+      req({ success: false, endTime: 2 }),
+      req({ startTime: 0.5, itl: [0.2, 0.3] }),
+    ];
+    let reads = 0;
+    const list: RecordList<MetricInput> = {
+      length: records.length,
+      at: (i) => (reads++, records[i]),
+      [Symbol.iterator]: () => {
+        throw new Error('iterated');
+      },
+    };
+    const m = calculateMetrics(list, { durationS: 2, ...ALL });
+    expect(reads).toBe(3);
+    expect(m).toMatchObject({ completed: 2, max_concurrent_requests: 2, max_concurrent_requests_exact: 3 });
+  });
+
+  it('peaks over seeded random runs equal the rule written out directly', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const rnd = mulberry32(seed);
+      const runs = Array.from({ length: 1 + Math.floor(rnd() * 40) }, () => {
+        const itl = Array.from({ length: Math.floor(rnd() * 6) }, () => rnd() * 0.7);
+        const startTime = 100 + rnd() * 6;
+        const text = rnd() < 0.8;
+        return req({
+          success: rnd() < 0.75,
+          startTime,
+          ttft: rnd() * 0.5,
+          itl: text ? itl : [],
+          outputTokens: text ? itl.length + 1 : 0,
+          generatedText: text ? 'x' : '',
+          latency: rnd() * 3,
+          endTime: rnd() < 0.5 ? startTime + rnd() * 4 : undefined,
+        });
+      });
+      // The rule, one request and one second at a time.
+      const ok = runs.filter((r) => r.success);
+      const t0 = Math.min(...ok.map((r) => r.startTime));
+      const buckets = ok.length ? Math.ceil(Math.max(...ok.map((r) => r.startTime + r.latency)) - t0) + 1 : 0;
+      const tokens = new Array<number>(buckets).fill(0);
+      const held = new Array<number>(buckets).fill(0);
+      for (const r of ok) {
+        const times = r.generatedText || r.itl.length ? [r.startTime + r.ttft] : [];
+        for (const gap of r.itl) times.push(times[times.length - 1] + gap);
+        for (const t of times) if (Math.trunc(t - t0) < buckets) tokens[Math.trunc(t - t0)]++;
+        for (let b = Math.trunc(r.startTime - t0); b <= Math.trunc(r.startTime + r.latency - t0); b++) held[b]++;
+      }
+      const spans = runs.flatMap((r) => {
+        const end = r.endTime ?? (r.success ? r.startTime + r.latency : null);
+        return end === null ? [] : [[r.startTime, end]];
+      });
+      const exact = Math.max(0, ...spans.map(([at]) => spans.filter(([s, e]) => s <= at && at < e).length));
+      const m = calculateMetrics(runs, { durationS: 1, ...ALL });
+      const want = { tokens: Math.max(0, ...tokens), held: Math.max(0, ...held), exact };
+      expect({ seed, ...want }).toEqual({
+        seed,
+        tokens: m.max_output_tokens_per_s,
+        held: m.max_concurrent_requests,
+        exact: m.max_concurrent_requests_exact,
+      });
+      expect(timelinePeaks(runs)).toEqual({
+        maxOutputTokensPerS: want.tokens,
+        maxConcurrentRequests: want.held,
+        maxConcurrentRequestsExact: exact,
+      });
+    }
   });
 
   it('writes only the selected metrics and percentiles, with p99.9 naming', () => {
