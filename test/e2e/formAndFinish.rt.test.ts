@@ -262,6 +262,20 @@ describe('form, navigation and finish in Chromium', () => {
         await other.close();
       }
     });
+
+    // Caught: each field's pause committed with the URL as it was when that field was typed in, so the
+    // second field to commit put the first one's old value back.
+    it('two filters typed within one pause both reach the URL, and stay there', async ({ page, dashboard }) => {
+      await page.goto(`${dashboard.url}/#/`);
+      await expect.poll(() => page.getByTestId('run-row').count()).toBeGreaterThan(0);
+      await page.getByTestId('filter-text').fill('clean');
+      await page.getByTestId('filter-meta').fill(' node=mi300-7 ');
+      await page.waitForURL(/q=clean.*meta=node%3Dmi300-7|meta=node%3Dmi300-7.*q=clean/);
+      await page.waitForTimeout(600); // past both pauses: nothing commits again
+      expect(page.url()).toMatch(/q=clean/);
+      expect(page.url()).toMatch(/meta=node%3Dmi300-7(&|$)/);
+      expect(await page.getByTestId('filter-meta').inputValue()).toBe('node=mi300-7'); // the URL's value, trimmed
+    });
   });
 
   describe('5: the run page', () => {

@@ -8,6 +8,7 @@ import type { RunListItem } from '../../../shared/apiSchemas.ts';
 import { listRuns } from '../../api/rest.ts';
 import { pickerFilter, pickerLine } from '../../state/comparePicker.ts';
 import { navigate } from '../../state/router.ts';
+import { SearchField } from '../../components/SearchField.tsx';
 import '../../styles/compare.css';
 
 export function AddRunPicker({ ids }: { ids: string[] }) {
@@ -33,16 +34,13 @@ export function AddRunPicker({ ids }: { ids: string[] }) {
   const shown = (found?.runs ?? []).filter((r) => !ids.includes(r.id));
   return (
     <div className="add-run" role="search" data-testid="compare-picker">
-      <label>
-        Add a run{' '}
-        <input
-          type="search"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          placeholder="id, label, metadata, or key=value"
-          data-testid="compare-search"
-        />
-      </label>{' '}
+      <SearchField
+        label="Add a run"
+        value={text}
+        onChange={setText}
+        placeholder="id, label, metadata, or key=value"
+        testId="compare-search"
+      />{' '}
       <label>
         from <input type="date" value={since} onChange={(e) => setSince(e.target.value)} data-testid="compare-since" />
       </label>{' '}

@@ -2,6 +2,7 @@
 import type { RunFilter } from '../../api/rest.ts';
 import { navigate, type RunsQuery } from '../../state/router.ts';
 import { humanVerdict } from '../../state/verdictWords.ts';
+import { SearchField } from '../../components/SearchField.tsx';
 
 const VERDICTS = ['', 'passed', 'failed', 'failed_closed', 'errored', 'interrupted'];
 
@@ -32,25 +33,20 @@ export function RunFilters({ filter, go, text, setText, meta, setMeta, selected 
           ))}
         </select>
       </label>
-      <label>
-        Search{' '}
-        <input
-          type="search"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          placeholder="id, label, model, target"
-          data-testid="filter-text"
-        />
-      </label>
-      <label>
-        Metadata{' '}
-        <input
-          type="search"
-          value={meta}
-          onChange={(e) => setMeta(e.target.value)}
-          placeholder="build=123 node=mi300-7"
-        />
-      </label>
+      <SearchField
+        label="Search"
+        value={text}
+        onChange={setText}
+        placeholder="id, label, model, target"
+        testId="filter-text"
+      />
+      <SearchField
+        label="Metadata"
+        value={meta}
+        onChange={setMeta}
+        placeholder="build=123 node=mi300-7"
+        testId="filter-meta"
+      />
       <span className="spacer" />
       <button
         type="button"

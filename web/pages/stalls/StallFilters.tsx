@@ -1,35 +1,20 @@
 /** The board's filters: metadata pairs (typed, then put in the URL) and the dates the runs happened between. */
-import { useEffect, useState } from 'react';
 import { navigate, type StallsQuery } from '../../state/router.ts';
+import { useUrlText } from '../../hooks/urlText.ts';
+import { SearchField } from '../../components/SearchField.tsx';
 
 export function StallFilters({ query }: { query: StallsQuery }) {
-  const [meta, setMeta] = useState(query.meta ?? '');
-  const [shown, setShown] = useState(query.meta);
-  // Back, forward or a pasted link: the input shows the URL's filter.
-  if (shown !== query.meta) {
-    setShown(query.meta);
-    setMeta(query.meta ?? '');
-  }
   const go = (change: StallsQuery) => navigate({ page: 'stalls', ...query, ...change });
-  // Typing does not fire a request (nor a history entry) per key.
-  useEffect(() => {
-    if ((meta.trim() || undefined) === query.meta) return;
-    const id = setTimeout(() => go({ meta: meta.trim() || undefined }), 250);
-    return () => clearTimeout(id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [meta, query.meta]);
+  const [meta, setMeta] = useUrlText(query.meta, (v) => go({ meta: v }), true);
   return (
     <div className="filters" role="search">
-      <label>
-        Metadata{' '}
-        <input
-          type="search"
-          value={meta}
-          onChange={(e) => setMeta(e.target.value)}
-          placeholder="ci_pipeline=vllm-omni ci_node=mi300-3"
-          data-testid="stalls-meta"
-        />
-      </label>
+      <SearchField
+        label="Metadata"
+        value={meta}
+        onChange={setMeta}
+        placeholder="ci_pipeline=vllm-omni ci_node=mi300-3"
+        testId="stalls-meta"
+      />
       <label>
         From{' '}
         <input type="date" value={query.since ?? ''} onChange={(e) => go({ since: e.target.value || undefined })} />
