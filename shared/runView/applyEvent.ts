@@ -22,7 +22,14 @@ import {
 } from '../protocol.ts';
 import { bulkUnsent, countEndedMany, normalizeCounts } from '../outcomes.ts';
 import { isStallEvidence } from '../stallReport.ts';
-import { eventRequestIndex, foldRequest, tallyStep, unsentOutcome, type RequestEvent } from '../requestLifecycle.ts';
+import {
+  eventRequestIndex,
+  foldRequest,
+  isRequestEvent,
+  tallyStep,
+  unsentOutcome,
+  type RequestEvent,
+} from '../requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { unsentRangeOf } from './unsentRows.ts';
 import { Draft } from './draft.ts';
@@ -73,20 +80,10 @@ function applyOne(d: Draft, e: RunEvent): void {
 }
 
 function applyBench(d: Draft, e: BenchEvent): void {
+  if (isRequestEvent(e)) return applyRequest(d, e);
   switch (e.type) {
     case 'run.started':
       return applyStarted(d, e);
-    case 'request.queued':
-    case 'request.sent':
-    case 'request.first_token':
-    case 'request.first_audio':
-    case 'request.progress':
-    case 'request.completed':
-    case 'request.failed':
-    case 'request.timed_out':
-    case 'request.cancelled':
-    case 'request.not_dispatched':
-      return applyRequest(d, e);
     case 'requests.not_dispatched':
       return applyUnsent(d, e);
     case 'breaker.tripped':

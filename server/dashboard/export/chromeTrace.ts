@@ -13,6 +13,7 @@
  */
 import type { RequestRow } from '../../../shared/apiSchemas.ts';
 import type { RunEvent } from '../../../shared/protocol.ts';
+import { isRequestEvent } from '../../../shared/requestLifecycle.ts';
 import { Code2WavTrack } from './traceCode2wav.ts';
 import { emitBreakerTripped, emitRunStopped, emitRequestRow, RequestTrack } from './traceRequests.ts';
 import { emitServerStacks } from './traceServer.ts';
@@ -32,21 +33,13 @@ export function buildChromeTrace(
   let captures = 0;
   for (const e of events) {
     w.seen(e.t);
+    if (isRequestEvent(e)) {
+      requests.onEvent(e);
+      continue;
+    }
     switch (e.type) {
       case 'run.started':
         w.startedAt = e.startedAtMs;
-        break;
-      case 'request.queued':
-      case 'request.sent':
-      case 'request.first_token':
-      case 'request.first_audio':
-      case 'request.progress':
-      case 'request.completed':
-      case 'request.failed':
-      case 'request.timed_out':
-      case 'request.cancelled':
-      case 'request.not_dispatched':
-        requests.onEvent(e);
         break;
       case 'requests.not_dispatched':
         requests.onUnsent(e);
