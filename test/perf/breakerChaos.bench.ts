@@ -51,6 +51,8 @@ interface Row {
   forced: number;
   hung: boolean;
   code: number | null;
+  /** What a run that did not trip, or did not exit 3, last printed (the reason is in it). */
+  tail: string | null;
 }
 const rows: Row[] = [];
 let next = 0;
@@ -60,12 +62,13 @@ async function worker(w: number): Promise<void> {
     const i = next++;
     if (i >= RUNS) return;
     const cell = cells[i % cells.length];
+    const hangFrom = 3 + rand(30);
     const r = await breakerRun({
       server: servers.get(cell.c)!,
       tag: `chaos${w}r${i}x${Date.now() % 100000}`,
       keepAlive: cell.keepAlive,
       dispatch: cell.dispatch,
-      hangFrom: 3 + rand(30),
+      hangFrom,
       numPrompts: 50,
       timeoutS: TIMEOUT_S,
       killAfterS: 15,
@@ -78,12 +81,17 @@ async function worker(w: number): Promise<void> {
       forced,
       hung: r.killed,
       code: r.code,
+      tail:
+        r.tripAtMs === null || r.code !== 3
+          ? `run ${i}, cell (${cell.c}) ${cell.keepAlive ? 'keep-alive' : 'per-request'} ${cell.dispatch}, hang from ${hangFrom}: exit ${r.code}\n${lastLines(r.stdout + r.stderr, 12)}`
+          : null,
     });
   }
 }
 await Promise.all(Array.from({ length: PARALLEL }, (_, w) => worker(w)));
 await Promise.all([...servers.values()].map((s) => s.close()));
 
+const lastLines = (text: string, n: number): string => text.trimEnd().split('\n').slice(-n).join('\n');
 const fmt = (x: number): string => (x === -Infinity ? '-' : Number.isFinite(x) ? x.toFixed(0) : 'never');
 const worst = (xs: number[]): number => xs.reduce((a, b) => Math.max(a, b), -Infinity);
 const hung = rows.filter((r) => r.hung).length;
@@ -103,6 +111,9 @@ console.log(
   `   runs that needed the per-socket fallback: ${fallback} (target 0) ${fallback === 0 ? 'OK' : 'ABOVE TARGET'}`,
 );
 console.log(`   runs that never ended (killed after 15 s): ${hung} (target 0); runs not exiting 3: ${notExit3}`);
+// A run with no trip or another exit is not a figure: say what it printed, so it can be told apart from a slow one.
+for (const r of rows.filter((x) => x.tail !== null).slice(0, 3))
+  console.log(`   ${r.tail!.replace(/\n/g, '\n      ')}`);
 for (const c of MATRIX_CASES) {
   const mine = rows.filter((r) => r.cell.c === c);
   console.log(
