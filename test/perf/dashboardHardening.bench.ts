@@ -129,7 +129,7 @@ async function runMemory(): Promise<void> {
     if (mid) {
       const marginal = (peak - mid.heap) / Math.max(1, ended - mid.ended);
       console.log(
-        `  per further finished request (from ${mid.ended.toLocaleString('en')} to ${ended.toLocaleString('en')} done, events ${mid.events.toLocaleString('en')} to ${events.toLocaleString('en')}; leaves out what a run holds whatever its size, compiled code, and once full the hub's ring of the last 50,000 events): ${marginal.toFixed(0)} B (target ≤ 400 B, issue 29) ${verdict(marginal <= 400)}`,
+        `  per further finished request (from ${mid.ended.toLocaleString('en')} to ${ended.toLocaleString('en')} done, events ${mid.events.toLocaleString('en')} to ${events.toLocaleString('en')}; leaves out what a run holds whatever its size, compiled code, and once full the hub's ring of the last 50,000 events): ${marginal.toFixed(0)} B (target ≤ 400 B) ${verdict(marginal <= 400)}`,
       );
     }
     await app.inject({ method: 'POST', url: `/api/runs/${id}/cancel` });
