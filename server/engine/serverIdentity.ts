@@ -1,12 +1,15 @@
 /**
  * Reads the target's identity once at the start of a run: `GET /v1/models`
- * and `GET /version` side by side, on a connection pool of their own (the
- * run's pool and its socket accounting stay the benchmark's). Bounded: one
+ * and `GET /version` side by side, each on a connection of its own (the
+ * run's connections and their accounting stay the benchmark's). Bounded: one
  * deadline for both (2 s by default) and a cap on each body (64 KiB), so a
  * slow or odd server costs the run at most the bound, and never fails it —
  * what could not be read is said in `notes` (docs/design.md#server-identity).
+ * Node's own HTTP client: two GETs need no pool, and loading undici for them
+ * cost every `stallscope bench` ~50 ms of CPU before its first request.
  */
-import { Agent, request } from 'undici';
+import { request as httpGet, type IncomingMessage } from 'node:http';
+import { request as httpsGet } from 'node:https';
 import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../shared/serverIdentity.ts';
 import type { BenchConfig } from './config.ts';
 import { tlsOptions } from './http/tls.ts';
@@ -22,27 +25,43 @@ export interface IdentityOptions {
 
 type Fetched = { ok: true; body: unknown } | { ok: false; note: string };
 
+/** `GET url` on a connection of its own (closed after the answer), aborted with `signal`. */
+function get(
+  url: URL,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  tls: ReturnType<typeof tlsOptions>,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsGet : httpGet;
+    const req = send(url, { method: 'GET', headers, signal, agent: false, ...tls }, resolve);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** The body of `GET url` parsed as JSON, or why not (status, size, time, parse). */
 async function getJson(
-  agent: Agent,
   base: string,
   path: string,
   headers: Record<string, string>,
   signal: AbortSignal,
   max: number,
+  tls: ReturnType<typeof tlsOptions>,
 ): Promise<Fetched> {
+  let res: IncomingMessage | null = null;
   try {
-    const res = await request(`${base}${path}`, { method: 'GET', headers, dispatcher: agent, signal });
-    if (res.statusCode !== 200) {
-      await res.body.dump().catch(() => undefined);
-      return { ok: false, note: `${path}: HTTP ${res.statusCode}` };
-    }
-    const { bytes, over } = await readCapped(res.body, max);
+    res = await get(new URL(`${base}${path}`), headers, signal, tls);
+    if (res.statusCode !== 200) return { ok: false, note: `${path}: HTTP ${res.statusCode}` };
+    const { bytes, over } = await readCapped(res, max);
     if (over) return { ok: false, note: `${path}: the body is over ${max} bytes` };
     return { ok: true, body: JSON.parse(bytes.toString('utf8')) as unknown };
   } catch (e) {
     const why = signal.aborted ? 'no answer in time' : (e as Error).message;
     return { ok: false, note: `${path}: ${why}`.slice(0, 512) };
+  } finally {
+    // Whatever was not read (an error page, the rest of a capped body) is not waited for: its connection closes.
+    res?.destroy();
   }
 }
 
@@ -69,18 +88,17 @@ export async function readServerIdentity(config: BenchConfig, opts: IdentityOpti
   const headers: Record<string, string> = { accept: 'application/json' };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
   for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
-  const agent = new Agent({ connect: { ...tlsOptions(config), timeout: timeoutMs }, connections: 2 });
+  const tls = tlsOptions(config);
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), timeoutMs);
   try {
     const [models, version] = await Promise.all([
-      getJson(agent, config.baseUrl, '/v1/models', headers, ctrl.signal, max).then(modelIds),
-      getJson(agent, config.baseUrl, '/version', headers, ctrl.signal, max).then(versionOf),
+      getJson(config.baseUrl, '/v1/models', headers, ctrl.signal, max, tls).then(modelIds),
+      getJson(config.baseUrl, '/version', headers, ctrl.signal, max, tls).then(versionOf),
     ]);
     const notes = [models.note, version.note].filter((n): n is string => n !== undefined);
     return { models: models.models, version: version.version, notes };
   } finally {
     clearTimeout(timer);
-    await agent.destroy().catch(() => undefined);
   }
 }

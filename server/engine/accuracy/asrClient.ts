@@ -2,12 +2,13 @@
  * An OpenAI-compatible transcription client (`POST BASE/v1/audio/transcriptions`,
  * what `vllm serve openai/whisper-large-v3` serves): one multipart upload per
  * utterance with the WAV file, the model, the language and temperature 0.
- * The client owns its connection pool (closed by `close()`), and every
+ * The client owns its connection pool (closed by `close()`; undici is loaded
+ * with it at the first transcription, not with every `stallscope bench`), and every
  * request has a deadline. The answer is read up to `ASR_ANSWER_CAP` bytes and
  * no further: the recogniser is a peer, and the size of its answer is its
  * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
-import { Agent, FormData, fetch } from 'undici';
+import type * as Undici from 'undici';
 import { readCapped } from '../http/cappedBody.ts';
 
 export interface AsrClientOptions {
@@ -42,17 +43,24 @@ export function transcriptionUrl(baseUrl: string): string {
 }
 
 export class AsrClient {
-  private readonly agent: Agent;
+  private pool: Promise<{ undici: typeof Undici; agent: Undici.Agent }> | null = null;
   readonly url: string;
 
   constructor(private readonly o: AsrClientOptions) {
-    this.agent = new Agent({ connections: o.connections });
     this.url = transcriptionUrl(o.baseUrl);
+  }
+
+  private loaded(): Promise<{ undici: typeof Undici; agent: Undici.Agent }> {
+    return (this.pool ??= import('undici').then((undici) => ({
+      undici,
+      agent: new undici.Agent({ connections: this.o.connections }),
+    })));
   }
 
   /** The recognised text (trimmed), or throws AsrError saying what went wrong. */
   async transcribe(wav: Uint8Array, language: string, signal?: AbortSignal): Promise<string> {
-    const form = new FormData();
+    const { undici, agent } = await this.loaded();
+    const form = new undici.FormData();
     form.append('file', new Blob([wav.slice()], { type: 'audio/wav' }), 'audio.wav');
     form.append('model', this.o.model);
     form.append('language', language);
@@ -62,11 +70,11 @@ export class AsrClient {
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let res;
     try {
-      res = await fetch(this.url, {
+      res = await undici.fetch(this.url, {
         method: 'POST',
         body: form,
         headers: this.o.headers,
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: combined,
       });
     } catch (e) {
@@ -100,6 +108,6 @@ export class AsrClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy();
+    if (this.pool) await (await this.pool).agent.destroy();
   }
 }

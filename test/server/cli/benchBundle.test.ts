@@ -4,8 +4,9 @@
  * the per-file modules instead (the bench's loop watcher patches those), and so does `--help`. Which files Node loaded is read from its
  * own ESM debug log (NODE_DEBUG=esm).
  */
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBenchChild } from '#test/helpers/benchChild.ts';
+import { REPO, runBenchChild } from '#test/helpers/benchChild.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 
 let server: TestServer | undefined;
@@ -51,5 +52,42 @@ describe('the compiled bench runs from its bundle', () => {
     expect(loaded).not.toContain('server/cli/benchBundle.js');
     expect(loaded).toContain('server/cli/bench.js');
     expect(loaded).toContain('server/engine/engine.js');
+  });
+});
+
+/**
+ * Preloaded into a child: at exit, says whether undici was initialised (loading it sets its global dispatcher).
+ * Its initialisation, with the compiling of its WebAssembly HTTP parser, was ~0.3 s of every run's CPU.
+ */
+const UNDICI_PROBE =
+  // No spaces: NODE_OPTIONS is split on them.
+  "--import=data:text/javascript,process.on('exit',()=>process.stderr.write('[undici-loaded:'+" +
+  "(globalThis[Symbol.for('undici.globalDispatcher.1')]!==undefined)+']'))";
+const withProbe = (env: Record<string, string> = {}) => ({
+  ...env,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${UNDICI_PROBE}`.trim(),
+});
+
+describe('a plain run never loads undici (only reporting, downloading and transcribing do)', () => {
+  it('the probe sees undici when a process loads it', () => {
+    const r = spawnSync(process.execPath, ['-e', "require('undici')"], {
+      cwd: REPO,
+      env: { ...process.env, ...withProbe() },
+    });
+    expect(String(r.stderr)).toContain('[undici-loaded:true]');
+  });
+
+  it.each([
+    ['from the bundle', {}],
+    ['from the per-file modules', { STALLSCOPE_UNBUNDLED: '1' }],
+  ])('%s: the identity read and the run use Node and the run client alone', async (_, env) => {
+    server ??= await startSseServer(() => ({ kind: 'ok', tokens: 3 }), {
+      getRoutes: { '/v1/models': { data: [{ id: 'm' }] }, '/version': { version: '0.11.0' } },
+    });
+    const args = ['--base-url', server.url, '--model', 'm', '--num-prompts', '3', '--disable-tqdm'];
+    const r = await runBenchChild(args, withProbe(env)).done;
+    expect(r.code).toBe(0);
+    expect(server.gets.map((g) => g.path)).toContain('/version'); // the identity was read
+    expect(r.stderr).toContain('[undici-loaded:false]');
   });
 });

@@ -6,8 +6,7 @@
  * `Link: <…>; rel="next"` header). Every answer is read up to a cap, every
  * listed path checked before it is joined onto the cache.
  */
-import type { Dispatcher } from 'undici';
-import { request } from 'undici';
+import type { Dispatcher, request } from 'undici';
 import { COMMIT_HASH } from './hubCache.ts';
 
 export class HubError extends Error {
@@ -37,6 +36,8 @@ export interface HubContext {
   repoId: string;
   headers: Record<string, string>;
   dispatcher: Dispatcher;
+  /** undici's request, loaded with the dispatcher (hubDownload.ts): only a run that downloads loads undici. */
+  request: typeof request;
   signal?: AbortSignal;
   /** Bytes of one JSON answer read at most. */
   jsonCap: number;
@@ -46,7 +47,7 @@ export interface HubContext {
 
 /** GET a JSON document; a non-200 answer throws HubError with its status. */
 async function getJson(ctx: HubContext, url: string): Promise<{ body: unknown; next: string | null }> {
-  const res = await request(url, { dispatcher: ctx.dispatcher, headers: ctx.headers, signal: ctx.signal });
+  const res = await ctx.request(url, { dispatcher: ctx.dispatcher, headers: ctx.headers, signal: ctx.signal });
   if (res.statusCode !== 200) {
     await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
     throw new HubError(`${url} answered HTTP ${res.statusCode}`, res.statusCode);

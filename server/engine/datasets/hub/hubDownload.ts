@@ -17,7 +17,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, interceptors, request } from 'undici';
 import { HubError, listLocale, mainCommit, resolveUrl, type HubContext, type HubFile } from './hubApi.ts';
 import { datasetRepoFolder } from './hubCache.ts';
 
@@ -75,6 +74,8 @@ export interface HubDownloadOptions {
 /** Downloads what is missing of `LOCALE/**` at main's commit; returns the snapshot folder. */
 export async function downloadLocale(o: HubDownloadOptions): Promise<string> {
   const limits = { ...HUB_LIMITS, ...o.limits };
+  // Loaded here, not with the module: every `stallscope bench` imports the dataset code, few runs download.
+  const { Agent, interceptors, request } = await import('undici');
   const dispatcher = new Agent({
     connect: { timeout: limits.connectTimeoutMs },
     headersTimeout: limits.headersTimeoutMs,
@@ -86,6 +87,7 @@ export async function downloadLocale(o: HubDownloadOptions): Promise<string> {
     // The redirect interceptor drops Authorization when a redirect leaves the Hub's origin.
     headers: { 'user-agent': 'stallscope', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) },
     dispatcher,
+    request,
     signal: o.signal,
     jsonCap: 64 * 1024 * 1024,
     maxPages: 1000,
@@ -185,7 +187,7 @@ async function downloadBlob(job: Job, f: HubFile, blob: string): Promise<void> {
 /** Streams `url` to `tmp`, checking the length and the content hash the listing gave. */
 async function streamTo(job: Job, url: string, tmp: string, f: HubFile, onBytes: (n: number) => void): Promise<void> {
   const { ctx } = job;
-  const res = await request(url, { dispatcher: ctx.dispatcher, headers: ctx.headers, signal: ctx.signal });
+  const res = await ctx.request(url, { dispatcher: ctx.dispatcher, headers: ctx.headers, signal: ctx.signal });
   if (res.statusCode !== 200) {
     await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
     throw new HubError(`${f.path}: HTTP ${res.statusCode}`, res.statusCode);
