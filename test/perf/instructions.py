@@ -6,7 +6,7 @@ GC ...), counted by valgrind's cachegrind over two runs of the compiled bin
 (FROM and TO requests, concurrency 32, 1,024-word prompts) against the
 constant-TTFT server. On this 2-core VM a run's CPU time moves 18-27% with
 the host's other work, so a change worth 3% cannot be seen in seconds;
-counted instructions repeat within ~3%. What it does not see: the kernel's
+counted instructions repeat within ~3-6%. What it does not see: the kernel's
 part (connect, close, reads), and a function waiting longer for its
 optimised code under valgrind than natively (JIT tiers are biased; confirm a
 JIT-bound change natively). docs/design.md#request-body.
