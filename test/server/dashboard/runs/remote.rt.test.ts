@@ -7,6 +7,7 @@ import { createRemoteReporter } from '#server/engine/report/remote.ts';
 import type { BenchEvent } from '#shared/protocol.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
+import { waitFor } from '#test/helpers/waitFor.ts';
 
 const benchEvents = (id: string) => hangRunEvents(id).filter((e): e is BenchEvent => e.type !== 'telemetry');
 
@@ -22,8 +23,8 @@ describe('--report-to reporter', () => {
       flushMs: 10,
     });
     for (const e of benchEvents('ci-1').slice(0, 5)) rep.onEvent(e);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(app.hub.isActive('ci-1')).toBe(true);
+    // Live while the CLI still runs (the reporter's first post loads its HTTP client first: not a fixed 100 ms).
+    await waitFor(() => app.hub.isActive('ci-1'));
     for (const e of benchEvents('ci-1').slice(5)) rep.onEvent(e);
     await rep.close();
     expect(logs).toEqual([]);
