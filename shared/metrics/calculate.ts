@@ -71,13 +71,12 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
   const slo = goodputSlos(opts.goodput);
   let good = 0;
   // One pass, by index: the engine's table builds a record on every read (records/requestTable.ts).
+  // The timeline collects the ITL samples as it goes.
   const timeline = new TimelineInput(samples.itl);
   for (let i = 0; i < records.length; i++) {
     const r = records.at(i)!;
-    if (!r.success) {
-      timeline.add(r);
-      continue;
-    }
+    timeline.add(r);
+    if (!r.success) continue;
     completed++;
     const outputLen = outputLength(r);
     totalOutput += outputLen;
@@ -92,8 +91,6 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
       (slo.e2el === undefined || r.latency <= slo.e2el)
     )
       good++;
-    for (const v of r.itl) samples.itl.push(v);
-    timeline.add(r, true);
     samples.ttft.push(r.ttft);
     samples.e2el.push(r.latency);
     samples.audio_ttfp.push(r.audioTtfp);

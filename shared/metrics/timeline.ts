@@ -37,20 +37,19 @@ export class TimelineInput {
   private readonly spanEnds: number[] = [];
 
   /**
-   * `itls`: every successful request's ITLs one after another, in the order they were added (the
-   * aggregates' ITL samples). Given alone it is collected here.
+   * `itls`: where every successful request's ITLs are appended, one after another, as they are added (the
+   * aggregates pass their ITL samples: collected once, read by both).
    */
   constructor(private readonly itls: number[] = []) {}
 
-  /** Adds one request; `itlsAdded`: the caller appended its ITLs to the shared list itself. */
-  add(r: MetricInput, itlsAdded = false): void {
+  add(r: MetricInput): void {
     const end = endOf(r);
     if (end !== null) {
       this.spanStarts.push(r.startTime);
       this.spanEnds.push(end);
     }
     if (!r.success) return;
-    if (!itlsAdded) for (const v of r.itl) this.itls.push(v);
+    for (const v of r.itl) this.itls.push(v);
     this.starts.push(r.startTime);
     this.ttfts.push(r.ttft);
     this.latencies.push(r.latency);

@@ -8,8 +8,8 @@
  * no further: the recogniser is a peer, and the size of its answer is its
  * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
-import type * as Undici from 'undici';
 import { readCapped } from '../http/cappedBody.ts';
+import { lazyPool, type LazyPool } from '../http/lazyUndici.ts';
 
 export interface AsrClientOptions {
   /** Base URL of the recognition server; `/v1/audio/transcriptions` is appended. */
@@ -43,23 +43,17 @@ export function transcriptionUrl(baseUrl: string): string {
 }
 
 export class AsrClient {
-  private pool: Promise<{ undici: typeof Undici; agent: Undici.Agent }> | null = null;
+  private readonly pool: LazyPool;
   readonly url: string;
 
   constructor(private readonly o: AsrClientOptions) {
+    this.pool = lazyPool({ connections: o.connections });
     this.url = transcriptionUrl(o.baseUrl);
-  }
-
-  private loaded(): Promise<{ undici: typeof Undici; agent: Undici.Agent }> {
-    return (this.pool ??= import('undici').then((undici) => ({
-      undici,
-      agent: new undici.Agent({ connections: this.o.connections }),
-    })));
   }
 
   /** The recognised text (trimmed), or throws AsrError saying what went wrong. */
   async transcribe(wav: Uint8Array, language: string, signal?: AbortSignal): Promise<string> {
-    const { undici, agent } = await this.loaded();
+    const { undici, agent } = await this.pool.get();
     const form = new undici.FormData();
     form.append('file', new Blob([wav.slice()], { type: 'audio/wav' }), 'audio.wav');
     form.append('model', this.o.model);
@@ -108,6 +102,6 @@ export class AsrClient {
   }
 
   async close(): Promise<void> {
-    if (this.pool) await (await this.pool).agent.destroy();
+    await this.pool.close();
   }
 }

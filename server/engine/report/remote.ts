@@ -13,10 +13,10 @@
  * POST {url}/api/runs/{runId}/events {events: BenchEvent[]}. A `?token=` on
  * the URL (or $STALLSCOPE_TOKEN) is sent as a bearer token.
  */
-import type { Agent, request as undiciRequest } from 'undici';
 import type { BenchEvent } from '../../../shared/protocol.ts';
 import { redactUrlsDeep } from '../../../shared/redact.ts';
 import { readCapped } from '../http/cappedBody.ts';
+import { lazyPool } from '../http/lazyUndici.ts';
 
 export interface RemoteReporterOptions {
   url: string;
@@ -53,29 +53,12 @@ function publicConfig(c: unknown): Record<string, unknown> {
 /** Bytes of a dashboard reply read at most: a reply is a few bytes of JSON; a URL that streams more is not a dashboard. */
 export const REPLY_READ_CAP = 64 * 1024;
 
-/** The reporter's connections: undici is loaded with the first post, not with every `stallscope bench` (few report). */
-function reporterPool(): {
-  get: () => Promise<{ agent: Agent; request: typeof undiciRequest }>;
-  close: () => Promise<void>;
-} {
-  let pool: Promise<{ agent: Agent; request: typeof undiciRequest }> | null = null;
-  return {
-    get: () =>
-      (pool ??= import('undici').then((u) => ({
-        agent: new u.Agent({ keepAliveTimeout: 1000, connectTimeout: 5000 }),
-        request: u.request,
-      }))),
-    close: async () => {
-      if (pool) await (await pool).agent.destroy();
-    },
-  };
-}
-
 export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   const u = new URL(o.url);
   const token = u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
   const base = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-  const pool = reporterPool();
+  // undici is loaded with the first post, not with every `stallscope bench` (few report).
+  const pool = lazyPool({ keepAliveTimeout: 1000, connectTimeout: 5000 });
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
   let queue: BenchEvent[] = [];
   let dropped = 0;
@@ -95,8 +78,8 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   };
   /** Null when accepted; the Retry-After in ms (0 when absent) after a 503; throws on any other refusal. */
   const postOnce = async (path: string, body: unknown): Promise<number | null> => {
-    const { agent, request } = await pool.get();
-    const res = await request(`${base}${path}`, {
+    const { undici, agent } = await pool.get();
+    const res = await undici.request(`${base}${path}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
