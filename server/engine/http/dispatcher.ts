@@ -225,6 +225,9 @@ export class RunConnections implements Dispatcher {
     ]);
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
+    // The first wave takes the spares in the order they connected (takeIdle pops the last one): the server
+    // accepts connections in that order, so the run's first request goes to the one it accepted first.
+    this.idle.sort((a, b) => b.idleSince - a.idleSince);
     return ready();
   }
 

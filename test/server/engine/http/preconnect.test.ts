@@ -6,9 +6,11 @@
  * (vLLM-Omni's way) and a paced start connect as they go.
  */
 import dc from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
+import { fullStream } from '#test/helpers/sse.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
@@ -90,6 +92,73 @@ describe('keep-alive: the first wave finds its connections open', () => {
     expect(r.before).toBe(0);
     expect(r.after).toBeGreaterThanOrEqual(1);
     expect(r.completed).toBe(12);
+  });
+});
+
+/** A server that numbers its connections in the order it accepts them and notes which request came on which. */
+async function acceptOrderServer(): Promise<{ url: string; on: Map<string, number>; close(): Promise<void> }> {
+  const on = new Map<string, number>();
+  const accepted = new WeakMap<Socket, number>();
+  let n = 0;
+  const srv = createServer((req, res) => {
+    on.set(String(req.headers['x-request-id']), accepted.get(req.socket) ?? -1);
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(fullStream(2).join(''));
+    });
+  });
+  srv.on('connection', (s: Socket) => accepted.set(s, n++));
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+    on,
+    close: () => new Promise<void>((resolve) => srv.close(() => resolve())),
+  };
+}
+
+describe('keep-alive: when and in which order the first wave’s connections are opened', () => {
+  it('the first wave takes its connections in the order the server accepted them: request 0 on the first', async () => {
+    const srv = await acceptOrderServer();
+    try {
+      const out = await runBenchmark(
+        config(srv.url, { connectionMode: 'keep_alive', numPrompts: 4, maxConcurrency: 4 }),
+        {
+          warmClient: false,
+        },
+      );
+      expect(out.summary.counts.completed).toBe(4);
+      // Taken last-in-first-out (as reused connections are), request 0 went to the last one accepted.
+      expect([0, 1, 2, 3].map((i) => srv.on.get(`pre-${i}`))).toEqual([0, 1, 2, 3]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('they are opened before the client warm-up, so the server has accepted them by the clock', async () => {
+    server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }));
+    const port = server.port;
+    // Every client socket of this process by creation order, and, once connected, whether it went to the target.
+    const toTarget: boolean[] = [];
+    const onSocket = (m: unknown): void => {
+      const { socket } = m as { socket: Socket };
+      const seq = toTarget.length;
+      toTarget.push(false);
+      socket.once('connect', () => (toTarget[seq] = socket.remotePort === port));
+    };
+    dc.subscribe('net.client.socket', onSocket);
+    try {
+      const out = await runBenchmark(config(server.url, { connectionMode: 'keep_alive', maxConcurrency: 3 }), {
+        warmClient: true,
+      });
+      expect(out.summary.counts.completed).toBe(12);
+    } finally {
+      dc.unsubscribe('net.client.socket', onSocket);
+    }
+    // The warm-up made sockets of its own (to its loopback server) after the target's three.
+    expect(toTarget.length).toBeGreaterThan(3);
+    expect(toTarget.slice(0, 3)).toEqual([true, true, true]);
+    expect(toTarget.slice(3).every((t) => !t)).toBe(true);
   });
 });
 
