@@ -1,10 +1,11 @@
 /**
  * The fixed-kind columns under the request table: exact values, nothing
  * allocated for empties, ranges filled a chunk at a time, and an index that
- * would not fit 32 bits refused rather than wrapped.
+ * would not fit 32 bits refused rather than wrapped; packed blocks that
+ * start small.
  */
 import { describe, expect, it } from 'vitest';
-import { CHUNK, FloatColumn, IndexColumn } from '../../../../server/engine/records/columns.ts';
+import { BlockStore, CHUNK, FIRST_BLOCK, FloatColumn, IndexColumn } from '../../../../server/engine/records/columns.ts';
 
 describe('FloatColumn', () => {
   it('keeps any float exactly (−0, fractions, huge) and reads its empty value where nothing was written', () => {
@@ -50,5 +51,24 @@ describe('IndexColumn', () => {
     c.fill(0, 4 * CHUNK, 0);
     expect(c.get(CHUNK + 1)).toBe(0);
     expect(c.bytes).toBe(CHUNK * 4);
+  });
+});
+
+describe('BlockStore', () => {
+  it('starts with a small block and doubles up to its block size; a longer run gets a block of its own', () => {
+    const s = new BlockStore((n) => new Float64Array(n), 0xffff);
+    const sizes = (): number[] => s.blocks.map((b) => b.length);
+    s.reserve(48); // a first request's ITLs: a FIRST_BLOCK block, not a whole 64 Ki one
+    expect(sizes()).toEqual([FIRST_BLOCK]);
+    s.reserve(FIRST_BLOCK - 48); // fills it exactly
+    expect(sizes()).toEqual([FIRST_BLOCK]);
+    // Each run too long for the rest of the block before: the next block is twice as large, up to 0xffff,
+    // and a run longer than that gets a block of its own size.
+    for (let k = 0; k < 5; k++) s.reserve(FIRST_BLOCK * 2 ** k + 1);
+    expect(sizes()).toEqual([4096, 8192, 16384, 32768, 0xffff, 65537]);
+    expect(s.reserve(10)).toEqual({ block: 6, offset: 0 });
+    expect(s.reserve(20)).toEqual({ block: 6, offset: 10 });
+    expect(sizes().at(-1)).toBe(0xffff);
+    expect(s.bytes).toBe(sizes().reduce((a, b) => a + b, 0) * 8);
   });
 });
