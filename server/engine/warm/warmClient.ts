@@ -8,21 +8,21 @@
  * short run's p99). So the run's own code paths (request building, the
  * dispatch loop and slots, the run's connections, TLS for an https target, SSE exchange, structural timers,
  * stream parsing with text and audio, the event emitter) are run in-process
- * against a loopback server of our own that streams a recorded response.
+ * against a loopback server of our own that streams a recorded response
+ * (loopbackServer.ts: plain sockets, not Node's HTTP server, whose code the
+ * run never uses).
  * Best effort: bounded in time, never fails the run; every socket, server
  * and timer it opens is closed before it returns. Runs once per process (a
  * dashboard's later runs find the paths warm).
  */
-import { createServer, type Server } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { RunConnections } from '../http/dispatcher.ts';
 import type { AttemptTarget } from '../http/attempt.ts';
 import { runDispatch } from '../dispatch.ts';
 import { RunEvents } from '../events.ts';
 import type { RequestJob } from '../requestRunner.ts';
 import { recordedStream } from './recordedStream.ts';
-import { WARM_TLS } from './loopbackTls.ts';
+import { loopbackServer, type LoopbackServer } from './loopbackServer.ts';
 import { fullGc } from './settle.ts';
 
 export interface WarmOptions {
@@ -35,7 +35,7 @@ export interface WarmOptions {
   target: AttemptTarget;
   /** The run's limit: the warm-up's connections are made as the run's are (same pool size, same mode). */
   maxConcurrency: number | null;
-  /** Requests (the default warmed the first request to within noise of a later one), at most 8 at once. */
+  /** Requests of the first pass, at most 8 at once (see FIRST_PASS_REQUESTS). */
   requests?: number;
   /** Whole warm-up bound; what is unfinished then is cancelled. */
   deadlineMs?: number;
@@ -52,14 +52,14 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
   warmed = true;
   // An https target: the warm-up serves https too, so the TLS path is warm (its certificate is not checked).
   const tls = new URL(opts.target.origin).protocol === 'https:';
-  let served: Awaited<ReturnType<typeof streamingServer>>;
+  let served: LoopbackServer;
   try {
-    served = await streamingServer(recordedStream(), tls);
+    served = await loopbackServer(recordedStream(), tls);
   } catch {
     return false; // its own server could not start (a listen failing, a TLS setup refused): the run goes on cold
   }
   const { server, sockets } = served;
-  const n = opts.requests ?? 48;
+  const n = opts.requests ?? FIRST_PASS_REQUESTS;
   const concurrency = Math.min(opts.maxConcurrency ?? 8, 8);
   const stop = new AbortController();
   const deadline = setTimeout(() => stop.abort(new Error('client warm-up deadline')), opts.deadlineMs ?? 3_000);
@@ -88,8 +88,15 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
   return true;
 }
 
-/** Requests of the pass after the full collection. */
-const REWARM_REQUESTS = 32;
+/**
+ * Requests of the two passes. Each request of the warm-up costs CPU a run never gets back (a 1-request run paid
+ * ~0.3 s for 48 + 32 with Node's HTTP server, 0.12 s more than now), and fewer did not cost the first wave: over
+ * 14 fresh processes each, first-wave excess with 48 + 32, 32 + 16, 24 + 16 and 16 + 16 requests was within
+ * the runs' noise of each other (medians 1.3–2.3 ms with keep-alive, −1.5 to −4.2 ms per request), while a second
+ * pass of 8 left it 2.7 ms with keep-alive and no second pass at all 4.1 ms (the collection first).
+ */
+const FIRST_PASS_REQUESTS = 24;
+const REWARM_REQUESTS = 16;
 
 /** One pass: `n` requests through the run's own dispatch against the loopback server, every socket closed after. */
 async function warmPass(
@@ -130,42 +137,4 @@ async function warmPass(
   } finally {
     await connections.sweep(null);
   }
-}
-
-/**
- * A loopback server answering every request with `events`, written in
- * pieces that cut events in the middle and join others, as TCP reads do.
- */
-async function streamingServer(events: string[], tls: boolean): Promise<{ server: Server; sockets: Set<Socket> }> {
-  const body = events.join('');
-  const cuts = [0];
-  for (let at = 0, i = 0; i < events.length; i++) {
-    at += events[i].length;
-    if (i % 3 === 2) cuts.push(at - (i % 2 ? 7 : 0)); // every third event, sometimes mid-event
-  }
-  cuts.push(body.length);
-  const pieces = cuts.slice(1).map((end, i) => body.slice(cuts[i], end));
-  const sockets = new Set<Socket>();
-  let served = 0;
-  const server = (tls ? createTlsServer.bind(null, WARM_TLS) : createServer)((req, res) => {
-    // Every other connection is closed after its response: keep-alive reuse and
-    // reconnecting both run (targets and connection modes differ in which they use).
-    if (served++ % 2 === 1) res.shouldKeepAlive = false;
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const p of pieces) res.write(p);
-      res.end();
-    });
-  });
-  // A TLS server's `connection` is the raw TCP socket: destroying it ends the TLS one too.
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  return { server, sockets };
 }

@@ -5,21 +5,21 @@
  * the run goes on without the warm-up instead of failing. Its own file: the
  * warm-up runs once per process.
  */
-import type * as Https from 'node:https';
+import type * as Tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { WARM_TLS } from '#server/engine/warm/loopbackTls.ts';
 
-vi.mock('node:https', async (importOriginal) => {
-  const https = await importOriginal<typeof Https>();
-  const createServer = (...args: Parameters<typeof https.createServer>): ReturnType<typeof https.createServer> => {
+vi.mock('node:tls', async (importOriginal) => {
+  const tls = await importOriginal<typeof Tls>();
+  const createServer = (...args: Parameters<typeof tls.createServer>): ReturnType<typeof tls.createServer> => {
     // Only the warm-up's own server (the test's target passes a copy of the certificate).
     if (args[0] === WARM_TLS) throw new Error('warm-up server refused');
-    return https.createServer(...args);
+    return tls.createServer(...args);
   };
-  return { ...https, default: { ...https, createServer }, createServer };
+  return { ...tls, default: { ...tls, createServer }, createServer };
 });
 
 let server: TestServer;
