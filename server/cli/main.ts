@@ -10,7 +10,7 @@ type Command = { run: (argv: string[]) => Promise<number> };
 /**
  * The compiled CLI runs `bench` from its one-module bundle (scripts/build.mjs): ~0.6 s less CPU at start than
  * loading ~300 files. From the sources (tsx), with STALLSCOPE_UNBUNDLED=1 (a tool that patches the per-file
- * modules, such as the bench's loop watcher), or for `--help` (a few small modules; the bundle is 2.4 MB to
+ * modules, such as the bench's loop watcher), or for `--help` (a few small modules; the bundle is 1.8 MB to
  * parse), the modules themselves.
  */
 async function loadBench(argv: string[]): Promise<Command> {
