@@ -102,9 +102,9 @@ async function python(py: string, url: string, conc: number, n: number, mode: Mo
   return wave(r.ttfts, conc);
 }
 
-/** The floor: plain sockets, TTFT at the first byte, nothing parsed (firstWaveFloor.mjs). */
-async function floorClient(url: string, conc: number, n: number, mode: Mode): Promise<Wave> {
-  const { stdout } = await run(process.execPath, [FLOOR, url, String(conc), String(n), mode], {
+/** The floor, keep-alive: plain sockets opened first, TTFT at the first byte, nothing parsed (firstWaveFloor.mjs). */
+async function floorClient(url: string, conc: number, n: number): Promise<Wave> {
+  const { stdout } = await run(process.execPath, [FLOOR, url, String(conc), String(n)], {
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -141,7 +141,7 @@ export async function firstWave(py: string | null): Promise<void> {
         for (let i = 0; i < runs; i++) {
           warm.push(await ours(server.url, conc, n, mode, true, 'wall'));
           if (py) ref.push(await python(py, server.url, conc, n, mode));
-          if (mode === 'keep-alive') floor.push(await floorClient(server.url, conc, n, mode));
+          if (mode === 'keep-alive') floor.push(await floorClient(server.url, conc, n));
           warmCpu.push(await ours(server.url, conc, n, mode, true, 'cpu'));
           if (i < 3) {
             cold.push(await ours(server.url, conc, n, mode, false, 'wall'));

@@ -1,35 +1,28 @@
-// The first-wave section's floor with keep-alive (firstWave.ts): a client that does the least a request needs and nothing
-// else, so what its first wave shows above its steady state is the server's and the machine's, not a client's.
-// Plain sockets, one buffer written per request (a 16-word prompt, as the section's runs send), TTFT = the
+// The first-wave section's floor with keep-alive (firstWave.ts): a client that does the least a request needs and
+// nothing else, so what its first wave shows above its steady state is the server's and the machine's, not a
+// client's. Plain sockets, one buffer written per request (a 16-word prompt, as the section's runs send), TTFT = the
 // first byte of the response after the request was written (no parsing, no records), the response's
-// `content-length` bytes counted to know its end. Keep-alive opens its sockets first, as stallscope's
-// keep-alive burst does, and gives the server 20 ms to accept them; a connection per request connects
-// after its clock reading, as stallscope does. Prints the TTFTs in seconds, in dispatch order.
+// `content-length` bytes counted to know its end. Its sockets are opened first, as stallscope's keep-alive burst
+// does, and the server gets 20 ms to accept them. Prints the TTFTs in seconds, in dispatch order.
 //
-// usage: node firstWaveFloor.mjs URL CONCURRENCY N keep-alive|per-request
+// usage: node firstWaveFloor.mjs URL CONCURRENCY N
 import { connect } from 'node:net';
 
-const [url, concArg, nArg, mode] = process.argv.slice(2);
+const [url, concArg, nArg] = process.argv.slice(2);
 const conc = Number(concArg);
 const n = Number(nArg);
-const keep = mode === 'keep-alive';
 const origin = new URL(url);
 const prompt = 'time person year way day thing man world life hand part child eye woman place work';
 const body = Buffer.from(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: prompt }], stream: true }));
 const request = Buffer.concat([
   Buffer.from(
     `POST /v1/chat/completions HTTP/1.1\r\nhost: ${origin.host}\r\ncontent-type: application/json\r\n` +
-      `content-length: ${body.length}\r\n${keep ? '' : 'connection: close\r\n'}\r\n`,
+      `content-length: ${body.length}\r\n\r\n`,
     'latin1',
   ),
   body,
 ]);
 const ttft = new Array(n).fill(0);
-const open = () => {
-  const s = connect(Number(origin.port), origin.hostname);
-  s.setNoDelay(true);
-  return s;
-};
 
 /** One request on `socket`: resolves when its whole response was read. */
 function exchange(socket, i) {
@@ -75,25 +68,14 @@ function exchange(socket, i) {
   });
 }
 
-const sockets = [];
-if (keep) {
-  for (let k = 0; k < conc; k++) sockets.push(open());
-  await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('connect', resolve))));
-  await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const sockets = Array.from({ length: conc }, () => connect(Number(origin.port), origin.hostname).setNoDelay(true));
+await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('connect', resolve))));
+await new Promise((resolve) => setTimeout(resolve, 20));
 let next = 0;
 try {
   await Promise.all(
-    Array.from({ length: conc }, async (_, k) => {
-      while (next < n) {
-        const i = next++;
-        const s = keep ? sockets[k] : open();
-        try {
-          await exchange(s, i);
-        } finally {
-          if (!keep) s.destroy();
-        }
-      }
+    sockets.map(async (s) => {
+      while (next < n) await exchange(s, next++);
     }),
   );
 } finally {

@@ -218,7 +218,7 @@ export class BlockStore<B extends Block> {
       this.used += n;
       return { block: last, offset };
     }
-    const next = Math.min(this.blockSize, FIRST_BLOCK * 2 ** Math.min(this.blocks.length, 30));
+    const next = Math.min(this.blockSize, FIRST_BLOCK * 2 ** this.blocks.length);
     this.blocks.push(this.make(Math.max(next, n)));
     this.used = n;
     return { block: this.blocks.length - 1, offset: 0 };

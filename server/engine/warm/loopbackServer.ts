@@ -90,7 +90,8 @@ function chunkedPieces(events: string[]): string[] {
   const out: string[] = [];
   for (let k = 1; k < cuts.length; k++) {
     const piece = body.slice(cuts[k - 1], cuts[k]);
-    if (piece.length > 0) out.push(`${Buffer.byteLength(piece, 'latin1').toString(16)}\r\n${piece}\r\n`);
+    // Written as latin1: a character is a byte.
+    if (piece.length > 0) out.push(`${piece.length.toString(16)}\r\n${piece}\r\n`);
   }
   out.push('0\r\n\r\n');
   return out;
