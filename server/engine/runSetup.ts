@@ -25,6 +25,7 @@ import type { RequestJob } from './requestRunner.ts';
 import { RpsChangeLog } from './traffic.ts';
 import { validateStopRules } from './validate.ts';
 import { SeedTtsGate } from './accuracy/gate.ts';
+import { ChunkShapes } from './client/chunkTemplate.ts';
 
 export interface RunSetup {
   config: BenchConfig;
@@ -140,6 +141,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
       data.warnings.push(w);
     }),
     attempt: backend.attempt,
+    chunkShapes: new ChunkShapes(),
   };
   const own = backend.sockets?.(target);
   const { job, prebuild } = requestBuilder(config, data, n, backend);

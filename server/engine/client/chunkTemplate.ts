@@ -1,16 +1,23 @@
 /**
- * The chunks of one stream share one text skeleton: a vLLM text chunk
- * differs from the one before it only in its content string and its token
- * counts. A template learnt from one plain text chunk (the text between
- * those values, kept verbatim) reads the next ones without JSON.parse: their
- * fixed text is compared at known offsets (native string compares) and only
- * the values between are scanned and checked against JSON's grammar. That is
- * exact: a text equal to a valid JSON text but for one string literal or
- * number literal replaced by another is valid JSON, parsed the same but for
- * that value. JSON.parse was 35–39% of the client's main thread with
- * keep-alive (docs/design.md#stream). Any difference — another key, another
- * id, an error, metrics, audio, the usage-only last chunk — is not a match,
- * and the caller parses that text in full (and may learn from it).
+ * The chunks of a stream share one text skeleton: a vLLM text chunk differs
+ * from the one before it only in its content string and its token counts,
+ * and from another request's chunks also in its `id`, `created` and
+ * `prompt_tokens`. A shape learnt from one plain text chunk (the text
+ * between those values, kept verbatim) reads the next ones without
+ * JSON.parse: their fixed text is compared at known offsets (native string
+ * compares) and only the values between are scanned and checked against
+ * JSON's grammar. That is exact: a text equal to a valid JSON text but for
+ * one string literal or number literal replaced by another is valid JSON,
+ * parsed the same but for that value. JSON.parse was 35–39% of the client's
+ * main thread with keep-alive (docs/design.md#stream). Any difference —
+ * another key, an error, metrics, audio, the usage-only last chunk — is not
+ * a match, and the caller parses that text in full (and may learn from it).
+ *
+ * A run's streams share the shapes they learn (ChunkShapes): with the id and
+ * the creation time as slots, a request's role chunk and first text chunk
+ * read as the requests' before them did, and a run learns each shape once
+ * instead of twice per request (a parse and a check parse each: the largest
+ * part of a request's parsing, and of V8's compiling, in a 2,300-request run).
  *
  * What a match returns is the part of the chunk the stream parser reads:
  * `{usage: {prompt_tokens, completion_tokens}, choices: [{delta: {content}}],
@@ -18,56 +25,110 @@
  */
 import { isObject, type Json } from './payload.ts';
 
-/** Learnings per stream (a chunk's role, its first content, a changed fingerprint … then it has the shape). */
+/** Learnings per stream (a chunk's role, its first content, a finish reason … then it has the shape). */
 const LEARNS = 8;
+/** Shapes a run keeps (a role chunk, a text chunk, a last text chunk with its finish reason, one spare). */
+export const MAX_SHAPES = 4;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
 
+/** The values a shape reads; `id` and `created` are checked as JSON and not returned (the parser does not read them). */
+type SlotKey = 'id' | 'created' | 'prompt_tokens' | 'content' | 'completion_tokens' | 'total_tokens';
+
 /** Where a value of the learnt chunk lies, and what it is. */
 interface Slot {
   at: number;
   end: number;
-  key: 'content' | 'completion_tokens' | 'total_tokens';
+  key: SlotKey;
 }
 
+/** A learnt chunk, never changed once made: its text around its slots (fixed[0], slot 0, fixed[1], …, fixed[n]). */
+interface Shape {
+  readonly fixed: readonly string[];
+  readonly keys: readonly SlotKey[];
+  /** Whether the slots are strings (content, id) or numbers, per slot: read by match() without a compare of keys. */
+  readonly strings: readonly boolean[];
+  /** `usage.prompt_tokens` when it is not a slot (absent, null, or not a count): fixed in the text. */
+  readonly promptTokens: unknown;
+}
+
+/** The shapes one run's streams learnt, newest first, at most MAX_SHAPES. */
+export class ChunkShapes {
+  list: Shape[] = [];
+
+  add(shape: Shape): void {
+    const same = this.list.findIndex((s) => sameFixed(s, shape));
+    if (same >= 0) this.list.splice(same, 1);
+    this.list.unshift(shape);
+    if (this.list.length > MAX_SHAPES) this.list.length = MAX_SHAPES;
+  }
+}
+
+function sameFixed(a: Shape, b: Shape): boolean {
+  if (a.fixed.length !== b.fixed.length || !Object.is(a.promptTokens, b.promptTokens)) return false;
+  for (let k = 0; k < a.fixed.length; k++) if (a.fixed[k] !== b.fixed[k]) return false;
+  for (let k = 0; k < a.keys.length; k++) if (a.keys[k] !== b.keys[k]) return false;
+  return true;
+}
+
+/** One stream's reader of the run's shapes: the shape its last chunk had first, then the run's. */
 export class ChunkTemplate {
-  /** The learnt chunk's text around its slots: fixed[0], slot 0, fixed[1], …, fixed[n]. */
-  private fixed: string[] | null = null;
-  private keys: Slot['key'][] = [];
-  private promptTokens: unknown = undefined;
+  /** The shape this stream's last matched or learnt chunk had. */
+  private last: Shape | null = null;
   /** Read once per value by match(); one slot, as matching is synchronous. */
   private value: unknown = undefined;
   /**
    * Plain text chunks that did not match may be learnt from this many times: a stream whose every chunk
-   * differs in its fixed text (another id each time) costs one more parse per learning, so it stops early.
+   * differs in its fixed text (another model name each time) costs one more parse per learning, so it stops early.
    */
   private learnsLeft = LEARNS;
 
-  /** The parser's fields of `s` when it is the learnt chunk with other values, else null. */
+  /** `shapes`: the run's, shared by its streams; a template of its own when absent. */
+  constructor(private readonly shapes: ChunkShapes = new ChunkShapes()) {}
+
+  /** The parser's fields of `s` when it is a learnt chunk with other values, else null. */
   match(s: string): Json | null {
-    const fixed = this.fixed;
-    if (fixed === null) return null;
+    const last = this.last;
+    if (last !== null) {
+      const got = this.read(last, s);
+      if (got !== null) return got;
+    }
+    for (const shape of this.shapes.list) {
+      if (shape === last) continue;
+      const got = this.read(shape, s);
+      if (got !== null) {
+        this.last = shape;
+        return got;
+      }
+    }
+    return null;
+  }
+
+  private read(shape: Shape, s: string): Json | null {
+    const { fixed, keys, strings } = shape;
     let content: unknown;
     let completion: unknown;
+    let prompt = shape.promptTokens;
     let pos = 0;
-    for (let k = 0; k < this.keys.length; k++) {
+    for (let k = 0; k < keys.length; k++) {
       // A slice compared whole: V8 compares two flat strings as memory, 2–4× faster than startsWith here.
       const f = fixed[k];
       if (s.slice(pos, pos + f.length) !== f) return null;
       pos += f.length;
-      const key = this.keys[k];
-      pos = key === 'content' ? this.readString(s, pos) : this.readNumber(s, pos);
+      pos = strings[k] ? this.readString(s, pos) : this.readNumber(s, pos);
       if (pos < 0) return null;
+      const key = keys[k];
       if (key === 'content') content = this.value;
       else if (key === 'completion_tokens') completion = this.value;
+      else if (key === 'prompt_tokens') prompt = this.value;
     }
-    const last = fixed[fixed.length - 1];
-    if (pos + last.length !== s.length || s.slice(pos) !== last) return null;
+    const end = fixed[fixed.length - 1];
+    if (pos + end.length !== s.length || s.slice(pos) !== end) return null;
     return {
-      usage: { prompt_tokens: this.promptTokens, completion_tokens: completion },
+      usage: { prompt_tokens: prompt, completion_tokens: completion },
       choices: [{ delta: { content } }],
       modality: 'text',
     };
@@ -99,9 +160,15 @@ export class ChunkTemplate {
     }
     fixed.push(s.slice(pos));
     if (!probe(fixed, slots, plan.promptTokens)) return;
-    this.fixed = fixed;
-    this.keys = slots.map((x) => x.key);
-    this.promptTokens = plan.promptTokens;
+    const keys = slots.map((x) => x.key);
+    const shape: Shape = {
+      fixed,
+      keys,
+      strings: keys.map((k) => k === 'content' || k === 'id'),
+      promptTokens: plan.promptTokens,
+    };
+    this.shapes.add(shape);
+    this.last = shape;
   }
 
   /** A string literal at s[i], checked as JSON.parse checks it, its value into `value`; the index after it or -1. */
@@ -185,12 +252,14 @@ function hex(s: string, j: number): boolean {
 }
 
 /**
- * The literals to find in a plain text chunk's text — its content and its
- * whole token counts, as JSON.stringify writes them — or null for any other
- * chunk: the parser reads more of it (an error, metrics, audio, token ids,
- * more than one choice) or its values are not the common kinds.
+ * The literals to find in a plain text chunk's text — its content, its whole
+ * token counts, its id and creation time, as JSON.stringify writes them — or
+ * null for any other chunk: the parser reads more of it (an error, metrics,
+ * audio, token ids, more than one choice) or its values are not the common
+ * kinds. `promptTokens` is the prompt's count when it is not one of the
+ * literals (absent, null, or not a whole number): then it is fixed text.
  */
-function plainChunk(event: Json): { literals: [Slot['key'], string][]; promptTokens: unknown } | null {
+function plainChunk(event: Json): { literals: [SlotKey, string][]; promptTokens: unknown } | null {
   if (event.modality !== 'text' || (event.error !== undefined && event.error !== null)) return null;
   if (event.metrics !== undefined && event.metrics !== null) return null;
   const choices = event.choices;
@@ -204,7 +273,7 @@ function plainChunk(event: Json): { literals: [Slot['key'], string][]; promptTok
   if (!isObject(usage) || !isCount(usage.completion_tokens)) return null;
   const pt = usage.prompt_tokens;
   if (pt !== undefined && pt !== null && typeof pt !== 'number') return null;
-  const literals: [Slot['key'], string][] = [
+  const literals: [SlotKey, string][] = [
     ['content', JSON.stringify(delta.content)],
     ['completion_tokens', String(usage.completion_tokens)],
   ];
@@ -212,16 +281,23 @@ function plainChunk(event: Json): { literals: [Slot['key'], string][]; promptTok
     if (!isCount(usage.total_tokens)) return null;
     literals.push(['total_tokens', String(usage.total_tokens)]);
   }
-  return { literals, promptTokens: pt };
+  // Per request, not per chunk: slots, so that the run's next requests read as this one.
+  if (isCount(pt)) literals.push(['prompt_tokens', String(pt)]);
+  if (typeof event.id === 'string') literals.push(['id', JSON.stringify(event.id)]);
+  if (isCount(event.created)) literals.push(['created', String(event.created)]);
+  return { literals, promptTokens: isCount(pt) ? undefined : pt };
 }
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** Values unlike any a chunk carries, put in the slots by the check below. */
-const PROBES: Readonly<Record<Slot['key'], string>> = {
+const PROBES: Readonly<Record<SlotKey, string>> = {
   content: '"\\u0000probe"',
   completion_tokens: '987654321',
   total_tokens: '987654322',
+  prompt_tokens: '987654323',
+  id: '"\\u0000probe-id"',
+  created: '987654324',
 };
 
 /**
@@ -239,6 +315,7 @@ function probe(fixed: string[], slots: Slot[], promptTokens: unknown): boolean {
     return false;
   }
   const plan = isObject(event) ? plainChunk(event) : null;
-  if (plan === null || !Object.is(plan.promptTokens, promptTokens)) return false;
+  if (plan === null || !Object.is(plan.promptTokens, promptTokens) || plan.literals.length !== slots.length)
+    return false;
   return plan.literals.every(([key, literal]) => literal === PROBES[key]);
 }

@@ -7,6 +7,7 @@
  */
 import type { ErrorCode } from '../../../shared/errors.ts';
 import type { AudioSink } from './audioChunks.ts';
+import type { ChunkShapes } from './chunkTemplate.ts';
 import type { RequestRecord } from './record.ts';
 import type { ParserHooks } from './streamParser.ts';
 
@@ -28,6 +29,8 @@ export interface ReaderOptions {
   hooks?: ParserHooks;
   /** Receives the kept PCM when the run evaluates its audio (Seed-TTS gate). */
   audioSink?: AudioSink;
+  /** The run's learnt chunk shapes, shared by its SSE streams (chunkTemplate.ts); a stream's own when absent. */
+  shapes?: ChunkShapes;
 }
 
 export interface ResponseReading {

@@ -22,7 +22,7 @@
  */
 import type { RequestRecord } from './record.ts';
 import { markFailed } from './record.ts';
-import { ChunkTemplate } from './chunkTemplate.ts';
+import { ChunkTemplate, type ChunkShapes } from './chunkTemplate.ts';
 import { FramingError, SseFramer, parseSseMessage } from './sseFraming.ts';
 import {
   coercePositiveInt,
@@ -56,6 +56,8 @@ export interface StreamParserOptions {
   hooks?: ParserHooks;
   /** Receives the kept PCM when the run evaluates its audio (Seed-TTS gate); none otherwise. */
   audioSink?: AudioSink;
+  /** The run's learnt chunk shapes, shared by its streams; the stream learns its own when absent. */
+  shapes?: ChunkShapes;
 }
 
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -77,7 +79,7 @@ export class StreamParser {
   /** The text pieces, joined once at the end: `+=` per token would keep a tree of them in every record. */
   private readonly text: string[] = [];
   private readonly audio: AudioChunks;
-  private readonly template = new ChunkTemplate();
+  private readonly template: ChunkTemplate;
   private audioGenerateTime = 0;
   private streamError: string | null = null;
   private warnedNoSpace = false;
@@ -90,6 +92,7 @@ export class StreamParser {
   ) {
     this.framer = new SseFramer(opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES);
     this.audio = new AudioChunks(opts.audioSink);
+    this.template = new ChunkTemplate(opts.shapes);
     this.st = record.startTime;
     this.lastTs = this.st;
     this.lastTokenTs = this.st;

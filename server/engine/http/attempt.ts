@@ -8,6 +8,7 @@ import { markFailed, type RequestRecord } from '../client/record.ts';
 import type { MessageInfo } from '../client/streamParser.ts';
 import type { AudioSink } from '../client/audioChunks.ts';
 import type { ResponseReading } from '../client/responseReading.ts';
+import type { ChunkShapes } from '../client/chunkTemplate.ts';
 import { SSE_READING } from '../client/sseReading.ts';
 import { AttemptTimers } from './timeouts.ts';
 import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
@@ -38,6 +39,8 @@ export interface AttemptTarget {
    * chat backends' SSE stream parser.
    */
   reading?: ResponseReading;
+  /** The chunk shapes the run's SSE streams learnt and share (client/chunkTemplate.ts); each stream's own when absent. */
+  chunkShapes?: ChunkShapes;
   /**
    * One attempt of one request, for a backend that does not speak HTTP request/response (the realtime
    * WebSocket backends). Absent: `sendAttempt`, this file's HTTP attempt.
@@ -105,6 +108,7 @@ export async function sendAttempt(
           maxEventBytes: target.maxEventBytes,
           hooks: parserHooks,
           audioSink: target.audioSpool?.sinkFor(record),
+          shapes: target.chunkShapes,
         });
       },
       hooks.onBytes,

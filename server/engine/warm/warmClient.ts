@@ -24,6 +24,7 @@ import type { RequestJob } from '../requestRunner.ts';
 import { recordedStream } from './recordedStream.ts';
 import { loopbackServer, type LoopbackServer } from './loopbackServer.ts';
 import { fullGc } from './settle.ts';
+import { ChunkShapes } from '../client/chunkTemplate.ts';
 
 export interface WarmOptions {
   /** Builds warm-up request i (the run's first request under its own id): the body builder warms too. */
@@ -120,6 +121,8 @@ async function warmPass(
       target: {
         ...opts.target,
         audioSpool: undefined,
+        // Shapes of its own: the loopback stream's (model "warm") would take the run's places.
+        chunkShapes: new ChunkShapes(),
         dispatcher: connections,
         origin,
         path: '/v1/chat/completions',

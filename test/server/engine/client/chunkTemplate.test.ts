@@ -5,21 +5,26 @@
  * text it cannot vouch for goes to JSON.parse.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ChunkTemplate } from '#server/engine/client/chunkTemplate.ts';
+import { ChunkShapes, ChunkTemplate, MAX_SHAPES } from '#server/engine/client/chunkTemplate.ts';
 import { newRecord } from '#server/engine/client/record.ts';
 import { StreamParser } from '#server/engine/client/streamParser.ts';
 import { ManualClock } from '#test/fixtures/golden-helpers/golden.ts';
 
 /** A vLLM-Omni text chunk as its server writes it. */
-function chunk(k: number, content: string, opts: { id?: string; role?: boolean; total?: boolean } = {}): string {
+function chunk(
+  k: number,
+  content: string,
+  opts: { id?: string; created?: number; prompt?: number; model?: string; role?: boolean; total?: boolean } = {},
+): string {
   const delta = opts.role ? { role: 'assistant', content } : { content };
-  const usage: Record<string, number> = { prompt_tokens: 10, completion_tokens: k };
-  if (opts.total !== false) usage.total_tokens = 10 + k;
+  const prompt = opts.prompt ?? 10;
+  const usage: Record<string, number> = { prompt_tokens: prompt, completion_tokens: k };
+  if (opts.total !== false) usage.total_tokens = prompt + k;
   return JSON.stringify({
     id: opts.id ?? 'chatcmpl-7f3a',
     object: 'chat.completion.chunk',
-    created: 1764662400,
-    model: 'openbmb/MiniCPM-o-4_5',
+    created: opts.created ?? 1764662400,
+    model: opts.model ?? 'openbmb/MiniCPM-o-4_5',
     choices: [{ index: 0, delta, logprobs: null, finish_reason: null }],
     usage,
     modality: 'text',
@@ -91,10 +96,67 @@ describe('ChunkTemplate', () => {
       );
   });
 
+  it("reads another request's chunks (its id, creation time and prompt count) with the shape one request learnt", () => {
+    const t = learnt(chunk(1, 'Hello'));
+    const other = chunk(5, 'x', { id: 'chatcmpl-b41c09e2d', created: 1764662999, prompt: 1031 });
+    expect(t.match(other)).toEqual(plainFields(JSON.parse(other)));
+    expect((t.match(other) as any).usage.prompt_tokens).toBe(1031);
+    // An id written with escapes, a prompt count absent from the learnt chunk's text: still JSON.parse's values.
+    const escapedId = other.replace('"id":"chatcmpl-b41c09e2d"', '"id":"chat\\u0063mpl-\\"q\\""');
+    expect(t.match(escapedId)).toEqual(plainFields(JSON.parse(escapedId)));
+    // A prompt count that is not a whole number was never a slot: the learnt chunk's text is fixed there.
+    const half = learnt(chunk(1, 'a').replace('"prompt_tokens":10', '"prompt_tokens":10.5'));
+    expect(half.match(chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":10.5'))).not.toBeNull();
+    expect(half.match(chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":11.5'))).toBeNull();
+  });
+
+  it("shares a run's shapes between its streams: a stream reads the chunks another stream learnt, without a parse", () => {
+    const shapes = new ChunkShapes();
+    const first = new ChunkTemplate(shapes);
+    const role = chunk(0, '', { role: true });
+    const text = chunk(1, 'Hello');
+    for (const c of [role, text]) {
+      expect(first.match(c)).toBeNull();
+      first.learn(c, JSON.parse(c) as Record<string, unknown>);
+    }
+    expect(shapes.list).toHaveLength(2);
+    const parse = vi.spyOn(JSON, 'parse');
+    const second = new ChunkTemplate(shapes);
+    const next = { id: 'chatcmpl-2', created: 1764663000, prompt: 77 };
+    const stream = [chunk(0, '', { role: true, ...next }), chunk(1, 'a', next), chunk(2, 'b', next)];
+    const got = stream.map((c) => second.match(c));
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
+    expect(got).toEqual(stream.map((c) => plainFields(JSON.parse(c))));
+    // A template of its own (no run's shapes) learns nothing from the other stream.
+    expect(new ChunkTemplate().match(stream[1])).toBeNull();
+  });
+
+  it(`keeps a run's newest ${MAX_SHAPES} shapes, each once`, () => {
+    const shapes = new ChunkShapes();
+    const t = new ChunkTemplate(shapes);
+    const models = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5'];
+    for (const model of models) {
+      const c = chunk(1, 'w', { model });
+      t.learn(c, JSON.parse(c) as Record<string, unknown>);
+    }
+    expect(shapes.list).toHaveLength(MAX_SHAPES);
+    const reads = (model: string): boolean => new ChunkTemplate(shapes).match(chunk(3, 'z', { model })) !== null;
+    expect(models.map(reads)).toEqual([false, false, true, true, true, true]);
+    // Learnt again (another stream of the same shape): moved to the front, not kept twice.
+    const again = chunk(2, 'q', { model: 'm2' });
+    new ChunkTemplate(shapes).learn(again, JSON.parse(again) as Record<string, unknown>);
+    expect(shapes.list).toHaveLength(MAX_SHAPES);
+    expect(models.map(reads)).toEqual([false, false, true, true, true, true]);
+    const m6 = chunk(1, 'w', { model: 'm6' });
+    t.learn(m6, JSON.parse(m6) as Record<string, unknown>);
+    expect([...models, 'm6'].map(reads)).toEqual([false, false, true, false, true, true, true]);
+  });
+
   it('does not read a text that differs anywhere but in those values: the caller parses it', () => {
     const t = learnt(chunk(1, 'Hello'));
     const others = [
-      chunk(2, 'x', { id: 'chatcmpl-other' }),
+      chunk(2, 'x', { model: 'another-model' }),
       chunk(2, 'x', { role: true }),
       chunk(2, 'x', { total: false }),
       chunk(2, 'x').replace('"finish_reason":null', '"finish_reason":"length"'),
@@ -141,9 +203,16 @@ describe('ChunkTemplate', () => {
     let matched = 0;
     let refused = 0;
     for (let i = 0; i < 20_000; i++) {
-      let text = chunk(2 + rand(50), ['w', 'ab c', '', 'x"y', 'é'][rand(5)]);
+      let text = chunk(2 + rand(50), ['w', 'ab c', '', 'x"y', 'é'][rand(5)], {
+        id: ['chatcmpl-7f3a', 'chatcmpl-0', 'x"y', ''][rand(4)],
+        created: rand(2) === 0 ? 1764662400 : rand(1e9),
+        prompt: rand(3) === 0 ? 10 : rand(5000),
+      });
       // Half the mutations fall in or next to a value (a literal changed may still match), half anywhere.
       const regions = [
+        [text.indexOf('"id":') + 5, text.indexOf(',"object"')],
+        [text.indexOf('"created":') + 10, text.indexOf(',"model"')],
+        [text.indexOf('"prompt_tokens":') + 16, text.indexOf(',"completion_tokens"')],
         [text.indexOf('"content":') + 10, text.indexOf('},"logprobs"')],
         [text.indexOf('"completion_tokens":') + 20, text.indexOf(',"total_tokens"')],
         [text.indexOf('"total_tokens":') + 15, text.indexOf('},"modality"')],
@@ -226,7 +295,7 @@ describe('ChunkTemplate', () => {
     const parse = vi.spyOn(JSON, 'parse');
     const perLearning: number[] = [];
     for (let k = 0; k < 20; k++) {
-      const text = chunk(k + 1, 'w', { id: `chatcmpl-${k}` });
+      const text = chunk(k + 1, 'w', { model: `model-${k}` });
       expect(t.match(text)).toBeNull();
       const event = JSON.parse(text) as Record<string, unknown>;
       const before = parse.mock.calls.length;
