@@ -53,7 +53,21 @@ interface Shape {
   readonly strings: readonly boolean[];
   /** `usage.prompt_tokens` when it is not a slot (absent, null, or not a count): fixed in the text. */
   readonly promptTokens: unknown;
+  /** Whether a slot holds a value of one request (id, created, prompt_tokens): the run's shapes, not a stream's. */
+  readonly perRequest: boolean;
 }
+
+const PER_REQUEST: Readonly<Record<SlotKey, boolean>> = {
+  id: true,
+  created: true,
+  prompt_tokens: true,
+  content: false,
+  completion_tokens: false,
+  total_tokens: false,
+};
+/** Where read() found each slot of the shape it read last (synchronous: one pair for every template). */
+const SLOT_AT = new Int32Array(Object.keys(PER_REQUEST).length);
+const SLOT_END = new Int32Array(SLOT_AT.length);
 
 /** The shapes one run's streams learnt, newest first, at most MAX_SHAPES. */
 export class ChunkShapes {
@@ -74,9 +88,15 @@ function sameFixed(a: Shape, b: Shape): boolean {
   return true;
 }
 
-/** One stream's reader of the run's shapes: the shape its last chunk had first, then the run's. */
+/**
+ * One stream's reader of the run's shapes: the shape its last chunk had
+ * first, then the run's. A run's shape that matched is made the stream's
+ * own (specialise()): its id, creation time and prompt count are one
+ * request's and stay so for the stream, so they become fixed text again and
+ * the stream's next chunks read three values, not six.
+ */
 export class ChunkTemplate {
-  /** The shape this stream's last matched or learnt chunk had. */
+  /** This stream's last matched or learnt shape, its request's values fixed. */
   private last: Shape | null = null;
   /** Read once per value by match(); one slot, as matching is synchronous. */
   private value: unknown = undefined;
@@ -94,13 +114,17 @@ export class ChunkTemplate {
     const last = this.last;
     if (last !== null) {
       const got = this.read(last, s);
-      if (got !== null) return got;
+      if (got !== null) {
+        if (last.perRequest) this.last = specialise(last, s, got);
+        return got;
+      }
     }
+    // The run's shape a stream's own was made from is tried again: another id within one stream still matches it.
     for (const shape of this.shapes.list) {
       if (shape === last) continue;
       const got = this.read(shape, s);
       if (got !== null) {
-        this.last = shape;
+        this.last = shape.perRequest ? specialise(shape, s, got) : shape;
         return got;
       }
     }
@@ -118,8 +142,10 @@ export class ChunkTemplate {
       const f = fixed[k];
       if (s.slice(pos, pos + f.length) !== f) return null;
       pos += f.length;
+      SLOT_AT[k] = pos;
       pos = strings[k] ? this.readString(s, pos) : this.readNumber(s, pos);
       if (pos < 0) return null;
+      SLOT_END[k] = pos;
       const key = keys[k];
       if (key === 'content') content = this.value;
       else if (key === 'completion_tokens') completion = this.value;
@@ -166,9 +192,10 @@ export class ChunkTemplate {
       keys,
       strings: keys.map((k) => k === 'content' || k === 'id'),
       promptTokens: plan.promptTokens,
+      perRequest: keys.some((k) => PER_REQUEST[k]),
     };
     this.shapes.add(shape);
-    this.last = shape;
+    this.last = shape; // the run's: the stream's next match makes it its own
   }
 
   /** A string literal at s[i], checked as JSON.parse checks it, its value into `value`; the index after it or -1. */
@@ -249,6 +276,31 @@ function digits(s: string, j: number): number {
 function hex(s: string, j: number): boolean {
   const c = s.charCodeAt(j) | 0x20;
   return (c >= ZERO && c <= NINE) || (c >= 0x61 && c <= 0x66);
+}
+
+/**
+ * The stream's own copy of a run's shape `s` just matched (read() left its
+ * slots' places in SLOT_AT/SLOT_END): the per-request slots and the text
+ * around them become one fixed piece, cut from `s` itself, so the values
+ * the copy matches are this request's (the same text, the same JSON value).
+ * Still exact for the slots left: the run's shape passed the check parse.
+ */
+function specialise(shape: Shape, s: string, got: Json): Shape {
+  const fixed: string[] = [];
+  const keys: SlotKey[] = [];
+  const strings: boolean[] = [];
+  let from = 0;
+  for (let k = 0; k < shape.keys.length; k++) {
+    const key = shape.keys[k];
+    if (PER_REQUEST[key]) continue;
+    fixed.push(s.slice(from, SLOT_AT[k]));
+    keys.push(key);
+    strings.push(shape.strings[k]);
+    from = SLOT_END[k];
+  }
+  fixed.push(s.slice(from));
+  const usage = got.usage as Json;
+  return { fixed, keys, strings, promptTokens: usage.prompt_tokens, perRequest: false };
 }
 
 /**

@@ -110,6 +110,26 @@ describe('ChunkTemplate', () => {
     expect(half.match(chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":11.5'))).toBeNull();
   });
 
+  it("reads a stream's chunks with its request's values fixed, and still reads one whose values change mid-stream", () => {
+    const t = learnt(chunk(1, 'Hello'));
+    const a = { id: 'chatcmpl-a', created: 5, prompt: 40 };
+    const stream = [
+      chunk(2, 'x', a),
+      chunk(3, 'y', a),
+      // The same request's values after two chunks read with them fixed: then another id, creation time, prompt count.
+      chunk(4, 'z', { ...a, id: 'chatcmpl-b' }),
+      chunk(5, 'z', { ...a, created: 6 }),
+      chunk(6, 'z', { ...a, prompt: 41 }),
+      chunk(7, 'w', a),
+    ];
+    const parse = vi.spyOn(JSON, 'parse');
+    const got = stream.map((c) => t.match(c));
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
+    expect(got).toEqual(stream.map((c) => plainFields(JSON.parse(c))));
+    expect(got.map((g) => (g as any).usage.prompt_tokens)).toEqual([40, 40, 40, 40, 41, 40]);
+  });
+
   it("shares a run's shapes between its streams: a stream reads the chunks another stream learnt, without a parse", () => {
     const shapes = new ChunkShapes();
     const first = new ChunkTemplate(shapes);
