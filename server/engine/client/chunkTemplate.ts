@@ -19,9 +19,10 @@
  * instead of twice per request (a parse and a check parse each: the largest
  * part of a request's parsing, and of V8's compiling, in a 2,300-request run).
  *
- * What a match returns is the part of the chunk the stream parser reads:
- * `{usage: {prompt_tokens, completion_tokens}, choices: [{delta: {content}}],
- * modality: 'text'}`, with the values JSON.parse would give.
+ * What a match gives is the part of the chunk the stream parser reads — a
+ * text chunk's `usage.prompt_tokens`, `usage.completion_tokens` and
+ * `choices[0].delta.content`, the values JSON.parse would give — in the
+ * template's fields, read until the next match: no object per chunk.
  */
 import { isObject, type Json } from './payload.ts';
 
@@ -100,6 +101,12 @@ export class ChunkTemplate {
   private last: Shape | null = null;
   /** Read once per value by match(); one slot, as matching is synchronous. */
   private value: unknown = undefined;
+  /** The last matched chunk's `choices[0].delta.content`. */
+  content = '';
+  /** The last matched chunk's `usage.completion_tokens`. */
+  completion: unknown = undefined;
+  /** The last matched chunk's `usage.prompt_tokens` (undefined when it had none). */
+  prompt: unknown = undefined;
   /**
    * Plain text chunks that did not match may be learnt from this many times: a stream whose every chunk
    * differs in its fixed text (another model name each time) costs one more parse per learning, so it stops early.
@@ -109,55 +116,48 @@ export class ChunkTemplate {
   /** `shapes`: the run's, shared by its streams; a template of its own when absent. */
   constructor(private readonly shapes: ChunkShapes = new ChunkShapes()) {}
 
-  /** The parser's fields of `s` when it is a learnt chunk with other values, else null. */
-  match(s: string): Json | null {
+  /** True when `s` is a learnt chunk with other values: then `content`, `completion` and `prompt` hold them. */
+  match(s: string): boolean {
     const last = this.last;
-    if (last !== null) {
-      const got = this.read(last, s);
-      if (got !== null) {
-        if (last.perRequest) this.last = specialise(last, s, got);
-        return got;
-      }
+    if (last !== null && this.read(last, s)) {
+      if (last.perRequest) this.last = specialise(last, s, this.prompt);
+      return true;
     }
     // The run's shape a stream's own was made from is tried again: another id within one stream still matches it.
     for (const shape of this.shapes.list) {
-      if (shape === last) continue;
-      const got = this.read(shape, s);
-      if (got !== null) {
-        this.last = shape.perRequest ? specialise(shape, s, got) : shape;
-        return got;
-      }
+      if (shape === last || !this.read(shape, s)) continue;
+      this.last = shape.perRequest ? specialise(shape, s, this.prompt) : shape;
+      return true;
     }
-    return null;
+    return false;
   }
 
-  private read(shape: Shape, s: string): Json | null {
+  private read(shape: Shape, s: string): boolean {
     const { fixed, keys, strings } = shape;
-    let content: unknown;
+    let content = '';
     let completion: unknown;
     let prompt = shape.promptTokens;
     let pos = 0;
     for (let k = 0; k < keys.length; k++) {
       // A slice compared whole: V8 compares two flat strings as memory, 2–4× faster than startsWith here.
       const f = fixed[k];
-      if (s.slice(pos, pos + f.length) !== f) return null;
+      if (s.slice(pos, pos + f.length) !== f) return false;
       pos += f.length;
       SLOT_AT[k] = pos;
       pos = strings[k] ? this.readString(s, pos) : this.readNumber(s, pos);
-      if (pos < 0) return null;
+      if (pos < 0) return false;
       SLOT_END[k] = pos;
       const key = keys[k];
-      if (key === 'content') content = this.value;
+      if (key === 'content') content = this.value as string;
       else if (key === 'completion_tokens') completion = this.value;
       else if (key === 'prompt_tokens') prompt = this.value;
     }
     const end = fixed[fixed.length - 1];
-    if (pos + end.length !== s.length || s.slice(pos) !== end) return null;
-    return {
-      usage: { prompt_tokens: prompt, completion_tokens: completion },
-      choices: [{ delta: { content } }],
-      modality: 'text',
-    };
+    if (pos + end.length !== s.length || s.slice(pos) !== end) return false;
+    this.content = content;
+    this.completion = completion;
+    this.prompt = prompt;
+    return true;
   }
 
   /**
@@ -285,7 +285,7 @@ function hex(s: string, j: number): boolean {
  * the copy matches are this request's (the same text, the same JSON value).
  * Still exact for the slots left: the run's shape passed the check parse.
  */
-function specialise(shape: Shape, s: string, got: Json): Shape {
+function specialise(shape: Shape, s: string, prompt: unknown): Shape {
   const fixed: string[] = [];
   const keys: SlotKey[] = [];
   const strings: boolean[] = [];
@@ -299,8 +299,7 @@ function specialise(shape: Shape, s: string, got: Json): Shape {
     from = SLOT_END[k];
   }
   fixed.push(s.slice(from));
-  const usage = got.usage as Json;
-  return { fixed, keys, strings, promptTokens: usage.prompt_tokens, perRequest: false };
+  return { fixed, keys, strings, promptTokens: prompt, perRequest: false };
 }
 
 /**

@@ -35,6 +35,7 @@ import {
 import { WavError } from './wav.ts';
 import { AudioChunks, type AudioSink } from './audioChunks.ts';
 
+/** What one message added; the parser's own object, refilled per message: read it during the hook, do not keep it. */
 export interface MessageInfo {
   ts: number;
   modality: 'text' | 'audio' | null;
@@ -80,6 +81,8 @@ export class StreamParser {
   private readonly text: string[] = [];
   private readonly audio: AudioChunks;
   private readonly template: ChunkTemplate;
+  /** Refilled for every message (MessageInfo): an object per message was a tenth of a stream's garbage. */
+  private readonly info: MessageInfo = { ts: 0, modality: null, newTokens: 0, firstToken: false, firstAudio: false };
   private audioGenerateTime = 0;
   private streamError: string | null = null;
   private warnedNoSpace = false;
@@ -153,71 +156,92 @@ export class StreamParser {
     if (data === '[DONE]') return;
     const ts = this.opts.now();
     this.lastTs = ts;
-    // A chunk shaped as the one before it is read from its values alone (chunkTemplate.ts); any other is parsed.
-    let event: unknown = this.template.match(data);
-    if (event === null) {
+    const info = this.info;
+    info.ts = ts;
+    info.modality = null;
+    info.newTokens = 0;
+    info.firstToken = false;
+    info.firstAudio = false;
+    // A chunk shaped as one learnt before is read from its values alone (chunkTemplate.ts); any other is parsed.
+    const t = this.template;
+    if (t.match(data)) {
+      const completionTokens = this.applyUsage(t.prompt, t.completion);
+      if (completionTokens !== false) this.handleText(undefined, t.content, completionTokens, ts, info);
+    } else {
+      let event: unknown;
       try {
         event = JSON.parse(data);
       } catch (err) {
         const shown = data.length > 60 ? `${data.slice(0, 60)}…` : data;
         throw new SyntaxError(`${(err as Error).message}; the event was ${JSON.stringify(shown)}`, { cause: err });
       }
-      if (isObject(event)) this.template.learn(data, event);
+      if (!isObject(event))
+        throw new SyntaxError(`the event is not a JSON object: ${JSON.stringify(data.slice(0, 60))}`);
+      t.learn(data, event);
+      this.handleEvent(event, ts, info);
     }
-    if (!isObject(event)) throw new SyntaxError(`the event is not a JSON object: ${JSON.stringify(data.slice(0, 60))}`);
-    const info = this.handleEvent(event, ts);
     this.opts.hooks?.onMessage?.(info);
   }
 
-  private handleEvent(event: Json, ts: number): MessageInfo {
-    const info: MessageInfo = { ts, modality: null, newTokens: 0, firstToken: false, firstAudio: false };
+  private handleEvent(event: Json, ts: number, info: MessageInfo): void {
     const rec = this.record;
     if (event.error !== undefined && event.error !== null) {
       // Current upstream: remember the error, keep reading; the event's time still counts.
       this.streamError = streamErrorMessage(event.error);
       rec.error = this.streamError;
       rec.errorCode = 'REQ_STREAM_ERROR';
-      return info;
+      return;
     }
     if (isObject(event.metrics)) this.applyMetrics(event.metrics);
     let completionTokens: number | null = null;
     if (isObject(event.usage)) {
-      const promptTokens = coercePositiveInt(event.usage.prompt_tokens);
-      if (promptTokens !== null) rec.promptLen = promptTokens;
-      completionTokens = coercePositiveInt(event.usage.completion_tokens);
-      // Checked here, before the choices: vLLM's last chunk is `"choices": []` with the usage alone.
-      if (!this.withinTokenBound(completionTokens, 'usage.completion_tokens')) return info;
-      if (completionTokens !== null) rec.outputTokens = Math.max(rec.outputTokens, completionTokens);
+      const c = this.applyUsage(event.usage.prompt_tokens, event.usage.completion_tokens);
+      if (c === false) return;
+      completionTokens = c;
     }
     const choices = event.choices;
-    if (!Array.isArray(choices) || choices.length === 0) return info;
+    if (!Array.isArray(choices) || choices.length === 0) return;
     const choice = isObject(choices[0]) ? choices[0] : {};
     const delta = isObject(choice.delta) ? choice.delta : {};
     let content: unknown = delta.content;
     if (!content && isObject(delta.audio)) content = delta.audio.data;
-    if (event.modality === 'text') {
-      info.modality = 'text';
-      this.handleText(choice, content, completionTokens, ts, info);
-    } else if (event.modality === 'audio') {
+    if (event.modality === 'text') this.handleText(choice.token_ids, content, completionTokens, ts, info);
+    else if (event.modality === 'audio') {
       info.modality = 'audio';
       this.handleAudio(content, ts, info);
     }
-    return info;
   }
 
+  /**
+   * A chunk's usage (a text chunk's, the usage-only last one's): the
+   * prompt's and the completion's token counts, the latter held to the
+   * bound first; false when that failed the request.
+   */
+  private applyUsage(promptRaw: unknown, completionRaw: unknown): number | null | false {
+    const rec = this.record;
+    const promptTokens = coercePositiveInt(promptRaw);
+    if (promptTokens !== null) rec.promptLen = promptTokens;
+    const completionTokens = coercePositiveInt(completionRaw);
+    // Checked here, before the choices: vLLM's last chunk is `"choices": []` with the usage alone.
+    if (!this.withinTokenBound(completionTokens, 'usage.completion_tokens')) return false;
+    if (completionTokens !== null) rec.outputTokens = Math.max(rec.outputTokens, completionTokens);
+    return completionTokens;
+  }
+
+  /** A text chunk: from its parsed event, or from a matched template's values (which have no token ids). */
   private handleText(
-    choice: Json,
+    tokenIds: unknown,
     content: unknown,
     completionTokens: number | null,
     ts: number,
     info: MessageInfo,
   ): void {
+    info.modality = 'text';
     let k = 0;
     if (completionTokens !== null && completionTokens > this.tokensSeen) {
       k = completionTokens - this.tokensSeen;
       this.tokensSeen = completionTokens;
     }
-    const tokenIds = choice.token_ids;
     if (k === 0 && Array.isArray(tokenIds) && tokenIds.length > 0) {
       k = tokenIds.length;
       if (completionTokens !== null) this.tokensSeen = Math.max(this.tokensSeen, completionTokens);

@@ -58,6 +58,16 @@ function plainFields(e: Record<string, any>): unknown {
   };
 }
 
+/** What a match gives, in the shape plainFields() writes, or null when the template does not read `text`. */
+function read(t: ChunkTemplate, text: string): unknown {
+  if (!t.match(text)) return null;
+  return {
+    usage: { prompt_tokens: t.prompt, completion_tokens: t.completion },
+    choices: [{ delta: { content: t.content } }],
+    modality: 'text',
+  };
+}
+
 function learnt(text: string): ChunkTemplate {
   const t = new ChunkTemplate();
   t.learn(text, JSON.parse(text) as Record<string, unknown>);
@@ -81,17 +91,17 @@ describe('ChunkTemplate', () => {
     ];
     contents.forEach((c, k) => {
       const text = chunk(k + 2, c);
-      const got = t.match(text);
+      const got = read(t, text);
       expect(got, text).not.toBeNull();
       expect(got).toEqual(plainFields(JSON.parse(text)));
     });
     // Escapes JSON.stringify would not write (\/ and \u0041) are read as JSON.parse reads them.
     const escaped = chunk(3, 'X').replace('"content":"X"', '"content":"\\/\\u0041\\u00e9"');
-    expect(t.match(escaped)).toEqual(plainFields(JSON.parse(escaped)));
-    expect((t.match(escaped) as any).choices[0].delta.content).toBe('/Aé');
+    expect(read(t, escaped)).toEqual(plainFields(JSON.parse(escaped)));
+    expect((read(t, escaped) as any).choices[0].delta.content).toBe('/Aé');
     // Number literals in any JSON form are JSON.parse's values.
     for (const n of ['0', '12', '1.5', '-3', '2e3', '1E-2', '123456789012345678901'])
-      expect(t.match(chunk(7, 'y').replace('"completion_tokens":7', `"completion_tokens":${n}`))).toEqual(
+      expect(read(t, chunk(7, 'y').replace('"completion_tokens":7', `"completion_tokens":${n}`))).toEqual(
         plainFields(JSON.parse(chunk(7, 'y').replace('"completion_tokens":7', `"completion_tokens":${n}`))),
       );
   });
@@ -99,15 +109,15 @@ describe('ChunkTemplate', () => {
   it("reads another request's chunks (its id, creation time and prompt count) with the shape one request learnt", () => {
     const t = learnt(chunk(1, 'Hello'));
     const other = chunk(5, 'x', { id: 'chatcmpl-b41c09e2d', created: 1764662999, prompt: 1031 });
-    expect(t.match(other)).toEqual(plainFields(JSON.parse(other)));
-    expect((t.match(other) as any).usage.prompt_tokens).toBe(1031);
+    expect(read(t, other)).toEqual(plainFields(JSON.parse(other)));
+    expect((read(t, other) as any).usage.prompt_tokens).toBe(1031);
     // An id written with escapes, a prompt count absent from the learnt chunk's text: still JSON.parse's values.
     const escapedId = other.replace('"id":"chatcmpl-b41c09e2d"', '"id":"chat\\u0063mpl-\\"q\\""');
-    expect(t.match(escapedId)).toEqual(plainFields(JSON.parse(escapedId)));
+    expect(read(t, escapedId)).toEqual(plainFields(JSON.parse(escapedId)));
     // A prompt count that is not a whole number was never a slot: the learnt chunk's text is fixed there.
     const half = learnt(chunk(1, 'a').replace('"prompt_tokens":10', '"prompt_tokens":10.5'));
-    expect(half.match(chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":10.5'))).not.toBeNull();
-    expect(half.match(chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":11.5'))).toBeNull();
+    expect(read(half, chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":10.5'))).not.toBeNull();
+    expect(read(half, chunk(2, 'b').replace('"prompt_tokens":10', '"prompt_tokens":11.5'))).toBeNull();
   });
 
   it("reads a stream's chunks with its request's values fixed, and still reads one whose values change mid-stream", () => {
@@ -123,7 +133,7 @@ describe('ChunkTemplate', () => {
       chunk(7, 'w', a),
     ];
     const parse = vi.spyOn(JSON, 'parse');
-    const got = stream.map((c) => t.match(c));
+    const got = stream.map((c) => read(t, c));
     expect(parse).not.toHaveBeenCalled();
     parse.mockRestore();
     expect(got).toEqual(stream.map((c) => plainFields(JSON.parse(c))));
@@ -136,7 +146,7 @@ describe('ChunkTemplate', () => {
     const role = chunk(0, '', { role: true });
     const text = chunk(1, 'Hello');
     for (const c of [role, text]) {
-      expect(first.match(c)).toBeNull();
+      expect(read(first, c)).toBeNull();
       first.learn(c, JSON.parse(c) as Record<string, unknown>);
     }
     expect(shapes.list).toHaveLength(2);
@@ -144,12 +154,12 @@ describe('ChunkTemplate', () => {
     const second = new ChunkTemplate(shapes);
     const next = { id: 'chatcmpl-2', created: 1764663000, prompt: 77 };
     const stream = [chunk(0, '', { role: true, ...next }), chunk(1, 'a', next), chunk(2, 'b', next)];
-    const got = stream.map((c) => second.match(c));
+    const got = stream.map((c) => read(second, c));
     expect(parse).not.toHaveBeenCalled();
     parse.mockRestore();
     expect(got).toEqual(stream.map((c) => plainFields(JSON.parse(c))));
     // A template of its own (no run's shapes) learns nothing from the other stream.
-    expect(new ChunkTemplate().match(stream[1])).toBeNull();
+    expect(read(new ChunkTemplate(), stream[1])).toBeNull();
   });
 
   it(`keeps a run's newest ${MAX_SHAPES} shapes, each once`, () => {
@@ -161,7 +171,7 @@ describe('ChunkTemplate', () => {
       t.learn(c, JSON.parse(c) as Record<string, unknown>);
     }
     expect(shapes.list).toHaveLength(MAX_SHAPES);
-    const reads = (model: string): boolean => new ChunkTemplate(shapes).match(chunk(3, 'z', { model })) !== null;
+    const reads = (model: string): boolean => read(new ChunkTemplate(shapes), chunk(3, 'z', { model })) !== null;
     expect(models.map(reads)).toEqual([false, false, true, true, true, true]);
     // Learnt again (another stream of the same shape): moved to the front, not kept twice.
     const again = chunk(2, 'q', { model: 'm2' });
@@ -187,8 +197,8 @@ describe('ChunkTemplate', () => {
       chunk(2, 'x').replace('"modality":"text"', '"modality":"audio"'),
       '',
     ];
-    for (const text of others) expect(t.match(text), text).toBeNull();
-    expect(new ChunkTemplate().match(chunk(1, 'Hello'))).toBeNull(); // nothing learnt yet
+    for (const text of others) expect(read(t, text), text).toBeNull();
+    expect(read(new ChunkTemplate(), chunk(1, 'Hello'))).toBeNull(); // nothing learnt yet
   });
 
   it('matches only what JSON.parse reads the same: 20,000 seeded mutations of chunks', () => {
@@ -249,7 +259,7 @@ describe('ChunkTemplate', () => {
               ? text.slice(0, at) + c + text.slice(at)
               : text.slice(0, at) + text.slice(at + 1);
       }
-      const got = t.match(text);
+      const got = read(t, text);
       if (got === null) {
         refused++;
         continue;
@@ -267,16 +277,16 @@ describe('ChunkTemplate', () => {
   it('learns nothing where the values cannot be found without doubt', () => {
     // The content written with escapes: the value as JSON.stringify writes it is not in the text.
     const escaped = chunk(1, 'a').replace('"content":"a"', '"content":"\\u0061"');
-    expect(learnt(escaped).match(chunk(2, 'b').replace('"content":"b"', '"content":"\\u0062"'))).toBeNull();
+    expect(read(learnt(escaped), chunk(2, 'b').replace('"content":"b"', '"content":"\\u0062"'))).toBeNull();
     // The same key and value written twice.
     const twice = chunk(1, 'a').replace('"object"', '"extra":{"content":"a"},"object"');
-    expect(learnt(twice).match(twice)).toBeNull();
+    expect(read(learnt(twice), twice)).toBeNull();
     // Found once, but not where the parser reads it (the real one escaped): the check parse refuses it.
     const decoy = chunk(1, 'a')
       .replace('"content":"a"', '"content":"\\u0061"')
       .replace('"object"', '"extra":{"content":"a"},"object"');
     const t = learnt(decoy);
-    expect(t.match(decoy.replace('"extra":{"content":"a"}', '"extra":{"content":"z"}'))).toBeNull();
+    expect(read(t, decoy.replace('"extra":{"content":"a"}', '"extra":{"content":"z"}'))).toBeNull();
     // Chunks the parser reads more of are never learnt.
     for (const other of [
       JSON.stringify({
@@ -307,7 +317,7 @@ describe('ChunkTemplate', () => {
         modality: 'text',
       }),
     ])
-      expect(learnt(other).match(other), other).toBeNull();
+      expect(read(learnt(other), other), other).toBeNull();
   });
 
   it('stops learning from a stream whose every chunk has new fixed text (8 learnings, each one more parse)', () => {
@@ -316,7 +326,7 @@ describe('ChunkTemplate', () => {
     const perLearning: number[] = [];
     for (let k = 0; k < 20; k++) {
       const text = chunk(k + 1, 'w', { model: `model-${k}` });
-      expect(t.match(text)).toBeNull();
+      expect(read(t, text)).toBeNull();
       const event = JSON.parse(text) as Record<string, unknown>;
       const before = parse.mock.calls.length;
       t.learn(text, event);

@@ -16,7 +16,11 @@ function parse(reads: (string | Uint8Array)[], opts: { stepS?: number; maxEventB
   const parser = new StreamParser(record, {
     now: clock.now,
     maxEventBytes: opts.maxEventBytes,
-    hooks: { onMessage: (m) => messages.push(m), onWarning: (w) => warnings.push(w) },
+    hooks: {
+      // Copied: the parser refills one MessageInfo per message.
+      onMessage: (m) => messages.push({ ...m }),
+      onWarning: (w) => warnings.push(w),
+    },
   });
   for (const r of reads) {
     clock.t += opts.stepS ?? 0.125;
@@ -87,6 +91,23 @@ describe('StreamParser: tokens and timing', () => {
     const { record, messages } = parse([textEvent('a', 1) + ': ping\n\n' + textEvent('b', 2), DONE]);
     expect(messages.map((m) => m.ts)).toEqual([100.125, 100.125]);
     expect(record.itl).toEqual([0]);
+  });
+
+  it('hands its hooks one MessageInfo, refilled for every message (matched or parsed), not an object each', () => {
+    const seen = new Set<MessageInfo>();
+    const firsts: boolean[] = [];
+    const parser = new StreamParser(newRecord(10, 0), {
+      now: () => 1,
+      hooks: {
+        onMessage: (m) => {
+          seen.add(m);
+          firsts.push(m.firstToken);
+        },
+      },
+    });
+    for (const e of [textEvent('a', 1), textEvent('b', 2), textEvent('c', 3), usageEvent(3)]) parser.push(enc(e));
+    expect(seen.size).toBe(1);
+    expect(firsts).toEqual([true, false, false, false]);
   });
 
   it('normalises CRLF line ends, also when CR and LF arrive in different reads', () => {
