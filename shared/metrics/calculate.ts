@@ -21,6 +21,7 @@ import {
 } from './input.ts';
 import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
 import { TimelineInput } from './timeline.ts';
+import { Floats } from './floats.ts';
 
 /**
  * Output length of one request as the aggregates count it: the server's
@@ -39,9 +40,10 @@ export function outputLength(r: MetricInput): number {
 export function requestTpot(r: MetricInput, outputLen: number): number | null {
   if (outputLen <= 1) return null;
   if (r.itl.length > 0) {
+    const itl = r.itl;
     let sum = 0;
-    for (const v of r.itl) sum += v; // Python's sequential sum(), as upstream does it
-    const tpot = sum / r.itl.length;
+    for (let i = 0; i < itl.length; i++) sum += itl[i]; // Python's sequential sum(), as upstream does it
+    const tpot = sum / itl.length;
     return Number.isFinite(tpot) && tpot > 0 ? tpot : null;
   }
   if (Number.isFinite(r.textLatency) && Number.isFinite(r.ttft) && r.textLatency > r.ttft && r.ttft > 0) {
@@ -50,18 +52,18 @@ export function requestTpot(r: MetricInput, outputLen: number): number | null {
   return null;
 }
 
-type Samples = Record<PercentileMetric, number[]>;
+type Samples = Record<PercentileMetric, Floats>;
 
 export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricOptions): Record<string, number> {
   const samples: Samples = {
-    ttft: [],
-    tpot: [],
-    itl: [],
-    e2el: [],
-    audio_ttfp: [],
-    audio_rtf: [],
-    audio_duration: [],
-    audio_underrun: [],
+    ttft: new Floats(),
+    tpot: new Floats(),
+    itl: new Floats(),
+    e2el: new Floats(),
+    audio_ttfp: new Floats(),
+    audio_rtf: new Floats(),
+    audio_duration: new Floats(),
+    audio_underrun: new Floats(),
   };
   let completed = 0;
   let totalInput = 0;
@@ -131,7 +133,7 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
     if (!selected.has(m) || samples[m].length === 0) continue;
     // Text latency statistics are meaningless when no text token was produced (upstream skips them too).
     if ((m === 'ttft' || m === 'tpot' || m === 'itl') && totalOutput === 0) continue;
-    writeStats(out, m, samples[m], opts.metricPercentiles);
+    writeStats(out, m, samples[m].view(), opts.metricPercentiles);
   }
   return out;
 }
@@ -150,12 +152,12 @@ function goodputSlos(ms: MetricOptions['goodput']): Partial<Record<GoodputMetric
 function writeStats(
   out: Record<string, number>,
   m: PercentileMetric,
-  values: number[],
+  values: Float64Array,
   percentiles: readonly number[],
 ): void {
   const suffix = METRIC_SUFFIX[m];
   const scale = suffix === '_ms' ? 1000 : 1;
-  const sorted = Float64Array.from(values).sort();
+  const sorted = values.slice().sort();
   out[`mean_${m}${suffix}`] = mean(values) * scale;
   out[`median_${m}${suffix}`] = medianSorted(sorted) * scale;
   for (const p of percentiles) out[`p${percentileLabel(p)}_${m}${suffix}`] = percentileSorted(sorted, p) * scale;

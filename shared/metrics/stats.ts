@@ -9,7 +9,7 @@
 const BLOCK = 128;
 
 /** numpy's `pairwise_sum` over `a[from, from + n)`. */
-function pairwiseSum(a: readonly number[], from: number, n: number): number {
+function pairwiseSum(a: ArrayLike<number>, from: number, n: number): number {
   if (n < 8) {
     let res = 0;
     for (let i = 0; i < n; i++) res += a[from + i];
@@ -31,12 +31,12 @@ function pairwiseSum(a: readonly number[], from: number, n: number): number {
 }
 
 /** `np.sum` of a 1-D float array: the reduction starts from the identity 0 and sums every element pairwise. */
-export function npSum(values: readonly number[]): number {
+export function npSum(values: ArrayLike<number>): number {
   return pairwiseSum(values, 0, values.length);
 }
 
 /** `np.mean`; NaN for an empty list (callers omit the key instead of writing it). */
-export function mean(values: readonly number[]): number {
+export function mean(values: ArrayLike<number>): number {
   return values.length === 0 ? Number.NaN : npSum(values) / values.length;
 }
 

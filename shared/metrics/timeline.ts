@@ -10,6 +10,7 @@
  * slot (until it completed, failed, timed out or was cancelled).
  */
 import type { MetricInput, ReadonlyNumbers, RecordList } from './input.ts';
+import { Floats } from './floats.ts';
 
 export interface TimelinePeaks {
   maxOutputTokensPerS: number;
@@ -40,7 +41,7 @@ export class TimelineInput {
    * `itls`: where every successful request's ITLs are appended, one after another, as they are added (the
    * aggregates pass their ITL samples: collected once, read by both).
    */
-  constructor(private readonly itls: number[] = []) {}
+  constructor(private readonly itls = new Floats()) {}
 
   add(r: MetricInput): void {
     const end = endOf(r);
@@ -49,7 +50,7 @@ export class TimelineInput {
       this.spanEnds.push(end);
     }
     if (!r.success) return;
-    for (const v of r.itl) this.itls.push(v);
+    this.itls.pushAll(r.itl);
     this.starts.push(r.startTime);
     this.ttfts.push(r.ttft);
     this.latencies.push(r.latency);
@@ -72,7 +73,8 @@ export class TimelineInput {
     const buckets = Math.ceil(maxEnd - minStart) + 1;
     const tokens = new Float64Array(buckets);
     const concurrent = new Float64Array(buckets);
-    const { itls, itlEnds } = this;
+    const itls = this.itls.view();
+    const { itlEnds } = this;
     for (let k = 0; k < starts.length; k++) {
       if (this.hasText[k]) {
         let t = starts[k] + this.ttfts[k];
