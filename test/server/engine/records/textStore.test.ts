@@ -10,6 +10,10 @@ describe('TextStore', () => {
     const ids = [latin1, long, '', 'a'].map((s) => store.add(s));
     expect(ids.map((id) => store.get(id))).toEqual([latin1, long, '', 'a']);
     expect(store.get(ids[0]).charCodeAt(0x80)).toBe(0x80);
+    // Either side of the last Latin-1 code point, one after another in the same blocks.
+    const edge = ['ÿÿ', 'aĀb', 'x\u00ff', '\u0100', 'end'];
+    const edgeIds = edge.map((s) => store.add(s));
+    expect(edgeIds.map((id) => store.get(id))).toEqual(edge);
   });
 
   it('round-trips text beyond Latin-1 code unit for code unit, lone surrogates and astral pairs included', () => {
