@@ -24,7 +24,6 @@ import type { RequestJob } from '../requestRunner.ts';
 import { recordedStream } from './recordedStream.ts';
 import { loopbackServer, type LoopbackServer } from './loopbackServer.ts';
 import { fullGc } from './settle.ts';
-import { ChunkShapes } from '../client/chunkTemplate.ts';
 
 export interface WarmOptions {
   /** Builds warm-up request i (the run's first request under its own id): the body builder warms too. */
@@ -121,8 +120,10 @@ async function warmPass(
       target: {
         ...opts.target,
         audioSpool: undefined,
-        // Shapes of its own: the loopback stream's (model "warm") would take the run's places.
-        chunkShapes: new ChunkShapes(),
+        // None shared: each warm-up stream learns its chunks' shapes (a parse, a check parse, the shape made), as
+        // the run's first stream will with the run's shapes still empty; shared, the warm-up learnt twice a pass
+        // and left that path cold. (The loopback stream's shapes, model "warm", never reach the run's.)
+        chunkShapes: undefined,
         dispatcher: connections,
         origin,
         path: '/v1/chat/completions',
