@@ -209,6 +209,13 @@ export class RequestTable implements RecordList<EndedRecord> {
    * pairs ran the array iterator and a destructuring per column, 29 a request, before V8 optimised it.
    */
   private readonly names: (keyof EndedRecord)[];
+  /**
+   * Per column, whether it is an `absent` one (undefined reads back as undefined): a row is written once, on
+   * a fresh row every column already holds its empty value, so an absent field of the record is skipped —
+   * a chat run's records lack 11 of the 29 (the realtime and continuity columns), each a call or two, once a
+   * request, in code that runs mostly unoptimised.
+   */
+  private readonly absent: boolean[];
   private readonly columns: Column[];
   private readonly error: Column;
   private readonly status = choiceColumn(REQUEST_END_STATUSES);
@@ -225,12 +232,13 @@ export class RequestTable implements RecordList<EndedRecord> {
     specs: readonly ColumnSpec[] = REQUEST_COLUMNS,
   ) {
     this.names = specs.map((s) => s.name);
+    this.absent = specs.map((s) => 'absent' in s && s.absent === true);
     this.columns = specs.map((s) => column(s, this.text));
     this.error = this.columns[this.names.indexOf('error')];
     this.errorCode = this.columns[this.names.indexOf('errorCode')];
   }
 
-  /** Keeps an ended request's record (every column) and how it ended. */
+  /** Keeps an ended request's record (every column) and how it ended; a row is written once (a request ends once). */
   write(
     i: number,
     record: EndedRecord,
@@ -238,8 +246,11 @@ export class RequestTable implements RecordList<EndedRecord> {
     stoppedBy: StopCause | null,
     kind: TimeoutKind | null,
   ): void {
-    const { names, columns } = this;
-    for (let k = 0; k < columns.length; k++) columns[k].write(i, record[names[k]]);
+    const { names, columns, absent } = this;
+    for (let k = 0; k < columns.length; k++) {
+      const v = record[names[k]];
+      if (v !== undefined || !absent[k]) columns[k].write(i, v);
+    }
     this.status.write(i, status);
     this.stop.write(i, stoppedBy);
     this.timeout.write(i, kind);

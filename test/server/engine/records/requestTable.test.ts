@@ -64,6 +64,28 @@ describe('the request table', () => {
     expect(t.statusAt(n - 1)).toBe('completed'); // n - 1 is even
   });
 
+  it("a record without a backend's own fields reads back without them beside rows that have them", () => {
+    const t = new RequestTable(4, () => 1);
+    const turn = newRecord(3, 1);
+    Object.assign(turn, {
+      success: true,
+      realtimeSessionId: 'sess-1',
+      realtimeTurn: 2,
+      realtimeTrigger: 'vad',
+      realtimeTtftS: 0.25,
+      audioContinuityOk: false,
+      audioUnderrunS: 0.5,
+    });
+    const chat = newRecord(4, 2);
+    chat.success = true;
+    // In the same column chunks, before and after: a chat row holds none of the turn's values.
+    t.write(0, turn, 'completed', null, null);
+    t.write(1, chat, 'completed', null, null);
+    t.write(2, turn, 'completed', null, null);
+    expect(read(t, 1)).toEqual(kept(chat));
+    for (const i of [0, 2]) expect(read(t, i)).toEqual(kept(turn));
+  });
+
   it('keeps the status, stop cause, timeout kind and first send time beside each record', () => {
     const t = new RequestTable(3, () => 1);
     t.write(0, newRecord(1, 0), 'timed_out', null, 'first_byte');
