@@ -54,6 +54,11 @@ export class NumberColumn {
     fillChunks(this.chunks, from, to, v, this.empty, (i) => this.set(i, v));
   }
 
+  /** Nothing was ever written but its empty value: every row reads `empty`. */
+  get untouched(): boolean {
+    return this.chunks.length === 0;
+  }
+
   /** Bytes held (tests, the benchmark). */
   get bytes(): number {
     return heldBytes(this.chunks);
@@ -152,6 +157,11 @@ export class FloatColumn {
     fillChunks(this.chunks, from, to, v, this.empty, (i) => this.set(i, v));
   }
 
+  /** Nothing was ever written but its empty value: every row reads `empty`. */
+  get untouched(): boolean {
+    return this.chunks.length === 0;
+  }
+
   get bytes(): number {
     return heldBytes(this.chunks);
   }
@@ -179,6 +189,11 @@ export class IndexColumn {
 
   fill(from: number, to: number, v: number): void {
     fillChunks(this.chunks, from, to, v, 0, (i) => this.set(i, v));
+  }
+
+  /** Nothing was ever written but its empty value: every row reads `empty`. */
+  get untouched(): boolean {
+    return this.chunks.length === 0;
   }
 
   get bytes(): number {

@@ -80,4 +80,4 @@ export class TextStore {
 }
 
 /** A code unit past Latin-1 (the text is then kept two bytes a unit). */
-const NOT_LATIN1 = /[^\u0000-\u00ff]/;
+const NOT_LATIN1 = /[\u0100-\uffff]/;
