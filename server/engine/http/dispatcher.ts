@@ -44,6 +44,8 @@ export const PRECONNECT_DEADLINE_MS = 1_000;
 const SPARE_MAX_AGE_MS = 2_000;
 /** An idle connection is reused for this long after its response, or the server's Keep-Alive timeout less a second. */
 const KEEP_ALIVE_MS = 30_000;
+/** Closed connections kept to reconnect when the run sets no concurrency limit. */
+const MAX_KEPT_CLOSED = 256;
 const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 export interface ConnectionOptions {
@@ -93,6 +95,11 @@ export class RunConnections implements Dispatcher {
   private readonly idle: Connection[] = [];
   /** Sockets connected over the run (a loopback test counts them against the server's view). */
   opened = 0;
+  /**
+   * A connection per request: closed plain TCP connections, to connect again instead of a new socket
+   * (Connection.reopen()); at most as many as the run has in flight, and none once the sweep began.
+   */
+  private readonly closed: Connection[] = [];
   private sweeping: Promise<SweepResult> | null = null;
   private readonly endpoint: Endpoint;
   private readonly host: string;
@@ -103,6 +110,8 @@ export class RunConnections implements Dispatcher {
     this.all.delete(c);
     const i = this.idle.indexOf(c);
     if (i >= 0) this.idle.splice(i, 1);
+    // Kept once its `close` was emitted to every listener (a microtask later), for a later request's connect.
+    if (this.perRequest && c.reopenable && !this.sweeping) queueMicrotask(() => this.keepClosed(c));
   };
 
   constructor(
@@ -157,9 +166,16 @@ export class RunConnections implements Dispatcher {
   }
 
   private open(): Connection {
-    const c = new Connection(this.endpoint, this.onConnected, this.onClosed);
+    let c = this.closed.pop();
+    if (c) c.reopen();
+    else c = new Connection(this.endpoint, this.onConnected, this.onClosed);
     this.all.add(c);
     return c;
+  }
+
+  private keepClosed(c: Connection): void {
+    if (this.sweeping || !c.reopenable || this.closed.length >= (this.opts.maxConcurrency ?? MAX_KEPT_CLOSED)) return;
+    this.closed.push(c);
   }
 
   /** A finished exchange hands its connection back: kept idle when it may carry another request, else closed. */
@@ -250,6 +266,7 @@ export class RunConnections implements Dispatcher {
 
   private async runSweep(reason: Error | null): Promise<SweepResult> {
     this.idle.length = 0;
+    this.closed.length = 0;
     const conns = [...this.all];
     const closing = conns.map(
       (c) => new Promise<void>((r) => (c.socket.destroyed ? r() : c.socket.once('close', () => r()))),

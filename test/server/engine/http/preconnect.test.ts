@@ -15,6 +15,7 @@ import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { RunConnections } from '#server/engine/http/dispatcher.ts';
+import { CONNECTED_CHANNEL, type ConnectedMessage } from '#server/engine/http/h1/connection.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -31,19 +32,19 @@ const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
     ...over,
   });
 
-/** Runs the benchmark and counts the client sockets this process created before and after `run.started`. */
+/**
+ * Runs the benchmark and counts the connections the client made to the target before and after `run.started`
+ * (each connect, as the client publishes it: with a connection per request a closed socket connects again).
+ */
 async function run(over: Partial<BenchConfig>): Promise<{ before: number; after: number; completed: number }> {
   server = await startSseServer(() => ({ kind: 'ok', tokens: 4 }));
   let started = false;
   const counts = { before: 0, after: 0 };
-  const onSocket = (m: unknown): void => {
-    const { socket } = m as { socket: Socket };
+  const onConnected = (m: unknown): void => {
     // Only the run's own connections to the target (the warm-up is off: warmClient false).
-    socket.once('connect', () => {
-      if (socket.remotePort === server?.port) counts[started ? 'after' : 'before']++;
-    });
+    if ((m as ConnectedMessage).port === server?.port) counts[started ? 'after' : 'before']++;
   };
-  dc.subscribe('net.client.socket', onSocket);
+  dc.subscribe(CONNECTED_CHANNEL, onConnected);
   try {
     const out = await runBenchmark(config(server.url, over), {
       warmClient: false,
@@ -53,7 +54,7 @@ async function run(over: Partial<BenchConfig>): Promise<{ before: number; after:
     });
     return { ...counts, completed: out.summary.counts.completed };
   } finally {
-    dc.unsubscribe('net.client.socket', onSocket);
+    dc.unsubscribe(CONNECTED_CHANNEL, onConnected);
   }
 }
 
