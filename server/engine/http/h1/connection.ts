@@ -105,6 +105,8 @@ export class Connection {
 
   private readonly closedNow = (): void => {
     this.closed = true;
+    // A connect that never happened (refused, reset in the handshake) leaves its listener: not one more each reopen.
+    this.socket.removeListener(this.endpoint.tls ? 'secureConnect' : 'connect', this.connectedNow);
     this.exchange?.closed();
     this.onClosed(this);
   };

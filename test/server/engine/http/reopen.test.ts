@@ -9,7 +9,7 @@ import dc from 'node:diagnostics_channel';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
+import { refusedPort, startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { CONNECTED_CHANNEL, Connection, type ConnectedMessage } from '#server/engine/http/h1/connection.ts';
@@ -85,6 +85,7 @@ describe('a connection per request reconnects closed sockets', () => {
     const refusing = createServer((s) => s.destroy());
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', () => r()));
     const port = (refusing.address() as AddressInfo).port;
+    const nobody = await refusedPort();
     try {
       const closedOnce = (tls: boolean) =>
         new Promise<Connection>((resolve) => {
@@ -97,6 +98,22 @@ describe('a connection per request reconnects closed sockets', () => {
         });
       const tcp = await closedOnce(false);
       expect(tcp.reopenable).toBe(true);
+      // Refused again and again (nothing listens): each connect's listeners go with its close, none pile up.
+      const refused = await new Promise<Connection>((resolve) => {
+        const c = new Connection({ host: '127.0.0.1', port: nobody, tls: false }, () => undefined, resolve);
+        c.socket.on('error', () => undefined);
+      });
+      // (Node keeps one of its own, a read waiting for the connect: the count after each close stays where it was.)
+      const base = refused.socket.listenerCount('connect');
+      const after: number[] = [];
+      for (let k = 0; k < 12; k++) {
+        const closed = new Promise<void>((r) => refused.socket.once('close', () => r()));
+        refused.reopen();
+        await closed;
+        after.push(refused.socket.listenerCount('connect'));
+      }
+      expect(refused.reopenable).toBe(true);
+      expect(after).toEqual(Array(12).fill(base));
       const tls = await closedOnce(true);
       expect(tls.reopenable).toBe(false);
       expect(() => tls.reopen()).toThrow(/plain TCP/);
