@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { ChunkShapes } from '#server/engine/client/chunkTemplate.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -41,33 +41,17 @@ function streamOf(i: number, tokens: number): string[] {
   return out;
 }
 
-function config(url: string): BenchConfig {
-  return {
-    runId: 'shapes',
-    baseUrl: url,
-    endpoint: '/v1/chat/completions',
-    backend: 'openai-chat-omni',
-    model: 'm',
-    dataset: { name: 'random', inputLen: 8, outputLen: 6 },
-    numPrompts: 12,
-    maxConcurrency: 3,
-    requestRate: 'inf',
-    burstiness: 1,
-    seed: 0,
-    numWarmups: 0,
-    percentileMetrics: ['ttft'],
-    metricPercentiles: [99],
-    timeouts: { totalS: 5 },
-    failFast: false,
-    thresholds: [],
-  };
-}
-
 describe('a run shares the chunk shapes its streams learn', () => {
   it('learns two shapes in a 12-request run, and each record holds its own prompt count and text', async () => {
     server = await startSseServer((a) => ({ kind: 'raw', chunks: streamOf(idx(a.requestId), 6) }));
     const added = vi.spyOn(ChunkShapes.prototype, 'add');
-    const out = await runBenchmark(config(server.url), { warmClient: false });
+    const config = testBenchConfig(server.url, {
+      runId: 'shapes',
+      dataset: { name: 'random', inputLen: 8, outputLen: 6 },
+      numPrompts: 12,
+      maxConcurrency: 3,
+    });
+    const out = await runBenchmark(config, { warmClient: false });
     expect([...out.statuses]).toEqual(Array(12).fill('completed'));
     // The role chunk's shape and the text chunk's, once each (a stream of its own would learn 24).
     expect(added).toHaveBeenCalledTimes(2);
