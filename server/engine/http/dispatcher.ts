@@ -44,9 +44,9 @@ export const PRECONNECT_DEADLINE_MS = 1_000;
 const SPARE_MAX_AGE_MS = 2_000;
 /** An idle connection is reused for this long after its response, or the server's Keep-Alive timeout less a second. */
 const KEEP_ALIVE_MS = 30_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000;
 /** Closed connections kept to reconnect when the run sets no concurrency limit. */
 const MAX_KEPT_CLOSED = 256;
-const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 export interface ConnectionOptions {
   maxConcurrency: number | null;
