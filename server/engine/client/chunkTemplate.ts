@@ -72,7 +72,7 @@ const SLOT_END = new Int32Array(SLOT_AT.length);
 
 /** The shapes one run's streams learnt, newest first, at most MAX_SHAPES. */
 export class ChunkShapes {
-  list: Shape[] = [];
+  readonly list: Shape[] = [];
 
   add(shape: Shape): void {
     const same = this.list.findIndex((s) => sameFixed(s, shape));

@@ -303,8 +303,7 @@ export class RequestTable implements RecordList<EndedRecord> {
   /** Request i's record as it was written: a fresh object each call. */
   at(i: number): EndedRecord {
     const r: Record<string, unknown> = {};
-    const { names, columns } = this;
-    const { defaults } = this;
+    const { names, columns, defaults } = this;
     for (let k = 0; k < columns.length; k++) {
       const c = columns[k];
       const v = c.untouched ? defaults[k] : c.read(i);
