@@ -121,10 +121,13 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
   const backend = backendOf(config.backend);
   const url = new URL(`${config.baseUrl}${config.endpoint}`);
   const connectionMode = config.connectionMode ?? 'per_request';
+  // One clock for the records' times and the reads' stamps (http/h1/readTurn.ts).
+  const now = opts.now ?? (() => performance.now() / 1000);
   const connections = new RunConnections(url.origin, {
     maxConcurrency: config.maxConcurrency,
     mode: connectionMode,
     connect: tlsOptions(config),
+    now,
   });
   const target: AttemptTarget = {
     audioSpool: gate?.spool,
@@ -133,7 +136,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     origin: url.origin,
     path: url.pathname + url.search,
     limits,
-    now: opts.now ?? (() => performance.now() / 1000),
+    now,
     maxEventBytes: config.maxEventBytes,
     // Its warnings (a bad PCM format variable) join the dataset's: printed now, emitted after run.started.
     reading: backend.reading?.(process.env, (w) => {

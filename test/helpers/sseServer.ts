@@ -18,7 +18,15 @@ import { fullStream } from './sse.ts';
 
 export type Behaviour =
   /** Stream `tokens` text events (+ audio chunks), `gapMs` apart (0 = one write). */
-  | { kind: 'ok'; tokens?: number; audioChunks?: number; gapMs?: number; delayMs?: number }
+  | {
+      kind: 'ok';
+      tokens?: number;
+      audioChunks?: number;
+      gapMs?: number;
+      delayMs?: number;
+      /** With no gap: the final usage event and `[DONE]` this long after the rest (two writes, two reads). */
+      tailMs?: number;
+    }
   /** Accept and read the request, never answer. */
   | { kind: 'hang' }
   /** 200 and SSE headers, then silence. */
@@ -183,6 +191,10 @@ export async function startSseServer(
         const events = fullStream(b.tokens ?? 5, b.audioChunks ?? 0);
         const start = (): void => {
           sseHead();
+          if (!b.gapMs && b.tailMs) {
+            res.write(events.slice(0, -2).join(''));
+            return void later(b.tailMs, () => res.end(events.slice(-2).join('')));
+          }
           if (!b.gapMs) return void res.end(events.join(''));
           let i = 0;
           const step = (): void => {

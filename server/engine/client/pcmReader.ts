@@ -2,10 +2,11 @@
  * Reads a streamed `/v1/audio/speech` answer (raw PCM, chunked) into the
  * record as vLLM-Omni's `openai-audio-speech` client does
  * (docs/design.md#speech-metrics): each non-empty read is one chunk,
- * timestamped when it is handled; the first sets `audio_ttfp`; at the end
+ * timestamped when it was read; the first sets `audio_ttfp`; at the end
  * `latency` is the time the body ended, frames = bytes ÷ (2 × channels),
  * duration = frames ÷ rate, `audio_rtf` = latency ÷ duration (0 without
- * audio), and the continuity check runs over the chunks' arrival times.
+ * audio), and the continuity check runs over the chunks' arrival times
+ * (each read's time when it was taken from the socket, docs/design.md#read-time).
  * TTFT is undefined: no text is read.
  */
 import { ContinuityMeter } from '../../../shared/metrics/continuity.ts';
@@ -39,9 +40,9 @@ export class PcmReader implements BodyReader {
     this.meter = new ContinuityMeter(format.sampleRate * PCM_SAMPLE_WIDTH * format.channels);
   }
 
-  push(chunk: Uint8Array): void {
+  push(chunk: Uint8Array, readT?: number): void {
     if (chunk.length === 0) return;
-    const ts = this.opts.now();
+    const ts = readT ?? this.opts.now();
     const rec = this.record;
     const firstAudio = !rec.hasAudio;
     if (firstAudio) {

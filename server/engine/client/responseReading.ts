@@ -13,7 +13,8 @@ import type { ParserHooks } from './streamParser.ts';
 
 /** A 200's body reader: bytes in, the record filled; `failed` stops the exchange. */
 export interface BodyReader {
-  push(chunk: Uint8Array): void;
+  /** `readT`: when the bytes were read from the socket (the run's clock); `now()` at the push when absent. */
+  push(chunk: Uint8Array, readT?: number): void;
   /** The body ended cleanly: the record's end-of-stream fields are set (latency, audio totals, success). */
   end(): void;
   /** True once the request is known to have failed; the exchange stops reading. */

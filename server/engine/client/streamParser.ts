@@ -3,9 +3,10 @@
  * RequestRecord, with the same numbers vLLM-Omni's client produces for the
  * same bytes and read boundaries (docs/design.md#stream and #per-request-metrics, golden fixtures).
  *
- * Timing: every complete message is timestamped with `now()` when it is
- * handled, i.e. after reassembly across reads; messages completed by one read
- * share that read's time. `[DONE]` and comments take no timestamp.
+ * Timing: every complete message is timestamped with the time of the read
+ * that completed it (after reassembly across reads): the time the read was
+ * taken from the socket when the caller says it (docs/design.md#read-time),
+ * else `now()` at the push. `[DONE]` and comments take no timestamp.
  *
  * Failure policy (a misbehaving target fails one request, never the run):
  * - fatal, `failed` becomes true at once and the caller stops reading: bytes
@@ -74,6 +75,8 @@ export class StreamParser {
   private readonly framer: SseFramer;
   private readonly st: number;
   private lastTs: number;
+  /** The time of the read being parsed: every message it completes takes it. */
+  private readT = 0;
   private lastTokenTs: number;
   private tokensSeen = 0;
   private firstTokenSeen = false;
@@ -106,8 +109,9 @@ export class StreamParser {
     return this.fatal || (this.ended && this.streamError !== null);
   }
 
-  push(chunk: Uint8Array): void {
+  push(chunk: Uint8Array, readT?: number): void {
     if (this.fatal || this.ended || chunk.length === 0) return;
+    this.readT = readT ?? this.opts.now();
     this.guard(() => {
       for (const message of this.framer.push(chunk)) {
         this.handleMessage(message);
@@ -154,7 +158,7 @@ export class StreamParser {
 
   private handleData(data: string): void {
     if (data === '[DONE]') return;
-    const ts = this.opts.now();
+    const ts = this.readT;
     this.lastTs = ts;
     const info = this.info;
     info.ts = ts;

@@ -28,6 +28,7 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { ConnectionMode } from '../../../shared/types.ts';
 import { withoutStacks } from './cancelSweep.ts';
 import { Connection, type Endpoint } from './h1/connection.ts';
+import { ReadTurn } from './h1/readTurn.ts';
 import { SocketExchange, type ExchangeHandler } from './h1/socketExchange.ts';
 import { requestHead } from './h1/requestHead.ts';
 
@@ -57,6 +58,8 @@ export interface ConnectionOptions {
   skipPoolDestroy?: boolean;
   /** Test hook: a preconnected spare older than this is closed rather than used (default SPARE_MAX_AGE_MS). */
   spareMaxAgeMs?: number;
+  /** The run's clock (monotonic seconds), which stamps each read (h1/readTurn.ts); performance.now()'s by default. */
+  now?: () => number;
 }
 
 export interface SweepResult {
@@ -87,6 +90,8 @@ class ConnectionsClosedError extends Error {
   }
 }
 
+const secondsNow = (): number => performance.now() / 1000;
+
 export class RunConnections implements Dispatcher {
   readonly mode: ConnectionMode;
   /** Every socket of the run, from its connect until its close. */
@@ -105,6 +110,7 @@ export class RunConnections implements Dispatcher {
   private readonly host: string;
   private hurryFn: (() => void) | null = null;
   private hurried = false;
+  private readonly reads: ReadTurn;
   private readonly onConnected = (): void => void this.opened++;
   private readonly onClosed = (c: Connection): void => {
     this.all.delete(c);
@@ -125,6 +131,7 @@ export class RunConnections implements Dispatcher {
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     this.endpoint = { host: hostname, port: Number(url.port || (tls ? 443 : 80)), tls, tlsOptions: opts.connect };
     this.host = url.host;
+    this.reads = new ReadTurn(opts.now ?? secondsNow);
   }
 
   /** True when each request must close its connection after the response. */
@@ -168,7 +175,7 @@ export class RunConnections implements Dispatcher {
   private open(): Connection {
     let c = this.closed.pop();
     if (c) c.reopen();
-    else c = new Connection(this.endpoint, this.onConnected, this.onClosed);
+    else c = new Connection(this.endpoint, this.reads, this.onConnected, this.onClosed);
     this.all.add(c);
     return c;
   }
@@ -265,6 +272,8 @@ export class RunConnections implements Dispatcher {
   }
 
   private async runSweep(reason: Error | null): Promise<SweepResult> {
+    // What was read before the sweep is handled first: a response that arrived whole ends as it would have.
+    this.reads.flush();
     this.idle.length = 0;
     this.closed.length = 0;
     const conns = [...this.all];

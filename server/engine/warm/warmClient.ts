@@ -111,6 +111,7 @@ async function warmPass(
     maxConcurrency: opts.maxConcurrency,
     mode: opts.target.perRequest ? 'per_request' : 'keep_alive',
     connect: tls ? { rejectUnauthorized: false } : undefined,
+    now: opts.target.now,
   });
   try {
     // A subscriber that does nothing: RunEvents skips its work when there is none.

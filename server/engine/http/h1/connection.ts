@@ -4,6 +4,8 @@
  * request's exchange; while it is idle, anything from the server (bytes, an
  * end) closes it, since an idle HTTP/1.1 connection has nothing to say. It
  * always has an `error` listener, so no socket error is ever unhandled.
+ * Its bytes are stamped when read and handled at the end of the turn
+ * (readTurn.ts); its end, errors and close come after its reads.
  *
  * A plain TCP connection that closed can connect again (reopen()): the same
  * socket object, its listeners kept, as Node allows once `close` was emitted.
@@ -16,6 +18,7 @@ import dc from 'node:diagnostics_channel';
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions as TlsOptions } from 'node:tls';
 import type { SocketExchange } from './socketExchange.ts';
+import type { ReadTurn } from './readTurn.ts';
 
 /** Where and how to connect: the run's origin and, for https, its TLS settings. */
 export interface Endpoint {
@@ -49,10 +52,14 @@ export class Connection {
   connected = false;
   /** Its socket emitted `close` (and has not connected again since). */
   closed = false;
+  /** Reads of its socket not handled yet (readTurn.ts): bytes it is not idle of, though nothing sees them yet. */
+  unread = 0;
   readonly socket: Socket;
 
   constructor(
     private readonly endpoint: Endpoint,
+    /** The run's reads, handled at the end of each turn. */
+    private readonly reads: ReadTurn,
     /** The socket connected (TCP, and TLS for https). */
     private readonly onConnected: (c: Connection) => void,
     /** The socket closed, for whatever reason. */
@@ -74,15 +81,22 @@ export class Connection {
     // segment until the previous response's delayed ACK (up to 40 ms into its TTFT).
     s.setNoDelay(true);
     this.arm();
-    s.on('data', (chunk: Buffer) => {
-      if (this.exchange) this.exchange.read(chunk);
-      else s.destroy();
-    });
+    s.on('data', (chunk: Buffer) => this.reads.push(this, chunk));
     s.on('end', () => {
+      this.reads.flush();
       if (this.exchange) this.exchange.ended();
       else s.destroy();
     });
-    s.on('error', (err: Error) => this.exchange?.errored(err));
+    s.on('error', (err: Error) => {
+      this.reads.flush();
+      this.exchange?.errored(err);
+    });
+  }
+
+  /** One read of its socket, handled (readTurn.ts): `readT` = when it was read, on the run's clock. */
+  handle(chunk: Buffer, readT: number): void {
+    if (this.exchange) this.exchange.read(chunk, readT);
+    else this.socket.destroy();
   }
 
   /** The listeners of one connect: its `connect` and its `close`. */
@@ -132,9 +146,15 @@ export class Connection {
     this.socket.setNoDelay(true);
   }
 
-  /** Idle, open, and not past its idle limit: fit to carry a request. */
+  /** Idle, open, nothing read from it since, and not past its idle limit: fit to carry a request. */
   fresh(now: number): boolean {
     const s = this.socket;
-    return now - this.idleSince <= this.maxIdleMs && !s.destroyed && !s.readableEnded && s.readableLength === 0;
+    return (
+      now - this.idleSince <= this.maxIdleMs &&
+      this.unread === 0 &&
+      !s.destroyed &&
+      !s.readableEnded &&
+      s.readableLength === 0
+    );
   }
 }

@@ -16,7 +16,8 @@ export interface ExchangeHandler {
   onConnect(abort: (err: Error) => void): void;
   /** Each head: informational (1xx) ones, then the final one. */
   onHeaders(status: number, raw: string[]): boolean;
-  onData(chunk: Uint8Array): boolean;
+  /** Body bytes; `readT` = when the read that brought them was taken from the socket (the run's clock). */
+  onData(chunk: Uint8Array, readT: number): boolean;
   onComplete(): void;
   onError(err: Error): void;
 }
@@ -55,7 +56,9 @@ export class SocketExchange {
   private keepAliveS: number | null = null;
   private left = 0;
   private chunked: ChunkedBody | null = null;
-  private readonly deliver = (piece: Uint8Array): void => void this.handler.onData(piece);
+  /** The time of the read being handled. */
+  private readT = 0;
+  private readonly deliver = (piece: Uint8Array): void => void this.handler.onData(piece, this.readT);
 
   constructor(
     private readonly socket: Socket,
@@ -76,7 +79,9 @@ export class SocketExchange {
     s.uncork();
   }
 
-  read(chunk: Buffer): void {
+  /** One read of the socket; `readT` = when it was read (h1/readTurn.ts). */
+  read(chunk: Buffer, readT: number): void {
+    this.readT = readT;
     if (this.phase === Phase.Head) this.readHead(chunk);
     else if (this.phase === Phase.Body) this.readBody(chunk);
   }
@@ -146,7 +151,7 @@ export class SocketExchange {
         const take = Math.min(this.left, bytes.length);
         const whole = take === bytes.length;
         this.left -= take;
-        this.handler.onData(whole ? bytes : bytes.subarray(0, take));
+        this.handler.onData(whole ? bytes : bytes.subarray(0, take), this.readT);
         if (this.phase !== Phase.Body) return;
         if (this.left === 0) this.complete(whole);
         return;
@@ -164,7 +169,7 @@ export class SocketExchange {
         return;
       }
       default:
-        this.handler.onData(bytes);
+        this.handler.onData(bytes, this.readT);
     }
   }
 

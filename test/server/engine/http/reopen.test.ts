@@ -13,6 +13,7 @@ import { refusedPort, startSseServer, type TestServer } from '#test/helpers/sseS
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { CONNECTED_CHANNEL, Connection, type ConnectedMessage } from '#server/engine/http/h1/connection.ts';
+import { ReadTurn } from '#server/engine/http/h1/readTurn.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -86,11 +87,13 @@ describe('a connection per request reconnects closed sockets', () => {
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', () => r()));
     const port = (refusing.address() as AddressInfo).port;
     const nobody = await refusedPort();
+    const reads = new ReadTurn(() => performance.now() / 1000);
     try {
       const closedOnce = (tls: boolean) =>
         new Promise<Connection>((resolve) => {
           const c = new Connection(
             { host: '127.0.0.1', port, tls },
+            reads,
             () => undefined,
             (closed) => resolve(closed),
           );
@@ -100,7 +103,7 @@ describe('a connection per request reconnects closed sockets', () => {
       expect(tcp.reopenable).toBe(true);
       // Refused again and again (nothing listens): each connect's listeners go with its close, none pile up.
       const refused = await new Promise<Connection>((resolve) => {
-        const c = new Connection({ host: '127.0.0.1', port: nobody, tls: false }, () => undefined, resolve);
+        const c = new Connection({ host: '127.0.0.1', port: nobody, tls: false }, reads, () => undefined, resolve);
         c.socket.on('error', () => undefined);
       });
       // (Node keeps one of its own, a read waiting for the connect: the count after each close stays where it was.)

@@ -18,7 +18,9 @@ const CHILD = fileURLToPath(new URL('./firstRequest.child.ts', import.meta.url))
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startSseServer(() => ({ kind: 'ok', tokens: 48, audioChunks: 2 }), { closeEach: true });
+  // The end of each answer 5 ms after the rest: a read is stamped when read (docs/design.md#read-time), so a
+  // response read at once would leave its parse out of its own latency; the rest's parse is in the last read's.
+  server = await startSseServer(() => ({ kind: 'ok', tokens: 48, audioChunks: 2, tailMs: 5 }), { closeEach: true });
 });
 afterAll(() => server?.close());
 
