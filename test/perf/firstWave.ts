@@ -7,10 +7,10 @@
  * Four clients, interleaved run by run against the same server: stallscope
  * with its warm-up, without it (the before figure), vLLM's request loop in
  * Python (vllmStyleClient.py), the reference for what a burst of new
- * requests costs on this machine with a real client, and, with keep-alive,
- * the floor (firstWaveFloor.mjs: plain sockets opened first, TTFT at the
- * first byte, nothing parsed), what the server's own burst and the kernel
- * leave whatever the client. Wall-clock TTFT is the
+ * requests costs on this machine with a real client, and the floor
+ * (firstWaveFloor.mjs: plain sockets, TTFT at the first byte, nothing
+ * parsed; with a connection per request, warmed by waves of its own first),
+ * what the server's own burst and the kernel leave whatever the client. Wall-clock TTFT is the
  * figure asked for; the same runs with the main thread's CPU time as the
  * engine's clock give the client's own work before each first token, none
  * of the waiting, which a busy 2-core machine does not move.
@@ -102,9 +102,9 @@ async function python(py: string, url: string, conc: number, n: number, mode: Mo
   return wave(r.ttfts, conc);
 }
 
-/** The floor, keep-alive: plain sockets opened first, TTFT at the first byte, nothing parsed (firstWaveFloor.mjs). */
-async function floorClient(url: string, conc: number, n: number): Promise<Wave> {
-  const { stdout } = await run(process.execPath, [FLOOR, url, String(conc), String(n)], {
+/** The floor: plain sockets, TTFT at the first byte, nothing parsed (firstWaveFloor.mjs). */
+async function floorClient(url: string, conc: number, n: number, mode: Mode): Promise<Wave> {
+  const { stdout } = await run(process.execPath, [FLOOR, url, String(conc), String(n), mode], {
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -141,7 +141,7 @@ export async function firstWave(py: string | null): Promise<void> {
         for (let i = 0; i < runs; i++) {
           warm.push(await ours(server.url, conc, n, mode, true, 'wall'));
           if (py) ref.push(await python(py, server.url, conc, n, mode));
-          if (mode === 'keep-alive') floor.push(await floorClient(server.url, conc, n));
+          floor.push(await floorClient(server.url, conc, n, mode));
           warmCpu.push(await ours(server.url, conc, n, mode, true, 'cpu'));
           if (i < 3) {
             cold.push(await ours(server.url, conc, n, mode, false, 'wall'));
@@ -161,12 +161,11 @@ export async function firstWave(py: string | null): Promise<void> {
             : '; vLLM-style Python client skipped (no .venv with aiohttp: `npm run setup`)'),
       );
       // What no client goes below on this server and machine: the server's own burst (it answers the first wave at
-      // once, one response after another) and the kernel's, seen by a client that only reads. Keep-alive only: with
-      // a connection per request the floor client's first wave is its own first connects (it has no warm-up).
-      if (floor.length > 0)
-        console.log(
-          `     ${mode}, the floor (plain sockets opened first, TTFT at the first byte, nothing parsed): ${fmt(excess(floor), 2)} ms [${detail(floor)}]`,
-        );
+      // once, one response after another; with a connection per request it accepts the wave's connections first)
+      // and the kernel's, seen by a client that only connects, writes and reads.
+      console.log(
+        `     ${mode}, the floor (plain sockets${mode === 'keep-alive' ? ' opened first' : ', warmed by waves of its own'}, TTFT at the first byte, nothing parsed): ${fmt(excess(floor), 2)} ms [${detail(floor)}]`,
+      );
       console.log(
         `     ${mode}, client main-thread CPU before the first token: ${fmt(excess(warmCpu), 2)} ms with the warm-up [${detail(warmCpu)}], ${fmt(excess(coldCpu), 2)} ms without [${detail(coldCpu)}]`,
       );

@@ -1,14 +1,17 @@
-// The first-wave section's floor with keep-alive (firstWave.ts): a client that does the least a request needs and
-// nothing else, so what its first wave shows above its steady state is the server's and the machine's, not a
-// client's. Plain sockets, one buffer written per request (a 16-word prompt, as the section's runs send), TTFT = the
-// first byte of the response after the request was written (no parsing, no records), the response's
-// `content-length` bytes counted to know its end. Its sockets are opened first, as stallscope's keep-alive burst
-// does, and the server gets 20 ms to accept them. Prints the TTFTs in seconds, in dispatch order.
+// The first-wave section's floor (firstWave.ts): a client that does the least a request needs and nothing else, so
+// what its first wave shows above its steady state is the server's and the machine's, not a client's. Plain
+// sockets, one buffer written per request (a 16-word prompt, as the section's runs send), TTFT = the first byte of
+// the response (no parsing, no records), the response's `content-length` bytes counted to know its end.
+// keep-alive: its sockets are opened first, as stallscope's keep-alive burst does, and the server gets 20 ms to
+// accept them; TTFT from the request's write. per-request: each request connects (all of the first wave's connects
+// issued in one turn, as an asyncio client's tasks start), writes at its connect and ends its socket after the
+// response; TTFT from the connect, as a connection-per-request client's includes it. Prints the TTFTs in seconds,
+// in dispatch order.
 //
-// usage: node firstWaveFloor.mjs URL CONCURRENCY N
+// usage: node firstWaveFloor.mjs URL CONCURRENCY N [keep-alive|per-request]
 import { connect } from 'node:net';
 
-const [url, concArg, nArg] = process.argv.slice(2);
+const [url, concArg, nArg, mode = 'keep-alive'] = process.argv.slice(2);
 const conc = Number(concArg);
 const n = Number(nArg);
 const origin = new URL(url);
@@ -24,10 +27,9 @@ const request = Buffer.concat([
 ]);
 const ttft = new Array(n).fill(0);
 
-/** One request on `socket`: resolves when its whole response was read. */
-function exchange(socket, i) {
+/** One request on `socket`: resolves when its whole response was read. `st`: its start (default: now, the write). */
+function exchange(socket, i, st = performance.now()) {
   return new Promise((resolve, reject) => {
-    const st = performance.now();
     let first = true;
     let head = null;
     let left = -1;
@@ -68,17 +70,44 @@ function exchange(socket, i) {
   });
 }
 
-const sockets = Array.from({ length: conc }, () => connect(Number(origin.port), origin.hostname).setNoDelay(true));
-await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('connect', resolve))));
-await new Promise((resolve) => setTimeout(resolve, 20));
 let next = 0;
-try {
-  await Promise.all(
-    sockets.map(async (s) => {
-      while (next < n) await exchange(s, next++);
-    }),
-  );
-} finally {
-  for (const s of sockets) s.destroy();
+if (mode === 'per-request') {
+  /** A request on its own connection, written once connected, the socket destroyed after the response. */
+  const oneConnection = async (i) => {
+    const st = performance.now();
+    const s = connect(Number(origin.port), origin.hostname).setNoDelay(true);
+    try {
+      await new Promise((resolve, reject) => s.once('connect', resolve).once('error', reject));
+      await exchange(s, i, st);
+    } finally {
+      s.destroy();
+    }
+  };
+  const wave = async (count) => {
+    next = 0;
+    await Promise.all(
+      Array.from({ length: conc }, async () => {
+        while (next < count) await oneConnection(next++);
+      }),
+    );
+  };
+  // Its own code warmed first (its connects and reads compiled, as stallscope's warm-up does for its own), in
+  // waves of the run's concurrency, with a pause after for the server to close them all.
+  await wave(4 * conc);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await wave(n);
+} else {
+  const sockets = Array.from({ length: conc }, () => connect(Number(origin.port), origin.hostname).setNoDelay(true));
+  await Promise.all(sockets.map((s) => new Promise((resolve) => s.once('connect', resolve))));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  try {
+    await Promise.all(
+      sockets.map(async (s) => {
+        while (next < n) await exchange(s, next++);
+      }),
+    );
+  } finally {
+    for (const s of sockets) s.destroy();
+  }
 }
 process.stdout.write(JSON.stringify(ttft));
