@@ -112,6 +112,8 @@ export async function sendAttempt(
         });
       },
       hooks.onBytes,
+      // A response over is not timed out by a timer due before `done` is heard, a turn later.
+      () => timers.clear(),
     );
     target.dispatcher.dispatch({ path: target.path, headers, body, reset: target.perRequest === true }, exchange);
     const status = await exchange.done;

@@ -44,6 +44,11 @@ export class SseExchange implements ExchangeHandler {
     private readonly onStatus: (status: number) => BodyReader | null,
     /** Any response byte arrived, headers or body (the no_progress stop rule's clock). */
     private readonly onBytes?: () => void,
+    /**
+     * The exchange is over, called at once (`done` resolves a turn later): what must not outlive it, such as the
+     * attempt's timers, stops here, not when `done` is heard.
+     */
+    private readonly onOver?: () => void,
   ) {
     this.done = new Promise<number>((resolve) => {
       this.resolveFn = resolve;
@@ -121,6 +126,7 @@ export class SseExchange implements ExchangeHandler {
     if (this.settled) return;
     this.settled = true;
     if (err) this.error = err;
+    this.onOver?.();
     // Resolved in the next turn of the loop, after its poll: the request's end and the next request's start wait for
     // the reads that arrived meanwhile to be stamped (h1/readTurn.ts), instead of delaying their times by theirs.
     setImmediate(this.resolveFn, this.status);

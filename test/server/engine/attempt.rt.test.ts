@@ -51,6 +51,23 @@ describe('one request against a misbehaving target', () => {
     expect(end.record.audioDuration).toBeCloseTo(0.1, 9);
   });
 
+  it('a response over before its total timeout is not timed out by that timer firing before the end is heard', async () => {
+    // The whole answer in one read; its handling (a hook holding the thread) runs past the 150 ms limit, so the
+    // timer is due in the turn between the response's end and its `done` (heard a turn later: read time).
+    behaviour = { kind: 'ok', tokens: 4 };
+    const t0 = performance.now();
+    const timeouts: string[] = [];
+    const end = await runRequest(target(server.url, { totalS: 0.15 }), job, new Cancellation(), {
+      onMessage: () => {
+        while (performance.now() - t0 < 250);
+      },
+      onTimeout: (e) => timeouts.push(e.kind),
+    });
+    expect(timeouts).toEqual([]);
+    expect(end.status).toBe('completed');
+    expect(end.record.outputTokens).toBe(4);
+  });
+
   it('a 500 is a failure with the reason phrase, not a timeout, and is not retried', async () => {
     behaviour = { kind: 'status', status: 500 };
     const before = server.arrivals.length;
