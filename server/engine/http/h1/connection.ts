@@ -15,7 +15,7 @@
  * kernel's connect and close.
  */
 import dc from 'node:diagnostics_channel';
-import { connect as tcpConnect, isIP, type Socket } from 'node:net';
+import { Socket, connect as tcpConnect, isIP } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions as TlsOptions } from 'node:tls';
 import type { SocketExchange } from './socketExchange.ts';
 import type { ReadTurn } from './readTurn.ts';
@@ -64,9 +64,16 @@ export class Connection {
     private readonly onConnected: (c: Connection) => void,
     /** The socket closed, for whatever reason. */
     private readonly onClosed: (c: Connection) => void,
+    /**
+     * Plain TCP only: made closed, its socket never connected (no handle, nothing to release), for reopen() to
+     * connect: a connection per request's first wave made before the clock (RunConnections.prepareSockets).
+     */
+    unconnected = false,
   ) {
     const { host, port } = endpoint;
-    this.socket = endpoint.tls
+    this.socket = unconnected
+      ? new Socket()
+      : endpoint.tls
       ? tlsConnect({
           host,
           port,
@@ -80,7 +87,8 @@ export class Connection {
     // The request is written at once; without this, Nagle's algorithm could hold a keep-alive request's
     // segment until the previous response's delayed ACK (up to 40 ms into its TTFT).
     s.setNoDelay(true);
-    this.arm();
+    if (unconnected) this.closed = true;
+    else this.arm();
     s.on('data', (chunk: Buffer) => this.reads.push(this, chunk));
     s.on('end', () => {
       this.reads.flush();
