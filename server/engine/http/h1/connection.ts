@@ -74,15 +74,15 @@ export class Connection {
     this.socket = unconnected
       ? new Socket()
       : endpoint.tls
-      ? tlsConnect({
-          host,
-          port,
-          // SNI takes a name, never an address.
-          servername: isIP(host) ? undefined : host,
-          ALPNProtocols: ['http/1.1'],
-          ...endpoint.tlsOptions,
-        })
-      : tcpConnect({ host, port });
+        ? tlsConnect({
+            host,
+            port,
+            // SNI takes a name, never an address.
+            servername: isIP(host) ? undefined : host,
+            ALPNProtocols: ['http/1.1'],
+            ...endpoint.tlsOptions,
+          })
+        : tcpConnect({ host, port });
     const s = this.socket;
     // The request is written at once; without this, Nagle's algorithm could hold a keep-alive request's
     // segment until the previous response's delayed ACK (up to 40 ms into its TTFT).
