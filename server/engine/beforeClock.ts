@@ -68,8 +68,9 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
     starts && r.connections.mode === 'keep_alive' && r.arrivals.mode === 'immediate' && config.maxConcurrency
       ? r.connections.preconnect(Math.min(r.n, config.maxConcurrency), interrupt)
       : null;
-  // A connection per request: the first wave's socket objects made now, its connects in the run (prepareSockets).
-  if (starts && r.arrivals.mode === 'immediate' && config.maxConcurrency)
+  // A connection per request: the first wave's socket objects made now, its connects in the run (prepareSockets);
+  // not for a backend with its own attempt (realtime: its own WebSockets).
+  if (starts && r.arrivals.mode === 'immediate' && config.maxConcurrency && !r.target.attempt)
     r.connections.prepareSockets(Math.min(r.n, config.maxConcurrency));
   const warmed =
     starts &&

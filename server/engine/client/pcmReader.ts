@@ -55,9 +55,9 @@ export class PcmReader implements BodyReader {
     this.opts.hooks?.onMessage?.({ ts, modality: 'audio', newTokens: 0, firstToken: false, firstAudio });
   }
 
-  end(): void {
+  end(endT?: number): void {
     const rec = this.record;
-    rec.latency = this.opts.now() - this.st;
+    rec.latency = (endT ?? this.opts.now()) - this.st;
     const frames = Math.floor(this.bytes / (PCM_SAMPLE_WIDTH * this.format.channels));
     rec.audioFrames = frames;
     rec.audioDuration = frames > 0 ? frames / this.format.sampleRate : 0;

@@ -15,8 +15,11 @@ import type { ParserHooks } from './streamParser.ts';
 export interface BodyReader {
   /** `readT`: when the bytes were read from the socket (the run's clock); `now()` at the push when absent. */
   push(chunk: Uint8Array, readT?: number): void;
-  /** The body ended cleanly: the record's end-of-stream fields are set (latency, audio totals, success). */
-  end(): void;
+  /**
+   * The body ended cleanly: the record's end-of-stream fields are set (latency, audio totals, success). `endT`:
+   * when the read that ended it was read; `now()` when absent (the server's close ended it).
+   */
+  end(endT?: number): void;
   /** True once the request is known to have failed; the exchange stops reading. */
   readonly failed: boolean;
 }

@@ -90,8 +90,8 @@ export class SseExchange implements ExchangeHandler {
     return true;
   }
 
-  onComplete(): void {
-    if (this.parser && !this.parser.failed && !this.stopped) this.parser.end();
+  onComplete(endT: number | null): void {
+    if (this.parser && !this.parser.failed && !this.stopped) this.parser.end(endT ?? undefined);
     this.settle(null);
   }
 

@@ -6,9 +6,8 @@
  * connected; a turn between starts would let answers in before later
  * first-wave requests start, which no asyncio client does.
  */
-import dc from 'node:diagnostics_channel';
-import type { Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
@@ -36,21 +35,18 @@ const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
  */
 async function previousConnected(over: Partial<BenchConfig>): Promise<boolean[]> {
   server = await startSseServer(() => ({ kind: 'ok', tokens: 4 }));
-  const sockets: Socket[] = [];
-  const onSocket = (m: unknown): void => {
-    const { socket } = m as { socket: Socket };
-    sockets.push(socket);
-  };
+  // Every socket as its connect is called: made by net.connect, or made before the clock and connected by the run.
+  const connect = vi.spyOn(Socket.prototype, 'connect');
+  const connected = (): Socket[] => [...new Set(connect.mock.contexts as Socket[])];
   const seen: boolean[] = [];
   let turned = false;
-  dc.subscribe('net.client.socket', onSocket);
   try {
     const cfg = config(server.url, over);
     const out = await runBenchmark(cfg, {
       warmClient: false,
       onEvent: (e) => {
         if (e.type !== 'request.sent' || e.index >= 4) return;
-        if (e.index > 0) seen.push(sockets[e.index - 1]?.localPort !== undefined);
+        if (e.index > 0) seen.push(connected()[e.index - 1]?.localPort !== undefined);
         // A turn of the event loop between first-wave starts would let answers in between.
         if (e.index === 0) setImmediate(() => (turned = true));
         if (e.index === 3) seen.push(!turned);
@@ -58,7 +54,7 @@ async function previousConnected(over: Partial<BenchConfig>): Promise<boolean[]>
     });
     expect(out.summary.counts.completed).toBe(cfg.numPrompts);
   } finally {
-    dc.unsubscribe('net.client.socket', onSocket);
+    connect.mockRestore();
   }
   return seen;
 }

@@ -90,13 +90,14 @@ export class Connection {
     if (unconnected) this.closed = true;
     else this.arm();
     s.on('data', (chunk: Buffer) => this.reads.push(this, chunk));
+    // Its own reads not handled yet go first (the turn's others with them: they are in one queue, in order).
     s.on('end', () => {
-      this.reads.flush();
+      if (this.unread > 0) this.reads.flush();
       if (this.exchange) this.exchange.ended();
       else s.destroy();
     });
     s.on('error', (err: Error) => {
-      this.reads.flush();
+      if (this.unread > 0) this.reads.flush();
       this.exchange?.errored(err);
     });
   }

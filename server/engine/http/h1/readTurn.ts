@@ -9,9 +9,13 @@
  * first tokens ~0.3 ms apart, each charged with the client's work on the ones
  * before, not the server's; stamped at the read, they are not.
  *
- * Bounded by what one turn reads: nothing more is read from any socket before
- * these are handled (the next poll comes after them), so a server faster than
- * the client is still held back by TCP's flow control, not buffered here.
+ * Bounded by what one turn reads: libuv reads a ready socket until the kernel
+ * has no more for it (at most 32 reads of 64 KB), and nothing more is read
+ * from it before these are handled (the next poll comes after them), so what
+ * is held is at most what the sockets' receive buffers held, and a server
+ * faster than the client is still held back by TCP's flow control. (Above
+ * ~1,024 ready sockets one poll may read a socket twice: a run's sockets are
+ * its concurrency.)
  */
 
 /** What a read belongs to: a run's connection (connection.ts). */

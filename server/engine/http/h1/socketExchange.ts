@@ -18,7 +18,8 @@ export interface ExchangeHandler {
   onHeaders(status: number, raw: string[]): boolean;
   /** Body bytes; `readT` = when the read that brought them was taken from the socket (the run's clock). */
   onData(chunk: Uint8Array, readT: number): boolean;
-  onComplete(): void;
+  /** `endT`: when the read that completed the response was read; null when the server's close ended it (now). */
+  onComplete(endT: number | null): void;
   onError(err: Error): void;
 }
 
@@ -89,7 +90,7 @@ export class SocketExchange {
   /** The server's FIN: the end of a body framed by the close, or a response cut short. */
   ended(): void {
     // A body framed by the close was never reusable (responseHead.ts).
-    if (this.phase === Phase.Body && this.framing.kind === 'close') this.complete(true);
+    if (this.phase === Phase.Body && this.framing.kind === 'close') this.complete(true, null);
     else this.fail(new ClosedEarlyError(this.where()), false);
   }
 
@@ -140,7 +141,7 @@ export class SocketExchange {
       this.keepAliveS = head.keepAliveS;
       if (head.framing.kind === 'length') this.left = head.framing.bytes;
       else if (head.framing.kind === 'chunked') this.chunked = new ChunkedBody();
-      else if (head.framing.kind === 'none') return this.complete(bytes.length === 0);
+      else if (head.framing.kind === 'none') return this.complete(bytes.length === 0, this.readT);
     }
     if (bytes.length > 0) this.readBody(bytes);
   }
@@ -153,7 +154,7 @@ export class SocketExchange {
         this.left -= take;
         this.handler.onData(whole ? bytes : bytes.subarray(0, take), this.readT);
         if (this.phase !== Phase.Body) return;
-        if (this.left === 0) this.complete(whole);
+        if (this.left === 0) this.complete(whole, this.readT);
         return;
       }
       case 'chunked': {
@@ -165,7 +166,7 @@ export class SocketExchange {
           return this.fail(err as Error, true);
         }
         if (this.phase !== Phase.Body) return;
-        if (chunked.done) this.complete(used === bytes.length);
+        if (chunked.done) this.complete(used === bytes.length, this.readT);
         return;
       }
       default:
@@ -178,9 +179,9 @@ export class SocketExchange {
   }
 
   /** The response ended; `clean` = no byte after it (anything more and the connection is not reused). */
-  private complete(clean: boolean): void {
+  private complete(clean: boolean, endT: number | null): void {
     this.phase = Phase.Over;
-    this.handler.onComplete();
+    this.handler.onComplete(endT);
     this.release(this.reusable && clean, this.keepAliveS);
   }
 }

@@ -18,6 +18,7 @@ import type { ExchangeHandler } from '#server/engine/http/h1/socketExchange.ts';
 import { SseExchange } from '#server/engine/http/exchange.ts';
 import { AttemptSignal } from '#server/engine/http/attemptSignal.ts';
 import { StreamParser } from '#server/engine/client/streamParser.ts';
+import { PcmReader } from '#server/engine/client/pcmReader.ts';
 import { newRecord } from '#server/engine/client/record.ts';
 import { fullStream } from '#test/helpers/sse.ts';
 
@@ -63,7 +64,7 @@ class Recorder implements ExchangeHandler {
     for (let i = 0; i < this.work; i++) this.clock.now();
     return true;
   }
-  onComplete(): void {
+  onComplete(_endT: number | null): void {
     this.finish('complete');
   }
   onError(err: Error): void {
@@ -96,7 +97,7 @@ describe('reads stamped when read, handled at the end of the turn', () => {
         // Each handling takes 10 readings of the clock: handled as read, a later read's stamp would come after them.
         const handlers = Array.from({ length: n }, () => new Recorder(clock, 10));
         for (const h of handlers) c.dispatch(post, h);
-        block(200);
+        block(300);
         expect(await Promise.all(handlers.map((h) => h.done))).toEqual(handlers.map(() => 'complete'));
         const first = handlers.map((h) => h.reads[0]).sort((a, b) => a.readT - b.readT);
         const t0 = first[0].readT;
@@ -113,16 +114,20 @@ describe('reads stamped when read, handled at the end of the turn', () => {
     proc = await startServerProcess({ rest: { kind: 'ok', tokens: 3, delayMs: 10 } });
     const clock = stepClock();
     const c = new RunConnections(proc.url, { maxConcurrency: 1, mode: 'keep_alive', now: clock.now });
-    expect(await c.preconnect(1)).toBe(1);
-    const h = new Recorder(clock, 0);
-    c.dispatch(post, h);
-    block(100);
-    // The sweep starts in the same turn as the read, right after it (a listener added after the connection's).
-    const sockets = (c as unknown as { all: Set<Connection> }).all;
-    const [conn] = [...sockets];
-    const swept = new Promise<unknown>((r) => conn.socket.once('data', () => r(c.sweep(null))));
-    expect(await h.done).toBe('complete');
-    await swept;
+    let swept: Promise<unknown> | null = null;
+    try {
+      expect(await c.preconnect(1)).toBe(1);
+      const h = new Recorder(clock, 0);
+      c.dispatch(post, h);
+      block(100);
+      // The sweep starts in the same turn as the read, right after it (a listener added after the connection's).
+      const sockets = (c as unknown as { all: Set<Connection> }).all;
+      const [conn] = [...sockets];
+      swept = new Promise<unknown>((r) => conn.socket.once('data', () => r(c.sweep(null))));
+      expect(await h.done).toBe('complete');
+    } finally {
+      await (swept ?? c.sweep(null));
+    }
   });
 
   it('a socket error heard in the turn of a read that completed the response: the response completes', async () => {
@@ -212,13 +217,49 @@ describe('reads stamped when read, handled at the end of the turn', () => {
     expect(other.ttft).toBe(90);
   });
 
+  it("the speech reader's chunks and its end take the reads' stamps, not the clock when handled", () => {
+    const record = newRecord(3, 10);
+    const reader = new PcmReader(
+      record,
+      { now: () => 100 },
+      { sampleRate: 24000, channels: 1, continuityThresholdS: 0.1 },
+    );
+    reader.push(new Uint8Array(24000), 10.25);
+    reader.push(new Uint8Array(24000), 10.5);
+    reader.end(10.75);
+    expect(record.audioTtfp).toBe(0.25);
+    expect(record.latency).toBe(0.75);
+    expect(record.audioRtf).toBe(0.75);
+  });
+
+  it("a response's end, on the wire, reaches its reader with the time of the read that ended it", async () => {
+    proc = await startServerProcess({ rest: { kind: 'ok', tokens: 3, delayMs: 10 } });
+    const clock = stepClock();
+    const c = new RunConnections(proc.url, { maxConcurrency: 1, mode: 'keep_alive', now: clock.now });
+    try {
+      const ends: (number | null)[] = [];
+      const h = new Recorder(clock, 3);
+      const onComplete = h.onComplete.bind(h);
+      h.onComplete = (endT) => {
+        ends.push(endT);
+        onComplete(endT);
+      };
+      c.dispatch(post, h);
+      expect(await h.done).toBe('complete');
+      // The last read's stamp, though its handling read the clock 3 times more.
+      expect(ends).toEqual([h.reads.at(-1)!.readT]);
+    } finally {
+      await c.sweep(null);
+    }
+  });
+
   it("an exchange's end is handed on in the next turn, after that turn's reads", async () => {
     const ex = new SseExchange(new AttemptSignal(), () => null);
     let status = -1;
     void ex.done.then((s) => (status = s));
     ex.onConnect(() => undefined);
     ex.onHeaders(204, []);
-    ex.onComplete();
+    ex.onComplete(null);
     await Promise.resolve();
     await new Promise((r) => process.nextTick(r));
     expect(status).toBe(-1);
