@@ -41,6 +41,12 @@ function block(ms: number): void {
   while (performance.now() < end);
 }
 
+/** The one connection of a run's client (its private set: a test listens on that socket after the client does). */
+function onlyConnection(c: RunConnections): Connection {
+  const [conn] = (c as unknown as { all: Set<Connection> }).all;
+  return conn;
+}
+
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** An exchange handler that records each body read's stamp and the clock when it was handled. */
@@ -121,8 +127,7 @@ describe('reads stamped when read, handled at the end of the turn', () => {
       c.dispatch(post, h);
       block(100);
       // The sweep starts in the same turn as the read, right after it (a listener added after the connection's).
-      const sockets = (c as unknown as { all: Set<Connection> }).all;
-      const [conn] = [...sockets];
+      const conn = onlyConnection(c);
       swept = new Promise<unknown>((r) => conn.socket.once('data', () => r(c.sweep(null))));
       expect(await h.done).toBe('complete');
     } finally {
@@ -138,7 +143,7 @@ describe('reads stamped when read, handled at the end of the turn', () => {
       const h = new Recorder(stepClock(), 0);
       c.dispatch(post, h);
       block(100);
-      const [conn] = [...(c as unknown as { all: Set<Connection> }).all];
+      const conn = onlyConnection(c);
       // As a reset read right after the response would be (Linux reports one after queued bytes as an end).
       conn.socket.once('data', () =>
         conn.socket.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })),
