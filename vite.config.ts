@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { DEFAULT_DASHBOARD_PORT } from './shared/dashboardPort.ts';
+import { DEFAULT_DASHBOARD_PORT } from './shared/protocol/dashboardPort.ts';
 
 /**
  * Tests that measure real time against real threads, processes or a browser

@@ -3,7 +3,7 @@
  * Pure data: no Node or DOM globals, no local imports. The records that cross
  * a process boundary (a stall report, a breaker cause, counts) are TypeBox
  * schemas with their types derived by `Static`: one definition, checked where
- * they arrive (shared/protocol.ts, shared/telemetry.ts) and typed everywhere.
+ * they arrive (shared/protocol/protocol.ts, shared/protocol/telemetry.ts) and typed everywhere.
  */
 import { Type, type Static } from 'typebox';
 
@@ -24,7 +24,7 @@ export type RequestStatus =
  * End states only, in the order the dashboard lists them.
  * `cancelled_after_timeout`: cancelled by the fail-fast breaker; `cancelled`:
  * aborted in flight by an interrupt (signal, dashboard Cancel) before any
- * trip; `not_dispatched`: never sent. How they are counted: shared/outcomes.ts.
+ * trip; `not_dispatched`: never sent. How they are counted: shared/requests/outcomes.ts.
  */
 export const REQUEST_END_STATUSES = [
   'completed',
@@ -83,7 +83,7 @@ export type C2wPhase = (typeof C2W_PHASES)[number];
 /** Fault kinds of the reproduction server's fault plan. */
 export type FaultKind = 'block' | 'spin' | 'slow';
 
-export type { StackFrame, StallReport, WatchdogStallReport } from './stallReport.ts';
+export type { StackFrame, StallReport, WatchdogStallReport } from './stalls/stallReport.ts';
 
 /** Bounded phase details: flat string/number/boolean values. */
 export const PhaseDetailsSchema = Type.Record(
@@ -110,7 +110,7 @@ export type BreakerCause = Static<typeof BreakerCauseSchema>;
 
 const Count = Type.Integer({ minimum: 0 });
 /**
- * Counts of request outcomes in a run, as the one rule of shared/outcomes.ts
+ * Counts of request outcomes in a run, as the one rule of shared/requests/outcomes.ts
  * folds them (docs/design.md#counting). `failed` is everything that ended
  * without completing; within it `timedOut`, `cancelledAfterTimeout` (queued
  * and in-flight requests the breaker cancelled), `cancelled` (queued and

@@ -12,7 +12,7 @@ import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
 import { BENCH_USAGE } from './benchFlags.ts';
 import type { RemoteReporter } from '../engine/report/remote.ts';
 import type { Progress } from './benchProgress.ts';
-import type { BenchEvent } from '../../shared/protocol.ts';
+import type { BenchEvent } from '../../shared/protocol/protocol.ts';
 
 export const EXIT_CODES: Record<Verdict, number> = {
   passed: 0,

@@ -10,11 +10,11 @@
  * reported stays the same: target, sampling and --extra-body, rate and
  * burstiness, then the config's fields in order, the server stacks last.
  */
-import { BACKEND_INFO, isBackendName } from '../../shared/backends.ts';
+import { BACKEND_INFO, isBackendName } from '../../shared/config/backends.ts';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
-import { detectCiMetadata } from '../../shared/ciMetadata.ts';
+import { detectCiMetadata } from '../../shared/runInfo/ciMetadata.ts';
 import {
   DEFAULT_ASR_CONCURRENCY,
   DEFAULT_ASR_MODEL,

@@ -5,7 +5,7 @@
  * is not done.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { DEFAULT_TOTAL_TIMEOUT_S, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts.ts';
+import { DEFAULT_TOTAL_TIMEOUT_S, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/config/timeouts.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

@@ -2,17 +2,17 @@
  * The TTY progress bar of `stallscope bench`: done, failed (every request
  * that did not complete, timeouts among them, as the run's counts say), timed
  * out, in flight. The requests are folded by the one request fold and counted
- * by the one counting rule (shared/requestLifecycle.ts, shared/outcomes.ts),
+ * by the one counting rule (shared/requests/requestLifecycle.ts, shared/requests/outcomes.ts),
  * as the dashboard counts them. Before the run, a Seed-TTS dataset's
  * download from the Hub has its own bar. Only on a TTY: piped output (CI
  * logs) stays clean.
  */
 import { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
-import type { BenchEvent } from '../../shared/protocol.ts';
-import { emptyCounts } from '../../shared/outcomes.ts';
-import { LiveRequests } from '../../shared/liveRequests.ts';
-import { isRequestEvent, type RequestTally } from '../../shared/requestLifecycle.ts';
+import type { BenchEvent } from '../../shared/protocol/protocol.ts';
+import { emptyCounts } from '../../shared/requests/outcomes.ts';
+import { LiveRequests } from '../../shared/requests/liveRequests.ts';
+import { isRequestEvent, type RequestTally } from '../../shared/requests/requestLifecycle.ts';
 import type { DownloadProgress } from '../engine/datasets/hub/hubDownload.ts';
 
 export interface Progress {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
 import { parseWatchdogTimeout, WATCHDOG_ENV, type ReproServerOptions } from '../repro/config.ts';
-import { TELEMETRY_TOKEN_ENV } from '../../shared/telemetry.ts';
+import { TELEMETRY_TOKEN_ENV } from '../../shared/protocol/telemetry.ts';
 import { startReproServer } from '../repro/server.ts';
 
 const USAGE = `usage: stallscope repro-server [options]

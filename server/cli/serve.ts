@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../dashboard/app.ts';
 import { StallscopeError } from '../../shared/errors.ts';
-import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
+import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
 import { defaultDataDir } from '../dashboard/store/db.ts';
 import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';

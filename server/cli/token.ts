@@ -6,8 +6,8 @@
  * token's live streams).
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
-import type { CreateTokenReply, TokenInfo, TokenListReply } from '../../shared/tokens.ts';
+import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
+import type { CreateTokenReply, TokenInfo, TokenListReply } from '../../shared/protocol/tokens.ts';
 
 const USAGE = `usage: stallscope token <command> [options]
 

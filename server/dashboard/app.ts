@@ -26,7 +26,7 @@ import { importRoutes } from './routes/import.ts';
 import { exportRoutes } from './routes/export.ts';
 import { wsRoutes } from './routes/ws.ts';
 import { healthRoutes } from './routes/health.ts';
-import { DEFAULT_DASHBOARD_PORT } from '../../shared/dashboardPort.ts';
+import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
 import { TokenService } from './auth/tokens.ts';
 import { Pruner, type PrunerOptions } from './retention/pruner.ts';
 import { tokenRoutes } from './routes/tokens.ts';

@@ -14,7 +14,7 @@
  * The other rules (stopRules/) trip it with `trip`: the run stops at once
  * the same way, and `onTrip` follows one turn later.
  */
-import { MAX_EVIDENCE, type StoppedBy } from '../../shared/stopRules.ts';
+import { MAX_EVIDENCE, type StoppedBy } from '../../shared/config/stopRules.ts';
 import type { BreakerCause, TimeoutKind } from '../../shared/types.ts';
 import { CancelledError } from './http/reasons.ts';
 

@@ -24,7 +24,7 @@ export type DatasetConfig =
   | { name: 'trace'; path: string };
 
 export interface TimeoutConfig {
-  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h (shared/timeouts.ts). */
+  /** Seconds for the whole request; undefined → 900; ≤ 0 → legacy 6 h (shared/config/timeouts.ts). */
   totalS?: number;
   /** Seconds until the response headers/first byte; optional. */
   firstByteS?: number;
@@ -68,7 +68,7 @@ export interface BenchConfig {
   timeouts: TimeoutConfig;
   /** `--omni-fail-fast-on-timeout`: the stop rule `timeouts>=1`. */
   failFast: boolean;
-  /** `--stop-on RULE`: stop rules (shared/stopRules.ts; docs/design.md#stop-rules), as written. */
+  /** `--stop-on RULE`: stop rules (shared/config/stopRules.ts; docs/design.md#stop-rules), as written. */
   stopOn?: string[];
   thresholds: string[];
   /**

@@ -1,5 +1,5 @@
-/** Request outcome counts of a run: the shared rule (shared/outcomes.ts) over the run's ends. */
-import { countEnded, emptyCounts } from '../../shared/outcomes.ts';
+/** Request outcome counts of a run: the shared rule (shared/requests/outcomes.ts) over the run's ends. */
+import { countEnded, emptyCounts } from '../../shared/requests/outcomes.ts';
 import type { RecordList } from '../../shared/metrics/input.ts';
 import type { RequestEndStatus, RunCounts, StopCause } from '../../shared/types.ts';
 

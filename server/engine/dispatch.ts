@@ -9,7 +9,7 @@
  * the sweep is closed. Its parts are in dispatch/.
  */
 import type { MetricOptions } from '../../shared/metrics/index.ts';
-import type { StopRule, StoppedBy } from '../../shared/stopRules.ts';
+import type { StopRule, StoppedBy } from '../../shared/config/stopRules.ts';
 import type { BreakerCause, RequestEndStatus, StopCause, TimeoutKind } from '../../shared/types.ts';
 import { markFailed, newRecord } from './client/record.ts';
 import type { RecordList } from '../../shared/metrics/input.ts';

@@ -4,7 +4,7 @@
  * the result file. Throws only for configuration errors (StallscopeError,
  * before anything is sent); whatever the target does ends in a verdict.
  */
-import type { BenchEvent } from '../../shared/protocol.ts';
+import type { BenchEvent } from '../../shared/protocol/protocol.ts';
 import type { BenchConfig } from './config.ts';
 import { arrivalOffsets } from './arrivals.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
@@ -14,10 +14,10 @@ import { finishProbes, type RunProbe } from './probe.ts';
 import { setUpRun, type RunSetup } from './runSetup.ts';
 import { beforeClock } from './beforeClock.ts';
 import { readServerIdentity } from './serverIdentity.ts';
-import type { ServerIdentity } from '../../shared/serverIdentity.ts';
+import type { ServerIdentity } from '../../shared/runInfo/serverIdentity.ts';
 import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
-import { effectiveStopRules } from '../../shared/stopRules.ts';
-import { isRealtimeBackend } from '../../shared/backends.ts';
+import { effectiveStopRules } from '../../shared/config/stopRules.ts';
+import { isRealtimeBackend } from '../../shared/config/backends.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;

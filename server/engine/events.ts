@@ -1,9 +1,9 @@
 /**
- * The engine's domain events (shared/protocol.ts), stamped with `t` = ms
+ * The engine's domain events (shared/protocol/protocol.ts), stamped with `t` = ms
  * since the benchmark clock started. A subscriber that throws never breaks
  * the run. `request.progress` is throttled per request.
  */
-import type { BenchEvent, RequestOutcome } from '../../shared/protocol.ts';
+import type { BenchEvent, RequestOutcome } from '../../shared/protocol/protocol.ts';
 import type { StopCause } from '../../shared/types.ts';
 
 export type Unstamped = BenchEvent extends infer E ? (E extends BenchEvent ? Omit<E, 't'> : never) : never;

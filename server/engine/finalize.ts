@@ -5,12 +5,12 @@
  */
 import { join } from 'node:path';
 import { calculateMetrics } from '../../shared/metrics/index.ts';
-import type { RunSummary } from '../../shared/protocol.ts';
+import type { RunSummary } from '../../shared/protocol/protocol.ts';
 import type { RequestEndStatus } from '../../shared/types.ts';
 import type { RecordList } from '../../shared/metrics/input.ts';
 import type { RequestTable } from './records/requestTable.ts';
-import { evaluateVerdict } from '../../shared/verdict.ts';
-import { effectiveStopRules } from '../../shared/stopRules.ts';
+import { evaluateVerdict } from '../../shared/runInfo/verdict.ts';
+import { effectiveStopRules } from '../../shared/config/stopRules.ts';
 import type { BenchConfig } from './config.ts';
 import type { ConnectionMode, InterruptCause } from '../../shared/types.ts';
 import { countStatuses } from './counts.ts';

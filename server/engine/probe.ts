@@ -7,7 +7,7 @@
  * Probes are plug-ins: the caller (the CLI, the dashboard's run manager)
  * builds them and hands them in EngineOptions.probes; the engine imports none.
  */
-import type { BenchEvent } from '../../shared/protocol.ts';
+import type { BenchEvent } from '../../shared/protocol/protocol.ts';
 import type { TimeoutReport } from './breaker.ts';
 import type { Unstamped } from './events.ts';
 

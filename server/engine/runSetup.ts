@@ -5,9 +5,9 @@
  * request target, the request builder and the arrival schedule's kind. The
  * config has been validated (validate.ts).
  */
-import type { BenchEvent } from '../../shared/protocol.ts';
+import type { BenchEvent } from '../../shared/protocol/protocol.ts';
 import type { ConnectionMode } from '../../shared/types.ts';
-import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/timeouts.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../shared/config/timeouts.ts';
 import type { ArrivalSpec } from './arrivals.ts';
 import type { BenchConfig } from './config.ts';
 import { loadDataset, type LoadedDataset } from './datasets/index.ts';

@@ -10,7 +10,7 @@
  */
 import { request as httpGet, type IncomingMessage } from 'node:http';
 import { request as httpsGet } from 'node:https';
-import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../shared/serverIdentity.ts';
+import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../shared/runInfo/serverIdentity.ts';
 import type { BenchConfig } from './config.ts';
 import { tlsOptions } from './http/tls.ts';
 import { readCapped } from './http/cappedBody.ts';

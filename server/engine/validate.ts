@@ -6,19 +6,19 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
-import { parseThreshold } from '../../shared/verdict.ts';
-import { hasEffectiveTimeout } from '../../shared/timeouts.ts';
-import { liveMetricKeys, parseStopRule, stopRuleIssues } from '../../shared/stopRules.ts';
+import { parseThreshold } from '../../shared/runInfo/verdict.ts';
+import { hasEffectiveTimeout } from '../../shared/config/timeouts.ts';
+import { liveMetricKeys, parseStopRule, stopRuleIssues } from '../../shared/config/stopRules.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../../shared/metrics/index.ts';
 import type { BenchConfig } from './config.ts';
-import { BACKENDS, endpointIssue, isBackendName } from '../../shared/backends.ts';
+import { BACKENDS, endpointIssue, isBackendName } from '../../shared/config/backends.ts';
 import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
 import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
 import { validateRealtime } from './realtime/validate.ts';
 import { headerIssue } from './http/h1/requestHead.ts';
 
-/** The backends a config may name (shared/backends.ts; each has its module in backends/). */
+/** The backends a config may name (shared/config/backends.ts; each has its module in backends/). */
 export const SUPPORTED_BACKENDS = BACKENDS;
 
 const bad = (detail: string, field: string): never => {

@@ -5,7 +5,7 @@
  * refuses to start with a message naming where it came from.
  */
 import { StallscopeError } from '../../shared/errors.ts';
-import type { TelemetryEvent } from '../../shared/telemetry.ts';
+import type { TelemetryEvent } from '../../shared/protocol/telemetry.ts';
 import { normalizeFaults, type FaultSpec } from './faults.ts';
 
 export const WATCHDOG_ENV = 'VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S';

@@ -19,9 +19,9 @@ import {
   type RequestsNotDispatched,
   type RunStarted,
   type SeqEvent,
-} from '../protocol.ts';
-import { bulkUnsent, countEndedMany, normalizeCounts } from '../outcomes.ts';
-import { isStallEvidence } from '../stallReport.ts';
+} from '../protocol/protocol.ts';
+import { bulkUnsent, countEndedMany, normalizeCounts } from '../requests/outcomes.ts';
+import { isStallEvidence } from '../stalls/stallReport.ts';
 import {
   eventRequestIndex,
   foldRequest,
@@ -29,7 +29,7 @@ import {
   tallyStep,
   unsentOutcome,
   type RequestEvent,
-} from '../requestLifecycle.ts';
+} from '../requests/requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
 import { unsentRangeOf } from './unsentRows.ts';
 import { Draft } from './draft.ts';
@@ -129,7 +129,7 @@ function applyStarted(d: Draft, e: RunStarted): void {
   }
 }
 
-/** One request event through the one fold (shared/requestLifecycle.ts), as the dashboard hub folds it. */
+/** One request event through the one fold (shared/requests/requestLifecycle.ts), as the dashboard hub folds it. */
 function applyRequest(d: Draft, e: RequestEvent): void {
   const index = eventRequestIndex(e);
   // A request of a never-sent range had ended with it: a late event changes nothing, as in the hub.
@@ -148,7 +148,7 @@ function applyRequest(d: Draft, e: RequestEvent): void {
 
 /**
  * The never-started requests of a stopped run, ended together: counted in
- * one step (shared/outcomes.ts) and kept as the range; its rows are read
+ * one step (shared/requests/outcomes.ts) and kept as the range; its rows are read
  * through `shownRow` (unsentRows.ts) as a `request.not_dispatched` of their
  * own would have left them. Only rows of the range that took a slot (none
  * from the engine: a range starts past every request begun) are ended here,

@@ -4,10 +4,10 @@
  * come from the source's wall clock when the run's start is known, so phases
  * line up with the client's request timeline.
  */
-import { assertNever } from '../protocol.ts';
-import type { TelemetryEvent } from '../telemetry.ts';
+import { assertNever } from '../protocol/protocol.ts';
+import type { TelemetryEvent } from '../protocol/telemetry.ts';
 import type { Draft } from './draft.ts';
-import { isServerStacks } from '../stallReport.ts';
+import { isServerStacks } from '../stalls/stallReport.ts';
 
 /** Run-clock time of a telemetry event: from its source wall clock when the run start is known. */
 function telemetryT(d: Draft, ts: number, fallback: number): number {

@@ -4,15 +4,15 @@
  * Plain data so that the reducer stays pure and testable in Node.
  */
 import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../types.ts';
-import type { RequestOutcome, RequestsNotDispatched, RunStarted, RunSummary, SeqEvent } from '../protocol.ts';
-import type { LivenessReport } from '../liveness.ts';
-import type { StoppedBy } from '../stopRules.ts';
-import { emptyCounts } from '../outcomes.ts';
-import { blankRequest, type RequestLifecycle } from '../requestLifecycle.ts';
+import type { RequestOutcome, RequestsNotDispatched, RunStarted, RunSummary, SeqEvent } from '../protocol/protocol.ts';
+import type { LivenessReport } from '../stalls/liveness.ts';
+import type { StoppedBy } from '../config/stopRules.ts';
+import { emptyCounts } from '../requests/outcomes.ts';
+import { blankRequest, type RequestLifecycle } from '../requests/requestLifecycle.ts';
 
 /**
  * One benchmark request as a timeline row: its lifecycle as the one request
- * fold writes it (shared/requestLifecycle.ts), with its outcome once ended.
+ * fold writes it (shared/requests/requestLifecycle.ts), with its outcome once ended.
  * Times are ms since the run clock started.
  */
 export interface RequestView extends RequestLifecycle {

@@ -5,9 +5,9 @@
  * ended, and one sentence tying the stall, the timeout and the cancellation
  * together. Each takes plain data and returns plain data.
  */
-import { normalizeCounts } from '../outcomes.ts';
-import { isServerStacks } from '../stallReport.ts';
-import { tripEvidenceText, type StoppedBy } from '../stopRules.ts';
+import { normalizeCounts } from '../requests/outcomes.ts';
+import { isServerStacks } from '../stalls/stallReport.ts';
+import { tripEvidenceText, type StoppedBy } from '../config/stopRules.ts';
 import type { BreakerCause, RunCounts } from '../types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 import { count, plural } from '../../shared/format.ts';

@@ -7,7 +7,7 @@
  * one before it) to its end, with its first audio and its end state. Pure
  * data for the web component to draw.
  */
-import type { RequestLifecycle } from '../requestLifecycle.ts';
+import type { RequestLifecycle } from '../requests/requestLifecycle.ts';
 import type { RequestStatus } from '../types.ts';
 
 export interface SessionTurn {

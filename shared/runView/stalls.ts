@@ -3,8 +3,8 @@
  * or the stored ones when the stream has none (an import, a run read from an
  * older store); and how long each stall has lasted.
  */
-import type { StallEntry } from '../apiSchemas.ts';
-import { isServerStacks } from '../stallReport.ts';
+import type { StallEntry } from '../protocol/apiSchemas.ts';
+import { isServerStacks } from '../stalls/stallReport.ts';
 import type { RunModel, StallRecord } from './runModel.ts';
 
 /** The model's stall reports, else the stored ones placed on the run clock (`startedAtMs`, when known). */

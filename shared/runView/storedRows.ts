@@ -4,8 +4,8 @@
  * (an import). The browser loads runs with these; the dashboard's exports
  * fold a stored run with them and the reducer, so both see the same run.
  */
-import type { RequestRow } from '../apiSchemas.ts';
-import type { SeqEvent } from '../protocol.ts';
+import type { RequestRow } from '../protocol/apiSchemas.ts';
+import type { SeqEvent } from '../protocol/protocol.ts';
 import { isRequestEndStatus, type RequestStatus } from '../types.ts';
 import { applyEvents } from './applyEvent.ts';
 import { emptyRun, type RequestView, type RunModel } from './runModel.ts';

@@ -6,8 +6,8 @@
  * own would have left — built when first asked for (only rows in view ask),
  * then the same object, so memoised rows skip redraws.
  */
-import type { RequestsNotDispatched } from '../protocol.ts';
-import { foldRequest, unsentOutcome } from '../requestLifecycle.ts';
+import type { RequestsNotDispatched } from '../protocol/protocol.ts';
+import { foldRequest, unsentOutcome } from '../requests/requestLifecycle.ts';
 import type { RequestView, RunModel } from './runModel.ts';
 
 /** The range request `index` lies in, if any (a run has one or two: a scan is the fastest lookup). */

@@ -14,7 +14,7 @@
  */
 import { outputLength } from '../metrics/index.ts';
 import type { MetricInput, RecordList } from '../metrics/input.ts';
-import type { StoppedBy } from '../stopRules.ts';
+import type { StoppedBy } from '../config/stopRules.ts';
 import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
 /** One request's fields the result reads (the engine's RequestRecord has them all). */

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { screenshotPath } from '#test/helpers/browser.ts';
 import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect } from 'vitest';
 import type { Page } from 'playwright-core';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { test as it } from '#test/helpers/browserFixtures.ts';
 
 interface Drawn {

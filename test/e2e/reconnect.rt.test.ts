@@ -6,7 +6,7 @@
  * new socket, all without a page reload.
  */
 import { describe, expect } from 'vitest';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest } from '#test/helpers/sampleEvents.ts';
 import { screenshotPath } from '#test/helpers/browser.ts';
 import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';

@@ -7,7 +7,7 @@
  * the page with "Something went wrong".
  */
 import { describe, expect } from 'vitest';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { test as it, type Dashboard } from '#test/helpers/browserFixtures.ts';
 import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
 

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import type { RunCounts } from '#shared/types.ts';
 import { runStarted } from '#test/helpers/sampleEvents.ts';
 import { openPage, screenshotPath, type Browser } from '#test/helpers/browser.ts';

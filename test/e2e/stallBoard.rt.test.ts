@@ -20,7 +20,7 @@ import type { Page } from 'playwright-core';
 import { openPage, ROOT, screenshotPath, type Browser } from '#test/helpers/browser.ts';
 import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { runBenchChild } from '../helpers/benchChild.ts';
-import type { StallsReply } from '#shared/stallsApi.ts';
+import type { StallsReply } from '#shared/stalls/stallsApi.ts';
 
 interface Repro {
   url: string;

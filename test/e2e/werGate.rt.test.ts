@@ -14,7 +14,7 @@ import { startSseServer, type Arrival, type Behaviour, type TestServer } from '.
 import { startFakeAsr, type FakeAsr } from '../helpers/fakeAsr.ts';
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '../helpers/sse.ts';
 import { makeWav } from '../helpers/wav.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
 const TEXTS = ['Alpha beta gamma delta.', 'One two three four.', 'Red green blue.'];
 /** Transcripts keyed by the uploaded sample count (sentence k is answered with 2400·(k+1) samples at 24 kHz). */

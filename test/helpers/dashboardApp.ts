@@ -5,7 +5,7 @@ import { buildApp, type AppOptions } from '#server/dashboard/app.ts';
 import type { Hub } from '#server/dashboard/hub/hub.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import type { RunStarter } from '#server/dashboard/runs/types.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { hangRunEvents, newRun } from './sampleEvents.ts';
 
 export async function testApp(opts: Partial<AppOptions> = {}): Promise<FastifyInstance> {

@@ -1,5 +1,5 @@
 /** Builders of realistic run event streams for the web reducer tests. */
-import type { RequestOutcome, RunEvent, SeqEvent } from '#shared/protocol.ts';
+import type { RequestOutcome, RunEvent, SeqEvent } from '#shared/protocol/protocol.ts';
 import type { RequestEndStatus } from '#shared/types.ts';
 
 export const T0 = 1_700_000_000_000;

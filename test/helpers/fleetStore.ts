@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '#server/dashboard/app.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import { hangRunEvents, newRun } from './sampleEvents.ts';
 

@@ -4,7 +4,7 @@ import { Cancellation } from '#server/engine/http/cancellation.ts';
 import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '#server/engine/realtime/backend.ts';
 import type { TurnResult } from '#server/engine/realtime/turn.ts';
 import type { RealtimeTurnTiming } from '#shared/metrics/realtime.ts';
-import { effectiveTimeouts } from '#shared/timeouts.ts';
+import { effectiveTimeouts } from '#shared/config/timeouts.ts';
 import { MODEL } from './code2wav.ts';
 
 export interface TurnOutcome {

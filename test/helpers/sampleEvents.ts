@@ -1,5 +1,5 @@
 /** Builders of realistic run events for store, hub and route tests. */
-import type { RequestOutcome, RunEvent } from '#shared/protocol.ts';
+import type { RequestOutcome, RunEvent } from '#shared/protocol/protocol.ts';
 import type { RequestEndStatus, WatchdogStallReport } from '#shared/types.ts';
 import type { NewRun } from '#server/dashboard/store/storeApi.ts';
 

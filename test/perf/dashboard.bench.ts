@@ -15,7 +15,7 @@ import { Hub } from '#server/dashboard/hub/hub.ts';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
 import { Store } from '#server/dashboard/store/store.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest, newRun } from '../helpers/sampleEvents.ts';
 
 const dirs: string[] = [];

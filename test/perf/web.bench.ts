@@ -11,8 +11,8 @@
  */
 import type { Page } from 'playwright-core';
 import { WebSocket } from 'ws';
-import type { IngestReply } from '#shared/apiSchemas.ts';
-import type { BenchEvent, RunEvent } from '#shared/protocol.ts';
+import type { IngestReply } from '#shared/protocol/apiSchemas.ts';
+import type { BenchEvent, RunEvent } from '#shared/protocol/protocol.ts';
 import { ensureWebBuild, launchBrowser } from '../helpers/browser.ts';
 import { startServer } from '../helpers/dashboardProcess.ts';
 

@@ -1,7 +1,7 @@
 /** The one module of words and numbers: thousands separators, plurals that agree, moments with date and zone. */
 import { describe, expect, it } from 'vitest';
 import { count, dateTime, plural } from '#shared/format.ts';
-import { evaluateVerdict } from '#shared/verdict.ts';
+import { evaluateVerdict } from '#shared/runInfo/verdict.ts';
 import type { RunCounts } from '#shared/types.ts';
 
 describe('format', () => {

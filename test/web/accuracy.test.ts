@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent, SeqEvent } from '#shared/protocol.ts';
+import type { RunEvent, SeqEvent } from '#shared/protocol/protocol.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
 import { gateView, werHistogram, werValues } from '#web/state/accuracy.ts';
 import { metricSections } from '#web/state/metricsTable.ts';
-import { runSpecIssues } from '#shared/schemas.ts';
+import { runSpecIssues } from '#shared/config/runSpec.ts';
 import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { outcome, T0 } from '#test/helpers/failFastRun.ts';
 
 const seq = (events: RunEvent[]): SeqEvent[] => events.map((event, i) => ({ seq: i + 1, event }));

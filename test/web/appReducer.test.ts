@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION } from '#shared/protocol.ts';
+import { PROTOCOL_VERSION } from '#shared/protocol/protocol.ts';
 import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 

@@ -1,6 +1,6 @@
 /** The pure parts of the form and the finishing touches: routes with the filters and the request, the import notice, exports, round axes. */
 import { describe, expect, it } from 'vitest';
-import { runSpecIssues } from '#shared/schemas.ts';
+import { runSpecIssues } from '#shared/config/runSpec.ts';
 import { labelled } from '#web/components/form/paths.ts';
 import { CUSTOM } from '#web/state/customPreset.ts';
 import { importMessage } from '#web/state/importMessage.ts';

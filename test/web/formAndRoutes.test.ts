@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runSpecIssues } from '#shared/schemas.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { runSpecIssues } from '#shared/config/runSpec.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { formatKeyValues, getPath, parseKeyValues, parseNumberInput, setPath } from '#web/components/form/paths.ts';
 import { describeAt } from '#web/components/timeline/tooltip.ts';
 import { href, parseRoute, type Route } from '#web/state/router.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { AddressInfo } from 'node:net';
-import { PROTOCOL_VERSION, type ClientMessage, type ServerMessage } from '#shared/protocol.ts';
+import { PROTOCOL_VERSION, type ClientMessage, type ServerMessage } from '#shared/protocol/protocol.ts';
 import { createLiveClient, type SocketLike } from '#web/api/liveClient.ts';
 import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';

@@ -6,8 +6,8 @@
  * thread's stack in its args.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '#shared/protocol.ts';
-import type { ServerStacksReport, StackFrame } from '#shared/stallReport.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
+import type { ServerStacksReport, StackFrame } from '#shared/stalls/stallReport.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
 import { orderThreads, serverStacksText } from '#web/state/serverStacks.ts';

@@ -4,8 +4,8 @@
  * finds the same hang elsewhere.
  */
 import { describe, expect, it } from 'vitest';
-import { stallFingerprint } from '#shared/fingerprint.ts';
-import type { ServerStacksReport, WatchdogStallReport } from '#shared/stallReport.ts';
+import { stallFingerprint } from '#shared/stalls/fingerprint.ts';
+import type { ServerStacksReport, WatchdogStallReport } from '#shared/stalls/stallReport.ts';
 import { stallCopyText } from '#web/state/stallText.ts';
 
 const stack = [

@@ -9,8 +9,8 @@ import { compareIds, evidenceName, evidenceRoute, stallsFilter, stripByNode } fr
 import { pickerFilter, pickerLine } from '#web/state/comparePicker.ts';
 import { laneChart } from '#web/state/compareTimeline.ts';
 import { href, parseRoute, type Route } from '#web/state/router.ts';
-import type { JobBoard, StallGroupReply } from '#shared/stallsApi.ts';
-import type { RequestRow, RunListItem } from '#shared/apiSchemas.ts';
+import type { JobBoard, StallGroupReply } from '#shared/stalls/stallsApi.ts';
+import type { RequestRow, RunListItem } from '#shared/protocol/apiSchemas.ts';
 
 describe('the stall board in the browser', () => {
   it('an occurrence’s evidence: a report is brought into view, a first timeout opens its request', () => {

@@ -8,9 +8,9 @@
  */
 import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
-import type { RunEvent } from '#shared/protocol.ts';
-import type { LivenessReport } from '#shared/liveness.ts';
-import type { StoppedBy } from '#shared/stopRules.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
+import type { LivenessReport } from '#shared/stalls/liveness.ts';
+import type { StoppedBy } from '#shared/config/stopRules.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
 import { runStory, shownCounts } from '#shared/runView/runStory.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialState, reduce } from '#web/state/appReducer.ts';
 import { storeBannerText } from '#web/state/storeBanner.ts';
-import type { StoreHealth } from '#shared/storeHealth.ts';
+import type { StoreHealth } from '#shared/protocol/storeHealth.ts';
 
 const health = (h: Partial<StoreHealth>): StoreHealth => ({
   database: 'postgres',

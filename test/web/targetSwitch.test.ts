@@ -1,6 +1,6 @@
 /** The New-run form's target switch keeps what each kind held: the hang preset's fault survives a trip to "url". */
 import { describe, expect, it } from 'vitest';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { switchTarget, TARGET_DEFAULTS } from '#web/state/targetSwitch.ts';
 
 describe('switchTarget', () => {

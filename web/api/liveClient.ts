@@ -6,7 +6,7 @@
  * for a resync (the bookkeeping is in liveSubscriptions.ts), and reconnects
  * with bounded exponential backoff.
  */
-import type { ClientMessage, ServerMessage } from '../../shared/protocol.ts';
+import type { ClientMessage, ServerMessage } from '../../shared/protocol/protocol.ts';
 import type { RunStore } from '../state/runStore.ts';
 import { createLiveSubscriptions } from './liveSubscriptions.ts';
 

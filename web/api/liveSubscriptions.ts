@@ -3,7 +3,7 @@
  * again. It never touches the socket: the live client hands it `send` (a no-op
  * while no socket is open) and tells it of every message the store has taken.
  */
-import type { ClientMessage, ServerMessage } from '../../shared/protocol.ts';
+import type { ClientMessage, ServerMessage } from '../../shared/protocol/protocol.ts';
 import type { RunStore } from '../state/runStore.ts';
 
 /** A gap in a run's events is asked for again at most this often. */

@@ -1,12 +1,12 @@
 /**
  * The REST side of the dashboard API: commands and reads. Replies are typed
- * with the server's own reply schemas (shared/apiSchemas.ts); errors become
+ * with the server's own reply schemas (shared/protocol/apiSchemas.ts); errors become
  * `ApiError` carrying the server's code, field and per-field issues.
  */
-import type { ImportReply, RunDetail, RunListReply, RequestRow } from '../../shared/apiSchemas.ts';
-import type { SeqEvent } from '../../shared/protocol.ts';
-import type { Preset, RunSpec, SpecIssue } from '../../shared/schemas.ts';
-import type { StallsReply } from '../../shared/stallsApi.ts';
+import type { ImportReply, RunDetail, RunListReply, RequestRow } from '../../shared/protocol/apiSchemas.ts';
+import type { SeqEvent } from '../../shared/protocol/protocol.ts';
+import type { Preset, RunSpec, SpecIssue } from '../../shared/config/runSpec.ts';
+import type { StallsReply } from '../../shared/stalls/stallsApi.ts';
 import type { RunFilter } from '../state/runFilter.ts';
 
 export class ApiError extends Error {

@@ -4,7 +4,7 @@
  * have no events (imports), and finally a live subscription from the last
  * seq loaded when the run is still active. Returns a stop function.
  */
-import type { RunDetail } from '../../shared/apiSchemas.ts';
+import type { RunDetail } from '../../shared/protocol/apiSchemas.ts';
 import { rowFromApi } from '../../shared/runView/storedRows.ts';
 import type { AppServices } from './services.ts';
 import type { RequestView } from '../../shared/runView/runModel.ts';

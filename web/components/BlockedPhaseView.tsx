@@ -9,8 +9,8 @@
  * (stall/EvidenceFrame); the run's first structural timeout has a card of its
  * own (stall/FirstTimeoutCard).
  */
-import { isServerStacks } from '../../shared/stallReport.ts';
-import { reportFingerprint, reportRef, timeoutRef, type FirstTimeout } from '../../shared/stallEvidence.ts';
+import { isServerStacks } from '../../shared/stalls/stallReport.ts';
+import { reportFingerprint, reportRef, timeoutRef, type FirstTimeout } from '../../shared/stalls/stallEvidence.ts';
 import type { StallRecord } from '../../shared/runView/runModel.ts';
 import { EvidenceFrame } from './stall/EvidenceFrame.tsx';
 import { FirstTimeoutCard } from './stall/FirstTimeoutCard.tsx';

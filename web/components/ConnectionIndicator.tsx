@@ -1,5 +1,5 @@
 /** Live / reconnecting / offline, from the live client's state in the store. */
-import { PROTOCOL_VERSION } from '../../shared/protocol.ts';
+import { PROTOCOL_VERSION } from '../../shared/protocol/protocol.ts';
 import { useAppState, useServices } from '../hooks/services.ts';
 
 const TEXT = { connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting', offline: 'offline' } as const;

@@ -1,7 +1,7 @@
 /**
  * The outcome counts of a run: completed and failed, and inside failed its
  * parts (timed out, cancelled after timeout, cancelled, never sent, errored),
- * counted by the one shared rule (shared/outcomes.ts) and named as in the
+ * counted by the one shared rule (shared/requests/outcomes.ts) and named as in the
  * metrics table, so "failed" here is the table's "Failed requests".
  */
 import type { RunCounts } from '../../shared/types.ts';

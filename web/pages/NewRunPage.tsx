@@ -6,7 +6,7 @@
  * on the live view. A server 400 is shown beside its field too; nothing
  * starts while an error remains.
  */
-import type { RunSpec } from '../../shared/schemas.ts';
+import type { RunSpec } from '../../shared/config/runSpec.ts';
 import { FormContext } from '../components/form/Fields.tsx';
 import { ErrorState, Loading } from '../components/States.tsx';
 import { ErrorSummary } from './newRun/ErrorSummary.tsx';

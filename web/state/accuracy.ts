@@ -5,7 +5,7 @@
  * values come from the run's summary (the result keys); while the gate is
  * still transcribing they are derived from the `accuracy.item` events.
  */
-import { compare, parseThreshold, type Threshold } from '../../shared/verdict.ts';
+import { compare, parseThreshold, type Threshold } from '../../shared/runInfo/verdict.ts';
 import type { RequestView, RunAccuracy } from '../../shared/runView/runModel.ts';
 
 export interface GateBound extends Threshold {

@@ -3,11 +3,11 @@
  * state of active runs (from the snapshot), and the detailed models of the
  * runs the user is looking at (from deltas and REST replays).
  */
-import { assertNever, type RunState, type SeqEvent, type ServerMessage } from '../../shared/protocol.ts';
+import { assertNever, type RunState, type SeqEvent, type ServerMessage } from '../../shared/protocol/protocol.ts';
 import { applyEvents } from '../../shared/runView/applyEvent.ts';
 import { emptyRun, type RequestView, type RunModel } from '../../shared/runView/runModel.ts';
 import { withRows } from '../../shared/runView/storedRows.ts';
-import type { StoreHealth } from '../../shared/storeHealth.ts';
+import type { StoreHealth } from '../../shared/protocol/storeHealth.ts';
 
 export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'offline';
 

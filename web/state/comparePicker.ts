@@ -4,7 +4,7 @@
  * metadata) — and the dates the run happened between, as the runs list's
  * filter; and how a found run reads.
  */
-import type { RunListItem } from '../../shared/apiSchemas.ts';
+import type { RunListItem } from '../../shared/protocol/apiSchemas.ts';
 import type { RunFilter } from './runFilter.ts';
 import { humanVerdict } from './verdictWords.ts';
 

@@ -5,7 +5,7 @@
  * structural timeout fell. Each run keeps its own time scale: a clean run of
  * 0.1 s beside a stalled one of 900 s would otherwise be a dot.
  */
-import type { RequestRow } from '../../shared/apiSchemas.ts';
+import type { RequestRow } from '../../shared/protocol/apiSchemas.ts';
 
 /** The most requests drawn per run (the first ones, by index). */
 export const TIMELINE_ROWS = 200;

@@ -3,7 +3,7 @@
  * default (the embedded repro server without faults, random prompts), no label and
  * no metadata, so a hand-made run inherits nothing from a preset.
  */
-import { withRunSpecDefaults, type Preset, type RunSpec } from '../../shared/schemas.ts';
+import { withRunSpecDefaults, type Preset, type RunSpec } from '../../shared/config/runSpec.ts';
 
 export const CUSTOM: Preset = {
   id: 'custom',

@@ -6,9 +6,9 @@
  * there). Never a bare "?": what is not known yet is said so, and an import
  * names its file, since a vLLM result records no target URL.
  */
-import type { RunDetail } from '../../shared/apiSchemas.ts';
+import type { RunDetail } from '../../shared/protocol/apiSchemas.ts';
 import { count } from '../../shared/format.ts';
-import { rateLabel } from '../../shared/rateLabel.ts';
+import { rateLabel } from '../../shared/runInfo/rateLabel.ts';
 import { redactUrl } from '../../shared/redact.ts';
 import type { RunModel } from '../../shared/runView/runModel.ts';
 

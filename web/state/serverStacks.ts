@@ -3,7 +3,7 @@
  * the order a person reads them (likely blocked first: active, holding the
  * GIL, or in a Code2Wav phase) and the whole dump as text for Copy.
  */
-import type { ServerProcess, ServerStacksReport, ServerThread, StackFrame } from '../../shared/stallReport.ts';
+import type { ServerProcess, ServerStacksReport, ServerThread, StackFrame } from '../../shared/stalls/stallReport.ts';
 
 export function isLikelyBlocked(t: ServerThread): boolean {
   return t.active || t.ownsGil || t.phase !== undefined;

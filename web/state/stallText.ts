@@ -2,10 +2,10 @@
  * A stall card's Copy, pure: what a maintainer pastes into a bug report must
  * say which run, which phase and op (or capture), how long it had lasted and
  * which requests were in it, before the stack itself; with the fingerprint
- * (shared/fingerprint.ts) that finds the same hang in other runs.
+ * (shared/stalls/fingerprint.ts) that finds the same hang in other runs.
  */
-import { stallFingerprint } from '../../shared/fingerprint.ts';
-import { isServerStacks, type StallReport, type WatchdogStallReport } from '../../shared/stallReport.ts';
+import { stallFingerprint } from '../../shared/stalls/fingerprint.ts';
+import { isServerStacks, type StallReport, type WatchdogStallReport } from '../../shared/stalls/stallReport.ts';
 import type { StackFrame } from '../../shared/types.ts';
 import { serverStacksText } from './serverStacks.ts';
 

@@ -3,7 +3,7 @@
  * pure: where an occurrence's evidence is, a job's strip by node, rates in
  * words, the filter the URL holds, the run to compare a group with.
  */
-import type { JobBoard, StallGroupReply } from '../../shared/stallsApi.ts';
+import type { JobBoard, StallGroupReply } from '../../shared/stalls/stallsApi.ts';
 import type { Route, StallsQuery } from './router.ts';
 
 /** The run page at a piece of evidence: a first timeout opens its request, a report is brought into view. */

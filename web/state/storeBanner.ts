@@ -1,5 +1,5 @@
 /** The words of the outage banner, from the store's health (pure: the component only shows them). */
-import type { StoreHealth } from '../../shared/storeHealth.ts';
+import type { StoreHealth } from '../../shared/protocol/storeHealth.ts';
 
 export function storeBannerText(h: StoreHealth | null): string | null {
   if (!h || h.connected) return null;

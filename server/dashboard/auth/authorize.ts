@@ -10,7 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { scopeCovers } from '../../../shared/tokens.ts';
+import { scopeCovers } from '../../../shared/protocol/tokens.ts';
 import { needOf } from './scopes.ts';
 import type { Caller, TokenService } from './tokens.ts';
 

@@ -5,7 +5,7 @@
  * needs `view`; everything else — starting, cancelling, deleting, pinning
  * runs, managing tokens — needs `admin`. Only `/api/health` needs nothing.
  */
-import type { Need } from '../../../shared/tokens.ts';
+import type { Need } from '../../../shared/protocol/tokens.ts';
 
 const PUBLIC = new Set(['GET /api/health', 'HEAD /api/health']);
 

@@ -10,7 +10,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { StallscopeError } from '../../../shared/errors.ts';
-import type { TokenInfo, TokenScope } from '../../../shared/tokens.ts';
+import type { TokenInfo, TokenScope } from '../../../shared/protocol/tokens.ts';
 import { tokenMatches } from './compare.ts';
 import type { TokenStore } from '../store/tokens.ts';
 

@@ -11,9 +11,9 @@
  *   process tree, every thread's stack in its args (traceServer.ts).
  * Times are µs since the run's clock started.
  */
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { RunEvent } from '../../../shared/protocol.ts';
-import { isRequestEvent } from '../../../shared/requestLifecycle.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunEvent } from '../../../shared/protocol/protocol.ts';
+import { isRequestEvent } from '../../../shared/requests/requestLifecycle.ts';
 import { Code2WavTrack } from './traceCode2wav.ts';
 import { emitBreakerTripped, emitRunStopped, emitRequestRow, RequestTrack } from './traceRequests.ts';
 import { emitServerStacks } from './traceServer.ts';

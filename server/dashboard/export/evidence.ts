@@ -3,14 +3,14 @@
  * report (docs/design.md#evidence): the run (config, metadata, counts,
  * breaker, who interrupted it), its verdict and the run page's story
  * sentence, every stall report and server-stacks capture with its
- * fingerprint (shared/fingerprint.ts) and age, the per-request table (the
+ * fingerprint (shared/stalls/fingerprint.ts) and age, the per-request table (the
  * CSV's columns), the run's warnings, the vLLM result and the Perfetto trace.
  */
-import { stallFingerprint } from '../../../shared/fingerprint.ts';
+import { stallFingerprint } from '../../../shared/stalls/fingerprint.ts';
 import { shownBreaker, shownCounts, storyOf, storyText } from '../../../shared/runView/runStory.ts';
 import { stallAgeS } from '../../../shared/runView/stalls.ts';
 import type { StallRecord } from '../../../shared/runView/runModel.ts';
-import { isServerStacks } from '../../../shared/stallReport.ts';
+import { isServerStacks } from '../../../shared/stalls/stallReport.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
 import type { RequestTable } from './requestTable.ts';
 import { interruptCauseOf, type StoredRun } from './storedRun.ts';

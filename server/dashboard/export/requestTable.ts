@@ -7,7 +7,7 @@
  * request that never completed has no E2E latency or audio duration, one that
  * got no first token no TTFT.
  */
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
 import type { OpRecord, RunModel } from '../../../shared/runView/runModel.ts';
 import type { BlockedWait } from '../../../shared/runView/runStory.ts';
 

@@ -4,8 +4,8 @@
  * page draws, its stall reports and the waits behind a stalled op as the page
  * shows them once the run is over.
  */
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { RunEvent, RunState, RunSummary, SeqEvent } from '../../../shared/protocol.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunEvent, RunState, RunSummary, SeqEvent } from '../../../shared/protocol/protocol.ts';
 import type { RunModel, StallRecord } from '../../../shared/runView/runModel.ts';
 import { blockedWaits, type BlockedWait } from '../../../shared/runView/runStory.ts';
 import { storedRunModel } from '../../../shared/runView/storedRows.ts';

@@ -4,7 +4,7 @@
  * nested (an op that never ended runs to the end of the trace), and the
  * watchdog's stall and recovery instants.
  */
-import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { C2W_PID, meta, slice, us, type TraceWriter } from './traceFormat.ts';
 
 type Telemetry<K extends TelemetryEvent['type']> = Extract<TelemetryEvent, { type: K }>;

@@ -1,16 +1,16 @@
 /**
  * The "requests" process of the Perfetto export: the in-flight counter and
  * the timeout and cancellation instants from the request events (folded by
- * the one request fold, shared/requestLifecycle.ts, as the dashboard hub
+ * the one request fold, shared/requests/requestLifecycle.ts, as the dashboard hub
  * folds them), the breaker's trip, and one track per stored request row: a
  * span from queued to its end state with nested "queued", "waiting for first
  * token" and "streaming".
  */
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { BreakerTripped, RequestsNotDispatched, RunStopped } from '../../../shared/protocol.ts';
-import { bulkUnsent, emptyCounts } from '../../../shared/outcomes.ts';
-import { LiveRequests } from '../../../shared/liveRequests.ts';
-import type { RequestEvent, RequestTally } from '../../../shared/requestLifecycle.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { BreakerTripped, RequestsNotDispatched, RunStopped } from '../../../shared/protocol/protocol.ts';
+import { bulkUnsent, emptyCounts } from '../../../shared/requests/outcomes.ts';
+import { LiveRequests } from '../../../shared/requests/liveRequests.ts';
+import type { RequestEvent, RequestTally } from '../../../shared/requests/requestLifecycle.ts';
 import { meta, REQ_PID, slice, us, type TraceWriter } from './traceFormat.ts';
 
 /** The request events of one trace: a counter sample whenever a request takes or lets go of a slot. */

@@ -2,7 +2,7 @@
  * The "server (py-spy)" process of the Perfetto export: one global instant
  * per capture of the server's process tree, every thread's stack in its args.
  */
-import type { ServerStacksCaptured } from '../../../shared/protocol.ts';
+import type { ServerStacksCaptured } from '../../../shared/protocol/protocol.ts';
 import { meta, SERVER_PID, us, type TraceWriter } from './traceFormat.ts';
 
 const frameText = (f: { function: string; file: string; line: number }) => `${f.function} (${f.file}:${f.line})`;

@@ -5,8 +5,8 @@
  * the stored summary and request rows with the builder the engine writes its
  * files with (shared/vllmResult/).
  */
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../../shared/protocol.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunSummary } from '../../../shared/protocol/protocol.ts';
 import { isRequestEndStatus } from '../../../shared/types.ts';
 import { buildResultJson, type ResultJsonInput } from '../../../shared/vllmResult/resultJson.ts';
 import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';

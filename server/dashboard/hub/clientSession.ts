@@ -12,7 +12,7 @@ import {
   PROTOCOL_VERSION,
   type ClientMessage,
   type ServerMessage,
-} from '../../../shared/protocol.ts';
+} from '../../../shared/protocol/protocol.ts';
 
 const checkClientMessage = Compile(ClientMessageSchema);
 import type { Hub, HubListener, StoredEvent } from './hub.ts';

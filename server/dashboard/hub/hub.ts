@@ -9,11 +9,11 @@
  * process wrote are announced too, and read from the store. Producers never
  * see a socket; sessions never see a producer.
  */
-import type { RunEvent, RunState } from '../../../shared/protocol.ts';
-import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
+import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import type { DashboardStore, RemoteChange, StoredEvent } from '../store/storeApi.ts';
 import { RunTracker, telemetryEffects } from './runTracker.ts';
-import { emptyCounts } from '../../../shared/outcomes.ts';
+import { emptyCounts } from '../../../shared/requests/outcomes.ts';
 import type { Effects } from '../store/writer.ts';
 
 export type { StoredEvent } from '../store/storeApi.ts';

@@ -1,22 +1,22 @@
 /**
  * Live state of one run, folded from its numbered events: the light
  * `RunState` that snapshots carry, a row per request not yet ended (by the
- * one request fold, shared/requestLifecycle.ts; the store writes it when the
+ * one request fold, shared/requests/requestLifecycle.ts; the store writes it when the
  * request ends), where each request id stands in Code2Wav
  * (to name the phase a breaker cause was stuck in), and the stall reports.
  * Pure bookkeeping: no I/O, no timers.
  */
-import type { RunEvent, RunState } from '../../../shared/protocol.ts';
-import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/outcomes.ts';
-import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requestLifecycle.ts';
-import { LiveRequests } from '../../../shared/liveRequests.ts';
-import { unsentRange } from '../../../shared/endedRange.ts';
-import { storedRow, type RowMetrics } from '../../../shared/storedRow.ts';
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { TelemetryEvent } from '../../../shared/telemetry.ts';
-import { isStallEvidence } from '../../../shared/stallReport.ts';
+import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
+import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/requests/outcomes.ts';
+import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requests/requestLifecycle.ts';
+import { LiveRequests } from '../../../shared/requests/liveRequests.ts';
+import { unsentRange } from '../../../shared/requests/endedRange.ts';
+import { storedRow, type RowMetrics } from '../../../shared/requests/storedRow.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
+import { isStallEvidence } from '../../../shared/stalls/stallReport.ts';
 import type { Effects } from '../store/writer.ts';
-import { blockedPhase, firstTimeout } from '../../../shared/stallEvidence.ts';
+import { blockedPhase, firstTimeout } from '../../../shared/stalls/stallEvidence.ts';
 
 /** Shared "nothing to persist" result (never mutated). */
 const NONE: Effects = Object.freeze({});
@@ -151,7 +151,7 @@ export class RunTracker {
       case 'request.failed':
       case 'request.cancelled':
       case 'request.not_dispatched':
-        // Rows, in-flight and outcome counts (shared/outcomes.ts) by the one fold, whatever order the events come in.
+        // Rows, in-flight and outcome counts (shared/requests/outcomes.ts) by the one fold, whatever order the events come in.
         return this.applyRequest(e);
       case 'requests.not_dispatched': {
         // Never-started requests, ended together: counted in one step and stored as one range whose rows

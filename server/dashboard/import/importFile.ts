@@ -12,7 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
-import type { ImportReply } from '../../../shared/apiSchemas.ts';
+import type { ImportReply } from '../../../shared/protocol/apiSchemas.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import type { DashboardStore } from '../store/storeApi.ts';
 import { RESULT_PART_CHARS, resultParts } from '../store/runQueries.ts';

@@ -5,11 +5,11 @@
  * request row per entry of the detailed arrays when present. Also says
  * which parts the file had, so the UI can show what an import lacks.
  */
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { RunSummary } from '../../../shared/protocol.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunSummary } from '../../../shared/protocol/protocol.ts';
 import { isRequestEndStatus, type BreakerCause, type RunCounts, type Verdict } from '../../../shared/types.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { asText } from '../../../shared/text.ts';
 import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
 import { blankRow } from '../hub/runTracker.ts';
@@ -86,7 +86,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
   const timedOut = num(o.timed_out_requests) ?? 0;
   const cancelledAfterTimeout = num(o.cancelled_after_timeout_requests) ?? 0;
   const cancelled = num(o.cancelled_requests) ?? 0;
-  // vLLM's `failed` is everything not completed, as our counting rule (shared/outcomes.ts).
+  // vLLM's `failed` is everything not completed, as our counting rule (shared/requests/outcomes.ts).
   const counts: RunCounts = {
     total: completed + failed,
     completed,

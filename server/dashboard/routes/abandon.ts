@@ -12,7 +12,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
+import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 
 const REPORTED =
   'is driven by `stallscope bench --report-to` from a CLI elsewhere, which the dashboard cannot stop: stop that CLI, ' +

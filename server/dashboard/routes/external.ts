@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
+import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 
 export const EVENTS_BODY_LIMIT = 16 * 1024 * 1024;
 

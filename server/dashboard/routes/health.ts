@@ -4,8 +4,8 @@
  */
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { PROTOCOL_VERSION } from '../../../shared/protocol.ts';
-import { StoreHealthSchema } from '../../../shared/storeHealth.ts';
+import { PROTOCOL_VERSION } from '../../../shared/protocol/protocol.ts';
+import { StoreHealthSchema } from '../../../shared/protocol/storeHealth.ts';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(

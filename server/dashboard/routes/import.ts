@@ -4,7 +4,7 @@
  * the import worker), never as JSON. The file name may come in `x-filename` (URI-encoded).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorReplySchema, ImportReplySchema } from '../../../shared/apiSchemas.ts';
+import { ErrorReplySchema, ImportReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import { ResultImporter } from '../import/importFile.ts';
 
 export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;

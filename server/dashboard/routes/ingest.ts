@@ -1,5 +1,5 @@
 /**
- * POST /api/ingest: telemetry as NDJSON (one shared/telemetry.ts event per
+ * POST /api/ingest: telemetry as NDJSON (one shared/protocol/telemetry.ts event per
  * line) from the embedded repro server, a real vLLM-Omni server or a CI job.
  * Each line is validated on its own against the telemetry schema: good ones
  * are appended to their run's stream (joined by `?runId=` or by the
@@ -14,8 +14,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../../shared/apiSchemas.ts';
-import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../../shared/protocol/apiSchemas.ts';
+import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { checkTelemetry } from '../runs/eventChecks.ts';
 import { joinTelemetry } from '../runs/telemetryJoin.ts';
 import { StallscopeError } from '../../../shared/errors.ts';

@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
+import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

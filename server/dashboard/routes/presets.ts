@@ -1,8 +1,8 @@
 /** GET /api/presets (the form's named specs) and GET /api/schema/run-spec (the RunSpec JSON Schema). */
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { PRESETS } from '../../../shared/presets.ts';
-import { RunSpecSchema } from '../../../shared/schemas.ts';
+import { PRESETS } from '../../../shared/config/presets.ts';
+import { RunSpecSchema } from '../../../shared/config/runSpec.ts';
 
 export async function presetRoutes(app: FastifyInstance): Promise<void> {
   app.get(

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../../shared/schemas.ts';
+import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../../shared/config/runSpec.ts';
 import {
   ErrorReplySchema,
   EventsReplySchema,
@@ -16,7 +16,7 @@ import {
   RunDetailSchema,
   RunListReplySchema,
   StartRunReplySchema,
-} from '../../../shared/apiSchemas.ts';
+} from '../../../shared/protocol/apiSchemas.ts';
 import { SpecError } from '../errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';

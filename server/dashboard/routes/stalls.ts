@@ -6,8 +6,8 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
-import { buildBoard, StallsReplySchema } from '../../../shared/stallsApi.ts';
+import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
+import { buildBoard, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 /** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */

@@ -6,13 +6,13 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorReplySchema } from '../../../shared/apiSchemas.ts';
+import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import {
   CreateTokenBodySchema,
   CreateTokenReplySchema,
   TokenInfoSchema,
   TokenListReplySchema,
-} from '../../../shared/tokens.ts';
+} from '../../../shared/protocol/tokens.ts';
 
 export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(

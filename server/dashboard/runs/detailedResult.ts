@@ -7,7 +7,7 @@
  * builder and spliced in where vLLM puts them.
  */
 import { buildResultJson, type ResultJsonInput } from '../../../shared/vllmResult/resultJson.ts';
-import { emptyCounts } from '../../../shared/outcomes.ts';
+import { emptyCounts } from '../../../shared/requests/outcomes.ts';
 
 const ARRAYS = ['input_lens', 'start_times', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors'] as const;
 

@@ -8,10 +8,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StallscopeError } from '../../../shared/errors.ts';
-import type { TargetSpec } from '../../../shared/schemas.ts';
+import type { TargetSpec } from '../../../shared/config/runSpec.ts';
 import { compiledModule } from '../../common/packageRoot.ts';
 import { faultFlags } from './specToConfig.ts';
-import { TELEMETRY_TOKEN_ENV } from '../../../shared/telemetry.ts';
+import { TELEMETRY_TOKEN_ENV } from '../../../shared/protocol/telemetry.ts';
 
 export type EmbeddedSpec = Extract<TargetSpec, { kind: 'embedded' }>;
 

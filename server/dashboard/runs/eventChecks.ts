@@ -1,14 +1,14 @@
 /**
  * Checks what clients post against the protocol's own schemas
- * (shared/protocol.ts for engine events, shared/telemetry.ts for telemetry):
+ * (shared/protocol/protocol.ts for engine events, shared/protocol/telemetry.ts for telemetry):
  * the discriminant picks the variant, and the first error names the field, so a
  * refusal says exactly what is wrong ("outcome.status must be ...").
  */
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { BENCH_EVENT_VARIANTS, type BenchEvent } from '../../../shared/protocol.ts';
-import { TELEMETRY_VARIANTS, type TelemetryEvent } from '../../../shared/telemetry.ts';
-import { pointerToField } from '../../../shared/schemas.ts';
+import { BENCH_EVENT_VARIANTS, type BenchEvent } from '../../../shared/protocol/protocol.ts';
+import { TELEMETRY_VARIANTS, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
+import { pointerToField } from '../../../shared/config/runSpec.ts';
 
 export type Checked<T> = { ok: true; event: T } | { ok: false; field: string; message: string };
 

@@ -7,12 +7,12 @@
  * the dashboard (its CLI is elsewhere: the dashboard cannot stop it). Events
  * for a run no longer live are refused with a 409 that says why.
  */
-import type { BenchEvent, RunFinished } from '../../../shared/protocol.ts';
-import { rateLabel } from '../../../shared/rateLabel.ts';
+import type { BenchEvent, RunFinished } from '../../../shared/protocol/protocol.ts';
+import { rateLabel } from '../../../shared/runInfo/rateLabel.ts';
 import type { Hub } from '../hub/hub.ts';
 import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/emptyAnswers.ts';
+import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
 import { redactConfig, redactUrl } from './redact.ts';
 import type { StoredRunRow } from '../store/storeApi.ts';

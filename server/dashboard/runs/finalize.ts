@@ -7,7 +7,7 @@
  * failure is reported to `onError` (default stderr) — whoever ended the run
  * has nothing better to do with it.
  */
-import type { RunSummary } from '../../../shared/protocol.ts';
+import type { RunSummary } from '../../../shared/protocol/protocol.ts';
 import type { InterruptCause, RunStatus, Verdict } from '../../../shared/types.ts';
 import type { Hub } from '../hub/hub.ts';
 

@@ -7,9 +7,9 @@
  * report can never be lost to shutdown order.
  */
 import { randomBytes } from 'node:crypto';
-import { rateLabel } from '../../../shared/rateLabel.ts';
-import type { RunFinished } from '../../../shared/protocol.ts';
-import type { RunSpec, SpecIssue } from '../../../shared/schemas.ts';
+import { rateLabel } from '../../../shared/runInfo/rateLabel.ts';
+import type { RunFinished } from '../../../shared/protocol/protocol.ts';
+import type { RunSpec, SpecIssue } from '../../../shared/config/runSpec.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import type { RunStatus } from '../../../shared/types.ts';
 import type { runBenchmark } from '../../engine/engine.ts';

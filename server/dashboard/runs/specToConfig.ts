@@ -3,7 +3,7 @@
  * the server-stacks probe's settings. The embedded repro server's URL is only
  * known once it listens, so it is passed in.
  */
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import { DEFAULT_ASR_CONCURRENCY, DEFAULT_ASR_MODEL, type BenchConfig } from '../../engine/config.ts';
 import type { ServerStacksConfig } from '../../engine/probes/serverStacks/config.ts';
 import type { LivenessSettings } from '../../engine/probes/liveness/index.ts';

@@ -7,7 +7,7 @@
  * `runId` (the ingest URL's query) wins. Events naming no request (worker
  * busy/idle, drop counts) join the only live run, if there is exactly one.
  */
-import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 
 export function requestIdsOf(e: TelemetryEvent): string[] {
   switch (e.type) {

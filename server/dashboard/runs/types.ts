@@ -1,5 +1,5 @@
 /** What routes need from the run manager (the real one, or a test double). */
-import type { RunSpec, SpecIssue } from '../../../shared/schemas.ts';
+import type { RunSpec, SpecIssue } from '../../../shared/config/runSpec.ts';
 
 export interface RunStarter {
   /** Validates, records and starts a run; throws SpecError/StallscopeError (400) before anything starts. */

@@ -5,10 +5,10 @@
  * were is fingerprinted here, on read) and its first structural timeout.
  */
 import type Database from 'better-sqlite3';
-import type { BoardRun, StallEvidence } from '../../../shared/stallBoard.ts';
-import type { StallFingerprint } from '../../../shared/fingerprint.ts';
-import type { StallReport } from '../../../shared/stallReport.ts';
-import { keyRef, reportFingerprint, timeoutEvidence, type FirstTimeout } from '../../../shared/stallEvidence.ts';
+import type { BoardRun, StallEvidence } from '../../../shared/stalls/stallBoard.ts';
+import type { StallFingerprint } from '../../../shared/stalls/fingerprint.ts';
+import type { StallReport } from '../../../shared/stalls/stallReport.ts';
+import { keyRef, reportFingerprint, timeoutEvidence, type FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
 import { HAPPENED, metadataAndTime } from './runQueries.ts';
 import type { BoardFilter } from './storeApi.ts';
 

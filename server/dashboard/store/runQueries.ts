@@ -1,16 +1,16 @@
 /**
  * Reads and one-off writes of runs (the batched live writes are in
  * writer.ts). Rows are turned into the REST reply shapes of
- * shared/apiSchemas.ts here, so routes stay thin.
+ * shared/protocol/apiSchemas.ts here, so routes stay thin.
  */
 import type Database from 'better-sqlite3';
-import type { RunListItem, RequestRow, StallEntry } from '../../../shared/apiSchemas.ts';
-import type { RunState, RunSummary } from '../../../shared/protocol.ts';
-import { normalizeCounts } from '../../../shared/outcomes.ts';
+import type { RunListItem, RequestRow, StallEntry } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunState, RunSummary } from '../../../shared/protocol/protocol.ts';
+import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import type { Verdict } from '../../../shared/types.ts';
-import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
-import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
-import type { StallFingerprint } from '../../../shared/fingerprint.ts';
+import type { FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
+import type { ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
+import type { StallFingerprint } from '../../../shared/stalls/fingerprint.ts';
 import type { NewRun, RowSlice, RunFilter, RunSource, RunUpdate, StoredEvent, StoredRunRow } from './storeApi.ts';
 
 /** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
@@ -47,7 +47,7 @@ export interface RunRow {
 }
 
 /**
- * Stall reports that are evidence (shared/stallReport.ts `isStallEvidence`): rows stored before the
+ * Stall reports that are evidence (shared/stalls/stallReport.ts `isStallEvidence`): rows stored before the
  * dashboard left them out include py-spy captures (worker -1) that read no stack, which are not.
  */
 const EVIDENCE = `NOT (s.worker_id = -1 AND json_extract(s.report_json, '$.stackError') IS NOT NULL)`;

@@ -6,10 +6,15 @@
  * no stall evidence, only its outcome (docs/design.md#stall-board).
  */
 import type Database from 'better-sqlite3';
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { RunState } from '../../../shared/protocol.ts';
-import type { StallReport } from '../../../shared/stallReport.ts';
-import { blockedPhase, firstTimeout, reportFingerprint, type FirstTimeout } from '../../../shared/stallEvidence.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunState } from '../../../shared/protocol/protocol.ts';
+import type { StallReport } from '../../../shared/stalls/stallReport.ts';
+import {
+  blockedPhase,
+  firstTimeout,
+  reportFingerprint,
+  type FirstTimeout,
+} from '../../../shared/stalls/stallEvidence.ts';
 
 /** The fingerprint columns of a stall report row. */
 export function fingerprintColumns(r: StallReport): { fingerprint: string; json: string } {

@@ -7,9 +7,9 @@
  * `interrupted`, keeping every request and stall report already committed.
  */
 import type Database from 'better-sqlite3';
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
-import type { RunEvent, RunState } from '../../../shared/protocol.ts';
-import type { StoreHealth } from '../../../shared/storeHealth.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
+import type { StoreHealth } from '../../../shared/protocol/storeHealth.ts';
 import { join } from 'node:path';
 import { DB_FILE, openDb } from './db.ts';
 import { Checkpointer } from './checkpointer.ts';

@@ -8,12 +8,12 @@
  * the data-folder lock), at commit when several may write (PostgreSQL) — and
  * hands back, numbered and in order, through `onNumbered`.
  */
-import type { RunListItem, RequestRow, StallEntry } from '../../../shared/apiSchemas.ts';
-import type { RunState, RunSummary } from '../../../shared/protocol.ts';
-import type { StoreHealth } from '../../../shared/storeHealth.ts';
-import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
-import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
-import type { BoardRun } from '../../../shared/stallBoard.ts';
+import type { RunListItem, RequestRow, StallEntry } from '../../../shared/protocol/apiSchemas.ts';
+import type { RunState, RunSummary } from '../../../shared/protocol/protocol.ts';
+import type { StoreHealth } from '../../../shared/protocol/storeHealth.ts';
+import type { FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
+import type { ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
+import type { BoardRun } from '../../../shared/stalls/stallBoard.ts';
 import type { Effects } from './writer.ts';
 import type { Kysely } from 'kysely';
 import type { StallscopeDb } from './schema.ts';

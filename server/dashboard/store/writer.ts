@@ -5,14 +5,14 @@
  * (even SIGKILL) loses at most the batch that had not been committed yet.
  */
 import type Database from 'better-sqlite3';
-import type { RunState } from '../../../shared/protocol.ts';
-import type { RequestRow } from '../../../shared/apiSchemas.ts';
+import type { RunState } from '../../../shared/protocol/protocol.ts';
+import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
 import type { StallReport } from '../../../shared/types.ts';
-import { stallKey } from '../../../shared/stallReport.ts';
-import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
-import type { ServerIdentity } from '../../../shared/serverIdentity.ts';
+import { stallKey } from '../../../shared/stalls/stallReport.ts';
+import type { FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
+import type { ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { fingerprintColumns } from './stallBackfill.ts';
-import type { EndedRange } from '../../../shared/endedRange.ts';
+import type { EndedRange } from '../../../shared/requests/endedRange.ts';
 
 /**
  * What one event asks the store to keep beside the event itself: an ended request's row, a stall report
@@ -163,7 +163,7 @@ export class BatchWriter {
       const { stall, recovered, firstTimeout, serverIdentity, endedRange: r } = p.effects ?? NONE;
       if (r) this.insertRange.run(p.runId, r.from, r.to, r.row.status, r.idPrefix, JSON.stringify(r.row));
       if (stall) {
-        const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stallReport.ts
+        const key = stallKey(stall); // py-spy captures have no worker/op: see shared/stalls/stallReport.ts
         const fp = fingerprintColumns(stall);
         this.insertStall.run(
           p.runId,

@@ -7,7 +7,7 @@
  * folder and the recogniser (its connections; stallscope's own transcription
  * server when there is no --asr-url) and releases them, whatever happens.
  */
-import type { AccuracyItem } from '../../../shared/protocol.ts';
+import type { AccuracyItem } from '../../../shared/protocol/protocol.ts';
 import type { EndedRecord } from '../client/record.ts';
 import type { RecordList } from '../../../shared/metrics/input.ts';
 import type { SeedTtsEvalConfig } from '../config.ts';

@@ -6,7 +6,7 @@
  * rule, the bounded stop, the live events, the metrics and the result
  * file — is shared and never asks which backend runs.
  */
-import type { BackendName } from '../../../shared/backends.ts';
+import type { BackendName } from '../../../shared/config/backends.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';

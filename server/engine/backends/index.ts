@@ -1,9 +1,9 @@
 /**
- * The backend registry: one engine module per name of shared/backends.ts.
+ * The backend registry: one engine module per name of shared/config/backends.ts.
  * A new backend adds its module here and its entry there
  * (docs/design.md#backends).
  */
-import { type BackendName } from '../../../shared/backends.ts';
+import { type BackendName } from '../../../shared/config/backends.ts';
 import type { Backend } from './backend.ts';
 import { CHAT_BACKEND, CHAT_OMNI_BACKEND } from './chat.ts';
 import { SPEECH_BACKEND } from './speech.ts';

@@ -1,5 +1,5 @@
 /** What a request's `request.*` end event says about it (RequestOutcome), and what stopped it. */
-import type { RequestOutcome } from '../../../shared/protocol.ts';
+import type { RequestOutcome } from '../../../shared/protocol/protocol.ts';
 import type { RequestEndStatus, StopCause } from '../../../shared/types.ts';
 import type { RequestRecord } from '../client/record.ts';
 import { CancelledError } from '../http/reasons.ts';

@@ -7,8 +7,8 @@
  * cancelled in one sweep of the run's connections (socketSweeps.ts). A
  * signal after a trip only cuts the cleanup short.
  */
-import type { StoppedBy } from '../../../shared/stopRules.ts';
-import { tripText } from '../../../shared/stopRules.ts';
+import type { StoppedBy } from '../../../shared/config/stopRules.ts';
+import { tripText } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { Breaker, type RunTrip } from '../breaker.ts';
 import type { RunEvents } from '../events.ts';

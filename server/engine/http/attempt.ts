@@ -11,7 +11,7 @@ import type { ResponseReading } from '../client/responseReading.ts';
 import type { ChunkShapes } from '../client/chunkTemplate.ts';
 import { SSE_READING } from '../client/sseReading.ts';
 import { AttemptTimers } from './timeouts.ts';
-import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
+import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import { classifyFailure, describeError, type FailureClass } from './classify.ts';
 import type { TimeoutError } from './reasons.ts';
 import type { Cancellation } from './cancellation.ts';

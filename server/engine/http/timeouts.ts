@@ -5,13 +5,13 @@
  * restarted at each event). Each one aborts the attempt's controller with a
  * TimeoutError carrying its kind. The run's client (dispatcher.ts, h1/) has
  * no clock of its own, so these are the only clocks that classify.
-Their limits come from shared/timeouts.ts (`effectiveTimeouts`).
+Their limits come from shared/config/timeouts.ts (`effectiveTimeouts`).
  */
 import { TimeoutError } from './reasons.ts';
 import { withoutStacks } from './cancelSweep.ts';
 import type { AttemptSignal } from './attemptSignal.ts';
 import type { TimeoutKind } from '../../../shared/types.ts';
-import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
+import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 
 // setTimeout's delay is a signed 32-bit ms value; larger values fire at once.
 const MAX_DELAY_MS = 2_147_483_647;

@@ -9,7 +9,7 @@
 import type { RequestRecord } from '../client/record.ts';
 import type { Cancellation } from '../http/cancellation.ts';
 import type { AttemptHooks } from '../http/attempt.ts';
-import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
+import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import { RealtimeSessions, type DuplexInput, type RealtimeSession, type RealtimeTarget } from './session.ts';
 import { RealtimeSockets } from './sockets.ts';
 import { DEFAULT_MAX_FRAME_BYTES } from './connection.ts';

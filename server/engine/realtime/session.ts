@@ -8,7 +8,7 @@
  * without sending. Each turn's timings stay here for the per-turn and
  * per-session metrics (shared/metrics/realtime.ts).
  */
-import type { EffectiveTimeouts } from '../../../shared/timeouts.ts';
+import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import type { RealtimeTurnTiming } from '../../../shared/metrics/realtime.ts';
 import type { ConnectionFailure, RealtimeConnection } from './connection.ts';
 import type { RealtimeSockets } from './sockets.ts';

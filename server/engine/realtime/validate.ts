@@ -5,7 +5,7 @@
  * trigger other than `explicit` or `vad`) and what stallscope cannot do
  * over a WebSocket session (the Seed-TTS gate spools HTTP answers only).
  */
-import { isRealtimeBackend } from '../../../shared/backends.ts';
+import { isRealtimeBackend } from '../../../shared/config/backends.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import type { BenchConfig } from '../config.ts';
 

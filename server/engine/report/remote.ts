@@ -13,7 +13,7 @@
  * POST {url}/api/runs/{runId}/events {events: BenchEvent[]}. A `?token=` on
  * the URL (or $STALLSCOPE_TOKEN) is sent as a bearer token.
  */
-import type { BenchEvent } from '../../../shared/protocol.ts';
+import type { BenchEvent } from '../../../shared/protocol/protocol.ts';
 import { redactUrlsDeep } from '../../../shared/redact.ts';
 import { readCapped } from '../http/cappedBody.ts';
 import { lazyPool } from '../http/lazyUndici.ts';

@@ -15,7 +15,7 @@ import {
   type LabelledKey,
   type PercentileMetric,
 } from '../../../shared/metrics/index.ts';
-import { tripEvidenceText } from '../../../shared/stopRules.ts';
+import { tripEvidenceText } from '../../../shared/config/stopRules.ts';
 import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
 import { centre, fixed2, percent2, row } from './pyFormat.ts';
 

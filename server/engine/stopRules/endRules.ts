@@ -7,7 +7,7 @@
  * end, before its slot is released, so no request is sent after the one
  * whose end trips a rule.
  */
-import type { StopRule, StoppedBy } from '../../../shared/stopRules.ts';
+import type { StopRule, StoppedBy } from '../../../shared/config/stopRules.ts';
 import { Evidence } from './evidence.ts';
 
 type CountRule = Extract<StopRule, { n: number }> & { kind: 'errors' | 'consecutive_errors' };

@@ -3,7 +3,7 @@
  * (the ones nearest the trip), the rest counted, so a rule over a million
  * requests keeps a fixed few indices.
  */
-import { MAX_EVIDENCE, type StoppedBy } from '../../../shared/stopRules.ts';
+import { MAX_EVIDENCE, type StoppedBy } from '../../../shared/config/stopRules.ts';
 
 export class Evidence {
   private readonly ring = new Int32Array(MAX_EVIDENCE);

@@ -13,8 +13,8 @@ import {
   type MetricOptions,
   type RecordList,
 } from '../../../shared/metrics/index.ts';
-import type { StopRule } from '../../../shared/stopRules.ts';
-import { compare } from '../../../shared/verdict.ts';
+import type { StopRule } from '../../../shared/config/stopRules.ts';
+import { compare } from '../../../shared/runInfo/verdict.ts';
 import type { RuleTrip } from './endRules.ts';
 
 type MetricRule = Extract<StopRule, { kind: 'metric' }>;

@@ -8,7 +8,7 @@
  * The timeouts rule is the breaker's own (breaker.ts).
  */
 import type { MetricInput, MetricOptions, RecordList } from '../../../shared/metrics/index.ts';
-import type { StopRule, StoppedBy } from '../../../shared/stopRules.ts';
+import type { StopRule, StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { RequestEndStatus } from '../../../shared/types.ts';
 import { endRuleCounter, isEndRule, type RuleTrip } from './endRules.ts';
 import { LiveMetric } from './liveMetric.ts';

@@ -5,7 +5,7 @@
  * the server; events that cannot be queued or delivered are counted and
  * reported in a `telemetry.dropped` event with the next batch.
  */
-import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
+import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import type { TelemetrySink } from './outbox.ts';
 
 export interface HttpSinkOptions {

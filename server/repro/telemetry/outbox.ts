@@ -5,7 +5,7 @@
  * in-process callback.
  * Emitting never blocks and never throws into the caller.
  */
-import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/telemetry.ts';
+import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event as the emitter builds it; the outbox fills in `v`, `ts` (unless given) and `model`. */

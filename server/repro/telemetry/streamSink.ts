@@ -5,7 +5,7 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { TelemetryEvent } from '../../../shared/telemetry.ts';
+import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import type { TelemetrySink } from './outbox.ts';
 
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;

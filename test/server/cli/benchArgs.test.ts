@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { StallscopeError } from '#shared/errors.ts';
-import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '#shared/timeouts.ts';
+import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '#shared/config/timeouts.ts';
 
 describe('parseBenchArgs', () => {
   it('defaults as vllm bench serve, prefix from a generated run id', () => {

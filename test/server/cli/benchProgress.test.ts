@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { createProgress } from '#server/cli/benchProgress.ts';
-import type { BenchEvent, RequestOutcome } from '#shared/protocol.ts';
+import type { BenchEvent, RequestOutcome } from '#shared/protocol/protocol.ts';
 
 const outcome = (index: number, status: RequestOutcome['status']): RequestOutcome => ({
   index,

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { run } from '#server/cli/bench.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 
 let target: TestServer | null = null;
 let dashboard: Server | null = null;

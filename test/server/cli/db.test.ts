@@ -14,7 +14,7 @@ import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { lockDataDir } from '#server/dashboard/store/dataDirLock.ts';
 import type { DashboardStore } from '#server/dashboard/store/storeApi.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest, hangRunEvents, newRun, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
 

@@ -1,7 +1,7 @@
 /** `stallscope bench` subscribes to the run's events only when something reads them (bar or reporter). */
 import { describe, expect, it } from 'vitest';
 import { eventSubscriber } from '#server/cli/bench.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 
 const e = { type: 'run.warning', message: 'm', t: 0 } as BenchEvent;
 

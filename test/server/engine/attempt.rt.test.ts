@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSseServer, refusedPort, type Behaviour, type TestServer } from '#test/helpers/sseServer.ts';
 import { RunConnections } from '#server/engine/http/dispatcher.ts';
-import { effectiveTimeouts } from '#shared/timeouts.ts';
+import { effectiveTimeouts } from '#shared/config/timeouts.ts';
 import { runRequest, type RequestJob } from '#server/engine/requestRunner.ts';
 import { CancelledError } from '#server/engine/http/reasons.ts';
 import { Cancellation } from '#server/engine/http/cancellation.ts';

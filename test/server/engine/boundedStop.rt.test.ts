@@ -15,7 +15,7 @@ import { runBenchmark } from '#server/engine/engine.ts';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { CLEANUP_DEADLINE_MS } from '#server/engine/http/dispatcher.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { Cancellation } from '#server/engine/http/cancellation.ts';
 import { runRequest } from '#server/engine/requestRunner.ts';
 import { CancelledError } from '#server/engine/http/reasons.ts';

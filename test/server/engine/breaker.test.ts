@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Breaker, type RunTrip } from '#server/engine/breaker.ts';
-import type { StoppedBy } from '#shared/stopRules.ts';
+import type { StoppedBy } from '#shared/config/stopRules.ts';
 
 const report = (index: number, elapsedS = 1) => ({ index, requestId: `r-${index}`, kind: 'total' as const, elapsedS });
 

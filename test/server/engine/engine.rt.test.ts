@@ -8,7 +8,7 @@ import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.t
 import { runBenchmark } from '#server/engine/engine.ts';
 import { arrivalOffsets } from '#server/engine/arrivals.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { StallscopeError } from '#shared/errors.ts';
 import { readJson } from '#test/fixtures/golden-helpers/golden.ts';
 

@@ -6,7 +6,7 @@
  * is logged and adds nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import type { ProbeContext, RunProbe } from '#server/engine/probe.ts';
 import type { TimeoutReport } from '#server/engine/breaker.ts';

@@ -9,7 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import { runDispatch } from '#server/engine/dispatch.ts';
 import { RunEvents } from '#server/engine/events.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import type { RequestJob } from '#server/engine/requestRunner.ts';
 import { harness } from '#test/helpers/dispatchHarness.ts';
 

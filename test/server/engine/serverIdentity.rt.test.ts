@@ -9,7 +9,7 @@ import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { readServerIdentity } from '#server/engine/serverIdentity.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import type { BenchEvent, RunStarted } from '#shared/protocol.ts';
+import type { BenchEvent, RunStarted } from '#shared/protocol/protocol.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {

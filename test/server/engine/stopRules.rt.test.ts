@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StallscopeError } from '#shared/errors.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { indexOfId, seededFailures, startFailingServer } from '#test/helpers/failingServer.ts';

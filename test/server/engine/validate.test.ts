@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { validateBenchConfig } from '#server/engine/validate.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { StallscopeError, type ErrorCode } from '#shared/errors.ts';
-import { runSpecIssues, withRunSpecDefaults } from '#shared/schemas.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { runSpecIssues, withRunSpecDefaults } from '#shared/config/runSpec.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
 const fixtures = fileURLToPath(new URL('../../fixtures/datasets/', import.meta.url));
 const ok: BenchConfig = {

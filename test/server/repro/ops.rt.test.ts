@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReproServer } from '#server/repro/server.ts';
-import type { TelemetryEvent } from '#shared/telemetry.ts';
+import type { TelemetryEvent } from '#shared/protocol/telemetry.ts';
 import { waitFor } from '#test/helpers/waitFor.ts';
 import { chatBody, post } from '#test/helpers/reproChat.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReproServer } from '#server/repro/server.ts';
-import type { TelemetryEvent } from '#shared/telemetry.ts';
+import type { TelemetryEvent } from '#shared/protocol/telemetry.ts';
 import { MODEL, sha } from '#test/helpers/code2wav.ts';
 import { audioPayloads, chatBody, post, streamThroughParser } from '#test/helpers/reproChat.ts';
 

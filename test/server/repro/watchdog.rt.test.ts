@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { C2W_PHASES, type FaultKind, type WatchdogStallReport } from '#shared/types.ts';
-import type { TelemetryEvent } from '#shared/telemetry.ts';
+import type { TelemetryEvent } from '#shared/protocol/telemetry.ts';
 import { Code2WavPool } from '#server/repro/code2wav/pool.ts';
 import { FaultPlan, parseFaultSpec } from '#server/repro/faults.ts';
 import { TelemetryOutbox } from '#server/repro/telemetry/outbox.ts';

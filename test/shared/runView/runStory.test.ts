@@ -4,7 +4,7 @@
  * and the exact concurrency per bucket (web/state/selectors.ts).
  */
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { lifeSegments } from '#web/components/timeline/geometry.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRow, emptyRun, type RequestView } from '#shared/runView/runModel.ts';

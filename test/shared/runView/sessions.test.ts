@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sessionRows } from '#shared/runView/sessions.ts';
-import { blankRequest } from '#shared/requestLifecycle.ts';
-import { REALTIME_HANG } from '#shared/presets.ts';
-import { runSpecIssues } from '#shared/schemas.ts';
+import { blankRequest } from '#shared/requests/requestLifecycle.ts';
+import { REALTIME_HANG } from '#shared/config/presets.ts';
+import { runSpecIssues } from '#shared/config/runSpec.ts';
 import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
 import { validateBenchConfig } from '#server/engine/validate.ts';
 

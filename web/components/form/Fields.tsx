@@ -4,7 +4,7 @@
  * with aria-describedby, so the error is read out with the field.
  */
 import { createContext, useContext, useState, type ReactNode } from 'react';
-import type { SpecIssue } from '../../../shared/schemas.ts';
+import type { SpecIssue } from '../../../shared/config/runSpec.ts';
 import { getPath, labelled, parseNumberInput } from './paths.ts';
 
 export interface FormApi {

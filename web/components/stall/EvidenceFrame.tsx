@@ -4,7 +4,7 @@
  * the Stalls board).
  */
 import { useEffect, useRef, type ReactNode } from 'react';
-import type { StallFingerprint } from '../../../shared/fingerprint.ts';
+import type { StallFingerprint } from '../../../shared/stalls/fingerprint.ts';
 import { FingerprintLine } from './FingerprintLine.tsx';
 import '../../styles/evidence.css';
 

@@ -3,7 +3,7 @@
  * the name people use (`hift/blockOnDeviceSync`), the id, the frames it is
  * made of, and the way to the Stalls board where its other occurrences are.
  */
-import type { StallFingerprint } from '../../../shared/fingerprint.ts';
+import type { StallFingerprint } from '../../../shared/stalls/fingerprint.ts';
 import { href } from '../../state/router.ts';
 
 export function FingerprintLine({ fp }: { fp: StallFingerprint }) {

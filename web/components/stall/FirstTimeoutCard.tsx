@@ -4,7 +4,7 @@
  * stack (the client cannot see one), so its fingerprint is the phase alone;
  * on the board it joins the run's stack fingerprint when the run has one.
  */
-import type { FirstTimeout } from '../../../shared/stallEvidence.ts';
+import type { FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
 
 export function FirstTimeoutCard({
   timeout: f,

@@ -4,7 +4,7 @@
  * cards: the sentence that localises the stall, then each question — health,
  * models, a text-only request — with how it went and how fast.
  */
-import { livenessText, type LivenessReport } from '../../../shared/liveness.ts';
+import { livenessText, type LivenessReport } from '../../../shared/stalls/liveness.ts';
 
 const OUTCOME_PILL: Record<LivenessReport['probes'][number]['outcome'], string> = {
   answered: 'pill pill-ok',

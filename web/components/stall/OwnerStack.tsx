@@ -3,7 +3,7 @@
  * for the whole report as text (run, phase, op, age, requests, fingerprint,
  * then the stack: web/state/stallText.ts).
  */
-import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
+import type { WatchdogStallReport } from '../../../shared/stalls/stallReport.ts';
 import { stallCopyText, type StallCopyFacts } from '../../state/stallText.ts';
 import { useCopy } from './useCopy.ts';
 

@@ -1,5 +1,5 @@
 /** One process of a py-spy capture: its threads, likely blocked ones first, idle ones folded. */
-import type { ServerStacksReport, ServerThread } from '../../../shared/stallReport.ts';
+import type { ServerStacksReport, ServerThread } from '../../../shared/stalls/stallReport.ts';
 import { orderThreads } from '../../state/serverStacks.ts';
 
 export function ServerProcess({ p }: { p: ServerStacksReport['processes'][number] }) {

@@ -5,7 +5,7 @@
  * process with its threads — likely blocked ones first, idle ones folded —
  * and Copy for the whole dump as text.
  */
-import type { ServerStacksReport } from '../../../shared/stallReport.ts';
+import type { ServerStacksReport } from '../../../shared/stalls/stallReport.ts';
 import { frameLine, reasonText } from '../../state/serverStacks.ts';
 import { stallCopyText, type StallCopyFacts } from '../../state/stallText.ts';
 import { PhaseStrip } from './PhaseStrip.tsx';

@@ -4,7 +4,7 @@
  * details and affected requests, the owner thread's stack, and whether the op
  * recovered.
  */
-import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
+import type { WatchdogStallReport } from '../../../shared/stalls/stallReport.ts';
 import type { RunModel, StallRecord } from '../../../shared/runView/runModel.ts';
 import { stallAgeS } from '../../../shared/runView/stalls.ts';
 import { OwnerStack } from './OwnerStack.tsx';

@@ -1,5 +1,5 @@
 /** A watchdog report's details table and the requests its op was decoding (click to find one on the timeline). */
-import type { WatchdogStallReport } from '../../../shared/stallReport.ts';
+import type { WatchdogStallReport } from '../../../shared/stalls/stallReport.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 

@@ -4,7 +4,7 @@
  * they happened; a found run joins the comparison.
  */
 import { useEffect, useState } from 'react';
-import type { RunListItem } from '../../../shared/apiSchemas.ts';
+import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
 import { listRuns } from '../../api/rest.ts';
 import { pickerFilter, pickerLine } from '../../state/comparePicker.ts';
 import { navigate } from '../../state/router.ts';

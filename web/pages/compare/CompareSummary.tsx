@@ -1,12 +1,12 @@
 /** One column per compared run: its verdict, counts (with the parts of failed), breaker and stall reports. */
 import type { ReactNode } from 'react';
-import type { RunDetail } from '../../../shared/apiSchemas.ts';
-import { normalizeCounts } from '../../../shared/outcomes.ts';
+import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
+import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { navigate, href } from '../../state/router.ts';
 import { FAILED_PARTS } from '../../../shared/runView/runStory.ts';
 import { nameOf } from './runName.ts';
-import { identityText } from '../../../shared/serverIdentity.ts';
+import { identityText } from '../../../shared/runInfo/serverIdentity.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
 function breakerText(r: RunDetail): string {

@@ -4,7 +4,7 @@
  * stalled run and its passing control read at a glance.
  */
 import { useEffect, useState } from 'react';
-import type { RequestRow, RunDetail } from '../../../shared/apiSchemas.ts';
+import type { RequestRow, RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { getRequests } from '../../api/rest.ts';
 import { laneChart, TIMELINE_ROWS } from '../../state/compareTimeline.ts';
 import { nameOf } from './runName.ts';

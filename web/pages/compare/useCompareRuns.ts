@@ -1,6 +1,6 @@
 /** The runs being compared, loaded for the current set of ids (the picker searches for more: AddRunPicker). */
 import { useEffect, useState } from 'react';
-import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { ApiError, getRun } from '../../api/rest.ts';
 
 /** A compared id with no run behind it: named on the page, not reported as "something went wrong". */

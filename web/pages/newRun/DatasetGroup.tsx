@@ -1,6 +1,6 @@
 /** The form's Dataset group: random, Seed-TTS (with the WER gate) or a trace file. */
 import { useContext } from 'react';
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import { CheckField, FormContext, NumberField, SelectField, TextField } from '../../components/form/Fields.tsx';
 
 /** What a dataset of each name starts from when picked. */

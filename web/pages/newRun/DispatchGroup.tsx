@@ -1,6 +1,6 @@
 /** The form's Dispatch group: how many requests, how many at once, at what rate (and ramp-up), seed, warmups, extra body. */
 import { useContext } from 'react';
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import { CheckField, FormContext, NumberField, ParsedArea, SelectField } from '../../components/form/Fields.tsx';
 import { json, parseJson } from './fieldText.ts';
 

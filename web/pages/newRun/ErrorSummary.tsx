@@ -4,7 +4,7 @@
  * the one source of labels) and linked to its input.
  */
 import { useSyncExternalStore } from 'react';
-import type { SpecIssue } from '../../../shared/schemas.ts';
+import type { SpecIssue } from '../../../shared/config/runSpec.ts';
 import { fieldId } from '../../components/form/Fields.tsx';
 import { labelled } from '../../components/form/paths.ts';
 import { focusField } from '../../components/form/focusField.ts';

@@ -1,7 +1,7 @@
 /** The form's Watchdog and faults group (embedded target only): the watchdog timeout and the fault plan. */
 import { useContext } from 'react';
 import { C2W_PHASES } from '../../../shared/types.ts';
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import { FormContext, NumberField, SelectField } from '../../components/form/Fields.tsx';
 
 export function FaultsGroup({ spec }: { spec: RunSpec }) {

@@ -1,5 +1,5 @@
 /** The preset radio group: choosing one puts it in the URL, which resets the form to its spec. */
-import type { Preset } from '../../../shared/schemas.ts';
+import type { Preset } from '../../../shared/config/runSpec.ts';
 import { navigate } from '../../state/router.ts';
 
 export function PresetPicker({ presets, presetId }: { presets: readonly Preset[]; presetId: string }) {

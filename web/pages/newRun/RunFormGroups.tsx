@@ -1,5 +1,5 @@
 /** Every RunSpec field, grouped: target, dataset, dispatch, timeouts and breaker, watchdog and faults, thresholds. */
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import { DatasetGroup } from './DatasetGroup.tsx';
 import { DispatchGroup } from './DispatchGroup.tsx';
 import { FaultsGroup } from './FaultsGroup.tsx';

@@ -1,6 +1,6 @@
 /** The form's Target group: the embedded reproduction server or a URL (with its server-stacks capture), model, backend, endpoint, label, metadata. */
 import { useContext } from 'react';
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import {
   CheckField,
   FormContext,
@@ -11,7 +11,7 @@ import {
 } from '../../components/form/Fields.tsx';
 import { formatKeyValues, parseKeyValues } from '../../components/form/paths.ts';
 import type { TargetKind } from '../../state/targetSwitch.ts';
-import { BACKEND_INFO, BACKENDS, isBackendName, isRealtimeBackend } from '../../../shared/backends.ts';
+import { BACKEND_INFO, BACKENDS, isBackendName, isRealtimeBackend } from '../../../shared/config/backends.ts';
 
 export function TargetGroup({ spec, pickTarget }: { spec: RunSpec; pickTarget: (kind: TargetKind) => void }) {
   const embedded = spec.target?.kind === 'embedded';

@@ -3,7 +3,7 @@
  * rules (each said in words as it is typed; docs/design.md#stop-rules),
  * liveness at the stall, and the connection mode.
  */
-import type { RunSpec } from '../../../shared/schemas.ts';
+import type { RunSpec } from '../../../shared/config/runSpec.ts';
 import { CheckField, NumberField, ParsedArea, SelectField } from '../../components/form/Fields.tsx';
 import { lines, splitLines, STOP_RULES_PLACEHOLDER, stopRulesInWords } from './fieldText.ts';
 

@@ -1,4 +1,4 @@
-import { describeStopRule, parseStopRule } from '../../../shared/stopRules.ts';
+import { describeStopRule, parseStopRule } from '../../../shared/config/stopRules.ts';
 
 /** How list and JSON fields of the form read and write their text. */
 export const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : '');

@@ -4,7 +4,7 @@
  * issues as you type plus the server's on a refused start, and the submit.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { runSpecIssues, type Preset, type RunSpec, type SpecIssue } from '../../../shared/schemas.ts';
+import { runSpecIssues, type Preset, type RunSpec, type SpecIssue } from '../../../shared/config/runSpec.ts';
 import { ApiError, getPresets, startRun } from '../../api/rest.ts';
 import { focusFirstError } from '../../components/form/focusField.ts';
 import { setPath } from '../../components/form/paths.ts';

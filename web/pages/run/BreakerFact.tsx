@@ -3,7 +3,7 @@
  * link to it), which timeout, after how long — or, for a stop rule other than
  * a timeout, by which rule (docs/design.md#stop-rules).
  */
-import type { StoppedBy } from '../../../shared/stopRules.ts';
+import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { href } from '../../state/router.ts';
 import type { breakerWords } from '../../../shared/runView/runStory.ts';

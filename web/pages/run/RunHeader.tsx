@@ -3,10 +3,10 @@
  * elapsed time, breaker state with its cause (the tripping request a link),
  * and what can stop the run (web/pages/run/RunControls.tsx), each asking first.
  */
-import type { RunDetail } from '../../../shared/apiSchemas.ts';
-import type { StoppedBy } from '../../../shared/stopRules.ts';
+import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
+import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
-import { identityText, type ServerIdentity } from '../../../shared/serverIdentity.ts';
+import { identityText, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { breakerWords, interruptWords } from '../../../shared/runView/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';

@@ -4,7 +4,7 @@
  * instead.
  */
 import { lazy, Suspense, useMemo } from 'react';
-import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { RequestDetail } from '../../components/RequestDetail.tsx';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Timeline } from '../../components/timeline/Timeline.tsx';

@@ -2,7 +2,7 @@
  * The run page's clock: whether the run is running, the wall clock (ticking
  * while it runs) and the run-clock time now (live) or at its end (replay).
  */
-import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { useNow } from '../../hooks/redraw.ts';
 import type { RunModel } from '../../../shared/runView/runModel.ts';
 

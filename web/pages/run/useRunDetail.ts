@@ -5,7 +5,7 @@
  * then.
  */
 import { useEffect, useState } from 'react';
-import type { RunDetail } from '../../../shared/apiSchemas.ts';
+import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { ApiError, getRun } from '../../api/rest.ts';
 import { loadRun } from '../../api/runLoader.ts';
 import { useAppState, useServices } from '../../hooks/services.ts';

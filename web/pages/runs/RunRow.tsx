@@ -1,6 +1,6 @@
 /** One saved run in the runs table: select, name and metadata, verdict, what it ran, counts, stalls, delete. */
-import type { RunListItem } from '../../../shared/apiSchemas.ts';
-import { normalizeCounts } from '../../../shared/outcomes.ts';
+import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
+import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import type { RunCounts } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { href } from '../../state/router.ts';

@@ -1,6 +1,6 @@
 /** The table of saved runs; delete asks for confirmation in place. */
 import { useState } from 'react';
-import type { RunListItem } from '../../../shared/apiSchemas.ts';
+import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
 import { RunRow } from './RunRow.tsx';
 
 export function RunsTable({

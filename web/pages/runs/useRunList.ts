@@ -3,7 +3,7 @@
  * status or verdict, and every few seconds while a listed run is running.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { RunListReply } from '../../../shared/apiSchemas.ts';
+import type { RunListReply } from '../../../shared/protocol/apiSchemas.ts';
 import { listRuns, type RunFilter } from '../../api/rest.ts';
 import { useAppState } from '../../hooks/services.ts';
 

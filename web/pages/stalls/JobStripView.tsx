@@ -3,7 +3,7 @@
  * each cell a run (passed, failed, or stalled — this fingerprint or another),
  * oldest on the left, linking to the run; then the sentence that says it.
  */
-import type { JobBoard } from '../../../shared/stallsApi.ts';
+import type { JobBoard } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { percent, stripByNode, type StripCell } from '../../state/stallsView.ts';
 

@@ -1,5 +1,5 @@
 /** Every run the fingerprint occurred in: when, where, links to each piece of its evidence, and its control. */
-import type { StallGroupReply } from '../../../shared/stallsApi.ts';
+import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { evidenceName, evidenceRoute, whenText } from '../../state/stallsView.ts';
 

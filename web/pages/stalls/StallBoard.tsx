@@ -1,5 +1,5 @@
 /** The board: one row per fingerprint, its detail (jobs, occurrences, controls) right under it. */
-import type { StallGroupReply } from '../../../shared/stallsApi.ts';
+import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { StallGroupRows } from './StallGroupRows.tsx';
 
 export function StallBoard({ groups }: { groups: readonly StallGroupReply[] }) {

@@ -3,7 +3,7 @@
  * last seen, builds, nodes, commits), then its jobs' strips with the sentence,
  * its passing controls, Compare with the nearest one, and every occurrence.
  */
-import type { StallGroupReply } from '../../../shared/stallsApi.ts';
+import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { compareIds, whenText } from '../../state/stallsView.ts';
 import { JobStripView } from './JobStripView.tsx';

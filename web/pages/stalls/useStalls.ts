@@ -1,6 +1,6 @@
 /** The stall board for the URL's filters: loaded again when a live run changes status or verdict. */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { StallsReply } from '../../../shared/stallsApi.ts';
+import type { StallsReply } from '../../../shared/stalls/stallsApi.ts';
 import { getStalls } from '../../api/rest.ts';
 import { useAppState } from '../../hooks/services.ts';
 import type { StallsQuery } from '../../state/router.ts';

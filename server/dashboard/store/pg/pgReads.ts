@@ -4,12 +4,12 @@
  * jsonb for the one JSON test, the run's insertion order in `ord` — turned
  * into the same reply shapes by the same row mappers.
  */
-import type { RunListItem, StallEntry } from '../../../../shared/apiSchemas.ts';
-import type { StallFingerprint } from '../../../../shared/fingerprint.ts';
+import type { RunListItem, StallEntry } from '../../../../shared/protocol/apiSchemas.ts';
+import type { StallFingerprint } from '../../../../shared/stalls/fingerprint.ts';
 import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../boardQueries.ts';
 import { toListItem, toStoredRun, type RunRow } from '../runQueries.ts';
 import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../storeApi.ts';
-import type { BoardRun } from '../../../../shared/stallBoard.ts';
+import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
 
 /** Runs one query; rows back. */
 export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;

@@ -10,13 +10,13 @@
 import pg from 'pg';
 import { randomInt } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
-import type { RequestRow } from '../../../../shared/apiSchemas.ts';
+import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import { KyselyTokenStore, type TokenStore } from '../tokens.ts';
 import { KyselyRetentionStore, type RetentionStore } from '../retention.ts';
 import { KyselyMetricsQueries, type MetricsQueries } from '../metricsQueries.ts';
 import { RequestPages } from '../requestPages.ts';
-import type { RunEvent, RunState } from '../../../../shared/protocol.ts';
-import type { StoreHealth } from '../../../../shared/storeHealth.ts';
+import type { RunEvent, RunState } from '../../../../shared/protocol/protocol.ts';
+import type { StoreHealth } from '../../../../shared/protocol/storeHealth.ts';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { checkDbUrl, redactDbUrl } from '../dbUrl.ts';
 import type {

@@ -13,8 +13,8 @@
  * deleted run) drop that batch and are reported, as the embedded writer does.
  */
 import type pg from 'pg';
-import type { RunState } from '../../../../shared/protocol.ts';
-import { stallKey } from '../../../../shared/stallReport.ts';
+import type { RunState } from '../../../../shared/protocol/protocol.ts';
+import { stallKey } from '../../../../shared/stalls/stallReport.ts';
 import { fingerprintColumns } from '../stallBackfill.ts';
 import type { Effects } from '../writer.ts';
 

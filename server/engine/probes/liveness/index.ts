@@ -9,7 +9,7 @@ import type { BenchConfig } from '../../config.ts';
 import type { RunProbe } from '../../probe.ts';
 import { buildHeaders } from '../../requestBody.ts';
 import { LivenessProbe } from './probe.ts';
-import { BACKEND_INFO } from '../../../../shared/backends.ts';
+import { BACKEND_INFO } from '../../../../shared/config/backends.ts';
 
 export interface LivenessSettings {
   enabled: boolean;

@@ -9,8 +9,8 @@
  * bound. The report becomes a `server.liveness` event and the result key
  * `liveness_at_stall` (null when the run never stalled).
  */
-import type { BenchEvent } from '../../../../shared/protocol.ts';
-import { livenessText, type LivenessReport } from '../../../../shared/liveness.ts';
+import type { BenchEvent } from '../../../../shared/protocol/protocol.ts';
+import { livenessText, type LivenessReport } from '../../../../shared/stalls/liveness.ts';
 import type { TimeoutReport } from '../../breaker.ts';
 import type { ProbeContext, RunProbe } from '../../probe.ts';
 import { askLiveness, type LivenessTarget } from './ask.ts';

@@ -1,5 +1,5 @@
 /** `liveness_at_stall` as the result file writes it (snake_case keys, with the sentence). */
-import { livenessText, type LivenessReport } from '../../../../shared/liveness.ts';
+import { livenessText, type LivenessReport } from '../../../../shared/stalls/liveness.ts';
 
 export function livenessJson(r: LivenessReport): Record<string, unknown> {
   return {

@@ -5,8 +5,13 @@
  * build the `py-spy` stall report. Never throws: whatever goes wrong becomes
  * a process error and a note.
  */
-import { inferPhase, threadPhase, type CompiledRules } from '../../../../shared/phaseRules.ts';
-import type { CaptureReason, ServerProcess, ServerStacksReport, ServerThread } from '../../../../shared/stallReport.ts';
+import { inferPhase, threadPhase, type CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
+import type {
+  CaptureReason,
+  ServerProcess,
+  ServerStacksReport,
+  ServerThread,
+} from '../../../../shared/stalls/stallReport.ts';
 import { processTree, type ProcInfo } from './procfs.ts';
 import { dumpProcess, type DumpResult } from './pySpy.ts';
 

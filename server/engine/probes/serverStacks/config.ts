@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { StallscopeError } from '../../../../shared/errors.ts';
-import { isLoopbackUrl } from '../../../../shared/stallReport.ts';
-import type { CompiledRules } from '../../../../shared/phaseRules.ts';
+import { isLoopbackUrl } from '../../../../shared/stalls/stallReport.ts';
+import type { CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
 import { findListenerPid } from './procfs.ts';
 import { loadPhaseRules } from './rules.ts';
 

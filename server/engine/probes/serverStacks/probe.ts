@@ -18,9 +18,9 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { BenchEvent } from '../../../../shared/protocol.ts';
-import type { CompiledRules } from '../../../../shared/phaseRules.ts';
-import { isStallEvidence, type CaptureReason, type ServerStacksReport } from '../../../../shared/stallReport.ts';
+import type { BenchEvent } from '../../../../shared/protocol/protocol.ts';
+import type { CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
+import { isStallEvidence, type CaptureReason, type ServerStacksReport } from '../../../../shared/stalls/stallReport.ts';
 import type { TimeoutReport } from '../../breaker.ts';
 import type { ProbeContext, RunProbe } from '../../probe.ts';
 import { CAPTURE_LIMIT_MS, captureTree, type CaptureOptions } from './capture.ts';

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { ErrorCode } from '../../../../shared/errors.ts';
-import type { ServerThread, StackFrame } from '../../../../shared/stallReport.ts';
+import type { ServerThread, StackFrame } from '../../../../shared/stalls/stallReport.ts';
 
 /** Frames kept per thread (top first); deeper ones are counted in `framesDropped`. */
 export const MAX_FRAMES = 200;

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Compile } from 'typebox/compile';
 import { StallscopeError } from '../../../../shared/errors.ts';
-import { compileRules, PhaseRulesFileSchema, type CompiledRules } from '../../../../shared/phaseRules.ts';
+import { compileRules, PhaseRulesFileSchema, type CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
 
 export const DEFAULT_RULES_FILE = fileURLToPath(new URL('./defaultPhaseRules.json', import.meta.url));
 const check = Compile(PhaseRulesFileSchema);

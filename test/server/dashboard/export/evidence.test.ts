@@ -9,9 +9,9 @@ import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
-import { stallFingerprint } from '#shared/fingerprint.ts';
-import type { RunEvent } from '#shared/protocol.ts';
-import type { ServerStacksReport } from '#shared/stallReport.ts';
+import { stallFingerprint } from '#shared/stalls/fingerprint.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
+import type { ServerStacksReport } from '#shared/stalls/stallReport.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { newRun, outcome, stallReport } from '#test/helpers/sampleEvents.ts';
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { csvCell } from '#server/dashboard/export/csv.ts';
 import type { TraceEvent } from '#server/dashboard/export/chromeTrace.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { outcome } from '#test/helpers/sampleEvents.ts';
 
 /**

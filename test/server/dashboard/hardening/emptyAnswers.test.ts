@@ -6,7 +6,7 @@
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { completedRequest, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 
 /** A vLLM result: request 1 "succeeded" with no token and no time to first token (the body was HTML). */
 const vllmResult = (ttfts: number[], outs: number[]) =>

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { testApp } from '#test/helpers/dashboardApp.ts';
 import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
-import { MAX_RUN_REQUESTS } from '#shared/protocol.ts';
+import { MAX_RUN_REQUESTS } from '#shared/protocol/protocol.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { sqliteOf, storedRowCount } from '#test/helpers/sqliteStore.ts';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 

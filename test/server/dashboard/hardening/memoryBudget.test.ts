@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { estimateRunMemory, memoryBudgetIssue, RUN_MEMORY_BUDGET_BYTES } from '#shared/memoryBudget.ts';
-import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/schemas.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
+import { estimateRunMemory, memoryBudgetIssue, RUN_MEMORY_BUDGET_BYTES } from '#shared/config/memoryBudget.ts';
+import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/config/runSpec.ts';
 import { loadRandom } from '#server/engine/datasets/random.ts';
 import { SpecError } from '#server/dashboard/errors.ts';
 

@@ -9,7 +9,7 @@ import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { runBenchmark } from '#server/engine/engine.ts';
 import { SHUTDOWN_DEADLINE_MS } from '#server/dashboard/runs/manager.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
 describe('shutdown of a run that will not end in time', () => {
   it('records it as interrupted at the deadline and closes', async ({ newApp }) => {

@@ -9,8 +9,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { launchEmbeddedRepro, targetArgs, type LaunchOptions } from '#server/dashboard/runs/embeddedRepro.ts';
 import { HttpTelemetrySink } from '#server/repro/telemetry/httpSink.ts';
 import { optionsFromArgv } from '#server/cli/reproServer.ts';
-import { TELEMETRY_TOKEN_ENV } from '#shared/telemetry.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { TELEMETRY_TOKEN_ENV } from '#shared/protocol/telemetry.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
 const TOKEN = 'tok-3f9a1c-secret';
 let server: Server | null = null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
 import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 
 describe('run tracker', () => {
   it('folds a fail-fast run: counts, in-flight, breaker cause with the phase from telemetry, request rows', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '#server/dashboard/store/store.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { ClientSession, type Transport } from '#server/dashboard/hub/clientSession.ts';
-import type { ServerMessage, SeqEvent } from '#shared/protocol.ts';
+import type { ServerMessage, SeqEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest, newRun } from '#test/helpers/sampleEvents.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

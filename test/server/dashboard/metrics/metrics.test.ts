@@ -7,7 +7,7 @@ import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { fleetAppOptions, seedRun } from '#test/helpers/fleetStore.ts';
-import { reportFingerprint } from '#shared/stallEvidence.ts';
+import { reportFingerprint } from '#shared/stalls/stallEvidence.ts';
 import { runStarted, stallReport } from '#test/helpers/sampleEvents.ts';
 
 interface Sample {

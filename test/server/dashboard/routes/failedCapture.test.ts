@@ -7,8 +7,8 @@
  */
 import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
-import type { RunEvent } from '#shared/protocol.ts';
-import type { ServerStacksReport } from '#shared/stallReport.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
+import type { ServerStacksReport } from '#shared/stalls/stallReport.ts';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { hangRunEvents } from '#test/helpers/sampleEvents.ts';

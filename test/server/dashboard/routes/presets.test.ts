@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
-import { runSpecIssues } from '#shared/schemas.ts';
+import { runSpecIssues } from '#shared/config/runSpec.ts';
 
 describe('presets and the RunSpec schema', () => {
   it('serves the code2wav-hang preset as the incident asks, and every preset is a valid spec', async ({ app }) => {

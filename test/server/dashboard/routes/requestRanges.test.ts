@@ -9,8 +9,8 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
-import type { RequestRow } from '#shared/apiSchemas.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RequestRow } from '#shared/protocol/apiSchemas.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { completedRequest, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 

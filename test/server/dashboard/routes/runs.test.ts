@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
-import { CODE2WAV_HANG, SEED_TTS_URL } from '#shared/presets.ts';
+import { CODE2WAV_HANG, SEED_TTS_URL } from '#shared/config/presets.ts';
 import { recordRun, scriptedManager } from '#test/helpers/dashboardApp.ts';
 import { completedRequest } from '#test/helpers/sampleEvents.ts';
 

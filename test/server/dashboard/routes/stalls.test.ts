@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { testApp, recordRun } from '#test/helpers/dashboardApp.ts';
 import { completedRequest, hangRunEvents, runStarted, stallReport } from '#test/helpers/sampleEvents.ts';
-import type { RunEvent } from '#shared/protocol.ts';
-import type { StallsReply } from '#shared/stallsApi.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
+import type { StallsReply } from '#shared/stalls/stallsApi.ts';
 import type { Hub } from '#server/dashboard/hub/hub.ts';
-import { stallFingerprint } from '#shared/fingerprint.ts';
+import { stallFingerprint } from '#shared/stalls/fingerprint.ts';
 
 let app: FastifyInstance;
 afterEach(async () => app?.close());

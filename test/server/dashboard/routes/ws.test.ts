@@ -3,7 +3,7 @@ import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
-import { PROTOCOL_VERSION, type ServerMessage } from '#shared/protocol.ts';
+import { PROTOCOL_VERSION, type ServerMessage } from '#shared/protocol/protocol.ts';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { completedRequest, hangRunEvents, newRun } from '#test/helpers/sampleEvents.ts';
 

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect } from 'vitest';
 import type { WebSocket } from 'ws';
-import type { RunEvent, SeqEvent, ServerMessage } from '#shared/protocol.ts';
+import type { RunEvent, SeqEvent, ServerMessage } from '#shared/protocol/protocol.ts';
 import type { WatchdogStallReport } from '#shared/types.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 
 let ws: WebSocket | undefined;
@@ -139,7 +139,7 @@ describe('the code2wav-hang preset as served', () => {
       counts: { total: 1088 },
     });
     const c = d.counts;
-    // The counting rule (shared/outcomes.ts): failed is everything not completed, split without overlap.
+    // The counting rule (shared/requests/outcomes.ts): failed is everything not completed, split without overlap.
     expect(c.completed + c.failed).toBe(1088);
     expect(c.timedOut + c.cancelledAfterTimeout + c.cancelled + c.errored).toBe(c.failed);
     expect(d.stallReports.length).toBeGreaterThanOrEqual(1);

@@ -4,7 +4,7 @@ import { run as benchRun } from '#server/cli/bench.ts';
 import { startSseServer } from '#test/helpers/sseServer.ts';
 import { createServer } from 'node:net';
 import { createRemoteReporter } from '#server/engine/report/remote.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
 import { waitFor } from '#test/helpers/waitFor.ts';

@@ -11,7 +11,7 @@ import { withDetailedArrays } from '#server/dashboard/runs/detailedResult.ts';
 import { resultTextParts, writeResultParts } from '#server/dashboard/runs/resultInParts.ts';
 import { buildResultJson } from '#shared/vllmResult/resultJson.ts';
 import { calculateMetrics } from '#shared/metrics/index.ts';
-import { emptyCounts } from '#shared/outcomes.ts';
+import { emptyCounts } from '#shared/requests/outcomes.ts';
 
 function table(n: number): RequestTable {
   const t = new RequestTable(n, () => 9);

@@ -10,7 +10,7 @@ import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
 import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 
 let cluster: PgCluster;
 const servers: RunningServer[] = [];

@@ -15,8 +15,8 @@ import { MIGRATIONS } from '#server/dashboard/store/migrations.ts';
 import { DB_FILE } from '#server/dashboard/store/db.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
-import { stallFingerprint } from '#shared/fingerprint.ts';
-import type { RunEvent } from '#shared/protocol.ts';
+import { stallFingerprint } from '#shared/stalls/fingerprint.ts';
+import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { hangRunEvents, newRun, outcome, stallReport } from '#test/helpers/sampleEvents.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'stallscope-evidence-'));

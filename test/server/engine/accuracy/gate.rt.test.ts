@@ -13,7 +13,7 @@ import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.t
 import { makeWav } from '#test/helpers/wav.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
-import type { AccuracyItem, BenchEvent } from '#shared/protocol.ts';
+import type { AccuracyItem, BenchEvent } from '#shared/protocol/protocol.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { run as runCli } from '#server/cli/bench.ts';
 import type { StallscopeError } from '#shared/errors.ts';

@@ -3,9 +3,9 @@
  * the form and the engine (docs/design.md#backends).
  */
 import { describe, expect, it } from 'vitest';
-import { BACKENDS } from '#shared/backends.ts';
-import { CODE2WAV_HANG } from '#shared/presets.ts';
-import { runSpecIssues } from '#shared/schemas.ts';
+import { BACKENDS } from '#shared/config/backends.ts';
+import { CODE2WAV_HANG } from '#shared/config/presets.ts';
+import { runSpecIssues } from '#shared/config/runSpec.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { validateBenchConfig } from '#server/engine/validate.ts';
 import { backendOf } from '#server/engine/backends/index.ts';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { startReproServer } from '#server/repro/server.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import type { WatchdogStallReport } from '#shared/types.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { MODEL } from '#test/helpers/code2wav.ts';

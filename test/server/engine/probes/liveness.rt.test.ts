@@ -15,7 +15,7 @@ import { startReproServer } from '#server/repro/server.ts';
 import { LivenessProbe } from '#server/engine/probes/liveness/probe.ts';
 import { livenessProbes } from '#server/engine/probes/liveness/index.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { startSseServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { indexOfId } from '#test/helpers/failingServer.ts';

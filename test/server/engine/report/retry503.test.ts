@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createRemoteReporter } from '#server/engine/report/remote.ts';
-import type { BenchEvent } from '#shared/protocol.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
 
 describe('RemoteReporter and a 503', () => {
   it('retries the refused batch until it is taken, losing and repeating nothing', async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { calculateMetrics } from '#shared/metrics/index.ts';
-import { evaluateVerdict } from '#shared/verdict.ts';
+import { evaluateVerdict } from '#shared/runInfo/verdict.ts';
 import { buildResultJson } from '#shared/vllmResult/resultJson.ts';
 import { centre, fixed2, percent2 } from '#server/engine/results/pyFormat.ts';
 import { formatSummary } from '#server/engine/results/summary.ts';
 import { placeholderRecord } from '#server/engine/client/record.ts';
 import { readJson, runSequence } from '#test/fixtures/golden-helpers/golden.ts';
-import type { StoppedBy } from '#shared/stopRules.ts';
+import type { StoppedBy } from '#shared/config/stopRules.ts';
 
 const EXTRAS = {
   percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf', 'audio_duration'],

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { endRuleCounter } from '#server/engine/stopRules/endRules.ts';
 import type { RuleTrip } from '#server/engine/stopRules/endRules.ts';
-import { parseStopRule, type StopRule } from '#shared/stopRules.ts';
+import { parseStopRule, type StopRule } from '#shared/config/stopRules.ts';
 
 const id = (i: number) => `r-${i}`;
 const counter = (text: string) =>

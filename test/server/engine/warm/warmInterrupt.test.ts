@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { warmClient } from '#server/engine/warm/warmClient.ts';
 import { RunConnections } from '#server/engine/http/dispatcher.ts';
-import { effectiveTimeouts } from '#shared/timeouts.ts';
+import { effectiveTimeouts } from '#shared/config/timeouts.ts';
 
 describe('client warm-up and the interrupt', () => {
   it('a signal 30 ms in ends a warm-up of 100,000 requests (deadline 10 s) within a few hundred ms', async () => {

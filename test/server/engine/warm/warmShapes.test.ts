@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { warmClient } from '#server/engine/warm/warmClient.ts';
 import { ChunkShapes } from '#server/engine/client/chunkTemplate.ts';
 import { RunConnections } from '#server/engine/http/dispatcher.ts';
-import { effectiveTimeouts } from '#shared/timeouts.ts';
+import { effectiveTimeouts } from '#shared/config/timeouts.ts';
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerStacksReport } from '#shared/stallReport.ts';
+import type { ServerStacksReport } from '#shared/stalls/stallReport.ts';
 import { runBenchChild } from '#test/helpers/benchChild.ts';
 import { PY_SPY, requireTool, startOmniFixture, VENV_BIN, type OmniFixture } from '#test/helpers/omniFixture.ts';
 

@@ -8,8 +8,8 @@
  * a capture in progress.
  */
 import { describe, expect, it } from 'vitest';
-import type { BenchEvent } from '#shared/protocol.ts';
-import type { ServerStacksReport } from '#shared/stallReport.ts';
+import type { BenchEvent } from '#shared/protocol/protocol.ts';
+import type { ServerStacksReport } from '#shared/stalls/stallReport.ts';
 import { ServerStacksProbe, MAX_NO_PROGRESS } from '#server/engine/probes/serverStacks/probe.ts';
 import type { CaptureInput, CaptureOptions } from '#server/engine/probes/serverStacks/capture.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';

@@ -1,0 +1,491 @@
+/**
+ * RunSpec: what the dashboard's "New run" form submits to `POST /api/runs`.
+ *
+ * One TypeBox schema, three uses: Fastify validates request bodies with it,
+ * the web form validates with it before submit (`runSpecIssues`), and the
+ * TypeScript type comes from `Static`. Cross-field rules that JSON Schema
+ * cannot express (fail-fast needs a timeout, self-timed needs a trace) live in
+ * `runSpecIssues` too, so the form and the server say the same thing.
+ */
+import { BACKENDS, endpointIssue, isBackendName } from './backends.ts';
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+import { memoryBudgetIssue } from './memoryBudget.ts';
+import { schemaMessage, type SchemaError } from './specMessages.ts';
+import { C2W_PHASES } from '../types.ts';
+import { isLoopbackUrl } from '../stalls/stallReport.ts';
+import { ERRORS, type ErrorCode } from '../errors.ts';
+import { DEFAULT_TOTAL_TIMEOUT_S, effectiveTotalS, hasEffectiveTimeout } from './timeouts.ts';
+import { liveMetricKeys, MAX_STOP_RULES, stopRuleIssues } from './stopRules.ts';
+
+const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
+
+/** One entry of the embedded repro server's fault plan (`--fault PHASE:KIND[:after=N][:p=P][:min-inflight=C]`). */
+export const FaultSpecSchema = Type.Object(
+  {
+    phase: Type.Enum(C2W_PHASES, { description: 'Code2Wav phase in which the operation hangs' }),
+    kind: Type.Union([Type.Literal('block'), Type.Literal('spin'), Type.Literal('slow')], {
+      description: 'block: waits forever; spin: busy loop; slow: extra delay then completes',
+    }),
+    after: Type.Optional(Type.Integer({ minimum: 1, description: 'Trigger at the Nth operation (1 = the first)' })),
+    p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Trigger probability per operation' })),
+    minInflight: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Only when at least this many requests are in flight' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FaultSpec = Static<typeof FaultSpecSchema>;
+
+/** The reproduction server launched by the dashboard as a child process for this run. */
+export const EmbeddedTargetSchema = Type.Object(
+  {
+    kind: Type.Literal('embedded'),
+    faults: Type.Array(FaultSpecSchema, { maxItems: 16, default: [] }),
+    /** 0 = watchdog off. Keep it well below `timeouts.totalS` so the stack exists before the breaker trips. */
+    watchdogTimeoutS: Type.Number({
+      minimum: 0,
+      maximum: 86400,
+      default: 0,
+      description: 'Code2Wav no-progress watchdog timeout in seconds; 0 = off',
+    }),
+    workers: Type.Integer({
+      minimum: 1,
+      maximum: 16,
+      default: 1,
+      description: 'Code2Wav worker threads (stage replicas)',
+    }),
+    maxBatch: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Code2Wav batch size bound' }),
+    tokenRate: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Thinker text tokens per second' })),
+    seed: Type.Optional(Type.Integer({ description: 'Seed of the fault plan and the synthetic model' })),
+  },
+  { additionalProperties: false },
+);
+
+/** "Capture server stacks" of a URL target: present = capture at the first timeout. */
+export const ServerStacksSpecSchema = Type.Object(
+  {
+    pid: Type.Union([Type.Integer({ minimum: 1 }), Type.Literal('auto')], {
+      description: 'Server process id, or auto: the owner of the base URL port (loopback only)',
+    }),
+    stallAfterS: Type.Optional(
+      PositiveSeconds('Also capture when a request got no SSE event for this long (at most 5 times)'),
+    ),
+    native: Type.Optional(Type.Boolean({ description: 'Include native frames (py-spy --native)' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Any OpenAI-compatible omni server, e.g. a real vLLM-Omni. */
+export const UrlTargetSchema = Type.Object(
+  {
+    kind: Type.Literal('url'),
+    baseUrl: Type.String({
+      pattern: '^https?://[^\\s]+$',
+      maxLength: 2048,
+      description: 'Base URL, e.g. http://127.0.0.1:8000',
+    }),
+    apiKey: Type.Optional(Type.String({ maxLength: 4096 })),
+    insecure: Type.Optional(
+      Type.Boolean({ description: 'https: skip certificate checks (self-signed CI servers), as --insecure' }),
+    ),
+    /** py-spy captures of the server's process tree at the first timeout (docs/design.md#server-stacks). */
+    serverStacks: Type.Optional(ServerStacksSpecSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const TargetSpecSchema = Type.Union([EmbeddedTargetSchema, UrlTargetSchema]);
+export type TargetSpec = Static<typeof TargetSpecSchema>;
+
+export const DatasetSpecSchema = Type.Union([
+  Type.Object(
+    {
+      name: Type.Literal('random'),
+      inputLen: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
+      outputLen: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 32 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      name: Type.Literal('seed-tts'),
+      path: Type.String({ minLength: 1, maxLength: 4096, description: 'Directory holding {locale}/meta.lst' }),
+      locale: Type.String({ minLength: 1, maxLength: 16, default: 'en' }),
+      noOversample: Type.Boolean({ default: true }),
+      outputLen: Type.Optional(Type.Integer({ minimum: 1 })),
+      /** The Seed-TTS WER gate (`--seed-tts-wer-eval`): transcribe every answer after the run (docs/design.md#accuracy-gate). */
+      werEval: Type.Optional(
+        Type.Object(
+          {
+            enabled: Type.Optional(Type.Boolean({ description: 'Transcribe every answer and compute the WER' })),
+            asrUrl: Type.Optional(
+              Type.String({
+                maxLength: 2048,
+                description: 'Base URL of an OpenAI-compatible transcription server (/v1/audio/transcriptions)',
+              }),
+            ),
+            asrModel: Type.Optional(Type.String({ minLength: 1, maxLength: 256, default: 'openai/whisper-large-v3' })),
+            asrConcurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: 4 })),
+            saveItems: Type.Optional(Type.Boolean({ description: 'Write seed_tts_wer_eval_items in the result' })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      name: Type.Literal('trace'),
+      path: Type.String({ minLength: 1, maxLength: 4096, description: 'JSONL trace file' }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type DatasetSpec = Static<typeof DatasetSpecSchema>;
+
+export const RunSpecSchema = Type.Object(
+  {
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    /** Free metadata (CI build, node, GPU/ROCm version, server commit): shown and filterable. */
+    metadata: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }), { default: {} }),
+    target: TargetSpecSchema,
+    model: Type.String({ minLength: 1, maxLength: 256, default: 'openbmb/MiniCPM-o-4_5' }),
+    backend: Type.Enum(BACKENDS, { default: 'openai-chat-omni' }),
+    endpoint: Type.String({ pattern: '^/', maxLength: 512, default: '/v1/chat/completions' }),
+    dataset: DatasetSpecSchema,
+    numPrompts: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1088 }),
+    /** Realtime backends: consecutive prompts per WebSocket session (`--seed-tts-turns-per-session`). */
+    turnsPerSession: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Realtime: prompts per WebSocket session, each one turn (max concurrency counts sessions)',
+      }),
+    ),
+    maxConcurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()], { default: 10 }),
+    requestRate: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('inf')], { default: 'inf' }),
+    burstiness: Type.Number({ exclusiveMinimum: 0, default: 1 }),
+    selfTimed: Type.Boolean({ default: false, description: 'Send each trace row at its own timestamp' }),
+    rampUp: Type.Optional(
+      Type.Object(
+        {
+          strategy: Type.Union([Type.Literal('linear'), Type.Literal('exponential')]),
+          startRps: Type.Integer({ minimum: 1, description: 'Rate of the first request (req/s)' }),
+          endRps: Type.Integer({ minimum: 1, description: 'Rate of the last request (req/s)' }),
+        },
+        {
+          additionalProperties: false,
+          description: 'Ramp the rate from start to end over the run (request rate must be inf)',
+        },
+      ),
+    ),
+    seed: Type.Integer({
+      minimum: 0,
+      maximum: 4_294_967_295,
+      default: 0,
+      description: 'Seeds the arrival schedule (numpy, as vLLM) and the Seed-TTS row order (Python random, as vLLM)',
+    }),
+    numWarmups: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
+    readyCheckTimeoutS: Type.Optional(PositiveSeconds('Retry the first request until it succeeds, up to this long')),
+    extraBody: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+    timeouts: Type.Object(
+      {
+        /** Whole request; ≤ 0 restores vLLM's legacy 6 h. */
+        totalS: Type.Number({
+          default: DEFAULT_TOTAL_TIMEOUT_S,
+          description: 'Per-request total timeout (s); <= 0 = legacy 6 h',
+        }),
+        firstByteS: Type.Optional(PositiveSeconds('Timeout until the first byte (s)')),
+        idleS: Type.Optional(PositiveSeconds('Timeout without an SSE event (s)')),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    failFast: Type.Boolean({ default: false, description: 'Trip the breaker on the first structural timeout' }),
+    /** Stop rules (docs/design.md#stop-rules), checked by the same rule as `--stop-on` (shared/config/stopRules.ts). */
+    stopOn: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        maxItems: MAX_STOP_RULES,
+        default: [],
+        description:
+          'Stop the run (fail closed) when any rule trips: timeouts>=N, errors>=N, consecutive_errors>=N, ' +
+          'error_rate>X[,window=W][,min=M], no_progress>=S (no byte for S s), or a result key live (p99_ttft_ms>2000,min=20)',
+      }),
+    ),
+    /** What the server still answers at the first stall (docs/design.md#liveness-at-stall). */
+    livenessAtStall: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'At the first stall, ask the server /health, /v1/models and one short text-only request',
+      }),
+    ),
+    connectionMode: Type.Optional(
+      Type.Union([Type.Literal('per_request'), Type.Literal('keep_alive')], {
+        default: 'per_request',
+        description:
+          'per_request: a new TCP connection per request, as vLLM-Omni (TTFT includes the connect); keep_alive: reuse',
+      }),
+    ),
+    thresholds: Type.Array(
+      Type.String({ pattern: '^\\s*[A-Za-z0-9_.]+\\s*(<=|>=|==|!=|<|>)\\s*-?[0-9.eE+-]+\\s*$', maxLength: 200 }),
+      { maxItems: 64, default: [] },
+    ),
+    goodput: Type.Optional(
+      Type.Object(
+        {
+          ttft: Type.Optional(Type.Number({ minimum: 0, description: 'TTFT SLO (ms)' })),
+          tpot: Type.Optional(Type.Number({ minimum: 0, description: 'TPOT SLO (ms)' })),
+          e2el: Type.Optional(Type.Number({ minimum: 0, description: 'E2EL SLO (ms)' })),
+        },
+        {
+          additionalProperties: false,
+          description: 'Service level objectives (--goodput); request_goodput counts the requests meeting all of them',
+        },
+      ),
+    ),
+    percentileMetrics: Type.Array(Type.String({ maxLength: 32 }), {
+      default: ['ttft', 'tpot', 'itl', 'e2el', 'audio_ttfp', 'audio_rtf'],
+      maxItems: 16,
+    }),
+    metricPercentiles: Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 100 }), { default: [99], maxItems: 16 }),
+  },
+  { additionalProperties: false },
+);
+export type RunSpec = Static<typeof RunSpecSchema>;
+
+/** A problem with a spec, named by its dotted field path (e.g. `timeouts.totalS`). */
+export interface SpecIssue {
+  field: string;
+  message: string;
+  /** `warning`s do not block submission. */
+  severity: 'error' | 'warning';
+  /** The refusal's code when it is not CONFIG_INVALID (shared/errors.ts): the memory budget's. */
+  code?: ErrorCode;
+}
+
+const compiled = Compile(RunSpecSchema);
+/**
+ * The plain fields, each checked on its own: TypeBox reports at most 8 errors
+ * per check, and one field (a union tries every branch) can spend them all,
+ * hiding the errors of the fields after it. The unions are checked below,
+ * branch by branch.
+ */
+const PLAIN_FIELDS = Object.entries(RunSpecSchema.properties)
+  .filter(([key]) => key !== 'target' && key !== 'dataset')
+  .map(([key, schema]) => ({ key, check: Compile(schema) }));
+const REQUIRED = new Set<string>(RunSpecSchema.required ?? []);
+
+function plainFieldIssues(value: unknown): SpecIssue[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return [{ field: '', message: 'must be a JSON object', severity: 'error' }];
+  const obj = value as Record<string, unknown>;
+  const out: SpecIssue[] = [];
+  for (const { key, check } of PLAIN_FIELDS) {
+    if (obj[key] === undefined) {
+      if (REQUIRED.has(key)) out.push({ field: key, message: 'is required', severity: 'error' });
+    } else if (!check.Check(obj[key])) out.push(...schemaIssues(check, obj[key], key, []));
+  }
+  for (const key of Object.keys(obj))
+    if (!(key in RunSpecSchema.properties))
+      out.push({ field: key, message: 'is not a known field', severity: 'error' });
+  return out;
+}
+
+/** The discriminated unions, checked branch by branch so errors name the chosen branch only. */
+const BRANCHES: Record<'target' | 'dataset', { tag: string; byTag: Record<string, ReturnType<typeof Compile>> }> = {
+  target: { tag: 'kind', byTag: { embedded: Compile(EmbeddedTargetSchema), url: Compile(UrlTargetSchema) } },
+  dataset: {
+    tag: 'name',
+    byTag: Object.fromEntries(DatasetSpecSchema.anyOf.map((s) => [s.properties.name.const as string, Compile(s)])),
+  },
+};
+
+/** `/timeouts/totalS` → `timeouts.totalS`. */
+export function pointerToField(pointer: string): string {
+  return pointer.replace(/^\//, '').split('/').filter(Boolean).join('.');
+}
+
+function join(prefix: string, field: string): string {
+  return prefix && field ? `${prefix}.${field}` : prefix || field;
+}
+
+/** Schema errors as one issue per field (a missing property becomes its own field), in words (specMessages.ts). */
+function schemaIssues(check: ReturnType<typeof Compile>, value: unknown, prefix: string, skip: string[]): SpecIssue[] {
+  const byField = new Map<string, SchemaError[]>();
+  const push = (field: string, e: SchemaError) => {
+    if (skip.some((s) => field === s || field.startsWith(`${s}.`))) return;
+    const list = byField.get(field);
+    if (list) list.push(e);
+    else byField.set(field, [e]);
+  };
+  for (const e of check.Errors(value)) {
+    const at = join(prefix, pointerToField(e.instancePath));
+    const params = e.params as { requiredProperties?: string[]; additionalProperties?: string[] };
+    if (e.keyword === 'boolean') continue;
+    if (e.keyword === 'required' && params.requiredProperties) {
+      for (const p of params.requiredProperties) push(join(at, p), { keyword: 'required', params: {} });
+    } else if (e.keyword === 'additionalProperties' && params.additionalProperties) {
+      for (const p of params.additionalProperties) push(join(at, p), { keyword: 'additionalProperties', params: {} });
+    } else push(at, { keyword: e.keyword, params: e.params });
+  }
+  return [...byField].map(([field, errors]) => ({ field, message: schemaMessage(field, errors), severity: 'error' }));
+}
+
+const rec = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * The rules JSON Schema cannot express. They run on a partial spec too, so the
+ * watchdog warning does not vanish while another field is wrong; each rule
+ * reads only fields that are well-formed and skips a field already in error.
+ */
+function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIssue[] {
+  const v = rec(value);
+  const timeouts = rec(v.timeouts) as Partial<RunSpec['timeouts']>;
+  const target = rec(v.target);
+  const ok = (...fields: string[]) => fields.every((f) => !inError.has(f));
+  const timeoutsOk =
+    typeof timeouts.totalS === 'number' && ok('timeouts', 'timeouts.totalS', 'timeouts.firstByteS', 'timeouts.idleS');
+  const out: SpecIssue[] = [];
+  if (v.failFast === true && timeoutsOk && !hasEffectiveTimeout(timeouts)) {
+    out.push({
+      field: 'timeouts.totalS',
+      message: `must be above 0 while fail-fast is on, unless a first-byte or idle timeout is set: ${ERRORS.CONFIG_FAIL_FAST_NO_TIMEOUT.message}`,
+      severity: 'error',
+    });
+  }
+  out.push(...stopOnIssues(v, ok, timeoutsOk ? timeouts : null));
+  // Each backend has its endpoint (the engine refuses another, as vLLM-Omni's client does): said on the field.
+  if (typeof v.backend === 'string' && isBackendName(v.backend) && typeof v.endpoint === 'string' && ok('endpoint')) {
+    const issue = endpointIssue(v.backend, v.endpoint, v.endpoint.split('?')[0]);
+    if (issue) out.push({ field: 'endpoint', message: `${issue} for ${v.backend}`, severity: 'error' });
+  }
+  if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
+    out.push({
+      field: 'selfTimed',
+      message: 'needs a trace dataset: self-timed dispatch sends each trace row at its own timestamp',
+      severity: 'error',
+    });
+  }
+  const dataset = rec(v.dataset);
+  const werEval = rec(dataset.werEval);
+  if (dataset.name === 'seed-tts' && werEval.enabled === true && ok('dataset.werEval.asrUrl')) {
+    const url = typeof werEval.asrUrl === 'string' ? werEval.asrUrl.trim() : '';
+    if (!/^https?:\/\/[^/\s]+/.test(url))
+      out.push({
+        field: 'dataset.werEval.asrUrl',
+        message:
+          'the WER gate needs the http(s) base URL of a transcription server (e.g. vllm serve openai/whisper-large-v3)',
+        severity: 'error',
+      });
+  }
+  if (
+    target.kind === 'url' &&
+    rec(target.serverStacks).pid === 'auto' &&
+    typeof target.baseUrl === 'string' &&
+    !isLoopbackUrl(target.baseUrl) &&
+    ok('target.serverStacks.pid', 'target.baseUrl')
+  ) {
+    out.push({
+      field: 'target.serverStacks.pid',
+      message: 'auto finds the server by its port on this machine: give the pid for a server that is not on loopback',
+      severity: 'error',
+    });
+  }
+  const watchdog = target.watchdogTimeoutS;
+  if (
+    target.kind === 'embedded' &&
+    typeof watchdog === 'number' &&
+    watchdog > 0 &&
+    timeoutsOk &&
+    ok('target.watchdogTimeoutS')
+  ) {
+    const total = effectiveTotalS(timeouts.totalS);
+    if (watchdog >= total * 0.5) {
+      out.push({
+        field: 'target.watchdogTimeoutS',
+        message: `watchdog timeout ${watchdog}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
+        severity: 'warning',
+      });
+    }
+  }
+  return out;
+}
+
+/** The stop rules by the engine's own rule (shared/config/stopRules.ts), against the spec's size and metrics. */
+function stopOnIssues(
+  v: Record<string, unknown>,
+  ok: (...fields: string[]) => boolean,
+  timeouts: Partial<RunSpec['timeouts']> | null,
+): SpecIssue[] {
+  if (
+    !Array.isArray(v.stopOn) ||
+    v.stopOn.length === 0 ||
+    !ok('stopOn', 'numPrompts', 'percentileMetrics', 'metricPercentiles')
+  )
+    return [];
+  const numRequests = typeof v.numPrompts === 'number' ? v.numPrompts : 1088;
+  const metricKeys = liveMetricKeys({
+    percentileMetrics: Array.isArray(v.percentileMetrics) ? (v.percentileMetrics as string[]) : [],
+    metricPercentiles: Array.isArray(v.metricPercentiles) ? (v.metricPercentiles as number[]) : [99],
+    goodput: rec(v.goodput),
+  });
+  const issues = stopRuleIssues(v.stopOn, { numRequests, metricKeys });
+  const timeoutRule = v.stopOn.some((r) => typeof r === 'string' && /^\s*timeouts\s*>=/.test(r));
+  if (timeoutRule && timeouts && !hasEffectiveTimeout(timeouts))
+    issues.push(
+      'a timeouts rule needs an effective timeout: set the total timeout above 0, or a first-byte or idle timeout',
+    );
+  return issues.slice(0, 1).map((message) => ({ field: 'stopOn', message, severity: 'error' }));
+}
+
+/**
+ * Every issue with a (possibly partial) spec: schema errors first, then the
+ * cross-field rules (always, not only on a schema-valid spec). Empty array (or
+ * only warnings) = submittable.
+ */
+export function runSpecIssues(value: unknown): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  if (!compiled.Check(value)) {
+    out.push(...plainFieldIssues(value));
+    const obj = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+    for (const [key, { tag, byTag }] of Object.entries(BRANCHES)) {
+      const v = obj[key] as Record<string, unknown> | undefined;
+      if (v === undefined) {
+        if (typeof value === 'object' && value !== null)
+          out.push({ field: key, message: 'is required', severity: 'error' });
+        continue;
+      }
+      const branch = typeof v === 'object' && v !== null ? byTag[String(v[tag])] : undefined;
+      if (!branch) {
+        out.push({
+          field: `${key}.${tag}`,
+          message: `must be one of ${Object.keys(byTag).join(', ')}`,
+          severity: 'error',
+        });
+      } else out.push(...schemaIssues(branch, v, key, []));
+    }
+  }
+  out.push(...crossFieldIssues(value, new Set(out.map((i) => i.field))));
+  // The memory budget reads the product of fields, so only a spec valid field by field is sized.
+  if (out.every((i) => i.severity !== 'error')) {
+    const budget = memoryBudgetIssue(value as RunSpec);
+    if (budget) out.push({ ...budget, severity: 'error' });
+  }
+  return out;
+}
+
+/** A named, ready-to-run spec (the form's presets). */
+export interface Preset {
+  id: string;
+  title: string;
+  description: string;
+  spec: RunSpec;
+}
+
+/** Fills in every default the schema declares (on a copy), e.g. for a partial form state. */
+export function withRunSpecDefaults(value: unknown): unknown {
+  return Value.Default(RunSpecSchema, Value.Clone(value));
+}
