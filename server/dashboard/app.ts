@@ -15,7 +15,7 @@ import { decorateContext } from './plugins/context.ts';
 import { installSecurity, type SecurityOptions } from './plugins/security.ts';
 import { installTypeBoxValidation } from './plugins/validation.ts';
 import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
-import { installErrorHandler } from './errors.ts';
+import { installErrorHandler } from './plugins/errors.ts';
 import { runRoutes } from './routes/runs.ts';
 import { stallRoutes } from './routes/stalls.ts';
 import { abandonRoutes } from './routes/abandon.ts';

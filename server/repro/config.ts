@@ -6,7 +6,7 @@
  */
 import { StallscopeError } from '../../shared/errors.ts';
 import type { TelemetryEvent } from '../../shared/protocol/telemetry.ts';
-import { normalizeFaults, type FaultSpec } from './faults.ts';
+import { normalizeFaults, type FaultSpec } from './code2wav/faults.ts';
 
 export const WATCHDOG_ENV = 'VLLM_OMNI_CODE2WAV_WATCHDOG_TIMEOUT_S';
 export const DEFAULT_MODEL = 'openbmb/MiniCPM-o-4_5';

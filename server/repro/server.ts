@@ -8,12 +8,12 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveOptions, type ReproServerOptions, type ResolvedOptions } from './config.ts';
 import { Code2WavPool } from './code2wav/pool.ts';
-import { FaultPlan } from './faults.ts';
+import { FaultPlan } from './code2wav/faults.ts';
 import { TelemetryOutbox, type TelemetrySink } from './telemetry/outbox.ts';
 import { HttpTelemetrySink } from './telemetry/httpSink.ts';
 import { StreamTelemetrySink } from './telemetry/streamSink.ts';
 import { WatchdogMonitor } from './watchdog/monitor.ts';
-import { OpenAIError } from './chatRequest.ts';
+import { OpenAIError } from './requests/chatRequest.ts';
 import { registerChatRoute } from './routes/chat.ts';
 import { registerSpeechRoute } from './routes/speech.ts';
 import { registerOpsRoutes } from './routes/ops.ts';

@@ -4,7 +4,7 @@
  * latency while every worker spins. Prints each figure with its target.
  */
 import { Code2WavPool } from '#server/repro/code2wav/pool.ts';
-import { FaultPlan, parseFaultSpec } from '#server/repro/faults.ts';
+import { FaultPlan, parseFaultSpec } from '#server/repro/code2wav/faults.ts';
 import { TelemetryOutbox } from '#server/repro/telemetry/outbox.ts';
 import { WatchdogMonitor } from '#server/repro/watchdog/monitor.ts';
 import { captureWorkerStack } from '#server/repro/watchdog/stackCapture.ts';

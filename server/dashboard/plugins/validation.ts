@@ -1,7 +1,7 @@
 /**
  * Fastify validator for TypeBox schemas (response schemas document the replies): bodies get their declared defaults
  * filled in; querystrings and params are also converted (strings → numbers)
- * as HTTP needs. Errors keep TypeBox's `instancePath` so server/dashboard/errors.ts
+ * as HTTP needs. Errors keep TypeBox's `instancePath` so server/dashboard/plugins/errors.ts
  * can name the field.
  */
 import type { FastifyInstance } from 'fastify';

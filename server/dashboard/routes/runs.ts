@@ -17,7 +17,7 @@ import {
   RunListReplySchema,
   StartRunReplySchema,
 } from '../../../shared/protocol/apiSchemas.ts';
-import { SpecError } from '../errors.ts';
+import { SpecError } from '../plugins/errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 import { interruptCauseOf } from '../export/storedRun.ts';

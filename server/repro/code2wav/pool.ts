@@ -9,7 +9,7 @@
  */
 import { ProgressReader, createProgressBuffer, MAX_ROWS } from '../watchdog/progress.ts';
 import type { TelemetryOutbox } from '../telemetry/outbox.ts';
-import type { FaultPlan } from '../faults.ts';
+import type { FaultPlan } from './faults.ts';
 import { spawnCode2WavWorker } from './spawn.ts';
 import { WorkerSlot, type PendingWindow, type WindowResult } from './workerSlot.ts';
 import type { DecodeItem, DecodeSettings } from './worker/messages.ts';

@@ -8,7 +8,7 @@
  */
 import type { Code2WavPool } from '../code2wav/pool.ts';
 import type { TelemetryOutbox } from '../telemetry/outbox.ts';
-import type { ChatRequest } from '../chatRequest.ts';
+import type { ChatRequest } from '../requests/chatRequest.ts';
 import { promptWords, sleepUntil, thinkerTokens } from './thinker.ts';
 import { CodeChunker, CONTEXT_CODES, talkerCodes, type CodeWindow } from './talker.ts';
 

@@ -8,7 +8,7 @@
  * chat stream (and the watchdog reports it the same way).
  */
 import type { WebSocket } from 'ws';
-import type { ChatRequest } from '../chatRequest.ts';
+import type { ChatRequest } from '../requests/chatRequest.ts';
 import { runOmniRequest, type OmniDeps } from '../pipeline/omniRequest.ts';
 import { pipelineKey } from '../pipeline/requestKeys.ts';
 import { SAMPLE_RATE } from '../code2wav/kernels/model.ts';

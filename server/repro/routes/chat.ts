@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseChatRequest, type ChatRequest } from '../chatRequest.ts';
-import { ChunkFactory, SSE_DONE, sseData, streamError, type StageCounters } from '../sse.ts';
+import { parseChatRequest, type ChatRequest } from '../requests/chatRequest.ts';
+import { ChunkFactory, SSE_DONE, sseData, streamError, type StageCounters } from './sse.ts';
 import { runOmniRequest, type OmniDeps } from '../pipeline/omniRequest.ts';
 import { pipelineKey, requestIdOf } from '../pipeline/requestKeys.ts';
-import { concatWavs } from '../wavConcat.ts';
+import { concatWavs } from './wavConcat.ts';
 import { SAMPLE_RATE } from '../code2wav/kernels/model.ts';
 
 export interface ChatRouteDeps {

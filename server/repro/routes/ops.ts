@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../../common/packageRoot.ts';
 import type { Code2WavPool } from '../code2wav/pool.ts';
 import type { TelemetryOutbox } from '../telemetry/outbox.ts';
 import type { WatchdogMonitor } from '../watchdog/monitor.ts';
-import { OpenAIError } from '../chatRequest.ts';
+import { OpenAIError } from '../requests/chatRequest.ts';
 
 export interface OpsDeps {
   model: string;

@@ -7,7 +7,7 @@
  * WAV) once every window is decoded.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { parseSpeechRequest, type SpeechRequest } from '../speechRequest.ts';
+import { parseSpeechRequest, type SpeechRequest } from '../requests/speechRequest.ts';
 import { runOmniRequest } from '../pipeline/omniRequest.ts';
 import { pipelineKey, requestIdOf } from '../pipeline/requestKeys.ts';
 import { wavBytes } from '../code2wav/kernels/wav.ts';

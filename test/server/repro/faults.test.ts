@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultPlan, normalizeFaults, parseFaultSpec } from '#server/repro/faults.ts';
+import { FaultPlan, normalizeFaults, parseFaultSpec } from '#server/repro/code2wav/faults.ts';
 import { StallscopeError } from '#shared/errors.ts';
 
 describe('fault specs', () => {

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { C2W_PHASES, type FaultKind, type WatchdogStallReport } from '#shared/types.ts';
 import type { TelemetryEvent } from '#shared/protocol/telemetry.ts';
 import { Code2WavPool } from '#server/repro/code2wav/pool.ts';
-import { FaultPlan, parseFaultSpec } from '#server/repro/faults.ts';
+import { FaultPlan, parseFaultSpec } from '#server/repro/code2wav/faults.ts';
 import { TelemetryOutbox } from '#server/repro/telemetry/outbox.ts';
 import { WatchdogMonitor } from '#server/repro/watchdog/monitor.ts';
 import { item, localDecoder, MODEL, SETTINGS, sha, windowCodes } from '#test/helpers/code2wav.ts';

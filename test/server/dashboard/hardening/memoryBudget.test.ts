@@ -16,7 +16,7 @@ import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { estimateRunMemory, memoryBudgetIssue, RUN_MEMORY_BUDGET_BYTES } from '#shared/config/memoryBudget.ts';
 import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/config/runSpec.ts';
 import { loadRandom } from '#server/engine/datasets/random.ts';
-import { SpecError } from '#server/dashboard/errors.ts';
+import { SpecError } from '#server/dashboard/plugins/errors.ts';
 
 const BIN = fileURLToPath(new URL('../../../../bin/stallscope.js', import.meta.url));
 let child: ChildProcess | null = null;

@@ -5,7 +5,7 @@
  * and in-stream errors. Every content event carries `modality`; `metrics`
  * only when the request asked for stage metrics.
  */
-import type { ChatRequest } from './chatRequest.ts';
+import type { ChatRequest } from '../requests/chatRequest.ts';
 
 export interface StageCounters {
   tokens: number;

@@ -9,10 +9,10 @@
  *   - ms is the extra delay of a `slow` fault (default 2000).
  * The first matching spec wins; an op gets at most one fault.
  */
-import { StallscopeError } from '../../shared/errors.ts';
-import { C2W_PHASES, type C2wPhase, type FaultKind } from '../../shared/types.ts';
-import { hashInts, mulberry32 } from './code2wav/kernels/rng.ts';
-import type { FaultOrder } from './code2wav/worker/messages.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+import { C2W_PHASES, type C2wPhase, type FaultKind } from '../../../shared/types.ts';
+import { hashInts, mulberry32 } from './kernels/rng.ts';
+import type { FaultOrder } from './worker/messages.ts';
 
 export interface FaultSpec {
   phase: C2wPhase;

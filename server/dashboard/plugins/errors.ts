@@ -5,9 +5,9 @@
  * the same shape so clients handle one format.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ERRORS, StallscopeError } from '../../shared/errors.ts';
-import { pointerToField, type SpecIssue } from '../../shared/config/runSpec.ts';
-import type { ErrorReply } from '../../shared/protocol/apiSchemas.ts';
+import { ERRORS, StallscopeError } from '../../../shared/errors.ts';
+import { pointerToField, type SpecIssue } from '../../../shared/config/runSpec.ts';
+import type { ErrorReply } from '../../../shared/protocol/apiSchemas.ts';
 
 /** A 400 carrying every issue of a spec; `field` names the first error, and the code is its own (CONFIG_INVALID unless it says). */
 export class SpecError extends StallscopeError {

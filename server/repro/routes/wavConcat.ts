@@ -1,5 +1,5 @@
 /** Joins the PCM of several mono PCM16 WAV files into one WAV (non-streaming responses). */
-import { wavBytes } from './code2wav/kernels/wav.ts';
+import { wavBytes } from '../code2wav/kernels/wav.ts';
 
 export function concatWavs(wavs: Uint8Array[], sampleRate: number): Uint8Array {
   const total = wavs.reduce((a, w) => a + (w.length - 44) / 2, 0);
