@@ -24,7 +24,7 @@
  * with its folders and every file → file import that links two of them.
  *
  * KNOWN_LOOPS lists the loops that remain on the tree, each owned by another
- * part of the renovation (issue 40). A loop outside it fails; so does a listed
+ * part of the renovation. A loop outside it fails; so does a listed
  * loop that no longer exists, so the list can only shrink. It must end empty.
  */
 import { createRequire } from 'node:module';

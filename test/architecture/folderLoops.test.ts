@@ -4,7 +4,7 @@
  * folders, a folder that imports it back; a folder and its subfolder count as
  * two, type-only imports count. Here the check runs on the real tree (only the
  * loops still listed in KNOWN_LOOPS, each still there), and on small trees:
- * one with the two loops issue 40 names, written with type-only imports, and
+ * one with a folder ⇄ subfolder loop and a root file ⇄ folder loop, written with type-only imports, and
  * one where parents import their subfolders and nothing imports back.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ function modules(graph: Record<string, string[]>): ModuleImports[] {
   return Object.entries(graph).map(([source, to]) => ({ source, dependencies: to.map((resolved) => ({ resolved })) }));
 }
 
-/** Issue 40's two loops: code2wav/pool.ts → faults.ts → code2wav/kernels/, and engine root ⇄ dispatch/. */
+/** Two loops: code2wav/pool.ts → faults.ts → code2wav/kernels/, and engine root ⇄ dispatch/. */
 const LOOPS = {
   'server/repro/code2wav/pool.ts': typesFrom('../faults.ts'),
   'server/repro/faults.ts': typesFrom('./code2wav/kernels/rng.ts'),
