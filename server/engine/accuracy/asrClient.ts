@@ -8,8 +8,8 @@
  * no further: the recogniser is a peer, and the size of its answer is its
  * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
-import { readCapped } from '../http/cappedBody.ts';
-import { lazyPool, type LazyPool } from '../http/lazyUndici.ts';
+import { readCapped } from '../transport/http/cappedBody.ts';
+import { lazyPool, type LazyPool } from '../transport/simpleClient.ts';
 
 export interface AsrClientOptions {
   /** Base URL of the recognition server; `/v1/audio/transcriptions` is appended. */

@@ -10,11 +10,11 @@
 import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import { tripText } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
-import { Breaker, type RunTrip } from '../breaker.ts';
-import type { RunEvents } from '../events.ts';
-import { cancelAll, type Sweeper } from '../http/cancelSweep.ts';
-import type { Cancellation } from '../http/cancellation.ts';
-import { CancelledError } from '../http/reasons.ts';
+import { Breaker, type RunTrip } from '../stopRules/breaker.ts';
+import type { RunEvents } from '../records/events.ts';
+import { cancelAll, type Sweeper } from '../transport/http/cancelSweep.ts';
+import type { Cancellation } from '../transport/http/cancellation.ts';
+import { CancelledError } from '../transport/http/reasons.ts';
 import { SocketSweeps } from './socketSweeps.ts';
 import { reportUnsent } from './unsentRequests.ts';
 

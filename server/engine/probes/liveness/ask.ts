@@ -12,7 +12,7 @@ import type { Agent, request as undiciRequest } from 'undici';
 
 type Request = typeof undiciRequest;
 import type { LivenessProbe, LivenessProbeName } from '../../../../shared/stalls/liveness.ts';
-import { readCapped } from '../../http/cappedBody.ts';
+import { readCapped } from '../../transport/http/cappedBody.ts';
 
 /** Bytes of a reply read before the rest is dropped. */
 const REPLY_CAP = 64 * 1024;
