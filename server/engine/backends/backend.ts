@@ -10,9 +10,7 @@ import type { BackendName } from '../../../shared/config/backends.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import type { AttemptFn, AttemptTarget } from '../transport/http/attempt.ts';
-import type { Sweeper } from '../transport/http/cancelSweep.ts';
-import type { ResponseReading } from '../transport/reading/responseReading.ts';
+import type { AttemptFn, AttemptTarget, Sweeper, ResponseReading } from '../transport/index.ts';
 
 export interface Backend {
   readonly name: BackendName;

@@ -5,7 +5,7 @@
  * ones; this module only names them as a backend.
  */
 import { buildRequestBody } from './requestBody.ts';
-import { SSE_READING } from '../transport/reading/sseReading.ts';
+import { SSE_READING } from '../transport/index.ts';
 import type { Backend } from './backend.ts';
 
 export const CHAT_OMNI_BACKEND: Backend = {

@@ -12,7 +12,7 @@
  */
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import type { AttemptFn, AttemptResult } from '../transport/http/attempt.ts';
+import type { AttemptFn, AttemptResult } from '../transport/index.ts';
 import type { RequestRecord } from '../records/record.ts';
 import { requestIdPrefix } from './requestBody.ts';
 import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '../realtime/backend.ts';

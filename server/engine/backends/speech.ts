@@ -13,8 +13,7 @@ import { DEFAULT_CONTINUITY_THRESHOLD_S } from '../../../shared/metrics/continui
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import { PcmReader, type PcmFormat } from '../transport/reading/pcmReader.ts';
-import type { ResponseReading } from '../transport/reading/responseReading.ts';
+import { PcmReader, type PcmFormat, type ResponseReading } from '../transport/index.ts';
 import { requestsStageMetrics } from './requestBody.ts';
 import type { Backend } from './backend.ts';
 

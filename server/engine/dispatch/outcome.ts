@@ -2,7 +2,7 @@
 import type { RequestOutcome } from '../../../shared/protocol/protocol.ts';
 import type { RequestEndStatus, StopCause } from '../../../shared/types.ts';
 import type { RequestRecord } from '../records/record.ts';
-import { CancelledError } from '../transport/http/reasons.ts';
+import { CancelledError } from '../transport/index.ts';
 
 export function outcomeOf(
   index: number,

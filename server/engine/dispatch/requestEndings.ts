@@ -9,8 +9,7 @@
 import type { RequestEndStatus, TimeoutKind } from '../../../shared/types.ts';
 import { placeholderRecord, type RequestRecord } from '../records/record.ts';
 import type { RunEvents } from '../records/events.ts';
-import type { AttemptTarget } from '../transport/http/attempt.ts';
-import { CancelledError } from '../transport/http/reasons.ts';
+import { CancelledError, type AttemptTarget } from '../transport/index.ts';
 import { RequestTable } from '../records/requestTable.ts';
 import { outcomeOf, stopCauseOf } from './outcome.ts';
 

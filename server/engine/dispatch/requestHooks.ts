@@ -4,9 +4,8 @@
  */
 import type { Breaker, TimeoutReport } from '../stopRules/breaker.ts';
 import type { RequestRecord } from '../records/record.ts';
-import type { MessageInfo } from '../transport/reading/streamParser.ts';
+import type { MessageInfo, TimeoutError } from '../transport/index.ts';
 import type { RunEvents } from '../records/events.ts';
-import type { TimeoutError } from '../transport/http/reasons.ts';
 import type { RunnerHooks } from './requestRunner.ts';
 
 export class RequestHooks implements RunnerHooks {

@@ -5,9 +5,7 @@
  */
 import type { RequestEndStatus, TimeoutKind } from '../../../shared/types.ts';
 import { markFailed, newRecord, type RequestRecord } from '../records/record.ts';
-import { CancelledError } from '../transport/http/reasons.ts';
-import type { Cancellation } from '../transport/http/cancellation.ts';
-import { sendAttempt, type AttemptHooks, type AttemptTarget } from '../transport/http/attempt.ts';
+import { CancelledError, sendAttempt, type Cancellation, type AttemptHooks, type AttemptTarget } from '../transport/index.ts';
 
 export const MAX_ATTEMPTS = 4;
 export const RETRY_DELAY_MS = 100;

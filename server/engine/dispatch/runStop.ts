@@ -12,9 +12,7 @@ import { tripText } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { Breaker, type RunTrip } from '../stopRules/breaker.ts';
 import type { RunEvents } from '../records/events.ts';
-import { cancelAll, type Sweeper } from '../transport/http/cancelSweep.ts';
-import type { Cancellation } from '../transport/http/cancellation.ts';
-import { CancelledError } from '../transport/http/reasons.ts';
+import { cancelAll, CancelledError, type Sweeper, type Cancellation } from '../transport/index.ts';
 import { SocketSweeps } from './socketSweeps.ts';
 import { reportUnsent } from './unsentRequests.ts';
 

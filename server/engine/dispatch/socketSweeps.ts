@@ -5,7 +5,7 @@
  * that outlived the sweep's deadline are said once.
  */
 import type { RunEvents } from '../records/events.ts';
-import { CLEANUP_DEADLINE_MS } from '../transport/http/dispatcher.ts';
+import { CLEANUP_DEADLINE_MS } from '../transport/index.ts';
 
 export class SocketSweeps {
   private readonly sweeps: Promise<{ forcedSockets: number }>[] = [];

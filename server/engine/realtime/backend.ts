@@ -7,12 +7,9 @@
  * session's settings, the duplex input audio), never sent as is.
  */
 import type { RequestRecord } from '../records/record.ts';
-import type { Cancellation } from '../transport/http/cancellation.ts';
-import type { AttemptHooks } from '../transport/http/attempt.ts';
+import { RealtimeSockets, DEFAULT_MAX_FRAME_BYTES, type Cancellation, type AttemptHooks } from '../transport/index.ts';
 import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import { RealtimeSessions, type DuplexInput, type RealtimeSession, type RealtimeTarget } from './session.ts';
-import { RealtimeSockets } from '../transport/ws/sockets.ts';
-import { DEFAULT_MAX_FRAME_BYTES } from '../transport/ws/connection.ts';
 import { runRealtimeTurn, type TurnResult } from './turn.ts';
 
 /** What buildBody puts in a realtime turn's body. */

@@ -13,16 +13,10 @@
  * (`playback.ack`) before the next turn.
  */
 import { markFailed, type RequestRecord } from '../records/record.ts';
-import { AttemptSignal } from '../transport/http/attemptSignal.ts';
-import { AttemptTimers } from '../transport/http/timeouts.ts';
-import { classifyFailure } from '../transport/http/classify.ts';
-import type { Cancellation } from '../transport/http/cancellation.ts';
-import type { AttemptHooks } from '../transport/http/attempt.ts';
-import type { FailureClass } from '../transport/http/classify.ts';
+import { AttemptSignal, AttemptTimers, classifyFailure, RealtimeConnection, type Cancellation, type AttemptHooks, type FailureClass, type ConnectionFailure, type RealtimeEvent } from '../transport/index.ts';
 
 /** How a turn ended, as an HTTP attempt's result (the runner never retries a turn: no `transport`). */
 export type TurnResult = { type: 'ok' } | { type: 'failed' } | FailureClass;
-import { RealtimeConnection, type ConnectionFailure, type RealtimeEvent } from '../transport/ws/connection.ts';
 import type { RealtimeSession, RealtimeTarget, TurnJob } from './session.ts';
 import { TurnReader } from './turnReader.ts';
 import { sendDuplexInput } from './input.ts';

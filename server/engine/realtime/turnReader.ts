@@ -11,8 +11,7 @@
  */
 import type { RequestRecord } from '../records/record.ts';
 import { markFailed } from '../records/record.ts';
-import type { AttemptHooks } from '../transport/http/attempt.ts';
-import type { ConnectionFailure, RealtimeEvent } from '../transport/ws/connection.ts';
+import type { AttemptHooks, ConnectionFailure, RealtimeEvent } from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
 
 const TEXT_DELTAS = new Set([

@@ -13,11 +13,7 @@ import type { BenchConfig } from '../config.ts';
 import { loadDataset, type LoadedDataset } from '../datasets/index.ts';
 import type { DownloadProgress } from '../datasets/hub/hubDownload.ts';
 import { RunEvents } from '../records/events.ts';
-import type { AttemptTarget } from '../transport/http/attempt.ts';
-import { RunConnections } from '../transport/http/dispatcher.ts';
-import type { Sweeper } from '../transport/http/cancelSweep.ts';
-import { bothSweepers } from '../transport/ws/sockets.ts';
-import { tlsOptions } from '../transport/http/tls.ts';
+import { RunConnections, bothSweepers, tlsOptions, ChunkShapes, type AttemptTarget, type Sweeper } from '../transport/index.ts';
 import type { RunProbe } from './probe.ts';
 import { buildHeaders, requestIdPrefix } from '../backends/requestBody.ts';
 import { backendOf, type Backend } from '../backends/index.ts';
@@ -25,7 +21,6 @@ import type { RequestJob } from '../dispatch/requestRunner.ts';
 import { RpsChangeLog } from '../schedule/traffic.ts';
 import { validateStopRules } from '../validate.ts';
 import { SeedTtsGate } from '../accuracy/gate.ts';
-import { ChunkShapes } from '../transport/reading/chunkTemplate.ts';
 
 export interface RunSetup {
   config: BenchConfig;

@@ -8,12 +8,9 @@
  * Node's own HTTP client: two GETs need no pool, and loading undici for them
  * cost every `stallscope bench` ~50 ms of CPU before its first request.
  */
-import { request as httpGet, type IncomingMessage } from 'node:http';
-import { request as httpsGet } from 'node:https';
 import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import type { BenchConfig } from '../config.ts';
-import { tlsOptions } from '../transport/http/tls.ts';
-import { readCapped } from '../transport/http/cappedBody.ts';
+import { getOnOwnConnection, readCapped, tlsOptions, type IncomingMessage } from '../transport/simpleClient.ts';
 
 export const IDENTITY_TIMEOUT_MS = 2000;
 export const IDENTITY_MAX_BYTES = 64 * 1024;
@@ -24,21 +21,6 @@ export interface IdentityOptions {
 }
 
 type Fetched = { ok: true; body: unknown } | { ok: false; note: string };
-
-/** `GET url` on a connection of its own (closed after the answer), aborted with `signal`. */
-function get(
-  url: URL,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-  tls: ReturnType<typeof tlsOptions>,
-): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsGet : httpGet;
-    const req = send(url, { method: 'GET', headers, signal, agent: false, ...tls }, resolve);
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** The body of `GET url` parsed as JSON, or why not (status, size, time, parse). */
 async function getJson(
@@ -51,7 +33,7 @@ async function getJson(
 ): Promise<Fetched> {
   let res: IncomingMessage | null = null;
   try {
-    res = await get(new URL(`${base}${path}`), headers, signal, tls);
+    res = await getOnOwnConnection(new URL(`${base}${path}`), headers, signal, tls);
     if (res.statusCode !== 200) return { ok: false, note: `${path}: HTTP ${res.statusCode}` };
     const { bytes, over } = await readCapped(res, max);
     if (over) return { ok: false, note: `${path}: the body is over ${max} bytes` };

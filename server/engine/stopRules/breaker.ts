@@ -16,7 +16,7 @@
  */
 import { MAX_EVIDENCE, type StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause, TimeoutKind } from '../../../shared/types.ts';
-import { CancelledError } from '../transport/http/reasons.ts';
+import { CancelledError } from '../transport/index.ts';
 
 export interface TimeoutReport {
   index: number;

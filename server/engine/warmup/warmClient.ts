@@ -15,14 +15,11 @@
  * and timer it opens is closed before it returns. Runs once per process (a
  * dashboard's later runs find the paths warm).
  */
-import type { AddressInfo } from 'node:net';
-import { RunConnections } from '../transport/http/dispatcher.ts';
-import type { AttemptTarget } from '../transport/http/attempt.ts';
+import { RunConnections, loopbackServer, type AttemptTarget, type LoopbackServer } from '../transport/index.ts';
 import { runDispatch } from '../dispatch/dispatch.ts';
 import { RunEvents } from '../records/events.ts';
 import type { RequestJob } from '../dispatch/requestRunner.ts';
 import { recordedStream } from './recordedStream.ts';
-import { loopbackServer, type LoopbackServer } from '../transport/loopback/loopbackServer.ts';
 import { fullGc } from './settle.ts';
 
 export interface WarmOptions {
@@ -66,7 +63,7 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
   const onInterrupt = (): void => stop.abort(new Error('interrupted during the client warm-up'));
   if (opts.signal?.aborted) onInterrupt();
   else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as { port: number }).port}`;
   try {
     await warmPass(opts, origin, tls, n, concurrency, stop.signal);
     // The full collection before the clock (settle.ts) drops optimised code that held objects of this

@@ -6,8 +6,7 @@
  * with their own ids, untimed and uncounted).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Cancellation } from '../transport/http/cancellation.ts';
-import type { AttemptTarget } from '../transport/http/attempt.ts';
+import { Cancellation, type AttemptTarget } from '../transport/index.ts';
 import { runRequest, type RequestJob } from '../dispatch/requestRunner.ts';
 import { Semaphore } from './semaphore.ts';
 

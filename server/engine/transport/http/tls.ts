@@ -4,10 +4,8 @@
  * benchmarked; without it a certificate error fails each request with a
  * message that says what happened and names the flag.
  */
-import type { BenchConfig } from '../../config.ts';
-
 /** TLS options for the run's connections (dispatcher.ts); undefined = Node's defaults (checks on). */
-export function tlsOptions(config: Pick<BenchConfig, 'insecure'>): { rejectUnauthorized: false } | undefined {
+export function tlsOptions(config: { readonly insecure?: boolean }): { rejectUnauthorized: false } | undefined {
   return config.insecure ? { rejectUnauthorized: false } : undefined;
 }
 
