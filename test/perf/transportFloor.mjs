@@ -135,7 +135,7 @@ function netTransport() {
 
 /** The run's own client, as the engine's attempts dispatch (the compiled output: `npm run build`). */
 async function runTransport() {
-  const { RunConnections } = await import('../../dist/server/engine/http/dispatcher.js');
+  const { RunConnections } = await import('../../dist/server/engine/transport/http/dispatcher.js');
   const connections = new RunConnections(origin.origin, {
     maxConcurrency: CONCURRENCY,
     mode: keep ? 'keep_alive' : 'per_request',
