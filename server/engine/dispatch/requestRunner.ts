@@ -5,7 +5,13 @@
  */
 import type { RequestEndStatus, TimeoutKind } from '../../../shared/types.ts';
 import { markFailed, newRecord, type RequestRecord } from '../records/record.ts';
-import { CancelledError, sendAttempt, type Cancellation, type AttemptHooks, type AttemptTarget } from '../transport/index.ts';
+import {
+  CancelledError,
+  sendAttempt,
+  type Cancellation,
+  type AttemptHooks,
+  type AttemptTarget,
+} from '../transport/index.ts';
 
 export const MAX_ATTEMPTS = 4;
 export const RETRY_DELAY_MS = 100;

@@ -13,7 +13,17 @@
  * (`playback.ack`) before the next turn.
  */
 import { markFailed, type RequestRecord } from '../records/record.ts';
-import { AttemptSignal, AttemptTimers, classifyFailure, RealtimeConnection, type Cancellation, type AttemptHooks, type FailureClass, type ConnectionFailure, type RealtimeEvent } from '../transport/index.ts';
+import {
+  AttemptSignal,
+  AttemptTimers,
+  classifyFailure,
+  RealtimeConnection,
+  type Cancellation,
+  type AttemptHooks,
+  type FailureClass,
+  type ConnectionFailure,
+  type RealtimeEvent,
+} from '../transport/index.ts';
 
 /** How a turn ended, as an HTTP attempt's result (the runner never retries a turn: no `transport`). */
 export type TurnResult = { type: 'ok' } | { type: 'failed' } | FailureClass;

@@ -62,8 +62,8 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
   // (RunConnections.preconnect), so its TTFT holds no handshakes the later waves never pay. Only a burst: a
   // ramp-up or a self-timed trace keeps request rate inf but paces its start. Opened before the warm-up, not after
   // it: a handshake completes in the server's kernel before its process has accepted the connection, and the
-  // first wave sent at once onto connections a busy server had not accepted yet waited for those accepts (the
-  // first requests' TTFT 4–6 ms above the others' in 3 of 6 runs, none once the server had 20 ms).
+  // first wave sent at once onto connections a busy server had not accepted yet waited for those accepts
+  // (docs/performance.md#preconnect).
   const preconnected =
     starts && r.connections.mode === 'keep_alive' && r.arrivals.mode === 'immediate' && config.maxConcurrency
       ? r.connections.preconnect(Math.min(r.n, config.maxConcurrency), interrupt)

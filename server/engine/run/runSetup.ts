@@ -13,7 +13,14 @@ import type { BenchConfig } from '../config.ts';
 import { loadDataset, type LoadedDataset } from '../datasets/index.ts';
 import type { DownloadProgress } from '../datasets/hub/hubDownload.ts';
 import { RunEvents } from '../records/events.ts';
-import { RunConnections, bothSweepers, tlsOptions, ChunkShapes, type AttemptTarget, type Sweeper } from '../transport/index.ts';
+import {
+  RunConnections,
+  bothSweepers,
+  tlsOptions,
+  ChunkShapes,
+  type AttemptTarget,
+  type Sweeper,
+} from '../transport/index.ts';
 import type { RunProbe } from './probe.ts';
 import { buildHeaders, requestIdPrefix } from '../backends/requestBody.ts';
 import { backendOf, type Backend } from '../backends/index.ts';

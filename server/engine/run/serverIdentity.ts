@@ -5,8 +5,8 @@
  * deadline for both (2 s by default) and a cap on each body (64 KiB), so a
  * slow or odd server costs the run at most the bound, and never fails it —
  * what could not be read is said in `notes` (docs/design.md#server-identity).
- * Node's own HTTP client: two GETs need no pool, and loading undici for them
- * cost every `stallscope bench` ~50 ms of CPU before its first request.
+ * Node's own HTTP client (transport/simpleClient.ts): two GETs need no pool, and loading undici
+ * for them cost every run CPU before its first request (docs/performance.md#undici-start).
  */
 import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import type { BenchConfig } from '../config.ts';

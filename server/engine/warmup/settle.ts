@@ -2,12 +2,9 @@
  * After the warm-up, waits for the process's background threads to go
  * quiet before the benchmark clock starts. The warm-up makes the run's
  * paths hot, and V8 then optimises them on its own threads (and its GC
- * sweeps the warm-up's garbage concurrently): measured here, one core busy
- * for 20–40 ms after the warm-up. Until that is done the first wave runs
- * code not yet optimised, and on a small machine those threads take the
- * core a local target needs: concurrency 64 keep-alive, first wave minus
- * steady state 16–19 ms without waiting, 5–7 ms after; concurrency 10, 5.2–6.5 ms
- * without, 1.9–2.5 ms after (`npm run bench engine`, its first-wave section).
+ * sweeps the warm-up's garbage concurrently). Until that is done the first
+ * wave runs code not yet optimised, and on a small machine those threads
+ * take the core a local target needs (docs/performance.md#settle).
  *
  * The main thread only sleeps here, so the process's CPU time over a
  * window is the background threads'. Quiet = two 10 ms windows in a row under a
@@ -69,10 +66,9 @@ let gcFn: (() => void) | null | undefined;
 
 /**
  * One full (mark-compact) collection, as benchmark harnesses do between
- * phases. Module loading and the warm-up leave ~35 MB of heap, and V8's
- * incremental marking of it finished inside the first wave in 1 of 8 fresh
- * processes: a 7 ms pause plus 10 ms of marking steps, first-wave excess
- * 13–19 ms against 0–2 ms in the others. Node has no API for it without
+ * phases: V8's incremental marking of the heap module loading and the
+ * warm-up leave would otherwise finish inside the first wave in some
+ * processes (docs/performance.md#settle). Node has no API for it without
  * `--expose-gc`; the flag set at run time gives `gc` to a new context,
  * whose function collects the whole isolate. Once per warm-up, so a
  * dashboard pays it once.

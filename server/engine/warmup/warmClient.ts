@@ -2,10 +2,8 @@
  * Warms the client before the benchmark clock starts, sending nothing to the
  * target. In a fresh process the first requests pay for module
  * initialisation, lazy compilation, the HTTP client's first sockets and
- * the first JSON and WAV parses: measured here, the first request of a run
- * cost 24–42 ms of client CPU and the second 5–6 ms, against 0.4–0.6 ms once
- * warm, which put the client's start-up into the first wave's TTFT (and a
- * short run's p99). So the run's own code paths (request building, the
+ * the first JSON and WAV parses, which put the client's start-up into the
+ * first wave's TTFT and a short run's p99 (docs/performance.md#client-warm-up). So the run's own code paths (request building, the
  * dispatch loop and slots, the run's connections, TLS for an https target, SSE exchange, structural timers,
  * stream parsing with text and audio, the event emitter) are run in-process
  * against a loopback server of our own that streams a recorded response
@@ -86,11 +84,8 @@ export async function warmClient(opts: WarmOptions): Promise<boolean> {
 }
 
 /**
- * Requests of the two passes. Each request of the warm-up costs CPU a run never gets back (a 1-request run paid
- * ~0.3 s for 48 + 32 with Node's HTTP server, 0.12 s more than now), and fewer did not cost the first wave: over
- * 14 fresh processes each, first-wave excess with 48 + 32, 32 + 16, 24 + 16 and 16 + 16 requests was within
- * the runs' noise of each other (medians 1.3–2.3 ms with keep-alive, −1.5 to −4.2 ms per request), while a second
- * pass of 8 left it 2.7 ms with keep-alive and no second pass at all 4.1 ms (the collection first).
+ * Requests of the two passes: each costs CPU a run never gets back, and fewer than these left more of the start-up
+ * in the first wave (docs/performance.md#client-warm-up).
  */
 const FIRST_PASS_REQUESTS = 24;
 const REWARM_REQUESTS = 16;

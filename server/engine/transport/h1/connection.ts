@@ -9,10 +9,8 @@
  *
  * A plain TCP connection that closed can connect again (reopen()): the same
  * socket object, its listeners kept, as Node allows once `close` was emitted.
- * With a connection per request, a new net.Socket a request — its streams'
- * state, its listeners, ~70 µs of the client's CPU a connection with the
- * garbage it leaves — was most of what the run's client spent above the
- * kernel's connect and close.
+ * With a connection per request, a new net.Socket a request was most of what
+ * the run's client spent above the kernel's connect and close (docs/performance.md#socket-reuse).
  */
 import dc from 'node:diagnostics_channel';
 import { Socket, connect as tcpConnect, isIP } from 'node:net';

@@ -5,9 +5,8 @@
  * loop's turn that read it (a setImmediate: after the turn's I/O), in the
  * order read. Handled at once, a read waited for every read of the same turn
  * before it: its response parsed, its request ended, the next request built
- * and sent. Ten keep-alive responses of the first wave arriving together got
- * first tokens ~0.3 ms apart, each charged with the client's work on the ones
- * before, not the server's; stamped at the read, they are not.
+ * and sent: responses arriving together were each charged with the client's
+ * work on the ones before (docs/performance.md#read-time); stamped at the read, they are not.
  *
  * Bounded by what one turn reads: libuv reads a ready socket until the kernel
  * has no more for it (at most 32 reads of 64 KB), and nothing more is read

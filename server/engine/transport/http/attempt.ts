@@ -173,13 +173,8 @@ function failure(err: unknown, ctrl: AttemptSignal, record: RequestRecord): Atte
 }
 
 /**
- * The parser's hooks for one attempt, as a class. (First written so because
- * tsx's keepNames wrapped every closure; the code now runs compiled without
- * that. Measured on dist/ with `npm run bench engine`, this class
- * and dispatch.ts's RequestHooks as closures: client CPU per request equal
- * (keep-alive 148–183 µs vs 173–177 µs), but the 1,000-in-flight breaker trip
- * slower in 4 of 4 runs (44–151 ms vs 32–40 ms wall) — so the classes stay
- * until a quieter measurement says otherwise.)
+ * The parser's hooks for one attempt, as a class: as closures, the
+ * 1,000-in-flight breaker trip was slower (docs/performance.md#parser-hooks).
  */
 class ParserHooks {
   /** SSE events seen in this attempt. */

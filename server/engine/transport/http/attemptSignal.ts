@@ -1,9 +1,8 @@
 /**
  * The abort signal of one HTTP attempt: its structural timers and the
  * request's cancellation abort it; its exchange (exchange.ts) listens, to
- * abort the request on its connection (h1/socketExchange.ts). Lighter than an AbortController (whose
- * EventTarget bookkeeping measured ~10 µs per request — a noticeable share of
- * the client's budget at thousands of requests/s).
+ * abort the request on its connection (h1/socketExchange.ts). Lighter than an AbortController, whose
+ * EventTarget bookkeeping was a noticeable share of the client's budget (docs/performance.md#attempt-signal).
  */
 type Listener = () => void;
 

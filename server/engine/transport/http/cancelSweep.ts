@@ -2,12 +2,8 @@
  * Stack capture is switched off around the synchronous abort/destroy bursts
  * of a bulk stop: an error built there (a timer's TimeoutError, the sweep's
  * own reason when it has none, Node's for a socket it fails) would otherwise
- * capture a stack nobody reads, and Node's stream destroy formats it at once.
- * Measured when undici built one per aborted request: capturing and
- * formatting a stack costs ~9 µs (1,000 errors: 9 ms, 0.5 ms with the limit
- * at 0; ~20 ms with source maps on, as under tsx), and without this the
- * 1,000-in-flight breaker trip took 5–10 ms more CPU (`npm run bench
- * engine`, 4 runs each). The run's own client passes the cancel reason
+ * capture a stack nobody reads, and Node's stream destroy formats it at once
+ * (docs/performance.md#stacks). The run's own client passes the cancel reason
  * through and builds none, so this is now a bound rather than a saving.
  */
 export function withoutStacks<T>(fn: () => T): T {

@@ -5,10 +5,7 @@
  * any library's bookkeeping. Requests are written and responses read by
  * h1/ (one SocketExchange per request), on plain `net`/`tls` sockets: the
  * benchmark's hot path, where an HTTP library's per-request machinery was
- * half the transport's CPU (`npm run bench engine`, "the transport alone",
- * marginal CPU a request over requests 300 → 2,300: undici 511 µs against
- * 244 µs for plain sockets with a connection per request, 211 against 114
- * with keep-alive).
+ * half the transport's CPU (docs/performance.md#transport).
  *
  * `per_request` (the default, as vLLM-Omni's `force_close=True`): each
  * request asks for its connection to be closed after the response, so every
@@ -183,8 +180,8 @@ export class RunConnections implements Dispatcher {
   /**
    * A connection per request, plain TCP: makes the sockets of `count` first requests before the clock, closed,
    * for their requests to connect (reopen()) as later requests do on the run's closed ones. Made in a first-wave
-   * start, each socket object (a stream's state, its listeners: ~40 µs a request, against ~25 to reopen one)
-   * delayed every later start of the wave, and every start delays the wave's first connects (the wave starts in
+   * start, each socket object (a stream's state, its listeners: docs/performance.md#socket-reuse) delayed every
+   * later start of the wave, and every start delays the wave's first connects (the wave starts in
    * one turn, as asyncio's tasks do). Connects nothing; holds no handle.
    */
   prepareSockets(count: number): void {

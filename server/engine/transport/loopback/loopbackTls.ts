@@ -1,8 +1,8 @@
 /**
  * The client warm-up's own certificate, for its in-process https server when
  * the target is https (warmClient.ts): the run's TLS path (tls.connect, the
- * handshake, TLSSocket reads) is then warm too, measured here 3–6 ms of the
- * first https request's client CPU without it. Self-signed for 127.0.0.1, EC
+ * handshake, TLSSocket reads) is then warm too (docs/performance.md#client-warm-up).
+ * Self-signed for 127.0.0.1, EC
  * P-256, valid until 2126. Public on purpose and harmless: only the warm-up's
  * own loopback server presents it, only the warm-up's client connects, and
  * that client does not verify it (nothing trusts this certificate).

@@ -8,8 +8,8 @@
  * compares) and only the values between are scanned and checked against
  * JSON's grammar. That is exact: a text equal to a valid JSON text but for
  * one string literal or number literal replaced by another is valid JSON,
- * parsed the same but for that value. JSON.parse was 35–39% of the client's
- * main thread with keep-alive (docs/design.md#stream). Any difference —
+ * parsed the same but for that value. JSON.parse was a large share of the
+ * client's main thread (docs/design.md#stream, docs/performance.md#chunk-template). Any difference —
  * another key, an error, metrics, audio, the usage-only last chunk — is not
  * a match, and the caller parses that text in full (and may learn from it).
  *
@@ -139,7 +139,7 @@ export class ChunkTemplate {
     let prompt = shape.promptTokens;
     let pos = 0;
     for (let k = 0; k < keys.length; k++) {
-      // A slice compared whole: V8 compares two flat strings as memory, 2–4× faster than startsWith here.
+      // A slice compared whole: V8 compares two flat strings as memory (docs/performance.md#chunk-template).
       const f = fixed[k];
       if (s.slice(pos, pos + f.length) !== f) return false;
       pos += f.length;
@@ -255,7 +255,7 @@ export class ChunkTemplate {
       j = k;
     }
     // A short non-negative integer (every token count) is summed as read: Number() of a slice made a match
-    // ~1.5× dearer. Anything else goes through Number(), which is exact for a JSON number.
+    // dearer (docs/performance.md#chunk-template). Anything else goes through Number(), which is exact for a JSON number.
     if (whole === j && j - i <= 15 && s.charCodeAt(i) !== MINUS) {
       let n = 0;
       for (let k = i; k < j; k++) n = n * 10 + (s.charCodeAt(k) - ZERO);
