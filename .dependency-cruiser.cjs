@@ -78,6 +78,25 @@ module.exports = {
       to: { path: '^server/engine/probes/' },
     },
     {
+      name: 'transport-owns-the-network',
+      severity: 'error',
+      comment:
+        'One network seam in the engine: only server/engine/transport/ imports undici, ws, node:net, node:tls, node:http or node:https (type-only and dynamic imports included).',
+      from: { path: '^server/engine/', pathNot: '^server/engine/transport/' },
+      to: { path: '(^(net|tls|http|https|undici|ws)$|(^|/)node_modules/(undici|ws)/)' },
+    },
+    {
+      name: 'engine-through-the-seam',
+      severity: 'error',
+      comment:
+        "The rest of the engine reaches transport/ through its seam: index.ts (the hot path) or simpleClient.ts (off it). validate.ts takes h1's header check alone, so validating a config loads no client.",
+      from: { path: '^server/engine/', pathNot: '^server/engine/transport/' },
+      to: {
+        path: '^server/engine/transport/',
+        pathNot: '^server/engine/transport/(index|simpleClient|h1/requestHead)\\.ts$',
+      },
+    },
+    {
       name: 'repro-allow-list',
       severity: 'error',
       comment:

@@ -6,14 +6,14 @@
  */
 import type { BenchEvent } from '../../shared/protocol/protocol.ts';
 import type { BenchConfig } from './config.ts';
-import { arrivalOffsets } from './arrivals.ts';
-import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch.ts';
-import { finishBenchmark, type BenchOutcome } from './finalize.ts';
+import { arrivalOffsets } from './schedule/arrivals.ts';
+import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch/dispatch.ts';
+import { finishBenchmark, type BenchOutcome } from './run/finalize.ts';
 import { validateBenchConfig } from './validate.ts';
-import { finishProbes, type RunProbe } from './probe.ts';
-import { setUpRun, type RunSetup } from './runSetup.ts';
-import { beforeClock } from './beforeClock.ts';
-import { readServerIdentity } from './serverIdentity.ts';
+import { finishProbes, type RunProbe } from './run/probe.ts';
+import { setUpRun, type RunSetup } from './run/runSetup.ts';
+import { beforeClock } from './run/beforeClock.ts';
+import { readServerIdentity } from './run/serverIdentity.ts';
 import type { ServerIdentity } from '../../shared/runInfo/serverIdentity.ts';
 import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { effectiveStopRules } from '../../shared/config/stopRules.ts';

@@ -16,7 +16,7 @@ import { NUMPY_MAX_SEED } from './random/numpyLegacy.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
 import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
 import { validateRealtime } from './realtime/validate.ts';
-import { headerIssue } from './http/h1/requestHead.ts';
+import { headerIssue } from './transport/h1/requestHead.ts';
 
 /** The backends a config may name (shared/config/backends.ts; each has its module in backends/). */
 export const SUPPORTED_BACKENDS = BACKENDS;

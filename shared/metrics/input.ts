@@ -1,6 +1,6 @@
 /**
  * What the metric math needs from one request record. The engine's
- * RequestRecord (server/engine/client/record.ts) extends it, so records are
+ * RequestRecord (server/engine/records/record.ts) extends it, so records are
  * passed as they are.
  */
 export interface MetricInput {

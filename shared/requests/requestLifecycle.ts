@@ -5,7 +5,7 @@
  * counter) and the CLI progress bar. The outcome counts go through the one
  * counting rule (shared/requests/outcomes.ts).
  *
- * The engine emits a request's events in this order (server/engine/dispatch.ts,
+ * The engine emits a request's events in this order (server/engine/dispatch/dispatch.ts,
  * requestRunner.ts): `queued` when it arrives; `sent` per attempt (a
  * transport failure retries with a new `sent`); its attempt's messages
  * (`first_token`, `first_audio`, `progress`) between a `sent` and the end;

@@ -1,7 +1,7 @@
 /**
  * ARCHITECTURE.md's map matches the tree one to one: every folder under
  * server/, shared/ and web/ (at any depth) and every top folder of test/ is
- * named there, with its full path in backticks (`server/engine/http/`), and
+ * named there, with its full path in backticks (`server/engine/transport/http/`), and
  * every path it names in backticks — folder or file — exists. So a folder
  * added, moved or removed without a word in the map fails here.
  */
@@ -53,8 +53,8 @@ describe("ARCHITECTURE.md's map", () => {
 
   it('the check sees a folder left out and a folder that is gone', () => {
     const map = '- `server/engine/` — the engine\n- `server/gone/` — moved away\n- `web/` and `web/App.tsx`';
-    expect(mismatches(map, ['server/engine/', 'server/engine/http/', 'web/'], exists)).toEqual([
-      'server/engine/http/ is not named in ARCHITECTURE.md',
+    expect(mismatches(map, ['server/engine/', 'server/engine/transport/http/', 'web/'], exists)).toEqual([
+      'server/engine/transport/http/ is not named in ARCHITECTURE.md',
       'ARCHITECTURE.md names server/gone/, which does not exist',
     ]);
   });

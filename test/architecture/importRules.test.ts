@@ -7,7 +7,7 @@
  * fails this test instead of passing everything. Every rule of the config
  * needs its breaking case below: a rule added without one fails the test.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -94,6 +94,24 @@ const CASES: Record<string, { files: Record<string, string>; violations: string[
     },
     violations: ['server/engine/core.ts -> server/engine/probes/p/probe.ts'],
   },
+  'transport-owns-the-network': {
+    // A socket opened outside the seam, and a type taken from node:http outside it.
+    files: {
+      'server/engine/dispatch/d.ts': importing('node:net'),
+      'server/engine/run/r.ts': "import type { IncomingMessage } from 'node:http';\nexport type M = IncomingMessage;\n",
+      'server/engine/transport/h1/c.ts': importing('node:tls'),
+    },
+    violations: ['server/engine/dispatch/d.ts -> net', 'server/engine/run/r.ts -> http'],
+  },
+  'engine-through-the-seam': {
+    // The engine reaches h1/ past the seam; through index.ts it may.
+    files: {
+      'server/engine/backends/b.ts': importing('../transport/h1/connection.ts', '../transport/index.ts'),
+      'server/engine/transport/h1/connection.ts': LEAF,
+      'server/engine/transport/index.ts': importing('./h1/connection.ts'),
+    },
+    violations: ['server/engine/backends/b.ts -> server/engine/transport/h1/connection.ts'],
+  },
   'repro-allow-list': {
     files: { 'server/repro/usesEngine.ts': importing('../engine/e.ts'), 'server/engine/e.ts': LEAF },
     violations: ['server/repro/usesEngine.ts -> server/engine/e.ts'],
@@ -164,4 +182,39 @@ describe('import rules (dependency-cruiser)', () => {
     const expected = Object.entries(CASES).flatMap(([rule, c]) => c.violations.map((v) => `${rule}: ${v}`));
     expect(found.sort()).toEqual(expected.sort());
   }, 60_000);
+});
+
+/**
+ * The engine's files outside transport/ that call `fetch(` (global or
+ * undici's), comments aside: an HTTP call the import rule above cannot see.
+ */
+export function fetchCallers(files: Record<string, string>): string[] {
+  return Object.entries(files)
+    .filter(([path]) => path.startsWith('server/engine/') && !path.startsWith('server/engine/transport/'))
+    .filter(([, text]) =>
+      text.split('\n').some((line) => !/^\s*(\/\/|\*|\/\*)/.test(line) && /\bfetch\s*\(/.test(line)),
+    )
+    .map(([path]) => path);
+}
+
+describe('the engine calls fetch only in transport/', () => {
+  it('no file of server/engine/ outside transport/ calls fetch', () => {
+    const files = Object.fromEntries(
+      readdirSync(join(root, 'server/engine'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|js|mjs)$/.test(f))
+        .map((f) => [`server/engine/${f}`, readFileSync(join(root, 'server/engine', f), 'utf8')]),
+    );
+    expect(Object.keys(files).length).toBeGreaterThan(50);
+    expect(fetchCallers(files)).toEqual([]);
+  });
+
+  it('the check sees a fetch outside transport/, and not one inside it or in a comment', () => {
+    expect(
+      fetchCallers({
+        'server/engine/accuracy/a.ts': 'const res = await undici.fetch(url, { method: "POST" });\n',
+        'server/engine/report/r.ts': '// the reporter would fetch(url) here\n * or fetch(url) there\n',
+        'server/engine/transport/simpleClient.ts': 'return undici.fetch(url, init);\n',
+      }),
+    ).toEqual(['server/engine/accuracy/a.ts']);
+  });
 });

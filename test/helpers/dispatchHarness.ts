@@ -1,9 +1,9 @@
 /** Builds a runDispatch input against a test server (shared by the dispatch tests). */
-import { RunConnections } from '#server/engine/http/dispatcher.ts';
+import { RunConnections } from '#server/engine/transport/http/dispatcher.ts';
 import type { ConnectionMode } from '#shared/types.ts';
 import { effectiveTimeouts } from '#shared/config/timeouts.ts';
-import { RunEvents } from '#server/engine/events.ts';
-import type { DispatchInput } from '#server/engine/dispatch.ts';
+import { RunEvents } from '#server/engine/records/events.ts';
+import type { DispatchInput } from '#server/engine/dispatch/dispatch.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 
 export interface Harness {

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { parseWav, type WavInfo } from '#server/engine/client/wav.ts';
+import { parseWav, type WavInfo } from '#server/engine/transport/reading/wav.ts';
 
 export interface Upload {
   path: string;

@@ -1,6 +1,6 @@
 /** Drives the realtime attempt the way the request runner does (one record per turn, dispatch order). */
-import { newRecord, type RequestRecord } from '#server/engine/client/record.ts';
-import { Cancellation } from '#server/engine/http/cancellation.ts';
+import { newRecord, type RequestRecord } from '#server/engine/records/record.ts';
+import { Cancellation } from '#server/engine/transport/http/cancellation.ts';
 import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '#server/engine/realtime/backend.ts';
 import type { TurnResult } from '#server/engine/realtime/turn.ts';
 import type { RealtimeTurnTiming } from '#shared/metrics/realtime.ts';

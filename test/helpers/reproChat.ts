@@ -1,6 +1,6 @@
 /** Helpers for tests that talk HTTP to a running reproduction server. */
-import { StreamParser } from '#server/engine/client/streamParser.ts';
-import { newRecord, type RequestRecord } from '#server/engine/client/record.ts';
+import { StreamParser } from '#server/engine/transport/reading/streamParser.ts';
+import { newRecord, type RequestRecord } from '#server/engine/records/record.ts';
 import { MODEL } from './code2wav.ts';
 
 export function chatBody(over: Record<string, unknown> = {}) {

@@ -21,11 +21,11 @@ import { startServerProcess } from '../helpers/serverProcess.ts';
 import { firstWave } from './firstWave.ts';
 import { wholeProcess } from './wholeProcess.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import { runDispatch } from '#server/engine/dispatch.ts';
-import { arrivalOffsets } from '#server/engine/arrivals.ts';
+import { runDispatch } from '#server/engine/dispatch/dispatch.ts';
+import { arrivalOffsets } from '#server/engine/schedule/arrivals.ts';
 import { harness } from '../helpers/dispatchHarness.ts';
-import { RunConnections } from '#server/engine/http/dispatcher.ts';
-import { withoutStacks } from '#server/engine/http/cancelSweep.ts';
+import { RunConnections } from '#server/engine/transport/http/dispatcher.ts';
+import { withoutStacks } from '#server/engine/transport/http/cancelSweep.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);

@@ -11,11 +11,11 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { newRecord } from '#server/engine/client/record.ts';
-import { StreamParser } from '#server/engine/client/streamParser.ts';
+import { newRecord } from '#server/engine/records/record.ts';
+import { StreamParser } from '#server/engine/transport/reading/streamParser.ts';
 import { RequestEndings } from '#server/engine/dispatch/requestEndings.ts';
-import { RunEvents } from '#server/engine/events.ts';
-import type { AttemptTarget } from '#server/engine/http/attempt.ts';
+import { RunEvents } from '#server/engine/records/events.ts';
+import type { AttemptTarget } from '#server/engine/transport/http/attempt.ts';
 import { fullStream } from '../helpers/sse.ts';
 
 setFlagsFromString('--expose-gc');

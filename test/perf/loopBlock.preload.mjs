@@ -25,7 +25,7 @@ if (process.env.STALLSCOPE_LOOP_TTY === '1') {
   process.stderr.moveCursor = (dx, dy, cb) => process.stderr.write('', cb);
   process.stderr.clearScreenDown = (cb) => process.stderr.write('\x1b[0J', cb);
 }
-const { RunEvents } = await import(new URL('../../dist/server/engine/events.js', import.meta.url).href);
+const { RunEvents } = await import(new URL('../../dist/server/engine/records/events.js', import.meta.url).href);
 // The main thread's own CPU time (Linux schedstat, ns on a CPU): a block with little of it was the machine
 // (the thread waited for a core), one with all of it was this process's own work.
 const statFd = (() => {

@@ -41,7 +41,7 @@ async function once(url: string, conc: number, n: number, mode: 'keep-alive' | '
     argv.push('--num-prompts', String(n), '--max-concurrency', String(conc));
     if (mode === 'keep-alive') argv.push('--keep-alive');
     await run(process.execPath, argv, {
-      // The watcher patches the per-file modules (dist/server/engine/events.js): the bin must load them, not its
+      // The watcher patches the per-file modules (dist/server/engine/records/events.js): the bin must load them, not its
       // one-module bundle of the same code.
       env: { ...process.env, STALLSCOPE_LOOP_OUT: out, STALLSCOPE_LOOP_TTY: '1', STALLSCOPE_UNBUNDLED: '1' },
       timeout: 120_000,

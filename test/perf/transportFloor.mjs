@@ -1,7 +1,7 @@
 // The transport alone, as a whole process, for the whole-process section of engine.bench.ts: `n` POSTs of a
 // 1,024-word-prompt body at concurrency 32, each response's bytes counted and nothing else (no parsing, no
 // records), through one of three transports:
-// - `run`: the run's own client (server/engine/http/dispatcher.ts and h1/, compiled in dist/), as the engine's
+// - `run`: the run's own client (server/engine/transport/http/dispatcher.ts and h1/, compiled in dist/), as the engine's
 //   attempts dispatch;
 // - `undici`: a Pool dispatching as the engine's attempts did until the run's own client replaced it
 //   (pipelining 1, timeouts off, `reset` for a connection per request), with a handler that only counts;
@@ -135,7 +135,7 @@ function netTransport() {
 
 /** The run's own client, as the engine's attempts dispatch (the compiled output: `npm run build`). */
 async function runTransport() {
-  const { RunConnections } = await import('../../dist/server/engine/http/dispatcher.js');
+  const { RunConnections } = await import('../../dist/server/engine/transport/http/dispatcher.js');
   const connections = new RunConnections(origin.origin, {
     maxConcurrency: CONCURRENCY,
     mode: keep ? 'keep_alive' : 'per_request',

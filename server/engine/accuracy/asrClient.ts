@@ -8,8 +8,7 @@
  * no further: the recogniser is a peer, and the size of its answer is its
  * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
-import { readCapped } from '../http/cappedBody.ts';
-import { lazyPool, type LazyPool } from '../http/lazyUndici.ts';
+import { fetchOn, lazyPool, readCapped, type LazyPool } from '../transport/simpleClient.ts';
 
 export interface AsrClientOptions {
   /** Base URL of the recognition server; `/v1/audio/transcriptions` is appended. */
@@ -64,11 +63,10 @@ export class AsrClient {
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let res;
     try {
-      res = await undici.fetch(this.url, {
+      res = await fetchOn(undici, agent, this.url, {
         method: 'POST',
         body: form,
         headers: this.o.headers,
-        dispatcher: agent,
         signal: combined,
       });
     } catch (e) {

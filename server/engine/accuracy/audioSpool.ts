@@ -10,7 +10,7 @@
 import { mkdtemp, appendFile, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AudioSink } from '../client/audioChunks.ts';
+import type { AudioSink } from '../transport/index.ts';
 
 const FLUSH_BYTES = 256 * 1024;
 

@@ -8,11 +8,11 @@
  * server when there is no --asr-url) and releases them, whatever happens.
  */
 import type { AccuracyItem } from '../../../shared/protocol/protocol.ts';
-import type { EndedRecord } from '../client/record.ts';
+import type { EndedRecord } from '../records/record.ts';
 import type { RecordList } from '../../../shared/metrics/input.ts';
 import type { SeedTtsEvalConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import type { RunEvents } from '../events.ts';
+import type { RunEvents } from '../records/events.ts';
 import { AudioSpool } from './audioSpool.ts';
 import { evaluateSeedTts, type SeedTtsEvaluation, type Transcriber } from './evaluate.ts';
 import { checkLocalAsr } from './localAsr.ts';

@@ -10,9 +10,7 @@ import type { BackendName } from '../../../shared/config/backends.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import type { AttemptFn, AttemptTarget } from '../http/attempt.ts';
-import type { Sweeper } from '../http/cancelSweep.ts';
-import type { ResponseReading } from '../client/responseReading.ts';
+import type { AttemptFn, AttemptTarget, Sweeper, ResponseReading } from '../transport/index.ts';
 
 export interface Backend {
   readonly name: BackendName;

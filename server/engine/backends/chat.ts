@@ -4,8 +4,8 @@
  * The body builder and the SSE stream parser are the engine's original
  * ones; this module only names them as a backend.
  */
-import { buildRequestBody } from '../requestBody.ts';
-import { SSE_READING } from '../client/sseReading.ts';
+import { buildRequestBody } from './requestBody.ts';
+import { SSE_READING } from '../transport/index.ts';
 import type { Backend } from './backend.ts';
 
 export const CHAT_OMNI_BACKEND: Backend = {

@@ -12,16 +12,16 @@
  */
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import type { AttemptFn, AttemptResult } from '../http/attempt.ts';
-import type { RequestRecord } from '../client/record.ts';
-import { requestIdPrefix } from '../requestBody.ts';
+import type { AttemptFn, AttemptResult } from '../transport/index.ts';
+import type { RequestRecord } from '../records/record.ts';
+import { requestIdPrefix } from './requestBody.ts';
 import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '../realtime/backend.ts';
 import type { RealtimeRecord } from '../realtime/turnReader.ts';
 import { readDuplexInput, DUPLEX_INPUT_RATE_HZ } from '../realtime/duplexInput.ts';
 import { realtimeTrigger } from '../realtime/validate.ts';
 import { realtimeResultKeys, turnTimingOf } from '../../../shared/metrics/realtime.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
-import type { EndedRecord } from '../client/record.ts';
+import type { EndedRecord } from '../records/record.ts';
 import { promptText } from './speech.ts';
 import type { Backend } from './backend.ts';
 

@@ -13,9 +13,8 @@ import { DEFAULT_CONTINUITY_THRESHOLD_S } from '../../../shared/metrics/continui
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { BenchConfig } from '../config.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
-import { PcmReader, type PcmFormat } from '../client/pcmReader.ts';
-import type { ResponseReading } from '../client/responseReading.ts';
-import { requestsStageMetrics } from '../requestBody.ts';
+import { PcmReader, type PcmFormat, type ResponseReading } from '../transport/index.ts';
+import { requestsStageMetrics } from './requestBody.ts';
 import type { Backend } from './backend.ts';
 
 export const SAMPLE_RATE_ENV = 'VLLM_OMNI_BENCH_AUDIO_SAMPLE_RATE';

@@ -18,8 +18,8 @@ const VOCAB = (
  * by JSON.stringify), which a 1,024-word prompt per request made a tenth of a
  * run's CPU (docs/design.md#request-body). A word and its space are padded to
  * WORD_SLOT bytes and written as three 32-bit stores at any offset, the next
- * word overwriting the padding: 2.5× faster than copying byte by byte (27–31
- * → 11–13 µs a 1,024-word prompt, the draws included). Lower-case ASCII letters
+ * word overwriting the padding, faster than copying byte by byte
+ * (docs/performance.md#random-prompts). Lower-case ASCII letters
  * only, so the bytes are the prompt's JSON string content as they stand.
  */
 const WORD_SLOT = 12;

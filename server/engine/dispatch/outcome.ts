@@ -1,8 +1,8 @@
 /** What a request's `request.*` end event says about it (RequestOutcome), and what stopped it. */
 import type { RequestOutcome } from '../../../shared/protocol/protocol.ts';
 import type { RequestEndStatus, StopCause } from '../../../shared/types.ts';
-import type { RequestRecord } from '../client/record.ts';
-import { CancelledError } from '../http/reasons.ts';
+import type { RequestRecord } from '../records/record.ts';
+import { CancelledError } from '../transport/index.ts';
 
 export function outcomeOf(
   index: number,

@@ -7,10 +7,9 @@
  * (docs/design.md#bulk-unsent).
  */
 import type { RequestEndStatus, TimeoutKind } from '../../../shared/types.ts';
-import { placeholderRecord, type RequestRecord } from '../client/record.ts';
-import type { RunEvents } from '../events.ts';
-import type { AttemptTarget } from '../http/attempt.ts';
-import { CancelledError } from '../http/reasons.ts';
+import { placeholderRecord, type RequestRecord } from '../records/record.ts';
+import type { RunEvents } from '../records/events.ts';
+import { CancelledError, type AttemptTarget } from '../transport/index.ts';
 import { RequestTable } from '../records/requestTable.ts';
 import { outcomeOf, stopCauseOf } from './outcome.ts';
 

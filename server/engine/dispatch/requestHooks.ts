@@ -2,12 +2,11 @@
  * One request's hooks, as a class rather than an object of closures: see
  * ParserHooks in http/attempt.ts for the measurement that keeps it so.
  */
-import type { Breaker, TimeoutReport } from '../breaker.ts';
-import type { RequestRecord } from '../client/record.ts';
-import type { MessageInfo } from '../client/streamParser.ts';
-import type { RunEvents } from '../events.ts';
-import type { TimeoutError } from '../http/reasons.ts';
-import type { RunnerHooks } from '../requestRunner.ts';
+import type { Breaker, TimeoutReport } from '../stopRules/breaker.ts';
+import type { RequestRecord } from '../records/record.ts';
+import type { MessageInfo, TimeoutError } from '../transport/index.ts';
+import type { RunEvents } from '../records/events.ts';
+import type { RunnerHooks } from './requestRunner.ts';
 
 export class RequestHooks implements RunnerHooks {
   /** The runner makes a fresh record per attempt; the hooks read the latest one. */

@@ -10,11 +10,9 @@
 import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import { tripText } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
-import { Breaker, type RunTrip } from '../breaker.ts';
-import type { RunEvents } from '../events.ts';
-import { cancelAll, type Sweeper } from '../http/cancelSweep.ts';
-import type { Cancellation } from '../http/cancellation.ts';
-import { CancelledError } from '../http/reasons.ts';
+import { Breaker, type RunTrip } from '../stopRules/breaker.ts';
+import type { RunEvents } from '../records/events.ts';
+import { cancelAll, CancelledError, type Sweeper, type Cancellation } from '../transport/index.ts';
 import { SocketSweeps } from './socketSweeps.ts';
 import { reportUnsent } from './unsentRequests.ts';
 

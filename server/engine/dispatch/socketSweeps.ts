@@ -4,8 +4,8 @@
  * resolves only once every socket they close is closed, and so the sockets
  * that outlived the sweep's deadline are said once.
  */
-import type { RunEvents } from '../events.ts';
-import { CLEANUP_DEADLINE_MS } from '../http/dispatcher.ts';
+import type { RunEvents } from '../records/events.ts';
+import { CLEANUP_DEADLINE_MS } from '../transport/index.ts';
 
 export class SocketSweeps {
   private readonly sweeps: Promise<{ forcedSockets: number }>[] = [];

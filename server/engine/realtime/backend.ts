@@ -6,13 +6,10 @@
  * (turn.ts). The body is this backend's own JSON (the turn's text, the
  * session's settings, the duplex input audio), never sent as is.
  */
-import type { RequestRecord } from '../client/record.ts';
-import type { Cancellation } from '../http/cancellation.ts';
-import type { AttemptHooks } from '../http/attempt.ts';
+import type { RequestRecord } from '../records/record.ts';
+import { RealtimeSockets, DEFAULT_MAX_FRAME_BYTES, type Cancellation, type AttemptHooks } from '../transport/index.ts';
 import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import { RealtimeSessions, type DuplexInput, type RealtimeSession, type RealtimeTarget } from './session.ts';
-import { RealtimeSockets } from './sockets.ts';
-import { DEFAULT_MAX_FRAME_BYTES } from './connection.ts';
 import { runRealtimeTurn, type TurnResult } from './turn.ts';
 
 /** What buildBody puts in a realtime turn's body. */

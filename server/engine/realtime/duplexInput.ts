@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { pcmToMono, resample } from '../accuracy/resample.ts';
-import { parseWav, WavError } from '../client/wav.ts';
+import { parseWav, WavError } from '../transport/index.ts';
 
 export const DUPLEX_INPUT_RATE_HZ = 24_000;
 /** vLLM-Omni's `SEED_TTS_SILENT_TAIL_MS`: longer than the 800 ms server-VAD silence threshold. */

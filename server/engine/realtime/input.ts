@@ -9,8 +9,7 @@
  * the server's `speech_stopped`. The end of the speech becomes the origin
  * of TTFT, TTFP, RTF and E2EL.
  */
-import type { AttemptSignal } from '../http/attemptSignal.ts';
-import type { RealtimeConnection } from './connection.ts';
+import type { AttemptSignal, RealtimeConnection } from '../transport/index.ts';
 import type { TurnJob } from './session.ts';
 import type { TurnReader } from './turnReader.ts';
 

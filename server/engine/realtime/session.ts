@@ -10,8 +10,7 @@
  */
 import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import type { RealtimeTurnTiming } from '../../../shared/metrics/realtime.ts';
-import type { ConnectionFailure, RealtimeConnection } from './connection.ts';
-import type { RealtimeSockets } from './sockets.ts';
+import type { ConnectionFailure, RealtimeConnection, RealtimeSockets } from '../transport/index.ts';
 
 export interface RealtimeTarget {
   sockets: RealtimeSockets;

@@ -12,17 +12,21 @@
  * realtime client. The playback of the turn's audio is acknowledged
  * (`playback.ack`) before the next turn.
  */
-import { markFailed, type RequestRecord } from '../client/record.ts';
-import { AttemptSignal } from '../http/attemptSignal.ts';
-import { AttemptTimers } from '../http/timeouts.ts';
-import { classifyFailure } from '../http/classify.ts';
-import type { Cancellation } from '../http/cancellation.ts';
-import type { AttemptHooks } from '../http/attempt.ts';
-import type { FailureClass } from '../http/classify.ts';
+import { markFailed, type RequestRecord } from '../records/record.ts';
+import {
+  AttemptSignal,
+  AttemptTimers,
+  classifyFailure,
+  RealtimeConnection,
+  type Cancellation,
+  type AttemptHooks,
+  type FailureClass,
+  type ConnectionFailure,
+  type RealtimeEvent,
+} from '../transport/index.ts';
 
 /** How a turn ended, as an HTTP attempt's result (the runner never retries a turn: no `transport`). */
 export type TurnResult = { type: 'ok' } | { type: 'failed' } | FailureClass;
-import { RealtimeConnection, type ConnectionFailure, type RealtimeEvent } from './connection.ts';
 import type { RealtimeSession, RealtimeTarget, TurnJob } from './session.ts';
 import { TurnReader } from './turnReader.ts';
 import { sendDuplexInput } from './input.ts';

@@ -9,10 +9,9 @@
  * `response.done` (E2EL; a status other than `completed` fails the turn).
  * An `error` event fails the turn with the server's message, verbatim.
  */
-import type { RequestRecord } from '../client/record.ts';
-import { markFailed } from '../client/record.ts';
-import type { AttemptHooks } from '../http/attempt.ts';
-import type { ConnectionFailure, RealtimeEvent } from './connection.ts';
+import type { RequestRecord } from '../records/record.ts';
+import { markFailed } from '../records/record.ts';
+import type { AttemptHooks, ConnectionFailure, RealtimeEvent } from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
 
 const TEXT_DELTAS = new Set([

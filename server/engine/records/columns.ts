@@ -127,8 +127,8 @@ function maxOf(c: Chunk): number {
 /*
  * The two fixed-kind columns below repeat NumberColumn's chunk lookup on purpose: V8 compiles a method once for
  * every kind of array it has seen there, so one class for all kinds made every caller's optimised code handle four
- * kinds, recompile as a chunk widened mid-run (TextStore.add, RequestTable.write and setSentT were 130 ms of the
- * compiler's ~700 ms in a 5,000-request window), and run unoptimised between. A class per kind is compiled once.
+ * kinds, recompile as a chunk widened mid-run, and run unoptimised between (docs/performance.md#request-table). A
+ * class per kind is compiled once.
  */
 
 /** A float64 per request (times, durations), `empty` where nothing was written; chunks allocated on first use. */
@@ -212,9 +212,8 @@ export const FIRST_BLOCK = 4096;
  * larger than a block gets a block of its own). Where a run went is (block,
  * offset), which the caller keeps. Blocks start small and double up to
  * `blockSize`: the first is allocated when a run's first request ends, in
- * the first wave, and a whole block there (the ITL list's 512 KB and the
- * text's 256 KB, zeroed) made that request's end cost 1.1–1.5 ms, which
- * every first-wave response behind it waited for.
+ * the first wave, and a whole zeroed block there made that request's end,
+ * and every first-wave response behind it, wait (docs/performance.md#request-table).
  */
 export class BlockStore<B extends Block> {
   readonly blocks: B[] = [];

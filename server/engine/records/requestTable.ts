@@ -20,7 +20,7 @@ import {
   type StopCause,
   type TimeoutKind,
 } from '../../../shared/types.ts';
-import type { EndedRecord } from '../client/record.ts';
+import type { EndedRecord } from './record.ts';
 import { BlockStore, FloatColumn, IndexColumn, NumberColumn } from './columns.ts';
 import { TextStore } from './textStore.ts';
 

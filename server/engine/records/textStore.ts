@@ -36,9 +36,8 @@ export class TextStore {
       if (known !== undefined) return known;
     }
     const id = this.count++;
-    // A regular expression and Buffer's latin1 write, both native: checked and copied a code unit at a time,
-    // in code that runs once a request and so mostly unoptimised, the texts made 2,300 of the table's writes
-    // in a fresh process cost 52–59 ms (19–42 ms now).
+    // A regular expression and Buffer's latin1 write, both native: a code unit at a time, in code that runs once a
+    // request and so mostly unoptimised, cost much more (docs/performance.md#request-table).
     const isNarrow = !NOT_LATIN1.test(s);
     let at: { block: number; offset: number };
     if (isNarrow) {
@@ -62,9 +61,9 @@ export class TextStore {
     const store = b % 2 === 0 ? this.narrow : this.wide;
     const from = this.offset.get(id);
     const units = store.blocks[Math.floor(b / 2)].subarray(from, from + this.length.get(id));
-    // Decoded by Buffer (exact: latin1 maps each byte to its code point, utf16le keeps lone surrogates): ~25×
-    // cheaper than spreading the units into String.fromCharCode, which made reading the records back for the
-    // result most of the CPU after a run's last request (docs/design.md#request-table).
+    // Decoded by Buffer (exact: latin1 maps each byte to its code point, utf16le keeps lone surrogates): spreading
+    // the units into String.fromCharCode made reading the records back most of the CPU after a run's last request
+    // (docs/design.md#request-table, docs/performance.md#request-table).
     if (b % 2 === 0) return Buffer.from(units.buffer, units.byteOffset, units.length).toString('latin1');
     if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
     if (units.length <= DECODE_SLICE) return String.fromCharCode(...units);

@@ -15,8 +15,7 @@
  */
 import type { BenchEvent } from '../../../shared/protocol/protocol.ts';
 import { redactUrlsDeep } from '../../../shared/redact.ts';
-import { readCapped } from '../http/cappedBody.ts';
-import { lazyPool } from '../http/lazyUndici.ts';
+import { lazyPool, readCapped } from '../transport/simpleClient.ts';
 
 export interface RemoteReporterOptions {
   url: string;

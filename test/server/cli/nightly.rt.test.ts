@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { startReproServer } from '#server/repro/server.ts';
-import { parseWav } from '#server/engine/client/wav.ts';
+import { parseWav } from '#server/engine/transport/reading/wav.ts';
 import { encodeWav16, resample } from '#server/engine/accuracy/resample.ts';
 import { REPO } from '#test/helpers/benchChild.ts';
 import { ensureBuild } from '#test/helpers/ensureBuild.ts';

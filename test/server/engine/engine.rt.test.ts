@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { refusedPort, startSseServer, type Behaviour, type TestServer } from '#test/helpers/sseServer.ts';
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import { arrivalOffsets } from '#server/engine/arrivals.ts';
+import { arrivalOffsets } from '#server/engine/schedule/arrivals.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { StallscopeError } from '#shared/errors.ts';

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { DONE, roleEvent, sse, textEvent } from '#test/helpers/sse.ts';
-import { runDispatch } from '#server/engine/dispatch.ts';
-import { MAX_COMPLETION_TOKENS } from '#server/engine/client/streamParser.ts';
+import { runDispatch } from '#server/engine/dispatch/dispatch.ts';
+import { MAX_COMPLETION_TOKENS } from '#server/engine/transport/reading/streamParser.ts';
 import { harness } from '#test/helpers/dispatchHarness.ts';
 
 let server: TestServer | null = null;

@@ -3,8 +3,8 @@
  * `job` then takes each once (the same bytes it would have built), and builds any other request itself.
  */
 import { describe, expect, it } from 'vitest';
-import { setUpRun } from '#server/engine/runSetup.ts';
-import { buildRequestBody } from '#server/engine/requestBody.ts';
+import { setUpRun } from '#server/engine/run/runSetup.ts';
+import { buildRequestBody } from '#server/engine/backends/requestBody.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 
 const text = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));

@@ -7,10 +7,10 @@
  * requests arrived and while they were reported never sent.
  */
 import { setMaxListeners } from 'node:events';
-import { runDispatch } from '#server/engine/dispatch.ts';
-import { RunEvents } from '#server/engine/events.ts';
+import { runDispatch } from '#server/engine/dispatch/dispatch.ts';
+import { RunEvents } from '#server/engine/records/events.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
-import type { RequestJob } from '#server/engine/requestRunner.ts';
+import type { RequestJob } from '#server/engine/dispatch/requestRunner.ts';
 import { harness } from '#test/helpers/dispatchHarness.ts';
 
 const n = Number(process.argv[2]);

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import { ChunkShapes } from '#server/engine/client/chunkTemplate.ts';
+import { ChunkShapes } from '#server/engine/transport/reading/chunkTemplate.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 
 let server: TestServer | null = null;

@@ -1,6 +1,6 @@
 /**
  * Random request event streams in the order the engine emits them
- * (server/engine/dispatch.ts, requestRunner.ts, http/attempt.ts), for the
+ * (server/engine/dispatch/dispatch.ts, requestRunner.ts, http/attempt.ts), for the
  * property tests of the request-lifecycle fold:
  * - requests arrive (`queued`) in dataset order and start FIFO within the
  *   concurrency limit; a start whose prompt could not be prepared fails

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { countStatuses } from '#server/engine/counts.ts';
+import { countStatuses } from '#server/engine/records/counts.ts';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { StallscopeError } from '#shared/errors.ts';
 import { calculateMetrics } from '#shared/metrics/index.ts';
 import type { RequestEndStatus, RunCounts } from '#shared/types.ts';
-import { newRecord, placeholderRecord } from '#server/engine/client/record.ts';
+import { newRecord, placeholderRecord } from '#server/engine/records/record.ts';
 import { buildResultJson, type ResultJsonInput } from '#shared/vllmResult/resultJson.ts';
 import { parseResultText, pyJsonDumps } from '#shared/vllmResult/pyJson.ts';
 import { VLLM_RESULTS_DIR, close, readJson, runSequence } from '#test/fixtures/golden-helpers/golden.ts';

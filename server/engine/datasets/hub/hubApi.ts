@@ -6,7 +6,7 @@
  * `Link: <…>; rel="next"` header). Every answer is read up to a cap, every
  * listed path checked before it is joined onto the cache.
  */
-import type { Dispatcher, request } from 'undici';
+import type { Dispatcher, UndiciRequest } from '../../transport/simpleClient.ts';
 import { COMMIT_HASH } from './hubCache.ts';
 
 export class HubError extends Error {
@@ -37,7 +37,7 @@ export interface HubContext {
   headers: Record<string, string>;
   dispatcher: Dispatcher;
   /** undici's request, loaded with the dispatcher (hubDownload.ts): only a run that downloads loads undici. */
-  request: typeof request;
+  request: UndiciRequest;
   signal?: AbortSignal;
   /** Bytes of one JSON answer read at most. */
   jsonCap: number;

@@ -19,6 +19,7 @@ import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HubError, listLocale, mainCommit, resolveUrl, type HubContext, type HubFile } from './hubApi.ts';
 import { datasetRepoFolder } from './hubCache.ts';
+import { loadUndici } from '../../transport/simpleClient.ts';
 
 export interface DownloadProgress {
   repoId: string;
@@ -75,7 +76,7 @@ export interface HubDownloadOptions {
 export async function downloadLocale(o: HubDownloadOptions): Promise<string> {
   const limits = { ...HUB_LIMITS, ...o.limits };
   // Loaded here, not with the module: every `stallscope bench` imports the dataset code, few runs download.
-  const { Agent, interceptors, request } = await import('undici');
+  const { Agent, interceptors, request } = await loadUndici();
   const dispatcher = new Agent({
     connect: { timeout: limits.connectTimeoutMs },
     headersTimeout: limits.headersTimeoutMs,

@@ -8,11 +8,8 @@
  * undici is loaded when asked, not with the probe: the run manager builds
  * the probe before the engine it hands it to, and should not wait on it.
  */
-import type { Agent, request as undiciRequest } from 'undici';
-
-type Request = typeof undiciRequest;
 import type { LivenessProbe, LivenessProbeName } from '../../../../shared/stalls/liveness.ts';
-import { readCapped } from '../../http/cappedBody.ts';
+import { loadUndici, readCapped, type Agent, type UndiciRequest as Request } from '../../transport/simpleClient.ts';
 
 /** Bytes of a reply read before the rest is dropped. */
 const REPLY_CAP = 64 * 1024;
@@ -78,7 +75,7 @@ function answerText(s: string): string | null {
 
 /** Asks the three questions together; resolves within `boundMs` (plus a turn), never rejects. */
 export async function askLiveness(t: LivenessTarget, boundMs: number, runId: string): Promise<LivenessProbe[]> {
-  const { Agent, request } = await import('undici');
+  const { Agent, request } = await loadUndici();
   const agent = new Agent({
     connect: t.insecure ? { rejectUnauthorized: false } : undefined,
     keepAliveTimeout: 1,

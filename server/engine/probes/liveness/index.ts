@@ -6,8 +6,8 @@
  * headers (authorization, --header) and TLS setting.
  */
 import type { BenchConfig } from '../../config.ts';
-import type { RunProbe } from '../../probe.ts';
-import { buildHeaders } from '../../requestBody.ts';
+import type { RunProbe } from '../../run/probe.ts';
+import { buildHeaders } from '../../backends/requestBody.ts';
 import { LivenessProbe } from './probe.ts';
 import { BACKEND_INFO } from '../../../../shared/config/backends.ts';
 

@@ -11,8 +11,8 @@
  */
 import type { BenchEvent } from '../../../../shared/protocol/protocol.ts';
 import { livenessText, type LivenessReport } from '../../../../shared/stalls/liveness.ts';
-import type { TimeoutReport } from '../../breaker.ts';
-import type { ProbeContext, RunProbe } from '../../probe.ts';
+import type { TimeoutReport } from '../../stopRules/breaker.ts';
+import type { ProbeContext, RunProbe } from '../../run/probe.ts';
 import { askLiveness, type LivenessTarget } from './ask.ts';
 import { livenessJson } from './resultKey.ts';
 

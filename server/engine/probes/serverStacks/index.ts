@@ -5,7 +5,7 @@
  * anything is sent: auto off loopback, no listener, no such process, a bad
  * rules file (each a StallscopeError naming its field).
  */
-import type { RunProbe } from '../../probe.ts';
+import type { RunProbe } from '../../run/probe.ts';
 import { checkServerStacks, type ServerStacksConfig } from './config.ts';
 import { ServerStacksProbe } from './probe.ts';
 

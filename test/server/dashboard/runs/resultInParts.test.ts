@@ -5,7 +5,7 @@
  * before), and no part is much larger than asked.
  */
 import { describe, expect, it } from 'vitest';
-import { newRecord } from '#server/engine/client/record.ts';
+import { newRecord } from '#server/engine/records/record.ts';
 import { RequestTable } from '#server/engine/records/requestTable.ts';
 import { withDetailedArrays } from '#server/dashboard/runs/detailedResult.ts';
 import { resultTextParts, writeResultParts } from '#server/dashboard/runs/resultInParts.ts';

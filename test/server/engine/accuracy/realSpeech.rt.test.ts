@@ -21,7 +21,7 @@ import { makeWav } from '#test/helpers/wav.ts';
 import { debianTool, REPO_ROOT, venvPython } from '#test/helpers/tools.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
-import { parseWav } from '#server/engine/client/wav.ts';
+import { parseWav } from '#server/engine/transport/reading/wav.ts';
 
 const run = promisify(execFile);
 const CORPUS = join(REPO_ROOT, 'test/fixtures/asr/sentences.txt');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeWav16, pcmToMono, resample } from '#server/engine/accuracy/resample.ts';
-import { parseWav } from '#server/engine/client/wav.ts';
+import { parseWav } from '#server/engine/transport/reading/wav.ts';
 
 const tone = (hz: number, rate: number, n: number, amp = 16000): Int16Array =>
   Int16Array.from({ length: n }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * hz * i) / rate)));

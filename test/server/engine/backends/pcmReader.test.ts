@@ -4,8 +4,8 @@
  * (docs/design.md#speech-metrics). 24 kHz mono s16 = 48,000 bytes per second.
  */
 import { describe, expect, it } from 'vitest';
-import { newRecord } from '#server/engine/client/record.ts';
-import { PcmReader } from '#server/engine/client/pcmReader.ts';
+import { newRecord } from '#server/engine/records/record.ts';
+import { PcmReader } from '#server/engine/transport/reading/pcmReader.ts';
 import { pcmFormatFromEnv, promptText } from '#server/engine/backends/speech.ts';
 import { ContinuityMeter } from '#shared/metrics/continuity.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadSeedTts, SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT } from '#server/engine/datasets/seedTts.ts';
 import { loadTrace } from '#server/engine/datasets/trace.ts';
 import { loadRandom } from '#server/engine/datasets/random.ts';
-import { buildHeaders, buildRequestBody } from '#server/engine/requestBody.ts';
+import { buildHeaders, buildRequestBody } from '#server/engine/backends/requestBody.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { StallscopeError } from '#shared/errors.ts';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { NumpyRandomState } from '#server/engine/random/numpyLegacy.ts';
 import { PythonRandom } from '#server/engine/random/pythonRandom.ts';
-import { arrivalOffsets, rampUpRate } from '#server/engine/arrivals.ts';
-import { RpsChangeLog } from '#server/engine/traffic.ts';
+import { arrivalOffsets, rampUpRate } from '#server/engine/schedule/arrivals.ts';
+import { RpsChangeLog } from '#server/engine/schedule/traffic.ts';
 
 // Produced by numpy and CPython themselves: test/fixtures/rng/gen_vectors.py.
 const V = JSON.parse(readFileSync(new URL('../../../fixtures/rng/rng_vectors.json', import.meta.url), 'utf8')) as {

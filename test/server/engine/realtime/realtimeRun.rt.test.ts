@@ -12,7 +12,7 @@ import type { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { startReproServer } from '#server/repro/server.ts';
-import type { EndedRecord } from '#server/engine/client/record.ts';
+import type { EndedRecord } from '#server/engine/records/record.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 import { MODEL } from '#test/helpers/code2wav.ts';
 import { fileURLToPath } from 'node:url';

@@ -5,7 +5,7 @@
  * and a finished request costs a hundred bytes or so, not a record object.
  */
 import { describe, expect, it } from 'vitest';
-import { newRecord, placeholderRecord, type RequestRecord } from '#server/engine/client/record.ts';
+import { newRecord, placeholderRecord, type RequestRecord } from '#server/engine/records/record.ts';
 import { CHUNK } from '#server/engine/records/columns.ts';
 import { RequestTable } from '#server/engine/records/requestTable.ts';
 

@@ -4,7 +4,7 @@ import { evaluateVerdict } from '#shared/runInfo/verdict.ts';
 import { buildResultJson } from '#shared/vllmResult/resultJson.ts';
 import { centre, fixed2, percent2 } from '#server/engine/results/pyFormat.ts';
 import { formatSummary } from '#server/engine/results/summary.ts';
-import { placeholderRecord } from '#server/engine/client/record.ts';
+import { placeholderRecord } from '#server/engine/records/record.ts';
 import { readJson, runSequence } from '#test/fixtures/golden-helpers/golden.ts';
 import type { StoppedBy } from '#shared/config/stopRules.ts';
 

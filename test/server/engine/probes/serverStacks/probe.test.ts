@@ -13,7 +13,7 @@ import type { ServerStacksReport } from '#shared/stalls/stallReport.ts';
 import { ServerStacksProbe, MAX_NO_PROGRESS } from '#server/engine/probes/serverStacks/probe.ts';
 import type { CaptureInput, CaptureOptions } from '#server/engine/probes/serverStacks/capture.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
-import type { Unstamped } from '#server/engine/events.ts';
+import type { Unstamped } from '#server/engine/records/events.ts';
 
 const rules = loadPhaseRules();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,181 @@
+/**
+ * After the dispatch: counts, metrics, verdict, the result dict (vLLM keys
+ * plus ours), the result file, and `run.finished`. Runs after every socket
+ * of the run was closed (see engine.ts).
+ */
+import { join } from 'node:path';
+import { calculateMetrics } from '../../../shared/metrics/index.ts';
+import type { RunSummary } from '../../../shared/protocol/protocol.ts';
+import type { RequestEndStatus } from '../../../shared/types.ts';
+import type { RecordList } from '../../../shared/metrics/input.ts';
+import type { RequestTable } from '../records/requestTable.ts';
+import { evaluateVerdict } from '../../../shared/runInfo/verdict.ts';
+import { effectiveStopRules } from '../../../shared/config/stopRules.ts';
+import type { BenchConfig } from '../config.ts';
+import type { ConnectionMode, InterruptCause } from '../../../shared/types.ts';
+import { countStatuses } from '../records/counts.ts';
+import type { DispatchResult } from '../dispatch/dispatch.ts';
+import type { RunEvents } from '../records/events.ts';
+import { buildResultJson, type ResultJsonInput, type RpsChangeEvent } from '../../../shared/vllmResult/resultJson.ts';
+import { resultFilename, writeResult } from '../results/resultFile.ts';
+import { gateCounts } from '../accuracy/gate.ts';
+import type { SeedTtsEvaluation } from '../accuracy/evaluate.ts';
+import type { Backend } from '../backends/backend.ts';
+
+export interface FinalizeInput {
+  config: BenchConfig;
+  run: DispatchResult;
+  events: RunEvents;
+  /** Why the run could not start (ready check), or null. */
+  errored: string | null;
+  /** Ramp-up runs: the whole-RPS steps and when they were reached. */
+  rpsChangeEvents?: RpsChangeEvent[];
+  /** Keys the run probes add after ours (e.g. `server_stacks`). */
+  extraResult?: Record<string, unknown>;
+  log: (line: string) => void;
+  connectionMode: ConnectionMode;
+  /** Who interrupted the run (null: not interrupted). */
+  interruptCause: InterruptCause | null;
+  /** The Seed-TTS gate's evaluation (`--seed-tts-wer-eval`), or null. */
+  seedTts?: SeedTtsEvaluation | null;
+  /** The backend's own result keys (backends/backend.ts `resultKeys`), written after vLLM's metrics. */
+  backendKeys?: Backend['resultKeys'];
+}
+
+/** What a benchmark run ends with: the summary, the vLLM result dict, the records and where the file went. */
+export interface BenchOutcome {
+  summary: RunSummary;
+  result: Record<string, unknown>;
+  /** Every request's record, column-wise: read them with `at(i)` or iterate. */
+  records: RequestTable;
+  statuses: RecordList<RequestEndStatus>;
+  resultFile: string | null;
+}
+
+export async function finishBenchmark({
+  config,
+  run,
+  events,
+  errored,
+  log,
+  rpsChangeEvents,
+  connectionMode,
+  interruptCause,
+  seedTts,
+  extraResult,
+  backendKeys,
+}: FinalizeInput): Promise<BenchOutcome> {
+  const counts = countStatuses(run.statuses, run.stoppedBy);
+  const metrics = calculateMetrics(run.records, {
+    durationS: run.durationS,
+    percentileMetrics: config.percentileMetrics,
+    metricPercentiles: config.metricPercentiles,
+    goodput: config.goodput,
+  });
+  const judged = evaluateVerdict({
+    counts,
+    // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
+    metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
+    thresholds: config.thresholds,
+    interrupted: run.interrupted || Boolean(seedTts?.interrupted),
+    interruptCause,
+    errored: errored !== null,
+    seedTts: seedTts ? gateCounts(seedTts.keys) : null,
+    stoppedBy: run.stopRule,
+  });
+  let verdict = judged.verdict;
+  const verdictReasons = errored ? [...judged.reasons, errored] : [...judged.reasons];
+  const date = new Date();
+  const result = buildResultJson({
+    date,
+    backend: config.backend,
+    label: config.label ?? null,
+    modelId: config.model,
+    numPrompts: config.numPrompts,
+    metadata: Object.entries(config.metadata ?? {}),
+    requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
+    burstiness: config.burstiness,
+    maxConcurrency: config.maxConcurrency,
+    rampUp: config.rampUp,
+    rpsChangeEvents,
+    metrics,
+    detailed: config.save?.detailed ?? false,
+    records: run.records,
+    statuses: run.statuses,
+    counts,
+    failFast: breakerOf(config, run),
+    verdict,
+    verdictReasons,
+    run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
+    seedTts: seedTts?.keys,
+    backendKeys: backendKeys?.(run.records, config.save?.detailed ?? false, config),
+  });
+  Object.assign(result, extraResult);
+
+  let resultFile: string | null = null;
+  if (config.save) {
+    const name =
+      config.save.filename ??
+      resultFilename({
+        label: config.label ?? null,
+        backend: config.backend,
+        requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
+        maxConcurrency: config.maxConcurrency,
+        modelId: config.model,
+        date,
+        rampUp: config.rampUp,
+      });
+    resultFile = join(config.save.dir, name);
+    try {
+      await writeResult(resultFile, result, { append: config.save.append });
+    } catch (e) {
+      // The run happened; a full disk must not turn it into a crash. But a CI job that
+      // asked for the file must not pass without it: the verdict fails, saying why.
+      const message = `could not write the result to ${resultFile}: ${(e as Error).message}`;
+      log(message);
+      events.emit({ type: 'run.warning', message });
+      resultFile = null;
+      if (verdict === 'passed') verdict = 'failed';
+      verdictReasons.push(message);
+      result.verdict = verdict;
+      result.verdict_reasons = [...verdictReasons];
+    }
+  }
+
+  const summary: RunSummary = {
+    verdict,
+    verdictReasons,
+    counts,
+    durationS: run.durationS,
+    failFastTripped: run.failFastTripped,
+    cause: run.cause,
+    stoppedBy: run.stopRule,
+    metrics: scalarKeys(result),
+    resultFile,
+  };
+  events.emit({ type: 'run.finished', summary });
+  return { summary, result, records: run.records, statuses: run.statuses, resultFile };
+}
+
+/**
+ * The breaker as the result writes it: armed by any stop rule (fail-fast's
+ * `timeouts>=1` among them, listed in `stop_on`), tripped by any.
+ */
+function breakerOf(config: BenchConfig, run: DispatchResult): ResultJsonInput['failFast'] {
+  return {
+    enabled: config.failFast || Boolean(config.stopOn?.length),
+    tripped: run.failFastTripped,
+    cause: run.cause,
+    stopOn: effectiveStopRules(config.stopOn, config.failFast).map((r) => r.text),
+    stoppedBy: run.stopRule,
+  };
+}
+
+/** The result's flat keys (numbers, strings, nulls): what `run.finished` carries as the summary's metrics. */
+function scalarKeys(result: Record<string, unknown>): RunSummary['metrics'] {
+  const scalars: RunSummary['metrics'] = {};
+  for (const [k, v] of Object.entries(result)) {
+    if (typeof v === 'number' || typeof v === 'string' || v === null) scalars[k] = v;
+  }
+  return scalars;
+}
