@@ -23,14 +23,7 @@
  *   the verdict and the counts, not the status;
  * - a run that ends interrupted or errored without a verdict has that verdict.
  */
-import type {
-  BreakerTripped,
-  RunFinished,
-  RunStarted,
-  RunStatusChanged,
-  RunStopped,
-  RunEvent,
-} from '../protocol/protocol.ts';
+import type { BreakerTripped, RunFinished, RunStarted, RunStatusChanged, RunStopped } from '../protocol/protocol.ts';
 import type { StoppedBy } from '../config/stopRules.ts';
 import type { BreakerCause, InterruptCause, RunCounts, RunStatus, Verdict } from '../types.ts';
 import { normalizeCounts } from '../requests/outcomes.ts';
@@ -55,18 +48,6 @@ export interface RunLevel {
 }
 
 export type RunLevelEvent = RunStarted | BreakerTripped | RunStopped | RunFinished | RunStatusChanged;
-
-const RUN_LEVEL = new Set<RunEvent['type']>([
-  'run.started',
-  'breaker.tripped',
-  'run.stopped',
-  'run.finished',
-  'run.status',
-]);
-
-export function isRunLevelEvent(e: RunEvent): e is RunLevelEvent {
-  return RUN_LEVEL.has(e.type);
-}
 
 /** A cause as the state keeps it: `lastPhase` null when no telemetry named the request's phase. */
 function keptCause(c: BreakerCause): BreakerCause {
