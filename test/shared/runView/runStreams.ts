@@ -46,7 +46,7 @@ export const runStreamSpecArb: fc.Arbitrary<RunStreamSpec> = fc.record({
   end: fc.constantFrom<RunStreamSpec['end']>('finished', 'finished', 'abandoned', 'restarted'),
   cutAt: fc.double({ min: 0, max: 1, noNaN: true }),
   accuracy: fc.boolean(),
-  drops: fc.oneof(fc.constant([]), fc.array(fc.nat(), { minLength: 2, maxLength: 8 })),
+  drops: fc.oneof(fc.constant<number[]>([]), fc.array(fc.nat(), { minLength: 2, maxLength: 8 })),
 });
 
 const stoppedBy = (kind: 'timeouts' | 'errors', t: number, cause: BreakerCause | null): StoppedBy => ({
