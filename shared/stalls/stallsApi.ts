@@ -88,7 +88,7 @@ const StallsReplyFields = {
 };
 
 /** The board as this code reads it: the camelCase fields only. */
-const StallBoardReplySchema = Type.Object({ groups: Type.Array(StallGroupSchema), ...StallsReplyFields });
+export const StallBoardReplySchema = Type.Object({ groups: Type.Array(StallGroupSchema), ...StallsReplyFields });
 export type StallBoardReply = Static<typeof StallBoardReplySchema>;
 
 /** The reply on the wire: the board with the deprecated aliases beside the fields they name. */
