@@ -20,7 +20,7 @@ import {
   type RunStarted,
   type SeqEvent,
 } from '../protocol/protocol.ts';
-import { bulkUnsent, countEndedMany, normalizeCounts } from '../requests/outcomes.ts';
+import { bulkUnsent, countEndedMany } from '../requests/outcomes.ts';
 import { isStallEvidence } from '../stalls/stallReport.ts';
 import {
   eventRequestIndex,
@@ -31,6 +31,7 @@ import {
   type RequestEvent,
 } from '../requests/requestLifecycle.ts';
 import { applyTelemetry } from './applyTelemetry.ts';
+import { foldRun } from './runFold.ts';
 import { unsentRangeOf } from './unsentRows.ts';
 import { Draft } from './draft.ts';
 import { emptyRow, MAX_PENDING, MAX_WARNINGS, type RunModel } from './runModel.ts';
@@ -70,7 +71,7 @@ function applyOne(d: Draft, e: RunEvent): void {
       applyTelemetry(d, e.event, e.t);
       return;
     case 'run.status':
-      d.m.status = e.status;
+      d.m = foldRun(d.m, e);
       d.m.statusMessage = e.message ?? null;
       if (e.status !== 'running' && d.m.finishedT === null) d.m.finishedT = e.t;
       return;
@@ -87,11 +88,15 @@ function applyBench(d: Draft, e: BenchEvent): void {
     case 'requests.not_dispatched':
       return applyUnsent(d, e);
     case 'breaker.tripped':
-      d.m.breaker = { ...d.m.breaker, tripped: true, cause: e.cause, t: e.t };
+      d.m = foldRun(d.m, e);
+      d.m.breaker = { ...d.m.breaker, t: e.t };
       return;
-    case 'run.stopped':
-      d.m.breaker = { ...d.m.breaker, tripped: true, stoppedBy: e.stoppedBy, t: d.m.breaker.t ?? e.t };
+    case 'run.stopped': {
+      const t = d.m.breaker.t ?? e.t;
+      d.m = foldRun(d.m, e);
+      d.m.breaker = { ...d.m.breaker, t };
       return;
+    }
     case 'server.liveness':
       d.m.liveness = { t: e.t, report: e.report };
       return;
@@ -118,10 +123,8 @@ function applyBench(d: Draft, e: BenchEvent): void {
 
 function applyStarted(d: Draft, e: RunStarted): void {
   const { t: _t, type: _type, ...info } = e;
+  d.m = foldRun(d.m, e);
   d.m.info = info;
-  d.m.startedAtMs = e.startedAtMs;
-  if (d.m.status === 'unknown') d.m.status = 'running';
-  d.own('counts').total = e.numRequests;
   // Pre-size the rows so the timeline shows every request from the start.
   if (d.m.requests.length < e.numRequests) {
     d.m.requests = [...d.m.requests];
@@ -170,20 +173,11 @@ function applyUnsent(d: Draft, e: RequestsNotDispatched): void {
   }
 }
 
+/** The verdict, the engine's counts and the breaker by the one run fold; the summary and the end time for the page. */
 function applyFinished(d: Draft, e: RunFinished): void {
+  d.m = foldRun(d.m, e);
   d.m.summary = e.summary;
-  d.m.verdict = e.summary.verdict;
   d.m.finishedT = e.t;
-  d.m.breaker = {
-    ...d.m.breaker,
-    tripped: d.m.breaker.tripped || e.summary.failFastTripped,
-    cause: d.m.breaker.cause ?? e.summary.cause,
-    stoppedBy: d.m.breaker.stoppedBy ?? e.summary.stoppedBy ?? null,
-  };
-  // The engine's counts are authoritative once the run is over.
-  d.own('counts');
-  d.m.counts = normalizeCounts(e.summary.counts);
-  if (d.m.status === 'running' || d.m.status === 'unknown') d.m.status = 'finished';
 }
 
 function applyAccuracyItem(d: Draft, e: AccuracyItem): void {

@@ -3,7 +3,15 @@
  * stream (live over the WebSocket, or replayed from the store over REST).
  * Plain data so that the reducer stays pure and testable in Node.
  */
-import type { BreakerCause, PhaseDetails, RunCounts, RunStatus, StallReport, Verdict } from '../types.ts';
+import type {
+  BreakerCause,
+  InterruptCause,
+  PhaseDetails,
+  RunCounts,
+  RunStatus,
+  StallReport,
+  Verdict,
+} from '../types.ts';
 import type { RequestOutcome, RequestsNotDispatched, RunStarted, RunSummary, SeqEvent } from '../protocol/protocol.ts';
 import type { LivenessReport } from '../stalls/liveness.ts';
 import type { StoppedBy } from '../config/stopRules.ts';
@@ -96,6 +104,8 @@ export interface RunModel {
   liveness: { t: number; report: LivenessReport } | null;
   summary: RunSummary | null;
   verdict: Verdict | null;
+  /** Who interrupted the run, when the dashboard ended it interrupted and knows (`run.status`). */
+  interruptCause?: InterruptCause;
   counts: RunCounts;
   inFlight: number;
   /** Latest run-clock time seen in any event. */

@@ -56,8 +56,9 @@ export interface StallGroup {
   commits: string[];
   /** Runs of the same jobs without a stall, nearest in time on each side of each occurrence. */
   controls: { runs: string[]; builds: string[] };
-  first_seen: number;
-  last_seen: number;
+  /** Epoch ms of the first and last occurrence. */
+  firstSeen: number;
+  lastSeen: number;
   evidence: StallOccurrence[];
 }
 
@@ -137,12 +138,12 @@ export function groupStalls(runs: readonly BoardRun[]): StallGroup[] {
       nodes: distinct(occ.map((o) => o.node)),
       commits: distinct(occ.map((o) => o.commit)),
       controls: { runs: ctl.map((c) => c.id), builds: distinct(ctl.map((c) => meta(c, 'ci_build'))) },
-      first_seen: occ[0].atMs,
-      last_seen: occ[occ.length - 1].atMs,
+      firstSeen: occ[0].atMs,
+      lastSeen: occ[occ.length - 1].atMs,
       evidence: occ,
     });
   }
-  return out.sort((a, b) => b.occurrences - a.occurrences || b.last_seen - a.last_seen);
+  return out.sort((a, b) => b.occurrences - a.occurrences || b.lastSeen - a.lastSeen);
 }
 
 export type StripOutcome = 'passed' | 'failed' | 'stalled';

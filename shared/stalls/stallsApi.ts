@@ -4,6 +4,12 @@
  * every CI job it occurred in (the job's last runs by node, hang rates, the
  * sentence) and, per occurrence, the nearest passing control to compare with.
  * The schema is the reply's contract; `buildBoard` is the pure rule that fills it.
+ *
+ * Its fields are camelCase like the rest of the API. The snake_case names it
+ * answered with before (`first_seen`, `last_seen`, `runs_considered`) are
+ * still sent beside them, equal, for one release: deprecated, removed in
+ * 0.2.0 (docs/design.md#stall-board). Readers here use `StallBoardReply`,
+ * which does not name them, so removing them touches only this file.
  */
 import { Type, type Static } from 'typebox';
 import { groupStalls, isControl, jobStrip, patternSentence, type BoardRun, type StallGroup } from './stallBoard.ts';
@@ -48,7 +54,7 @@ export const StallOccurrenceSchema = Type.Object({
   control: Nullable(Type.String()),
 });
 
-export const StallGroupSchema = Type.Object({
+const StallGroupFields = {
   fingerprint: Type.String(),
   phase: Type.String(),
   frames: Strings,
@@ -61,22 +67,48 @@ export const StallGroupSchema = Type.Object({
   commits: Strings,
   controls: Type.Object({ runs: Strings, builds: Strings }),
   /** Epoch ms of the first and last occurrence. */
-  first_seen: Type.Number(),
-  last_seen: Type.Number(),
+  firstSeen: Type.Number(),
+  lastSeen: Type.Number(),
   evidence: Type.Array(StallOccurrenceSchema),
   /** The CI jobs (pipeline and step) it occurred in; none for runs without CI metadata. */
   jobs: Type.Array(JobBoardSchema),
-});
+};
+const StallGroupSchema = Type.Object(StallGroupFields);
 export type StallGroupReply = Static<typeof StallGroupSchema>;
 
-export const StallsReplySchema = Type.Object({
-  groups: Type.Array(StallGroupSchema),
+/** A deprecated snake_case alias: the same value as `of`, sent until 0.2.0. */
+const alias = (of: string) =>
+  Type.Number({ deprecated: true, description: `Deprecated: use ${of} (removed in 0.2.0).` });
+
+const StallsReplyFields = {
   /** Runs read (the newest within the filter). */
-  runs_considered: Type.Integer(),
+  runsConsidered: Type.Integer(),
   /** More runs matched than were read: older ones were left out. */
   truncated: Type.Boolean(),
+};
+
+/** The board as this code reads it: the camelCase fields only. */
+export const StallBoardReplySchema = Type.Object({ groups: Type.Array(StallGroupSchema), ...StallsReplyFields });
+export type StallBoardReply = Static<typeof StallBoardReplySchema>;
+
+/** The reply on the wire: the board with the deprecated aliases beside the fields they name. */
+export const StallsReplySchema = Type.Object({
+  groups: Type.Array(
+    Type.Object({ ...StallGroupFields, first_seen: alias('firstSeen'), last_seen: alias('lastSeen') }),
+  ),
+  ...StallsReplyFields,
+  runs_considered: alias('runsConsidered'),
 });
 export type StallsReply = Static<typeof StallsReplySchema>;
+
+/** The reply for `board`, with the deprecated aliases (equal to the fields they name). */
+export function stallsReply(board: StallBoardReply): StallsReply {
+  return {
+    ...board,
+    groups: board.groups.map((g) => ({ ...g, first_seen: g.firstSeen, last_seen: g.lastSeen })),
+    runs_considered: board.runsConsidered,
+  };
+}
 
 const meta = (r: BoardRun, k: string): string | null => r.metadata[k] || null;
 const jobKey = (p: string | null, s: string | null) => `${p ?? ''}\u0000${s ?? ''}`;

@@ -6,7 +6,7 @@
 import type { ImportReply, RunDetail, RunListReply, RequestRow } from '../../shared/protocol/apiSchemas.ts';
 import type { SeqEvent } from '../../shared/protocol/protocol.ts';
 import type { Preset, RunSpec, SpecIssue } from '../../shared/config/runSpec.ts';
-import type { StallsReply } from '../../shared/stalls/stallsApi.ts';
+import type { StallBoardReply } from '../../shared/stalls/stallsApi.ts';
 import type { RunFilter } from '../state/runFilter.ts';
 
 export class ApiError extends Error {
@@ -71,7 +71,7 @@ export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
 }
 
 /** The stall board (GET /api/stalls), filtered like the runs list by metadata pairs and time. */
-export function getStalls(f: Pick<RunFilter, 'metadata' | 'since' | 'until'> = {}): Promise<StallsReply> {
+export function getStalls(f: Pick<RunFilter, 'metadata' | 'since' | 'until'> = {}): Promise<StallBoardReply> {
   const p = new URLSearchParams();
   for (const m of f.metadata ?? []) p.append('metadata', m);
   if (f.since) p.set('since', f.since);

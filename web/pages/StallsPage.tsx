@@ -36,7 +36,7 @@ export function StallsPage({ query }: { query: StallsQuery }) {
         <>
           <StallBoard groups={data.groups} />
           <p className="muted" data-testid="board-scope">
-            From {data.runs_considered} run{data.runs_considered === 1 ? '' : 's'}
+            From {data.runsConsidered} run{data.runsConsidered === 1 ? '' : 's'}
             {data.truncated ? ' (the newest; narrow the filters to reach older ones)' : ''}.
           </p>
         </>

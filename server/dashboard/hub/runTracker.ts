@@ -7,7 +7,8 @@
  * Pure bookkeeping: no I/O, no timers.
  */
 import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
-import { bulkUnsent, emptyCounts, normalizeCounts } from '../../../shared/requests/outcomes.ts';
+import { bulkUnsent, emptyCounts } from '../../../shared/requests/outcomes.ts';
+import { foldRun, type RunLevelEvent } from '../../../shared/runView/runFold.ts';
 import { blankRequest, type RequestEvent, type RequestLifecycle } from '../../../shared/requests/requestLifecycle.ts';
 import { LiveRequests } from '../../../shared/requests/liveRequests.ts';
 import { unsentRange } from '../../../shared/requests/endedRange.ts';
@@ -132,13 +133,16 @@ export class RunTracker {
     return this.fold(e);
   }
 
+  /** A run-level event through the one run fold (shared/runView/runFold.ts), as the browser folds it. */
+  private foldRun(e: RunLevelEvent): void {
+    Object.assign(this.state, foldRun(this.state, e));
+  }
+
   /** Folds one event in before it is numbered (the store numbers it); returns what the store must persist. */
   fold(e: RunEvent): Effects {
-    const c = this.state.counts;
     switch (e.type) {
       case 'run.started':
-        this.state.startedAtMs = e.startedAtMs;
-        c.total = e.numRequests;
+        this.foldRun(e);
         return e.serverIdentity ? { serverIdentity: e.serverIdentity } : {};
       case 'request.timed_out':
         return this.applyTimeout(e);
@@ -161,25 +165,16 @@ export class RunTracker {
         return { endedRange: unsentRange(e, this.live.idPrefix) };
       }
       case 'breaker.tripped': {
-        // The engine cannot see telemetry; the dashboard can name the phase the cause was stuck in.
-        const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId) ?? null;
+        // The engine cannot see telemetry; the dashboard names the phase the cause was stuck in, in the
+        // event itself (stored and sent on with it), so every fold of the stream keeps the same cause.
+        const lastPhase = e.cause.lastPhase ?? this.phaseOf(e.cause.requestId);
         if (lastPhase && !e.cause.lastPhase) e.cause.lastPhase = lastPhase;
-        this.state.breaker = { ...this.state.breaker, tripped: true, cause: { ...e.cause, lastPhase } };
+        this.foldRun(e);
         return {};
       }
       case 'run.stopped':
-        // Any stop rule trips the breaker; a timeouts rule's cause came with breaker.tripped just before.
-        this.state.breaker = { ...this.state.breaker, tripped: true, stoppedBy: e.stoppedBy };
-        return {};
       case 'run.finished':
-        Object.assign(c, normalizeCounts(e.summary.counts));
-        this.state.verdict = e.summary.verdict;
-        if (e.summary.cause || e.summary.stoppedBy)
-          this.state.breaker = {
-            tripped: e.summary.failFastTripped,
-            cause: e.summary.cause ?? this.state.breaker.cause,
-            stoppedBy: e.summary.stoppedBy ?? this.state.breaker.stoppedBy ?? null,
-          };
+        this.foldRun(e);
         return {};
       // The Seed-TTS gate's transcripts, and what the server answered at the stall, live in the
       // event stream; the summary and the result carry their keys.
@@ -193,10 +188,7 @@ export class RunTracker {
         // stack (from a reporter older than the probe that says so instead) is not evidence of a stall.
         return isStallEvidence(e.report) ? { stall: e.report } : {};
       case 'run.status':
-        this.state.status = e.status;
-        if (e.interruptCause) this.state.interruptCause = e.interruptCause;
-        if (e.status === 'interrupted' && !this.state.verdict) this.state.verdict = 'interrupted';
-        if (e.status === 'errored' && !this.state.verdict) this.state.verdict = 'errored';
+        this.foldRun(e);
         return {};
       case 'telemetry':
         return this.applyTelemetry(e.event);

@@ -2,12 +2,13 @@
  * GET /api/stalls: the stall board (docs/design.md#stall-board). Filter by
  * any metadata key (`metadata=ci_pipeline=vllm-omni`, repeatable) and by
  * when the runs happened (`since`, `until`); `last` is how many runs of a
- * job its strip shows. Reply `{groups: [...]}`, one group per fingerprint.
+ * job its strip shows. Reply `{groups: [...], runsConsidered, truncated}`, one
+ * group per fingerprint, with the deprecated snake_case aliases until 0.2.0.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import { buildBoard, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
+import { buildBoard, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 /** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
@@ -34,7 +35,7 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       await app.store.flush(); // live runs' latest reports and timeouts may still be queued
       const { runs, truncated } = await app.store.boardRuns(filter);
-      return { groups: buildBoard(runs, q.last), runs_considered: runs.length, truncated };
+      return stallsReply({ groups: buildBoard(runs, q.last), runsConsidered: runs.length, truncated });
     },
   );
 };

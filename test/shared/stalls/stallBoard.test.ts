@@ -72,8 +72,8 @@ describe('groupStalls', () => {
       builds: ['14528', '14598', '14604', '14606', '14607'],
       nodes: ['node-a', 'node-b', 'node-c'],
       controls: { runs: ['run-14541', 'run-14600'], builds: ['14541', '14600'] },
-      first_seen: STORY[0].atMs,
-      last_seen: STORY[6].atMs,
+      firstSeen: STORY[0].atMs,
+      lastSeen: STORY[6].atMs,
     });
     // The run with two reports of the same fingerprint counts once; its timeout joined the stack fingerprint.
     expect(g.evidence.find((o) => o.runId === 'run-14604')!.refs).toEqual(['w1-op7', 'w1-op9']);

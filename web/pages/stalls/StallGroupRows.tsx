@@ -42,8 +42,8 @@ export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
         <td className="num" data-testid="occurrences">
           {g.occurrences}
         </td>
-        <td>{whenText(g.first_seen)}</td>
-        <td>{whenText(g.last_seen)}</td>
+        <td>{whenText(g.firstSeen)}</td>
+        <td>{whenText(g.lastSeen)}</td>
         <td data-testid="builds">{list(g.builds)}</td>
         <td data-testid="nodes">{list(g.nodes)}</td>
         <td>{list(g.commits.map((c) => c.slice(0, 12)))}</td>

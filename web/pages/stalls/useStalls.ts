@@ -1,6 +1,6 @@
 /** The stall board for the URL's filters: loaded again when a live run changes status or verdict. */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { StallsReply } from '../../../shared/stalls/stallsApi.ts';
+import type { StallBoardReply } from '../../../shared/stalls/stallsApi.ts';
 import { getStalls } from '../../api/rest.ts';
 import { useAppState } from '../../hooks/services.ts';
 import type { StallsQuery } from '../../state/router.ts';
@@ -9,7 +9,7 @@ import { stallsFilter } from '../../state/stallsView.ts';
 export function useStalls(query: StallsQuery) {
   const { meta, since, until } = query;
   const filter = useMemo(() => stallsFilter({ meta, since, until }), [meta, since, until]);
-  const [loaded, setLoaded] = useState<{ filter: typeof filter; data: StallsReply | null; error: unknown }>({
+  const [loaded, setLoaded] = useState<{ filter: typeof filter; data: StallBoardReply | null; error: unknown }>({
     filter,
     data: null,
     error: null,

@@ -120,8 +120,8 @@ describe('GET /api/stalls', () => {
   it('one group per fingerprint: five occurrences on three nodes with their controls, and the cfm run apart', async () => {
     app = await testApp();
     story(app.hub);
-    const { groups, runs_considered, truncated } = await board();
-    expect({ runs_considered, truncated }).toEqual({ runs_considered: 8, truncated: false });
+    const { groups, runsConsidered, truncated } = await board();
+    expect({ runsConsidered, truncated }).toEqual({ runsConsidered: 8, truncated: false });
     const hift = stallFingerprint('hift', [{ function: '_synchronize', file: 'hift.py' }]);
     expect(groups.map((g) => [g.fingerprint, g.label, g.occurrences])).toEqual([
       [hift.fingerprint, 'hift/_synchronize', 5],
@@ -136,8 +136,8 @@ describe('GET /api/stalls', () => {
       nodes: ['node-a', 'node-b', 'node-c'],
       commits: ['c14528', 'c14598', 'c14604', 'c14606', 'c14607'],
       controls: { runs: ['run-14541', 'run-14600'], builds: ['14541', '14600'] },
-      first_seen: T0,
-      last_seen: T0 + 6 * HOUR,
+      firstSeen: T0,
+      lastSeen: T0 + 6 * HOUR,
     });
     // Each occurrence links to its evidence (the watchdog report, the first timeout's request) and its control.
     expect(g.evidence[0]).toEqual({
@@ -162,6 +162,33 @@ describe('GET /api/stalls', () => {
     expect(groups[1].controls).toEqual({ runs: [], builds: [] }); // its step never passed
   });
 
+  it('answers in camelCase like the rest of the API, with the deprecated snake_case names as equal aliases', async () => {
+    app = await testApp();
+    story(app.hub);
+    const reply = (await board()) as StallsReply & Record<string, unknown>;
+    expect(reply.runsConsidered).toBe(8);
+    expect(reply.runs_considered).toBe(reply.runsConsidered);
+    expect(reply.groups).toHaveLength(2);
+    for (const g of reply.groups) {
+      expect(g.firstSeen).toBeLessThanOrEqual(g.lastSeen);
+      expect({ first_seen: g.first_seen, last_seen: g.last_seen }).toEqual({
+        first_seen: g.firstSeen,
+        last_seen: g.lastSeen,
+      });
+    }
+    // Every other key of the reply is camelCase: the aliases are the only snake_case names, and only these.
+    const keys = (o: object): string[] => Object.keys(o);
+    const snake = [
+      ...keys(reply),
+      ...reply.groups.flatMap((g) => [
+        ...keys(g),
+        ...g.evidence.flatMap(keys),
+        ...g.jobs.flatMap((j) => [...keys(j), ...j.runs.flatMap(keys), ...j.nodes.flatMap(keys)]),
+      ]),
+    ].filter((k) => k.includes('_'));
+    expect(new Set(snake)).toEqual(new Set(['runs_considered', 'first_seen', 'last_seen']));
+  });
+
   it('filters by any metadata key and by when the runs happened', async () => {
     app = await testApp();
     story(app.hub);
@@ -171,7 +198,7 @@ describe('GET /api/stalls', () => {
     expect(step.groups.map((g) => g.label)).toEqual(['cfm/solve_euler']);
     // Epoch ms or a date: the first three hours hold 14528 (stalled), 14541 (passed), 14598 (stalled).
     const early = await board(`?since=${T0}&until=${new Date(T0 + 3 * HOUR).toISOString()}`);
-    expect(early.runs_considered).toBe(3);
+    expect(early.runsConsidered).toBe(3);
     expect(early.groups[0]).toMatchObject({ runs: ['run-14528', 'run-14598'], controls: { builds: ['14541'] } });
     expect((await board(`?since=2027-01-01`)).groups).toEqual([]);
   });
