@@ -32,8 +32,8 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
         until: timeParam(q.until, 'until'),
         maxRuns: BOARD_MAX_RUNS,
       };
-      await app.store.flush(); // live runs' latest reports and timeouts may still be queued
-      const { runs, truncated } = await app.store.boardRuns(filter);
+      await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
+      const { runs, truncated } = await app.store.board.runs(filter);
       return { groups: buildBoard(runs, q.last), runs_considered: runs.length, truncated };
     },
   );
