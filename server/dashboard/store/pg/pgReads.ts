@@ -10,6 +10,7 @@ import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../common/b
 import { toListItem, toStoredRun, type RunRow } from '../common/runRows.ts';
 import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../common/records.ts';
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
+import type { PgRunsOnly, RunsTable } from '../common/schema.ts';
 import type { Query } from './pgQuery.ts';
 
 const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
@@ -133,6 +134,8 @@ export function stallRows(q: Query, runId: string): Promise<StallRow[]> {
   );
 }
 
-export async function runningByOwner(q: Query): Promise<{ id: string; owner: number | null }[]> {
-  return q<{ id: string; owner: number | null }>(`SELECT id, owner FROM runs WHERE status = 'running'`);
+type RunOwner = Pick<RunsTable, 'id'> & Pick<PgRunsOnly, 'owner'>;
+
+export async function runningByOwner(q: Query): Promise<RunOwner[]> {
+  return q<RunOwner>(`SELECT id, owner FROM runs WHERE status = 'running'`);
 }
