@@ -150,6 +150,29 @@ module.exports = {
       to: { path: '^server/dashboard/(hub|runs|routes|plugins)/' },
     },
     {
+      name: 'sqlite-driver-in-sqlite-store',
+      severity: 'error',
+      comment:
+        'Only the SQLite store (server/dashboard/store/sqlite/) loads better-sqlite3: the rest talks to the store by role.',
+      from: { path: '^(server|shared|web|bin|scripts)/', pathNot: '^server/dashboard/store/sqlite/' },
+      to: { path: '^node_modules/(@types/)?better-sqlite3/' },
+    },
+    {
+      name: 'pg-driver-in-pg-store',
+      severity: 'error',
+      comment: 'Only the PostgreSQL store (server/dashboard/store/pg/) loads pg: the embedded default never does.',
+      from: { path: '^(server|shared|web|bin|scripts)/', pathNot: '^server/dashboard/store/pg/' },
+      to: { path: '^node_modules/(@types/)?pg/' },
+    },
+    {
+      name: 'stores-apart',
+      severity: 'error',
+      comment:
+        'The SQLite and PostgreSQL stores never import each other: what both use lives in server/dashboard/store/common/.',
+      from: { path: '^server/dashboard/store/(sqlite|pg)/' },
+      to: { path: '^server/dashboard/store/(sqlite|pg)/', pathNot: '^server/dashboard/store/$1/' },
+    },
+    {
       name: 'worker-messages-internal',
       severity: 'error',
       comment: 'The main <-> worker message union is internal to the reproduction server (and its tests).',
@@ -165,6 +188,7 @@ module.exports = {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default'],
     },
-    exclude: { path: '^(dist|node_modules|\\.venv)/' },
+    // Packages are left out of the graph, but the database drivers: the store's rules name them.
+    exclude: { path: '^(dist|\\.venv)/|^node_modules/(?!(@types/)?(better-sqlite3|pg)/)' },
   },
 };

@@ -8,12 +8,12 @@
 import { basename, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
-import { defaultDataDir } from '../dashboard/store/db.ts';
-import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
-import { isDbUrl, redactDbUrl } from '../dashboard/store/dbUrl.ts';
+import { defaultDataDir } from '../dashboard/store/sqlite/db.ts';
+import { lockDataDir, type DataDirLock } from '../dashboard/store/sqlite/dataDirLock.ts';
+import { isDbUrl, redactDbUrl } from '../dashboard/store/pg/dbUrl.ts';
 import { openStore } from '../dashboard/store/openStore.ts';
-import { moveRuns } from '../dashboard/store/moveRuns.ts';
-import type { DashboardStore } from '../dashboard/store/storeApi.ts';
+import { moveRuns } from '../dashboard/store/common/moveRuns.ts';
+import type { DashboardStore } from '../dashboard/store/common/storeApi.ts';
 
 const USAGE = `usage: stallscope db export --to WHERE [--data-dir DIR | --database URL]
        stallscope db import --from WHERE [--data-dir DIR | --database URL]

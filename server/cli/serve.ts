@@ -10,11 +10,11 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../dashboard/app.ts';
 import { StallscopeError } from '../../shared/errors.ts';
 import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
-import { defaultDataDir } from '../dashboard/store/db.ts';
-import { lockDataDir, type DataDirLock } from '../dashboard/store/dataDirLock.ts';
+import { defaultDataDir } from '../dashboard/store/sqlite/db.ts';
+import { lockDataDir, type DataDirLock } from '../dashboard/store/sqlite/dataDirLock.ts';
 import { isLoopback } from '../dashboard/plugins/security.ts';
-import { redactDbUrl } from '../dashboard/store/dbUrl.ts';
-import type { RetentionPolicy } from '../dashboard/store/retention.ts';
+import { redactDbUrl } from '../dashboard/store/pg/dbUrl.ts';
+import type { RetentionPolicy } from '../dashboard/store/common/retention.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
 
 const USAGE = `usage: stallscope serve [options]

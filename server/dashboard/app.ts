@@ -76,7 +76,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   });
   const store = await openStore({ dataDir: opts.dataDir, database: opts.database ?? null, ...opts.store });
-  const recovered = await store.recoverInterrupted(Date.now());
+  const recovered = await store.admin.recoverInterrupted(Date.now());
   if (recovered.length) app.log.warn(`marked ${recovered.length} run(s) left running as interrupted`);
   const hub = new Hub(store);
   const host = opts.host ?? '127.0.0.1';

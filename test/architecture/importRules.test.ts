@@ -45,6 +45,11 @@ function importing(...imports: string[]): string {
   return `${lines.join('\n')}\nexport const v = [${imports.map((_, i) => `m${i}`).join(', ')}];\n`;
 }
 const LEAF = 'export const v = 1;\n';
+/** A package in the small tree's node_modules (the rules on the database drivers match where they resolve). */
+const fakePackage = (name: string) => ({
+  [`node_modules/${name}/package.json`]: JSON.stringify({ name, main: 'index.js' }),
+  [`node_modules/${name}/index.js`]: 'module.exports = {};\n',
+});
 
 /**
  * One breaking case per rule: the files that break it (path -> text) and the
@@ -146,6 +151,25 @@ const CASES: Record<string, { files: Record<string, string>; violations: string[
   'store-below-hub': {
     files: { 'server/dashboard/store/db.ts': importing('../hub/hub.ts'), 'server/dashboard/hub/hub.ts': LEAF },
     violations: ['server/dashboard/store/db.ts -> server/dashboard/hub/hub.ts'],
+  },
+  'sqlite-driver-in-sqlite-store': {
+    // Code both stores share would pull the SQLite driver into a PostgreSQL dashboard.
+    files: {
+      'server/dashboard/store/common/usesSqlite.ts': importing('better-sqlite3'),
+      ...fakePackage('better-sqlite3'),
+    },
+    violations: ['server/dashboard/store/common/usesSqlite.ts -> node_modules/better-sqlite3/index.js'],
+  },
+  'pg-driver-in-pg-store': {
+    files: { 'server/dashboard/store/sqlite/usesPg.ts': importing('pg'), ...fakePackage('pg') },
+    violations: ['server/dashboard/store/sqlite/usesPg.ts -> node_modules/pg/index.js'],
+  },
+  'stores-apart': {
+    files: {
+      'server/dashboard/store/pg/usesSqlite.ts': importing('../sqlite/rows.ts'),
+      'server/dashboard/store/sqlite/rows.ts': LEAF,
+    },
+    violations: ['server/dashboard/store/pg/usesSqlite.ts -> server/dashboard/store/sqlite/rows.ts'],
   },
   'worker-messages-internal': {
     // The CLI may import any program, but not the worker's message union.

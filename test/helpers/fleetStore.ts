@@ -23,7 +23,7 @@ export async function seedRun(
   o: { metadata?: Record<string, string>; events?: RunEvent[]; finish?: boolean } = {},
 ): Promise<void> {
   // Through the interface only (recordRun reaches the SQLite store's synchronous insert), so any store serves.
-  await app.store.insertRun(newRun(id, { metadata: o.metadata ?? {} }));
+  await app.store.runWrites.insertRun(newRun(id, { metadata: o.metadata ?? {} }));
   app.hub.open(id, `label-${id}`);
   let summary = null;
   for (const e of o.events ?? hangRunEvents(id, startedAtMs)) {
@@ -31,5 +31,5 @@ export async function seedRun(
     if (e.type === 'run.finished') summary = e.summary;
   }
   if (o.finish !== false) await finalizeRun(app.hub, id, { status: 'finished', summary });
-  await app.store.flush();
+  await app.store.ingest.flush();
 }

@@ -138,10 +138,10 @@ export async function reporterFleet(
   for (let k = 0; k < reporters; k++) {
     if (results[k].code !== 0) problems.push(`node-${k}: exit ${results[k].code}: ${results[k].out.slice(-300)}`);
     const file = JSON.parse(readFileSync(join(dir, `node-${k}.json`), 'utf8')) as { completed: number; failed: number };
-    const [listed] = (await app.store.list({ limit: 2, offset: 0, metadata: [['node', `node-${k}`]] })).runs;
-    const run = listed && (await app.store.get(listed.id));
-    const events = run ? await app.store.eventsAfter(run.id, 0, 10_000_000) : [];
-    const rows = run ? (await app.store.requests(run.id, 0, 1)).total : 0;
+    const [listed] = (await app.store.runReads.list({ limit: 2, offset: 0, metadata: [['node', `node-${k}`]] })).runs;
+    const run = listed && (await app.store.runReads.get(listed.id));
+    const events = run ? await app.store.runReads.eventsAfter(run.id, 0, 10_000_000) : [];
+    const rows = run ? (await app.store.runReads.requests(run.id, 0, 1)).total : 0;
     const contiguous = events.every((e, i) => e.seq === i + 1) && events.length === run?.lastSeq;
     if (run && contiguous && rows === file.completed + file.failed && run.counts.completed === file.completed) exact++;
     else

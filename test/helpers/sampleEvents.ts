@@ -1,7 +1,7 @@
 /** Builders of realistic run events for store, hub and route tests. */
 import type { RequestOutcome, RunEvent } from '#shared/protocol/protocol.ts';
 import type { RequestEndStatus, WatchdogStallReport } from '#shared/types.ts';
-import type { NewRun } from '#server/dashboard/store/storeApi.ts';
+import type { NewRun } from '#server/dashboard/store/common/records.ts';
 
 export function newRun(id: string, extra: Partial<NewRun> = {}): NewRun {
   return {

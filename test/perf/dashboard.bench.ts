@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { buildApp } from '#server/dashboard/app.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { RunTracker } from '#server/dashboard/hub/runTracker.ts';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest, newRun } from '../helpers/sampleEvents.ts';
@@ -60,7 +60,7 @@ function recordRequests(hub: Hub, runId: string, n: number): number {
 
 async function storeIngest(): Promise<void> {
   // (a) The store alone: serialized events with their effects (ended request rows, every 4th event) into the batched writer.
-  const store = new Store({ dataDir: tmp() });
+  const store = new SqliteStore({ dataDir: tmp() });
   store.runs.insertRun(newRun('ingest'));
   const tracker = new RunTracker('ingest', null);
   const pending: { seq: number; json: string; effects: ReturnType<RunTracker['apply']> }[] = [];
@@ -80,7 +80,7 @@ async function storeIngest(): Promise<void> {
   store.closeNow();
 
   // (b) The whole live path: numbering, state, serialization, ring and store.
-  const store2 = new Store({ dataDir: tmp() });
+  const store2 = new SqliteStore({ dataDir: tmp() });
   const hub = new Hub(store2);
   store2.runs.insertRun(newRun('hub'));
   hub.open('hub', null);

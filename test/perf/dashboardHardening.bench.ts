@@ -20,7 +20,7 @@ import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { buildApp } from '#server/dashboard/app.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest, newRun } from '../helpers/sampleEvents.ts';
@@ -59,7 +59,7 @@ const spec = (baseUrl: string, numPrompts: number) => ({
 });
 
 async function hubMemory(): Promise<void> {
-  const store = new Store({ dataDir: tmp() });
+  const store = new SqliteStore({ dataDir: tmp() });
   const hub = new Hub(store);
   const n = 200_000;
   store.runs.insertRun(newRun('mem', { numPrompts: n }));

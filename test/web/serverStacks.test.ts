@@ -173,10 +173,10 @@ describe('py-spy captures in the web model', () => {
 
 describe('py-spy captures in the store', () => {
   it('each capture is one stall report of the run (beside a watchdog report of worker 0 op 1), with its phase', async () => {
-    const { Store } = await import('#server/dashboard/store/store.ts');
+    const { SqliteStore } = await import('#server/dashboard/store/sqlite/sqliteStore.ts');
     const { Hub } = await import('#server/dashboard/hub/hub.ts');
     const { newRun, stallEvent } = await import('#test/helpers/sampleEvents.ts');
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('s1'));
     hub.open('s1', null);

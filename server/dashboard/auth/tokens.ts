@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { StallscopeError } from '../../../shared/errors.ts';
 import type { TokenInfo, TokenScope } from '../../../shared/protocol/tokens.ts';
 import { tokenMatches } from './compare.ts';
-import type { TokenStore } from '../store/tokens.ts';
+import type { TokenStore } from '../store/common/tokens.ts';
 
 /** Who a request is: its scope, and the stored token's id (null for the dashboard's own token, or no auth at all). */
 export interface Caller {

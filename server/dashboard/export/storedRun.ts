@@ -11,7 +11,8 @@ import { blockedWaits, type BlockedWait } from '../../../shared/runView/runStory
 import { storedRunModel } from '../../../shared/runView/storedRows.ts';
 import { runStalls } from '../../../shared/runView/stalls.ts';
 import type { InterruptCause } from '../../../shared/types.ts';
-import type { DashboardStore, StoredRunRow } from '../store/storeApi.ts';
+import type { DashboardStore } from '../store/common/storeApi.ts';
+import type { StoredRunRow } from '../store/common/records.ts';
 
 /** Rows read at most (the exports hold the run in memory). */
 const MAX_ROWS = 1_000_000;
@@ -36,11 +37,11 @@ export function interruptCauseOf(summary: RunSummary | null, state: RunState | n
 
 /** The run, or null when there is no such run. Flushes the writer first, so a live run's last events are in. */
 export async function readStoredRun(store: DashboardStore, id: string): Promise<StoredRun | null> {
-  const run = await store.get(id);
+  const run = await store.runReads.get(id);
   if (!run) return null;
-  await store.flush();
-  const rows = (await store.requests(id, 0, MAX_ROWS)).requests;
-  const events = (await store.eventsAfter(id, 0, 10_000_000)).map((e) => ({
+  await store.ingest.flush();
+  const rows = (await store.runReads.requests(id, 0, MAX_ROWS)).requests;
+  const events = (await store.runReads.eventsAfter(id, 0, 10_000_000)).map((e) => ({
     seq: e.seq,
     event: JSON.parse(e.json) as RunEvent,
   }));
@@ -51,7 +52,7 @@ export async function readStoredRun(store: DashboardStore, id: string): Promise<
     rows,
     events,
     model,
-    stalls: runStalls(model, await store.stallReports(id), model.startedAtMs ?? run.startedAtMs),
+    stalls: runStalls(model, await store.runReads.stallReports(id), model.startedAtMs ?? run.startedAtMs),
     endT,
     waits: blockedWaits(model, endT),
   };

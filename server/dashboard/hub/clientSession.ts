@@ -58,11 +58,11 @@ export class ClientSession implements HubListener {
     this.unsubscribe = hub.subscribe(this);
     this.send({ type: 'hello', v: PROTOCOL_VERSION });
     this.send({ type: 'snapshot', runs: hub.snapshot() });
-    this.send({ type: 'store', health: hub.store.health() });
+    this.send({ type: 'store', health: hub.store.ingest.health() });
   }
 
   onStoreHealth(): void {
-    this.send({ type: 'store', health: this.hub.store.health() });
+    this.send({ type: 'store', health: this.hub.store.ingest.health() });
   }
 
   private send(m: ServerMessage): void {

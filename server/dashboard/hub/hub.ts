@@ -11,12 +11,13 @@
  */
 import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
 import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
-import type { DashboardStore, RemoteChange, StoredEvent } from '../store/storeApi.ts';
+import type { DashboardStore } from '../store/common/storeApi.ts';
+import type { RemoteChange, StoredEvent } from '../store/common/records.ts';
 import { RunTracker, telemetryEffects } from './runTracker.ts';
 import { emptyCounts } from '../../../shared/requests/outcomes.ts';
-import type { Effects } from '../store/writer.ts';
+import type { Effects } from '../store/common/effects.ts';
 
-export type { StoredEvent } from '../store/storeApi.ts';
+export type { StoredEvent } from '../store/common/records.ts';
 
 /** What a WebSocket session listens to. */
 export interface HubListener {
@@ -46,11 +47,13 @@ export class Hub {
     opts: { ringSize?: number } = {},
   ) {
     this.ringSize = opts.ringSize ?? 50_000;
-    store.setStateSource((id) => this.live.get(id)?.tracker.state);
-    store.onNumbered((runId, seq, json) => this.numbered(runId, seq, json));
-    store.onRemote((c) => this.remote(c));
-    store.onHealthChange(() => {
-      for (const l of this.listeners) l.onStoreHealth();
+    // The store emits and the hub listens; the hub hands it each live run's state (liveState), never the reverse.
+    store.ingest.subscribe({
+      numbered: (runId, seq, json) => this.numbered(runId, seq, json),
+      remote: (c) => this.remote(c),
+      healthChanged: () => {
+        for (const l of this.listeners) l.onStoreHealth();
+      },
     });
   }
 
@@ -58,7 +61,8 @@ export class Hub {
   open(runId: string, label: string | null): RunTracker {
     const tracker = this.newTracker(runId, label);
     this.live.set(runId, { tracker, ring: [], ringHead: 0 });
-    this.store.announce(runId, 'running');
+    this.store.ingest.liveState(runId, tracker.state);
+    this.store.ingest.announce(runId, 'running');
     this.emitActiveChanged();
     return tracker;
   }
@@ -74,6 +78,7 @@ export class Hub {
     }
     if (c.status !== 'running') {
       this.live.delete(c.runId);
+      this.store.ingest.liveState(c.runId, null);
       this.remoteLive.delete(c.runId);
     } else if (!this.live.has(c.runId)) this.remoteLive.set(c.runId, remoteState(c.runId));
     this.emitActiveChanged();
@@ -134,24 +139,26 @@ export class Hub {
    */
   private async rebuild(runId: string, run: LiveRun): Promise<void> {
     const seq = run.tracker.state.seq;
-    await this.store.flush();
+    await this.store.ingest.flush();
     const PAGE = 10_000;
     const tracker = this.newTracker(runId, run.tracker.state.label);
     for (let after = 0; ;) {
-      const page = await this.store.eventsAfter(runId, after, PAGE);
+      const page = await this.store.runReads.eventsAfter(runId, after, PAGE);
       for (const e of page) tracker.apply(e.seq, JSON.parse(e.json) as RunEvent);
       if (page.length < PAGE) break;
       after = page[page.length - 1].seq;
     }
     tracker.state.seq = Math.max(seq, tracker.state.seq);
-    if (this.live.get(runId) === run) run.tracker = tracker;
+    if (this.live.get(runId) !== run) return;
+    run.tracker = tracker;
+    this.store.ingest.liveState(runId, tracker.state);
   }
 
   /** Queues a folded event to the store, which numbers it (numbered() below). */
   private queue(runId: string, event: RunEvent, effects: Effects): void {
     // Only a sent request can have telemetry from the server (a queued one is not indexed: a million queued is no cost).
     if (event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
-    this.store.push(runId, JSON.stringify(event), effects);
+    this.store.ingest.push(runId, JSON.stringify(event), effects);
   }
 
   /**
@@ -204,7 +211,7 @@ export class Hub {
       for (const e of events) seq = this.append(runId, telemetryRunEvent(e, live.tracker.state.startedAtMs));
       return seq;
     }
-    const stored = await this.store.get(runId);
+    const stored = await this.store.runReads.get(runId);
     if (!stored) return null;
     const startedAtMs = stored.startedAtMs ?? stored.state?.startedAtMs ?? null;
     let seq = stored.lastSeq;
@@ -214,8 +221,8 @@ export class Hub {
     this.numberedElsewhere.add(take);
     try {
       for (const e of events)
-        this.store.push(runId, JSON.stringify(telemetryRunEvent(e, startedAtMs)), telemetryEffects(e));
-      await this.store.flush();
+        this.store.ingest.push(runId, JSON.stringify(telemetryRunEvent(e, startedAtMs)), telemetryEffects(e));
+      await this.store.ingest.flush();
     } finally {
       this.numberedElsewhere.delete(take);
     }
@@ -232,9 +239,10 @@ export class Hub {
   close(runId: string): RunState | undefined {
     const run = this.live.get(runId);
     if (!run) return undefined;
-    void this.store.flush().catch(() => undefined);
+    void this.store.ingest.flush().catch(() => undefined);
     this.live.delete(runId);
-    this.store.announce(runId, run.tracker.state.status);
+    this.store.ingest.liveState(runId, null);
+    this.store.ingest.announce(runId, run.tracker.state.status);
     for (const rid of [...[...run.tracker.requests.values()].map((r) => r.requestId), ...run.tracker.recentlyEnded()])
       if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
     this.emitActiveChanged();
@@ -259,7 +267,7 @@ export class Hub {
   /** Last seq of a run (live or stored); null if the run does not exist. */
   async headSeq(runId: string): Promise<number | null> {
     const run = this.live.get(runId);
-    const stored = run && this.store.soleWriter ? null : await this.store.get(runId);
+    const stored = run && this.store.ingest.soleWriter ? null : await this.store.runReads.get(runId);
     if (run) return Math.max(run.tracker.state.seq, stored?.lastSeq ?? 0);
     return stored ? stored.lastSeq : null;
   }
@@ -277,14 +285,14 @@ export class Hub {
         const start = run.ringHead + (after + 1 - first.seq);
         const got = run.ring.slice(start, start + limit);
         // Past the ring's end: another process may have numbered the next ones.
-        if (got.length || this.store.soleWriter) return got;
-      } else if (this.store.soleWriter) {
+        if (got.length || this.store.ingest.soleWriter) return got;
+      } else if (this.store.ingest.soleWriter) {
         if (after >= run.tracker.state.seq) return [];
         // Older than the ring: those are committed once the writer has flushed.
-        return this.store.flush().then(() => this.store.eventsAfter(runId, after, limit));
+        return this.store.ingest.flush().then(() => this.store.runReads.eventsAfter(runId, after, limit));
       }
     }
-    return this.store.eventsAfter(runId, after, limit);
+    return this.store.runReads.eventsAfter(runId, after, limit);
   }
 
   /** Events a live run's ring holds, those dropped but not yet compacted away included (its memory; tests). */

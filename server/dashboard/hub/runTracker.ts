@@ -16,7 +16,7 @@ import { storedRow, type RowMetrics } from '../../../shared/requests/storedRow.t
 import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { isStallEvidence } from '../../../shared/stalls/stallReport.ts';
-import type { Effects } from '../store/writer.ts';
+import type { Effects } from '../store/common/effects.ts';
 import { blockedPhase, firstTimeout } from '../../../shared/stalls/stallEvidence.ts';
 
 /** Shared "nothing to persist" result (never mutated). */

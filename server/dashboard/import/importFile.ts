@@ -14,8 +14,8 @@ import { Worker } from 'node:worker_threads';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import type { ImportReply } from '../../../shared/protocol/apiSchemas.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
-import type { DashboardStore } from '../store/storeApi.ts';
-import { RESULT_PART_CHARS, resultParts } from '../store/runQueries.ts';
+import type { DashboardStore } from '../store/common/storeApi.ts';
+import { RESULT_PART_CHARS, resultParts } from '../store/common/resultParts.ts';
 import { newRunId } from '../runs/manager.ts';
 import { redactUrl } from '../runs/redact.ts';
 import { compiledModule } from '../../common/packageRoot.ts';
@@ -67,12 +67,12 @@ export class ResultImporter {
       const parts = resultParts(run.resultJson, this.resultPartChars);
       for (let p = 0; p < parts.length; p++) {
         if (stopped) return;
-        await this.store.writeResultPart(run.id, p, parts[p]);
+        await this.store.runWrites.writeResultPart(run.id, p, parts[p]);
         await yieldTurn();
       }
       if (stopped) return;
       const finishedAtMs = run.startedAtMs !== null ? run.startedAtMs + run.summary.durationS * 1000 : null;
-      await this.store.update(run.id, { status: 'finished', finishedAtMs, resultParts: parts.length });
+      await this.store.runWrites.update(run.id, { status: 'finished', finishedAtMs, resultParts: parts.length });
     };
     const handle = async (m: ImportMessage, resolve: () => void, reject: (e: Error) => void) => {
       if (stopped) return;
@@ -82,7 +82,7 @@ export class ResultImporter {
         written.push(m.id);
         runs.push(await this.insertRun(m, filename, now));
       } else if (m.type === 'rows') {
-        await this.store.writeRows(m.id, m);
+        await this.store.runWrites.writeRows(m.id, m);
         // Ask for the next slice only after other work had a turn.
         await yieldTurn();
         if (!stopped) worker.postMessage('next');
@@ -120,7 +120,7 @@ export class ResultImporter {
       });
     } catch (e) {
       // Only an internal failure can come after the first run was written: leave nothing half-imported.
-      for (const id of written) await this.store.delete(id).catch(() => false);
+      for (const id of written) await this.store.runWrites.delete(id).catch(() => false);
       throw e;
     } finally {
       stopped = true;
@@ -135,7 +135,7 @@ export class ResultImporter {
     const label =
       m.label ?? (m.of > 1 ? `${filename ?? 'imported result'} #${m.index + 1}` : (filename ?? 'imported result'));
     const metadata = { ...m.metadata, ...(filename ? { 'import.file': filename } : {}) };
-    await this.store.insertWhole(
+    await this.store.runWrites.insertWhole(
       {
         id: m.id,
         source: 'import',

@@ -1,7 +1,7 @@
 /** What the import worker (parseWorker.ts) receives and posts back. */
 import type { ErrorCode } from '../../../shared/errors.ts';
 import type { RunSummary } from '../../../shared/protocol/protocol.ts';
-import type { NewRun } from '../store/storeApi.ts';
+import type { NewRun } from '../store/common/records.ts';
 
 /** The run's stored columns, as the store takes them (`label` is the object's own --label, if any). */
 type RunColumns = Pick<

@@ -7,7 +7,7 @@
  * queue, store errors) is counted here.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { MetricsQueries } from '../store/metricsQueries.ts';
+import type { MetricsQueries } from '../store/common/metricsQueries.ts';
 
 /** What the metrics read besides the database. */
 export interface MetricsSources {

@@ -4,7 +4,7 @@
  * `--report-to` runs.
  */
 import type { FastifyInstance } from 'fastify';
-import type { DashboardStore } from '../store/storeApi.ts';
+import type { DashboardStore } from '../store/common/storeApi.ts';
 import type { Hub } from '../hub/hub.ts';
 import type { RunStarter } from '../runs/types.ts';
 import type { ExternalRuns } from '../runs/externalRuns.ts';

@@ -8,7 +8,12 @@
  * pruned keeps what is left (and says it was pruned, since some rows went).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { PRUNED_TABLES, type PrunedTable, type RetentionPolicy, type RetentionStore } from '../store/retention.ts';
+import {
+  PRUNED_TABLES,
+  type PrunedTable,
+  type RetentionPolicy,
+  type RetentionStore,
+} from '../store/common/retention.ts';
 
 export interface PrunerOptions {
   store: RetentionStore;

@@ -21,7 +21,7 @@ const REPORTED =
 /** Why a run cannot be cancelled here: reported by a CLI, or not running (404 when it does not exist). */
 export async function cancelRefusal(app: FastifyInstance, id: string): Promise<StallscopeError> {
   if (app.externalRuns.isReported(id)) return new StallscopeError('API_CONFLICT', `run ${id} ${REPORTED}`);
-  const run = await app.store.get(id);
+  const run = await app.store.runReads.get(id);
   if (!run) return new StallscopeError('API_NOT_FOUND', `run ${id}`);
   return new StallscopeError('API_CONFLICT', `run ${id} is not running (${run.status}): there is nothing to cancel`);
 }
@@ -49,7 +49,7 @@ export const abandonRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const { id } = req.params;
       if (app.externalRuns.abandon(id)) return { id, status: 'interrupted' as const };
-      const run = await app.store.get(id);
+      const run = await app.store.runReads.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       if (app.hub.isActive(id))
         throw new StallscopeError(

@@ -14,11 +14,11 @@ import { requestTable } from '../export/requestTable.ts';
 import { readStoredRun, type StoredRun } from '../export/storedRun.ts';
 import { rebuildResult, rowRecords, vllmText } from '../export/vllmJson.ts';
 import { withDetailedArrays } from '../runs/detailedResult.ts';
-import type { DashboardStore } from '../store/storeApi.ts';
+import type { DashboardStore } from '../store/common/storeApi.ts';
 
 /** The run's vLLM result: as stored, else rebuilt with the engine's builder from its summary and rows. */
 async function vllmResult(store: DashboardStore, { run, rows }: StoredRun): Promise<Record<string, unknown>> {
-  const stored = await store.result(run.id);
+  const stored = await store.runReads.result(run.id);
   // A dashboard run stored summary-only (recorded before the engine's records were kept): its arrays from the rows.
   return (
     (stored && run.source === 'dashboard' && rows.length > 0 ? withDetailedArrays(stored, rowRecords(rows)) : stored) ??

@@ -23,7 +23,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async () => {
-      const store = app.store.health();
+      const store = app.store.ingest.health();
       return { ok: store.connected, protocol: PROTOCOL_VERSION, activeRuns: app.hub.activeIds(), store };
     },
   );

@@ -46,7 +46,7 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { runId } = req.query;
       const text = req.body;
       // The outage buffer is full: refuse the whole body so the sender keeps it (docs/design.md#outage-buffer).
-      if (!app.store.hasRoom(1))
+      if (!app.store.ingest.hasRoom(1))
         throw new StallscopeError('STORE_UNAVAILABLE', 'the database is unreachable and the outage buffer is full');
       const reply: IngestReply = { accepted: 0, rejected: 0, unjoined: 0, errors: [] };
       const reject = (line: number, message: string) => {

@@ -14,8 +14,8 @@ export function metricsRoutes(pruner: Pruner) {
   const plugin = async (app: FastifyInstance): Promise<void> => {
     const metrics = new FleetMetrics({
       queries: app.store.metrics,
-      writeQueue: () => app.store.queueStats(),
-      failedWrites: () => app.store.queueStats().failedBatches,
+      writeQueue: () => app.store.ingest.queueStats(),
+      failedWrites: () => app.store.ingest.queueStats().failedBatches,
       retention: () => ({ failedSweeps: pruner.stats.failedSweeps, rowsPruned: pruner.stats.rowsPruned }),
     });
     app.addHook('onResponse', async (req, reply) => {

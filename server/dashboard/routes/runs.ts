@@ -67,7 +67,7 @@ function runReadRoutes(app: App): void {
     { schema: { querystring: ListQuery, response: { 200: RunListReplySchema, 400: ErrorReplySchema } } },
     async (req) => {
       const q = req.query;
-      const page = await app.store.list({
+      const page = await app.store.runReads.list({
         verdict: q.verdict,
         status: q.status,
         source: q.source,
@@ -88,7 +88,7 @@ function runReadRoutes(app: App): void {
     { schema: { params: IdParams, response: { 200: RunDetailSchema, ...Errors } } },
     async (req) => {
       const { id } = req.params;
-      const run = await app.store.get(id);
+      const run = await app.store.runReads.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       const live = app.hub.tracker(id)?.state;
       const { state: stored, ...rest } = run;
@@ -107,7 +107,7 @@ function runReadRoutes(app: App): void {
               startedAtMs: live.startedAtMs ?? run.startedAtMs,
             }
           : {}),
-        stallReports: await app.store.stallReports(id),
+        stallReports: await app.store.runReads.stallReports(id),
         interruptCause: interruptCauseOf(run.summary, live ?? stored),
         active: live !== undefined,
         pinned: kept?.pinned ?? false,
@@ -136,11 +136,11 @@ function runStreamRoutes(app: App): void {
     async (req, reply) => {
       const { id } = req.params;
       const { offset, limit, status } = req.query;
-      if (!(await app.store.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
-      await app.store.flush(); // a live run's ended requests may still be queued
+      if (!(await app.store.runReads.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      await app.store.ingest.flush(); // a live run's ended requests may still be queued
       // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding);
       // a never-sent range's are synthesised for this page only (docs/design.md#bulk-unsent).
-      const { total, json } = await app.store.requestsJson(id, offset, limit, status);
+      const { total, json } = await app.store.runReads.requestsJson(id, offset, limit, status);
       return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
     },
   );
@@ -198,7 +198,7 @@ function runControlRoutes(app: App): void {
     { schema: { params: IdParams, response: { 202: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req, reply) => {
       const { id } = req.params;
-      if (!(await app.store.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      if (!(await app.store.runReads.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       if (!app.runManager.cancel(id)) throw await cancelRefusal(app, id);
       return reply.status(202).send({ id });
     },
@@ -210,7 +210,7 @@ function runControlRoutes(app: App): void {
     async (req) => {
       const { id } = req.params;
       if (app.hub.isActive(id)) throw deleteRefusal(app, id);
-      if (!(await app.store.delete(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
+      if (!(await app.store.runWrites.delete(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.hub.removed(id);
       return { id };
     },

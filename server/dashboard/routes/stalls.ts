@@ -33,8 +33,8 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
         until: timeParam(q.until, 'until'),
         maxRuns: BOARD_MAX_RUNS,
       };
-      await app.store.flush(); // live runs' latest reports and timeouts may still be queued
-      const { runs, truncated } = await app.store.boardRuns(filter);
+      await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
+      const { runs, truncated } = await app.store.board.runs(filter);
       return stallsReply({ groups: buildBoard(runs, q.last), runsConsidered: runs.length, truncated });
     },
   );

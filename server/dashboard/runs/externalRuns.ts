@@ -15,7 +15,7 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
 import { redactConfig, redactUrl } from './redact.ts';
-import type { StoredRunRow } from '../store/storeApi.ts';
+import type { StoredRunRow } from '../store/common/records.ts';
 
 const refuse = (i: number, what: string, field: string): never => {
   throw new StallscopeError(
@@ -105,12 +105,12 @@ export class ExternalRuns {
     const c = info.config ?? {};
     const store = this.hub.store;
     this.needRoom(1);
-    if (await store.exists(info.runId))
+    if (await store.runReads.exists(info.runId))
       throw new StallscopeError('API_CONFLICT', `run ${info.runId} already exists`, 'runId');
     const str = (v: unknown) => (typeof v === 'string' ? v : null);
     const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null);
     const dataset = (c.dataset as { name?: unknown } | undefined)?.name;
-    await store.insertRun({
+    await store.runWrites.insertRun({
       id: info.runId,
       source: 'cli',
       status: 'running',
@@ -134,13 +134,13 @@ export class ExternalRuns {
       message: 'reported by stallscope bench --report-to',
     });
     this.touch(info.runId);
-    await store.settled();
+    await store.ingest.settled();
     return info.runId;
   }
 
   /** 503 while the store's outage buffer cannot take `events` more (the reporter keeps them and retries). */
   private needRoom(events: number): void {
-    if (!this.hub.store.hasRoom(events))
+    if (!this.hub.store.ingest.hasRoom(events))
       throw new StallscopeError(
         'STORE_UNAVAILABLE',
         'the database is unreachable and the outage buffer is full; retry later (nothing of this batch was applied)',
@@ -178,7 +178,7 @@ export class ExternalRuns {
     } else this.touch(runId);
     // Acknowledged once written (another dashboard on the same database then sees it), or once buffered
     // while the database is away (docs/design.md#outage-buffer).
-    await this.hub.store.settled();
+    await this.hub.store.ingest.settled();
     return Math.max(seq, this.hub.tracker(runId)?.state.seq ?? 0);
   }
 
@@ -188,10 +188,16 @@ export class ExternalRuns {
    * Anything else is refused as before.
    */
   private async adoptOrRefuse(runId: string): Promise<void> {
-    const stored = await this.hub.store.get(runId);
+    const stored = await this.hub.store.runReads.get(runId);
     if (this.isReported(runId)) return;
     const started = stored?.state?.startedAtMs != null;
-    if (this.hub.store.soleWriter || !stored || stored.source !== 'cli' || stored.status !== 'running' || !started)
+    if (
+      this.hub.store.ingest.soleWriter ||
+      !stored ||
+      stored.source !== 'cli' ||
+      stored.status !== 'running' ||
+      !started
+    )
       this.refuseNotLive(stored, runId);
     const tracker = this.hub.open(runId, stored.label);
     tracker.state.startedAtMs = stored.state!.startedAtMs;

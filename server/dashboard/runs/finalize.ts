@@ -43,7 +43,7 @@ export function finalizeRun(hub: Hub, runId: string, o: FinalOutcome): Promise<v
     (o.status === 'errored' ? 'errored' : o.status === 'interrupted' ? 'interrupted' : null);
   tracker.state.verdict = verdict;
   const state = hub.close(runId);
-  return hub.store
+  return hub.store.runWrites
     .update(runId, {
       status: o.status,
       verdict,

@@ -88,7 +88,7 @@ export class RunManager implements RunStarter {
       throw e;
     }
     const { hub } = this.deps;
-    await hub.store.insertRun({
+    await hub.store.runWrites.insertRun({
       id,
       source: 'dashboard',
       status: 'running',
@@ -143,7 +143,7 @@ export class RunManager implements RunStarter {
           command: this.deps.targetCommand,
           log,
         });
-        await hub.store.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
+        await hub.store.runWrites.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
       }
       const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
@@ -185,7 +185,7 @@ export class RunManager implements RunStarter {
     }
     if (!hub.isActive(id)) return; // already recorded by shutdown()
     const { parts, ...outcome } = final;
-    const write = (part: number, text: string) => hub.store.writeResultPart(id, part, text);
+    const write = (part: number, text: string) => hub.store.runWrites.writeResultPart(id, part, text);
     const resultParts = parts ? await writeResultParts(parts, write, () => !hub.isActive(id)) : undefined;
     if (resultParts === null) return; // recorded by shutdown() meanwhile
     if (finished) hub.append(id, finished);

@@ -11,7 +11,7 @@ import { setImmediate as yieldTurn } from 'node:timers/promises';
 import { outputLength } from '../../../shared/metrics/index.ts';
 import { DETAILED_ARRAYS, type ResultRecord } from '../../../shared/vllmResult/resultJson.ts';
 import type { RecordList } from '../../../shared/metrics/input.ts';
-import { RESULT_PART_CHARS } from '../store/runQueries.ts';
+import { RESULT_PART_CHARS } from '../store/common/resultParts.ts';
 import { detailedArraysBefore } from './detailedResult.ts';
 
 /** One per-request array's value for a record, as `buildResultJson` writes it. */

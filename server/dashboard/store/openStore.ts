@@ -3,8 +3,8 @@
  * (docs/design.md#team-dashboard), else the embedded SQLite in the data
  * folder (or in memory). Migrations run as it opens, on either.
  */
-import { Store } from './store.ts';
-import type { DashboardStore } from './storeApi.ts';
+import { SqliteStore } from './sqlite/sqliteStore.ts';
+import type { DashboardStore } from './common/storeApi.ts';
 
 export interface OpenStoreOptions {
   /** null → in memory (tests). */
@@ -28,5 +28,5 @@ export async function openStore(o: OpenStoreOptions): Promise<DashboardStore> {
       bufferEvents: o.bufferEvents,
     });
   }
-  return new Store({ dataDir: o.dataDir, flushIntervalMs: o.flushIntervalMs, maxBatch: o.maxBatch });
+  return new SqliteStore({ dataDir: o.dataDir, flushIntervalMs: o.flushIntervalMs, maxBatch: o.maxBatch });
 }

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '#server/cli/db.ts';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
-import { lockDataDir } from '#server/dashboard/store/dataDirLock.ts';
-import type { DashboardStore } from '#server/dashboard/store/storeApi.ts';
+import { lockDataDir } from '#server/dashboard/store/sqlite/dataDirLock.ts';
+import type { DashboardStore } from '#server/dashboard/store/common/storeApi.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 import { completedRequest, hangRunEvents, newRun, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
@@ -36,15 +36,15 @@ afterAll(() => {
 /** Each run's id, status, last seq, and how many events and request rows it has. */
 async function inventory(s: DashboardStore) {
   const out = [];
-  for (const id of await s.allRunIds()) {
-    const r = (await s.get(id))!;
+  for (const id of await s.admin.allRunIds()) {
+    const r = (await s.runReads.get(id))!;
     out.push({
       id,
       status: r.status,
       lastSeq: r.lastSeq,
-      events: (await s.eventsAfter(id, 0, 100_000)).length,
-      rows: (await s.requests(id, 0, 100_000)).total,
-      stalls: (await s.stallReports(id)).length,
+      events: (await s.runReads.eventsAfter(id, 0, 100_000)).length,
+      rows: (await s.runReads.requests(id, 0, 100_000)).total,
+      stalls: (await s.runReads.stallReports(id)).length,
       // Never-sent ranges move as ranges, not as a row per request; a pin moves with its run.
       ranges: (await s.kysely.selectFrom('request_ranges').select('from_idx').where('run_id', '=', id).execute())
         .length,
@@ -71,7 +71,7 @@ function stoppedRunEvents(id: string): RunEvent[] {
 describe('stallscope db', () => {
   it('exports a data folder into PostgreSQL and imports it back, idempotently', async () => {
     const dir = tmp();
-    const local = new Store({ dataDir: dir });
+    const local = new SqliteStore({ dataDir: dir });
     const hub = new Hub(local);
     for (const id of ['n1', 'n2']) {
       local.runs.insertRun(newRun(id));
@@ -95,7 +95,7 @@ describe('stallscope db', () => {
     await pg.close();
     const back = tmp();
     expect(await run(['import', '--from', url, '--data-dir', back])).toBe(0);
-    const again = new Store({ dataDir: back });
+    const again = new SqliteStore({ dataDir: back });
     expect(await inventory(again)).toEqual(before);
     await again.close();
   });

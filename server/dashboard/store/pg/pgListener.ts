@@ -7,7 +7,7 @@
  * goes away (docs/design.md#team-dashboard).
  */
 import pg from 'pg';
-import type { RemoteChange } from '../storeApi.ts';
+import type { RemoteChange } from '../common/records.ts';
 
 /** The first key of the owner locks ('stlo'); the second is the process's instance number. */
 export const OWNER_LOCK_CLASS = 0x73746c6f;

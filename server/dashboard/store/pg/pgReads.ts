@@ -1,18 +1,17 @@
 /**
  * The PostgreSQL store's reads: the same rules as the SQLite queries
- * (runQueries.ts, boardQueries.ts) in PostgreSQL's SQL — numbered parameters,
+ * (sqlite/runQueries.ts, sqlite/boardQueries.ts) in PostgreSQL's SQL — numbered parameters,
  * jsonb for the one JSON test, the run's insertion order in `ord` — turned
  * into the same reply shapes by the same row mappers.
  */
 import type { RunListItem, StallEntry } from '../../../../shared/protocol/apiSchemas.ts';
 import type { StallFingerprint } from '../../../../shared/stalls/fingerprint.ts';
-import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../boardQueries.ts';
-import { toListItem, toStoredRun, type RunRow } from '../runQueries.ts';
-import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../storeApi.ts';
+import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../common/boardRows.ts';
+import { toListItem, toStoredRun, type RunRow } from '../common/runRows.ts';
+import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../common/records.ts';
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
-
-/** Runs one query; rows back. */
-export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;
+import type { PgRunsOnly, RunsTable } from '../common/schema.ts';
+import type { Query } from './pgQuery.ts';
 
 const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
 const EVIDENCE = `NOT (s.worker_id = -1 AND (s.report_json::jsonb ->> 'stackError') IS NOT NULL)`;
@@ -135,6 +134,8 @@ export function stallRows(q: Query, runId: string): Promise<StallRow[]> {
   );
 }
 
-export async function runningByOwner(q: Query): Promise<{ id: string; owner: number | null }[]> {
-  return q<{ id: string; owner: number | null }>(`SELECT id, owner FROM runs WHERE status = 'running'`);
+type RunOwner = Pick<RunsTable, 'id'> & Pick<PgRunsOnly, 'owner'>;
+
+export async function runningByOwner(q: Query): Promise<RunOwner[]> {
+  return q<RunOwner>(`SELECT id, owner FROM runs WHERE status = 'running'`);
 }

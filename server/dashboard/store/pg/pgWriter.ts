@@ -15,8 +15,7 @@
 import type pg from 'pg';
 import type { RunState } from '../../../../shared/protocol/protocol.ts';
 import { stallKey } from '../../../../shared/stalls/stallReport.ts';
-import { fingerprintColumns } from '../stallBackfill.ts';
-import type { Effects } from '../writer.ts';
+import { fingerprintColumns, type Effects } from '../common/effects.ts';
 
 interface QueuedEvent {
   runId: string;

@@ -1,11 +1,11 @@
 /**
  * The PostgreSQL store's one-off writes: a new run (with its metadata rows
  * and the process that owns it) and a run's columns, by the same rules as
- * the SQLite store's (runQueries.ts).
+ * the SQLite store's (common/runRows.ts).
  */
 import type pg from 'pg';
-import type { NewRun, RunUpdate } from '../storeApi.ts';
-import { RUN_INSERT_COLUMNS, RUN_UPDATE_COLUMNS, RUN_UPDATE_JSON, runInsertValues } from '../runQueries.ts';
+import type { NewRun, RunUpdate } from '../common/records.ts';
+import { RUN_INSERT_COLUMNS, RUN_UPDATE_COLUMNS, RUN_UPDATE_JSON, runInsertValues } from '../common/runRows.ts';
 
 export async function insertRunSql(c: pg.ClientBase, n: NewRun, owner: number): Promise<void> {
   const values = [...runInsertValues(n), owner];

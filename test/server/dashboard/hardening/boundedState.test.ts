@@ -7,12 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { RECENTLY_ENDED } from '#server/dashboard/hub/runTracker.ts';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { completedRequest, newRun } from '#test/helpers/sampleEvents.ts';
 
 describe('bounded live state', () => {
   it('a 20,000-request run keeps no ended rows and at most RECENTLY_ENDED ids per index', async () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('big', { numPrompts: 20_000 }));
     hub.open('big', null);
@@ -46,7 +46,7 @@ describe('bounded live state', () => {
     expect(hub.runOfRequest(`big-${n - 1}`)).toBe('big');
     expect(hub.runOfRequest('big-0')).toBeUndefined();
     store.writer.flush();
-    expect((await store.requests('big', 0, 1)).total).toBe(n);
+    expect((await store.runReads.requests('big', 0, 1)).total).toBe(n);
     hub.close('big');
     expect((hub as unknown as { byRequestId: Map<string, string> }).byRequestId.size).toBe(0);
     store.closeNow();

@@ -7,7 +7,7 @@ import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { csvCell } from '#server/dashboard/export/csv.ts';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { completedRequest, newRun, outcome } from '#test/helpers/sampleEvents.ts';
@@ -38,7 +38,7 @@ describe('CSV export', () => {
 describe('vLLM export of a run killed by SIGKILL', () => {
   it('recomputes completed and failed from the stored requests', async ({ tempDir: dir, newApp }) => {
     // A dashboard that dies mid-run: events committed, never finalized, no summary.
-    const store = new Store({ dataDir: dir });
+    const store = new SqliteStore({ dataDir: dir });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('k1', { numPrompts: 5 }));
     hub.open('k1', null);

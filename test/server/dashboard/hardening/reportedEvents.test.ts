@@ -118,7 +118,7 @@ describe('a request ends once', () => {
     expect(counts.completed).toBe(1);
     expect(counts.total).toBe(10);
     sqliteOf(a.store).writer.flush();
-    expect((await a.store.requests('x9', 0, 1000)).total).toBe(1);
+    expect((await a.store.runReads.requests('x9', 0, 1000)).total).toBe(1);
     // And across batches.
     expect((await post(a, 'x9', [end])).statusCode).toBe(200);
     expect(a.hub.tracker('x9')!.state.counts.completed).toBe(1);

@@ -12,8 +12,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Store } from '#server/dashboard/store/store.ts';
-import { LOCK_FILE } from '#server/dashboard/store/dataDirLock.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
+import { LOCK_FILE } from '#server/dashboard/store/sqlite/dataDirLock.ts';
 import { newRun } from '#test/helpers/sampleEvents.ts';
 
 const BIN = fileURLToPath(new URL('../../../../bin/stallscope.js', import.meta.url));
@@ -52,7 +52,7 @@ function serve(dataDir: string) {
 
 /** A real database with a few runs, closed cleanly (its checkpointer thread gone too). */
 async function populatedDb(dir: string): Promise<string> {
-  const store = new Store({ dataDir: dir });
+  const store = new SqliteStore({ dataDir: dir });
   for (let i = 0; i < 200; i++) store.runs.insertRun(newRun(`r${i}`, { label: 'x'.repeat(300) }));
   const { checkpointer } = store as unknown as { checkpointer: { stop(): void; exited: Promise<void> } };
   checkpointer.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { ClientSession, type Transport } from '#server/dashboard/hub/clientSession.ts';
 import type { ServerMessage, SeqEvent } from '#shared/protocol/protocol.ts';
@@ -14,7 +14,7 @@ function fakeTransport(buffered = () => 0) {
 }
 
 function setup(ringSize = 1000) {
-  const store = new Store({ dataDir: null, flushIntervalMs: 10 });
+  const store = new SqliteStore({ dataDir: null, flushIntervalMs: 10 });
   const hub = new Hub(store, { ringSize });
   store.runs.insertRun(newRun('r'));
   hub.open('r', 'label');

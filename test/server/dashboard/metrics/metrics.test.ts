@@ -48,7 +48,7 @@ async function seed(app: FastifyInstance): Promise<void> {
   await seedRun(app, 'a', 1_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
   await seedRun(app, 'b', 2_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n2' } });
   await seedRun(app, 'c', 3_000_000, { metadata: { ci_pipeline: 'nightly', ci_node: 'n1' } });
-  await app.store.update('c', { verdict: 'passed' });
+  await app.store.runWrites.update('c', { verdict: 'passed' });
   await seedRun(app, 'd', 4_000_000, { metadata: { ci_node: 'n1' } });
   await seedRun(app, 'live', 5_000_000, { events: [runStarted('live', 3, 5_000_000)], finish: false });
 }
@@ -59,7 +59,7 @@ describe('GET /metrics', () => {
     await seed(app);
     // Every seeded finished run holds the same hang (one stall report, one fingerprint): a, c, d on n1, b on n2.
     const fp = reportFingerprint(stallReport('x', 5)).fingerprint;
-    const lastSeqs = (await Promise.all(['a', 'b', 'c', 'd', 'live'].map((id) => app.store.get(id)))).map(
+    const lastSeqs = (await Promise.all(['a', 'b', 'c', 'd', 'live'].map((id) => app.store.runReads.get(id)))).map(
       (r) => r!.lastSeq,
     );
     const expectations = (samples: Sample[]) => {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { fleetAppOptions, seedRun } from '#test/helpers/fleetStore.ts';
 import { Pruner } from '#server/dashboard/retention/pruner.ts';
-import type { RetentionStore } from '#server/dashboard/store/retention.ts';
+import type { RetentionStore } from '#server/dashboard/store/common/retention.ts';
 import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
 
 const DAY = 86_400_000;
@@ -33,7 +33,7 @@ describe('retention', () => {
     await seedRun(app, 'new', NOW - DAY);
     // A run still live (older than all) is never pruned, whatever the policy says.
     await seedRun(app, 'live', NOW - 40 * DAY, { events: [runStarted('live', 1, NOW - 40 * DAY)], finish: false });
-    await app.store.update('old', { result: { date: '20240101-000000', completed: 2 } });
+    await app.store.runWrites.update('old', { result: { date: '20240101-000000', completed: 2 } });
     expect((await app.inject({ method: 'POST', url: '/api/runs/pinned/pin' })).json()).toEqual({
       id: 'pinned',
       pinned: true,
@@ -56,7 +56,7 @@ describe('retention', () => {
       expect(old.detail[k], k).toEqual(before.detail[k]);
     expect(old.detail.stallReports).toHaveLength(1);
     expect(old.detail.firstTimeout).not.toBeNull();
-    expect(await app.store.result('old')).toEqual({ date: '20240101-000000', completed: 2 });
+    expect(await app.store.runReads.result('old')).toEqual({ date: '20240101-000000', completed: 2 });
     const board = (await app.inject({ url: '/api/stalls' })).json();
     expect(board.groups[0].runs).toContain('old');
     expect((await app.inject({ url: '/api/runs/old/export?format=vllm' })).statusCode).toBe(200);

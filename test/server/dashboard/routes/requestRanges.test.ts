@@ -70,7 +70,7 @@ const neverSent = (i: number): RequestRow => ({
 describe('a run whose never-sent million is one range', () => {
   it('is stored as one record and listed as a row per request, paged, counted and filtered', async ({ app }) => {
     recordRun(app.hub, RUN, hugeRunEvents());
-    await app.store.flush();
+    await app.store.ingest.flush();
     const db = sqliteOf(app.store).db;
     expect(db.prepare('SELECT COUNT(*) FROM requests WHERE run_id = ?').pluck().get(RUN)).toBe(SENT);
     expect(db.prepare('SELECT COUNT(*) FROM request_ranges WHERE run_id = ?').pluck().get(RUN)).toBe(1);

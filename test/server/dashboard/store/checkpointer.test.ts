@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 
 describe('checkpointer thread', () => {
   it('a store closed at once, its folder removed, leaves no failing or lingering thread', async () => {
@@ -19,7 +19,7 @@ describe('checkpointer thread', () => {
     try {
       for (let i = 0; i < 5; i++) {
         const dir = mkdtempSync(join(tmpdir(), 'stallscope-ckpt-'));
-        const store = new Store({ dataDir: dir });
+        const store = new SqliteStore({ dataDir: dir });
         store.closeNow();
         rmSync(dir, { recursive: true, force: true });
       }

@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, SqliteDialect } from 'kysely';
-import { openDb } from '#server/dashboard/store/db.ts';
-import type { StallscopeDb } from '#server/dashboard/store/schema.ts';
+import { openDb } from '#server/dashboard/store/sqlite/db.ts';
+import type { StallscopeDb } from '#server/dashboard/store/common/schema.ts';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
-import { KyselyTokenStore } from '#server/dashboard/store/tokens.ts';
-import { KyselyRetentionStore } from '#server/dashboard/store/retention.ts';
-import { KyselyMetricsQueries } from '#server/dashboard/store/metricsQueries.ts';
+import { KyselyTokenStore } from '#server/dashboard/store/common/tokens.ts';
+import { KyselyRetentionStore } from '#server/dashboard/store/common/retention.ts';
+import { KyselyMetricsQueries } from '#server/dashboard/store/common/metricsQueries.ts';
 
 type FleetDb = Kysely<StallscopeDb>;
 

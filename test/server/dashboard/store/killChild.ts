@@ -3,11 +3,11 @@
  * and batched writer, prints the number of committed events after each
  * batch, and keeps going until it is killed.
  */
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { completedRequest, newRun, stallEvent } from '#test/helpers/sampleEvents.ts';
 
-const store = new Store({ dataDir: process.argv[2], flushIntervalMs: 20 });
+const store = new SqliteStore({ dataDir: process.argv[2], flushIntervalMs: 20 });
 const hub = new Hub(store);
 store.runs.insertRun(newRun('killed'));
 hub.open('killed', null);

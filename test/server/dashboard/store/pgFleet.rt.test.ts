@@ -67,7 +67,7 @@ const finished = (n: number): RunEvent => ({
 async function storedSeqs(url: string, runId: string): Promise<number[]> {
   const s = await openPgStore({ url });
   try {
-    return (await s.eventsAfter(runId, 0, 1_000_000)).map((e) => e.seq);
+    return (await s.runReads.eventsAfter(runId, 0, 1_000_000)).map((e) => e.seq);
   } finally {
     await s.close();
   }

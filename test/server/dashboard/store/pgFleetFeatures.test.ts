@@ -55,9 +55,9 @@ describe('tokens, retention and /metrics on PostgreSQL', () => {
       prunedAtMs: expect.any(Number),
     });
     expect(await app.store.retention.retentionFacts('kept')).toEqual({ pinned: true, prunedAtMs: null });
-    expect((await app.store.eventsAfter('old', 0, 10)).length).toBe(0);
-    expect((await app.store.requests('old', 0, 10)).total).toBe(0);
-    expect((await app.store.requests('kept', 0, 10)).total).toBe(6);
+    expect((await app.store.runReads.eventsAfter('old', 0, 10)).length).toBe(0);
+    expect((await app.store.runReads.requests('old', 0, 10)).total).toBe(0);
+    expect((await app.store.runReads.requests('kept', 0, 10)).total).toBe(6);
 
     const metrics = await admin('GET', '/metrics');
     expect(metrics.statusCode).toBe(200);

@@ -20,27 +20,29 @@ describe('the PostgreSQL store settles a batch at its own commit', () => {
   it('settled() resolves while another run keeps the queue busy, with the batch committed', async () => {
     const store = await openPgStore({ url: await cluster.freshDatabase() });
     try {
-      await store.insertRun(newRun('busy'));
-      await store.insertRun(newRun('mine'));
+      await store.runWrites.insertRun(newRun('busy'));
+      await store.runWrites.insertRun(newRun('mine'));
       // Another reporter that never pauses: each commit of its events brings the next one (deterministic: the
       // queue is never empty when the writer looks), for at most 5 s either way.
       let n = 0;
       let flowing = true;
-      store.onNumbered((runId) => {
-        if (flowing && runId === 'busy') store.push('busy', warning(n, `busy ${n++}`), {});
+      store.ingest.subscribe({
+        numbered: (runId) => {
+          if (flowing && runId === 'busy') store.ingest.push('busy', warning(n, `busy ${n++}`), {});
+        },
       });
       const stop = setTimeout(() => (flowing = false), 5000);
-      store.push('busy', warning(n, `busy ${n++}`), {});
+      store.ingest.push('busy', warning(n, `busy ${n++}`), {});
       try {
         await new Promise((r) => setTimeout(r, 50)); // the stream is flowing before our batch
-        store.push('mine', warning(0, 'mine'), {});
+        store.ingest.push('mine', warning(0, 'mine'), {});
         const settled = await Promise.race([
-          store.settled().then(() => 'settled'),
+          store.ingest.settled().then(() => 'settled'),
           new Promise((r) => setTimeout(() => r('still waiting'), 3000)),
         ]);
         expect(settled).toBe('settled');
         expect(flowing).toBe(true);
-        const mine = await store.eventsAfter('mine', 0, 10);
+        const mine = await store.runReads.eventsAfter('mine', 0, 10);
         expect(mine.map((e) => e.seq)).toEqual([1]);
       } finally {
         flowing = false;

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 
 describe('a dashboard killed with SIGKILL mid-run', () => {
   it('loses at most the last batch; on restart the run is interrupted with its requests and stall report', async () => {
@@ -36,13 +36,13 @@ describe('a dashboard killed with SIGKILL mid-run', () => {
     });
     await exited;
     expect(child.signalCode).toBe('SIGKILL');
-    const store = new Store({ dataDir: dir });
-    expect(store.recoverInterruptedNow(Date.now())).toEqual(['killed']);
+    const store = new SqliteStore({ dataDir: dir });
+    expect(store.admin.recoverInterruptedNow(Date.now())).toEqual(['killed']);
     const run = store.runs.get('killed')!;
     expect(run.status).toBe('interrupted');
     // Every event reported committed is there (+1 for the appended run.status).
     expect(run.lastSeq).toBeGreaterThanOrEqual(committed + 1);
-    const { total, requests } = await store.requests('killed', 0, 100_000);
+    const { total, requests } = await store.runReads.requests('killed', 0, 100_000);
     expect(total).toBeGreaterThanOrEqual(Math.floor((committed - 1) / 4));
     expect(requests.every((r) => r.status === 'completed')).toBe(true);
     expect(store.runs.stallReports('killed')).toHaveLength(1);

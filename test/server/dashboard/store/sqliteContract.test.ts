@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { storeContract } from './storeContract.ts';
 
 const dirs: string[] = [];
@@ -15,6 +15,6 @@ storeContract('sqlite', () => ({
   async fresh() {
     const dir = mkdtempSync(join(tmpdir(), 'stallscope-contract-'));
     dirs.push(dir);
-    return { store: new Store({ dataDir: dir }), reopen: async () => new Store({ dataDir: dir }) };
+    return { store: new SqliteStore({ dataDir: dir }), reopen: async () => new SqliteStore({ dataDir: dir }) };
   },
 }));

@@ -10,9 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Store } from '#server/dashboard/store/store.ts';
-import { MIGRATIONS } from '#server/dashboard/store/migrations.ts';
-import { DB_FILE } from '#server/dashboard/store/db.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
+import { MIGRATIONS } from '#server/dashboard/store/sqlite/migrations.ts';
+import { DB_FILE } from '#server/dashboard/store/sqlite/db.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { finalizeRun } from '#server/dashboard/runs/finalize.ts';
 import { stallFingerprint } from '#shared/stalls/fingerprint.ts';
@@ -22,7 +22,7 @@ import { hangRunEvents, newRun, outcome, stallReport } from '#test/helpers/sampl
 const tmp = () => mkdtempSync(join(tmpdir(), 'stallscope-evidence-'));
 const HIFT = stallFingerprint('hift', [{ function: 'blockForever', file: 'server/repro/faults.ts' }]);
 
-function record(store: Store, runId: string, events: RunEvent[]): void {
+function record(store: SqliteStore, runId: string, events: RunEvent[]): void {
   const hub = new Hub(store);
   store.runs.insertRun(newRun(runId));
   hub.open(runId, null);
@@ -32,7 +32,7 @@ function record(store: Store, runId: string, events: RunEvent[]): void {
 
 describe('stall evidence in the store', () => {
   it('keeps a watchdog report with its fingerprint and the first timeout with the phase it was blocked in', () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     record(store, 'r1', hangRunEvents('r1'));
     const run = store.runs.get('r1')!;
     expect(store.runs.stallReports('r1').map((s) => s.fingerprint)).toEqual([HIFT]);
@@ -49,7 +49,7 @@ describe('stall evidence in the store', () => {
   });
 
   it('only the first timeout is kept; a request queued behind the blocked op is placed in that op’s phase', () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     const tele = (t: number, event: Record<string, unknown>): RunEvent =>
       ({ type: 'telemetry', t, event: { v: 1, ts: 1_000_000 + t, workerId: 0, ...event } }) as RunEvent;
     const timeout = (index: number, t: number): RunEvent => ({
@@ -81,7 +81,7 @@ describe('stall evidence in the store', () => {
   });
 
   it("keeps the target's identity that run.started carried", () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     const events = hangRunEvents('r3');
     const identity = { models: ['openbmb/MiniCPM-o-4_5'], version: '0.11.0', notes: [] };
     Object.assign(events[0], { serverIdentity: identity });
@@ -122,7 +122,7 @@ describe('stall evidence in the store', () => {
       .run(JSON.stringify(stallReport('old', 2)));
     old.close();
 
-    const store = new Store({ dataDir: dir });
+    const store = new SqliteStore({ dataDir: dir });
     expect(store.runs.stallReports('old')[0].fingerprint).toEqual(HIFT);
     expect(store.runs.get('old')!.firstTimeout).toMatchObject({ index: 4, kind: 'first_byte', t: 3000, phase: 'hift' });
     expect(store.runs.get('imp')!.firstTimeout).toBeNull();

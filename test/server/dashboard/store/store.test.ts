@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '#server/dashboard/store/store.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from '#server/dashboard/store/migrations.ts';
-import { resultParts } from '#server/dashboard/store/runQueries.ts';
-import { DB_FILE, openDb, defaultDataDir } from '#server/dashboard/store/db.ts';
+import { MIGRATIONS } from '#server/dashboard/store/sqlite/migrations.ts';
+import { resultParts } from '#server/dashboard/store/common/resultParts.ts';
+import { DB_FILE, openDb, defaultDataDir } from '#server/dashboard/store/sqlite/db.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
 import { completedRequest, newRun, stallEvent } from '#test/helpers/sampleEvents.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'stallscope-store-'));
-const count = (s: Store, table: string, runId: string) =>
+const count = (s: SqliteStore, table: string, runId: string) =>
   (s.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE run_id = ?`).get(runId) as { n: number }).n;
 
 describe('store', () => {
@@ -32,7 +32,7 @@ describe('store', () => {
   });
 
   it('batches writes: nothing is committed before the interval or the batch bound, then all at once', async () => {
-    const store = new Store({ dataDir: tmp(), flushIntervalMs: 30, maxBatch: 1000 });
+    const store = new SqliteStore({ dataDir: tmp(), flushIntervalMs: 30, maxBatch: 1000 });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('r1'));
     hub.open('r1', null);
@@ -52,7 +52,7 @@ describe('store', () => {
   });
 
   it('stores stall reports once per op, marks recovery, and deleting a run deletes every row', () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('r2', { metadata: { build: '42' } }));
     hub.open('r2', null);
@@ -77,7 +77,7 @@ describe('store', () => {
 
   it('checkpoints the WAL from a worker thread (the live path never does)', async () => {
     const dir = tmp();
-    const store = new Store({ dataDir: dir });
+    const store = new SqliteStore({ dataDir: dir });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('w'));
     hub.open('w', null);
@@ -93,7 +93,7 @@ describe('store', () => {
   });
 
   it('filters and pages the run list', () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     store.runs.insertRun(newRun('a', { createdAtMs: 1, metadata: { node: 'mi300-7' } }));
     store.runs.insertRun(newRun('b', { createdAtMs: 2, label: 'nightly 100%' }));
     store.runs.insertRun(newRun('c', { createdAtMs: 3 }));
@@ -109,7 +109,7 @@ describe('store', () => {
 
   it('marks runs left running as interrupted on open, keeping requests and stall reports', async () => {
     const dir = tmp();
-    const store = new Store({ dataDir: dir });
+    const store = new SqliteStore({ dataDir: dir });
     const hub = new Hub(store);
     store.runs.insertRun(newRun('r3'));
     hub.open('r3', null);
@@ -117,19 +117,19 @@ describe('store', () => {
     hub.append('r3', stallEvent('r3', 1));
     store.writer.flush();
     store.db.close(); // no orderly finish
-    const reopened = new Store({ dataDir: dir });
-    expect(reopened.recoverInterruptedNow(123)).toEqual(['r3']);
+    const reopened = new SqliteStore({ dataDir: dir });
+    expect(reopened.admin.recoverInterruptedNow(123)).toEqual(['r3']);
     const r = reopened.runs.get('r3')!;
     expect(r.status).toBe('interrupted');
     expect(r.verdict).toBe('interrupted');
     expect(r.lastSeq).toBe(6);
-    expect((await reopened.requests('r3', 0, 10)).requests[0].status).toBe('completed');
+    expect((await reopened.runReads.requests('r3', 0, 10)).requests[0].status).toBe('completed');
     expect(reopened.runs.stallReports('r3')).toHaveLength(1);
     expect(JSON.parse(reopened.runs.eventsAfter('r3', 5, 10)[0].json)).toMatchObject({
       type: 'run.status',
       status: 'interrupted',
     });
-    expect(reopened.recoverInterruptedNow(124)).toEqual([]);
+    expect(reopened.admin.recoverInterruptedNow(124)).toEqual([]);
     reopened.closeNow();
   });
 
@@ -144,7 +144,7 @@ describe('store', () => {
   });
 
   it('reads a result stored in parts only once all are in, and a whole result given later replaces them', () => {
-    const store = new Store({ dataDir: null });
+    const store = new SqliteStore({ dataDir: null });
     store.runs.insertRun(newRun('p1'));
     const text = JSON.stringify({ completed: 2, label: 'caf\u00e9 \u{1F3B5}', ttfts: [0.1, 0.2] });
     const parts = resultParts(text, 7);
@@ -163,12 +163,12 @@ describe('store', () => {
 
   it('drops the parts of an import stopped before its result was whole when it is marked interrupted', () => {
     const dir = tmp();
-    const store = new Store({ dataDir: dir });
+    const store = new SqliteStore({ dataDir: dir });
     store.runs.insertRun(newRun('half'));
     store.runs.writeResultPart('half', 0, '{"compl');
     store.db.close();
-    const reopened = new Store({ dataDir: dir });
-    expect(reopened.recoverInterruptedNow(1)).toEqual(['half']);
+    const reopened = new SqliteStore({ dataDir: dir });
+    expect(reopened.admin.recoverInterruptedNow(1)).toEqual(['half']);
     expect(count(reopened, 'run_results', 'half')).toBe(0);
     expect(reopened.runs.result('half')).toBeNull();
     reopened.closeNow();
@@ -185,7 +185,7 @@ describe('store', () => {
       )
       .run(JSON.stringify({ completed: 5, ttfts: [0.5] }));
     old.close();
-    const store = new Store({ dataDir: dir });
+    const store = new SqliteStore({ dataDir: dir });
     expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect(store.runs.result('v1')).toEqual({ completed: 5, ttfts: [0.5] });
     store.closeNow();

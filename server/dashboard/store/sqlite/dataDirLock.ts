@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { StallscopeError } from '../../../shared/errors.ts';
+import { StallscopeError } from '../../../../shared/errors.ts';
 
 export const LOCK_FILE = 'stallscope.lock';
 

@@ -4,7 +4,7 @@
  * with its evidence exactly as it was recorded, fingerprints included.
  */
 import type Database from 'better-sqlite3';
-import type { StallRow } from './storeApi.ts';
+import type { StallRow } from '../common/records.ts';
 
 export function allStallRows(db: Database.Database, runId: string): StallRow[] {
   return db

@@ -5,28 +5,9 @@
  * (even SIGKILL) loses at most the batch that had not been committed yet.
  */
 import type Database from 'better-sqlite3';
-import type { RunState } from '../../../shared/protocol/protocol.ts';
-import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
-import type { StallReport } from '../../../shared/types.ts';
-import { stallKey } from '../../../shared/stalls/stallReport.ts';
-import type { FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
-import type { ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
-import { fingerprintColumns } from './stallBackfill.ts';
-import type { EndedRange } from '../../../shared/requests/endedRange.ts';
-
-/**
- * What one event asks the store to keep beside the event itself: an ended request's row, a stall report
- * (with its fingerprint), a recovery, the run's first structural timeout, the target's identity.
- */
-export interface Effects {
-  endedRow?: RequestRow;
-  /** Requests that ended together, stored as one range (docs/design.md#bulk-unsent). */
-  endedRange?: EndedRange;
-  stall?: StallReport;
-  recovered?: { workerId: number; opId: number; stalledS: number; ts: number };
-  firstTimeout?: FirstTimeout;
-  serverIdentity?: ServerIdentity;
-}
+import type { RunState } from '../../../../shared/protocol/protocol.ts';
+import { stallKey } from '../../../../shared/stalls/stallReport.ts';
+import { fingerprintColumns, type Effects } from '../common/effects.ts';
 
 const NONE: Effects = Object.freeze({});
 const EVENTS_PER_STATEMENT = 32;

@@ -6,21 +6,11 @@
  * no stall evidence, only its outcome (docs/design.md#stall-board).
  */
 import type Database from 'better-sqlite3';
-import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
-import type { RunState } from '../../../shared/protocol/protocol.ts';
-import type { StallReport } from '../../../shared/stalls/stallReport.ts';
-import {
-  blockedPhase,
-  firstTimeout,
-  reportFingerprint,
-  type FirstTimeout,
-} from '../../../shared/stalls/stallEvidence.ts';
-
-/** The fingerprint columns of a stall report row. */
-export function fingerprintColumns(r: StallReport): { fingerprint: string; json: string } {
-  const fp = reportFingerprint(r);
-  return { fingerprint: fp.fingerprint, json: JSON.stringify(fp) };
-}
+import { fingerprintColumns } from '../common/effects.ts';
+import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
+import type { RunState } from '../../../../shared/protocol/protocol.ts';
+import type { StallReport } from '../../../../shared/stalls/stallReport.ts';
+import { blockedPhase, firstTimeout, type FirstTimeout } from '../../../../shared/stalls/stallEvidence.ts';
 
 /**
  * The first of a run's timed-out rows to end (by its end time, then index), with the phase the breaker's

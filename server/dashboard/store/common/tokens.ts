@@ -2,7 +2,7 @@
  * Scoped API tokens, stored hashed (docs/design.md#tokens): the table holds
  * each token's SHA-256, never the token. Written in Kysely for both stores.
  */
-import type { TokenInfo, TokenScope } from '../../../shared/protocol/tokens.ts';
+import type { TokenInfo, TokenScope } from '../../../../shared/protocol/tokens.ts';
 import type { Kysely } from 'kysely';
 import type { ApiTokensTable, StallscopeDb } from './schema.ts';
 

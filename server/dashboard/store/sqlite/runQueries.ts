@@ -1,50 +1,25 @@
 /**
- * Reads and one-off writes of runs (the batched live writes are in
- * writer.ts). Rows are turned into the REST reply shapes of
- * shared/protocol/apiSchemas.ts here, so routes stay thin.
+ * The SQLite store's reads and one-off writes of runs (the batched live
+ * writes are in writer.ts), synchronous; rows become reply shapes through
+ * the mappers both stores share (common/runRows.ts).
  */
 import type Database from 'better-sqlite3';
-import type { RunListItem, RequestRow, StallEntry } from '../../../shared/protocol/apiSchemas.ts';
-import type { RunState, RunSummary } from '../../../shared/protocol/protocol.ts';
-import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
-import type { Verdict } from '../../../shared/types.ts';
-import type { FirstTimeout } from '../../../shared/stalls/stallEvidence.ts';
-import type { ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
-import type { StallFingerprint } from '../../../shared/stalls/fingerprint.ts';
-import type { NewRun, RowSlice, RunFilter, RunSource, RunUpdate, StoredEvent, StoredRunRow } from './storeApi.ts';
+import type { RunListItem, RequestRow, StallEntry } from '../../../../shared/protocol/apiSchemas.ts';
+import type { RunState } from '../../../../shared/protocol/protocol.ts';
+import type { StallFingerprint } from '../../../../shared/stalls/fingerprint.ts';
+import type { NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent, StoredRunRow } from '../common/records.ts';
+import {
+  RUN_INSERT_COLUMNS,
+  RUN_UPDATE_COLUMNS,
+  RUN_UPDATE_JSON,
+  runInsertValues,
+  toListItem,
+  toStoredRun,
+  type RunRow,
+} from '../common/runRows.ts';
 
 /** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
 export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
-
-export interface RunRow {
-  id: string;
-  source: RunSource;
-  status: string;
-  verdict: string | null;
-  label: string | null;
-  model: string | null;
-  target: string | null;
-  dataset: string | null;
-  num_prompts: number | null;
-  max_concurrency: number | null;
-  request_rate: string | null;
-  fail_fast: number;
-  created_at_ms: number;
-  started_at_ms: number | null;
-  finished_at_ms: number | null;
-  last_seq: number;
-  state_json: string | null;
-  summary_json: string | null;
-  metadata_json: string;
-  stall_count: number;
-  stall_phase: string | null;
-  spec_json?: string | null;
-  config_json?: string | null;
-  import_json?: string | null;
-  error?: string | null;
-  first_timeout_json?: string | null;
-  server_identity_json?: string | null;
-}
 
 /**
  * Stall reports that are evidence (shared/stalls/stallReport.ts `isStallEvidence`): rows stored before the
@@ -60,67 +35,6 @@ const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.t
     GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
-
-/** A run's whole row as the stores return it (both stores read the same columns). */
-export function toStoredRun(r: RunRow): StoredRunRow {
-  return {
-    ...toListItem(r),
-    spec: parse(r.spec_json),
-    config: parse(r.config_json),
-    summary: parse<RunSummary>(r.summary_json),
-    importInfo: parse(r.import_json),
-    error: r.error ?? null,
-    lastSeq: r.last_seq,
-    state: parse<RunState>(r.state_json),
-    firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
-    serverIdentity: parse<ServerIdentity>(r.server_identity_json),
-  };
-}
-
-export function toListItem(r: RunRow): RunListItem {
-  const state = parse<RunState>(r.state_json);
-  const summary = parse<{ durationS?: number; counts?: RunListItem['counts'] }>(r.summary_json);
-  return {
-    id: r.id,
-    source: r.source,
-    status: r.status,
-    verdict: r.verdict as Verdict | null, // written only from a Verdict
-    label: r.label,
-    model: r.model,
-    target: r.target,
-    dataset: r.dataset,
-    numPrompts: r.num_prompts,
-    maxConcurrency: r.max_concurrency,
-    requestRate: r.request_rate,
-    failFast: r.fail_fast === 1,
-    createdAtMs: r.created_at_ms,
-    startedAtMs: r.started_at_ms,
-    finishedAtMs: r.finished_at_ms,
-    durationS:
-      summary?.durationS ?? (r.finished_at_ms && r.started_at_ms ? (r.finished_at_ms - r.started_at_ms) / 1000 : null),
-    counts: normalizeCounts(summary?.counts ?? state?.counts),
-    metadata: JSON.parse(r.metadata_json) as Record<string, string>,
-    stallCount: r.stall_count,
-    stallPhase: r.stall_phase,
-    breaker: state?.breaker ?? { tripped: false, cause: null },
-  };
-}
-
-/** Characters per stored result part: one write of ~1 MB takes a few ms (a 28 MB one took ~100 ms). */
-export const RESULT_PART_CHARS = 1 << 20;
-
-/** Cuts serialized JSON into parts of at most `max` UTF-16 units, never between the two halves of a surrogate pair. */
-export function resultParts(text: string, max = RESULT_PART_CHARS): string[] {
-  const parts: string[] = [];
-  for (let at = 0; at < text.length;) {
-    let end = Math.min(text.length, at + max);
-    const c = text.charCodeAt(end - 1);
-    if (end < text.length && c >= 0xd800 && c <= 0xdbff && end - 1 > at) end--;
-    parts.push(text.slice(at, end));
-    at = end;
-  }
-  return parts;
-}
 
 /** SQL conditions (on runs `r`) for metadata pairs and a time window; their values are pushed to `args`. */
 export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until'>, args: unknown[]): string[] {
@@ -139,62 +53,6 @@ export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until
   }
   return where;
 }
-
-/** A new run's columns, in the order of `runInsertValues` (both stores insert a run by these). */
-export const RUN_INSERT_COLUMNS =
-  'id, source, status, label, model, target, dataset, num_prompts, max_concurrency, request_rate, ' +
-  'fail_fast, created_at_ms, started_at_ms, spec_json, config_json, metadata_json';
-
-export function runInsertValues(n: NewRun): unknown[] {
-  return [
-    n.id,
-    n.source,
-    n.status,
-    n.label,
-    n.model,
-    n.target,
-    n.dataset,
-    n.numPrompts,
-    n.maxConcurrency,
-    n.requestRate,
-    n.failFast ? 1 : 0,
-    n.createdAtMs,
-    n.startedAtMs ?? null,
-    n.spec === undefined ? null : JSON.stringify(n.spec),
-    n.config === undefined ? null : JSON.stringify(n.config),
-    JSON.stringify(n.metadata),
-  ];
-}
-
-/** The column each `RunUpdate` field is stored in (both stores update a run by this table). */
-export const RUN_UPDATE_COLUMNS: Record<keyof RunUpdate, string> = {
-  config: 'config_json',
-  target: 'target',
-  status: 'status',
-  verdict: 'verdict',
-  startedAtMs: 'started_at_ms',
-  finishedAtMs: 'finished_at_ms',
-  summary: 'summary_json',
-  result: 'result_json',
-  resultParts: 'result_parts',
-  importInfo: 'import_json',
-  error: 'error',
-  state: 'state_json',
-  lastSeq: 'last_seq',
-  firstTimeout: 'first_timeout_json',
-  serverIdentity: 'server_identity_json',
-};
-
-/** The `RunUpdate` fields stored as JSON text. */
-export const RUN_UPDATE_JSON: ReadonlySet<string> = new Set([
-  'summary',
-  'result',
-  'importInfo',
-  'state',
-  'config',
-  'firstTimeout',
-  'serverIdentity',
-]);
 
 export class RunQueries {
   constructor(private readonly db: Database.Database) {}

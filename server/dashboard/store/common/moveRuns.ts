@@ -6,15 +6,16 @@
  * run the target already holds keeps its row, and rows, events and stall
  * reports already there are left as they are — moving twice changes nothing.
  */
-import type { DashboardStore, NewRun, RunUpdate } from './storeApi.ts';
+import type { NewRun, RunUpdate } from './records.ts';
+import type { DashboardStore } from './storeApi.ts';
 
 const PAGE = 5000;
 
 /** Moves one run; returns false when the source has no such run. */
 export async function moveRun(from: DashboardStore, to: DashboardStore, id: string): Promise<boolean> {
-  const run = await from.get(id);
+  const run = await from.runReads.get(id);
   if (!run) return false;
-  if (!(await to.exists(id))) {
+  if (!(await to.runReads.exists(id))) {
     const n: NewRun = {
       id,
       source: run.source,
@@ -43,19 +44,19 @@ export async function moveRun(from: DashboardStore, to: DashboardStore, id: stri
       firstTimeout: run.firstTimeout ?? undefined,
       serverIdentity: run.serverIdentity ?? undefined,
     };
-    await to.insertWhole(n, f);
+    await to.runWrites.insertWhole(n, f);
     await moveRetentionFacts(from, to, id);
   }
   await moveRequests(from, to, id);
   for (let after = 0; ;) {
-    const page = await from.eventsAfter(id, after, PAGE);
-    await to.writeEvents(id, page);
+    const page = await from.runReads.eventsAfter(id, after, PAGE);
+    await to.admin.writeEvents(id, page);
     if (page.length < PAGE) break;
     after = page[page.length - 1].seq;
   }
-  await to.writeStallRows(id, await from.stallRows(id));
-  const result = await from.result(id);
-  if (result && !(await to.result(id))) await to.update(id, { result });
+  await to.admin.writeStallRows(id, await from.admin.stallRows(id));
+  const result = await from.runReads.result(id);
+  if (result && !(await to.runReads.result(id))) await to.runWrites.update(id, { result });
   return true;
 }
 
@@ -74,7 +75,7 @@ async function moveRequests(from: DashboardStore, to: DashboardStore, id: string
       .limit(PAGE)
       .execute();
     if (page.length)
-      await to.writeRows(id, {
+      await to.runWrites.writeRows(id, {
         index: page.map((r) => Number(r.idx)),
         json: page.map((r) => r.row_json),
         status: page.map((r) => r.status),
@@ -108,7 +109,7 @@ export async function moveRuns(
   to: DashboardStore,
   progress: (id: string, i: number, of: number) => void = () => undefined,
 ): Promise<string[]> {
-  const ids = await from.allRunIds();
+  const ids = await from.admin.allRunIds();
   for (let i = 0; i < ids.length; i++) {
     await moveRun(from, to, ids[i]);
     progress(ids[i], i + 1, ids.length);

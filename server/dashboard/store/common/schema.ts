@@ -1,7 +1,9 @@
 /**
- * The stored tables as Kysely sees them, the same on both stores (SQLite and
- * PostgreSQL hold the same columns; docs/design.md#team-dashboard). Queries
- * that are not on the live path can be written once against
+ * The schema's one declaration: the stored tables as Kysely sees them, the
+ * same on both stores (SQLite and PostgreSQL hold the same columns, but
+ * PostgreSQL's `PgRunsOnly`; docs/design.md#team-dashboard). Both stores'
+ * migrations are checked against it (test/server/dashboard/store/schema.test.ts).
+ * Queries that are not on the live path can be written once against
  * `DashboardStore.kysely` and run on either database.
  */
 import type { Generated } from 'kysely';
@@ -40,6 +42,15 @@ export interface RunsTable {
   pruned_at_ms: number | null;
   /** The report token that created the run (its id); null when another scope did (docs/design.md#tokens). */
   reported_by_token: string | null;
+}
+
+/**
+ * What only PostgreSQL's runs hold (pg/pgMigrations.ts, migration 1): each run's insertion order (SQLite's rowid)
+ * and the dashboard process that owns it while it runs.
+ */
+export interface PgRunsOnly {
+  ord: Generated<number>;
+  owner: number | null;
 }
 
 /** Scoped API tokens, stored as their SHA-256 only (docs/design.md#tokens). */

@@ -1,5 +1,5 @@
 /** A PostgreSQL URL checked before anything connects, and shown without its password. */
-import { StallscopeError } from '../../../shared/errors.ts';
+import { StallscopeError } from '../../../../shared/errors.ts';
 
 export function isDbUrl(s: string): boolean {
   return /^postgres(ql)?:\/\//i.test(s);

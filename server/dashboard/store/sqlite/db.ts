@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { StallscopeError } from '../../../shared/errors.ts';
+import { StallscopeError } from '../../../../shared/errors.ts';
 import { migrate } from './migrations.ts';
 
 /** Per-user default: $XDG_DATA_HOME/stallscope, else ~/.local/share/stallscope. */

@@ -8,7 +8,7 @@
  * with a million never-sent requests reads one page, never the million.
  */
 import { type Kysely, type SelectQueryBuilder } from 'kysely';
-import { disjointRanges, rangeRow, type EndedRange } from '../../../shared/requests/endedRange.ts';
+import { disjointRanges, rangeRow, type EndedRange } from '../../../../shared/requests/endedRange.ts';
 import type { StallscopeDb } from './schema.ts';
 
 export interface RequestPageQuery {

@@ -1,0 +1,49 @@
+/**
+ * Queries and transactions through the PostgreSQL store's pool: a connection
+ * failure becomes STORE_UNAVAILABLE (503: retry later), and a transaction
+ * hands a broken connection back to the pool as broken.
+ */
+import type pg from 'pg';
+import { StallscopeError } from '../../../../shared/errors.ts';
+import { isConnectionError } from './pgWriter.ts';
+
+/** Runs one query; rows back. */
+export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;
+
+/** A transaction on one pooled connection. */
+export type Transaction = (fn: (c: pg.ClientBase) => Promise<void>) => Promise<void>;
+
+const unavailable = (e: unknown) => new StallscopeError('STORE_UNAVAILABLE', (e as Error).message.split('\n')[0]);
+
+export function poolQuery(pool: pg.Pool): Query {
+  return async <T>(text: string, params?: unknown[]): Promise<T[]> => {
+    try {
+      return (await pool.query(text, params)).rows as T[];
+    } catch (e) {
+      if (isConnectionError(e)) throw unavailable(e);
+      throw e;
+    }
+  };
+}
+
+export function poolTransaction(pool: pg.Pool): Transaction {
+  return async (fn) => {
+    let c: pg.PoolClient;
+    try {
+      c = await pool.connect();
+    } catch (e) {
+      throw unavailable(e);
+    }
+    try {
+      await c.query('BEGIN');
+      await fn(c);
+      await c.query('COMMIT');
+      c.release();
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      c.release(isConnectionError(e) ? (e as Error) : undefined);
+      if (isConnectionError(e)) throw unavailable(e);
+      throw e;
+    }
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The PostgreSQL store's run reads (pgReads.ts) and one-off writes: a run's
+ * update follows the events queued before it, in the writer's order, and an
+ * end is told to the other processes in the same transaction.
+ */
+import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
+import type { RequestPages } from '../common/requestPages.ts';
+import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
+import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
+import type { Query, Transaction } from './pgQuery.ts';
+import * as reads from './pgReads.ts';
+import type { PgWriter } from './pgWriter.ts';
+import { insertRunSql, updateSql } from './pgWrites.ts';
+
+export class PgRuns implements RunReads, RunWrites {
+  constructor(
+    private readonly q: Query,
+    private readonly tx: Transaction,
+    private readonly writer: PgWriter,
+    private readonly pages: RequestPages,
+    /** This process's id: the owner of the runs it inserts, and in its NOTIFY payloads. */
+    private readonly instance: number,
+  ) {}
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.q('SELECT 1 FROM runs WHERE id = $1', [id])).length > 0;
+  }
+  list(f: RunFilter) {
+    return reads.listRuns(this.q, f);
+  }
+  get(id: string) {
+    return reads.getRun(this.q, id);
+  }
+  result(id: string) {
+    return reads.runResult(this.q, id);
+  }
+  stallReports(id: string) {
+    return reads.stallReports(this.q, id);
+  }
+  async requests(id: string, offset: number, limit: number, status?: string) {
+    const { total, json } = await this.pages.page(id, { offset, limit, status });
+    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
+  }
+  requestsJson(id: string, offset: number, limit: number, status?: string) {
+    return this.pages.page(id, { offset, limit, status });
+  }
+  eventsAfter(id: string, after: number, limit: number): Promise<StoredEvent[]> {
+    return reads.eventsAfter(this.q, id, after, limit);
+  }
+
+  async insertRun(n: NewRun): Promise<void> {
+    await this.tx((c) => insertRunSql(c, n, this.instance));
+  }
+  update(id: string, f: RunUpdate): Promise<void> {
+    // After the events queued before it (the final state follows the last event), in the writer's order.
+    return this.writer.enqueue(async (c) => {
+      await updateSql(c, id, f);
+      if (f.status && f.status !== 'running')
+        await c.query(`SELECT pg_notify('stallscope', $1)`, [
+          JSON.stringify({ i: this.instance, k: 'runs', r: id, st: f.status }),
+        ]);
+    });
+  }
+  async writeResultPart(id: string, part: number, text: string): Promise<void> {
+    await this.q(
+      `INSERT INTO run_results (run_id, part, text) VALUES ($1,$2,$3)
+       ON CONFLICT (run_id, part) DO UPDATE SET text = excluded.text`,
+      [id, part, text],
+    );
+  }
+  async delete(id: string): Promise<boolean> {
+    return (await this.q('DELETE FROM runs WHERE id = $1 RETURNING id', [id])).length > 0;
+  }
+  async insertWhole(n: NewRun, f: RunUpdate): Promise<void> {
+    await this.tx(async (c) => {
+      await insertRunSql(c, n, this.instance);
+      await updateSql(c, n.id, f);
+    });
+  }
+  async writeRows(runId: string, rows: RowSlice): Promise<void> {
+    await this.q(
+      `INSERT INTO requests (run_id, idx, row_json, status)
+       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[])
+       ON CONFLICT (run_id, idx) DO UPDATE SET row_json = excluded.row_json, status = excluded.status`,
+      [runId, rows.index, rows.json, rows.status],
+    );
+  }
+}
+
+export class PgBoard implements BoardReads {
+  constructor(private readonly q: Query) {}
+
+  runs(f: BoardFilter) {
+    return reads.boardRuns(this.q, f);
+  }
+}

@@ -1,0 +1,75 @@
+/** The SQLite store's run reads and one-off writes: the synchronous queries (runQueries.ts) behind the async roles. */
+import type Database from 'better-sqlite3';
+import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
+import type { RequestPages } from '../common/requestPages.ts';
+import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
+import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
+import { boardRuns } from './boardQueries.ts';
+import type { RunQueries } from './runQueries.ts';
+import type { SqliteIngest } from './sqliteIngest.ts';
+
+export class SqliteRuns implements RunReads, RunWrites {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly runs: RunQueries,
+    private readonly pages: RequestPages,
+    private readonly ingest: SqliteIngest,
+  ) {}
+
+  async exists(id: string): Promise<boolean> {
+    return this.runs.exists(id);
+  }
+  async list(f: RunFilter) {
+    return this.runs.list(f);
+  }
+  async get(id: string) {
+    return this.runs.get(id);
+  }
+  async result(id: string) {
+    return this.runs.result(id);
+  }
+  async stallReports(id: string) {
+    return this.runs.stallReports(id);
+  }
+  async requests(id: string, offset: number, limit: number, status?: string) {
+    const { total, json } = await this.pages.page(id, { offset, limit, status });
+    return { total, requests: json.map((s) => JSON.parse(s) as RequestRow) };
+  }
+  requestsJson(id: string, offset: number, limit: number, status?: string) {
+    return this.pages.page(id, { offset, limit, status });
+  }
+  async eventsAfter(id: string, after: number, limit: number): Promise<StoredEvent[]> {
+    return this.runs.eventsAfter(id, after, limit);
+  }
+
+  async insertRun(n: NewRun): Promise<void> {
+    this.runs.insertRun(n);
+  }
+  async update(id: string, f: RunUpdate): Promise<void> {
+    this.runs.update(id, f);
+  }
+  async writeResultPart(id: string, part: number, text: string): Promise<void> {
+    this.runs.writeResultPart(id, part, text);
+  }
+  async delete(id: string): Promise<boolean> {
+    this.ingest.forget(id);
+    return this.runs.delete(id);
+  }
+  async insertWhole(n: NewRun, f: RunUpdate): Promise<void> {
+    this.db.transaction(() => {
+      this.runs.insertRun(n);
+      this.runs.update(n.id, f);
+    })();
+  }
+  async writeRows(runId: string, rows: RowSlice): Promise<void> {
+    this.runs.writeRowSlice(runId, rows);
+  }
+}
+
+export class SqliteBoard implements BoardReads {
+  constructor(private readonly db: Database.Database) {}
+
+  async runs(f: BoardFilter) {
+    return boardRuns(this.db, f);
+  }
+}
