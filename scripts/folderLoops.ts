@@ -139,8 +139,6 @@ export function folderLoops(modules: readonly ModuleImports[], scope: RegExp = S
 export const KNOWN_LOOPS: readonly string[] = [
   // config.ts and validate.ts at the engine's root and the folders that read the config (the run configuration's renovation).
   'server/engine ⇄ server/engine/accuracy ⇄ server/engine/backends ⇄ server/engine/datasets ⇄ server/engine/realtime ⇄ server/engine/results ⇄ server/engine/run ⇄ server/engine/schedule',
-  // openStore.ts → pg/pgStore.ts, and pg/ → the store's root files (the store's renovation).
-  'server/dashboard/store ⇄ server/dashboard/store/pg',
 ];
 
 /** The loop's name in KNOWN_LOOPS. */
