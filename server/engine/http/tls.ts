@@ -7,8 +7,8 @@
 import type { BenchConfig } from '../config.ts';
 
 /** TLS options for the run's connections (dispatcher.ts); undefined = Node's defaults (checks on). */
-export function tlsOptions(config: Pick<BenchConfig, 'insecure'>): { rejectUnauthorized: false } | undefined {
-  return config.insecure ? { rejectUnauthorized: false } : undefined;
+export function tlsOptions(config: { target: Pick<BenchConfig['target'], 'insecure'> }): { rejectUnauthorized: false } | undefined {
+  return config.target.insecure ? { rejectUnauthorized: false } : undefined;
 }
 
 /** OpenSSL's certificate verification codes as Node reports them (`err.code`). */
