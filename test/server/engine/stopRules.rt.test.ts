@@ -14,7 +14,7 @@ import { runBenchmark } from '#server/engine/engine.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
-import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { indexOfId, seededFailures, startFailingServer } from '#test/helpers/failingServer.ts';
 
 let server: TestServer | null = null;
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 /** One request at a time, so "the request whose end trips it" is the last one the server saw. */
-async function run(over: Partial<BenchConfig>) {
+async function run(over: Partial<FlatBenchConfig>) {
   const events: BenchEvent[] = [];
   const out = await runBenchmark(
     testBenchConfig(server!.url, { numPrompts: 30, maxConcurrency: 1, percentileMetrics: ['ttft', 'e2el'], ...over }),
