@@ -1,3 +1,4 @@
+import { flatConfigOf } from '#test/helpers/benchConfig.ts';
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { StallscopeError } from '#shared/errors.ts';
@@ -6,7 +7,7 @@ import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '#shared/config/timeou
 describe('parseBenchArgs', () => {
   it('defaults as vllm bench serve, prefix from a generated run id', () => {
     const p = parseBenchArgs(['--model', 'm']);
-    expect(p.config).toMatchObject({
+    expect(flatConfigOf(p.config)).toMatchObject({
       baseUrl: 'http://127.0.0.1:8000',
       endpoint: '/v1/chat/completions',
       backend: 'openai-chat-omni',
@@ -68,7 +69,7 @@ describe('parseBenchArgs', () => {
       ],
       { OPENAI_API_KEY: 'sk-test' },
     );
-    expect(p.config).toMatchObject({
+    expect(flatConfigOf(p.config)).toMatchObject({
       baseUrl: 'http://10.0.0.2:9000',
       runId: 'r1',
       apiKey: 'sk-test',
