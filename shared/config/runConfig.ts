@@ -15,7 +15,7 @@ import { Type, type Static } from 'typebox';
 const Headers = Type.Record(Type.String(), Type.String());
 const Seconds = Type.Number();
 
-/** The dataset the prompts come from (docs/design.md#datasets). */
+/** The dataset the prompts come from: random, Seed-TTS (a folder, or docs/design.md#hub-datasets) or a trace. */
 export const DatasetConfigSchema = Type.Union([
   Type.Object({
     name: Type.Literal('random'),

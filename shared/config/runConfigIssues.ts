@@ -358,7 +358,7 @@ function evidenceIssues(c: RunConfig, name: NameOf, add: Add, ok: Ok): void {
   if (s.pid === 'auto' && ok('target.baseUrl') && !isLoopbackUrl(c.target.baseUrl))
     add(
       'evidence.serverStacks.pid',
-      `${name('evidence.serverStacks.pid')} auto needs a loopback ${name('target.baseUrl')} (127.0.0.1, ::1, localhost), ` +
+      `${name('evidence.serverStacks.pid')} auto needs a loopback base URL (127.0.0.1, ::1, localhost), ` +
         `not '${redactUrl(c.target.baseUrl)}': the server's process can only be found on this machine; give its pid instead`,
       'CONFIG_SERVER_PID',
     );
