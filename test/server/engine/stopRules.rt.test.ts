@@ -217,7 +217,7 @@ describe('refused before anything is sent', () => {
       });
       const refused = await runBenchmark(config, { warmClient: false }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(StallscopeError);
-      expect(refused).toMatchObject({ code: 'CONFIG_INVALID', field: 'stopOn' });
+      expect(refused).toMatchObject({ code: 'CONFIG_INVALID', field: 'limits.stopOn' });
       expect((refused as Error).message).toContain(
         "stop rule 'errors>=5': the count 5 is more than the run's 3 requests",
       );
