@@ -7,11 +7,9 @@
  */
 export type {
   DatasetConfig,
-  LocalAsrConfig,
   RampUp,
   RunConfig as BenchConfig,
   SeedTtsEvalConfig,
-  TimeoutConfig,
 } from '../../shared/config/runConfig.ts';
 export {
   DEFAULT_ASR_CONCURRENCY,

@@ -99,7 +99,10 @@ function template(
  */
 export function requestsStageMetrics(config: BenchConfig): boolean {
   if (config.workload.printStage) return true;
-  if (config.target.backend === 'openai-chat-omni' && config.output.percentileMetrics.some((m) => m === 'tpot' || m === 'itl'))
+  if (
+    config.target.backend === 'openai-chat-omni' &&
+    config.output.percentileMetrics.some((m) => m === 'tpot' || m === 'itl')
+  )
     return true;
   const modalities = config.workload.extraBody?.modalities;
   return Array.isArray(modalities) && modalities.includes('image');

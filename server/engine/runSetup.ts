@@ -176,10 +176,22 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
-  if (config.workload.dataset.name === 'trace' && config.dispatch.selfTimed !== false) return { mode: 'self-timed', timestamps };
-  if (config.dispatch.rampUp) return { mode: 'ramp-up', ...config.dispatch.rampUp, burstiness: config.dispatch.burstiness, seed: config.workload.seed };
+  if (config.workload.dataset.name === 'trace' && config.dispatch.selfTimed !== false)
+    return { mode: 'self-timed', timestamps };
+  if (config.dispatch.rampUp)
+    return {
+      mode: 'ramp-up',
+      ...config.dispatch.rampUp,
+      burstiness: config.dispatch.burstiness,
+      seed: config.workload.seed,
+    };
   if (config.dispatch.requestRate === 'inf') return { mode: 'immediate' };
-  return { mode: 'rate', rate: config.dispatch.requestRate, burstiness: config.dispatch.burstiness, seed: config.workload.seed };
+  return {
+    mode: 'rate',
+    rate: config.dispatch.requestRate,
+    burstiness: config.dispatch.burstiness,
+    seed: config.workload.seed,
+  };
 }
 
 /** `job` and `prebuild` of a run (RunSetup): request bodies built when sent, or the first wave's before the clock. */

@@ -10,14 +10,10 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
 import { runConfigIssues, stopRulesIssue, type ConfigIssue } from '../../shared/config/runConfigIssues.ts';
-import { BACKENDS } from '../../shared/config/backends.ts';
 import type { BenchConfig } from './config.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
 import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
 import { headerIssue } from './http/h1/requestHead.ts';
-
-/** The backends a config may name (shared/config/backends.ts; each has its module in backends/). */
-export const SUPPORTED_BACKENDS = BACKENDS;
 
 /** A validator's issue as the refusal the CLI and the engine throw. */
 export function issueError(issue: ConfigIssue): StallscopeError {

@@ -112,7 +112,6 @@ export const TimeoutConfigSchema = Type.Object({
   /** Seconds without an SSE event; optional. */
   idleS: Type.Optional(Seconds),
 });
-export type TimeoutConfig = Static<typeof TimeoutConfigSchema>;
 
 /** Timeouts and stop rules: what ends a request or the run early. */
 export const LimitsConfigSchema = Type.Object({
@@ -140,7 +139,6 @@ export const ServerStacksSettingsSchema = Type.Object({
   /** `--server-phase-rules FILE`; default the MiniCPM-o 4.5 Code2Wav rules. */
   rulesFile: Type.Optional(Type.String()),
 });
-export type ServerStacksSettings = Static<typeof ServerStacksSettingsSchema>;
 
 /** The liveness probe's settings (docs/design.md#liveness-at-stall). */
 export const LivenessSettingsSchema = Type.Object({
@@ -167,7 +165,6 @@ export const LocalAsrConfigSchema = Type.Object({
   /** Seconds to load the model and listen (default 1800: a first run downloads Whisper large-v3). */
   startTimeoutS: Type.Optional(Seconds),
 });
-export type LocalAsrConfig = Static<typeof LocalAsrConfigSchema>;
 
 /** The Seed-TTS accuracy gate's recogniser and outputs (docs/design.md#accuracy-gate). */
 export const SeedTtsEvalConfigSchema = Type.Object({

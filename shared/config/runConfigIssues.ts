@@ -168,9 +168,12 @@ function stopOnIssue(c: RunConfig, numRequests: number, noTimeout: (() => string
 
 /** The stop rules alone, against the dataset's real size once it is loaded (server/engine/runSetup.ts). */
 export function stopRulesIssue(c: RunConfig, numRequests: number, name: NameOf = flagName): ConfigIssue | null {
-  const message = stopOnIssue(c, numRequests, () =>
-    `${name('limits.timeouts.totalS')} ≤ 0 restores the legacy 6 h cap; give a positive timeout or ` +
-    `${name('limits.timeouts.firstByteS')}/${name('limits.timeouts.idleS')}`,
+  const message = stopOnIssue(
+    c,
+    numRequests,
+    () =>
+      `${name('limits.timeouts.totalS')} ≤ 0 restores the legacy 6 h cap; give a positive timeout or ` +
+      `${name('limits.timeouts.firstByteS')}/${name('limits.timeouts.idleS')}`,
   );
   return message ? { path: 'limits.stopOn', code: 'CONFIG_INVALID', message } : null;
 }
@@ -194,7 +197,10 @@ function rampUpIssues(c: RunConfig, name: NameOf, add: Add, ok: Ok): void {
     ['endRps', r.endRps],
   ] as const) {
     if (!(Number.isInteger(v) && v > 0))
-      add(`dispatch.rampUp.${k}`, `ramp-up ${k === 'startRps' ? 'start' : 'end'} RPS must be an integer > 0 (got ${v})`);
+      add(
+        `dispatch.rampUp.${k}`,
+        `ramp-up ${k === 'startRps' ? 'start' : 'end'} RPS must be an integer > 0 (got ${v})`,
+      );
   }
   if (r.startRps > r.endRps && ok('dispatch.rampUp.endRps'))
     add('dispatch.rampUp.startRps', `ramp-up start RPS (${r.startRps}) must not exceed the end RPS (${r.endRps})`);
@@ -245,14 +251,20 @@ function accuracyIssues(c: RunConfig, name: NameOf, add: Add, ok: Ok): void {
   }
   if (!e.asrModel) add('accuracy.seedTtsEval.asrModel', 'a recognition model name is required');
   if (!(Number.isInteger(e.asrConcurrency) && e.asrConcurrency >= 1 && e.asrConcurrency <= 256))
-    add('accuracy.seedTtsEval.asrConcurrency', `asr-concurrency must be an integer in 1..256 (got ${e.asrConcurrency})`);
+    add(
+      'accuracy.seedTtsEval.asrConcurrency',
+      `asr-concurrency must be an integer in 1..256 (got ${e.asrConcurrency})`,
+    );
   if (e.asrTimeoutS !== undefined && !(e.asrTimeoutS > 0))
     add('accuracy.seedTtsEval.asrTimeoutS', `the transcription timeout must be > 0 s (got ${e.asrTimeoutS})`);
 }
 
 function outputIssues(c: RunConfig, add: Add): void {
   const { workload: w, output: o } = c;
-  if (w.extraBody !== undefined && (w.extraBody === null || typeof w.extraBody !== 'object' || Array.isArray(w.extraBody)))
+  if (
+    w.extraBody !== undefined &&
+    (w.extraBody === null || typeof w.extraBody !== 'object' || Array.isArray(w.extraBody))
+  )
     add('workload.extraBody', 'must be a JSON object', 'CONFIG_EXTRA_BODY');
   for (const m of o.percentileMetrics) {
     if (!(PERCENTILE_METRICS as readonly string[]).includes(m)) {
@@ -354,7 +366,11 @@ function evidenceIssues(c: RunConfig, name: NameOf, add: Add, ok: Ok): void {
   const s = c.evidence.serverStacks;
   if (!s) return;
   if (s.pid !== 'auto' && !(Number.isInteger(s.pid) && s.pid > 0))
-    add('evidence.serverStacks.pid', `${name('evidence.serverStacks.pid')} must be a process id or auto (got ${s.pid})`, 'CONFIG_SERVER_PID');
+    add(
+      'evidence.serverStacks.pid',
+      `${name('evidence.serverStacks.pid')} must be a process id or auto (got ${s.pid})`,
+      'CONFIG_SERVER_PID',
+    );
   if (s.pid === 'auto' && ok('target.baseUrl') && !isLoopbackUrl(c.target.baseUrl))
     add(
       'evidence.serverStacks.pid',

@@ -347,11 +347,14 @@ const rec = (v: unknown): Record<string, unknown> =>
  * by its RunSpec field. They run on a partial spec too; a rule reading a field
  * already in error is skipped.
  */
-function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): { issues: SpecIssue[]; config: RunConfig | null } {
+function crossFieldIssues(
+  value: unknown,
+  inError: ReadonlySet<string>,
+): { issues: SpecIssue[]; config: RunConfig | null } {
   const clashes = (field: string) =>
     [...inError].some((e) => e === field || e.startsWith(`${field}.`) || field.startsWith(`${e}.`) || e === '');
   const skip = (paths: readonly string[]) => paths.some((p) => clashes(specName(p)));
-  let config: RunConfig | null = null;
+  let config: RunConfig;
   const out: SpecIssue[] = [];
   try {
     config = specToRunConfig(withRunSpecDefaults(value) as RunSpec, 'spec');
@@ -364,7 +367,7 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): { issue
       });
   } catch {
     // A spec too broken to read as a run: its schema errors say why.
-    config = null;
+    return { issues: watchdogWarning(value, inError), config: null };
   }
   out.push(...watchdogWarning(value, inError));
   return { issues: out, config };

@@ -7,7 +7,9 @@
 import type { BenchConfig } from '../config.ts';
 
 /** TLS options for the run's connections (dispatcher.ts); undefined = Node's defaults (checks on). */
-export function tlsOptions(config: { target: Pick<BenchConfig['target'], 'insecure'> }): { rejectUnauthorized: false } | undefined {
+export function tlsOptions(config: {
+  target: Pick<BenchConfig['target'], 'insecure'>;
+}): { rejectUnauthorized: false } | undefined {
   return config.target.insecure ? { rejectUnauthorized: false } : undefined;
 }
 

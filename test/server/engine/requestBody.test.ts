@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { loadRandom } from '#server/engine/datasets/random.ts';
 import type { SampleRequest } from '#server/engine/datasets/sample.ts';
 import { buildRequestBody } from '#server/engine/requestBody.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
 import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 
 const text = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StallscopeError } from '#shared/errors.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';

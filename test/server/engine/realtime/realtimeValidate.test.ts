@@ -26,7 +26,10 @@ describe('realtime refusals', () => {
   });
 
   it('refuses turns per session below 1, or above 1 without a realtime backend (as vLLM-Omni)', () => {
-    expect(refusal({ turnsPerSession: 0 })).toMatchObject({ code: 'CONFIG_REALTIME', field: 'workload.turnsPerSession' });
+    expect(refusal({ turnsPerSession: 0 })).toMatchObject({
+      code: 'CONFIG_REALTIME',
+      field: 'workload.turnsPerSession',
+    });
     expect(
       refusal({ backend: 'openai-chat-omni', endpoint: '/v1/chat/completions', turnsPerSession: 2 }),
     ).toMatchObject({ code: 'CONFIG_REALTIME', field: 'workload.turnsPerSession' });
