@@ -2,13 +2,15 @@
  * Refuses a configuration before anything is sent (docs/design.md#refusals):
  * first the one validator every interface calls (shared/config/runConfigIssues.ts),
  * then what needs this machine — the dataset's folder or file, a result file
- * name, the headers the run's client can send. Each refusal is a
+ * name, the headers the run's client can send — and the thresholds' syntax
+ * (the verdict's, which shared/config/ may not import). Each refusal is a
  * StallscopeError naming the offending field by config path; the CLI maps it
  * to its flag and exit 2, the dashboard to its RunSpec field and a 400.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { StallscopeError } from '../../shared/errors.ts';
+import { parseThreshold } from '../../shared/runInfo/verdict.ts';
 import { runConfigIssues, stopRulesIssue, type ConfigIssue } from '../../shared/config/runConfigIssues.ts';
 import type { BenchConfig } from './config.ts';
 import { resultFilenameEscape } from './results/resultFile.ts';
@@ -34,6 +36,13 @@ export function validateBenchConfig(c: BenchConfig): void {
   }
   if (c.target.apiKey && headerIssue('authorization', `Bearer ${c.target.apiKey}`))
     bad('the API key has a control character or a character past Latin-1: it cannot go in a header', 'target.apiKey');
+  for (const t of c.output.thresholds) {
+    try {
+      parseThreshold(t);
+    } catch (e) {
+      bad(`'${t}': ${(e as Error).message}`, 'output.thresholds');
+    }
+  }
   const escape = c.output.save?.filename === undefined ? null : resultFilenameEscape(c.output.save.filename);
   if (escape) bad(`result-filename '${c.output.save?.filename}' ${escape}`, 'output.save.filename');
   validateDataset(c);

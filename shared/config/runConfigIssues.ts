@@ -10,7 +10,6 @@
  * step after this one (server/engine/validate.ts).
  */
 import type { ErrorCode } from '../errors.ts';
-import { parseThreshold } from '../runInfo/verdict.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../metrics/index.ts';
 import { redactUrl } from '../redact.ts';
 import { isLoopbackUrl } from '../stalls/stallReport.ts';
@@ -277,14 +276,7 @@ function outputIssues(c: RunConfig, add: Add): void {
       add('output.metricPercentiles', `percentile ${p} is not in (0, 100]`);
       break;
     }
-  for (const t of o.thresholds) {
-    try {
-      parseThreshold(t);
-    } catch (e) {
-      add('output.thresholds', `'${t}': ${(e as Error).message}`);
-      break;
-    }
-  }
+  // The thresholds' syntax is the verdict's (shared/runInfo/verdict.ts), checked by the engine's step.
   for (const [k, v] of Object.entries(o.goodput ?? {})) {
     // vLLM's check_goodput_args, same rules.
     if (!(GOODPUT_METRICS as readonly string[]).includes(k))

@@ -4,8 +4,7 @@ import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
 import { gateView, werHistogram, werValues } from '#web/state/accuracy.ts';
 import { metricSections } from '#web/state/metricsTable.ts';
-import { runSpecIssues } from '#shared/config/runSpec.ts';
-import { specToRunConfig } from '#shared/config/specToRunConfig.ts';
+import { runSpecIssues, specToRunConfig } from '#shared/config/runSpec.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { outcome, T0 } from '#test/helpers/failFastRun.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The embedded reproduction server's fault plan as `stallscope repro-server`
  * flags. The RunSpec's run configuration is built in shared/
- * (shared/config/specToRunConfig.ts), once per run.
+ * (shared/config/runSpec.ts), once per run.
  */
 import type { RunSpec } from '../../../shared/config/runSpec.ts';
 

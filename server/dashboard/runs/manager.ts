@@ -16,7 +16,7 @@ import type { runBenchmark } from '../../engine/engine.ts';
 import { validateBenchConfig } from '../../engine/validate.ts';
 import { flatRunConfig, type RunConfig } from '../../../shared/config/runConfig.ts';
 import { specName } from '../../../shared/config/runConfigNames.ts';
-import { specToRunConfig } from '../../../shared/config/specToRunConfig.ts';
+import { specToRunConfig } from '../../../shared/config/runSpec.ts';
 import { checkServerStacks } from '../../engine/probes/serverStacks/config.ts';
 import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';

@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionRows } from '#shared/runView/sessions.ts';
 import { blankRequest } from '#shared/requests/requestLifecycle.ts';
 import { REALTIME_HANG } from '#shared/config/presets.ts';
-import { runSpecIssues } from '#shared/config/runSpec.ts';
-import { specToRunConfig } from '#shared/config/specToRunConfig.ts';
+import { runSpecIssues, specToRunConfig } from '#shared/config/runSpec.ts';
 import { validateBenchConfig } from '#server/engine/validate.ts';
 
 const req = (index: number, over: Partial<ReturnType<typeof blankRequest>>) => ({

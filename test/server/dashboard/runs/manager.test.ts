@@ -7,7 +7,7 @@ import type { AppOptions } from '#server/dashboard/app.ts';
 import type { RunManager } from '#server/dashboard/runs/manager.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { faultFlags } from '#server/dashboard/runs/faultFlags.ts';
-import { EMBEDDED_BASE_URL, specToRunConfig } from '#shared/config/specToRunConfig.ts';
+import { EMBEDDED_BASE_URL, specToRunConfig } from '#shared/config/runSpec.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
 const FAKE = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./fakeTarget.ts', import.meta.url))];
