@@ -6,6 +6,8 @@
  * and still write the partial result (exit 4); a second signal exits at once.
  */
 import { StallscopeError } from '../../shared/errors.ts';
+import { flatRunConfig } from '../../shared/config/runConfig.ts';
+import { flagOf } from '../../shared/config/runConfigNames.ts';
 import type { Verdict } from '../../shared/types.ts';
 import type { BenchOutcome } from '../engine/engine.ts';
 import { parseBenchArgs, type ParsedBench } from './benchArgs.ts';
@@ -20,52 +22,6 @@ export const EXIT_CODES: Record<Verdict, number> = {
   failed_closed: 3,
   interrupted: 4,
   errored: 5,
-};
-
-/** Config fields → the flag a person typed, for refusal messages. */
-const FIELD_FLAGS: Record<string, string> = {
-  backend: '--backend',
-  baseUrl: '--base-url',
-  endpoint: '--endpoint',
-  model: '--model',
-  numPrompts: '--num-prompts',
-  maxConcurrency: '--max-concurrency',
-  requestRate: '--request-rate',
-  burstiness: '--burstiness',
-  numWarmups: '--num-warmups',
-  seed: '--seed',
-  'save.filename': '--result-filename',
-  readyCheckTimeoutS: '--ready-check-timeout-sec',
-  'timeouts.totalS': '--omni-request-timeout-s',
-  'timeouts.firstByteS': '--first-byte-timeout-s',
-  'timeouts.idleS': '--idle-timeout-s',
-  failFast: '--omni-fail-fast-on-timeout',
-  stopOn: '--stop-on',
-  selfTimed: '--self-timed',
-  extraBody: '--extra-body',
-  percentileMetrics: '--percentile-metrics',
-  metricPercentiles: '--metric-percentiles',
-  thresholds: '--threshold',
-  goodput: '--goodput',
-  rampUp: '--ramp-up-strategy',
-  'rampUp.strategy': '--ramp-up-strategy',
-  'rampUp.startRps': '--ramp-up-start-rps',
-  'rampUp.endRps': '--ramp-up-end-rps',
-  'dataset.path': '--dataset-path',
-  'dataset.name': '--dataset-name',
-  'dataset.inputLen': '--random-input-len',
-  'dataset.outputLen': '--random-output-len / --output-len / --hf-output-len',
-  'dataset.rangeRatio': '--random-range-ratio',
-  seedTtsEval: '--seed-tts-wer-eval',
-  'seedTtsEval.asrUrl': '--asr-url',
-  'seedTtsEval.asrModel': '--asr-model',
-  'seedTtsEval.asrConcurrency': '--asr-concurrency',
-  'seedTtsEval.asrTimeoutS': '--asr-timeout-s',
-  'seedTtsEval.localAsr.python': '--asr-python',
-  'seedTtsEval.localAsr.startTimeoutS': '--asr-start-timeout-s',
-  'serverStacks.pid': '--server-pid',
-  'serverStacks.stallAfterS': '--server-stall-after-s',
-  'serverStacks.rulesFile': '--server-phase-rules',
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -136,9 +92,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     // The engine's refusals first (it checks again), then the probe's: the order they always came in.
     validateBenchConfig(parsed.config);
+    const { evidence } = parsed.config;
     const probes = [
-      ...serverStacksProbes(parsed.serverStacks, parsed.config.baseUrl),
-      ...livenessProbes(parsed.liveness, parsed.config),
+      ...serverStacksProbes(evidence.serverStacks, parsed.config.target.baseUrl),
+      ...(evidence.liveness ? livenessProbes(evidence.liveness, parsed.config) : []),
     ];
     outcome = await runBenchmark(parsed.config, {
       probes,
@@ -168,7 +125,8 @@ export async function run(argv: string[]): Promise<number> {
 
 function refuse(e: unknown): number {
   if (e instanceof StallscopeError) {
-    const flag = e.field ? (FIELD_FLAGS[e.field] ?? (e.field.startsWith('-') ? e.field : null)) : null;
+    // The refusal names its field by config path (the one validator's, shared/config/runConfigIssues.ts) or by flag.
+    const flag = e.field ? (flagOf(e.field) ?? (e.field.startsWith('-') ? e.field : null)) : null;
     console.error(`stallscope bench: ${e.message}${flag && !e.message.includes(flag) ? ` (${flag})` : ''}`);
     console.error(`Run 'stallscope bench --help' for the options.`);
     return e.exitCode;
@@ -177,12 +135,17 @@ function refuse(e: unknown): number {
   return EXIT_CODES.errored;
 }
 
-/** What the dashboard is told the run was given: the engine's config and the server-stacks settings. */
+/**
+ * What the dashboard is told the run was given: the config in the flat shape
+ * it was always reported in (flatRunConfig), the server-stacks settings and
+ * the liveness probe's when it is on.
+ */
 function reportedConfig(parsed: ParsedBench): unknown {
+  const { serverStacks, liveness } = parsed.config.evidence;
   return {
-    ...parsed.config,
-    ...(parsed.serverStacks ? { serverStacks: parsed.serverStacks } : {}),
-    ...(parsed.liveness.enabled ? { livenessAtStall: parsed.liveness } : {}),
+    ...flatRunConfig(parsed.config),
+    ...(serverStacks ? { serverStacks } : {}),
+    ...(liveness?.enabled ? { livenessAtStall: liveness } : {}),
   };
 }
 

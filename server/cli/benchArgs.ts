@@ -1,8 +1,10 @@
 /**
- * `stallscope bench` argv → BenchConfig and the server-stacks probe's
- * settings. Syntax errors throw a StallscopeError naming the flag; semantic
- * checks are left to validateBenchConfig (and the probe's checkServerStacks)
- * so the CLI and the dashboard refuse the same things. Values are read from
+ * `stallscope bench` argv → the run configuration (shared/config/runConfig.ts),
+ * its probes' settings included. Syntax errors throw a StallscopeError naming
+ * the flag; semantic checks are left to the one validator
+ * (shared/config/runConfigIssues.ts, called by validateBenchConfig) and what
+ * needs the machine to the probe's checkServerStacks, so the CLI and the
+ * dashboard refuse the same things in the same words. Values are read from
  * parseArgs typed by the flag table (benchFlags.ts): each flag has its own
  * type (string, boolean, string[]), no key is looked up as a bare string.
  *
@@ -24,20 +26,16 @@ import {
   type DatasetConfig,
   type SeedTtsEvalConfig,
 } from '../engine/config.ts';
-import type { ServerStacksConfig } from '../engine/probes/serverStacks/config.ts';
 import { serverStacksFromFlags } from '../engine/probes/serverStacks/flags.ts';
-import type { LivenessSettings } from '../engine/probes/liveness/index.ts';
+import type { LivenessSettings } from '../../shared/config/runConfig.ts';
 import { integer, list, number, optInteger, optNumber, pairs, usage } from '../common/flagValues.ts';
 import { ALL_BENCH_OPTIONS, IGNORED_VLLM_NOTES } from './benchFlags.ts';
 import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
 
 export interface ParsedBench {
   help: boolean;
+  /** The run configuration; `evidence.serverStacks` is `--server-pid` with its capture flags (none without the pid). */
   config: BenchConfig;
-  /** `--server-pid` with its capture flags: the server-stacks probe's settings (none without the pid). */
-  serverStacks?: ServerStacksConfig;
-  /** `--probe-liveness-at-stall`, with `--server-stall-after-s` as one more stall it starts on. */
-  liveness: LivenessSettings;
   /** One line per accepted-but-ignored vLLM flag. */
   warnings: string[];
   reportTo: string | null;
@@ -72,34 +70,35 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
   const rateText = v['request-rate'] ?? 'inf';
   const requestRate = rateText.toLowerCase() === 'inf' ? ('inf' as const) : number(rateText, '--request-rate');
   const burstiness = optNumber(v.burstiness, '--burstiness') ?? 1;
-  const config: BenchConfig = {
-    runId,
+  // Read in the order the flags always were, so the first refusal stays the same; then put in groups.
+  const target = {
     baseUrl,
     insecure: v.insecure ? true : undefined,
-    // Each backend's own endpoint unless one is given (an unknown backend is refused by validate.ts).
+    // Each backend's own endpoint unless one is given (an unknown backend is refused by the validator).
     endpoint: v.endpoint ?? defaultEndpointOf(v.backend ?? 'openai-chat-omni'),
     backend: v.backend ?? 'openai-chat-omni',
     model,
     servedModelName: v['served-model-name'],
-    label: v.label ?? null,
-    apiKey: env.OPENAI_API_KEY ?? null,
-    headers: pairs(v.header, '--header'),
-    requestIdPrefix: v['request-id-prefix'],
-    // Where the run ran, from the CI's own variables (docs/design.md#ci-metadata); --metadata wins.
-    metadata: { ...(v['no-ci-metadata'] ? {} : detectCiMetadata(env)), ...pairs(v.metadata, '--metadata') },
+  };
+  const label = v.label ?? null;
+  const apiKey = env.OPENAI_API_KEY ?? null;
+  const headers = pairs(v.header, '--header');
+  const requestIdPrefix = v['request-id-prefix'];
+  // Where the run ran, from the CI's own variables (docs/design.md#ci-metadata); --metadata wins.
+  const metadata = { ...(v['no-ci-metadata'] ? {} : detectCiMetadata(env)), ...pairs(v.metadata, '--metadata') };
+  const workload = {
     dataset: dataset(v),
     numPrompts: optInteger(v['num-prompts'], '--num-prompts') ?? 1000,
     turnsPerSession: optInteger(v['seed-tts-turns-per-session'], '--seed-tts-turns-per-session'),
-    maxConcurrency: optInteger(v['max-concurrency'], '--max-concurrency') ?? null,
-    requestRate,
-    burstiness,
-    selfTimed: v['self-timed'] ? true : undefined,
-    seed: optInteger(v.seed, '--seed') ?? 0,
-    numWarmups: optInteger(v['num-warmups'], '--num-warmups') ?? 0,
-    readyCheckTimeoutS: optNumber(v['ready-check-timeout-sec'], '--ready-check-timeout-sec') ?? 0,
-    extraBody,
-    percentileMetrics: list(v['percentile-metrics'] ?? 'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf'),
-    metricPercentiles: list(v['metric-percentiles'] ?? '99').map((p) => number(p, '--metric-percentiles')),
+  };
+  const maxConcurrency = optInteger(v['max-concurrency'], '--max-concurrency') ?? null;
+  const selfTimed = v['self-timed'] ? true : undefined;
+  const seed = optInteger(v.seed, '--seed') ?? 0;
+  const numWarmups = optInteger(v['num-warmups'], '--num-warmups') ?? 0;
+  const readyCheckTimeoutS = optNumber(v['ready-check-timeout-sec'], '--ready-check-timeout-sec') ?? 0;
+  const percentileMetrics = list(v['percentile-metrics'] ?? 'ttft,tpot,itl,e2el,audio_ttfp,audio_rtf');
+  const metricPercentiles = list(v['metric-percentiles'] ?? '99').map((p) => number(p, '--metric-percentiles'));
+  const limits = {
     timeouts: {
       totalS: optNumber(v['omni-request-timeout-s'], '--omni-request-timeout-s'),
       firstByteS: optNumber(v['first-byte-timeout-s'], '--first-byte-timeout-s'),
@@ -107,15 +106,13 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     },
     failFast: Boolean(v['omni-fail-fast-on-timeout']),
     ...(v['stop-on']?.length ? { stopOn: v['stop-on'] } : {}),
-    connectionMode: v['keep-alive'] ? 'keep_alive' : 'per_request',
-    thresholds: v.threshold ?? [],
-    goodput: goodput(v.goodput),
-    rampUp: rampUp(v, warnings),
-    printStage: v['print-stage'] ? true : undefined,
-    ignoreEos: v['ignore-eos'] ? true : undefined,
-    save: saveOf(v),
-    seedTtsEval: seedTtsEval(v, env, warnings),
   };
+  const connectionMode = v['keep-alive'] ? ('keep_alive' as const) : ('per_request' as const);
+  const thresholds = v.threshold ?? [];
+  const goodputSlos = goodput(v.goodput);
+  const ramp = rampUp(v, warnings);
+  const save = saveOf(v);
+  const seedTtsEvalConfig = seedTtsEval(v, env, warnings);
   const serverStacks = serverStacksFromFlags({
     pid: v['server-pid'],
     captureOnTimeout: Boolean(v['capture-server-stacks']),
@@ -125,11 +122,34 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     rulesFile: v['server-phase-rules'],
     liveness: Boolean(v['probe-liveness-at-stall']),
   });
+  const config: BenchConfig = {
+    runId,
+    target: { ...target, apiKey, headers, requestIdPrefix },
+    workload: {
+      ...workload,
+      seed,
+      extraBody,
+      printStage: v['print-stage'] ? true : undefined,
+      ignoreEos: v['ignore-eos'] ? true : undefined,
+    },
+    dispatch: {
+      maxConcurrency,
+      requestRate,
+      burstiness,
+      selfTimed,
+      rampUp: ramp,
+      numWarmups,
+      readyCheckTimeoutS,
+      connectionMode,
+    },
+    limits,
+    evidence: { ...(serverStacks ? { serverStacks } : {}), liveness: livenessOf(v) },
+    accuracy: { seedTtsEval: seedTtsEvalConfig },
+    output: { label, metadata, save, percentileMetrics, metricPercentiles, thresholds, goodput: goodputSlos },
+  };
   return {
     help: Boolean(v.help),
     config,
-    ...(serverStacks ? { serverStacks } : {}),
-    liveness: livenessOf(v),
     warnings,
     reportTo: v['report-to'] ?? null,
     disableProgress: Boolean(v['disable-tqdm']),
@@ -203,7 +223,7 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return Boolean(x) && typeof x === 'object' && !Array.isArray(x);
 }
 
-function saveOf(v: BenchValues): BenchConfig['save'] {
+function saveOf(v: BenchValues): BenchConfig['output']['save'] {
   if (!v['save-result'] && !v['append-result'] && !v['result-filename']) return null;
   return {
     dir: v['result-dir'] ?? '.',
@@ -250,7 +270,7 @@ function dataset(v: BenchValues): DatasetConfig {
  * The strategy without both rates is refused; rates without a strategy are
  * ignored, as vLLM ignores them, with a warning.
  */
-function rampUp(v: BenchValues, warnings: string[]): BenchConfig['rampUp'] {
+function rampUp(v: BenchValues, warnings: string[]): BenchConfig['dispatch']['rampUp'] {
   const strategy = v['ramp-up-strategy'];
   const start = v['ramp-up-start-rps'];
   const end = v['ramp-up-end-rps'];

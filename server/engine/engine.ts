@@ -54,7 +54,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
   let extraResult: Record<string, unknown> | undefined;
   let run: DispatchResult;
   // The target's identity, read beside the ready check (bounded: serverIdentity.ts); run.started carries it.
-  const identity = config.serverIdentity === false ? null : readServerIdentity(config);
+  const identity = config.evidence.serverIdentity === false ? null : readServerIdentity(config);
   let serverIdentity: ServerIdentity | undefined;
   try {
     const ready = await beforeClock(r, opts.warmClient !== false);
@@ -84,7 +84,7 @@ export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}
         events,
         log,
         signal: interrupt,
-        thresholds: config.thresholds,
+        thresholds: config.output.thresholds,
       })
     : null;
   const reason: unknown = interrupt.reason;
@@ -116,14 +116,14 @@ function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity
     runId: config.runId,
     startedAtMs: Date.now(),
     numRequests: r.n,
-    maxConcurrency: config.maxConcurrency,
-    requestRate: config.requestRate,
-    failFast: config.failFast,
-    ...(config.stopOn?.length ? { stopOn: [...config.stopOn] } : {}),
-    model: config.model,
-    baseUrl: config.baseUrl,
+    maxConcurrency: config.dispatch.maxConcurrency,
+    requestRate: config.dispatch.requestRate,
+    failFast: config.limits.failFast,
+    ...(config.limits.stopOn?.length ? { stopOn: [...config.limits.stopOn] } : {}),
+    model: config.target.model,
+    baseUrl: config.target.baseUrl,
     ...(serverIdentity ? { serverIdentity } : {}),
-    ...(isRealtimeBackend(config.backend) ? { turnsPerSession: config.turnsPerSession ?? 1 } : {}),
+    ...(isRealtimeBackend(config.target.backend) ? { turnsPerSession: config.workload.turnsPerSession ?? 1 } : {}),
   });
   for (const message of r.data.warnings) events.emit({ type: 'run.warning', message });
   for (const p of r.probes) p.start({ emit: (e) => events.emit(e), log: r.log });
@@ -142,14 +142,14 @@ function dispatch(r: RunSetup, errored: string | null, opts: EngineOptions): Pro
     events: r.events,
     log: r.log,
     offsets: arrivalOffsets(r.n, r.arrivals),
-    maxConcurrency: config.maxConcurrency,
-    turnsPerSession: isRealtimeBackend(config.backend) ? (config.turnsPerSession ?? 1) : 1,
-    failFast: config.failFast,
-    stopRules: effectiveStopRules(config.stopOn, false),
+    maxConcurrency: config.dispatch.maxConcurrency,
+    turnsPerSession: isRealtimeBackend(config.target.backend) ? (config.workload.turnsPerSession ?? 1) : 1,
+    failFast: config.limits.failFast,
+    stopRules: effectiveStopRules(config.limits.stopOn, false),
     metrics: {
-      percentileMetrics: config.percentileMetrics,
-      metricPercentiles: config.metricPercentiles,
-      goodput: config.goodput,
+      percentileMetrics: config.output.percentileMetrics,
+      metricPercentiles: config.output.metricPercentiles,
+      goodput: config.output.goodput,
     },
     prepare: (i) => r.job(i, r.id(i)),
     requestId: r.id,

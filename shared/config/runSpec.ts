@@ -4,20 +4,24 @@
  * One TypeBox schema, three uses: Fastify validates request bodies with it,
  * the web form validates with it before submit (`runSpecIssues`), and the
  * TypeScript type comes from `Static`. Cross-field rules that JSON Schema
- * cannot express (fail-fast needs a timeout, self-timed needs a trace) live in
- * `runSpecIssues` too, so the form and the server say the same thing.
+ * cannot express (fail-fast needs a timeout, self-timed needs a trace) are the
+ * one run configuration validator's (runConfigIssues.ts), which `runSpecIssues`
+ * runs on the spec's run configuration: the form, the server and the CLI say
+ * the same thing.
  */
-import { BACKENDS, endpointIssue, isBackendName } from './backends.ts';
+import { BACKENDS } from './backends.ts';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { memoryBudgetIssue } from './memoryBudget.ts';
 import { schemaMessage, type SchemaError } from './specMessages.ts';
 import { C2W_PHASES } from '../types.ts';
-import { isLoopbackUrl } from '../stalls/stallReport.ts';
-import { ERRORS, type ErrorCode } from '../errors.ts';
-import { DEFAULT_TOTAL_TIMEOUT_S, effectiveTotalS, hasEffectiveTimeout } from './timeouts.ts';
-import { liveMetricKeys, MAX_STOP_RULES, stopRuleIssues } from './stopRules.ts';
+import type { ErrorCode } from '../errors.ts';
+import { DEFAULT_TOTAL_TIMEOUT_S, effectiveTotalS } from './timeouts.ts';
+import { MAX_STOP_RULES } from './stopRules.ts';
+import { DEFAULT_ASR_CONCURRENCY, DEFAULT_ASR_MODEL, type RunConfig } from './runConfig.ts';
+import { runConfigIssues } from './runConfigIssues.ts';
+import { specName } from './runConfigNames.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -337,63 +341,45 @@ const rec = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /**
- * The rules JSON Schema cannot express. They run on a partial spec too, so the
- * watchdog warning does not vanish while another field is wrong; each rule
- * reads only fields that are well-formed and skips a field already in error.
+ * The rules JSON Schema cannot express: the one validator's
+ * (runConfigIssues.ts), run on the spec's run configuration, each issue named
+ * by its RunSpec field. They run on a partial spec too; a rule reading a field
+ * already in error is skipped.
  */
-function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIssue[] {
+function crossFieldIssues(
+  value: unknown,
+  inError: ReadonlySet<string>,
+): { issues: SpecIssue[]; config: RunConfig | null } {
+  const clashes = (field: string) =>
+    [...inError].some((e) => e === field || e.startsWith(`${field}.`) || field.startsWith(`${e}.`) || e === '');
+  const skip = (paths: readonly string[]) => paths.some((p) => clashes(specName(p)));
+  let config: RunConfig;
+  const out: SpecIssue[] = [];
+  try {
+    config = specToRunConfig(withRunSpecDefaults(value) as RunSpec, 'spec');
+    for (const i of runConfigIssues(config, specName, { skip }))
+      out.push({
+        field: specName(i.path),
+        message: i.message,
+        severity: 'error',
+        ...(i.code !== 'CONFIG_INVALID' ? { code: i.code } : {}),
+      });
+  } catch {
+    // A spec too broken to read as a run: its schema errors say why.
+    return { issues: watchdogWarning(value, inError), config: null };
+  }
+  out.push(...watchdogWarning(value, inError));
+  return { issues: out, config };
+}
+
+/** The embedded repro server's watchdog should fire well before the request timeout (the RunSpec's own rule). */
+function watchdogWarning(value: unknown, inError: ReadonlySet<string>): SpecIssue[] {
   const v = rec(value);
   const timeouts = rec(v.timeouts) as Partial<RunSpec['timeouts']>;
   const target = rec(v.target);
   const ok = (...fields: string[]) => fields.every((f) => !inError.has(f));
   const timeoutsOk =
     typeof timeouts.totalS === 'number' && ok('timeouts', 'timeouts.totalS', 'timeouts.firstByteS', 'timeouts.idleS');
-  const out: SpecIssue[] = [];
-  if (v.failFast === true && timeoutsOk && !hasEffectiveTimeout(timeouts)) {
-    out.push({
-      field: 'timeouts.totalS',
-      message: `must be above 0 while fail-fast is on, unless a first-byte or idle timeout is set: ${ERRORS.CONFIG_FAIL_FAST_NO_TIMEOUT.message}`,
-      severity: 'error',
-    });
-  }
-  out.push(...stopOnIssues(v, ok, timeoutsOk ? timeouts : null));
-  // Each backend has its endpoint (the engine refuses another, as vLLM-Omni's client does): said on the field.
-  if (typeof v.backend === 'string' && isBackendName(v.backend) && typeof v.endpoint === 'string' && ok('endpoint')) {
-    const issue = endpointIssue(v.backend, v.endpoint, v.endpoint.split('?')[0]);
-    if (issue) out.push({ field: 'endpoint', message: `${issue} for ${v.backend}`, severity: 'error' });
-  }
-  if (v.selfTimed === true && rec(v.dataset).name !== 'trace' && ok('selfTimed')) {
-    out.push({
-      field: 'selfTimed',
-      message: 'needs a trace dataset: self-timed dispatch sends each trace row at its own timestamp',
-      severity: 'error',
-    });
-  }
-  const dataset = rec(v.dataset);
-  const werEval = rec(dataset.werEval);
-  if (dataset.name === 'seed-tts' && werEval.enabled === true && ok('dataset.werEval.asrUrl')) {
-    const url = typeof werEval.asrUrl === 'string' ? werEval.asrUrl.trim() : '';
-    if (!/^https?:\/\/[^/\s]+/.test(url))
-      out.push({
-        field: 'dataset.werEval.asrUrl',
-        message:
-          'the WER gate needs the http(s) base URL of a transcription server (e.g. vllm serve openai/whisper-large-v3)',
-        severity: 'error',
-      });
-  }
-  if (
-    target.kind === 'url' &&
-    rec(target.serverStacks).pid === 'auto' &&
-    typeof target.baseUrl === 'string' &&
-    !isLoopbackUrl(target.baseUrl) &&
-    ok('target.serverStacks.pid', 'target.baseUrl')
-  ) {
-    out.push({
-      field: 'target.serverStacks.pid',
-      message: 'auto finds the server by its port on this machine: give the pid for a server that is not on loopback',
-      severity: 'error',
-    });
-  }
   const watchdog = target.watchdogTimeoutS;
   if (
     target.kind === 'embedded' &&
@@ -404,41 +390,16 @@ function crossFieldIssues(value: unknown, inError: ReadonlySet<string>): SpecIss
   ) {
     const total = effectiveTotalS(timeouts.totalS);
     if (watchdog >= total * 0.5) {
-      out.push({
-        field: 'target.watchdogTimeoutS',
-        message: `watchdog timeout ${watchdog}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
-        severity: 'warning',
-      });
+      return [
+        {
+          field: 'target.watchdogTimeoutS',
+          message: `watchdog timeout ${watchdog}s is not well below the request timeout ${total}s: the stack would come after the breaker trips`,
+          severity: 'warning',
+        },
+      ];
     }
   }
-  return out;
-}
-
-/** The stop rules by the engine's own rule (shared/config/stopRules.ts), against the spec's size and metrics. */
-function stopOnIssues(
-  v: Record<string, unknown>,
-  ok: (...fields: string[]) => boolean,
-  timeouts: Partial<RunSpec['timeouts']> | null,
-): SpecIssue[] {
-  if (
-    !Array.isArray(v.stopOn) ||
-    v.stopOn.length === 0 ||
-    !ok('stopOn', 'numPrompts', 'percentileMetrics', 'metricPercentiles')
-  )
-    return [];
-  const numRequests = typeof v.numPrompts === 'number' ? v.numPrompts : 1088;
-  const metricKeys = liveMetricKeys({
-    percentileMetrics: Array.isArray(v.percentileMetrics) ? (v.percentileMetrics as string[]) : [],
-    metricPercentiles: Array.isArray(v.metricPercentiles) ? (v.metricPercentiles as number[]) : [99],
-    goodput: rec(v.goodput),
-  });
-  const issues = stopRuleIssues(v.stopOn, { numRequests, metricKeys });
-  const timeoutRule = v.stopOn.some((r) => typeof r === 'string' && /^\s*timeouts\s*>=/.test(r));
-  if (timeoutRule && timeouts && !hasEffectiveTimeout(timeouts))
-    issues.push(
-      'a timeouts rule needs an effective timeout: set the total timeout above 0, or a first-byte or idle timeout',
-    );
-  return issues.slice(0, 1).map((message) => ({ field: 'stopOn', message, severity: 'error' }));
+  return [];
 }
 
 /**
@@ -447,6 +408,14 @@ function stopOnIssues(
  * only warnings) = submittable.
  */
 export function runSpecIssues(value: unknown): SpecIssue[] {
+  return checkRunSpec(value).issues;
+}
+
+/**
+ * A spec's issues and, when it has no error, the run configuration it was
+ * checked as (the route hands that one object to the run manager: built once).
+ */
+export function checkRunSpec(value: unknown): { issues: SpecIssue[]; config: RunConfig | null } {
   const out: SpecIssue[] = [];
   if (!compiled.Check(value)) {
     out.push(...plainFieldIssues(value));
@@ -468,13 +437,106 @@ export function runSpecIssues(value: unknown): SpecIssue[] {
       } else out.push(...schemaIssues(branch, v, key, []));
     }
   }
-  out.push(...crossFieldIssues(value, new Set(out.map((i) => i.field))));
+  const cross = crossFieldIssues(value, new Set(out.map((i) => i.field)));
+  out.push(...cross.issues);
   // The memory budget reads the product of fields, so only a spec valid field by field is sized.
   if (out.every((i) => i.severity !== 'error')) {
     const budget = memoryBudgetIssue(value as RunSpec);
     if (budget) out.push({ ...budget, severity: 'error' });
   }
-  return out;
+  return { issues: out, config: out.some((i) => i.severity === 'error') ? null : cross.config };
+}
+
+/**
+ * RunSpec → the run configuration (runConfig.ts), pure and once per run: the
+ * route checks it (`checkRunSpec`) and the run manager runs that same object.
+ * An embedded target's URL is only known once its reproduction server
+ * listens: the config holds `EMBEDDED_BASE_URL` (loopback) until the run
+ * manager sets the real one on it.
+ */
+/** An embedded target's base URL until its server listens (loopback: the server-stacks rule reads it). */
+export const EMBEDDED_BASE_URL = 'http://127.0.0.1';
+
+export function specToRunConfig(spec: RunSpec, runId: string): RunConfig {
+  const d = spec.dataset;
+  const t = spec.target;
+  const stacks = t.kind === 'url' ? t.serverStacks : undefined;
+  const stallAfterS = stacks?.stallAfterS;
+  return {
+    runId,
+    target: {
+      baseUrl: (t.kind === 'url' ? t.baseUrl : EMBEDDED_BASE_URL).replace(/\/+$/, ''),
+      endpoint: spec.endpoint,
+      backend: spec.backend,
+      model: spec.model,
+      apiKey: t.kind === 'url' ? (t.apiKey ?? null) : null,
+      ...(t.kind === 'url' && t.insecure ? { insecure: true } : {}),
+    },
+    workload: {
+      dataset:
+        d.name === 'random'
+          ? { name: 'random', inputLen: d.inputLen, outputLen: d.outputLen }
+          : d.name === 'seed-tts'
+            ? {
+                name: 'seed-tts',
+                path: d.path,
+                locale: d.locale,
+                noOversample: d.noOversample,
+                ...(d.outputLen ? { outputLen: d.outputLen } : {}),
+              }
+            : { name: 'trace', path: d.path },
+      numPrompts: spec.numPrompts,
+      ...(spec.turnsPerSession !== undefined ? { turnsPerSession: spec.turnsPerSession } : {}),
+      seed: spec.seed,
+      extraBody: spec.extraBody,
+    },
+    dispatch: {
+      maxConcurrency: spec.maxConcurrency,
+      requestRate: spec.requestRate,
+      burstiness: spec.burstiness,
+      selfTimed: spec.selfTimed,
+      ...(spec.rampUp ? { rampUp: spec.rampUp } : {}),
+      numWarmups: spec.numWarmups,
+      ...(spec.readyCheckTimeoutS ? { readyCheckTimeoutS: spec.readyCheckTimeoutS } : {}),
+      connectionMode: spec.connectionMode ?? 'per_request',
+    },
+    limits: {
+      timeouts: { totalS: spec.timeouts.totalS, firstByteS: spec.timeouts.firstByteS, idleS: spec.timeouts.idleS },
+      failFast: spec.failFast,
+      ...(spec.stopOn?.length ? { stopOn: [...spec.stopOn] } : {}),
+    },
+    evidence: {
+      // "Capture server stacks" of a URL target: at the first structural timeout, and after the stall threshold.
+      ...(stacks
+        ? { serverStacks: { pid: stacks.pid, captureOnTimeout: true, stallAfterS, native: stacks.native ?? false } }
+        : {}),
+      // On by default (docs/design.md#liveness-at-stall); a URL target's stall threshold starts it too.
+      liveness:
+        spec.livenessAtStall === false
+          ? { enabled: false }
+          : { enabled: true, ...(stallAfterS !== undefined ? { stallAfterS } : {}) },
+    },
+    accuracy: {
+      seedTtsEval:
+        d.name === 'seed-tts' && d.werEval?.enabled
+          ? {
+              asrUrl: (d.werEval.asrUrl ?? '').trim().replace(/\/+$/, ''),
+              asrModel: d.werEval.asrModel ?? DEFAULT_ASR_MODEL,
+              asrConcurrency: d.werEval.asrConcurrency ?? DEFAULT_ASR_CONCURRENCY,
+              saveItems: d.werEval.saveItems ?? false,
+            }
+          : null,
+    },
+    output: {
+      label: spec.label ?? null,
+      metadata: spec.metadata,
+      save: null,
+      percentileMetrics: spec.percentileMetrics,
+      metricPercentiles: spec.metricPercentiles,
+      thresholds: spec.thresholds,
+      ...(spec.goodput ? { goodput: spec.goodput } : {}),
+    },
+  };
 }
 
 /** A named, ready-to-run spec (the form's presets). */

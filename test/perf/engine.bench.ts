@@ -14,6 +14,7 @@
  * full time extrapolated. STALLSCOPE_BENCH_FULL=1 runs it to the end.
  */
 import { execFile } from 'node:child_process';
+import { groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -34,8 +35,8 @@ function want(name: string): boolean {
   return !only || only.split(',').includes(name);
 }
 
-function config(url: string, over: Partial<BenchConfig>): BenchConfig {
-  return {
+function config(url: string, over: Partial<FlatBenchConfig>): BenchConfig {
+  return groupedConfig({
     runId: 'bench',
     baseUrl: url,
     endpoint: '/v1/chat/completions',
@@ -55,7 +56,7 @@ function config(url: string, over: Partial<BenchConfig>): BenchConfig {
     thresholds: [],
     save: null,
     ...over,
-  };
+  });
 }
 
 /** Client CPU per request (µs) and requests/s of one client over one span. */

@@ -8,6 +8,7 @@
  * growth (garbage included), and the evaluation's rate. STALLSCOPE_BENCH_FULL=1 runs N = 1,088.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { groupedConfig } from '#test/helpers/benchConfig.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess } from '../helpers/serverProcess.ts';
@@ -52,7 +53,7 @@ let evalStart = 0;
 let retainedAtEnd = 0;
 const t0 = performance.now();
 const out = await runBenchmark(
-  {
+  groupedConfig({
     runId: 'werbench',
     baseUrl: server.url,
     endpoint: '/v1/chat/completions',
@@ -72,7 +73,7 @@ const out = await runBenchmark(
     thresholds: [],
     save: null,
     seedTtsEval: { asrUrl: asr.url, asrModel: 'fake', asrConcurrency: 4, saveItems: false },
-  },
+  }),
   {
     onEvent: (e) => {
       if (e.type !== 'accuracy.started') return;

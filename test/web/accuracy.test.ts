@@ -4,8 +4,7 @@ import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
 import { gateView, werHistogram, werValues } from '#web/state/accuracy.ts';
 import { metricSections } from '#web/state/metricsTable.ts';
-import { runSpecIssues } from '#shared/config/runSpec.ts';
-import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
+import { runSpecIssues, specToRunConfig } from '#shared/config/runSpec.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { outcome, T0 } from '#test/helpers/failFastRun.ts';
 
@@ -149,12 +148,12 @@ describe('the RunSpec gate fields', () => {
 
   it('maps to the engine config with the CLI defaults', () => {
     const spec = seedSpec({ enabled: true, asrUrl: 'http://127.0.0.1:8001/' }) as typeof CODE2WAV_HANG.spec;
-    expect(specToConfig(spec, 'r', 'http://127.0.0.1:5').seedTtsEval).toEqual({
+    expect(specToRunConfig(spec, 'r').accuracy.seedTtsEval).toEqual({
       asrUrl: 'http://127.0.0.1:8001',
       asrModel: 'openai/whisper-large-v3',
       asrConcurrency: 4,
       saveItems: false,
     });
-    expect(specToConfig(seedSpec({ enabled: false }) as typeof spec, 'r', 'http://x').seedTtsEval).toBeNull();
+    expect(specToRunConfig(seedSpec({ enabled: false }) as typeof spec, 'r').accuracy.seedTtsEval).toBeNull();
   });
 });

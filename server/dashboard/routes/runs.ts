@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { RunSpecSchema, runSpecIssues, withRunSpecDefaults, type RunSpec } from '../../../shared/config/runSpec.ts';
+import { checkRunSpec, RunSpecSchema, withRunSpecDefaults, type RunSpec } from '../../../shared/config/runSpec.ts';
 import {
   ErrorReplySchema,
   EventsReplySchema,
@@ -184,11 +184,12 @@ function runControlRoutes(app: App): void {
     async (req, reply) => {
       // Our own validation (not Fastify's) so the 400 names each field the way the form does.
       const spec = withRunSpecDefaults(req.body) as RunSpec;
-      const issues = runSpecIssues(spec);
+      // Checked as the run configuration it is built into, once: the run manager runs that same object.
+      const { issues, config } = checkRunSpec(spec);
       const errors = issues.filter((i) => i.severity === 'error');
       // The reply's code is the first error's own (the memory budget has one), CONFIG_INVALID otherwise.
-      if (errors.length) throw new SpecError(issues);
-      const started = await app.runManager.start(spec);
+      if (errors.length || !config) throw new SpecError(issues);
+      const started = await app.runManager.start(spec, config);
       return reply.status(201).send({ id: started.id, warnings: [...issues, ...started.warnings] });
     },
   );

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { StallscopeError } from '../../../shared/errors.ts';
 import type { TargetSpec } from '../../../shared/config/runSpec.ts';
 import { compiledModule } from '../../common/packageRoot.ts';
-import { faultFlags } from './specToConfig.ts';
+import { faultFlags } from './faultFlags.ts';
 import { TELEMETRY_TOKEN_ENV } from '../../../shared/protocol/telemetry.ts';
 
 export type EmbeddedSpec = Extract<TargetSpec, { kind: 'embedded' }>;

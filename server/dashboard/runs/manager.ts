@@ -1,5 +1,5 @@
 /**
- * Runs started from the dashboard: RunSpec → BenchConfig, the embedded
+ * Runs started from the dashboard: RunSpec → run configuration (once), the embedded
  * reproduction server launched for the run (or a URL used as is), the engine's events fed
  * into the hub, and the ending done in the one safe order: the engine ends →
  * the target's telemetry is flushed and ingested → the target is stopped →
@@ -14,13 +14,14 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import type { RunStatus } from '../../../shared/types.ts';
 import type { runBenchmark } from '../../engine/engine.ts';
 import { validateBenchConfig } from '../../engine/validate.ts';
-import type { BenchConfig } from '../../engine/config.ts';
-import { checkServerStacks, type ServerStacksConfig } from '../../engine/probes/serverStacks/config.ts';
+import { flatRunConfig, type RunConfig } from '../../../shared/config/runConfig.ts';
+import { specName } from '../../../shared/config/runConfigNames.ts';
+import { specToRunConfig } from '../../../shared/config/runSpec.ts';
+import { checkServerStacks } from '../../engine/probes/serverStacks/config.ts';
 import type { Hub } from '../hub/hub.ts';
 import { launchEmbeddedRepro, type LaunchedTarget, type LaunchOptions } from './embeddedRepro.ts';
 import { finalizeRun } from './finalize.ts';
 import { resultTextParts, writeResultParts } from './resultInParts.ts';
-import { specLiveness, specServerStacks, specToConfig } from './specToConfig.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
 
@@ -37,21 +38,13 @@ export interface ManagerDeps {
   newId?: () => string;
 }
 
-/** Engine config fields → the RunSpec fields the form shows. */
-const FIELD_MAP: Record<string, string> = {
-  baseUrl: 'target.baseUrl',
-  apiKey: 'target.apiKey',
-  seedTtsEval: 'dataset.werEval.enabled',
-  'seedTtsEval.asrUrl': 'dataset.werEval.asrUrl',
-  'seedTtsEval.asrModel': 'dataset.werEval.asrModel',
-  'seedTtsEval.asrConcurrency': 'dataset.werEval.asrConcurrency',
-  'serverStacks.pid': 'target.serverStacks.pid',
-  'serverStacks.stallAfterS': 'target.serverStacks.stallAfterS',
-};
-
-/** The config a run is recorded with: the engine's, and the server-stacks probe's settings when it has them. */
-function recordedConfig(config: BenchConfig, stacks: ServerStacksConfig | undefined): unknown {
-  return stacks ? { ...config, serverStacks: stacks } : config;
+/**
+ * The config a run is recorded with: the flat shape stored runs always had
+ * (flatRunConfig), and the server-stacks probe's settings when it has them.
+ */
+function recordedConfig(config: RunConfig): unknown {
+  const stacks = config.evidence.serverStacks;
+  return { ...flatRunConfig(config), ...(stacks ? { serverStacks: stacks } : {}) };
 }
 
 /** How long a shutdown waits for live runs to end on their own. */
@@ -73,18 +66,17 @@ export class RunManager implements RunStarter {
     this.log = deps.log ?? (() => undefined);
   }
 
-  async start(spec: RunSpec): Promise<{ id: string; warnings: SpecIssue[] }> {
+  async start(spec: RunSpec, built?: RunConfig): Promise<{ id: string; warnings: SpecIssue[] }> {
     const id = (this.deps.newId ?? newRunId)();
-    const baseUrl = spec.target.kind === 'url' ? spec.target.baseUrl : 'http://127.0.0.1';
-    const config = specToConfig(spec, id, baseUrl);
-    const stacks = specServerStacks(spec);
+    // Built once per run (the route hands over the one it checked); an embedded target's URL is set when it listens.
+    const config: RunConfig = { ...(built ?? specToRunConfig(spec, id)), runId: id };
     try {
       validateBenchConfig(config); // refuses before anything is sent or launched
-      // Then the server-stacks probe's own refusals (auto off loopback, no listener, no such process).
-      if (stacks) checkServerStacks(stacks, config.baseUrl);
+      // Then the server-stacks probe's own refusals (no listener, no such process, the rules file).
+      if (config.evidence.serverStacks) checkServerStacks(config.evidence.serverStacks, config.target.baseUrl);
     } catch (e) {
-      if (e instanceof StallscopeError && e.field && FIELD_MAP[e.field])
-        throw new StallscopeError(e.code, e.message, FIELD_MAP[e.field]);
+      // Named by the RunSpec's field, as the form names it (shared/config/runConfigNames.ts).
+      if (e instanceof StallscopeError && e.field) throw new StallscopeError(e.code, e.message, specName(e.field));
       throw e;
     }
     const { hub } = this.deps;
@@ -102,7 +94,7 @@ export class RunManager implements RunStarter {
       failFast: spec.failFast,
       createdAtMs: Date.now(),
       spec: redactSpec(spec),
-      config: redactConfig(recordedConfig(config, stacks)),
+      config: redactConfig(recordedConfig(config)),
       metadata: spec.metadata,
     });
     hub.open(id, spec.label ?? null);
@@ -114,14 +106,14 @@ export class RunManager implements RunStarter {
     });
     const abort = new AbortController();
     // Never an unhandled rejection: a failure while recording the end is logged, the dashboard stays up.
-    const done = this.execute(id, spec, abort.signal)
+    const done = this.execute(id, spec, config, abort.signal)
       .catch((e: unknown) => this.log(`[${id}] recording the end of the run failed: ${(e as Error).message}`))
       .finally(() => this.live.delete(id));
     this.live.set(id, { abort, done });
     return { id, warnings: [] };
   }
 
-  private async execute(id: string, spec: RunSpec, signal: AbortSignal): Promise<void> {
+  private async execute(id: string, spec: RunSpec, config: RunConfig, signal: AbortSignal): Promise<void> {
     const { hub } = this.deps;
     const log = (line: string) => this.log(`[${id}] ${line}`);
     let target: LaunchedTarget | null = null;
@@ -143,18 +135,20 @@ export class RunManager implements RunStarter {
           command: this.deps.targetCommand,
           log,
         });
-        await hub.store.runWrites.update(id, { config: redactConfig(specToConfig(spec, id, target.baseUrl)) });
+        // The one config gets the URL its server listens on.
+        config.target.baseUrl = target.baseUrl.replace(/\/+$/, '');
+        await hub.store.runWrites.update(id, { config: redactConfig(recordedConfig(config)) });
       }
-      const config = specToConfig(spec, id, target ? target.baseUrl : (spec.target as { baseUrl: string }).baseUrl);
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.
       const engine = this.engine ?? (await import('../../engine/engine.ts')).runBenchmark;
       const [{ serverStacksProbes }, { livenessProbes }] = await Promise.all([
         import('../../engine/probes/serverStacks/index.ts'),
         import('../../engine/probes/liveness/index.ts'),
       ]);
+      const { evidence } = config;
       const probes = [
-        ...serverStacksProbes(specServerStacks(spec), config.baseUrl),
-        ...livenessProbes(specLiveness(spec), config),
+        ...serverStacksProbes(evidence.serverStacks, config.target.baseUrl),
+        ...(evidence.liveness ? livenessProbes(evidence.liveness, config) : []),
       ];
       const out = await engine(config, {
         probes,

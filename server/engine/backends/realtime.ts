@@ -42,12 +42,12 @@ async function buildRealtimeBody(config: BenchConfig, sample: SampleRequest, dup
   const body: RealtimeBody = {
     prefix: requestIdPrefix(config),
     runId: config.runId,
-    numPrompts: config.numPrompts,
-    turnsPerSession: config.turnsPerSession ?? 1,
-    model: config.servedModelName || config.model,
+    numPrompts: config.workload.numPrompts,
+    turnsPerSession: config.workload.turnsPerSession ?? 1,
+    model: config.target.servedModelName || config.target.model,
     text: promptText(sample.messages),
     instructions: systemText(sample.messages),
-    extraBody: config.extraBody ?? {},
+    extraBody: config.workload.extraBody ?? {},
   };
   if (duplex) {
     const path = sample.seedTts?.wavPath;
@@ -91,7 +91,7 @@ function keepTurnTimes(record: RequestRecord): void {
  */
 function resultKeysOf(duplex: boolean) {
   return (records: RecordList<MetricInput>, _detailed: boolean, config?: BenchConfig): Record<string, unknown> => {
-    if (!duplex && config?.extraBody?.save_duplex_request_metrics !== true) return {};
+    if (!duplex && config?.workload.extraBody?.save_duplex_request_metrics !== true) return {};
     const turns = Array.from(records as RecordList<EndedRecord>, (r) => ({
       timing: turnTimingOf(r),
       success: r.success,

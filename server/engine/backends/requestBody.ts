@@ -27,15 +27,15 @@ export async function buildRequestBody(config: BenchConfig, sample: SampleReques
 /** The body's keys in vLLM-Omni's order, up to the row's own (a row's keys loaded at send time and the defaults follow). */
 function bodyObject(config: BenchConfig, sample: SampleRequest, messages: unknown[]): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    model: config.servedModelName || config.model,
+    model: config.target.servedModelName || config.target.model,
     messages,
     temperature: 0,
     max_tokens: sample.outputLen,
     stream: true,
     stream_options: { include_usage: true, continuous_usage_stats: true },
   };
-  if (config.ignoreEos) body.ignore_eos = true;
-  if (config.extraBody) Object.assign(body, config.extraBody);
+  if (config.workload.ignoreEos) body.ignore_eos = true;
+  if (config.workload.extraBody) Object.assign(body, config.workload.extraBody);
   if (requestsStageMetrics(config) && !('return_stage_metrics' in body)) body.return_stage_metrics = true;
   if (sample.rowBody) Object.assign(body, sample.rowBody);
   return body;
@@ -98,23 +98,26 @@ function template(
  * explicit value in --extra-body is kept.
  */
 export function requestsStageMetrics(config: BenchConfig): boolean {
-  if (config.printStage) return true;
-  if (config.backend === 'openai-chat-omni' && config.percentileMetrics.some((m) => m === 'tpot' || m === 'itl'))
+  if (config.workload.printStage) return true;
+  if (
+    config.target.backend === 'openai-chat-omni' &&
+    config.output.percentileMetrics.some((m) => m === 'tpot' || m === 'itl')
+  )
     return true;
-  const modalities = config.extraBody?.modalities;
+  const modalities = config.workload.extraBody?.modalities;
   return Array.isArray(modalities) && modalities.includes('image');
 }
 
 /** Headers for one request; `x-request-id` last so a --header cannot replace it. */
 export function buildHeaders(config: BenchConfig, requestId: string): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json' };
-  if (config.apiKey) h.authorization = `Bearer ${config.apiKey}`;
-  if (config.headers) for (const [k, v] of Object.entries(config.headers)) h[k.toLowerCase()] = v;
+  if (config.target.apiKey) h.authorization = `Bearer ${config.target.apiKey}`;
+  if (config.target.headers) for (const [k, v] of Object.entries(config.target.headers)) h[k.toLowerCase()] = v;
   h['x-request-id'] = requestId;
   return h;
 }
 
 /** Default request-id prefix: `<runId>-`. */
 export function requestIdPrefix(config: BenchConfig): string {
-  return config.requestIdPrefix ?? `${config.runId}-`;
+  return config.target.requestIdPrefix ?? `${config.runId}-`;
 }

@@ -23,15 +23,15 @@ export const CONTINUITY_THRESHOLD_ENV = 'VLLM_OMNI_BENCH_AUDIO_CONTINUITY_THRESH
 
 async function buildSpeechBody(config: BenchConfig, sample: SampleRequest): Promise<string> {
   const body: Record<string, unknown> = {
-    model: config.servedModelName || config.model,
+    model: config.target.servedModelName || config.target.model,
     input: promptText(sample.messages),
     stream: true,
     stream_format: 'audio',
     response_format: 'pcm',
   };
   // vLLM sets ignore_eos for the random dataset on every OpenAI-compatible backend, before the extra body.
-  if (config.ignoreEos || sample.bodyDefaults?.ignore_eos === true) body.ignore_eos = true;
-  if (config.extraBody) Object.assign(body, config.extraBody);
+  if (config.workload.ignoreEos || sample.bodyDefaults?.ignore_eos === true) body.ignore_eos = true;
+  if (config.workload.extraBody) Object.assign(body, config.workload.extraBody);
   if (requestsStageMetrics(config) && !('return_stage_metrics' in body)) body.return_stage_metrics = true;
   if (sample.rowBody) Object.assign(body, sample.rowBody);
   if (sample.loadRowBody) Object.assign(body, await sample.loadRowBody());

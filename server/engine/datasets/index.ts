@@ -12,16 +12,16 @@ export type { LoadedDataset } from './sample.ts';
 export type DatasetSource = SeedTtsRootOptions;
 
 export async function loadDataset(config: BenchConfig, source: DatasetSource): Promise<LoadedDataset> {
-  const d = config.dataset;
+  const d = config.workload.dataset;
   switch (d.name) {
     case 'random':
-      return loadRandom(config.numPrompts, d.inputLen, d.outputLen, d.rangeRatio ?? 0, config.seed);
+      return loadRandom(config.workload.numPrompts, d.inputLen, d.outputLen, d.rangeRatio ?? 0, config.workload.seed);
     case 'seed-tts':
       return loadSeedTts({
         root: await resolveSeedTtsRoot(d.path, d.locale, source),
         locale: d.locale,
-        numPrompts: config.numPrompts,
-        seed: config.seed,
+        numPrompts: config.workload.numPrompts,
+        seed: config.workload.seed,
         noOversample: d.noOversample,
         disableShuffle: d.disableShuffle,
         outputLen: d.outputLen,
@@ -29,6 +29,6 @@ export async function loadDataset(config: BenchConfig, source: DatasetSource): P
         fileRefAudio: d.fileRefAudio,
       });
     case 'trace':
-      return loadTrace(d.path, config.numPrompts);
+      return loadTrace(d.path, config.workload.numPrompts);
   }
 }

@@ -28,10 +28,10 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
   const { config, log, interrupt, target } = r;
   let errored: string | null = null;
   log('Starting initial single prompt test run...');
-  if (config.readyCheckTimeoutS && config.readyCheckTimeoutS > 0) {
+  if (config.dispatch.readyCheckTimeoutS && config.dispatch.readyCheckTimeoutS > 0) {
     errored = await readyCheck(
       target,
-      config.readyCheckTimeoutS,
+      config.dispatch.readyCheckTimeoutS,
       (k) => r.job(0, `${config.runId}-ready-${k}`),
       interrupt,
       log,
@@ -40,18 +40,18 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
     if (interrupt.aborted) errored = null;
     if (!errored) log(interrupt.aborted ? 'Interrupted during the ready check.' : 'Initial test run completed.');
   } else log('Skipping endpoint ready check.');
-  if (!errored && config.numWarmups > 0 && !interrupt.aborted) {
-    log(`Warming up with ${config.numWarmups} requests...`);
+  if (!errored && config.dispatch.numWarmups > 0 && !interrupt.aborted) {
+    log(`Warming up with ${config.dispatch.numWarmups} requests...`);
     const ok = await runWarmups(
       target,
-      config.numWarmups,
-      config.maxConcurrency,
+      config.dispatch.numWarmups,
+      config.dispatch.maxConcurrency,
       (i) => r.job(0, `${config.runId}-warmup-${i}`),
       interrupt,
     );
     log('Warmup run completed.');
-    if (ok < config.numWarmups)
-      log(`(${config.numWarmups - ok} of ${config.numWarmups} warmup requests did not complete)`);
+    if (ok < config.dispatch.numWarmups)
+      log(`(${config.dispatch.numWarmups - ok} of ${config.dispatch.numWarmups} warmup requests did not complete)`);
   }
   const starts = !errored && !interrupt.aborted;
   if (starts) {
@@ -65,13 +65,13 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
   // first wave sent at once onto connections a busy server had not accepted yet waited for those accepts
   // (docs/performance.md#preconnect).
   const preconnected =
-    starts && r.connections.mode === 'keep_alive' && r.arrivals.mode === 'immediate' && config.maxConcurrency
-      ? r.connections.preconnect(Math.min(r.n, config.maxConcurrency), interrupt)
+    starts && r.connections.mode === 'keep_alive' && r.arrivals.mode === 'immediate' && config.dispatch.maxConcurrency
+      ? r.connections.preconnect(Math.min(r.n, config.dispatch.maxConcurrency), interrupt)
       : null;
   // A connection per request: the first wave's socket objects made now, its connects in the run (prepareSockets);
   // not for a backend with its own attempt (realtime: its own WebSockets).
-  if (starts && r.arrivals.mode === 'immediate' && config.maxConcurrency && !r.target.attempt)
-    r.connections.prepareSockets(Math.min(r.n, config.maxConcurrency));
+  if (starts && r.arrivals.mode === 'immediate' && config.dispatch.maxConcurrency && !r.target.attempt)
+    r.connections.prepareSockets(Math.min(r.n, config.dispatch.maxConcurrency));
   const warmed =
     starts &&
     warmTheClient &&
@@ -81,7 +81,7 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
       // so the code optimised for them is not deoptimised by the first wave's values (docs/design.md#first-wave).
       job: (i) => r.job(i % Math.min(r.n, WARM_JOBS), `${config.runId}-warm-${i}`),
       target,
-      maxConcurrency: config.maxConcurrency,
+      maxConcurrency: config.dispatch.maxConcurrency,
       signal: interrupt,
     }));
   // Then V8's own threads finish optimising what the warm-up made hot (settle.ts); the warm-up did the
@@ -91,6 +91,6 @@ export async function beforeClock(r: RunSetup, warmTheClient: boolean): Promise<
   // The first wave's bodies, built now as vLLM builds every prompt before its run: a burst start sends
   // them back to back, and building them there (a 1,024-word prompt each) held the loop at the clock's start.
   if (starts && r.arrivals.mode === 'immediate')
-    await r.prebuild(Math.min(config.maxConcurrency ?? FIRST_WAVE_PREBUILT, FIRST_WAVE_PREBUILT));
+    await r.prebuild(Math.min(config.dispatch.maxConcurrency ?? FIRST_WAVE_PREBUILT, FIRST_WAVE_PREBUILT));
   return { errored, starts };
 }

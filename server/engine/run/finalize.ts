@@ -68,15 +68,15 @@ export async function finishBenchmark({
   const counts = countStatuses(run.statuses, run.stoppedBy);
   const metrics = calculateMetrics(run.records, {
     durationS: run.durationS,
-    percentileMetrics: config.percentileMetrics,
-    metricPercentiles: config.metricPercentiles,
-    goodput: config.goodput,
+    percentileMetrics: config.output.percentileMetrics,
+    metricPercentiles: config.output.metricPercentiles,
+    goodput: config.output.goodput,
   });
   const judged = evaluateVerdict({
     counts,
     // Thresholds may name the seed_tts_* keys (the WER gate is a --threshold).
     metrics: seedTts ? { ...metrics, ...seedTts.keys } : metrics,
-    thresholds: config.thresholds,
+    thresholds: config.output.thresholds,
     interrupted: run.interrupted || Boolean(seedTts?.interrupted),
     interruptCause,
     errored: errored !== null,
@@ -88,18 +88,18 @@ export async function finishBenchmark({
   const date = new Date();
   const result = buildResultJson({
     date,
-    backend: config.backend,
-    label: config.label ?? null,
-    modelId: config.model,
-    numPrompts: config.numPrompts,
-    metadata: Object.entries(config.metadata ?? {}),
-    requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
-    burstiness: config.burstiness,
-    maxConcurrency: config.maxConcurrency,
-    rampUp: config.rampUp,
+    backend: config.target.backend,
+    label: config.output.label ?? null,
+    modelId: config.target.model,
+    numPrompts: config.workload.numPrompts,
+    metadata: Object.entries(config.output.metadata ?? {}),
+    requestRate: config.dispatch.requestRate === 'inf' ? Infinity : config.dispatch.requestRate,
+    burstiness: config.dispatch.burstiness,
+    maxConcurrency: config.dispatch.maxConcurrency,
+    rampUp: config.dispatch.rampUp,
     rpsChangeEvents,
     metrics,
-    detailed: config.save?.detailed ?? false,
+    detailed: config.output.save?.detailed ?? false,
     records: run.records,
     statuses: run.statuses,
     counts,
@@ -108,26 +108,26 @@ export async function finishBenchmark({
     verdictReasons,
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
-    backendKeys: backendKeys?.(run.records, config.save?.detailed ?? false, config),
+    backendKeys: backendKeys?.(run.records, config.output.save?.detailed ?? false, config),
   });
   Object.assign(result, extraResult);
 
   let resultFile: string | null = null;
-  if (config.save) {
+  if (config.output.save) {
     const name =
-      config.save.filename ??
+      config.output.save.filename ??
       resultFilename({
-        label: config.label ?? null,
-        backend: config.backend,
-        requestRate: config.requestRate === 'inf' ? Infinity : config.requestRate,
-        maxConcurrency: config.maxConcurrency,
-        modelId: config.model,
+        label: config.output.label ?? null,
+        backend: config.target.backend,
+        requestRate: config.dispatch.requestRate === 'inf' ? Infinity : config.dispatch.requestRate,
+        maxConcurrency: config.dispatch.maxConcurrency,
+        modelId: config.target.model,
         date,
-        rampUp: config.rampUp,
+        rampUp: config.dispatch.rampUp,
       });
-    resultFile = join(config.save.dir, name);
+    resultFile = join(config.output.save.dir, name);
     try {
-      await writeResult(resultFile, result, { append: config.save.append });
+      await writeResult(resultFile, result, { append: config.output.save.append });
     } catch (e) {
       // The run happened; a full disk must not turn it into a crash. But a CI job that
       // asked for the file must not pass without it: the verdict fails, saying why.
@@ -163,10 +163,10 @@ export async function finishBenchmark({
  */
 function breakerOf(config: BenchConfig, run: DispatchResult): ResultJsonInput['failFast'] {
   return {
-    enabled: config.failFast || Boolean(config.stopOn?.length),
+    enabled: config.limits.failFast || Boolean(config.limits.stopOn?.length),
     tripped: run.failFastTripped,
     cause: run.cause,
-    stopOn: effectiveStopRules(config.stopOn, config.failFast).map((r) => r.text),
+    stopOn: effectiveStopRules(config.limits.stopOn, config.limits.failFast).map((r) => r.text),
     stoppedBy: run.stopRule,
   };
 }

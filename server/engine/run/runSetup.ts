@@ -78,8 +78,8 @@ interface SetupOptions {
 export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise<RunSetup> {
   const log = opts.log ?? (() => undefined);
   // The gate first: its recogniser's Python is checked before a long download, and before anything is sent.
-  const locale = config.dataset.name === 'seed-tts' ? config.dataset.locale : 'en';
-  const gate = config.seedTtsEval ? await SeedTtsGate.open(config.seedTtsEval, locale) : null;
+  const locale = config.workload.dataset.name === 'seed-tts' ? config.workload.dataset.locale : 'en';
+  const gate = config.accuracy.seedTtsEval ? await SeedTtsGate.open(config.accuracy.seedTtsEval, locale) : null;
   let data: LoadedDataset;
   try {
     // A Seed-TTS dataset named by its Hub id comes from the Hugging Face cache, or is downloaded into it, now.
@@ -111,22 +111,22 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
 
   const n = data.samples.length;
   // A trace or a short Seed-TTS set may hold fewer requests than asked for: the stop rules must still be reachable.
-  if (n < config.numPrompts) validateStopRules(config, n);
+  if (n < config.workload.numPrompts) validateStopRules(config, n);
   const prefix = requestIdPrefix(config);
-  const limits = effectiveTimeouts(config.timeouts);
+  const limits = effectiveTimeouts(config.limits.timeouts);
   log(
     `Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
       `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
-      `; fail-fast on timeout: ${config.failFast ? 'on' : 'off'}` +
-      (config.stopOn?.length ? `; stop on: ${config.stopOn.join(', ')}` : ''),
+      `; fail-fast on timeout: ${config.limits.failFast ? 'on' : 'off'}` +
+      (config.limits.stopOn?.length ? `; stop on: ${config.limits.stopOn.join(', ')}` : ''),
   );
-  const backend = backendOf(config.backend);
-  const url = new URL(`${config.baseUrl}${config.endpoint}`);
-  const connectionMode = config.connectionMode ?? 'per_request';
+  const backend = backendOf(config.target.backend);
+  const url = new URL(`${config.target.baseUrl}${config.target.endpoint}`);
+  const connectionMode = config.dispatch.connectionMode ?? 'per_request';
   // One clock for the records' times and the reads' stamps (http/h1/readTurn.ts).
   const now = opts.now ?? (() => performance.now() / 1000);
   const connections = new RunConnections(url.origin, {
-    maxConcurrency: config.maxConcurrency,
+    maxConcurrency: config.dispatch.maxConcurrency,
     mode: connectionMode,
     connect: tlsOptions(config),
     now,
@@ -139,7 +139,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     path: url.pathname + url.search,
     limits,
     now,
-    maxEventBytes: config.maxEventBytes,
+    maxEventBytes: config.limits.maxEventBytes,
     // Its warnings (a bad PCM format variable) join the dataset's: printed now, emitted after run.started.
     reading: backend.reading?.(process.env, (w) => {
       log(w);
@@ -169,7 +169,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
     prebuild,
     id: (i) => `${prefix}${i}`,
     promptLen: (i) => data.samples[i].promptLen,
-    rps: config.rampUp ? new RpsChangeLog(config.rampUp, n) : null,
+    rps: config.dispatch.rampUp ? new RpsChangeLog(config.dispatch.rampUp, n) : null,
     arrivals: arrivalSpec(
       config,
       data.samples.map((s) => s.timestamp ?? 0),
@@ -178,10 +178,22 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
 }
 
 function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
-  if (config.dataset.name === 'trace' && config.selfTimed !== false) return { mode: 'self-timed', timestamps };
-  if (config.rampUp) return { mode: 'ramp-up', ...config.rampUp, burstiness: config.burstiness, seed: config.seed };
-  if (config.requestRate === 'inf') return { mode: 'immediate' };
-  return { mode: 'rate', rate: config.requestRate, burstiness: config.burstiness, seed: config.seed };
+  if (config.workload.dataset.name === 'trace' && config.dispatch.selfTimed !== false)
+    return { mode: 'self-timed', timestamps };
+  if (config.dispatch.rampUp)
+    return {
+      mode: 'ramp-up',
+      ...config.dispatch.rampUp,
+      burstiness: config.dispatch.burstiness,
+      seed: config.workload.seed,
+    };
+  if (config.dispatch.requestRate === 'inf') return { mode: 'immediate' };
+  return {
+    mode: 'rate',
+    rate: config.dispatch.requestRate,
+    burstiness: config.dispatch.burstiness,
+    seed: config.workload.seed,
+  };
 }
 
 /** `job` and `prebuild` of a run (RunSetup): request bodies built when sent, or the first wave's before the clock. */

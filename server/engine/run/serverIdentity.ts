@@ -68,15 +68,15 @@ export async function readServerIdentity(config: BenchConfig, opts: IdentityOpti
   const timeoutMs = opts.timeoutMs ?? IDENTITY_TIMEOUT_MS;
   const max = opts.maxBytes ?? IDENTITY_MAX_BYTES;
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
-  for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
+  if (config.target.apiKey) headers.authorization = `Bearer ${config.target.apiKey}`;
+  for (const [k, v] of Object.entries(config.target.headers ?? {})) headers[k.toLowerCase()] = v;
   const tls = tlsOptions(config);
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), timeoutMs);
   try {
     const [models, version] = await Promise.all([
-      getJson(config.baseUrl, '/v1/models', headers, ctrl.signal, max, tls).then(modelIds),
-      getJson(config.baseUrl, '/version', headers, ctrl.signal, max, tls).then(versionOf),
+      getJson(config.target.baseUrl, '/v1/models', headers, ctrl.signal, max, tls).then(modelIds),
+      getJson(config.target.baseUrl, '/version', headers, ctrl.signal, max, tls).then(versionOf),
     ]);
     const notes = [models.note, version.note].filter((n): n is string => n !== undefined);
     return { models: models.models, version: version.version, notes };

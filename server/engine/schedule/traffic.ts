@@ -11,15 +11,15 @@ import type { RpsChangeEvent } from '../../../shared/vllmResult/resultJson.ts';
 
 /** The lines vLLM prints after "Starting main benchmark run...". */
 export function trafficLines(config: BenchConfig): string[] {
-  const lines = config.rampUp
+  const lines = config.dispatch.rampUp
     ? [
-        `Traffic ramp-up strategy: ${config.rampUp.strategy}.`,
-        `Will increase RPS from ${config.rampUp.startRps} to ${config.rampUp.endRps} RPS over the duration of the benchmark.`,
+        `Traffic ramp-up strategy: ${config.dispatch.rampUp.strategy}.`,
+        `Will increase RPS from ${config.dispatch.rampUp.startRps} to ${config.dispatch.rampUp.endRps} RPS over the duration of the benchmark.`,
       ]
-    : [`Traffic request rate: ${config.requestRate === 'inf' ? 'inf' : pyFloat(config.requestRate)}`];
-  const distribution = config.burstiness === 1 ? 'Poisson process' : 'Gamma distribution';
-  lines.push(`Burstiness factor: ${pyFloat(config.burstiness)} (${distribution})`);
-  lines.push(`Maximum request concurrency: ${config.maxConcurrency ?? 'None'}`);
+    : [`Traffic request rate: ${config.dispatch.requestRate === 'inf' ? 'inf' : pyFloat(config.dispatch.requestRate)}`];
+  const distribution = config.dispatch.burstiness === 1 ? 'Poisson process' : 'Gamma distribution';
+  lines.push(`Burstiness factor: ${pyFloat(config.dispatch.burstiness)} (${distribution})`);
+  lines.push(`Maximum request concurrency: ${config.dispatch.maxConcurrency ?? 'None'}`);
   return lines;
 }
 

@@ -1,3 +1,4 @@
+import { flatConfigOf } from '#test/helpers/benchConfig.ts';
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { StallscopeError } from '#shared/errors.ts';
@@ -6,7 +7,7 @@ import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '#shared/config/timeou
 describe('parseBenchArgs', () => {
   it('defaults as vllm bench serve, prefix from a generated run id', () => {
     const p = parseBenchArgs(['--model', 'm']);
-    expect(p.config).toMatchObject({
+    expect(flatConfigOf(p.config)).toMatchObject({
       baseUrl: 'http://127.0.0.1:8000',
       endpoint: '/v1/chat/completions',
       backend: 'openai-chat-omni',
@@ -68,7 +69,7 @@ describe('parseBenchArgs', () => {
       ],
       { OPENAI_API_KEY: 'sk-test' },
     );
-    expect(p.config).toMatchObject({
+    expect(flatConfigOf(p.config)).toMatchObject({
       baseUrl: 'http://10.0.0.2:9000',
       runId: 'r1',
       apiKey: 'sk-test',
@@ -98,7 +99,7 @@ describe('parseBenchArgs', () => {
         '--no-oversample',
         '--hf-output-len',
         '512',
-      ]).config.dataset,
+      ]).config.workload.dataset,
     ).toEqual({
       name: 'seed-tts',
       path: '/d',
@@ -109,15 +110,15 @@ describe('parseBenchArgs', () => {
       systemPrompt: undefined,
     });
     expect(
-      parseBenchArgs(['--model', 'm', '--dataset-name', 'trace', '--dataset-path', '/t.jsonl']).config.dataset,
+      parseBenchArgs(['--model', 'm', '--dataset-name', 'trace', '--dataset-path', '/t.jsonl']).config.workload.dataset,
     ).toEqual({ name: 'trace', path: '/t.jsonl' });
   });
 
   it('takes a negative number as a separate value, as argparse does (--omni-request-timeout-s -1 → legacy 6 h)', () => {
     for (const argv of [['--omni-request-timeout-s', '-1'], ['--omni-request-timeout-s=-1']]) {
       const p = parseBenchArgs(['--model', 'm', ...argv]);
-      expect(p.config.timeouts.totalS, argv.join(' ')).toBe(-1);
-      expect(effectiveTimeouts(p.config.timeouts).totalS, argv.join(' ')).toBe(LEGACY_TOTAL_TIMEOUT_S);
+      expect(p.config.limits.timeouts.totalS, argv.join(' ')).toBe(-1);
+      expect(effectiveTimeouts(p.config.limits.timeouts).totalS, argv.join(' ')).toBe(LEGACY_TOTAL_TIMEOUT_S);
     }
     const p = parseBenchArgs([
       '--model',
@@ -129,13 +130,13 @@ describe('parseBenchArgs', () => {
       '--idle-timeout-s',
       '-0',
     ]);
-    expect(p.config.burstiness).toBe(-0.5);
-    expect(p.config.extraBody).toEqual({ temperature: -0.001 });
+    expect(p.config.dispatch.burstiness).toBe(-0.5);
+    expect(p.config.workload.extraBody).toEqual({ temperature: -0.001 });
     // '-inf' is joined too, so it reaches the flag's own parsing rather than parseArgs' "ambiguous".
     expect(() => parseBenchArgs(['--model', 'm', '--request-rate', '-inf'])).toThrow(
       expect.objectContaining({ field: '--request-rate', message: expect.stringMatching(/'-inf' is not a number/) }),
     );
-    expect(Object.is(p.config.timeouts.idleS, -0)).toBe(true);
+    expect(Object.is(p.config.limits.timeouts.idleS, -0)).toBe(true);
     // A boolean flag never swallows the next token, and a missing value before a real option is still refused.
     expect(() => parseBenchArgs(['--model', 'm', '--omni-fail-fast-on-timeout', '-1'])).toThrow(StallscopeError);
     expect(() => parseBenchArgs(['--model', '--omni'])).toThrow(
@@ -154,12 +155,14 @@ describe('parseBenchArgs', () => {
       '3',
       '--goodput=e2el:2000',
     ]);
-    expect(p.config.goodput).toEqual({ ttft: 500, tpot: 50.5, e2el: 2000 });
-    expect(p.config.numPrompts).toBe(3);
+    expect(p.config.output.goodput).toEqual({ ttft: 500, tpot: 50.5, e2el: 2000 });
+    expect(p.config.workload.numPrompts).toBe(3);
     expect(p.warnings.join('\n')).not.toMatch(/goodput/);
-    expect(parseBenchArgs(['--model', 'm']).config.goodput).toBeUndefined();
+    expect(parseBenchArgs(['--model', 'm']).config.output.goodput).toBeUndefined();
     // Values as Python's float() reads them.
-    expect(parseBenchArgs(['--model', 'm', '--goodput', 'ttft:inf', 'e2el:1_000', 'tpot:.5']).config.goodput).toEqual({
+    expect(
+      parseBenchArgs(['--model', 'm', '--goodput', 'ttft:inf', 'e2el:1_000', 'tpot:.5']).config.output.goodput,
+    ).toEqual({
       ttft: Infinity,
       e2el: 1000,
       tpot: 0.5,
@@ -185,13 +188,13 @@ describe('parseBenchArgs', () => {
       '--metadata',
       'node=mi300',
     ]);
-    expect(p.config.metadata).toEqual({ version: '0.3.3', tp: '1', node: 'mi300' });
-    expect(p.config.headers).toEqual({ 'x-a': '1', 'x-b': '2' });
-    expect(p.config.numPrompts).toBe(3);
+    expect(p.config.output.metadata).toEqual({ version: '0.3.3', tp: '1', node: 'mi300' });
+    expect(p.config.target.headers).toEqual({ 'x-a': '1', 'x-b': '2' });
+    expect(p.config.workload.numPrompts).toBe(3);
     // With no value at all (argparse stores an empty list): nothing, and the next flag still parses.
     const q = parseBenchArgs(['--model', 'm', '--metadata', '--num-prompts', '4', '--header']);
-    expect(q.config.metadata).toEqual({});
-    expect(q.config.numPrompts).toBe(4);
+    expect(q.config.output.metadata).toEqual({});
+    expect(q.config.workload.numPrompts).toBe(4);
   });
 
   it('ramp-up flags: strategy with both rates; rates alone are ignored with a warning, as vLLM ignores them', () => {
@@ -205,28 +208,30 @@ describe('parseBenchArgs', () => {
       '--ramp-up-end-rps',
       '40',
     ]);
-    expect(p.config.rampUp).toEqual({ strategy: 'exponential', startRps: 2, endRps: 40 });
+    expect(p.config.dispatch.rampUp).toEqual({ strategy: 'exponential', startRps: 2, endRps: 40 });
     expect(p.warnings.join('\n')).not.toMatch(/ramp/);
     const q = parseBenchArgs(['--model', 'm', '--ramp-up-start-rps', '2']);
-    expect(q.config.rampUp).toBeUndefined();
+    expect(q.config.dispatch.rampUp).toBeUndefined();
     expect(q.warnings.join('\n')).toMatch(/--ramp-up-start-rps.*without --ramp-up-strategy/);
   });
 
   it('--stop-on, repeatable, as written; --probe-liveness-at-stall with --server-stall-after-s and no pid', () => {
     const p = parseBenchArgs(['--model', 'm', '--stop-on', 'errors>=3', '--stop-on', 'no_progress>=60s']);
-    expect(p.config.stopOn).toEqual(['errors>=3', 'no_progress>=60s']);
-    expect(p.liveness).toEqual({ enabled: false });
-    expect(parseBenchArgs(['--model', 'm']).config.stopOn).toBeUndefined();
+    expect(p.config.limits.stopOn).toEqual(['errors>=3', 'no_progress>=60s']);
+    expect(p.config.evidence.liveness).toEqual({ enabled: false });
+    expect(parseBenchArgs(['--model', 'm']).config.limits.stopOn).toBeUndefined();
     const l = parseBenchArgs(['--model', 'm', '--probe-liveness-at-stall', '--server-stall-after-s', '30']);
-    expect(l.liveness).toEqual({ enabled: true, stallAfterS: 30 });
-    expect(l.serverStacks).toBeUndefined(); // no pid: no py-spy, the silence starts the liveness check only
-    expect(parseBenchArgs(['--model', 'm', '--probe-liveness-at-stall']).liveness).toEqual({ enabled: true });
+    expect(l.config.evidence.liveness).toEqual({ enabled: true, stallAfterS: 30 });
+    expect(l.config.evidence.serverStacks).toBeUndefined(); // no pid: no py-spy, the silence starts the liveness check only
+    expect(parseBenchArgs(['--model', 'm', '--probe-liveness-at-stall']).config.evidence.liveness).toEqual({
+      enabled: true,
+    });
   });
 
   it('--print-stage asks for stage metrics and says the per-stage block is not printed', () => {
     const p = parseBenchArgs(['--model', 'm', '--print-stage']);
-    expect(p.config.printStage).toBe(true);
-    expect(parseBenchArgs(['--model', 'm', '--ignore-eos']).config.ignoreEos).toBe(true);
+    expect(p.config.workload.printStage).toBe(true);
+    expect(parseBenchArgs(['--model', 'm', '--ignore-eos']).config.workload.ignoreEos).toBe(true);
     const files = parseBenchArgs([
       '--model',
       'm',
@@ -235,11 +240,11 @@ describe('parseBenchArgs', () => {
       '--dataset-path',
       '/d',
       '--seed-tts-file-ref-audio',
-    ]).config.dataset;
+    ]).config.workload.dataset;
     expect(files).toMatchObject({ name: 'seed-tts', fileRefAudio: true });
     const len = (...flags: string[]) =>
       (
-        parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', ...flags]).config
+        parseBenchArgs(['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', '/d', ...flags]).config.workload
           .dataset as { outputLen?: number }
       ).outputLen;
     expect(len('--output-len', '64', '--hf-output-len', '32')).toBe(64); // --output-len first, as vLLM-Omni
@@ -312,7 +317,7 @@ describe('parseBenchArgs: where the run ran (docs/design.md#ci-metadata)', () =>
   };
 
   it('records the CI variables as ci_* metadata without any flag', () => {
-    expect(parseBenchArgs(['--model', 'm'], BUILDKITE).config.metadata).toEqual({
+    expect(parseBenchArgs(['--model', 'm'], BUILDKITE).config.output.metadata).toEqual({
       ci_provider: 'buildkite',
       ci_build: '14607',
       ci_node: 'node-b',
@@ -323,15 +328,15 @@ describe('parseBenchArgs: where the run ran (docs/design.md#ci-metadata)', () =>
 
   it('--metadata KEY=VALUE overrides a detected key and adds others', () => {
     const p = parseBenchArgs(['--model', 'm', '--metadata', 'ci_node=gpu-7', 'gpu=MI300X'], BUILDKITE);
-    expect(p.config.metadata).toMatchObject({ ci_build: '14607', ci_node: 'gpu-7', gpu: 'MI300X' });
+    expect(p.config.output.metadata).toMatchObject({ ci_build: '14607', ci_node: 'gpu-7', gpu: 'MI300X' });
   });
 
   it('--no-ci-metadata reads nothing from the CI, keeping what --metadata says', () => {
     const p = parseBenchArgs(['--model', 'm', '--no-ci-metadata', '--metadata', 'ci_build=1'], BUILDKITE);
-    expect(p.config.metadata).toEqual({ ci_build: '1' });
+    expect(p.config.output.metadata).toEqual({ ci_build: '1' });
   });
 
   it('outside a CI there is nothing to record', () => {
-    expect(parseBenchArgs(['--model', 'm'], { HOME: '/root' }).config.metadata).toEqual({});
+    expect(parseBenchArgs(['--model', 'm'], { HOME: '/root' }).config.output.metadata).toEqual({});
   });
 });

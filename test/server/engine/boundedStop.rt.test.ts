@@ -7,6 +7,7 @@
  * stopped the run.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,10 +31,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function config(url: string, over: Partial<BenchConfig> = {}): BenchConfig {
+function config(url: string, over: Partial<FlatBenchConfig> = {}): BenchConfig {
   const dir = mkdtempSync(join(tmpdir(), 'stallscope-stop-'));
   dirs.push(dir);
-  return {
+  return groupedConfig({
     runId: 'stop',
     baseUrl: url,
     endpoint: '/v1/chat/completions',
@@ -55,7 +56,7 @@ function config(url: string, over: Partial<BenchConfig> = {}): BenchConfig {
     // These tests count the target's sockets: the identity read (its own two) is tested apart.
     serverIdentity: false,
     ...over,
-  };
+  });
 }
 
 const idx = (id: string): number => Number(id.split('-').pop());

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,8 +27,8 @@ afterEach(async () => {
 
 const idx = (id: string): number => Number(id.split('-').pop());
 
-function config(url: string, over: Partial<BenchConfig> = {}): BenchConfig {
-  return {
+function config(url: string, over: Partial<FlatBenchConfig> = {}): BenchConfig {
+  return groupedConfig({
     runId: 'run7',
     baseUrl: url,
     endpoint: '/v1/chat/completions',
@@ -47,7 +48,7 @@ function config(url: string, over: Partial<BenchConfig> = {}): BenchConfig {
     thresholds: [],
     save: { dir, detailed: true },
     ...over,
-  };
+  });
 }
 
 describe('runBenchmark', () => {

@@ -10,7 +10,7 @@ import { Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 
 let server: TestServer | null = null;
@@ -19,7 +19,7 @@ afterEach(async () => {
   server = null;
 });
 
-const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
+const config = (url: string, over: Partial<FlatBenchConfig>): BenchConfig =>
   testBenchConfig(url, {
     runId: 'fw',
     numPrompts: 12,
@@ -33,7 +33,7 @@ const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
  * issued (its socket has a local port: the kernel gives one at connect) when this one was sent?
  * Last: were all four sent in one turn of the event loop (as asyncio starts its tasks)?
  */
-async function previousConnected(over: Partial<BenchConfig>): Promise<boolean[]> {
+async function previousConnected(over: Partial<FlatBenchConfig>): Promise<boolean[]> {
   server = await startSseServer(() => ({ kind: 'ok', tokens: 4 }));
   // Every socket as its connect is called: made by net.connect, or made before the clock and connected by the run.
   const connect = vi.spyOn(Socket.prototype, 'connect');
@@ -52,7 +52,7 @@ async function previousConnected(over: Partial<BenchConfig>): Promise<boolean[]>
         if (e.index === 3) seen.push(!turned);
       },
     });
-    expect(out.summary.counts.completed).toBe(cfg.numPrompts);
+    expect(out.summary.counts.completed).toBe(cfg.workload.numPrompts);
   } finally {
     connect.mockRestore();
   }

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StallscopeError } from '#shared/errors.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
-import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { indexOfId, seededFailures, startFailingServer } from '#test/helpers/failingServer.ts';
 
 let server: TestServer | null = null;
@@ -24,7 +23,7 @@ afterEach(async () => {
 });
 
 /** One request at a time, so "the request whose end trips it" is the last one the server saw. */
-async function run(over: Partial<BenchConfig>) {
+async function run(over: Partial<FlatBenchConfig>) {
   const events: BenchEvent[] = [];
   const out = await runBenchmark(
     testBenchConfig(server!.url, { numPrompts: 30, maxConcurrency: 1, percentileMetrics: ['ttft', 'e2el'], ...over }),
@@ -217,7 +216,7 @@ describe('refused before anything is sent', () => {
       });
       const refused = await runBenchmark(config, { warmClient: false }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(StallscopeError);
-      expect(refused).toMatchObject({ code: 'CONFIG_INVALID', field: 'stopOn' });
+      expect(refused).toMatchObject({ code: 'CONFIG_INVALID', field: 'limits.stopOn' });
       expect((refused as Error).message).toContain(
         "stop rule 'errors>=5': the count 5 is more than the run's 3 requests",
       );

@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionRows } from '#shared/runView/sessions.ts';
 import { blankRequest } from '#shared/requests/requestLifecycle.ts';
 import { REALTIME_HANG } from '#shared/config/presets.ts';
-import { runSpecIssues } from '#shared/config/runSpec.ts';
-import { specToConfig } from '#server/dashboard/runs/specToConfig.ts';
+import { runSpecIssues, specToRunConfig } from '#shared/config/runSpec.ts';
 import { validateBenchConfig } from '#server/engine/validate.ts';
 
 const req = (index: number, over: Partial<ReturnType<typeof blankRequest>>) => ({
@@ -45,8 +44,11 @@ describe('sessionRows', () => {
 describe('the realtime hang preset', () => {
   it('is a valid spec the engine accepts: openai-realtime-tts sessions of 4 turns on the embedded server', () => {
     expect(runSpecIssues(REALTIME_HANG.spec)).toEqual([]);
-    const config = specToConfig(REALTIME_HANG.spec, 'r', 'http://127.0.0.1:1');
-    expect(config).toMatchObject({ backend: 'openai-realtime-tts', endpoint: '/v1/realtime', turnsPerSession: 4 });
+    const config = specToRunConfig(REALTIME_HANG.spec, 'r');
+    expect(config).toMatchObject({
+      target: { backend: 'openai-realtime-tts', endpoint: '/v1/realtime' },
+      workload: { turnsPerSession: 4 },
+    });
     expect(() => validateBenchConfig(config)).not.toThrow();
   });
 });

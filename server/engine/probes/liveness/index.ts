@@ -23,14 +23,14 @@ export function livenessProbes(s: LivenessSettings, config: BenchConfig): RunPro
   return [
     new LivenessProbe({
       target: {
-        baseUrl: config.baseUrl,
+        baseUrl: config.target.baseUrl,
         // The text-only request goes to the chat endpoint: a speech or realtime run's own is not one.
-        endpoint: config.backend.startsWith('openai-chat')
-          ? config.endpoint
+        endpoint: config.target.backend.startsWith('openai-chat')
+          ? config.target.endpoint
           : BACKEND_INFO['openai-chat-omni'].defaultEndpoint,
-        model: config.servedModelName || config.model,
+        model: config.target.servedModelName || config.target.model,
         headers,
-        insecure: config.insecure === true,
+        insecure: config.target.insecure === true,
       },
       runId: config.runId,
       stallAfterS: s.stallAfterS,

@@ -26,7 +26,7 @@ export interface ServerStacksConfig {
   rulesFile?: string;
 }
 
-const FIELD = 'serverStacks.pid';
+const FIELD = 'evidence.serverStacks.pid';
 
 /** The pid to capture from, `auto` resolved from the base URL's port. Throws CONFIG_SERVER_PID. */
 export function resolveServerPid(c: ServerStacksConfig, baseUrl: string): { pid: number; source: 'flag' | 'auto' } {
@@ -59,7 +59,7 @@ export function checkServerStacks(
     throw new StallscopeError(
       'CONFIG_INVALID',
       `--server-stall-after-s must be > 0 seconds (got ${c.stallAfterS})`,
-      'serverStacks.stallAfterS',
+      'evidence.serverStacks.stallAfterS',
     );
   const rules = loadPhaseRules(c.rulesFile);
   return { ...resolveServerPid(c, baseUrl), rules };

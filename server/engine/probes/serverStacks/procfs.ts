@@ -79,7 +79,7 @@ export function findListenerPid(port: number, procRoot = '/proc'): number {
     throw new StallscopeError(
       'CONFIG_SERVER_PID',
       `--server-pid auto: nothing listens on TCP port ${port} on this machine (is the server up, and in this network namespace?)`,
-      'serverStacks.pid',
+      'evidence.serverStacks.pid',
     );
   const owners: number[] = [];
   let unreadable = 0;
@@ -113,7 +113,7 @@ export function findListenerPid(port: number, procRoot = '/proc'): number {
           ? ` (${unreadable} processes' file descriptors could not be read: run as the server's user or root)`
           : '') +
         '; give --server-pid PID',
-      'serverStacks.pid',
+      'evidence.serverStacks.pid',
     );
   const set = new Set(owners);
   const roots = owners.filter((p) => !set.has(readStat(p, procRoot)?.ppid ?? -1));

@@ -14,7 +14,7 @@ const check = Compile(PhaseRulesFileSchema);
 
 export function loadPhaseRules(path = DEFAULT_RULES_FILE): CompiledRules {
   const fail = (detail: string): never => {
-    throw new StallscopeError('CONFIG_PHASE_RULES', `${path}: ${detail}`, 'serverStacks.rulesFile');
+    throw new StallscopeError('CONFIG_PHASE_RULES', `${path}: ${detail}`, 'evidence.serverStacks.rulesFile');
   };
   let value: unknown;
   try {

@@ -6,7 +6,8 @@ import { test as it, type ServedApp } from '#test/helpers/fixtures.ts';
 import type { AppOptions } from '#server/dashboard/app.ts';
 import type { RunManager } from '#server/dashboard/runs/manager.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
-import { specToConfig, faultFlags } from '#server/dashboard/runs/specToConfig.ts';
+import { faultFlags } from '#server/dashboard/runs/faultFlags.ts';
+import { EMBEDDED_BASE_URL, specToRunConfig } from '#shared/config/runSpec.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
 const FAKE = [process.execPath, '--import', 'tsx', fileURLToPath(new URL('./fakeTarget.ts', import.meta.url))];
@@ -56,15 +57,14 @@ const eventTypes = async (app: FastifyInstance, id: string) =>
 
 describe('run manager', () => {
   it('maps a spec to the engine config and the target flags', () => {
-    const c = specToConfig(CODE2WAV_HANG.spec, 'r1', 'http://127.0.0.1:5/');
+    // An embedded target's URL is set on the one config once its server listens.
+    const c = specToRunConfig(CODE2WAV_HANG.spec, 'r1');
     expect(c).toMatchObject({
       runId: 'r1',
-      baseUrl: 'http://127.0.0.1:5',
-      numPrompts: 1088,
-      maxConcurrency: 10,
-      failFast: true,
-      timeouts: { totalS: 8 },
-      extraBody: { modalities: ['text', 'audio'] },
+      target: { baseUrl: EMBEDDED_BASE_URL },
+      workload: { numPrompts: 1088, extraBody: { modalities: ['text', 'audio'] } },
+      dispatch: { maxConcurrency: 10 },
+      limits: { failFast: true, timeouts: { totalS: 8 } },
     });
     expect(
       faultFlags([
@@ -72,15 +72,15 @@ describe('run manager', () => {
         { phase: 'cfm', kind: 'slow', p: 0.5, minInflight: 2 },
       ]),
     ).toEqual(['--fault', 'hift:block:after=3', '--fault', 'cfm:slow:p=0.5:min-inflight=2']);
-    expect(c.goodput).toBeUndefined();
-    expect(
-      specToConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2', 'http://127.0.0.1:5/').goodput,
-    ).toEqual({ e2el: 2000 });
+    expect(c.output.goodput).toBeUndefined();
+    expect(specToRunConfig({ ...CODE2WAV_HANG.spec, goodput: { e2el: 2000 } }, 'r2').output.goodput).toEqual({
+      e2el: 2000,
+    });
     const url = { kind: 'url' as const, baseUrl: 'https://127.0.0.1:5' };
-    expect(
-      specToConfig({ ...CODE2WAV_HANG.spec, target: { ...url, insecure: true } }, 'r3', url.baseUrl).insecure,
-    ).toBe(true);
-    expect(specToConfig({ ...CODE2WAV_HANG.spec, target: url }, 'r4', url.baseUrl).insecure).toBeUndefined();
+    expect(specToRunConfig({ ...CODE2WAV_HANG.spec, target: { ...url, insecure: true } }, 'r3').target.insecure).toBe(
+      true,
+    );
+    expect(specToRunConfig({ ...CODE2WAV_HANG.spec, target: url }, 'r4').target.insecure).toBeUndefined();
   });
 
   it('a ramp-up run: the list shows the ramp as its rate, and the stored result has the ramp-up keys', async ({

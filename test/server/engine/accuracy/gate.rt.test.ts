@@ -4,6 +4,7 @@
  * transcription endpoint with scripted transcripts keyed by that length.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { flatConfigOf, groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,8 +78,8 @@ function asrFor(texts: string[], answers: Record<number, AsrAnswer>) {
   };
 }
 
-function config(root: string, n: number, over: Partial<BenchConfig> = {}): BenchConfig {
-  return {
+function config(root: string, n: number, over: Partial<FlatBenchConfig> = {}): BenchConfig {
+  return groupedConfig({
     runId: 'gate',
     baseUrl: target!.url,
     endpoint: '/v1/chat/completions',
@@ -106,7 +107,7 @@ function config(root: string, n: number, over: Partial<BenchConfig> = {}): Bench
       saveItems: true,
     },
     ...over,
-  };
+  });
 }
 
 const SEED_TTS_KEYS = [
@@ -300,7 +301,10 @@ describe('Seed-TTS gate with scripted transcripts', () => {
     asr = await startFakeAsr(asrFor(texts, { 0: { text: 'keep me' }, 1: { text: 'keep me too' } }));
     const audioDir = join(dir, 'audio');
     const base = config(dataset(texts), 2);
-    const out = await runBenchmark({ ...base, seedTtsEval: { ...base.seedTtsEval!, saveAudioDir: audioDir } });
+    const out = await runBenchmark({
+      ...base,
+      accuracy: { seedTtsEval: { ...base.accuracy.seedTtsEval!, saveAudioDir: audioDir } },
+    });
     expect(out.result).toMatchObject({
       seed_tts_saved_audio: 2,
       seed_tts_save_audio_failed: 0,
@@ -325,7 +329,13 @@ describe('Chinese', () => {
     writeFileSync(join(root, 'zh', 'prompt-wavs', 'p.wav'), makeWav(240));
     writeFileSync(join(root, 'zh', 'meta.lst'), texts.map((t, i) => `zh_${i}|提示|prompt-wavs/p.wav|${t}`).join('\n'));
     const base = config(root, 2);
-    const out = await runBenchmark({ ...base, dataset: { ...base.dataset, locale: 'zh' } as BenchConfig['dataset'] });
+    const out = await runBenchmark({
+      ...base,
+      workload: {
+        ...base.workload,
+        dataset: { ...base.workload.dataset, locale: 'zh' } as BenchConfig['workload']['dataset'],
+      },
+    });
     expect(asr.uploads.map((u) => u.fields.language)).toEqual(['zh', 'zh']);
     expect(out.result.seed_tts_wer_eval_items).toEqual([
       { utterance_id: 'zh_0', locale: 'zh', wer: 0, reference_raw: texts[0], asr_raw: '今天天气很好' },
@@ -343,7 +353,9 @@ describe('interrupted while transcribing', () => {
     const ctrl = new AbortController();
     let startedAt = 0;
     const out = await runBenchmark(
-      config(dataset(texts), 3, { seedTtsEval: { ...config(dataset(texts), 3).seedTtsEval!, asrTimeoutS: 30 } }),
+      config(dataset(texts), 3, {
+        seedTtsEval: { ...config(dataset(texts), 3).accuracy.seedTtsEval!, asrTimeoutS: 30 },
+      }),
       {
         signal: ctrl.signal,
         onEvent: (e) => {
@@ -398,7 +410,7 @@ describe('the CLI', () => {
   it('reads the ASR flags with their defaults; the ASR flags alone only warn', () => {
     const base = ['--model', 'm', '--dataset-name', 'seed-tts', '--dataset-path', 'd'];
     const p = parseBenchArgs([...base, '--seed-tts-wer-eval', '--asr-url', 'http://127.0.0.1:9/']);
-    expect(p.config.seedTtsEval).toEqual({
+    expect(p.config.accuracy.seedTtsEval).toEqual({
       asrUrl: 'http://127.0.0.1:9',
       asrModel: 'openai/whisper-large-v3',
       asrConcurrency: 4,
@@ -422,7 +434,7 @@ describe('the CLI', () => {
       '--seed-tts-save-audio-dir',
       '/tmp/a',
     ]);
-    expect(q.config.seedTtsEval).toMatchObject({
+    expect(q.config.accuracy.seedTtsEval).toMatchObject({
       asrModel: 'whisper-small',
       asrConcurrency: 8,
       asrHeaders: { Authorization: 'Bearer x' },
@@ -430,11 +442,11 @@ describe('the CLI', () => {
       saveAudioDir: '/tmp/a',
     });
     const w = parseBenchArgs([...base, '--asr-url', 'http://h:1', '--asr-python', 'py']);
-    expect(w.config.seedTtsEval).toBeNull();
+    expect(w.config.accuracy.seedTtsEval).toBeNull();
     expect(w.warnings).toContain('warning: --asr-url, --asr-python: no effect without --seed-tts-wer-eval');
     // Without --asr-url: stallscope's own recogniser, in python3, one transcription at a time.
     const local = parseBenchArgs([...base, '--seed-tts-wer-eval']);
-    expect(local.config.seedTtsEval).toEqual({
+    expect(local.config.accuracy.seedTtsEval).toEqual({
       localAsr: { python: 'python3', startTimeoutS: undefined },
       asrModel: 'openai/whisper-large-v3',
       asrConcurrency: 1,
@@ -449,16 +461,16 @@ describe('the CLI', () => {
         SEED_TTS_HF_WHISPER_MODEL: 'openai/whisper-small',
       },
     );
-    expect(named.config.seedTtsEval).toMatchObject({
+    expect(named.config.accuracy.seedTtsEval).toMatchObject({
       localAsr: { python: '/opt/omni/bin/python', startTimeoutS: 60 },
       asrModel: 'openai/whisper-small',
     });
     // The local server's flags do nothing beside --asr-url, with a warning.
     const both = parseBenchArgs([...base, '--seed-tts-wer-eval', '--asr-url', 'http://h:1', '--asr-python', 'py']);
-    expect(both.config.seedTtsEval).not.toHaveProperty('localAsr');
+    expect(both.config.accuracy.seedTtsEval).not.toHaveProperty('localAsr');
     expect(both.warnings).toContain('warning: --asr-python: no effect with --asr-url (its server is yours)');
     // vLLM-Omni's environment switch acts like the flag.
-    expect(parseBenchArgs(base, { SEED_TTS_WER_EVAL: '1' }).config.seedTtsEval).toMatchObject({
+    expect(parseBenchArgs(base, { SEED_TTS_WER_EVAL: '1' }).config.accuracy.seedTtsEval).toMatchObject({
       localAsr: { python: 'python3' },
     });
   });
@@ -533,30 +545,35 @@ describe('refusals before anything is sent', () => {
     target = await startSseServer(() => ({ kind: 'status', status: 500 }));
     asr = await startFakeAsr(() => ({ text: 'x' }));
     const base = config(dataset(['x.']), 1);
-    const refuse = (over: Partial<BenchConfig>): StallscopeError => {
+    const flatBase = flatConfigOf(base);
+    const refuse = (over: Partial<FlatBenchConfig>): StallscopeError => {
       try {
-        validateBenchConfig({ ...base, ...over });
+        validateBenchConfig(groupedConfig({ ...flatBase, ...over }));
       } catch (e) {
         return e as StallscopeError;
       }
       throw new Error('not refused');
     };
     expect(refuse({ dataset: { name: 'random', inputLen: 4, outputLen: 4 } })).toMatchObject({
-      field: 'seedTtsEval',
+      field: 'accuracy.seedTtsEval',
       exitCode: 2,
     });
-    expect(refuse({ seedTtsEval: { ...base.seedTtsEval!, asrUrl: 'ftp://h' } }).field).toBe('seedTtsEval.asrUrl');
-    expect(refuse({ seedTtsEval: { ...base.seedTtsEval!, asrConcurrency: 0 } }).field).toBe(
-      'seedTtsEval.asrConcurrency',
+    expect(refuse({ seedTtsEval: { ...base.accuracy.seedTtsEval!, asrUrl: 'ftp://h' } }).field).toBe(
+      'accuracy.seedTtsEval.asrUrl',
+    );
+    expect(refuse({ seedTtsEval: { ...base.accuracy.seedTtsEval!, asrConcurrency: 0 } }).field).toBe(
+      'accuracy.seedTtsEval.asrConcurrency',
     );
     // Either a URL or the local server, never both nor neither; the local server needs a Python.
-    const local = { ...base.seedTtsEval!, asrUrl: undefined, localAsr: { python: 'python3' } };
-    expect(() => validateBenchConfig({ ...base, seedTtsEval: local })).not.toThrow();
-    expect(refuse({ seedTtsEval: { ...local, asrUrl: 'http://h:1' } }).field).toBe('seedTtsEval.asrUrl');
-    expect(refuse({ seedTtsEval: { ...local, localAsr: undefined } }).field).toBe('seedTtsEval.asrUrl');
-    expect(refuse({ seedTtsEval: { ...local, localAsr: { python: '' } } }).field).toBe('seedTtsEval.localAsr.python');
+    const local = { ...base.accuracy.seedTtsEval!, asrUrl: undefined, localAsr: { python: 'python3' } };
+    expect(() => validateBenchConfig({ ...base, accuracy: { seedTtsEval: local } })).not.toThrow();
+    expect(refuse({ seedTtsEval: { ...local, asrUrl: 'http://h:1' } }).field).toBe('accuracy.seedTtsEval.asrUrl');
+    expect(refuse({ seedTtsEval: { ...local, localAsr: undefined } }).field).toBe('accuracy.seedTtsEval.asrUrl');
+    expect(refuse({ seedTtsEval: { ...local, localAsr: { python: '' } } }).field).toBe(
+      'accuracy.seedTtsEval.localAsr.python',
+    );
     expect(refuse({ seedTtsEval: { ...local, localAsr: { python: 'p', startTimeoutS: 0 } } }).field).toBe(
-      'seedTtsEval.localAsr.startTimeoutS',
+      'accuracy.seedTtsEval.localAsr.startTimeoutS',
     );
     expect(() => validateBenchConfig(base)).not.toThrow();
   });

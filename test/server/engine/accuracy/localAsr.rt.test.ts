@@ -7,6 +7,7 @@
  * nightly command line's test (test/server/cli/nightly.rt.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { groupedConfig } from '#test/helpers/benchConfig.ts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,7 +100,7 @@ describe('the transcription server, owned by the run', () => {
       chunks: [roleEvent(), textEvent('x', 1), audio, usageEvent(1), DONE],
     }));
     const missing = join(dir, 'no-such-model');
-    const config: BenchConfig = {
+    const config: BenchConfig = groupedConfig({
       runId: 'local',
       baseUrl: target.url,
       endpoint: '/v1/chat/completions',
@@ -124,7 +125,7 @@ describe('the transcription server, owned by the run', () => {
         asrConcurrency: 1,
         saveItems: true,
       },
-    };
+    });
     const lines: string[] = [];
     const offline = process.env.HF_HUB_OFFLINE;
     process.env.HF_HUB_OFFLINE = '1'; // the model name is a missing folder: nothing to ask the Hub

@@ -10,6 +10,7 @@
  * Real processes and real time: in the `realtime` project.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupedConfig } from '#test/helpers/benchConfig.ts';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,7 +80,7 @@ function speakingTarget(pick: (k: number) => number) {
 }
 
 function config(root: string): BenchConfig {
-  return {
+  return groupedConfig({
     runId: 'speech',
     baseUrl: target!.url,
     endpoint: '/v1/chat/completions',
@@ -99,7 +100,7 @@ function config(root: string): BenchConfig {
     thresholds: ['seed_tts_content_error_mean<=0.5'],
     save: null,
     seedTtsEval: { asrUrl, asrModel: 'pocketsphinx-en-us', asrConcurrency: 2, asrTimeoutS: 30, saveItems: true },
-  };
+  });
 }
 
 beforeAll(async () => {

@@ -29,14 +29,14 @@ describe('backends', () => {
   it('the engine refuses an endpoint the backend does not speak, as vLLM-Omni does', () => {
     const c = testBenchConfig('http://127.0.0.1:1', { backend: 'openai-audio-speech' });
     expect(() => validateBenchConfig(c)).toThrow(/must end with audio\/speech/);
-    expect(() => validateBenchConfig({ ...c, endpoint: '/v1/audio/speech' })).not.toThrow();
+    expect(() => validateBenchConfig({ ...c, target: { ...c.target, endpoint: '/v1/audio/speech' } })).not.toThrow();
   });
 
   it('--backend openai-audio-speech defaults to the speech endpoint; an explicit --endpoint wins', () => {
     const base = ['--model', 'm', '--backend', 'openai-audio-speech'];
-    const parsed = parseBenchArgs(base) as { config: { endpoint: string } };
-    expect(parsed.config.endpoint).toBe('/v1/audio/speech');
-    const explicit = parseBenchArgs([...base, '--endpoint', '/x/audio/speech']) as { config: { endpoint: string } };
-    expect(explicit.config.endpoint).toBe('/x/audio/speech');
+    const parsed = parseBenchArgs(base);
+    expect(parsed.config.target.endpoint).toBe('/v1/audio/speech');
+    const explicit = parseBenchArgs([...base, '--endpoint', '/x/audio/speech']);
+    expect(explicit.config.target.endpoint).toBe('/x/audio/speech');
   });
 });

@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRandom } from '#server/engine/datasets/random.ts';
 import type { SampleRequest } from '#server/engine/datasets/sample.ts';
 import { buildRequestBody } from '#server/engine/backends/requestBody.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
-import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 
 const text = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
 /** The same sample without its bytes: buildRequestBody takes the general path (an object, JSON.stringify). */
@@ -19,7 +18,7 @@ const general = (s: SampleRequest): SampleRequest => ({
   bodyDefaults: s.bodyDefaults,
 });
 
-const configs: Array<Partial<BenchConfig>> = [
+const configs: Array<Partial<FlatBenchConfig>> = [
   {},
   { servedModelName: 'served', ignoreEos: true },
   { extraBody: { temperature: 0.5, modalities: ['text'], ignore_eos: false } },

@@ -159,7 +159,7 @@ async function bodyOf(config: ReturnType<typeof speechConfig>, i: number): Promi
   const { backendOf } = await import('#server/engine/backends/index.ts');
   const { loadDataset } = await import('#server/engine/datasets/index.ts');
   const data = await loadDataset(config, { env: {}, log: () => undefined });
-  return backendOf(config.backend).buildBody(config, data.samples[i]);
+  return backendOf(config.target.backend).buildBody(config, data.samples[i]);
 }
 
 /** A server answering every speech request with PCM writes of [bytes, delay before it in ms]. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { loadSeedTts, SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT } from '#server/engine/datasets/seedTts.ts';
@@ -14,26 +15,27 @@ const bodyText = (b: string | Uint8Array): string => (typeof b === 'string' ? b 
 const fixtures = fileURLToPath(new URL('../../../fixtures/datasets/', import.meta.url));
 const seedRoot = `${fixtures}seed-tts`;
 
-const config = (over: Partial<BenchConfig> = {}): BenchConfig => ({
-  runId: 'run1',
-  baseUrl: 'http://127.0.0.1:1',
-  endpoint: '/v1/chat/completions',
-  backend: 'openai-chat-omni',
-  model: 'openbmb/MiniCPM-o-4_5',
-  dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true },
-  numPrompts: 10,
-  maxConcurrency: 2,
-  requestRate: 'inf',
-  burstiness: 1,
-  seed: 0,
-  numWarmups: 0,
-  percentileMetrics: ['ttft'],
-  metricPercentiles: [99],
-  timeouts: {},
-  failFast: false,
-  thresholds: [],
-  ...over,
-});
+const config = (over: Partial<FlatBenchConfig> = {}): BenchConfig =>
+  groupedConfig({
+    runId: 'run1',
+    baseUrl: 'http://127.0.0.1:1',
+    endpoint: '/v1/chat/completions',
+    backend: 'openai-chat-omni',
+    model: 'openbmb/MiniCPM-o-4_5',
+    dataset: { name: 'seed-tts', path: seedRoot, locale: 'en', noOversample: true },
+    numPrompts: 10,
+    maxConcurrency: 2,
+    requestRate: 'inf',
+    burstiness: 1,
+    seed: 0,
+    numWarmups: 0,
+    percentileMetrics: ['ttft'],
+    metricPercentiles: [99],
+    timeouts: {},
+    failFast: false,
+    thresholds: [],
+    ...over,
+  });
 
 describe('seed-tts dataset', () => {
   it('reads meta.lst, skips the missing wav and malformed rows with warnings, no oversampling', () => {
@@ -123,7 +125,7 @@ describe('seed-tts dataset', () => {
       noOversample: true,
       disableShuffle: true,
     });
-    const asks = async (over: Partial<BenchConfig>) =>
+    const asks = async (over: Partial<FlatBenchConfig>) =>
       JSON.parse(bodyText(await buildRequestBody(config(over), d.samples[0]))).return_stage_metrics;
     expect(await asks({ percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'] })).toBe(true);
     expect(await asks({ percentileMetrics: ['ttft', 'itl'] })).toBe(true);
@@ -143,7 +145,7 @@ describe('seed-tts dataset', () => {
       noOversample: true,
       disableShuffle: true,
     });
-    const eos = async (over: Partial<BenchConfig>) =>
+    const eos = async (over: Partial<FlatBenchConfig>) =>
       JSON.parse(bodyText(await buildRequestBody(config(over), d.samples[0]))).ignore_eos;
     expect(await eos({})).toBeUndefined();
     expect(await eos({ ignoreEos: true })).toBe(true);

@@ -28,7 +28,13 @@ afterEach(async () => {
 
 function probeFor(config: BenchConfig, boundMs: number, stallAfterS?: number): LivenessProbe {
   return new LivenessProbe({
-    target: { baseUrl: config.baseUrl, endpoint: config.endpoint, model: config.model, headers: {}, insecure: false },
+    target: {
+      baseUrl: config.target.baseUrl,
+      endpoint: config.target.endpoint,
+      model: config.target.model,
+      headers: {},
+      insecure: false,
+    },
     runId: config.runId,
     boundMs,
     stallAfterS,

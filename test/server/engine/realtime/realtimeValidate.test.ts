@@ -26,22 +26,25 @@ describe('realtime refusals', () => {
   });
 
   it('refuses turns per session below 1, or above 1 without a realtime backend (as vLLM-Omni)', () => {
-    expect(refusal({ turnsPerSession: 0 })).toMatchObject({ code: 'CONFIG_REALTIME', field: 'turnsPerSession' });
+    expect(refusal({ turnsPerSession: 0 })).toMatchObject({
+      code: 'CONFIG_REALTIME',
+      field: 'workload.turnsPerSession',
+    });
     expect(
       refusal({ backend: 'openai-chat-omni', endpoint: '/v1/chat/completions', turnsPerSession: 2 }),
-    ).toMatchObject({ code: 'CONFIG_REALTIME', field: 'turnsPerSession' });
+    ).toMatchObject({ code: 'CONFIG_REALTIME', field: 'workload.turnsPerSession' });
   });
 
   it('refuses duplex without Seed-TTS input audio, an unknown trigger, and the Seed-TTS gate', () => {
     expect(refusal({ backend: 'openai-realtime-duplex' })).toMatchObject({
       code: 'CONFIG_REALTIME',
-      field: 'dataset.name',
+      field: 'workload.dataset.name',
     });
-    expect(refusal({ extraBody: { realtime_trigger: 'auto' } }).field).toBe('extraBody');
-    expect(refusal({ seedTtsEval: { asrModel: 'm' } as never }).field).toBe('seedTtsEval');
+    expect(refusal({ extraBody: { realtime_trigger: 'auto' } }).field).toBe('workload.extraBody');
+    expect(refusal({ seedTtsEval: { asrModel: 'm' } as never }).field).toBe('accuracy.seedTtsEval');
   });
 
   it('refuses an endpoint that is not a realtime one', () => {
-    expect(refusal({ endpoint: '/v1/chat/completions' })).toMatchObject({ field: 'endpoint' });
+    expect(refusal({ endpoint: '/v1/chat/completions' })).toMatchObject({ field: 'target.endpoint' });
   });
 });

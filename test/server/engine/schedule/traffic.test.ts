@@ -1,28 +1,30 @@
 import { describe, expect, it } from 'vitest';
+import { groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { pyIsoformat, trafficLines } from '#server/engine/schedule/traffic.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { readJson } from '#test/fixtures/golden-helpers/golden.ts';
 
-const config = (over: Partial<BenchConfig>): BenchConfig => ({
-  runId: 'r',
-  baseUrl: 'http://127.0.0.1:1',
-  endpoint: '/v1/chat/completions',
-  backend: 'openai-chat-omni',
-  model: 'm',
-  dataset: { name: 'random', inputLen: 8, outputLen: 8 },
-  numPrompts: 1,
-  maxConcurrency: 1,
-  requestRate: 'inf',
-  burstiness: 1,
-  seed: 0,
-  numWarmups: 0,
-  percentileMetrics: [],
-  metricPercentiles: [99],
-  timeouts: {},
-  failFast: false,
-  thresholds: [],
-  ...over,
-});
+const config = (over: Partial<FlatBenchConfig>): BenchConfig =>
+  groupedConfig({
+    runId: 'r',
+    baseUrl: 'http://127.0.0.1:1',
+    endpoint: '/v1/chat/completions',
+    backend: 'openai-chat-omni',
+    model: 'm',
+    dataset: { name: 'random', inputLen: 8, outputLen: 8 },
+    numPrompts: 1,
+    maxConcurrency: 1,
+    requestRate: 'inf',
+    burstiness: 1,
+    seed: 0,
+    numWarmups: 0,
+    percentileMetrics: [],
+    metricPercentiles: [99],
+    timeouts: {},
+    failFast: false,
+    thresholds: [],
+    ...over,
+  });
 
 describe('trafficLines', () => {
   it('prints what vllm bench serve printed for the golden run, line for line', () => {

@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
-import { specServerStacks, specToConfig } from '#server/dashboard/runs/specToConfig.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 import { SEED_TTS_URL } from '#shared/config/presets.ts';
-import { runSpecIssues, withRunSpecDefaults, type RunSpec } from '#shared/config/runSpec.ts';
+import { runSpecIssues, specToRunConfig, withRunSpecDefaults, type RunSpec } from '#shared/config/runSpec.ts';
 import { isLoopbackUrl } from '#shared/stalls/stallReport.ts';
 import type { RunManager } from '#server/dashboard/runs/manager.ts';
 import type { EngineOptions } from '#server/engine/engine.ts';
@@ -38,7 +37,7 @@ describe('CLI flags', () => {
       '--server-phase-rules',
       'rules.json',
     ]);
-    expect(p.serverStacks).toEqual({
+    expect(p.config.evidence.serverStacks).toEqual({
       pid: 1234,
       captureOnTimeout: true,
       stallAfterS: 60,
@@ -46,12 +45,12 @@ describe('CLI flags', () => {
       pySpy: '/opt/py-spy',
       rulesFile: 'rules.json',
     });
-    // The probe's settings, not the engine's config.
+    // The probe's settings are the config's evidence, not a field the engine reads elsewhere.
     expect(p.config).not.toHaveProperty('serverStacks');
     expect(
-      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).serverStacks,
+      parseBenchArgs(['--model', 'm', '--server-pid', 'auto', '--capture-server-stacks']).config.evidence.serverStacks,
     ).toMatchObject({ pid: 'auto', captureOnTimeout: true, native: false });
-    expect(parseBenchArgs(['--model', 'm']).serverStacks).toBeUndefined();
+    expect(parseBenchArgs(['--model', 'm']).config.evidence.serverStacks).toBeUndefined();
   });
 
   it('refuse misuse naming the flag', () => {
@@ -80,9 +79,10 @@ describe('RunSpec "Capture server stacks"', () => {
 
   it("maps onto the probe's settings: capture at the first timeout, the stall threshold, native", () => {
     const s = spec({ kind: 'url', baseUrl: 'http://127.0.0.1:8000', serverStacks: { pid: 77, stallAfterS: 30 } });
-    expect(specServerStacks(s)).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
-    expect(specToConfig(s, 'r', 'http://127.0.0.1:8000')).not.toHaveProperty('serverStacks');
-    expect(specServerStacks(spec({ kind: 'url', baseUrl: 'http://h:1' }))).toBeUndefined();
+    const c = specToRunConfig(s, 'r');
+    expect(c.evidence.serverStacks).toEqual({ pid: 77, captureOnTimeout: true, stallAfterS: 30, native: false });
+    expect(c).not.toHaveProperty('serverStacks');
+    expect(specToRunConfig(spec({ kind: 'url', baseUrl: 'http://h:1' }), 'r').evidence.serverStacks).toBeUndefined();
   });
 
   it('auto for a target that is not loopback: an error beside the field, and a 400 from the server', async ({

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { fullStream } from '#test/helpers/sse.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { RunConnections } from '#server/engine/transport/http/dispatcher.ts';
 import { CONNECTED_CHANNEL, type ConnectedMessage } from '#server/engine/transport/h1/connection.ts';
@@ -23,7 +23,7 @@ afterEach(async () => {
   server = null;
 });
 
-const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
+const config = (url: string, over: Partial<FlatBenchConfig>): BenchConfig =>
   testBenchConfig(url, {
     runId: 'pre',
     numPrompts: 12,
@@ -36,7 +36,7 @@ const config = (url: string, over: Partial<BenchConfig>): BenchConfig =>
  * Runs the benchmark and counts the connections the client made to the target before and after `run.started`
  * (each connect, as the client publishes it: with a connection per request a closed socket connects again).
  */
-async function run(over: Partial<BenchConfig>): Promise<{ before: number; after: number; completed: number }> {
+async function run(over: Partial<FlatBenchConfig>): Promise<{ before: number; after: number; completed: number }> {
   server = await startSseServer(() => ({ kind: 'ok', tokens: 4 }));
   let started = false;
   const counts = { before: 0, after: 0 };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBenchmark } from '#server/engine/engine.ts';
-import { testBenchConfig } from '#test/helpers/benchConfig.ts';
+import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import type { BenchConfig } from '#server/engine/config.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
@@ -52,7 +52,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const config = (over: Partial<BenchConfig> = {}): BenchConfig =>
+const config = (over: Partial<FlatBenchConfig> = {}): BenchConfig =>
   testBenchConfig(server.url, { runId: 'tls', percentileMetrics: ['ttft', 'e2el'], ...over });
 
 describe('https targets', () => {
@@ -80,9 +80,9 @@ describe('https targets', () => {
 
   it('with --insecure (as the CLI parses it): a clean run over TLS', async () => {
     const { config: parsed } = parseBenchArgs(['--base-url', server.url, '--model', 'm', '--insecure']);
-    expect(parsed.insecure).toBe(true);
+    expect(parsed.target.insecure).toBe(true);
     const before = server.arrivals.length;
-    const out = await runBenchmark(config({ insecure: parsed.insecure }));
+    const out = await runBenchmark(config({ insecure: parsed.target.insecure }));
     expect([...out.statuses]).toEqual(['completed', 'completed', 'completed']);
     expect([...out.records].every((r) => r.error === '' && r.outputTokens > 0 && r.audioDuration > 0)).toBe(true);
     expect(out.summary.verdict).toBe('passed');
@@ -90,6 +90,6 @@ describe('https targets', () => {
   });
 
   it('without the flag the CLI leaves certificate checks on', () => {
-    expect(parseBenchArgs(['--base-url', server.url, '--model', 'm']).config.insecure).toBeUndefined();
+    expect(parseBenchArgs(['--base-url', server.url, '--model', 'm']).config.target.insecure).toBeUndefined();
   });
 });
