@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { DEFAULT_ASR_MODEL, DEFAULT_ASR_PYTHON } from '../engine/config.ts';
+import { DEFAULT_ASR_MODEL, DEFAULT_ASR_PYTHON } from '../../shared/config/runConfig.ts';
 import { ASR_SERVER_SCRIPT } from '../engine/accuracy/localAsr.ts';
 
 export const ASR_SERVER_USAGE = `usage: stallscope asr-server [options]

@@ -47,7 +47,7 @@ export async function run(argv: string[]): Promise<number> {
     { createProgress },
   ] = await Promise.all([
     import('../engine/engine.ts'),
-    import('../engine/validate.ts'),
+    import('../engine/run/validate.ts'),
     import('../engine/probes/serverStacks/index.ts'),
     import('../engine/probes/liveness/index.ts'),
     import('../engine/results/summary.ts'),

@@ -22,10 +22,10 @@ import {
   DEFAULT_ASR_MODEL,
   DEFAULT_ASR_PYTHON,
   DEFAULT_LOCAL_ASR_CONCURRENCY,
-  type BenchConfig,
+  type RunConfig,
   type DatasetConfig,
   type SeedTtsEvalConfig,
-} from '../engine/config.ts';
+} from '../../shared/config/runConfig.ts';
 import { serverStacksFromFlags } from '../engine/probes/serverStacks/flags.ts';
 import type { LivenessSettings } from '../../shared/config/runConfig.ts';
 import { integer, list, number, optInteger, optNumber, pairs, usage } from '../common/flagValues.ts';
@@ -35,7 +35,7 @@ import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argpa
 export interface ParsedBench {
   help: boolean;
   /** The run configuration; `evidence.serverStacks` is `--server-pid` with its capture flags (none without the pid). */
-  config: BenchConfig;
+  config: RunConfig;
   /** One line per accepted-but-ignored vLLM flag. */
   warnings: string[];
   reportTo: string | null;
@@ -122,7 +122,7 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     rulesFile: v['server-phase-rules'],
     liveness: Boolean(v['probe-liveness-at-stall']),
   });
-  const config: BenchConfig = {
+  const config: RunConfig = {
     runId,
     target: { ...target, apiKey, headers, requestIdPrefix },
     workload: {
@@ -223,7 +223,7 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return Boolean(x) && typeof x === 'object' && !Array.isArray(x);
 }
 
-function saveOf(v: BenchValues): BenchConfig['output']['save'] {
+function saveOf(v: BenchValues): RunConfig['output']['save'] {
   if (!v['save-result'] && !v['append-result'] && !v['result-filename']) return null;
   return {
     dir: v['result-dir'] ?? '.',
@@ -270,7 +270,7 @@ function dataset(v: BenchValues): DatasetConfig {
  * The strategy without both rates is refused; rates without a strategy are
  * ignored, as vLLM ignores them, with a warning.
  */
-function rampUp(v: BenchValues, warnings: string[]): BenchConfig['dispatch']['rampUp'] {
+function rampUp(v: BenchValues, warnings: string[]): RunConfig['dispatch']['rampUp'] {
   const strategy = v['ramp-up-strategy'];
   const start = v['ramp-up-start-rps'];
   const end = v['ramp-up-end-rps'];

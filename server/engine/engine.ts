@@ -5,11 +5,11 @@
  * before anything is sent); whatever the target does ends in a verdict.
  */
 import type { BenchEvent } from '../../shared/protocol/protocol.ts';
-import type { BenchConfig } from './config.ts';
+import type { RunConfig } from '../../shared/config/runConfig.ts';
 import { arrivalOffsets } from './schedule/arrivals.ts';
 import { runDispatch, skippedDispatch, type DispatchResult } from './dispatch/dispatch.ts';
 import { finishBenchmark, type BenchOutcome } from './run/finalize.ts';
-import { validateBenchConfig } from './validate.ts';
+import { validateBenchConfig } from './run/validate.ts';
 import { finishProbes, type RunProbe } from './run/probe.ts';
 import { setUpRun, type RunSetup } from './run/runSetup.ts';
 import { beforeClock } from './run/beforeClock.ts';
@@ -46,7 +46,7 @@ export interface EngineOptions {
 
 export type { BenchOutcome };
 
-export async function runBenchmark(config: BenchConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
+export async function runBenchmark(config: RunConfig, opts: EngineOptions = {}): Promise<BenchOutcome> {
   validateBenchConfig(config);
   const r = await setUpRun(config, opts);
   const { events, log, gate, interrupt } = r;

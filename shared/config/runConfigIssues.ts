@@ -7,7 +7,7 @@
  * flags), so one mistake reads the same through either interface. What needs
  * the machine (a dataset's folder, a result file's name on disk, the headers
  * the run's client can send, the recogniser's Python) is the engine's own
- * step after this one (server/engine/validate.ts).
+ * step after this one (server/engine/run/validate.ts).
  */
 import type { ErrorCode } from '../errors.ts';
 import { GOODPUT_METRICS, PERCENTILE_METRICS } from '../metrics/index.ts';

@@ -77,7 +77,7 @@ export const RunDetailSchema = Type.Intersect([
   Type.Object({
     /** The RunSpec it was started from (dashboard runs). */
     spec: Type.Unknown(),
-    /** The engine's BenchConfig (dashboard and CLI runs). */
+    /** The run's configuration as recorded (`flatRunConfig`; dashboard and CLI runs). */
     config: Type.Unknown(),
     /** Once finished (null while running, and for a run that was killed before it could finish). */
     summary: Nullable(RunSummarySchema),

@@ -4,10 +4,10 @@
  * what it is about, by field name: the helper puts each field in its group
  * (shared/config/runConfig.ts), read from the schema itself.
  */
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { RunConfigSchema } from '#shared/config/runConfig.ts';
 
-type Groups = Omit<BenchConfig, 'runId'>;
+type Groups = Omit<RunConfig, 'runId'>;
 type GroupName = keyof Groups;
 type Union = { [G in GroupName]: Groups[G] }[GroupName];
 type Intersect<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
@@ -21,7 +21,7 @@ const GROUP_OF = new Map<string, GroupName>(
 );
 
 /** A config from fields named as they are, each put in its group; a field that is no config field throws. */
-export function groupedConfig(flat: Partial<FlatBenchConfig>): BenchConfig {
+export function groupedConfig(flat: Partial<FlatBenchConfig>): RunConfig {
   const out: Record<string, Record<string, unknown>> = Object.fromEntries(GROUPS.map((g) => [g, {}]));
   const config: Record<string, unknown> = { ...out };
   for (const [k, v] of Object.entries(flat)) {
@@ -32,7 +32,7 @@ export function groupedConfig(flat: Partial<FlatBenchConfig>): BenchConfig {
       out[g][k] = v;
     }
   }
-  return config as BenchConfig;
+  return config as RunConfig;
 }
 
 /** The fields of the tests' default config. */
@@ -61,12 +61,12 @@ export function testBenchFields(baseUrl: string): FlatBenchConfig {
   };
 }
 
-export function testBenchConfig(baseUrl: string, over: Partial<FlatBenchConfig> = {}): BenchConfig {
+export function testBenchConfig(baseUrl: string, over: Partial<FlatBenchConfig> = {}): RunConfig {
   return groupedConfig({ ...testBenchFields(baseUrl), ...over });
 }
 
 /** A config's fields by their own names (the inverse of groupedConfig): to override one field of a built config. */
-export function flatConfigOf(c: BenchConfig): FlatBenchConfig {
+export function flatConfigOf(c: RunConfig): FlatBenchConfig {
   const { runId, ...groups } = c;
   return Object.assign({ runId }, ...Object.values(groups)) as FlatBenchConfig;
 }

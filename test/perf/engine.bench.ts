@@ -27,7 +27,7 @@ import { arrivalOffsets } from '#server/engine/schedule/arrivals.ts';
 import { harness } from '../helpers/dispatchHarness.ts';
 import { RunConnections } from '#server/engine/transport/http/dispatcher.ts';
 import { withoutStacks } from '#server/engine/transport/http/cancelSweep.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 const only = process.env.STALLSCOPE_BENCH_ONLY; // e.g. 'first-wave,throughput'
@@ -35,7 +35,7 @@ function want(name: string): boolean {
   return !only || only.split(',').includes(name);
 }
 
-function config(url: string, over: Partial<FlatBenchConfig>): BenchConfig {
+function config(url: string, over: Partial<FlatBenchConfig>): RunConfig {
   return groupedConfig({
     runId: 'bench',
     baseUrl: url,

@@ -13,7 +13,7 @@ import type { RunSpec, SpecIssue } from '../../../shared/config/runSpec.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import type { RunStatus } from '../../../shared/types.ts';
 import type { runBenchmark } from '../../engine/engine.ts';
-import { validateBenchConfig } from '../../engine/validate.ts';
+import { validateBenchConfig } from '../../engine/run/validate.ts';
 import { flatRunConfig, type RunConfig } from '../../../shared/config/runConfig.ts';
 import { specName } from '../../../shared/config/runConfigNames.ts';
 import { specToRunConfig } from '../../../shared/config/runSpec.ts';

@@ -10,7 +10,7 @@
 import type { AccuracyItem } from '../../../shared/protocol/protocol.ts';
 import type { EndedRecord } from '../records/record.ts';
 import type { RecordList } from '../../../shared/metrics/input.ts';
-import type { SeedTtsEvalConfig } from '../config.ts';
+import type { SeedTtsEvalConfig } from '../../../shared/config/runConfig.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { RunEvents } from '../records/events.ts';
 import { AudioSpool } from './audioSpool.ts';

@@ -7,8 +7,8 @@
  * the reason (the run then has nothing evaluated and fails), and its stderr
  * is shown once.
  */
-import type { SeedTtsEvalConfig } from '../config.ts';
-import { DEFAULT_ASR_START_TIMEOUT_S, DEFAULT_ASR_TIMEOUT_S } from '../config.ts';
+import type { SeedTtsEvalConfig } from '../../../shared/config/runConfig.ts';
+import { DEFAULT_ASR_START_TIMEOUT_S, DEFAULT_ASR_TIMEOUT_S } from '../../../shared/config/runConfig.ts';
 import { AsrClient, AsrError } from './asrClient.ts';
 import type { Transcriber } from './evaluate.ts';
 import { LocalAsrServer, PARAFORMER_ZH } from './localAsr.ts';

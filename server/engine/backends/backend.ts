@@ -8,14 +8,14 @@
  */
 import type { BackendName } from '../../../shared/config/backends.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { AttemptFn, AttemptTarget, Sweeper, ResponseReading } from '../transport/index.ts';
 
 export interface Backend {
   readonly name: BackendName;
   /** The request body for one sample, as vLLM-Omni's request function for this backend builds it. */
-  buildBody(config: BenchConfig, sample: SampleRequest): Promise<string | Uint8Array>;
+  buildBody(config: RunConfig, sample: SampleRequest): Promise<string | Uint8Array>;
   /**
    * HTTP backends: how a 200's body is read (the shared HTTP attempt sends, times and classifies), made
    * once per run from the environment (`warn` for a setting it cannot use). Absent with `attempt`.
@@ -35,7 +35,7 @@ export interface Backend {
   readonly resultKeys?: (
     records: RecordList<MetricInput>,
     detailed: boolean,
-    config?: BenchConfig,
+    config?: RunConfig,
   ) => Record<string, unknown>;
   /**
    * Whether the in-process client warm-up (warm/warmClient.ts, which streams a recorded chat answer over

@@ -10,7 +10,7 @@
  * an explicit commit). Each turn's session, place and receive times become
  * its record's realtime* columns; the result gets vLLM-Omni's duplex_* keys.
  */
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import type { AttemptFn, AttemptResult } from '../transport/index.ts';
 import type { RequestRecord } from '../records/record.ts';
@@ -38,7 +38,7 @@ function systemText(messages: readonly unknown[]): string | null {
   return null;
 }
 
-async function buildRealtimeBody(config: BenchConfig, sample: SampleRequest, duplex: boolean): Promise<string> {
+async function buildRealtimeBody(config: RunConfig, sample: SampleRequest, duplex: boolean): Promise<string> {
   const body: RealtimeBody = {
     prefix: requestIdPrefix(config),
     runId: config.runId,
@@ -90,7 +90,7 @@ function keepTurnTimes(record: RequestRecord): void {
  * duplex path (as upstream's Seed-TTS duplex client returns them with every request).
  */
 function resultKeysOf(duplex: boolean) {
-  return (records: RecordList<MetricInput>, _detailed: boolean, config?: BenchConfig): Record<string, unknown> => {
+  return (records: RecordList<MetricInput>, _detailed: boolean, config?: RunConfig): Record<string, unknown> => {
     if (!duplex && config?.workload.extraBody?.save_duplex_request_metrics !== true) return {};
     const turns = Array.from(records as RecordList<EndedRecord>, (r) => ({
       timing: turnTimingOf(r),

@@ -3,10 +3,10 @@
  * (docs/design.md#request): common keys, then `--extra-body` merged shallowly at the top
  * level, then the row's own keys, then defaults for keys still absent.
  */
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 
-export async function buildRequestBody(config: BenchConfig, sample: SampleRequest): Promise<string | Uint8Array> {
+export async function buildRequestBody(config: RunConfig, sample: SampleRequest): Promise<string | Uint8Array> {
   if (sample.promptBytes && sample.messagesWith && !sample.rowBody && !sample.loadRowBody) {
     const t = template(config, sample, sample.messagesWith);
     if (t) {
@@ -25,7 +25,7 @@ export async function buildRequestBody(config: BenchConfig, sample: SampleReques
 }
 
 /** The body's keys in vLLM-Omni's order, up to the row's own (a row's keys loaded at send time and the defaults follow). */
-function bodyObject(config: BenchConfig, sample: SampleRequest, messages: unknown[]): Record<string, unknown> {
+function bodyObject(config: RunConfig, sample: SampleRequest, messages: unknown[]): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: config.target.servedModelName || config.target.model,
     messages,
@@ -63,10 +63,10 @@ interface Template {
 }
 const MARKER = '\u0000stallscope-prompt\u0000';
 const MARKER_JSON = JSON.stringify(MARKER).slice(1, -1);
-const templates = new WeakMap<BenchConfig, Map<number, Template | null>>();
+const templates = new WeakMap<RunConfig, Map<number, Template | null>>();
 
 function template(
-  config: BenchConfig,
+  config: RunConfig,
   sample: SampleRequest,
   messagesWith: (text: string) => unknown[],
 ): Template | null {
@@ -97,7 +97,7 @@ function template(
  * default; current upstream), or when the modalities include image. An
  * explicit value in --extra-body is kept.
  */
-export function requestsStageMetrics(config: BenchConfig): boolean {
+export function requestsStageMetrics(config: RunConfig): boolean {
   if (config.workload.printStage) return true;
   if (
     config.target.backend === 'openai-chat-omni' &&
@@ -109,7 +109,7 @@ export function requestsStageMetrics(config: BenchConfig): boolean {
 }
 
 /** Headers for one request; `x-request-id` last so a --header cannot replace it. */
-export function buildHeaders(config: BenchConfig, requestId: string): Record<string, string> {
+export function buildHeaders(config: RunConfig, requestId: string): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json' };
   if (config.target.apiKey) h.authorization = `Bearer ${config.target.apiKey}`;
   if (config.target.headers) for (const [k, v] of Object.entries(config.target.headers)) h[k.toLowerCase()] = v;
@@ -118,6 +118,6 @@ export function buildHeaders(config: BenchConfig, requestId: string): Record<str
 }
 
 /** Default request-id prefix: `<runId>-`. */
-export function requestIdPrefix(config: BenchConfig): string {
+export function requestIdPrefix(config: RunConfig): string {
   return config.target.requestIdPrefix ?? `${config.runId}-`;
 }

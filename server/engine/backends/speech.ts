@@ -11,7 +11,7 @@
  */
 import { DEFAULT_CONTINUITY_THRESHOLD_S } from '../../../shared/metrics/continuity.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import type { SampleRequest } from '../datasets/sample.ts';
 import { PcmReader, type PcmFormat, type ResponseReading } from '../transport/index.ts';
 import { requestsStageMetrics } from './requestBody.ts';
@@ -21,7 +21,7 @@ export const SAMPLE_RATE_ENV = 'VLLM_OMNI_BENCH_AUDIO_SAMPLE_RATE';
 export const CHANNELS_ENV = 'VLLM_OMNI_BENCH_AUDIO_CHANNELS';
 export const CONTINUITY_THRESHOLD_ENV = 'VLLM_OMNI_BENCH_AUDIO_CONTINUITY_THRESHOLD_S';
 
-async function buildSpeechBody(config: BenchConfig, sample: SampleRequest): Promise<string> {
+async function buildSpeechBody(config: RunConfig, sample: SampleRequest): Promise<string> {
   const body: Record<string, unknown> = {
     model: config.target.servedModelName || config.target.model,
     input: promptText(sample.messages),

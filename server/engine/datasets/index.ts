@@ -1,5 +1,5 @@
 /** Loads the configured dataset; errors are StallscopeErrors raised before anything is sent. */
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import { loadRandom } from './random.ts';
 import { loadSeedTts } from './seedTts.ts';
 import { loadTrace } from './trace.ts';
@@ -11,7 +11,7 @@ export type { LoadedDataset } from './sample.ts';
 /** How a Seed-TTS dataset named by its Hub id is found or downloaded (the environment, the log, progress). */
 export type DatasetSource = SeedTtsRootOptions;
 
-export async function loadDataset(config: BenchConfig, source: DatasetSource): Promise<LoadedDataset> {
+export async function loadDataset(config: RunConfig, source: DatasetSource): Promise<LoadedDataset> {
   const d = config.workload.dataset;
   switch (d.name) {
     case 'random':

@@ -3,10 +3,10 @@
  * backends' refusals (docs/design.md#realtime) are the one validator's
  * (shared/config/runConfigIssues.ts).
  */
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 
 /** `--extra-body`'s `realtime_trigger` (vLLM-Omni's name): how a duplex turn ends its input. */
-export function realtimeTrigger(c: { workload: Pick<BenchConfig['workload'], 'extraBody'> }): 'explicit' | 'vad' {
+export function realtimeTrigger(c: { workload: Pick<RunConfig['workload'], 'extraBody'> }): 'explicit' | 'vad' {
   const t = c.workload.extraBody?.realtime_trigger ?? 'explicit';
   return t === 'vad' ? 'vad' : 'explicit';
 }

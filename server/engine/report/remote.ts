@@ -20,7 +20,7 @@ import { lazyPool, readCapped } from '../transport/simpleClient.ts';
 export interface RemoteReporterOptions {
   url: string;
   runId: string;
-  /** The run's BenchConfig; the API key and headers are never sent. */
+  /** The run's configuration (its flat recorded shape, `flatRunConfig`); the API key and headers are never sent. */
   config: unknown;
   log: (line: string) => void;
   flushMs?: number;

@@ -5,7 +5,7 @@ import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';
 import { resultFloatKind } from '../../../shared/vllmResult/floatKeys.ts';
 import { formatResultDate } from '../../../shared/vllmResult/resultJson.ts';
 import { pyFloat } from './pyFormat.ts';
-import type { RampUp } from '../config.ts';
+import type { RampUp } from '../../../shared/config/runConfig.ts';
 
 export interface ResultFilenameInput {
   label: string | null;

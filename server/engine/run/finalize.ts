@@ -11,7 +11,7 @@ import type { RecordList } from '../../../shared/metrics/input.ts';
 import type { RequestTable } from '../records/requestTable.ts';
 import { evaluateVerdict } from '../../../shared/runInfo/verdict.ts';
 import { effectiveStopRules } from '../../../shared/config/stopRules.ts';
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import type { ConnectionMode, InterruptCause } from '../../../shared/types.ts';
 import { countStatuses } from '../records/counts.ts';
 import type { DispatchResult } from '../dispatch/dispatch.ts';
@@ -23,7 +23,7 @@ import type { SeedTtsEvaluation } from '../accuracy/evaluate.ts';
 import type { Backend } from '../backends/backend.ts';
 
 export interface FinalizeInput {
-  config: BenchConfig;
+  config: RunConfig;
   run: DispatchResult;
   events: RunEvents;
   /** Why the run could not start (ready check), or null. */
@@ -161,7 +161,7 @@ export async function finishBenchmark({
  * The breaker as the result writes it: armed by any stop rule (fail-fast's
  * `timeouts>=1` among them, listed in `stop_on`), tripped by any.
  */
-function breakerOf(config: BenchConfig, run: DispatchResult): ResultJsonInput['failFast'] {
+function breakerOf(config: RunConfig, run: DispatchResult): ResultJsonInput['failFast'] {
   return {
     enabled: config.limits.failFast || Boolean(config.limits.stopOn?.length),
     tripped: run.failFastTripped,

@@ -9,7 +9,7 @@ import type { BenchEvent } from '../../../shared/protocol/protocol.ts';
 import type { ConnectionMode } from '../../../shared/types.ts';
 import { effectiveTimeouts, LEGACY_TOTAL_TIMEOUT_S } from '../../../shared/config/timeouts.ts';
 import type { ArrivalSpec } from '../schedule/arrivals.ts';
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import { loadDataset, type LoadedDataset } from '../datasets/index.ts';
 import type { DownloadProgress } from '../datasets/hub/hubDownload.ts';
 import { RunEvents } from '../records/events.ts';
@@ -26,11 +26,11 @@ import { buildHeaders, requestIdPrefix } from '../backends/requestBody.ts';
 import { backendOf, type Backend } from '../backends/index.ts';
 import type { RequestJob } from '../dispatch/requestRunner.ts';
 import { RpsChangeLog } from '../schedule/traffic.ts';
-import { validateStopRules } from '../validate.ts';
+import { validateStopRules } from './validate.ts';
 import { SeedTtsGate } from '../accuracy/gate.ts';
 
 export interface RunSetup {
-  config: BenchConfig;
+  config: RunConfig;
   /** The run's backend module (docs/design.md#backends): its body builder, its reading, its result keys. */
   backend: Backend;
   data: LoadedDataset;
@@ -75,7 +75,7 @@ interface SetupOptions {
   onDownloadProgress?: (p: DownloadProgress) => void;
 }
 
-export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise<RunSetup> {
+export async function setUpRun(config: RunConfig, opts: SetupOptions): Promise<RunSetup> {
   const log = opts.log ?? (() => undefined);
   // The gate first: its recogniser's Python is checked before a long download, and before anything is sent.
   const locale = config.workload.dataset.name === 'seed-tts' ? config.workload.dataset.locale : 'en';
@@ -128,7 +128,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
   const connections = new RunConnections(url.origin, {
     maxConcurrency: config.dispatch.maxConcurrency,
     mode: connectionMode,
-    connect: tlsOptions(config),
+    connect: tlsOptions(config.target),
     now,
   });
   const target: AttemptTarget = {
@@ -177,7 +177,7 @@ export async function setUpRun(config: BenchConfig, opts: SetupOptions): Promise
   };
 }
 
-function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
+function arrivalSpec(config: RunConfig, timestamps: number[]): ArrivalSpec {
   if (config.workload.dataset.name === 'trace' && config.dispatch.selfTimed !== false)
     return { mode: 'self-timed', timestamps };
   if (config.dispatch.rampUp)
@@ -198,7 +198,7 @@ function arrivalSpec(config: BenchConfig, timestamps: number[]): ArrivalSpec {
 
 /** `job` and `prebuild` of a run (RunSetup): request bodies built when sent, or the first wave's before the clock. */
 function requestBuilder(
-  config: BenchConfig,
+  config: RunConfig,
   data: LoadedDataset,
   n: number,
   backend: Backend,

@@ -9,7 +9,7 @@
  * for them cost every run CPU before its first request (docs/performance.md#undici-start).
  */
 import { MAX_IDENTITY_MODELS, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
-import type { BenchConfig } from '../config.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
 import { getOnOwnConnection, readCapped, tlsOptions, type IncomingMessage } from '../transport/simpleClient.ts';
 
 export const IDENTITY_TIMEOUT_MS = 2000;
@@ -64,13 +64,13 @@ function versionOf(f: Fetched): { version: string | null; note?: string } {
 }
 
 /** The target's identity; never throws, never takes longer than `timeoutMs` (plus closing its own sockets). */
-export async function readServerIdentity(config: BenchConfig, opts: IdentityOptions = {}): Promise<ServerIdentity> {
+export async function readServerIdentity(config: RunConfig, opts: IdentityOptions = {}): Promise<ServerIdentity> {
   const timeoutMs = opts.timeoutMs ?? IDENTITY_TIMEOUT_MS;
   const max = opts.maxBytes ?? IDENTITY_MAX_BYTES;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (config.target.apiKey) headers.authorization = `Bearer ${config.target.apiKey}`;
   for (const [k, v] of Object.entries(config.target.headers ?? {})) headers[k.toLowerCase()] = v;
-  const tls = tlsOptions(config);
+  const tls = tlsOptions(config.target);
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), timeoutMs);
   try {

@@ -4,7 +4,7 @@
  * Mirrors `vllm bench serve`'s get_request.
  */
 import { NumpyRandomState } from '../random/numpyLegacy.ts';
-import type { RampUp } from '../config.ts';
+import type { RampUp } from '../../../shared/config/runConfig.ts';
 
 export type ArrivalSpec =
   | { mode: 'immediate' }

@@ -5,12 +5,12 @@
  * rate arrives (benchmark() in vLLM's serve.py does the same).
  */
 import { rampUpRate } from './arrivals.ts';
-import type { BenchConfig, RampUp } from '../config.ts';
+import type { RunConfig, RampUp } from '../../../shared/config/runConfig.ts';
 import { pyFloat } from '../results/pyFormat.ts';
 import type { RpsChangeEvent } from '../../../shared/vllmResult/resultJson.ts';
 
 /** The lines vLLM prints after "Starting main benchmark run...". */
-export function trafficLines(config: BenchConfig): string[] {
+export function trafficLines(config: RunConfig): string[] {
   const lines = config.dispatch.rampUp
     ? [
         `Traffic ramp-up strategy: ${config.dispatch.rampUp.strategy}.`,

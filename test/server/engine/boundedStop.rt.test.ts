@@ -15,7 +15,7 @@ import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { runDispatch } from '#server/engine/dispatch/dispatch.ts';
 import { CLEANUP_DEADLINE_MS } from '#server/engine/transport/http/dispatcher.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { Cancellation } from '#server/engine/transport/http/cancellation.ts';
 import { runRequest } from '#server/engine/dispatch/requestRunner.ts';
@@ -31,7 +31,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function config(url: string, over: Partial<FlatBenchConfig> = {}): BenchConfig {
+function config(url: string, over: Partial<FlatBenchConfig> = {}): RunConfig {
   const dir = mkdtempSync(join(tmpdir(), 'stallscope-stop-'));
   dirs.push(dir);
   return groupedConfig({

@@ -8,7 +8,7 @@ import { refusedPort, startSseServer, type Behaviour, type TestServer } from '#t
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { arrivalOffsets } from '#server/engine/schedule/arrivals.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { StallscopeError } from '#shared/errors.ts';
 import { readJson } from '#test/fixtures/golden-helpers/golden.ts';
@@ -27,7 +27,7 @@ afterEach(async () => {
 
 const idx = (id: string): number => Number(id.split('-').pop());
 
-function config(url: string, over: Partial<FlatBenchConfig> = {}): BenchConfig {
+function config(url: string, over: Partial<FlatBenchConfig> = {}): RunConfig {
   return groupedConfig({
     runId: 'run7',
     baseUrl: url,

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -19,7 +19,7 @@ afterEach(async () => {
   server = null;
 });
 
-const config = (url: string, over: Partial<FlatBenchConfig>): BenchConfig =>
+const config = (url: string, over: Partial<FlatBenchConfig>): RunConfig =>
   testBenchConfig(url, {
     runId: 'fw',
     numPrompts: 12,

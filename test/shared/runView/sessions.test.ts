@@ -7,7 +7,7 @@ import { sessionRows } from '#shared/runView/sessions.ts';
 import { blankRequest } from '#shared/requests/requestLifecycle.ts';
 import { REALTIME_HANG } from '#shared/config/presets.ts';
 import { runSpecIssues, specToRunConfig } from '#shared/config/runSpec.ts';
-import { validateBenchConfig } from '#server/engine/validate.ts';
+import { validateBenchConfig } from '#server/engine/run/validate.ts';
 
 const req = (index: number, over: Partial<ReturnType<typeof blankRequest>>) => ({
   ...blankRequest(index, `r-${index}`),

@@ -5,7 +5,7 @@
  * in EngineOptions.probes. It asks the run's own target, with the run's
  * headers (authorization, --header) and TLS setting.
  */
-import type { BenchConfig } from '../../config.ts';
+import type { RunConfig } from '../../../../shared/config/runConfig.ts';
 import type { RunProbe } from '../../run/probe.ts';
 import { buildHeaders } from '../../backends/requestBody.ts';
 import { LivenessProbe } from './probe.ts';
@@ -17,7 +17,7 @@ export interface LivenessSettings {
   stallAfterS?: number;
 }
 
-export function livenessProbes(s: LivenessSettings, config: BenchConfig): RunProbe[] {
+export function livenessProbes(s: LivenessSettings, config: RunConfig): RunProbe[] {
   if (!s.enabled) return [];
   const { 'x-request-id': _id, 'content-type': _type, ...headers } = buildHeaders(config, '');
   return [

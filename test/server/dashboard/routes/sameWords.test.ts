@@ -8,7 +8,7 @@
 import { describe, expect } from 'vitest';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
-import { validateBenchConfig } from '#server/engine/validate.ts';
+import { validateBenchConfig } from '#server/engine/run/validate.ts';
 import { ERRORS, StallscopeError } from '#shared/errors.ts';
 import { RUN_CONFIG_NAMES, flagOf, specName } from '#shared/config/runConfigNames.ts';
 

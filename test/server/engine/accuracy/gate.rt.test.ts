@@ -13,7 +13,7 @@ import { startFakeAsr, type AsrAnswer, type FakeAsr, type Upload } from '#test/h
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.ts';
 import { makeWav } from '#test/helpers/wav.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import type { AccuracyItem, BenchEvent } from '#shared/protocol/protocol.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { run as runCli } from '#server/cli/bench.ts';
@@ -78,7 +78,7 @@ function asrFor(texts: string[], answers: Record<number, AsrAnswer>) {
   };
 }
 
-function config(root: string, n: number, over: Partial<FlatBenchConfig> = {}): BenchConfig {
+function config(root: string, n: number, over: Partial<FlatBenchConfig> = {}): RunConfig {
   return groupedConfig({
     runId: 'gate',
     baseUrl: target!.url,
@@ -333,7 +333,7 @@ describe('Chinese', () => {
       ...base,
       workload: {
         ...base.workload,
-        dataset: { ...base.workload.dataset, locale: 'zh' } as BenchConfig['workload']['dataset'],
+        dataset: { ...base.workload.dataset, locale: 'zh' } as RunConfig['workload']['dataset'],
       },
     });
     expect(asr.uploads.map((u) => u.fields.language)).toEqual(['zh', 'zh']);
@@ -541,7 +541,7 @@ describe('a rebuilt result (a CLI-reported run exported from the dashboard)', ()
 
 describe('refusals before anything is sent', () => {
   it('the gate is for seed-tts runs with an http(s) recogniser and a sane concurrency', async () => {
-    const { validateBenchConfig } = await import('#server/engine/validate.ts');
+    const { validateBenchConfig } = await import('#server/engine/run/validate.ts');
     target = await startSseServer(() => ({ kind: 'status', status: 500 }));
     asr = await startFakeAsr(() => ({ text: 'x' }));
     const base = config(dataset(['x.']), 1);

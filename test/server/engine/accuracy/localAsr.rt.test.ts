@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkLocalAsr, LocalAsrServer } from '#server/engine/accuracy/localAsr.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { StallscopeError } from '#shared/errors.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.ts';
@@ -100,7 +100,7 @@ describe('the transcription server, owned by the run', () => {
       chunks: [roleEvent(), textEvent('x', 1), audio, usageEvent(1), DONE],
     }));
     const missing = join(dir, 'no-such-model');
-    const config: BenchConfig = groupedConfig({
+    const config: RunConfig = groupedConfig({
       runId: 'local',
       baseUrl: target.url,
       endpoint: '/v1/chat/completions',

@@ -21,7 +21,7 @@ import { DONE, roleEvent, sse, textEvent, usageEvent } from '#test/helpers/sse.t
 import { makeWav } from '#test/helpers/wav.ts';
 import { debianTool, REPO_ROOT, venvPython } from '#test/helpers/tools.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { parseWav } from '#server/engine/transport/reading/wav.ts';
 
 const run = promisify(execFile);
@@ -79,7 +79,7 @@ function speakingTarget(pick: (k: number) => number) {
   };
 }
 
-function config(root: string): BenchConfig {
+function config(root: string): RunConfig {
   return groupedConfig({
     runId: 'speech',
     baseUrl: target!.url,

@@ -7,7 +7,7 @@ import { BACKENDS } from '#shared/config/backends.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 import { runSpecIssues } from '#shared/config/runSpec.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
-import { validateBenchConfig } from '#server/engine/validate.ts';
+import { validateBenchConfig } from '#server/engine/run/validate.ts';
 import { backendOf } from '#server/engine/backends/index.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 

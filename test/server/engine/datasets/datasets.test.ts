@@ -6,7 +6,7 @@ import { loadSeedTts, SEED_TTS_DEFAULT_OMNI_SYSTEM_PROMPT } from '#server/engine
 import { loadTrace } from '#server/engine/datasets/trace.ts';
 import { loadRandom } from '#server/engine/datasets/random.ts';
 import { buildHeaders, buildRequestBody } from '#server/engine/backends/requestBody.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { StallscopeError } from '#shared/errors.ts';
 
 /** A body as text (the random dataset's are bytes). */
@@ -15,7 +15,7 @@ const bodyText = (b: string | Uint8Array): string => (typeof b === 'string' ? b 
 const fixtures = fileURLToPath(new URL('../../../fixtures/datasets/', import.meta.url));
 const seedRoot = `${fixtures}seed-tts`;
 
-const config = (over: Partial<FlatBenchConfig> = {}): BenchConfig =>
+const config = (over: Partial<FlatBenchConfig> = {}): RunConfig =>
   groupedConfig({
     runId: 'run1',
     baseUrl: 'http://127.0.0.1:1',

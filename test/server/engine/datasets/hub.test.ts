@@ -22,7 +22,7 @@ import { resolveSeedTtsRoot } from '#server/engine/datasets/hub/seedTtsRoot.ts';
 import { hubCacheDir } from '#server/engine/datasets/hub/hubCache.ts';
 import type { DownloadProgress } from '#server/engine/datasets/hub/hubDownload.ts';
 import { loadSeedTts } from '#server/engine/datasets/seedTts.ts';
-import { validateBenchConfig } from '#server/engine/validate.ts';
+import { validateBenchConfig } from '#server/engine/run/validate.ts';
 import { StallscopeError } from '#shared/errors.ts';
 import { startFakeHub, gitBlobId, sha256, type FakeHub, type HubFileSpec } from '#test/helpers/fakeHub.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';

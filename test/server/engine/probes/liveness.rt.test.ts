@@ -14,7 +14,7 @@ import { runBenchmark } from '#server/engine/engine.ts';
 import { startReproServer } from '#server/repro/server.ts';
 import { LivenessProbe } from '#server/engine/probes/liveness/probe.ts';
 import { livenessProbes } from '#server/engine/probes/liveness/index.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import { startSseServer } from '#test/helpers/sseServer.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
@@ -26,7 +26,7 @@ afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s();
 });
 
-function probeFor(config: BenchConfig, boundMs: number, stallAfterS?: number): LivenessProbe {
+function probeFor(config: RunConfig, boundMs: number, stallAfterS?: number): LivenessProbe {
   return new LivenessProbe({
     target: {
       baseUrl: config.target.baseUrl,
@@ -41,7 +41,7 @@ function probeFor(config: BenchConfig, boundMs: number, stallAfterS?: number): L
   });
 }
 
-async function run(config: BenchConfig, probe: LivenessProbe | null) {
+async function run(config: RunConfig, probe: LivenessProbe | null) {
   const events: BenchEvent[] = [];
   const t0 = performance.now();
   const out = await runBenchmark(config, {

@@ -3,7 +3,7 @@
  * anything is sent: each names its field with the CONFIG_REALTIME code.
  */
 import { describe, expect, it } from 'vitest';
-import { validateBenchConfig } from '#server/engine/validate.ts';
+import { validateBenchConfig } from '#server/engine/run/validate.ts';
 import { type StallscopeError } from '#shared/errors.ts';
 import { testBenchConfig } from '#test/helpers/benchConfig.ts';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { groupedConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { pyIsoformat, trafficLines } from '#server/engine/schedule/traffic.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { readJson } from '#test/fixtures/golden-helpers/golden.ts';
 
-const config = (over: Partial<FlatBenchConfig>): BenchConfig =>
+const config = (over: Partial<FlatBenchConfig>): RunConfig =>
   groupedConfig({
     runId: 'r',
     baseUrl: 'http://127.0.0.1:1',

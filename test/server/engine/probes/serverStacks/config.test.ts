@@ -17,7 +17,7 @@ import { runSpecIssues, specToRunConfig, withRunSpecDefaults, type RunSpec } fro
 import { isLoopbackUrl } from '#shared/stalls/stallReport.ts';
 import type { RunManager } from '#server/dashboard/runs/manager.ts';
 import type { EngineOptions } from '#server/engine/engine.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { ServerStacksProbe } from '#server/engine/probes/serverStacks/probe.ts';
 import { LivenessProbe } from '#server/engine/probes/liveness/probe.ts';
 
@@ -116,7 +116,7 @@ describe('RunSpec "Capture server stacks"', () => {
     newApp,
   }) => {
     const handed: EngineOptions[] = [];
-    const engine = async (_c: BenchConfig, o: EngineOptions = {}): Promise<never> => {
+    const engine = async (_c: RunConfig, o: EngineOptions = {}): Promise<never> => {
       handed.push(o);
       throw new Error('not run in this test');
     };

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 
 let server: TestServer | null = null;
 afterEach(async () => {
@@ -39,7 +39,7 @@ async function watchStacks(fn: () => Promise<void>): Promise<string[]> {
 }
 
 const N = 12;
-const config = (url: string, over: Partial<FlatBenchConfig>): BenchConfig =>
+const config = (url: string, over: Partial<FlatBenchConfig>): RunConfig =>
   testBenchConfig(url, { runId: 'close', numPrompts: N, maxConcurrency: 3, ...over });
 /** The client warm-up's own loopback requests are not the run's: left out of the count. */
 const opts = { warmClient: false };

@@ -13,7 +13,7 @@ import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 import { fullStream } from '#test/helpers/sse.ts';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { RunConnections } from '#server/engine/transport/http/dispatcher.ts';
 import { CONNECTED_CHANNEL, type ConnectedMessage } from '#server/engine/transport/h1/connection.ts';
 
@@ -23,7 +23,7 @@ afterEach(async () => {
   server = null;
 });
 
-const config = (url: string, over: Partial<FlatBenchConfig>): BenchConfig =>
+const config = (url: string, over: Partial<FlatBenchConfig>): RunConfig =>
   testBenchConfig(url, {
     runId: 'pre',
     numPrompts: 12,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBenchmark } from '#server/engine/engine.ts';
 import { testBenchConfig, type FlatBenchConfig } from '#test/helpers/benchConfig.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { parseBenchArgs } from '#server/cli/benchArgs.ts';
 import { startSseServer, type TestServer } from '#test/helpers/sseServer.ts';
 
@@ -52,7 +52,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const config = (over: Partial<FlatBenchConfig> = {}): BenchConfig =>
+const config = (over: Partial<FlatBenchConfig> = {}): RunConfig =>
   testBenchConfig(server.url, { runId: 'tls', percentileMetrics: ['ttft', 'e2el'], ...over });
 
 describe('https targets', () => {

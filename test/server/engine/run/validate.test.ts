@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { groupedConfig } from '#test/helpers/benchConfig.ts';
 import type { FlatBenchConfig } from '#test/helpers/benchConfig.ts';
 import { fileURLToPath } from 'node:url';
-import { validateBenchConfig } from '#server/engine/validate.ts';
-import type { BenchConfig } from '#server/engine/config.ts';
+import { validateBenchConfig } from '#server/engine/run/validate.ts';
+import type { RunConfig } from '#shared/config/runConfig.ts';
 import { StallscopeError, type ErrorCode } from '#shared/errors.ts';
 import { runSpecIssues, withRunSpecDefaults } from '#shared/config/runSpec.ts';
 import { CODE2WAV_HANG } from '#shared/config/presets.ts';
 
-const fixtures = fileURLToPath(new URL('../../fixtures/datasets/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../../../fixtures/datasets/', import.meta.url));
 const okFields: FlatBenchConfig = {
   runId: 'r',
   baseUrl: 'http://127.0.0.1:8000',
@@ -28,7 +28,7 @@ const okFields: FlatBenchConfig = {
   failFast: false,
   thresholds: [],
 };
-const ok: BenchConfig = groupedConfig(okFields);
+const ok: RunConfig = groupedConfig(okFields);
 
 function refusal(over: Partial<FlatBenchConfig>): { code: ErrorCode; field?: string } {
   try {

@@ -9,13 +9,13 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { StallscopeError } from '../../shared/errors.ts';
-import { parseThreshold } from '../../shared/runInfo/verdict.ts';
-import { runConfigIssues, stopRulesIssue, type ConfigIssue } from '../../shared/config/runConfigIssues.ts';
-import type { BenchConfig } from './config.ts';
-import { resultFilenameEscape } from './results/resultFile.ts';
-import { isFolder, isHubDatasetId } from './datasets/hub/hubCache.ts';
-import { headerIssue } from './transport/h1/requestHead.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+import { parseThreshold } from '../../../shared/runInfo/verdict.ts';
+import { runConfigIssues, stopRulesIssue, type ConfigIssue } from '../../../shared/config/runConfigIssues.ts';
+import type { RunConfig } from '../../../shared/config/runConfig.ts';
+import { resultFilenameEscape } from '../results/resultFile.ts';
+import { isFolder, isHubDatasetId } from '../datasets/hub/hubCache.ts';
+import { headerIssue } from '../transport/h1/requestHead.ts';
 
 /** A validator's issue as the refusal the CLI and the engine throw. */
 export function issueError(issue: ConfigIssue): StallscopeError {
@@ -26,7 +26,7 @@ const bad = (detail: string, field: string): never => {
   throw new StallscopeError('CONFIG_INVALID', detail, field);
 };
 
-export function validateBenchConfig(c: BenchConfig): void {
+export function validateBenchConfig(c: RunConfig): void {
   const [first] = runConfigIssues(c);
   if (first) throw issueError(first);
   // Checked here as the run's client checks each request's (http/h1/requestHead.ts): refused before anything is sent.
@@ -53,13 +53,13 @@ export function validateBenchConfig(c: BenchConfig): void {
  * by the one validator's rule: run again once the dataset is loaded, with its
  * real size (runSetup.ts).
  */
-export function validateStopRules(c: BenchConfig, numRequests: number): void {
+export function validateStopRules(c: RunConfig, numRequests: number): void {
   const issue = stopRulesIssue(c, numRequests);
   if (issue) throw issueError(issue);
 }
 
 /** The dataset's folder or file, as this machine sees it. */
-function validateDataset(c: BenchConfig): void {
+function validateDataset(c: RunConfig): void {
   const d = c.workload.dataset;
   const unreadable = (detail: string): never => {
     throw new StallscopeError('CONFIG_DATASET_UNREADABLE', detail, 'workload.dataset.path');
