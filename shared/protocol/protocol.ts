@@ -30,10 +30,13 @@ import { LivenessReportSchema } from '../stalls/liveness.ts';
 /**
  * 2: `run.stopped` (a stop rule tripped), `server.liveness` (what the server
  * still answered at the stall) and `RunSummary.stoppedBy`.
- * 3: `requests.not_dispatched` (the never-started requests of a stopped run,
- * in one event; docs/design.md#bulk-unsent).
+ * 3: one event for the unsent requests of a stopped run (docs/design.md#bulk-unsent).
+ * 4: one word, unsent, for a request not sent: the events `request.unsent` and
+ * `requests.unsent`, the counts' `unsent`, the summary's `breakerTripped` (any stop rule
+ * tripped the breaker). What older reporters post and older stores hold under the names
+ * of 3 is read under these (legacyNames.ts, docs/design.md#legacy-names).
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /**
  * The engine's events are TypeBox schemas with their types derived by

@@ -7,6 +7,7 @@
  * `not_dispatched` seen before or after `breaker.tripped` counts the same.
  */
 import type { RequestEndStatus, RunCounts, StopCause } from '../types.ts';
+import { countsWithNewNames } from '../protocol/legacyNames.ts';
 
 /** The end statuses are listed once, in shared/types.ts; re-exported for the readers of this rule. */
 export { REQUEST_END_STATUSES } from '../types.ts';
@@ -91,10 +92,12 @@ export function countOutcomes(total: number, ended: Iterable<EndedRequest>): Run
 
 /**
  * Counts read back from an older store or an imported file may lack the
- * fields added later (`cancelled`, `errored`): fill them, so every reader
+ * fields added later (`cancelled`, `errored`), or name one as older reporters
+ * did (shared/protocol/legacyNames.ts): fill and rename them, so every reader
  * sees the same shape.
  */
-export function normalizeCounts(c: Partial<RunCounts> | null | undefined): RunCounts {
+export function normalizeCounts(stored: Partial<RunCounts> | null | undefined): RunCounts {
+  const c = countsWithNewNames(stored);
   const out = { ...emptyCounts(), ...(c ?? {}) };
   if (c && c.errored === undefined) {
     // Before the rule, `failed` held the errors only.

@@ -14,6 +14,7 @@ import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
+import { eventWithNewNames } from '../../../shared/protocol/legacyNames.ts';
 import { redactConfig, redactUrl } from './redact.ts';
 import type { StoredRunRow } from '../store/common/records.ts';
 
@@ -37,7 +38,8 @@ export function checkBatch(posted: readonly unknown[], declared: number | null =
   const events: BenchEvent[] = [];
   let numRequests = declared;
   for (let i = 0; i < posted.length; i++) {
-    const c = checkBenchEvent(posted[i]);
+    // An older reporter's names are read under today's (docs/design.md#legacy-names).
+    const c = checkBenchEvent(eventWithNewNames(posted[i]));
     if (!c.ok) refuse(i, c.message, c.field);
     const e = (c as { event: BenchEvent }).event;
     if (i > 0 && events[i - 1].type === 'run.finished')
