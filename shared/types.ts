@@ -24,7 +24,7 @@ export type RequestStatus =
  * End states only, in the order the dashboard lists them.
  * `cancelled_after_timeout`: cancelled by the fail-fast breaker; `cancelled`:
  * aborted in flight by an interrupt (signal, dashboard Cancel) before any
- * trip; `not_dispatched`: never sent. How they are counted: shared/requests/outcomes.ts.
+ * trip; `not_dispatched`: unsent. How they are counted: shared/requests/outcomes.ts.
  */
 export const REQUEST_END_STATUSES = [
   'completed',
@@ -115,7 +115,7 @@ const Count = Type.Integer({ minimum: 0 });
  * without completing; within it `timedOut`, `cancelledAfterTimeout` (queued
  * and in-flight requests the breaker cancelled), `cancelled` (queued and
  * in-flight requests an interrupt cancelled) and `errored` (the rest) add up
- * to `failed`; `notDispatched` (never sent) is a subset of whichever of those
+ * to `failed`; `unsent` (unsent) is a subset of whichever of those
  * applied.
  */
 export const RunCountsSchema = Type.Object({
@@ -126,6 +126,6 @@ export const RunCountsSchema = Type.Object({
   cancelledAfterTimeout: Count,
   cancelled: Count,
   errored: Count,
-  notDispatched: Count,
+  unsent: Count,
 });
 export type RunCounts = Static<typeof RunCountsSchema>;

@@ -129,7 +129,7 @@ function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity
   for (const p of r.probes) p.start({ emit: (e) => events.emit(e), log: r.log });
 }
 
-/** The timed dispatch, or, when the run could not start, every request reported never sent. */
+/** The timed dispatch, or, when the run could not start, every request reported unsent. */
 function dispatch(r: RunSetup, errored: string | null, opts: EngineOptions): Promise<DispatchResult> {
   const { config, probes, rps } = r;
   if (errored) {

@@ -3,7 +3,7 @@
  * them (current upstream, docs/design.md#aggregates), keyed as its result JSON keys
  * them. Distributions use successful requests only; `failed` counts every
  * other record passed in (so the engine passes placeholders for timed-out,
- * cancelled and never-sent requests and `completed + failed` = the run size).
+ * cancelled and unsent requests and `completed + failed` = the run size).
  *
  * Never NaN: a metric without samples gets no mean/median/p keys (its
  * `num_*_samples` says 0), and a zero duration gives zero throughputs.

@@ -36,7 +36,7 @@ export interface MetricInput {
   startTime: number;
   /**
    * Monotonic seconds when the request ended, whatever its outcome (absent
-   * for a request never sent, and in imported vLLM records). Lets the exact
+   * for an unsent request, and in imported vLLM records). Lets the exact
    * concurrency count requests that timed out or were cancelled in flight.
    */
   endTime?: number;

@@ -41,7 +41,7 @@ export const RESULT_LABELS = {
   audio_throughput: 'Audio throughput(audio duration/s)',
   timed_out_requests: 'Timed out requests',
   cancelled_after_timeout_requests: 'Cancelled after timeout',
-  not_dispatched_requests: 'Not dispatched',
+  not_dispatched_requests: 'Unsent',
   cancelled_requests: 'Cancelled by an interrupt',
   cleanup_forced_sockets: 'Sockets closed by the fallback',
 } as const;

@@ -115,7 +115,7 @@ function peakOf(values: Float64Array): number {
  * Most requests in flight at one instant; intervals are [start, end), so a
  * request ending as another starts does not overlap it. A request counts from
  * its send to its end: `endTime` when known (any outcome), else start + e2el
- * for a completed one; a failed record without an end time (never sent, or
+ * for a completed one; a failed record without an end time (unsent, or
  * imported) is left out.
  */
 export function exactMaxConcurrency(records: Iterable<MetricInput>): number {
@@ -130,7 +130,7 @@ export function exactMaxConcurrency(records: Iterable<MetricInput>): number {
   return sweepMax(starts, ends);
 }
 
-/** When a request stopped holding its slot, or null when that is not known (never sent, or imported). */
+/** When a request stopped holding its slot, or null when that is not known (unsent, or imported). */
 function endOf(r: MetricInput): number | null {
   return r.endTime ?? (r.success ? r.startTime + r.latency : null);
 }

@@ -144,7 +144,7 @@ export const RequestOutcomeSchema = Type.Object({
   promptLen: Type.Number(),
   attempts: Type.Integer({ minimum: 0 }),
   error: Type.String({ maxLength: 65_536 }),
-  /** Ms since run start when the request was sent (null if never sent). */
+  /** Ms since run start when the request was sent (null if unsent). */
   sentT: Type.Union([Type.Number(), Type.Null()]),
   /**
    * What stopped the run before this request ended normally: set on
@@ -173,22 +173,22 @@ export type RequestTimedOut = Static<typeof RequestTimedOutSchema>;
 /** Aborted in flight: by the breaker (`cancelled_after_timeout`) or an interrupt (`cancelled`). */
 export const RequestCancelledSchema = Ended('request.cancelled');
 export type RequestCancelled = Static<typeof RequestCancelledSchema>;
-/** Never sent: cancelled from the queue (breaker or interrupt), never arrived, or the run never started. */
-export const RequestNotDispatchedSchema = Ended('request.not_dispatched');
-export type RequestNotDispatched = Static<typeof RequestNotDispatchedSchema>;
+/** Unsent: cancelled from the queue (breaker or interrupt), never arrived, or the run never started. */
+export const RequestUnsentSchema = Ended('request.unsent');
+export type RequestUnsent = Static<typeof RequestUnsentSchema>;
 
 /**
- * The requests of dataset indices [from, to) were never sent, all for the
+ * The requests of dataset indices [from, to) were unsent, all for the
  * same reason: the run stopped before they started (or never started). One
- * event instead of one `request.not_dispatched` each, so the stop of a
+ * event instead of one `request.unsent` each, so the stop of a
  * million-request run costs the same as any other (docs/design.md#bulk-unsent).
- * Each counts as a `request.not_dispatched` with this error and stop cause
- * would (shared/requests/outcomes.ts); their other fields are a never-sent request's
+ * Each counts as a `request.unsent` with this error and stop cause
+ * would (shared/requests/outcomes.ts); their other fields are an unsent request's
  * (zeros, no send time, no attempt).
  */
-export const RequestsNotDispatchedSchema = Type.Object({
+export const RequestsUnsentSchema = Type.Object({
   ...T,
-  type: Type.Literal('requests.not_dispatched'),
+  type: Type.Literal('requests.unsent'),
   from: Index,
   /** Exclusive. */
   to: Type.Integer({ minimum: 1, maximum: MAX_RUN_REQUESTS }),
@@ -196,7 +196,7 @@ export const RequestsNotDispatchedSchema = Type.Object({
   /** What stopped the run before these were sent (absent or null: it never started). */
   stoppedBy: Type.Optional(Type.Union([StopCauseSchema, Type.Null()])),
 });
-export type RequestsNotDispatched = Static<typeof RequestsNotDispatchedSchema>;
+export type RequestsUnsent = Static<typeof RequestsUnsentSchema>;
 
 export const BreakerTrippedSchema = Type.Object({
   ...T,
@@ -229,7 +229,7 @@ export const RunSummarySchema = Type.Object({
   verdictReasons: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 1000 }),
   counts: RunCountsSchema,
   durationS: Type.Number(),
-  failFastTripped: Type.Boolean(),
+  breakerTripped: Type.Boolean(),
   cause: Type.Union([BreakerCauseSchema, Type.Null()]),
   /** The stop rule that stopped the run (absent or null: none did). */
   stoppedBy: Type.Optional(Type.Union([StoppedBySchema, Type.Null()])),
@@ -318,8 +318,8 @@ export const BenchEventSchema = Type.Union([
   RequestFailedSchema,
   RequestTimedOutSchema,
   RequestCancelledSchema,
-  RequestNotDispatchedSchema,
-  RequestsNotDispatchedSchema,
+  RequestUnsentSchema,
+  RequestsUnsentSchema,
   BreakerTrippedSchema,
   RunStoppedSchema,
   RunFinishedSchema,

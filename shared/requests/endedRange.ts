@@ -1,12 +1,12 @@
 /**
  * A range of requests that ended together, kept as one record and read as a
- * row per request (docs/design.md#bulk-unsent): the never-started tail of a
- * stopped run (`requests.not_dispatched`). Its rows differ only in their
+ * row per request (docs/design.md#bulk-unsent): the unsent tail of a
+ * stopped run (`requests.unsent`). Its rows differ only in their
  * index and request id, so a reader of any page synthesises the rows it
  * shows from the range's one template and never holds the range's million.
  */
 import type { RequestRow } from '../protocol/apiSchemas.ts';
-import type { RequestsNotDispatched } from '../protocol/protocol.ts';
+import type { RequestsUnsent } from '../protocol/protocol.ts';
 import { blankRequest, foldRequest, unsentOutcome } from './requestLifecycle.ts';
 import { storedRow } from './storedRow.ts';
 
@@ -23,11 +23,11 @@ export interface EndedRange {
   row: RequestRow;
 }
 
-/** The range a `requests.not_dispatched` ends: each row what a `request.not_dispatched` of its own stored. */
-export function unsentRange(e: RequestsNotDispatched, idPrefix: string | null): EndedRange {
+/** The range a `requests.unsent` ends: each row what a `request.unsent` of its own stored. */
+export function unsentRange(e: RequestsUnsent, idPrefix: string | null): EndedRange {
   const r = blankRequest(e.from);
   const o = unsentOutcome(e, e.from, '');
-  foldRequest(r, { type: 'request.not_dispatched', t: e.t, outcome: o });
+  foldRequest(r, { type: 'request.unsent', t: e.t, outcome: o });
   // The id is the range's to give, per row (rangeRow).
   const row: RequestRow = { ...storedRow(r, o), requestId: '' };
   return { from: e.from, to: e.to, idPrefix, row };

@@ -64,7 +64,7 @@ export class LiveRequests {
   }
 
   /**
-   * Ends requests [from, to) as never sent, together (`requests.not_dispatched`;
+   * Ends requests [from, to) as unsent, together (`requests.unsent`;
    * docs/design.md#bulk-unsent): they never began, so no row is dropped; their
    * counts are added in one step and any later event of theirs is ignored.
    * Rows of begun requests in the range (none, from the engine) end with them.

@@ -2,7 +2,7 @@
  * The one rule for counting request outcomes (docs/design.md#counting),
  * used by the engine (final counts), the dashboard hub (live counts) and the
  * web state (live counts). Each request's end is classified from its own
- * outcome alone — status, and for a never-sent request what stopped it — so
+ * outcome alone — status, and for an unsent request what stopped it — so
  * the counts do not depend on the order the events arrive in: a
  * `not_dispatched` seen before or after `breaker.tripped` counts the same.
  */
@@ -16,7 +16,7 @@ export { REQUEST_END_STATUSES } from '../types.ts';
 export interface EndedRequest {
   status: RequestEndStatus;
   /**
-   * For a never-sent request: what stopped the run before it was sent
+   * For an unsent request: what stopped the run before it was sent
    * (absent or null: the run never started, e.g. its ready check failed).
    */
   stoppedBy?: StopCause | null;
@@ -31,7 +31,7 @@ export function emptyCounts(total = 0): RunCounts {
     cancelledAfterTimeout: 0,
     cancelled: 0,
     errored: 0,
-    notDispatched: 0,
+    unsent: 0,
   };
 }
 
@@ -56,7 +56,7 @@ export function countEnded(c: RunCounts, r: EndedRequest): void {
       c.errored++;
       return;
     case 'not_dispatched':
-      c.notDispatched++;
+      c.unsent++;
       if (r.stoppedBy === 'breaker') c.cancelledAfterTimeout++;
       else if (r.stoppedBy === 'interrupt') c.cancelled++;
       else c.errored++;
@@ -65,8 +65,8 @@ export function countEnded(c: RunCounts, r: EndedRequest): void {
 }
 
 /**
- * Adds `n` requests that ended alike (the never-sent requests of one
- * `requests.not_dispatched` event) to `c`, in place: exactly what `n` calls
+ * Adds `n` requests that ended alike (the unsent requests of one
+ * `requests.unsent` event) to `c`, in place: exactly what `n` calls
  * of countEnded would add, in one step.
  */
 export function countEndedMany(c: RunCounts, r: EndedRequest, n: number): void {
@@ -75,7 +75,7 @@ export function countEndedMany(c: RunCounts, r: EndedRequest, n: number): void {
   for (const k of Object.keys(one) as (keyof RunCounts)[]) if (k !== 'total') c[k] += one[k] * n;
 }
 
-/** The requests a `requests.not_dispatched` event ends: how many, and how each counts. */
+/** The requests a `requests.unsent` event ends: how many, and how each counts. */
 export function bulkUnsent(e: { from: number; to: number; stoppedBy?: StopCause | null }): {
   n: number;
   ended: EndedRequest;
@@ -102,8 +102,8 @@ export function normalizeCounts(stored: Partial<RunCounts> | null | undefined): 
   if (c && c.errored === undefined) {
     // Before the rule, `failed` held the errors only.
     out.errored = c.failed ?? 0;
-    // and `cancelledAfterTimeout` included the never-sent requests of a trip.
-    out.failed = (c.failed ?? 0) + (c.timedOut ?? 0) + Math.max(c.cancelledAfterTimeout ?? 0, c.notDispatched ?? 0);
+    // and `cancelledAfterTimeout` included the unsent requests of a trip.
+    out.failed = (c.failed ?? 0) + (c.timedOut ?? 0) + Math.max(c.cancelledAfterTimeout ?? 0, c.unsent ?? 0);
   }
   return out;
 }

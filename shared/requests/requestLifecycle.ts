@@ -28,8 +28,8 @@ import type {
   RequestFailed,
   RequestFirstAudio,
   RequestFirstToken,
-  RequestNotDispatched,
-  RequestsNotDispatched,
+  RequestUnsent,
+  RequestsUnsent,
   RequestOutcome,
   RequestProgress,
   RequestQueued,
@@ -61,7 +61,7 @@ export interface RequestLifecycle {
   timeoutKind: string | null;
 }
 
-type RequestEndEvent = RequestCompleted | RequestFailed | RequestTimedOut | RequestCancelled | RequestNotDispatched;
+type RequestEndEvent = RequestCompleted | RequestFailed | RequestTimedOut | RequestCancelled | RequestUnsent;
 
 export type RequestEvent =
   RequestQueued | RequestSent | RequestFirstToken | RequestFirstAudio | RequestProgress | RequestEndEvent;
@@ -76,7 +76,7 @@ const REQUEST_EVENT_TYPES: ReadonlySet<string> = new Set<RequestEvent['type']>([
   'request.failed',
   'request.timed_out',
   'request.cancelled',
-  'request.not_dispatched',
+  'request.unsent',
 ]);
 
 export function isRequestEvent(e: RunEvent): e is RequestEvent {
@@ -89,12 +89,12 @@ export function eventRequestIndex(e: RequestEvent): number {
 }
 
 /**
- * The outcome a `request.not_dispatched` of request `index` would carry,
- * for a request ended by a `requests.not_dispatched` range: a never-sent
+ * The outcome a `request.unsent` of request `index` would carry,
+ * for a request ended by a `requests.unsent` range: an unsent
  * request's zeros, the range's error and stop cause (the prompt length,
  * which the range does not carry, reads 0).
  */
-export function unsentOutcome(e: RequestsNotDispatched, index: number, requestId: string): RequestOutcome {
+export function unsentOutcome(e: RequestsUnsent, index: number, requestId: string): RequestOutcome {
   const o: RequestOutcome = {
     index,
     requestId,

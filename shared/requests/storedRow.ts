@@ -1,7 +1,7 @@
 /**
  * The row the store keeps for an ended request: its lifecycle and its outcome's measurements, keys in the order
  * stored rows have always had (REST replies splice the stored JSON as it is). One rule for the hub's rows and the
- * rows a range of never-sent requests reads as (shared/requests/endedRange.ts).
+ * rows a range of unsent requests reads as (shared/requests/endedRange.ts).
  */
 import type { RequestRow } from '../protocol/apiSchemas.ts';
 import type { RequestOutcome } from '../protocol/protocol.ts';

@@ -3,7 +3,7 @@
  *
  * Precedence: `errored` (the run could not start) > `interrupted` (SIGINT,
  * SIGTERM, a crash) > `failed_closed` (a stop rule tripped, or any request
- * timed out, was cancelled by the breaker or never sent: a partial run must never pass, whatever its
+ * timed out, was cancelled by the breaker or unsent: a partial run must never pass, whatever its
  * scores, the Seed-TTS WER included) > `failed` (a failed request, a failed
  * or unevaluable threshold, a Seed-TTS gate with nothing evaluated) >
  * `passed` (every request completed and every threshold holds).
@@ -142,23 +142,23 @@ export function evaluateVerdict(input: VerdictInput): VerdictOutcome {
   const reasons: string[] = [];
   if (input.errored) reasons.push('the run could not start');
   if (input.interrupted) reasons.push(interruptReason(input.interruptCause));
-  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.cancelled + counts.notDispatched;
+  const partial = counts.timedOut + counts.cancelledAfterTimeout + counts.cancelled + counts.unsent;
   const stop = input.stoppedBy ?? null;
   if (stop) reasons.push(tripText(stop));
   if (counts.timedOut > 0) reasons.push(`${plural(counts.timedOut, 'request')} timed out`);
-  // notDispatched is the never-sent subset of whichever cancellation applied (shared/requests/outcomes.ts):
+  // unsent is the subset of whichever cancellation applied (shared/requests/outcomes.ts):
   // a run is stopped once, by the breaker or by an interrupt, so at most one of them has any.
   if (counts.cancelledAfterTimeout > 0) {
     const after = stop && stop.kind !== 'timeouts' ? `when the stop rule ${stop.rule} tripped` : 'after a timeout';
     reasons.push(
-      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled ${after} (${count(counts.notDispatched)} never sent)`,
+      `${plural(counts.cancelledAfterTimeout, 'request')} cancelled ${after} (${count(counts.unsent)} never sent)`,
     );
   } else if (counts.cancelled > 0) {
     reasons.push(
-      `${plural(counts.cancelled, 'request')} cancelled by the interrupt (${count(counts.notDispatched)} never sent)`,
+      `${plural(counts.cancelled, 'request')} cancelled by the interrupt (${count(counts.unsent)} never sent)`,
     );
-  } else if (counts.notDispatched > 0) {
-    reasons.push(`${plural(counts.notDispatched, 'request')} never sent`);
+  } else if (counts.unsent > 0) {
+    reasons.push(`${plural(counts.unsent, 'request')} never sent`);
   }
   if (counts.errored > 0) reasons.push(`${plural(counts.errored, 'request')} failed`);
   // `failed` is everything that ended without completing; the rest never ended.

@@ -16,7 +16,7 @@ import {
   type BenchEvent,
   type RunEvent,
   type RunFinished,
-  type RequestsNotDispatched,
+  type RequestsUnsent,
   type RunStarted,
   type SeqEvent,
 } from '../protocol/protocol.ts';
@@ -85,7 +85,7 @@ function applyBench(d: Draft, e: BenchEvent): void {
   switch (e.type) {
     case 'run.started':
       return applyStarted(d, e);
-    case 'requests.not_dispatched':
+    case 'requests.unsent':
       return applyUnsent(d, e);
     case 'breaker.tripped':
       d.m = foldRun(d.m, e);
@@ -135,7 +135,7 @@ function applyStarted(d: Draft, e: RunStarted): void {
 /** One request event through the one fold (shared/requests/requestLifecycle.ts), as the dashboard hub folds it. */
 function applyRequest(d: Draft, e: RequestEvent): void {
   const index = eventRequestIndex(e);
-  // A request of a never-sent range had ended with it: a late event changes nothing, as in the hub.
+  // A request of an unsent range had ended with it: a late event changes nothing, as in the hub.
   if (d.m.unsent.length > 0 && unsentRangeOf(d.m.unsent, index) && !d.m.requests[index]?.outcome) return;
   const r = d.row(index);
   const id = r.requestId;
@@ -150,14 +150,14 @@ function applyRequest(d: Draft, e: RequestEvent): void {
 }
 
 /**
- * The never-started requests of a stopped run, ended together: counted in
+ * The unsent requests of a stopped run, ended together: counted in
  * one step (shared/requests/outcomes.ts) and kept as the range; its rows are read
- * through `shownRow` (unsentRows.ts) as a `request.not_dispatched` of their
+ * through `shownRow` (unsentRows.ts) as a `request.unsent` of their
  * own would have left them. Only rows of the range that took a slot (none
  * from the engine: a range starts past every request begun) are ended here,
  * so the cost is O(rows begun in the range), not O(range).
  */
-function applyUnsent(d: Draft, e: RequestsNotDispatched): void {
+function applyUnsent(d: Draft, e: RequestsUnsent): void {
   const { n, ended } = bulkUnsent(e);
   countEndedMany(d.own('counts'), ended, n);
   d.own('unsent').push(e);
@@ -167,7 +167,7 @@ function applyUnsent(d: Draft, e: RequestsNotDispatched): void {
     if (shown.outcome || (shown.status !== 'sent' && shown.status !== 'streaming')) continue;
     const r = d.row(i);
     const o = unsentOutcome(e, i, r.requestId);
-    const step = foldRequest(r, { type: 'request.not_dispatched', t: e.t, outcome: o });
+    const step = foldRequest(r, { type: 'request.unsent', t: e.t, outcome: o });
     r.outcome = o;
     d.m.inFlight += step.inFlight;
   }

@@ -79,7 +79,7 @@ export function foldRun<S extends RunLevel>(s: S, e: RunLevelEvent): S {
         counts: normalizeCounts(summary.counts),
         breaker: {
           ...s.breaker,
-          tripped: s.breaker.tripped || summary.failFastTripped,
+          tripped: s.breaker.tripped || summary.breakerTripped,
           cause: cause ? keptCause(cause) : null,
           stoppedBy: s.breaker.stoppedBy ?? summary.stoppedBy ?? null,
         },

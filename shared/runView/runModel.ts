@@ -12,7 +12,7 @@ import type {
   StallReport,
   Verdict,
 } from '../types.ts';
-import type { RequestOutcome, RequestsNotDispatched, RunStarted, RunSummary, SeqEvent } from '../protocol/protocol.ts';
+import type { RequestOutcome, RequestsUnsent, RunStarted, RunSummary, SeqEvent } from '../protocol/protocol.ts';
 import type { LivenessReport } from '../stalls/liveness.ts';
 import type { StoppedBy } from '../config/stopRules.ts';
 import { emptyCounts } from '../requests/outcomes.ts';
@@ -85,11 +85,11 @@ export interface RunModel {
   startedAtMs: number | null;
   requests: RequestView[];
   /**
-   * Never-sent ranges (`requests.not_dispatched`), kept as the events: their
+   * Unsent ranges (`requests.unsent`), kept as the events: their
    * rows are left as they were and read through `shownRow` (unsentRows.ts),
    * so the stop of a million-request run costs the model O(1).
    */
-  unsent: RequestsNotDispatched[];
+  unsent: RequestsUnsent[];
   /** One past the highest index of a request that took a slot: rows a range must end itself lie below it. */
   begunEnd: number;
   /** x-request-id → row index. */

@@ -29,10 +29,10 @@ export const FAILED_PARTS = [
     title: 'cancelled by an interrupt (Ctrl-C, SIGTERM or the dashboard), in flight or queued',
   },
   {
-    key: 'notDispatched',
+    key: 'unsent',
     id: 'not_dispatched',
-    label: 'never sent',
-    title: 'never sent (result key not_dispatched_requests): part of the cancellation above',
+    label: 'unsent',
+    title: 'unsent (result key not_dispatched_requests): part of the cancellation above',
   },
   { key: 'errored', id: 'errored', label: 'errored', title: 'failed with an error (HTTP, stream, connection)' },
 ] as const satisfies readonly { key: keyof RunCounts; id: string; label: string; title: string }[];
@@ -148,7 +148,7 @@ const END_WORDS: Record<string, string> = {
   timed_out: 'timed out',
   cancelled_after_timeout: 'cancelled by the fail-fast breaker after a timeout',
   cancelled: 'cancelled by an interrupt',
-  not_dispatched: 'never sent',
+  not_dispatched: 'unsent',
 };
 
 /**
@@ -158,7 +158,7 @@ const END_WORDS: Record<string, string> = {
 export function endingText(row: RequestView): string | null {
   if (row.endT === null) return null;
   const how = END_WORDS[row.status] ?? row.status.replace(/_/g, ' ');
-  if (row.sentT === null) return row.status === 'not_dispatched' ? 'never sent' : how;
+  if (row.sentT === null) return row.status === 'not_dispatched' ? 'unsent' : how;
   const kind = row.status === 'timed_out' && row.timeoutKind ? ` (${row.timeoutKind} timeout)` : '';
   return `ran ${sec(row.endT - row.sentT)}, then ${how}${kind}`;
 }
@@ -189,7 +189,7 @@ export interface StoryInput {
 /**
  * One plain sentence, e.g. "Code2Wav op 3 stalled in hift at 1.32 s (worker
  * 0); requests #0–#9 waited behind it; #0 hit its total timeout after 3.00 s,
- * at 4.42 s; the breaker cancelled 58 requests (50 never sent)." Empty when
+ * at 4.42 s; the breaker cancelled 58 requests (50 unsent)." Empty when
  * there is nothing to tell (a clean run).
  */
 export function runStory({ model, stalls, counts, waits, interruptCause }: StoryInput): StoryPart[][] {
@@ -255,15 +255,15 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   if (counts.cancelledAfterTimeout > 0)
     clauses.push([
       {
-        text: `${stop && stop.kind !== 'timeouts' ? 'the stop' : 'the breaker'} cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.notDispatched)} never sent)`,
+        text: `${stop && stop.kind !== 'timeouts' ? 'the stop' : 'the breaker'} cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.unsent)} unsent)`,
       },
     ]);
   if (counts.cancelled > 0) {
     const who = interruptCause === 'dashboard' ? 'the run was cancelled from the dashboard' : 'the run was interrupted';
-    const inFlight = counts.cancelled - counts.notDispatched;
+    const inFlight = counts.cancelled - counts.unsent;
     clauses.push([
       {
-        text: `${who}: ${plural(inFlight, 'request')} aborted in flight, ${count(counts.notDispatched)} never sent`,
+        text: `${who}: ${plural(inFlight, 'request')} aborted in flight, ${count(counts.unsent)} unsent`,
       },
     ]);
   }

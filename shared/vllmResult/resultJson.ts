@@ -84,7 +84,7 @@ export interface ResultJsonInput {
   /** `--save-detailed`: include the per-request arrays. */
   detailed: boolean;
   /**
-   * One record per request in dataset order. A request that was never sent
+   * One record per request in dataset order. An unsent request
    * is a placeholder record (see `placeholderRecord`): its client prompt
    * length, start time 0, and its error string.
    */
@@ -176,7 +176,7 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   const c = input.counts;
   out.timed_out_requests = c.timedOut;
   out.cancelled_after_timeout_requests = c.cancelledAfterTimeout;
-  out.not_dispatched_requests = c.notDispatched;
+  out.not_dispatched_requests = c.unsent;
   if (input.run) {
     // Interrupt cancellations, queued and in flight (docs/design.md#interrupts).
     out.cancelled_requests = c.cancelled;

@@ -188,13 +188,12 @@ describe('the run page of a failed nightly (Chromium)', () => {
   it('writes counts with thousands separators and the stall’s capture time with its date and zone', async () => {
     await openRun();
     const reasons = (await page.getByTestId('verdict-reasons').textContent()) ?? '';
-    const counts = (
-      await api<{ counts: { cancelledAfterTimeout: number; notDispatched: number } }>(`/api/runs/${hangId}`)
-    ).counts;
+    const counts = (await api<{ counts: { cancelledAfterTimeout: number; unsent: number } }>(`/api/runs/${hangId}`))
+      .counts;
     expect(counts.cancelledAfterTimeout).toBeGreaterThan(1000);
     const n = (x: number) => x.toLocaleString('en-US');
     expect(reasons).toContain(
-      `${n(counts.cancelledAfterTimeout)} requests cancelled after a timeout (${n(counts.notDispatched)} never sent)`,
+      `${n(counts.cancelledAfterTimeout)} requests cancelled after a timeout (${n(counts.unsent)} never sent)`,
     );
     expect(reasons).not.toMatch(/\d{4}/);
     const captured = page.getByTestId('stall-report').first().locator('tr', { hasText: 'captured' }).locator('td');

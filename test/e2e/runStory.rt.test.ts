@@ -94,19 +94,19 @@ describe('the run page tells one story', () => {
     expect(int(await page.getByTestId('count-completed').locator('dd').textContent())).toBe(
       await tableValue(page, 'Successful requests'),
     );
-    // The parts sit inside the failed card, named in one vocabulary, and add up to it (never sent is a subset).
+    // The parts sit inside the failed card, named in one vocabulary, and add up to it (unsent is a subset).
     const timedOut = int(await failed.getByTestId('count-timed_out').locator('b').textContent());
     const afterTimeout = int(await failed.getByTestId('count-cancelled_after_timeout').locator('b').textContent());
     expect(timedOut).toBe(hang.counts.timedOut);
     expect(timedOut + afterTimeout).toBe(failedN);
-    expect(await failed.getByTestId('count-not_dispatched').textContent()).toMatch(/^\d+ never sent$/);
+    expect(await failed.getByTestId('count-not_dispatched').textContent()).toMatch(/^\d+ unsent$/);
     expect(await failed.getByTestId('count-errored').count()).toBe(0);
     await page.screenshot({ path: screenshotPath('story-hang'), fullPage: true });
     // The runs list says the same, in the same words.
     await page.goto(`${dashboard.url}/#/`);
     const listed = page.locator(`[data-testid="run-row"][data-run-id="${hangId}"]`);
     expect(await listed.getByTestId('run-row-parts').textContent()).toBe(
-      `${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.notDispatched} never sent · of 60`,
+      `${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.unsent} unsent · of 60`,
     );
 
     // A detailed vLLM result (5 completed): the cards show the file's counts, not an empty live model's.
@@ -222,7 +222,7 @@ describe('the run page tells one story', () => {
         // (A slow first decode on a loaded machine may come first, as a stall that recovered.)
         '^(.*; )?Code2Wav op 3 stalled in hift at \\d+\\.\\d\\d s \\(worker 0\\); requests? [#\\d–, ]+ (were|was) in it; ' +
           `requests? [#\\d–, ]+ waited behind it; #${cause} hit its total timeout after 5\\.\\d\\d s, at \\d+\\.\\d\\d s; ` +
-          `.*the breaker cancelled ${hang.counts.cancelledAfterTimeout} requests \\(${hang.counts.notDispatched} never sent\\)\\.$`,
+          `.*the breaker cancelled ${hang.counts.cancelledAfterTimeout} requests \\(${hang.counts.unsent} unsent\\)\\.$`,
       ),
     );
     // The stalled requests and the timed-out ones are links; following one opens it and highlights its group.
@@ -300,7 +300,7 @@ describe('the run page tells one story', () => {
     expect(reasons[0]).toBe('the run was cancelled from the dashboard; in-flight requests were aborted');
     expect(reasons.join('\n')).not.toMatch(/requests? failed/);
     expect(await page.getByTestId('run-story').textContent()).toMatch(
-      /^The run was cancelled from the dashboard: \d+ requests? aborted in flight, [\d,]+ never sent\.$/,
+      /^The run was cancelled from the dashboard: \d+ requests? aborted in flight, [\d,]+ unsent\.$/,
     );
     await page.screenshot({ path: screenshotPath('story-cancelled'), fullPage: false });
   }, 45_000);

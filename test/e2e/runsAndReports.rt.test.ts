@@ -51,7 +51,7 @@ async function finishedReport(id: string, label: string, counts: RunCounts): Pro
       verdictReasons: [],
       counts,
       durationS: 5,
-      failFastTripped: true,
+      breakerTripped: true,
       cause: null,
       metrics: { completed: counts.completed, failed: counts.failed },
     },
@@ -217,7 +217,7 @@ describe('runs, imports and reported runs (Chromium)', () => {
       cancelledAfterTimeout: 1083 - completed,
       cancelled: 0,
       errored: 0,
-      notDispatched: 1078 - completed,
+      unsent: 1078 - completed,
     });
     await finishedReport('ci-zeta', 'zeta-nightly', counts(0));
     await finishedReport('ci-alpha', 'alpha-nightly', counts(0));

@@ -22,7 +22,7 @@ export function outcome(index: number, status: RequestEndStatus, extra: Partial<
   };
 }
 
-/** A 4-request fail-fast run: r0 completes, r1 hangs in hift and times out, r2 is cancelled, r3 never sent. */
+/** A 4-request fail-fast run: r0 completes, r1 hangs in hift and times out, r2 is cancelled, r3 unsent. */
 export function failFastRun(): RunEvent[] {
   const tel = (t: number, event: Record<string, unknown>): RunEvent =>
     ({ type: 'telemetry', t, event: { v: 1, ts: T0 + t, ...event } }) as RunEvent;
@@ -99,7 +99,7 @@ export function failFastRun(): RunEvent[] {
       },
     }),
     // The engine's order: the queue empties as the first timeout fires, before the cause is chosen.
-    { type: 'request.not_dispatched', t: 1001, outcome: outcome(3, 'not_dispatched', { stoppedBy: 'breaker' }) },
+    { type: 'request.unsent', t: 1001, outcome: outcome(3, 'not_dispatched', { stoppedBy: 'breaker' }) },
     { type: 'request.timed_out', t: 1001, kind: 'total', outcome: outcome(1, 'timed_out', { sentT: 1 }) },
     {
       type: 'breaker.tripped',
@@ -120,7 +120,7 @@ export function failFastRun(): RunEvent[] {
         verdict: 'failed_closed',
         verdictReasons: ['1 timed out'],
         durationS: 1.01,
-        failFastTripped: true,
+        breakerTripped: true,
         cause: { requestIndex: 1, requestId: 'r-1', kind: 'total', elapsedS: 1, lastPhase: 'hift' },
         counts: {
           total: 4,
@@ -130,7 +130,7 @@ export function failFastRun(): RunEvent[] {
           cancelledAfterTimeout: 2,
           cancelled: 0,
           errored: 0,
-          notDispatched: 1,
+          unsent: 1,
         },
         metrics: { completed: 1, mean_ttft_ms: 49 },
       },

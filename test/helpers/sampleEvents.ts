@@ -99,7 +99,7 @@ export function stallEvent(runId: string, opId: number, phase = 'hift'): RunEven
 /**
  * A fail-fast run in miniature: 0 and 1 complete, 2 hangs in Code2Wav hift
  * (op begin, phases, watchdog stall) and times out, the breaker trips,
- * 3 is cancelled in flight, 4 and 5 are never dispatched.
+ * 3 is cancelled in flight, 4 and 5 are unsent.
  */
 export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[] {
   const ids = [0, 1, 2, 3].map((i) => `${runId}-${i}`);
@@ -161,12 +161,12 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
       outcome: outcome(runId, 2, 'timed_out', { error: 'total timeout after 4 s', sentT: 11 }),
     },
     {
-      type: 'request.not_dispatched',
+      type: 'request.unsent',
       t: 4011,
       outcome: outcome(runId, 4, 'not_dispatched', { sentT: null, attempts: 0, stoppedBy: 'breaker' }),
     },
     {
-      type: 'request.not_dispatched',
+      type: 'request.unsent',
       t: 4011,
       outcome: outcome(runId, 5, 'not_dispatched', { sentT: null, attempts: 0, stoppedBy: 'breaker' }),
     },
@@ -187,7 +187,7 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
         verdict: 'failed_closed',
         verdictReasons: ['1 request timed out'],
         durationS: 4.02,
-        failFastTripped: true,
+        breakerTripped: true,
         cause,
         counts: {
           total: 6,
@@ -197,7 +197,7 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
           cancelledAfterTimeout: 3,
           cancelled: 0,
           errored: 0,
-          notDispatched: 2,
+          unsent: 2,
         },
         metrics: { completed: 2, failed: 4, mean_ttft_ms: 1 },
       },

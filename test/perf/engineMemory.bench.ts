@@ -6,8 +6,8 @@
  * metrics read. Each finished record is filled by the engine's stream parser
  * from the bytes the benchmarks' loopback server sends (2 text tokens, as in
  * the dashboard benchmark), on a clock that moves, so no two records share
- * their numbers. The never-sent figure is a stopped run's queue of
- * 1,000,000 requests reported never sent.
+ * their numbers. The unsent figure is a stopped run's queue of
+ * 1,000,000 requests reported unsent.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -74,4 +74,4 @@ console.log(
   `engine memory per finished request, ${fmt(N)} requests (2 text tokens each; records, statuses, stop causes, sent times): ${f.toFixed(0)} B (target ≤ ${FINISHED_TARGET} B) ${verdict(f <= FINISHED_TARGET)}`,
 );
 const u = neverSent();
-console.log(`engine memory per never-sent request, ${fmt(N)} requests of a stopped run: ${u.toFixed(1)} B`);
+console.log(`engine memory per unsent request, ${fmt(N)} requests of a stopped run: ${u.toFixed(1)} B`);

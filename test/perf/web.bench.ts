@@ -188,7 +188,7 @@ async function storedRun(url: string, page: Page): Promise<void> {
     cancelledAfterTimeout: 0,
     cancelled: 0,
     errored: 0,
-    notDispatched: 0,
+    unsent: 0,
   };
   batch.push({
     type: 'run.finished',
@@ -198,7 +198,7 @@ async function storedRun(url: string, page: Page): Promise<void> {
       verdictReasons: [],
       counts,
       durationS: 40.5,
-      failFastTripped: false,
+      breakerTripped: false,
       cause: null,
       metrics: { completed: N, failed: 0, mean_ttft_ms: 58, median_ttft_ms: 58, p99_ttft_ms: 66 },
     },

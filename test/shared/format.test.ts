@@ -40,9 +40,9 @@ describe('verdict reasons', () => {
     cancelledAfterTimeout: 1083,
     cancelled: 0,
     errored: 0,
-    notDispatched: 1078,
+    unsent: 1078,
   };
-  // Caught: a reason built with `${n}` prints "1083 requests … (1078 never sent)" beside the cards' "1,083".
+  // Caught: a reason built with `${n}` prints "1083 requests … (1078 unsent)" beside the cards' "1,083".
   it('write their counts with thousands separators', () => {
     const { reasons } = evaluateVerdict({ counts, metrics: {}, thresholds: [] });
     expect(reasons).toContain('1,083 requests cancelled after a timeout (1,078 never sent)');

@@ -65,10 +65,10 @@ function gateRun(finished: boolean): RunEvent[] {
           cancelledAfterTimeout: 0,
           cancelled: 0,
           errored: 0,
-          notDispatched: 0,
+          unsent: 0,
         },
         durationS: 1,
-        failFastTripped: false,
+        breakerTripped: false,
         cause: null,
         metrics: {
           seed_tts_eval_protocol: 'seed-tts-eval',

@@ -30,7 +30,7 @@ describe('app store', () => {
               cancelledAfterTimeout: 0,
               cancelled: 0,
               errored: 0,
-              notDispatched: 0,
+              unsent: 0,
             },
             inFlight: 0,
             breaker: { tripped: false, cause: null },

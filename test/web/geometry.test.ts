@@ -29,7 +29,7 @@ describe('timeline geometry', () => {
     ]);
   });
 
-  it('runs open segments to now, and a never-sent request is only queued', () => {
+  it('runs open segments to now, and an unsent request is only queued', () => {
     const r = { ...emptyRow(7), queuedT: 10, sentT: 20 };
     expect(lifeSegments(r, 300).map((s) => [s.kind, s.t0, s.t1])).toEqual([
       ['queued', 10, 20],

@@ -67,7 +67,7 @@ const LIVENESS: LivenessReport = {
   stalled: { inFlight: 2, silentS: 62 },
 };
 
-/** 8 requests at concurrency 1, every 2nd failing; errors>=3 stops after #5; #6 and #7 are never sent. */
+/** 8 requests at concurrency 1, every 2nd failing; errors>=3 stops after #5; #6 and #7 are unsent. */
 function stoppedRun(): RunEvent[] {
   const ends: RunEvent[] = [0, 1, 2, 3, 4, 5].flatMap((i): RunEvent[] => [
     { type: 'request.queued', t: i * 100, index: i, requestId: `s1-${i}` },
@@ -77,7 +77,7 @@ function stoppedRun(): RunEvent[] {
       : { type: 'request.completed', t: i * 100 + 50, outcome: outcome('s1', i, 'completed') },
   ]);
   const unsent = [6, 7].map((i): RunEvent => ({
-    type: 'request.not_dispatched',
+    type: 'request.unsent',
     t: 1201,
     outcome: outcome('s1', i, 'not_dispatched', { attempts: 0, sentT: null, stoppedBy: 'breaker' }),
   }));
@@ -96,11 +96,11 @@ describe('a run stopped by a stop rule, in the browser', () => {
     expect(m.breaker).toEqual({ tripped: true, cause: null, stoppedBy: STOP, t: 1200 });
     expect(m.liveness).toEqual({ t: 1300, report: LIVENESS });
     const counts = shownCounts(m, null);
-    expect(counts).toMatchObject({ completed: 3, errored: 3, cancelledAfterTimeout: 2, notDispatched: 2 });
+    expect(counts).toMatchObject({ completed: 3, errored: 3, cancelledAfterTimeout: 2, unsent: 2 });
     const story = runStory({ model: m, stalls: [], counts, waits: {}, interruptCause: null });
     expect(story.map((c) => c.map((p) => p.text).join(''))).toEqual([
       'the stop rule errors>=3 stopped the run at 1.20 s: 3 requests failed (#1, #3, #5)',
-      'the stop cancelled 2 requests (2 never sent)',
+      'the stop cancelled 2 requests (2 unsent)',
     ]);
     const links = story[0].filter((p): p is { text: string; requests: number[] } => 'requests' in p);
     expect(links.map((l) => l.requests)).toEqual([[1], [3], [5]]);
@@ -153,10 +153,10 @@ describe('a run stopped by a stop rule, in the browser', () => {
               cancelledAfterTimeout: 0,
               cancelled: 0,
               errored: 1,
-              notDispatched: 0,
+              unsent: 0,
             },
             durationS: 0.005,
-            failFastTripped: true,
+            breakerTripped: true,
             cause: null,
             stoppedBy: STOP,
             metrics: {},

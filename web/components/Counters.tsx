@@ -1,6 +1,6 @@
 /**
  * The outcome counts of a run: completed and failed, and inside failed its
- * parts (timed out, cancelled after timeout, cancelled, never sent, errored),
+ * parts (timed out, cancelled after timeout, cancelled, unsent, errored),
  * counted by the one shared rule (shared/requests/outcomes.ts) and named as in the
  * metrics table, so "failed" here is the table's "Failed requests".
  */

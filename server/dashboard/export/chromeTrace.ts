@@ -41,7 +41,7 @@ export function buildChromeTrace(
       case 'run.started':
         w.startedAt = e.startedAtMs;
         break;
-      case 'requests.not_dispatched':
+      case 'requests.unsent':
         requests.onUnsent(e);
         break;
       case 'breaker.tripped':

@@ -7,7 +7,7 @@
  * token" and "streaming".
  */
 import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
-import type { BreakerTripped, RequestsNotDispatched, RunStopped } from '../../../shared/protocol/protocol.ts';
+import type { BreakerTripped, RequestsUnsent, RunStopped } from '../../../shared/protocol/protocol.ts';
 import { bulkUnsent, emptyCounts } from '../../../shared/requests/outcomes.ts';
 import { LiveRequests } from '../../../shared/requests/liveRequests.ts';
 import type { RequestEvent, RequestTally } from '../../../shared/requests/requestLifecycle.ts';
@@ -47,15 +47,15 @@ export class RequestTrack {
       });
   }
 
-  /** The never-started requests of a stopped run, ended together: one global instant saying how many. */
-  onUnsent(e: RequestsNotDispatched): void {
+  /** The unsent requests of a stopped run, ended together: one global instant saying how many. */
+  onUnsent(e: RequestsUnsent): void {
     const { n, ended } = bulkUnsent(e);
     const before = this.tally.inFlight;
     this.live.endRange(e.from, e.to, ended, n);
     if (this.tally.inFlight !== before)
       this.w.push({ name: 'in flight', ph: 'C', ts: us(e.t), pid: REQ_PID, args: { requests: this.tally.inFlight } });
     this.w.push({
-      name: `${n} never sent`,
+      name: `${n} unsent`,
       ph: 'i',
       s: 'g',
       ts: us(e.t),

@@ -66,7 +66,7 @@ export function rebuildResult(run: RunForExport, rows: RequestRow[]): Record<str
     counts: run.counts,
     failFast: {
       enabled: run.failFast,
-      tripped: run.summary?.failFastTripped ?? false,
+      tripped: run.summary?.breakerTripped ?? false,
       cause: run.summary?.cause ?? run.breakerCause,
     },
     verdict: (run.summary?.verdict ?? run.verdict ?? 'interrupted') as RunSummary['verdict'],

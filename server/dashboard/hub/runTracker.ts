@@ -154,11 +154,11 @@ export class RunTracker {
       case 'request.completed':
       case 'request.failed':
       case 'request.cancelled':
-      case 'request.not_dispatched':
+      case 'request.unsent':
         // Rows, in-flight and outcome counts (shared/requests/outcomes.ts) by the one fold, whatever order the events come in.
         return this.applyRequest(e);
-      case 'requests.not_dispatched': {
-        // Never-started requests, ended together: counted in one step and stored as one range whose rows
+      case 'requests.unsent': {
+        // Unsent requests, ended together: counted in one step and stored as one range whose rows
         // are synthesised when read, not a row each (docs/design.md#bulk-unsent).
         const { n, ended } = bulkUnsent(e);
         this.live.endRange(e.from, e.to, ended, n);

@@ -95,10 +95,10 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
     cancelledAfterTimeout,
     cancelled,
     errored: Math.max(0, failed - timedOut - cancelledAfterTimeout - cancelled),
-    notDispatched: num(o.not_dispatched_requests) ?? 0,
+    unsent: num(o.not_dispatched_requests) ?? 0,
   };
   const derived: Verdict =
-    counts.timedOut + counts.cancelledAfterTimeout + counts.notDispatched > 0
+    counts.timedOut + counts.cancelledAfterTimeout + counts.unsent > 0
       ? 'failed_closed'
       : failed > 0 || completed === 0
         ? 'failed'
@@ -122,7 +122,7 @@ export function interpretResult(o: Record<string, unknown>, runId: string, index
     verdictReasons: judged.reasons,
     counts,
     durationS: num(o.duration) ?? 0,
-    failFastTripped: o.fail_fast_tripped === true,
+    breakerTripped: o.fail_fast_tripped === true,
     cause,
     stoppedBy: stoppedByFromJson(o.stopped_by),
     metrics,

@@ -139,7 +139,7 @@ function runStreamRoutes(app: App): void {
       if (!(await app.store.runReads.exists(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       await app.store.ingest.flush(); // a live run's ended requests may still be queued
       // Rows are stored as serialized RequestRows: splice them in (a 10,000-row run loads without re-encoding);
-      // a never-sent range's are synthesised for this page only (docs/design.md#bulk-unsent).
+      // an unsent range's are synthesised for this page only (docs/design.md#bulk-unsent).
       const { total, json } = await app.store.runReads.requestsJson(id, offset, limit, status);
       return sendJsonText(reply, `{"total":${total},"requests":[${json.join(',')}]}`);
     },

@@ -62,8 +62,8 @@ function checkDeclared(e: BenchEvent, i: number, numRequests: number | null): vo
     else if (index >= numRequests)
       refuse(i, `index ${index} is not below the run's ${numRequests} requests (run.started.numRequests)`, 'index');
   }
-  if (e.type === 'requests.not_dispatched') {
-    // A range of never-sent requests: inside the run, and not empty.
+  if (e.type === 'requests.unsent') {
+    // A range of unsent requests: inside the run, and not empty.
     if (numRequests === null) refuse(i, `${e.type} before run.started`, 'from');
     else if (e.to > numRequests)
       refuse(i, `to ${e.to} exceeds the run's ${numRequests} requests (run.started.numRequests)`, 'to');

@@ -67,7 +67,7 @@ export interface DispatchResult {
   /** The stop rule that stopped the run (fail-fast's `timeouts>=1` included), or null. */
   stopRule: StoppedBy | null;
   /** A stop rule tripped the breaker. */
-  failFastTripped: boolean;
+  breakerTripped: boolean;
   /** Stopped by an interrupt before any trip (a signal after a trip leaves the run failed_closed). */
   interrupted: boolean;
   /** Sockets the sweeps had to destroy one by one after their deadline (expected 0). */
@@ -79,7 +79,7 @@ export interface DispatchResult {
  * (dispatch/slotQueue.ts, with the first wave's hand-on), each started
  * request runs to its end state (runOne), and the run's stop
  * (dispatch/runStop.ts) ends it early. Resolves once every request task
- * settled, every never-sent request was reported and every sweep closed its
+ * settled, every unsent request was reported and every sweep closed its
  * sockets.
  */
 export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
@@ -120,7 +120,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     const cancel = new Cancellation();
     try {
       const job = await inp.prepare(index);
-      if (stopped.aborted) return endings.notDispatched(index);
+      if (stopped.aborted) return endings.unsent(index);
       inFlight.set(index, cancel);
       const hooks = new RequestHooks(
         index,
@@ -170,7 +170,7 @@ export async function runDispatch(inp: DispatchInput): Promise<DispatchResult> {
     durationS,
     cause: stop.cause,
     stopRule: stop.stoppedBy,
-    failFastTripped: stop.stoppedBy !== null,
+    breakerTripped: stop.stoppedBy !== null,
     interrupted: stop.interrupted,
     cleanupForcedSockets,
   };
@@ -183,7 +183,7 @@ function timeoutsRule(inp: DispatchInput): { n: number; text: string } | null {
   return counts.reduce<{ n: number; text: string } | null>((a, r) => (a && a.n <= r.n ? a : r), null);
 }
 
-/** The run could not start (ready check failed): every request is never sent, ended together in one event. */
+/** The run could not start (ready check failed): every request is unsent, ended together in one event. */
 export function skippedDispatch(
   n: number,
   events: RunEvents,
@@ -202,7 +202,7 @@ export function skippedDispatch(
     durationS: 0,
     cause: null,
     stopRule: null,
-    failFastTripped: false,
+    breakerTripped: false,
     interrupted: false,
     cleanupForcedSockets: 0,
   };

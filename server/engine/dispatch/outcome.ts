@@ -32,7 +32,7 @@ export function outcomeOf(
 }
 
 /**
- * What stopped a request that ended cancelled or never sent: the breaker or
+ * What stopped a request that ended cancelled or unsent: the breaker or
  * an interrupt, read from the status or from the run's stop reason.
  */
 export function stopCauseOf(status: RequestEndStatus, stopReason: unknown): StopCause | null {

@@ -1,8 +1,8 @@
 /**
  * Where each request of a run ends up: its record, end status, stop cause
  * and timeout kind in the run's request table (dataset order), and the
- * `request.*` end event. A never-sent request has no record of its own: the
- * never-started requests of a stopped run are ended together, in one bulk
+ * `request.*` end event. An unsent request has no record of its own: the
+ * unsent requests of a stopped run are ended together, in one bulk
  * event and a few writes per column chunk, whatever their number
  * (docs/design.md#bulk-unsent).
  */
@@ -34,7 +34,7 @@ export class RequestEndings {
 
   finish(index: number, record: RequestRecord, status: RequestEndStatus, kind?: TimeoutKind): void {
     // When the request let go of its slot, whatever its outcome: the exact concurrency sweep counts
-    // timed-out and cancelled requests too (shared/metrics/timeline.ts). Never-sent records have none.
+    // timed-out and cancelled requests too (shared/metrics/timeline.ts). Unsent records have none.
     if (record.attempts > 0 && record.endTime === undefined) record.endTime = this.target.now();
     const by = stopCauseOf(status, this.stopSignal.reason);
     this.table.write(index, record, status, by, kind ?? null);
@@ -44,8 +44,8 @@ export class RequestEndings {
     if (status !== 'not_dispatched') this.onEnd?.(index, status, record);
   }
 
-  /** Request `index` was never sent: the run stopped after it got a slot, before it was sent. */
-  notDispatched(index: number): void {
+  /** Request `index` was unsent: the run stopped after it got a slot, before it was sent. */
+  unsent(index: number): void {
     this.finish(
       index,
       placeholderRecord(this.promptLen(index), 'REQ_CANCELLED', this.unsentError(), true),
@@ -53,7 +53,7 @@ export class RequestEndings {
     );
   }
 
-  /** Requests [from, n) never started: the run stopped first. One write per column chunk, one event. */
+  /** Requests [from, n) are unsent: the run stopped first. One write per column chunk, one event. */
   unsentFrom(from: number): void {
     if (from >= this.n) return;
     const error = this.unsentError();
@@ -62,7 +62,7 @@ export class RequestEndings {
     this.events.unsent(from, this.n, error, by);
   }
 
-  /** The error a never-sent request reports: what stopped the run. */
+  /** The error an unsent request reports: what stopped the run. */
   private unsentError(): string {
     const reason: unknown = this.stopSignal.reason;
     return `not dispatched: ${reason instanceof CancelledError ? reason.message : 'the run stopped'}`;

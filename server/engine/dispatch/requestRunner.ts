@@ -77,7 +77,7 @@ export async function runRequest(
   }
 }
 
-/** A request stopped between attempts: it was dispatched, so it is cancelled, not undispatched. */
+/** A request stopped between attempts: it was dispatched, so it is cancelled, not unsent. */
 function cancelledEnd(record: RequestRecord, reason: unknown): RequestEnd {
   const byBreaker = reason instanceof CancelledError && reason.cause === 'breaker';
   if (reason instanceof Error) markFailed(record, 'REQ_CANCELLED', reason.message, true);

@@ -2,7 +2,7 @@
  * How a run stops before its schedule ends: a stop rule tripping the breaker
  * (the fail-fast breaker's first timeout among them) or an interrupt aborts
  * the run's stop signal at once (the producer's
- * sleep and the queue give up), the requests never started are reported
+ * sleep and the queue give up), the unsent requests are reported
  * `not_dispatched` (unsentRequests.ts), and the requests in flight are
  * cancelled in one sweep of the run's connections (socketSweeps.ts). A
  * signal after a trip only cuts the cleanup short.
@@ -27,9 +27,9 @@ interface RunStopInput {
   interrupt?: AbortSignal;
   /** The requests in flight, by index: cancelled together when the run stops. */
   inFlight: ReadonlyMap<number, Cancellation>;
-  /** Requests waiting for a slot now, and where the never-started ones begin (the slot queue's). */
+  /** Requests waiting for a slot now, and where the unsent ones begin (the slot queue's). */
   queue: { readonly queued: number; readonly started: number };
-  /** Ends requests [from, end of the run) as never sent, together. */
+  /** Ends requests [from, end of the run) as unsent, together. */
   unsentFrom: (from: number) => void;
 }
 
@@ -56,7 +56,7 @@ export class RunStop {
       atS: () => o.events.nowT() / 1000,
       lastPhaseOf: o.lastPhaseOf,
     });
-    // Every request not started when the run stops (queued, or not arrived yet) is never sent.
+    // Every request not started when the run stops (queued, or not arrived yet) is unsent.
     stop.signal.addEventListener(
       'abort',
       () => {
@@ -88,7 +88,7 @@ export class RunStop {
   }
 
   /**
-   * Once every request task settled: waits for the never-sent reports, the
+   * Once every request task settled: waits for the unsent reports, the
    * breaker's decision and every sweep (a trip decided after the last task
    * settled may have started one more). Returns the sockets the sweeps had
    * to destroy one by one.

@@ -27,7 +27,7 @@
 export class SlotQueue {
   /** Requests that left the arrival schedule. */
   private arrivedCount = 0;
-  /** Requests that took a slot; the never-started ones of a stopped run begin here. */
+  /** Requests that took a slot; the unsent ones of a stopped run begin here. */
   private startedCount = 0;
   /** Slots taken (sessions holding one; a request each when a session is one turn). */
   private active = 0;

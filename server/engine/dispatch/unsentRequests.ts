@@ -7,7 +7,7 @@
 
 /**
  * Starts one microtask after the stop (where the queue's rejections used to
- * land), then reads where the never-started requests begin: nothing starts
+ * land), then reads where the unsent requests begin: nothing starts
  * once stopped, and nothing arrives.
  */
 export async function reportUnsent(firstUnstarted: () => number, unsentFrom: (from: number) => void): Promise<void> {

@@ -60,10 +60,10 @@ export class RunEvents {
     if (this.onEvent) this.send({ type: 'request.queued', index, requestId, t: this.nowT() });
   }
 
-  /** Requests [from, to) were never sent, for one reason: one event for all of them. */
+  /** Requests [from, to) were unsent, for one reason: one event for all of them. */
   unsent(from: number, to: number, error: string, stoppedBy: StopCause | null): void {
     if (!this.onEvent) return;
-    const e: BenchEvent = { type: 'requests.not_dispatched', from, to, error, t: this.nowT() };
+    const e: BenchEvent = { type: 'requests.unsent', from, to, error, t: this.nowT() };
     if (stoppedBy) e.stoppedBy = stoppedBy;
     this.send(e);
   }
@@ -71,7 +71,7 @@ export class RunEvents {
   /**
    * Ends a request's life in the event stream. The per-request events are
    * stamped here, not copied by `emit`: a spread costs more than the rest of
-   * the event, and a stopped run reports a million never-sent requests.
+   * the event, and a stopped run reports a million unsent requests.
    */
   end(outcome: RequestOutcome, kind?: 'total' | 'first_byte' | 'idle'): void {
     this.lastProgress.delete(outcome.index);
@@ -88,7 +88,7 @@ export class RunEvents {
       case 'cancelled':
         return this.send({ type: 'request.cancelled', outcome, t });
       case 'not_dispatched':
-        return this.send({ type: 'request.not_dispatched', outcome, t });
+        return this.send({ type: 'request.unsent', outcome, t });
     }
   }
 }

@@ -54,7 +54,7 @@ export function newRecord(promptLen: number, startTime: number): RequestRecord {
     stageMetrics: {},
     warnings: [],
     hasAudio: false,
-    // The runner sets the attempt number before each send; a record that was never sent keeps 0.
+    // The runner sets the attempt number before each send; a record that was unsent keeps 0.
     attempts: 0,
   };
 }
@@ -72,7 +72,7 @@ export function markFailed(record: RequestRecord, code: ErrorCode, detail: strin
 }
 
 /**
- * The record of a request that was never sent (fail-fast cancelled it while
+ * The record of an unsent request (fail-fast cancelled it while
  * queued, or the run was interrupted first): the client's prompt length,
  * start time 0, and an error saying why. Used as the dataset-order
  * placeholder in the result arrays.

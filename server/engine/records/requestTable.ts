@@ -237,13 +237,13 @@ export class RequestTable implements RecordList<EndedRecord> {
   private readonly status = choiceColumn(REQUEST_END_STATUSES);
   private readonly stop = choiceColumn(['breaker', 'interrupt']);
   private readonly timeout = choiceColumn(['total', 'first_byte', 'idle']);
-  /** Run-clock ms of each request's first send; NaN: never sent. */
+  /** Run-clock ms of each request's first send; NaN: unsent. */
   private readonly sent = new FloatColumn(NaN);
   private readonly errorCode: Column;
 
   constructor(
     readonly length: number,
-    /** The dataset's prompt length: what a never-sent request reports (nothing of it is stored). */
+    /** The dataset's prompt length: what an unsent request reports (nothing of it is stored). */
     private readonly promptLenOf: (index: number) => number,
     specs: readonly ColumnSpec[] = REQUEST_COLUMNS,
   ) {
@@ -274,9 +274,9 @@ export class RequestTable implements RecordList<EndedRecord> {
   }
 
   /**
-   * Requests [from, to) were never sent: one status, one stop cause, one
+   * Requests [from, to) were unsent: one status, one stop cause, one
    * error for all, set a chunk at a time (their other columns were never
-   * written: zeros, as a never-sent record has them).
+   * written: zeros, as an unsent record has them).
    */
   endUnsent(from: number, to: number, error: string, stoppedBy: StopCause | null): void {
     if (from >= to) return;

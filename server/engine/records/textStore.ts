@@ -5,7 +5,7 @@
  * otherwise — and read back exactly as written (a lone surrogate too).
  * A string is known by its id; id 0 is the empty string and costs nothing.
  * `intern` keeps one copy of a string written again (error reasons repeat:
- * a million never-sent requests share one), up to MAX_INTERNED strings.
+ * a million unsent requests share one), up to MAX_INTERNED strings.
  */
 import { BlockStore, IndexColumn } from './columns.ts';
 

@@ -147,7 +147,7 @@ export async function finishBenchmark({
     verdictReasons,
     counts,
     durationS: run.durationS,
-    failFastTripped: run.failFastTripped,
+    breakerTripped: run.breakerTripped,
     cause: run.cause,
     stoppedBy: run.stopRule,
     metrics: scalarKeys(result),
@@ -164,7 +164,7 @@ export async function finishBenchmark({
 function breakerOf(config: RunConfig, run: DispatchResult): ResultJsonInput['failFast'] {
   return {
     enabled: config.limits.failFast || Boolean(config.limits.stopOn?.length),
-    tripped: run.failFastTripped,
+    tripped: run.breakerTripped,
     cause: run.cause,
     stopOn: effectiveStopRules(config.limits.stopOn, config.limits.failFast).map((r) => r.text),
     stoppedBy: run.stopRule,

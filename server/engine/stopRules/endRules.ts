@@ -2,7 +2,7 @@
  * The stop rules read at each request's end (docs/design.md#stop-rules):
  * `errors>=N`, `consecutive_errors>=N` and `error_rate>X[,window=W][,min=M]`.
  * A request counts as an error when it ended `failed` or `timed_out`;
- * cancellations and never-sent requests are the stop's doing, not the
+ * cancellations and unsent requests are the stop's doing, not the
  * target's, and are never counted. Evaluated synchronously in the request's
  * end, before its slot is released, so no request is sent after the one
  * whose end trips a rule.

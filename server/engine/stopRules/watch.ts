@@ -62,7 +62,7 @@ export class StopRuleWatch {
     this.clock?.progress();
   }
 
-  /** A request ended (not a never-sent one). Synchronous: a trip stops the run before the slot is released. */
+  /** A request ended (not an unsent one). Synchronous: a trip stops the run before the slot is released. */
   onEnd(index: number, status: RequestEndStatus): void {
     if (this.o.stopped.aborted) return;
     this.clock?.progress();

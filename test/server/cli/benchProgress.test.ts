@@ -51,8 +51,8 @@ describe('createProgress', () => {
       { type: 'request.sent', t: 1, index: 1, requestId: 'r-1', attempt: 1 },
       { type: 'request.completed', t: 2, outcome: outcome(0, 'completed') },
       { type: 'request.timed_out', t: 3, kind: 'total', outcome: outcome(1, 'timed_out') },
-      { type: 'request.not_dispatched', t: 3, outcome: outcome(2, 'not_dispatched') },
-      { type: 'request.not_dispatched', t: 3, outcome: outcome(3, 'not_dispatched') },
+      { type: 'request.unsent', t: 3, outcome: outcome(2, 'not_dispatched') },
+      { type: 'request.unsent', t: 3, outcome: outcome(3, 'not_dispatched') },
     ];
     for (const e of events) p.onEvent(e);
     p.stop();
@@ -87,7 +87,7 @@ describe('createProgress', () => {
       { type: 'request.sent', t: 1, index: 1, requestId: 'r-1', attempt: 1 },
       { type: 'request.sent', t: 1, index: 1, requestId: 'r-1', attempt: 2 },
       { type: 'request.sent', t: 1, index: 3, requestId: 'r-3', attempt: 1 },
-      // Its prompt could not be prepared: failed, never sent.
+      // Its prompt could not be prepared: failed, unsent.
       { type: 'request.failed', t: 2, outcome: { ...outcome(2, 'failed'), attempts: 0, sentT: null } },
       { type: 'request.timed_out', t: 3, kind: 'idle', outcome: outcome(0, 'timed_out') },
       { type: 'request.cancelled', t: 4, outcome: { ...outcome(1, 'cancelled'), stoppedBy: 'interrupt' } },

@@ -45,7 +45,7 @@ async function inventory(s: DashboardStore) {
       events: (await s.runReads.eventsAfter(id, 0, 100_000)).length,
       rows: (await s.runReads.requests(id, 0, 100_000)).total,
       stalls: (await s.runReads.stallReports(id)).length,
-      // Never-sent ranges move as ranges, not as a row per request; a pin moves with its run.
+      // Unsent ranges move as ranges, not as a row per request; a pin moves with its run.
       ranges: (await s.kysely.selectFrom('request_ranges').select('from_idx').where('run_id', '=', id).execute())
         .length,
       storedRows: (await s.kysely.selectFrom('requests').select('idx').where('run_id', '=', id).execute()).length,
@@ -55,7 +55,7 @@ async function inventory(s: DashboardStore) {
   return out;
 }
 
-/** Ten requests that ran (one failed), then the stop: the other 90 never sent, one range. */
+/** Ten requests that ran (one failed), then the stop: the other 90 unsent, one range. */
 function stoppedRunEvents(id: string): RunEvent[] {
   const events: RunEvent[] = [runStarted(id, 100)];
   for (let i = 0; i < 9; i++) events.push(...completedRequest(id, i, i * 4));
@@ -63,7 +63,7 @@ function stoppedRunEvents(id: string): RunEvent[] {
     { type: 'request.queued', t: 40, index: 9, requestId: `${id}-9` },
     { type: 'request.sent', t: 41, index: 9, requestId: `${id}-9`, attempt: 1 },
     { type: 'request.failed', t: 42, outcome: outcome(id, 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
-    { type: 'requests.not_dispatched', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
+    { type: 'requests.unsent', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
   );
   return events;
 }

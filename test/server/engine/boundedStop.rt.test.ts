@@ -123,7 +123,7 @@ describe('the in-flight abort at a trip', () => {
     const started = performance.now();
     const r = await runDispatch(h.input);
     const elapsedMs = performance.now() - started;
-    expect(r.failFastTripped).toBe(true);
+    expect(r.breakerTripped).toBe(true);
     expect(r.cleanupForcedSockets).toBeGreaterThanOrEqual(3);
     expect([...r.statuses].slice(1)).toEqual([
       'cancelled_after_timeout',
@@ -155,7 +155,7 @@ describe('the in-flight abort at a trip', () => {
     try {
       const r = await runDispatch(h.input);
       const afterTripMs = performance.now() - trippedAt;
-      expect(r.failFastTripped).toBe(true);
+      expect(r.breakerTripped).toBe(true);
       expect(r.interrupted).toBe(false); // the trip came first: failed closed, not interrupted
       expect(r.cleanupForcedSockets).toBeGreaterThanOrEqual(3);
       // Without the signal this waits CLEANUP_DEADLINE_MS (500) before the fallback; with it, ~50 ms.
@@ -186,7 +186,7 @@ describe('no send after the trip', () => {
     });
     const h = harness(server.url, [0, 0.01], { failFast: true, totalS: 1 });
     const r = await runDispatch(h.input);
-    expect(r.failFastTripped).toBe(true);
+    expect(r.breakerTripped).toBe(true);
     expect(r.cause?.requestIndex).toBe(0);
     expect(
       h.events.filter((e) => e.type === 'request.sent' && e.index === 1).map((e) => (e as { attempt: number }).attempt),
@@ -214,13 +214,13 @@ describe('interrupts', () => {
     expect(out.result.interrupt_cause).toBe('dashboard');
     expect([...out.statuses].slice(0, 3)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     expect([...out.statuses].slice(3).every((s) => s === 'not_dispatched')).toBe(true);
-    expect(out.summary.counts).toMatchObject({ cancelled: 12, notDispatched: 9, failed: 12, errored: 0 });
+    expect(out.summary.counts).toMatchObject({ cancelled: 12, unsent: 9, failed: 12, errored: 0 });
     expect(out.result.cancelled_requests).toBe(12);
     expect([...out.records].slice(3).every((r) => r.attempts === 0)).toBe(true);
     // The events the dashboard stores (CSV, trace and UI read them) say the same.
-    // The 9 never started are one event (docs/design.md#bulk-unsent), not one each.
-    expect(events.filter((e) => e.type === 'request.not_dispatched')).toEqual([]);
-    expect(events.filter((e) => e.type === 'requests.not_dispatched')).toMatchObject([
+    // The 9 unsent are one event (docs/design.md#bulk-unsent), not one each.
+    expect(events.filter((e) => e.type === 'request.unsent')).toEqual([]);
+    expect(events.filter((e) => e.type === 'requests.unsent')).toMatchObject([
       { from: 3, to: 12, stoppedBy: 'interrupt', error: out.records.at(3)!.error },
     ]);
     const file = JSON.parse(readFileSync(out.resultFile!, 'utf8'));

@@ -136,7 +136,7 @@ describe('runBenchmark', () => {
     expect(server.arrivals).toHaveLength(6);
     expect([...out.statuses].filter((s) => s === 'timed_out')).toHaveLength(1);
     expect(out.summary.verdict).toBe('failed_closed');
-    expect(out.summary.failFastTripped).toBe(false);
+    expect(out.summary.breakerTripped).toBe(false);
   });
 
   it('a misbehaving target fails one request each, never the run', async () => {

@@ -4,7 +4,7 @@
  * the run, and prints one JSON line: heap bytes per queued request, per ended
  * request with the dispatch result held, the time from the interrupt until
  * runDispatch resolved, and the longest the event loop was blocked while the
- * requests arrived and while they were reported never sent.
+ * requests arrived and while they were reported unsent.
  */
 import { setMaxListeners } from 'node:events';
 import { runDispatch } from '#server/engine/dispatch/dispatch.ts';
@@ -34,10 +34,10 @@ const counts: Record<string, number> = {};
 const bulk: BenchEvent[] = [];
 const events = new RunEvents((e) => {
   counts[e.type] = (counts[e.type] ?? 0) + 1;
-  if (e.type === 'requests.not_dispatched') bulk.push(e);
+  if (e.type === 'requests.unsent') bulk.push(e);
 });
 events.startClock();
-// The 10 requests holding a slot stay in `prepare` until the interrupt, then end never sent.
+// The 10 requests holding a slot stay in `prepare` until the interrupt, then end unsent.
 const job = (i: number): RequestJob => ({ index: i, requestId: `t-${i}`, headers: {}, body: '{}', promptLen: 1 });
 const prepare = (i: number): Promise<RequestJob> =>
   new Promise((resolve) => interrupt.signal.addEventListener('abort', () => resolve(job(i)), { once: true }));
@@ -81,8 +81,8 @@ console.log(
     arrivalLagMs,
     maxLagMs,
     counts,
-    notDispatched: [...result.statuses].filter((s) => s === 'not_dispatched').length,
-    bulk: bulk.map((e) => (e.type === 'requests.not_dispatched' ? [e.from, e.to, e.stoppedBy] : null)),
+    unsent: [...result.statuses].filter((s) => s === 'not_dispatched').length,
+    bulk: bulk.map((e) => (e.type === 'requests.unsent' ? [e.from, e.to, e.stoppedBy] : null)),
     interrupted: result.interrupted,
     // Held until measured: the result is what the engine keeps.
     kept: result.records.length,

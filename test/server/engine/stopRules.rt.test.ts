@@ -52,7 +52,7 @@ describe('errors>=N', () => {
       'failed',
       'not_dispatched',
     ]);
-    // Completed outputs kept; the never-sent rest counted as the stop's cancellations.
+    // Completed outputs kept; the unsent rest counted as the stop's cancellations.
     expect(out.result.completed).toBe(3);
     expect(out.result.not_dispatched_requests).toBe(24);
     expect(out.result.cancelled_after_timeout_requests).toBe(24);
@@ -63,7 +63,7 @@ describe('errors>=N', () => {
       'the stop rule errors>=3 stopped the run at ' +
         `${(stopped!.at_s as number).toFixed(2)} s: 3 requests failed (#1, #3, #5)`,
     );
-    // The live stream says it: run.stopped after the tripping request's end, before the never-sent reports.
+    // The live stream says it: run.stopped after the tripping request's end, before the unsent reports.
     const at = events.findIndex((e) => e.type === 'run.stopped');
     expect(events.slice(0, at).filter((e) => e.type === 'request.failed')).toHaveLength(3);
     expect(events[at]).toMatchObject({ type: 'run.stopped', stoppedBy: { rule: 'errors>=3', value: 3 } });

@@ -1,7 +1,7 @@
 /**
- * `requests.not_dispatched` (one event for the never-started tail of a
+ * `requests.unsent` (one event for the unsent tail of a
  * stopped run) counts, in every reader, exactly as the one
- * `request.not_dispatched` per request it replaces counted: the counting
+ * `request.unsent` per request it replaces counted: the counting
  * rule (shared/requests/outcomes.ts), the dashboard hub's tracker, the web reducer
  * (its rows as shown too) — whatever stopped the run; and the web reducer
  * keeps the range as one record, writing no row of it.
@@ -13,7 +13,7 @@ import { emptyRun } from '#shared/runView/runModel.ts';
 import { shownRow } from '#shared/runView/unsentRows.ts';
 import { bulkUnsent, countEndedMany, countOutcomes, emptyCounts } from '#shared/requests/outcomes.ts';
 import { unsentOutcome } from '#shared/requests/requestLifecycle.ts';
-import type { RequestsNotDispatched, RunEvent } from '#shared/protocol/protocol.ts';
+import type { RequestsUnsent, RunEvent } from '#shared/protocol/protocol.ts';
 import type { StopCause } from '#shared/types.ts';
 
 const N = 40;
@@ -31,8 +31,8 @@ const started: RunEvent = {
   baseUrl: 'http://127.0.0.1:1',
 };
 
-/** A run: every request queued, the first FROM completed, then the stop; the tail never sent. */
-function run(tail: (bulk: RequestsNotDispatched) => RunEvent[], stoppedBy: StopCause | null): RunEvent[] {
+/** A run: every request queued, the first FROM completed, then the stop; the tail unsent. */
+function run(tail: (bulk: RequestsUnsent) => RunEvent[], stoppedBy: StopCause | null): RunEvent[] {
   const events: RunEvent[] = [started];
   for (let i = 0; i < N; i++) events.push({ type: 'request.queued', t: 1, index: i, requestId: `r-${i}` });
   for (let i = 0; i < FROM; i++) {
@@ -44,9 +44,9 @@ function run(tail: (bulk: RequestsNotDispatched) => RunEvent[], stoppedBy: StopC
   return [...events, ...tail(bulk(stoppedBy))];
 }
 
-function bulk(stoppedBy: StopCause | null): RequestsNotDispatched {
-  const e: RequestsNotDispatched = {
-    type: 'requests.not_dispatched',
+function bulk(stoppedBy: StopCause | null): RequestsUnsent {
+  const e: RequestsUnsent = {
+    type: 'requests.unsent',
     t: 4,
     from: FROM,
     to: N,
@@ -56,10 +56,10 @@ function bulk(stoppedBy: StopCause | null): RequestsNotDispatched {
   return e;
 }
 
-/** The old path: one event per never-sent request, with the outcome the range stands for. */
-const perRequest = (b: RequestsNotDispatched): RunEvent[] =>
+/** The old path: one event per unsent request, with the outcome the range stands for. */
+const perRequest = (b: RequestsUnsent): RunEvent[] =>
   Array.from({ length: b.to - b.from }, (_, k) => ({
-    type: 'request.not_dispatched' as const,
+    type: 'request.unsent' as const,
     t: b.t,
     outcome: unsentOutcome(b, b.from + k, `r-${b.from + k}`),
   }));
@@ -75,7 +75,7 @@ const web = (events: RunEvent[]) =>
     events.map((event, i) => ({ seq: i + 1, event })),
   );
 
-describe('one bulk never-sent event counts as the per-request events it replaces', () => {
+describe('one bulk unsent event counts as the per-request events it replaces', () => {
   for (const stoppedBy of ['breaker', 'interrupt', null] as const) {
     it(`stopped by ${stoppedBy ?? 'nothing (the run never started)'}`, () => {
       const b = bulk(stoppedBy);
@@ -87,12 +87,12 @@ describe('one bulk never-sent event counts as the per-request events it replaces
         perRequest(b).map((e) => (e as { outcome: { status: 'not_dispatched' } }).outcome),
       );
       expect(many).toEqual(one);
-      expect(many.notDispatched).toBe(N - FROM);
+      expect(many.unsent).toBe(N - FROM);
 
       const old = run(perRequest, stoppedBy);
       const now = run((x) => [x], stoppedBy);
       expect(hubCounts(now)).toEqual(hubCounts(old));
-      expect(hubCounts(now).counts).toMatchObject({ completed: FROM, notDispatched: N - FROM, failed: N - FROM });
+      expect(hubCounts(now).counts).toMatchObject({ completed: FROM, unsent: N - FROM, failed: N - FROM });
       const w0 = web(old);
       const w1 = web(now);
       expect(w1.counts).toEqual(w0.counts);
@@ -119,7 +119,7 @@ describe('one bulk never-sent event counts as the per-request events it replaces
     const after = applyEvents(before, [{ seq: events.length + 1, event: b }]);
     expect(after.requests).toBe(before.requests); // the same array: O(1), not O(range)
     expect(after.unsent).toEqual([b]);
-    expect(after.counts.notDispatched).toBe(N - FROM);
+    expect(after.counts.unsent).toBe(N - FROM);
     // Shown rows are built when asked for, once each (memoised rows keep their identity).
     expect(shownRow(after, after.requests[FROM])).toBe(shownRow(after, after.requests[FROM]));
     expect(shownRow(after, after.requests[FROM - 1])).toBe(after.requests[FROM - 1]); // outside the range

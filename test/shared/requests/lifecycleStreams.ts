@@ -13,12 +13,12 @@
  * - each request ends once: completed, failed, timed out, cancelled, or never
  *   sent;
  * - a timeout of a fail-fast run stops the run at once: the requests never
- *   started are reported never sent in one block (dataset order), the
+ *   started are reported unsent in one block (dataset order), the
  *   timed-out request's own end lands anywhere after, `breaker.tripped`
  *   follows, and only after it the requests still in flight are cancelled
  *   (their messages may still come meanwhile); an interrupt cancels the
- *   in-flight requests and reports the never-started ones;
- * - a run whose ready check failed reports every request never sent.
+ *   in-flight requests and reports the unsent ones;
+ * - a run whose ready check failed reports every request unsent.
  *
  * The choices come from a tape of integers (fast-check shrinks it), then
  * from a generator seeded by the spec, so every tape makes a whole run.
@@ -213,7 +213,7 @@ class RunSimulation {
 
   private stopRun(cause: StopCause): void {
     this.stopped = cause;
-    // The never-started requests, reported in one block one microtask after the stop.
+    // The unsent requests, reported in one block one microtask after the stop.
     for (let i = this.startedCount; i < this.spec.n; i++) this.end(null, i, 'not_dispatched', cause);
     this.startedCount = this.spec.n;
     for (const r of this.inFlight.values()) {
@@ -278,12 +278,12 @@ class RunSimulation {
     if (status === 'completed') this.out.push({ type: 'request.completed', t, outcome: o });
     else if (status === 'failed') this.out.push({ type: 'request.failed', t, outcome: o });
     else if (status === 'timed_out') this.out.push({ type: 'request.timed_out', t, kind: kind ?? 'total', outcome: o });
-    else if (status === 'not_dispatched') this.out.push({ type: 'request.not_dispatched', t, outcome: o });
+    else if (status === 'not_dispatched') this.out.push({ type: 'request.unsent', t, outcome: o });
     else this.out.push({ type: 'request.cancelled', t, outcome: o });
   }
 }
 
-/** What the engine reports of a request at its end (`r` null: never sent). */
+/** What the engine reports of a request at its end (`r` null: unsent). */
 function outcome(r: Req | null, index: number, status: RequestEndStatus, by: StopCause | null): RequestOutcome {
   const sent = r !== null && r.attempt > 0;
   const o: RequestOutcome = {

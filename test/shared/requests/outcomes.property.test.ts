@@ -94,7 +94,7 @@ function build(fates: Fate[], stop: 'breaker' | 'interrupt' | 'none' | 'never_st
     if (status === 'completed') chain.push({ type: 'request.completed', t, outcome: o });
     else if (status === 'failed') chain.push({ type: 'request.failed', t, outcome: o });
     else if (status === 'timed_out') chain.push({ type: 'request.timed_out', t, kind: 'total', outcome: o });
-    else if (status === 'not_dispatched') chain.push({ type: 'request.not_dispatched', t, outcome: o });
+    else if (status === 'not_dispatched') chain.push({ type: 'request.unsent', t, outcome: o });
     else chain.push({ type: 'request.cancelled', t, outcome: o });
     chains.push(chain);
   });
@@ -177,11 +177,11 @@ describe('one counting rule, whatever the event order', () => {
     );
   });
 
-  it('never-sent requests are a subset of the cancellation that applied', () => {
+  it('unsent requests are a subset of the cancellation that applied', () => {
     const by = (stoppedBy: StopCause | null) => countOutcomes(1, [{ status: 'not_dispatched', stoppedBy }]);
-    expect(by('breaker')).toMatchObject({ failed: 1, notDispatched: 1, cancelledAfterTimeout: 1, cancelled: 0 });
-    expect(by('interrupt')).toMatchObject({ failed: 1, notDispatched: 1, cancelled: 1, cancelledAfterTimeout: 0 });
-    expect(by(null)).toMatchObject({ failed: 1, notDispatched: 1, errored: 1 });
+    expect(by('breaker')).toMatchObject({ failed: 1, unsent: 1, cancelledAfterTimeout: 1, cancelled: 0 });
+    expect(by('interrupt')).toMatchObject({ failed: 1, unsent: 1, cancelled: 1, cancelledAfterTimeout: 0 });
+    expect(by(null)).toMatchObject({ failed: 1, unsent: 1, errored: 1 });
   });
 
   it('names every end status once', () => {

@@ -129,7 +129,7 @@ describe('the hub and the browser fold a request stream alike', () => {
       ),
     ).toBe(true);
     expect(has((e) => e.type === 'request.cancelled' && e.outcome.stoppedBy === 'breaker')).toBe(true);
-    expect(has((e) => e.type === 'request.not_dispatched' && e.outcome.stoppedBy === 'interrupt')).toBe(true);
+    expect(has((e) => e.type === 'request.unsent' && e.outcome.stoppedBy === 'interrupt')).toBe(true);
     expect(has((e) => e.type === 'request.failed' && e.outcome.attempts === 0)).toBe(true);
   });
 });

@@ -150,18 +150,18 @@ describe('the request fold', () => {
     expect(row).toMatchObject({ status: 'failed', sentT: 5, attempts: 2, outputTokens: 0, audioDurationS: 0 });
   });
 
-  it('a request never sent keeps no send time, holds no slot, and counts as the cancellation that stopped it', () => {
+  it('an unsent request keeps no send time, holds no slot, and counts as the cancellation that stopped it', () => {
     const { row, tally } = fold([
       queued,
       {
-        type: 'request.not_dispatched',
+        type: 'request.unsent',
         t: 3,
         outcome: outcome('not_dispatched', { sentT: null, attempts: 0, stoppedBy: 'breaker' }),
       },
     ]);
     expect(row).toMatchObject({ status: 'not_dispatched', sentT: null, endT: 3 });
     expect(tally.inFlight).toBe(0);
-    expect(tally.counts).toMatchObject({ failed: 1, notDispatched: 1, cancelledAfterTimeout: 1 });
+    expect(tally.counts).toMatchObject({ failed: 1, unsent: 1, cancelledAfterTimeout: 1 });
   });
 
   it('names the audio duration as the stored row and the REST reply do', () => {

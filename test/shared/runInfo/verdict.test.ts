@@ -11,7 +11,7 @@ const counts = (over: Partial<RunCounts>): RunCounts => ({
   cancelledAfterTimeout: 0,
   cancelled: 0,
   errored: 0,
-  notDispatched: 0,
+  unsent: 0,
   ...over,
 });
 const great = { completed: 10, failed: 0, mean_e2el_ms: 120, accuracy: 0.99 };
@@ -57,7 +57,7 @@ describe('evaluateVerdict', () => {
 
   it('a high-scoring partial run (1 of 10 completed, rest cancelled after a timeout) is failed_closed, never passed', () => {
     const v = evaluateVerdict({
-      counts: counts({ completed: 1, failed: 9, timedOut: 1, cancelledAfterTimeout: 8, notDispatched: 7 }),
+      counts: counts({ completed: 1, failed: 9, timedOut: 1, cancelledAfterTimeout: 8, unsent: 7 }),
       metrics: { completed: 1, failed: 9, mean_e2el_ms: 10, accuracy: 1.0 },
       thresholds: ['mean_e2el_ms<=5000', 'accuracy>=0.95'],
     });
@@ -68,10 +68,10 @@ describe('evaluateVerdict', () => {
     expect(v.reasons).toContain('threshold accuracy>=0.95 holds: accuracy = 1');
   });
 
-  it('any undispatched or cancelled request alone forces failed_closed', () => {
+  it('any unsent or cancelled request alone forces failed_closed', () => {
     expect(
       evaluateVerdict({
-        counts: counts({ completed: 9, failed: 1, notDispatched: 1, cancelledAfterTimeout: 1 }),
+        counts: counts({ completed: 9, failed: 1, unsent: 1, cancelledAfterTimeout: 1 }),
         metrics: great,
         thresholds: [],
       }).verdict,
@@ -126,7 +126,7 @@ describe('evaluateVerdict', () => {
 
   it('names who interrupted the run; the aborted requests are cancellations, not failures', () => {
     const v = evaluateVerdict({
-      counts: counts({ completed: 3, failed: 7, cancelled: 7, notDispatched: 3 }),
+      counts: counts({ completed: 3, failed: 7, cancelled: 7, unsent: 3 }),
       metrics: great,
       thresholds: [],
       interrupted: true,

@@ -27,7 +27,7 @@ describe('applyEvents', () => {
       cancelledAfterTimeout: 2,
       cancelled: 0,
       errored: 0,
-      notDispatched: 1,
+      unsent: 1,
     });
     expect(m.inFlight).toBe(0);
     expect(m.breaker).toMatchObject({ tripped: true, t: 1001, cause: { requestIndex: 1, lastPhase: 'hift' } });

@@ -21,7 +21,7 @@ const summary = (over: Partial<RunSummary> = {}): RunSummary => ({
   verdictReasons: [],
   counts: { ...emptyCounts(3), completed: 1, failed: 2, timedOut: 1, cancelledAfterTimeout: 1 },
   durationS: 1,
-  failFastTripped: true,
+  breakerTripped: true,
   cause,
   stoppedBy: { ...rule, kind: 'timeouts', rule: 'timeouts>=1' },
   metrics: {},
@@ -48,7 +48,7 @@ describe('the run fold', () => {
   it('the breaker is a latch: a summary that says it did not trip does not untrip it', () => {
     const s = fold([
       { type: 'run.stopped', t: 5, stoppedBy: rule, inFlight: 0, queued: 0 },
-      { type: 'run.finished', t: 9, summary: summary({ failFastTripped: false, cause: null, stoppedBy: null }) },
+      { type: 'run.finished', t: 9, summary: summary({ breakerTripped: false, cause: null, stoppedBy: null }) },
     ]);
     expect(s.breaker).toEqual({ tripped: true, cause: null, stoppedBy: rule });
   });

@@ -50,7 +50,7 @@ describe('outcome cards', () => {
       ['cancelled_after_timeout', 2, true],
       ['not_dispatched', 1, true],
     ]);
-    expect(cards.find((c) => c.id === 'not_dispatched')!.label).toBe('never sent');
+    expect(cards.find((c) => c.id === 'not_dispatched')!.label).toBe('unsent');
     const cancel = outcomeCards(
       {
         total: 5,
@@ -60,7 +60,7 @@ describe('outcome cards', () => {
         cancelledAfterTimeout: 0,
         cancelled: 3,
         errored: 1,
-        notDispatched: 2,
+        unsent: 2,
       },
       2,
     );
@@ -84,7 +84,7 @@ describe('outcome cards', () => {
       cancelledAfterTimeout: 0,
       cancelled: 0,
       errored: 0,
-      notDispatched: 0,
+      unsent: 0,
     };
     const imported = { ...emptyRun('i'), requests: [0, 1, 2, 3, 4].map((i) => emptyRow(i, `i-${i}`)) };
     expect(shownCounts(imported, stored).completed).toBe(5);
@@ -119,7 +119,7 @@ describe('request endings', () => {
   it('say how long the request ran and how it ended, not a 0 ms latency', () => {
     expect(endingText(m.requests[1])).toBe('ran 1.00 s, then timed out (total timeout)');
     expect(endingText(m.requests[2])).toBe('ran 0.90 s, then cancelled by the fail-fast breaker after a timeout');
-    expect(endingText(m.requests[3])).toBe('never sent');
+    expect(endingText(m.requests[3])).toBe('unsent');
     expect(endingText({ ...m.requests[1], endT: null, status: 'streaming' } as RequestView)).toBeNull();
   });
 });
@@ -136,7 +136,7 @@ describe('the story', () => {
     const text = clauses.map((c) => c.map((p) => p.text).join('')).join('; ');
     expect(text).toBe(
       'Code2Wav op 2 stalled in hift at 0.11 s (worker 0); request #1 was in it; request #2 waited behind it; ' +
-        '#1 hit its total timeout after 1.00 s, at 1.00 s; the breaker cancelled 2 requests (1 never sent)',
+        '#1 hit its total timeout after 1.00 s, at 1.00 s; the breaker cancelled 2 requests (1 unsent)',
     );
     const links = clauses.flat().filter((p) => 'requests' in p);
     expect(links.map((p) => ('requests' in p ? p.requests : []))).toEqual([[1], [2], [1]]);
@@ -151,11 +151,11 @@ describe('the story', () => {
       cancelledAfterTimeout: 0,
       cancelled: 14,
       errored: 0,
-      notDispatched: 10,
+      unsent: 10,
     };
     const clauses = runStory({ model: emptyRun('x'), stalls: [], counts, waits: {}, interruptCause: 'dashboard' });
     expect(clauses.map((c) => c.map((p) => p.text).join(''))).toEqual([
-      'the run was cancelled from the dashboard: 4 requests aborted in flight, 10 never sent',
+      'the run was cancelled from the dashboard: 4 requests aborted in flight, 10 unsent',
     ]);
   });
 

@@ -105,7 +105,7 @@ function summaryOf(spec: RunStreamSpec, events: BenchEvent[]): RunSummary {
     verdictReasons: [],
     counts,
     durationS: 1,
-    failFastTripped: stop !== undefined,
+    breakerTripped: stop !== undefined,
     // A copy, as a reporting CLI's JSON carries it: the engine never saw the dashboard's phase.
     cause: trip ? { ...trip.cause, lastPhase: undefined } : null,
     stoppedBy: stop ? structuredClone(stop.stoppedBy) : null,

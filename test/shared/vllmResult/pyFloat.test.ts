@@ -171,7 +171,7 @@ describe('result files: types key by key as vLLM writes them', () => {
         cancelledAfterTimeout: 0,
         cancelled: 0,
         errored: 0,
-        notDispatched: 0,
+        unsent: 0,
       },
       failFast: {
         enabled: true,

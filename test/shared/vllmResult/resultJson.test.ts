@@ -25,7 +25,7 @@ function inputFor(cases: number[], detailed: boolean): ResultJsonInput {
     cancelledAfterTimeout: 0,
     cancelled: 0,
     errored: 0,
-    notDispatched: 0,
+    unsent: 0,
   };
   return {
     date: '20260801-101500',
@@ -112,7 +112,7 @@ describe('buildResultJson', () => {
     expect(compact).toHaveProperty('statuses');
   });
 
-  it('keeps dataset order with placeholders for failed and never-sent requests; output_lens 0 for failures', () => {
+  it('keeps dataset order with placeholders for failed and unsent requests; output_lens 0 for failures', () => {
     const ok = runSequence([1]).records[0];
     const timedOut = newRecord(10, 1001);
     timedOut.ttft = 0.25;
@@ -133,7 +133,7 @@ describe('buildResultJson', () => {
         cancelledAfterTimeout: 1,
         cancelled: 0,
         errored: 0,
-        notDispatched: 1,
+        unsent: 1,
       },
       failFast: {
         enabled: true,

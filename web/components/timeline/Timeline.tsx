@@ -60,7 +60,7 @@ export function Timeline(props: TimelineProps) {
     onLayoutMove: dropTip,
   });
   const data = useTimelineRowData(model, nowT);
-  // Rows of a never-sent range are drawn as ended there, built only for the rows in view.
+  // Rows of an unsent range are drawn as ended there, built only for the rows in view.
   const unsent = model.unsent;
   const show = useCallback((r: RequestView) => shownRow({ unsent }, r), [unsent]);
   const pointer = useTimelinePointer({ rows, scrollRef, vp, data, nowT, setTip, onSelect, show });

@@ -18,7 +18,7 @@ export function TimelineRows({
   show,
 }: {
   rows: readonly RequestView[];
-  /** A row as drawn: a never-sent range's rows as their end in the range (shared/runView/unsentRows.ts). */
+  /** A row as drawn: an unsent range's rows as their end in the range (shared/runView/unsentRows.ts). */
   show: (row: RequestView) => RequestView;
   virtualizer: TimelineViewport['virtualizer'];
   data: TimelineRowData;

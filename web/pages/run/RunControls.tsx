@@ -63,7 +63,7 @@ export function CancelControl({ onCancel }: { onCancel: () => Promise<unknown> }
     <Confirmed
       ids={{ open: 'cancel-run', confirm: 'confirm-cancel', keep: 'keep-running' }}
       label="Cancel run"
-      question="Cancel the run? In-flight requests are aborted, queued ones never sent."
+      question="Cancel the run? In-flight requests are aborted, queued ones end unsent."
       confirm="Cancel the run"
       keep="Keep running"
       act={onCancel}

@@ -43,7 +43,7 @@ interface RunRequestsProps {
 
 export function RunRequests(p: RunRequestsProps) {
   const { model, nowT } = p;
-  // Never-sent ranges' rows as ended there: the charts count and the session lanes place every request.
+  // Unsent ranges' rows as ended there: the charts count and the session lanes place every request.
   const rows = useMemo(() => shownRows(model), [model]);
   if (model.requests.length === 0 && !p.running && p.loaded && p.detail.prunedAtMs !== null)
     return (

@@ -123,7 +123,7 @@ function DeleteControl({
   );
 }
 
-/** "2 timed out, 58 cancelled after timeout, 50 never sent · " (the non-zero parts of failed), or "". */
+/** "2 timed out, 58 cancelled after timeout, 50 unsent · " (the non-zero parts of failed), or "". */
 function failedParts(counts: Partial<RunCounts>): string {
   const c = normalizeCounts(counts);
   const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${count(c[p.key])} ${p.label}`);

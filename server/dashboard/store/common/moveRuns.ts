@@ -1,6 +1,6 @@
 /**
  * Moves runs between two stores (`stallscope db export` / `db import`,
- * docs/design.md#team-dashboard): each run's row (pinned and pruned marks too), request rows and never-sent
+ * docs/design.md#team-dashboard): each run's row (pinned and pruned marks too), request rows and unsent
  * ranges, events (with their seqs), stall reports (with their fingerprints) and result, through
  * the store interface only, so any store can be either side. Idempotent: a
  * run the target already holds keeps its row, and rows, events and stall
@@ -61,7 +61,7 @@ export async function moveRun(from: DashboardStore, to: DashboardStore, id: stri
 }
 
 /**
- * The request rows as stored, and the never-sent ranges as ranges (docs/design.md#bulk-unsent): a page read would
+ * The request rows as stored, and the unsent ranges as ranges (docs/design.md#bulk-unsent): a page read would
  * synthesise a range's rows and store a million rows where one record was. Written once in Kysely for both stores.
  */
 async function moveRequests(from: DashboardStore, to: DashboardStore, id: string): Promise<void> {

@@ -1,11 +1,11 @@
 /**
  * A run's requests as one list in index order: the rows stored one per
- * request, and the ranges stored one per `requests.not_dispatched`
+ * request, and the ranges stored one per `requests.unsent`
  * (docs/design.md#bulk-unsent), whose rows are synthesised for the page read
  * only. A stored row inside a range wins over the range's (a request ends
  * once; its own row says how). Paging, the total and a status filter count
  * a range's requests as rows, in SQL counts and arithmetic: a page of a run
- * with a million never-sent requests reads one page, never the million.
+ * with a million unsent requests reads one page, never the million.
  */
 import { type Kysely, type SelectQueryBuilder } from 'kysely';
 import { disjointRanges, rangeRow, type EndedRange } from '../../../../shared/requests/endedRange.ts';

@@ -305,7 +305,7 @@ export class PgWriter {
   }
 
   /**
-   * Writes a run's rare effects (never-sent ranges, stall reports, recoveries, run facts) one statement each,
+   * Writes a run's rare effects (unsent ranges, stall reports, recoveries, run facts) one statement each,
    * and returns its request rows (the last one per request in the batch) for the batch's one insert.
    */
   private async writeRareEffects(

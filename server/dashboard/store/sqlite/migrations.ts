@@ -118,7 +118,7 @@ export const MIGRATIONS: Migration[] = [
   ALTER TABLE runs ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE runs ADD COLUMN pruned_at_ms BIGINT;
   `,
-  // 6: requests that ended together (a stopped run's never-started tail) as one row per range, not one per
+  // 6: requests that ended together (a stopped run's unsent tail) as one row per range, not one per
   // request: readers synthesise each request's row from the range's template (docs/design.md#bulk-unsent).
   `
   CREATE TABLE request_ranges (

@@ -64,7 +64,7 @@ export class LivenessProbe implements RunProbe {
       case 'request.failed':
       case 'request.timed_out':
       case 'request.cancelled':
-      case 'request.not_dispatched':
+      case 'request.unsent':
         this.live.delete(e.outcome.index);
         return;
       case 'run.stopped':

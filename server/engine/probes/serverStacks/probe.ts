@@ -92,7 +92,7 @@ export class ServerStacksProbe implements RunProbe {
       case 'request.failed':
       case 'request.timed_out':
       case 'request.cancelled':
-      case 'request.not_dispatched':
+      case 'request.unsent':
         this.live.delete(e.outcome.index);
         return;
       default:

@@ -59,7 +59,7 @@ describe('requests that were answered 200 without an event stream', () => {
       cancelledAfterTimeout: 0,
       cancelled: 0,
       errored: 0,
-      notDispatched: 0,
+      unsent: 0,
     };
     const events: BenchEvent[] = [
       runStarted('e1', 2) as BenchEvent,
@@ -73,7 +73,7 @@ describe('requests that were answered 200 without an event stream', () => {
           verdictReasons: ['all 2 requests completed'],
           counts,
           durationS: 0.008,
-          failFastTripped: false,
+          breakerTripped: false,
           cause: null,
           metrics: { completed: 2 },
         },

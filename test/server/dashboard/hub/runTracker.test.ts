@@ -20,7 +20,7 @@ describe('run tracker', () => {
       cancelledAfterTimeout: 3,
       cancelled: 0,
       errored: 0,
-      notDispatched: 2,
+      unsent: 2,
     });
     expect(s.breaker.cause).toMatchObject({ requestIndex: 2, lastPhase: 'hift' });
     expect(effects.filter((e) => e.stall)).toHaveLength(1);
@@ -54,7 +54,7 @@ describe('run tracker', () => {
       queued: 1,
     });
     tr.apply(++seq, {
-      type: 'request.not_dispatched',
+      type: 'request.unsent',
       t: 3,
       outcome: {
         index: 2,
@@ -72,7 +72,7 @@ describe('run tracker', () => {
         stoppedBy: 'breaker',
       },
     });
-    expect(tr.state.counts).toMatchObject({ notDispatched: 1, cancelledAfterTimeout: 1, failed: 1 });
+    expect(tr.state.counts).toMatchObject({ unsent: 1, cancelledAfterTimeout: 1, failed: 1 });
     expect(tr.state.breaker.cause!.lastPhase).toBeNull();
     tr.apply(seq + 1, { type: 'run.status', t: 4, status: 'interrupted' });
     expect(tr.state).toMatchObject({ status: 'interrupted', verdict: 'interrupted' });

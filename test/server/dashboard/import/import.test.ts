@@ -107,7 +107,7 @@ describe('POST /api/import', () => {
       verdict: 'failed_closed',
       requestRate: 'inf',
       failFast: true,
-      counts: { timedOut: 1, cancelledAfterTimeout: 2, notDispatched: 1 },
+      counts: { timedOut: 1, cancelledAfterTimeout: 2, unsent: 1 },
     });
     expect(d.summary.metrics).toMatchObject({ mean_tpot_ms: null, p99_itl_ms: null, mean_ttft_ms: 12.5 });
     const rows = (await app.inject({ url: `/api/runs/${runs[0].id}/requests` })).json().requests;

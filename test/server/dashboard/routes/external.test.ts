@@ -39,7 +39,7 @@ describe('--report-to API', () => {
       verdict: 'failed_closed',
       target: 'http://10.0.0.5:8000',
       metadata: { build: '77' },
-      counts: { notDispatched: 2 },
+      counts: { unsent: 2 },
     });
     // The run has ended: a late batch is refused, saying so (a run that does not exist is a 404).
     const late = await app.inject({ method: 'POST', url: '/api/runs/ci-77/events', payload: { events: [] } });

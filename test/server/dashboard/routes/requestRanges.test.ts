@@ -1,5 +1,5 @@
 /**
- * A stopped run's never-sent tail arrives as one `requests.not_dispatched`
+ * A stopped run's unsent tail arrives as one `requests.unsent`
  * and is stored as one range; `/api/runs/:id/requests` lists it as a row per
  * request, as the per-request events used to store them, page by page.
  */
@@ -26,7 +26,7 @@ function heapAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-/** Ten requests that began (one failed), then the stop: the breaker, the never-sent million in one event. */
+/** Ten requests that began (one failed), then the stop: the breaker, the unsent million in one event. */
 function hugeRunEvents(): RunEvent[] {
   const events: RunEvent[] = [runStarted(RUN, N)];
   for (let i = 0; i < SENT - 1; i++) events.push(...completedRequest(RUN, i, i * 4));
@@ -35,7 +35,7 @@ function hugeRunEvents(): RunEvent[] {
     { type: 'request.queued', t: 40, index: failed, requestId: `${RUN}-${failed}` },
     { type: 'request.sent', t: 41, index: failed, requestId: `${RUN}-${failed}`, attempt: 1 },
     { type: 'request.failed', t: 42, outcome: outcome(RUN, failed, 'failed', { error: 'HTTP 500', sentT: 41 }) },
-    { type: 'requests.not_dispatched', t: 50, from: SENT, to: N, error: ERROR, stoppedBy: 'breaker' },
+    { type: 'requests.unsent', t: 50, from: SENT, to: N, error: ERROR, stoppedBy: 'breaker' },
   );
   return events;
 }
@@ -46,7 +46,7 @@ async function page(app: FastifyInstance, query: string): Promise<{ total: numbe
   return r.json();
 }
 
-/** The row a `request.not_dispatched` of request `i` stored before ranges. */
+/** The row a `request.unsent` of request `i` stored before ranges. */
 const neverSent = (i: number): RequestRow => ({
   index: i,
   requestId: `${RUN}-${i}`,
@@ -67,7 +67,7 @@ const neverSent = (i: number): RequestRow => ({
   timeoutKind: null,
 });
 
-describe('a run whose never-sent million is one range', () => {
+describe('a run whose unsent million is one range', () => {
   it('is stored as one record and listed as a row per request, paged, counted and filtered', async ({ app }) => {
     recordRun(app.hub, RUN, hugeRunEvents());
     await app.store.ingest.flush();
@@ -119,7 +119,7 @@ describe('a run whose never-sent million is one range', () => {
     const events: RunEvent[] = [
       runStarted(RUN, 20),
       ...completedRequest(RUN, 12, 1),
-      { type: 'requests.not_dispatched', t: 50, from: 10, to: 20, error: ERROR, stoppedBy: 'breaker' },
+      { type: 'requests.unsent', t: 50, from: 10, to: 20, error: ERROR, stoppedBy: 'breaker' },
     ];
     recordRun(app.hub, RUN, events);
     const all = await page(app, 'limit=100');

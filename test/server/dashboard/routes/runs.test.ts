@@ -93,7 +93,7 @@ describe('reading runs', () => {
       verdict: 'failed_closed',
       stallCount: 1,
       stallPhase: 'hift',
-      counts: { timedOut: 1, notDispatched: 2 },
+      counts: { timedOut: 1, unsent: 2 },
       breaker: { tripped: true },
     });
     expect((await app.inject({ url: '/api/runs?verdict=failed_closed' })).json().total).toBe(1);

@@ -32,7 +32,7 @@ function passedEvents(runId: string, startedAtMs: number): RunEvent[] {
         verdict: 'passed',
         verdictReasons: [],
         durationS: 0.01,
-        failFastTripped: false,
+        breakerTripped: false,
         cause: null,
         counts: { ...ZERO, total: 1, completed: 1 },
         metrics: {},
@@ -48,7 +48,7 @@ const ZERO = {
   cancelledAfterTimeout: 0,
   cancelled: 0,
   errored: 0,
-  notDispatched: 0,
+  unsent: 0,
 };
 
 /** A stalled run whose watchdog stack is `fn` in `phase` (the sample hang run, its report's stack replaced). */

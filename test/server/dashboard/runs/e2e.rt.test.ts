@@ -68,9 +68,9 @@ describe('fail-fast run on the embedded repro server, watched live, found again 
     expect(find('request.timed_out').length).toBeGreaterThanOrEqual(1);
     const trip = find('breaker.tripped');
     expect(trip).toHaveLength(1);
-    // Requests ended by the stop: one per end event, and each of a never-sent range (one event for the tail).
-    const ranges = find('requests.not_dispatched').reduce((n, e) => n + e.to - e.from, 0);
-    const cancelled = find('request.cancelled').length + find('request.not_dispatched').length + ranges;
+    // Requests ended by the stop: one per end event, and each of an unsent range (one event for the tail).
+    const ranges = find('requests.unsent').reduce((n, e) => n + e.to - e.from, 0);
+    const cancelled = find('request.cancelled').length + find('request.unsent').length + ranges;
     expect(cancelled).toBeGreaterThan(0);
     const finished = find('run.finished')[0];
     expect(finished.summary.verdict).toBe('failed_closed');

@@ -144,7 +144,7 @@ describe('run manager', () => {
       promptLen: number;
       error: string;
     }[];
-    // A row per request: the never-sent tail, one stored range (docs/design.md#bulk-unsent), is listed a row each.
+    // A row per request: the unsent tail, one stored range (docs/design.md#bulk-unsent), is listed a row each.
     expect(rows).toHaveLength(40);
     for (const k of ['ttfts', 'itls', 'input_lens', 'output_lens', 'start_times', 'generated_texts', 'errors'])
       expect(j[k], k).toHaveLength(40);

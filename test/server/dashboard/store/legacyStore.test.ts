@@ -18,7 +18,7 @@ import { asProtocol3 } from '#test/helpers/legacyNames.ts';
 import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { waitFor } from '#test/helpers/waitFor.ts';
 import { openStore } from '#server/dashboard/store/openStore.ts';
-import { moveRun } from '#server/dashboard/store/moveRuns.ts';
+import { moveRun } from '#server/dashboard/store/common/moveRuns.ts';
 import type { RunEvent, RunState, SeqEvent } from '#shared/protocol/protocol.ts';
 import { applyEvents } from '#shared/runView/applyEvent.ts';
 import { emptyRun } from '#shared/runView/runModel.ts';
@@ -32,19 +32,19 @@ async function storeOldRun(app: FastifyInstance, id: string, rowsOf: string): Pr
   const finished = events.find((e) => e.type === 'run.finished') as { summary: Record<string, unknown> };
   const counts = finished.summary.counts as Record<string, number>;
   const state = { runId: id, status: 'finished', seq: events.length, counts, inFlight: 0 } as unknown as RunState;
-  await app.store.insertWhole(newRun(id, { status: 'finished' }), {
+  await app.store.runWrites.insertWhole(newRun(id, { status: 'finished' }), {
     verdict: 'failed_closed',
     finishedAtMs: 1_005_000,
     summary: finished.summary,
     state,
     lastSeq: events.length,
   });
-  await app.store.writeEvents(
+  await app.store.admin.writeEvents(
     id,
     events.map((e, i) => ({ seq: i + 1, json: JSON.stringify(e) })),
   );
-  const rows = await app.store.requests(rowsOf, 0, 100);
-  await app.store.writeRows(id, {
+  const rows = await app.store.runReads.requests(rowsOf, 0, 100);
+  await app.store.runWrites.writeRows(id, {
     index: rows.requests.map((r) => r.index),
     json: rows.requests.map((r) => JSON.stringify(r).replaceAll(`"${rowsOf}-`, `"${id}-`)),
     status: rows.requests.map((r) => r.status),
@@ -55,7 +55,7 @@ async function storeOldRun(app: FastifyInstance, id: string, rowsOf: string): Pr
 async function recordNewRun(app: FastifyInstance, id: string): Promise<void> {
   recordRun(app.hub, id, hangRunEvents(id));
   await waitFor(async () => (await app.inject({ url: `/api/runs/${id}` })).json().status === 'finished');
-  await app.store.flush();
+  await app.store.ingest.flush();
 }
 
 /** What the dashboard and the browser show of a run. */
@@ -86,9 +86,9 @@ describe('a run stored under the names of protocol 3', () => {
     const raw = sqliteOf(app.store).db.prepare('SELECT json FROM events WHERE run_id = ?').pluck().all('old');
     expect(raw.join('\n')).toMatch(/"request\.not_dispatched"[^]*"failFastTripped":true/);
 
-    const stored = await app.store.eventsAfter('old', 0, 100);
+    const stored = await app.store.runReads.eventsAfter('old', 0, 100);
     expect(stored.map((e) => (JSON.parse(e.json) as RunEvent).type)).not.toContain('request.not_dispatched');
-    expect((await app.store.get('old'))?.state?.counts).toMatchObject({ unsent: 2 });
+    expect((await app.store.runReads.get('old'))?.state?.counts).toMatchObject({ unsent: 2 });
     const old = await shown(app, 'old');
     expect(old.counts).toMatchObject({ unsent: 2, cancelledAfterTimeout: 3, failed: 4 });
     expect(old.summary).toMatchObject({ breakerTripped: true, counts: { unsent: 2 } });

@@ -47,7 +47,7 @@ const finished = (n: number): RunEvent => ({
     verdict: 'passed',
     verdictReasons: [],
     durationS: 99,
-    failFastTripped: false,
+    breakerTripped: false,
     cause: null,
     counts: {
       total: n,
@@ -57,7 +57,7 @@ const finished = (n: number): RunEvent => ({
       cancelledAfterTimeout: 0,
       cancelled: 0,
       errored: 0,
-      notDispatched: 0,
+      unsent: 0,
     },
     metrics: { completed: n, failed: 0 },
   },

@@ -107,7 +107,7 @@ export function storeContract(name: string, factory: () => StoreFactory): void {
       expect(board.runs[0].evidence.map((e) => e.kind).sort()).toEqual(['timeout', 'watchdog']);
     });
 
-    it('lists a never-sent range as a row per request: total, pages across its ends, a status filter', async () => {
+    it('lists an unsent range as a row per request: total, pages across its ends, a status filter', async () => {
       const { store } = await fresh();
       const events: RunEvent[] = [runStarted('u', 100)];
       for (let i = 0; i < 9; i++) events.push(...completedRequest('u', i, i * 4));
@@ -115,7 +115,7 @@ export function storeContract(name: string, factory: () => StoreFactory): void {
         { type: 'request.queued', t: 40, index: 9, requestId: 'u-9' },
         { type: 'request.sent', t: 41, index: 9, requestId: 'u-9', attempt: 1 },
         { type: 'request.failed', t: 42, outcome: outcome('u', 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
-        { type: 'requests.not_dispatched', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
+        { type: 'requests.unsent', t: 50, from: 10, to: 100, error: 'stopped', stoppedBy: 'breaker' },
       );
       await record(store, 'u', events);
       // One record for the 90, not 90 rows (a mutation storing rows, or dropping the range, shows here).

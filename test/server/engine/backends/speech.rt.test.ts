@@ -108,7 +108,7 @@ describe('openai-audio-speech against the reproduction server', () => {
         { warmClient: false, onEvent: (e) => events.push(e) },
       );
       const wallS = (performance.now() - t0) / 1000;
-      expect(out.summary.failFastTripped).toBe(true);
+      expect(out.summary.breakerTripped).toBe(true);
       expect(out.summary.cause?.kind).toBe('total');
       expect(out.summary.verdict).toBe('failed_closed');
       expect(out.result.timed_out_requests).toBeGreaterThanOrEqual(1);

@@ -56,7 +56,7 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
           await h.agent.destroy();
           const seen = server.arrivals.filter((a) => a.requestId.startsWith(`${run}:`));
           const seenIdx = new Set(seen.map((a) => Number(a.requestId.split(':')[1])));
-          // Every request ended in exactly one state; never-sent ones never reached the server.
+          // Every request ended in exactly one state; unsent ones never reached the server.
           // (The converse need not hold: on a loaded machine a request can time out before the server reads it.)
           expect([...r.statuses]).toHaveLength(plan.length);
           [...r.statuses].forEach((s, i) => {
@@ -67,7 +67,7 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
           expect(c.completed + c.failed).toBe(plan.length);
           expect(c.timedOut + c.cancelledAfterTimeout + c.cancelled + c.errored).toBe(c.failed);
           const hangs = plan.some((b) => b.kind === 'hang' || b.kind === 'hang-after-headers');
-          if (r.failFastTripped) {
+          if (r.breakerTripped) {
             expect(r.statuses.at(r.cause!.requestIndex)).toBe('timed_out');
             // Nothing was sent after the trip. (The send time plus elapsed is no
             // bound: the attempt clock starts a little after the send event, by
@@ -87,7 +87,7 @@ describe('dispatch invariants under random target behaviour (fail-fast on)', () 
               (s, i) => seenIdx.has(i) && (plan[i].kind === 'hang' || plan[i].kind === 'hang-after-headers'),
             )
           ) {
-            expect(r.failFastTripped).toBe(true);
+            expect(r.breakerTripped).toBe(true);
           }
           plans.delete(run);
         },

@@ -22,7 +22,7 @@ describe('dispatch with the fail-fast breaker', () => {
     expect(server.arrivals.length).toBe(8);
     expect(count([...r.statuses], 'completed')).toBe(3);
     expect(count([...r.statuses], 'timed_out')).toBe(5);
-    expect(r.failFastTripped).toBe(false);
+    expect(r.breakerTripped).toBe(false);
     expect(h.events.some((e) => e.type === 'breaker.tripped')).toBe(false);
   });
 
@@ -50,11 +50,11 @@ describe('dispatch with the fail-fast breaker', () => {
     // Completed outputs kept in dataset order; placeholders carry an error.
     expect(r.records.at(0)!.success).toBe(true);
     expect(r.records.at(10)!.error).toMatch(/not dispatched/);
-    // Ended records keep what the metrics and the result read, not the in-stream diagnostics; the never-sent
+    // Ended records keep what the metrics and the result read, not the in-stream diagnostics; the unsent
     // ones, the run's tail, were ended together in one event (docs/design.md#bulk-unsent).
     expect(r.records.at(0)).not.toHaveProperty('stageMetrics');
-    expect(h.events.filter((e) => e.type === 'request.not_dispatched')).toEqual([]);
-    expect(h.events.filter((e) => e.type === 'requests.not_dispatched')).toMatchObject([
+    expect(h.events.filter((e) => e.type === 'request.unsent')).toEqual([]);
+    expect(h.events.filter((e) => e.type === 'requests.unsent')).toMatchObject([
       { from: 6, to: 20, stoppedBy: 'breaker', error: r.records.at(10)!.error },
     ]);
     const trip = h.events.find((e) => e.type === 'breaker.tripped');

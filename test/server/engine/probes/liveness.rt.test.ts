@@ -130,9 +130,9 @@ describe('liveness at the stall', () => {
     // The stop went on while the questions waited: every request ended within the bounded stop of the
     // trip, before the liveness report; the run ended within the questions' bound of the trip.
     const trip = events.find((e) => e.type === 'breaker.tripped')!.t;
-    // Requests ended: one per end event, and a never-sent range's (one event for the tail) each.
+    // Requests ended: one per end event, and an unsent range's (one event for the tail) each.
     const ends = events.flatMap((e) => {
-      if (e.type === 'requests.not_dispatched') return Array<number>(e.to - e.from).fill(e.t);
+      if (e.type === 'requests.unsent') return Array<number>(e.to - e.from).fill(e.t);
       return e.type.startsWith('request.') && 'outcome' in e ? [e.t] : [];
     });
     expect(ends).toHaveLength(6);

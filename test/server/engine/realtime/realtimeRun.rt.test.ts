@@ -134,7 +134,7 @@ describe('openai-realtime-tts through the engine', () => {
     const t0 = performance.now();
     const out = await runBenchmark(config, { warmClient: false });
     const elapsedS = (performance.now() - t0) / 1000;
-    expect(out.summary.failFastTripped).toBe(true);
+    expect(out.summary.breakerTripped).toBe(true);
     expect(out.summary.verdict).toBe('failed_closed');
     const c = out.summary.counts;
     expect(c.timedOut).toBeGreaterThanOrEqual(1);

@@ -11,7 +11,7 @@ describe('countStatuses (the shared rule over a run)', () => {
     'not_dispatched',
     'not_dispatched',
   ] as const;
-  it('after a trip, never-sent requests count as breaker cancellations too', () => {
+  it('after a trip, unsent requests count as breaker cancellations too', () => {
     const by = [null, null, null, null, 'breaker', 'breaker', 'breaker'] as const;
     expect(countStatuses(statuses, by)).toEqual({
       total: 7,
@@ -21,10 +21,10 @@ describe('countStatuses (the shared rule over a run)', () => {
       cancelledAfterTimeout: 3,
       cancelled: 0,
       errored: 1,
-      notDispatched: 2,
+      unsent: 2,
     });
   });
-  it('after an interrupt without a trip, never-sent requests count as interrupt cancellations', () => {
+  it('after an interrupt without a trip, unsent requests count as interrupt cancellations', () => {
     const st = ['completed', 'cancelled', 'not_dispatched', 'not_dispatched'] as const;
     const by = [null, 'interrupt', 'interrupt', 'interrupt'] as const;
     expect(countStatuses(st, by)).toEqual({
@@ -35,14 +35,14 @@ describe('countStatuses (the shared rule over a run)', () => {
       cancelledAfterTimeout: 0,
       cancelled: 3,
       errored: 0,
-      notDispatched: 2,
+      unsent: 2,
     });
   });
-  it('a run that never started: never-sent requests are errors, not cancellations', () => {
+  it('a run that never started: unsent requests are errors, not cancellations', () => {
     expect(countStatuses(['not_dispatched', 'not_dispatched'], [null, null])).toMatchObject({
       failed: 2,
       errored: 2,
-      notDispatched: 2,
+      unsent: 2,
       cancelled: 0,
       cancelledAfterTimeout: 0,
     });

@@ -1,6 +1,6 @@
 /**
  * The engine's request table gives back exactly the records written into it
- * (every field, every ITL, every string), through one accessor; never-sent
+ * (every field, every ITL, every string), through one accessor; unsent
  * requests ended as a range read as the placeholder records they replace;
  * and a finished request costs a hundred bytes or so, not a record object.
  */
@@ -98,7 +98,7 @@ describe('the request table', () => {
     expect(t.sentT(1)).toBeNull();
   });
 
-  it('a range ended never sent reads as the placeholder records it replaces, prompt lengths from the dataset', () => {
+  it('a range ended unsent reads as the placeholder records it replaces, prompt lengths from the dataset', () => {
     const n = 2 * CHUNK + 10;
     const t = new RequestTable(n, (i) => 30 + (i % 3));
     const done = odd(0);
@@ -113,7 +113,7 @@ describe('the request table', () => {
     expect(read(t, 0)).toEqual(kept(done));
   });
 
-  it('a finished request of a text run costs about a hundred bytes; a never-sent one a few', () => {
+  it('a finished request of a text run costs about a hundred bytes; an unsent one a few', () => {
     const n = 8 * CHUNK;
     const t = new RequestTable(n, () => 32);
     for (let i = 0; i < n; i++) {

@@ -37,7 +37,7 @@ function resultFor(cases: number[], over: Partial<Parameters<typeof buildResultJ
       cancelledAfterTimeout: 0,
       cancelled: 0,
       errored: 0,
-      notDispatched: 0,
+      unsent: 0,
     },
     failFast: { enabled: false, tripped: false, cause: null },
     verdict: 'passed',
@@ -129,7 +129,7 @@ describe('formatSummary', () => {
       cancelledAfterTimeout: 1,
       cancelled: 0,
       errored: 0,
-      notDispatched: 1,
+      unsent: 1,
     };
     const metrics = calculateMetrics(records, { durationS: 1, ...EXTRAS });
     const v = evaluateVerdict({ counts, metrics, thresholds: ['failed==0'] });
@@ -152,7 +152,7 @@ describe('formatSummary', () => {
     expect(tail).toContain('Breaker tripped:                         yes');
     expect(tail).toContain('request 7 (run-7): idle timeout after 30.00 s, last phase hift');
     expect(tail).toContain('Cancelled after timeout:                 1');
-    expect(tail).toContain('Not dispatched:                          1');
+    expect(tail).toContain('Unsent:                                  1');
     expect(tail).toContain('Verdict:                                 failed_closed');
     expect(tail).toContain('  - threshold failed==0 failed: failed = 1');
     expect(text.endsWith('='.repeat(50) + '\n')).toBe(true);
