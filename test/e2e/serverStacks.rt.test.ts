@@ -70,7 +70,7 @@ describe('server stacks in the dashboard (Chromium)', () => {
     await page.locator('#f-target-baseUrl').fill('http://10.0.0.7:8000');
     await expect
       .poll(() => page.getByTestId('error-target.serverStacks.pid').textContent())
-      .toMatch(/give the pid for a server that is not on loopback/);
+      .toMatch(/auto needs a loopback base URL .*give its pid instead/);
     await page.locator('#f-target-serverStacks-pid').fill(String(fixture.pid));
     await expect.poll(() => page.getByTestId('error-target.serverStacks.pid').count()).toBe(0);
     await page.locator('#f-target-serverStacks-stallAfterS').fill('60');
