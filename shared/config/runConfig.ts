@@ -1,7 +1,7 @@
 /**
  * The run configuration: the engine's one input, built once from whatever the
  * user gave — `stallscope bench`'s flags (server/cli/benchArgs.ts) or a
- * RunSpec (`specToRunConfig`, runSpecToConfig.ts) — and checked by one
+ * RunSpec (`specToRunConfig`, runSpec.ts) — and checked by one
  * validator (`runConfigIssues`, runConfigIssues.ts) that the form, the route,
  * the CLI and the engine all call. Its fields are grouped by what they are
  * for. The TypeScript types come from the schema (`Static`).

@@ -447,6 +447,9 @@ export function checkRunSpec(value: unknown): { issues: SpecIssue[]; config: Run
   return { issues: out, config: out.some((i) => i.severity === 'error') ? null : cross.config };
 }
 
+/** An embedded target's base URL until its server listens (loopback: the server-stacks rule reads it). */
+export const EMBEDDED_BASE_URL = 'http://127.0.0.1';
+
 /**
  * RunSpec → the run configuration (runConfig.ts), pure and once per run: the
  * route checks it (`checkRunSpec`) and the run manager runs that same object.
@@ -454,9 +457,6 @@ export function checkRunSpec(value: unknown): { issues: SpecIssue[]; config: Run
  * listens: the config holds `EMBEDDED_BASE_URL` (loopback) until the run
  * manager sets the real one on it.
  */
-/** An embedded target's base URL until its server listens (loopback: the server-stacks rule reads it). */
-export const EMBEDDED_BASE_URL = 'http://127.0.0.1';
-
 export function specToRunConfig(spec: RunSpec, runId: string): RunConfig {
   const d = spec.dataset;
   const t = spec.target;

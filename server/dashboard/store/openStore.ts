@@ -5,7 +5,6 @@
  */
 import { SqliteStore } from './sqlite/sqliteStore.ts';
 import type { DashboardStore } from './common/storeApi.ts';
-import { readingNewNames } from './common/legacyReads.ts';
 
 export interface OpenStoreOptions {
   /** null → in memory (tests). */
@@ -19,11 +18,6 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(o: OpenStoreOptions): Promise<DashboardStore> {
-  // Runs an older dashboard or reporter wrote are read under today's names (docs/design.md#legacy-names).
-  return readingNewNames(await openKind(o));
-}
-
-async function openKind(o: OpenStoreOptions): Promise<DashboardStore> {
   if (o.database) {
     // Loaded only when asked for: the embedded default never loads the pg client.
     const { openPgStore } = await import('./pg/pgStore.ts');

@@ -7,54 +7,65 @@
 import type { RunListItem } from '../../../../shared/protocol/apiSchemas.ts';
 import type { RunState, RunSummary } from '../../../../shared/protocol/protocol.ts';
 import { normalizeCounts } from '../../../../shared/requests/outcomes.ts';
+import { stateWithNewNames, summaryWithNewNames } from '../../../../shared/protocol/legacyNames.ts';
 import type { Verdict } from '../../../../shared/types.ts';
 import type { FirstTimeout } from '../../../../shared/stalls/stallEvidence.ts';
 import type { ServerIdentity } from '../../../../shared/runInfo/serverIdentity.ts';
+import type { Selectable } from 'kysely';
 import type { NewRun, RunSource, RunUpdate, StoredRunRow } from './records.ts';
+import type { RunsTable } from './schema.ts';
 
-export interface RunRow {
-  id: string;
-  source: RunSource;
-  status: string;
-  verdict: string | null;
-  label: string | null;
-  model: string | null;
-  target: string | null;
-  dataset: string | null;
-  num_prompts: number | null;
-  max_concurrency: number | null;
-  request_rate: string | null;
-  fail_fast: number;
-  created_at_ms: number;
-  started_at_ms: number | null;
-  finished_at_ms: number | null;
-  last_seq: number;
-  state_json: string | null;
-  summary_json: string | null;
-  metadata_json: string;
-  stall_count: number;
-  stall_phase: string | null;
-  spec_json?: string | null;
-  config_json?: string | null;
-  import_json?: string | null;
-  error?: string | null;
-  first_timeout_json?: string | null;
-  server_identity_json?: string | null;
-}
+type RunColumns = Selectable<RunsTable>;
+
+/**
+ * A run's row as the list and detail queries select it: the runs table's columns (schema.ts, the one declaration),
+ * the detail-only ones optional, plus the two stall columns the queries join in.
+ */
+export type RunRow = Omit<
+  Pick<
+    RunColumns,
+    | 'id'
+    | 'source'
+    | 'status'
+    | 'verdict'
+    | 'label'
+    | 'model'
+    | 'target'
+    | 'dataset'
+    | 'num_prompts'
+    | 'max_concurrency'
+    | 'request_rate'
+    | 'fail_fast'
+    | 'created_at_ms'
+    | 'started_at_ms'
+    | 'finished_at_ms'
+    | 'last_seq'
+    | 'state_json'
+    | 'summary_json'
+    | 'metadata_json'
+  >,
+  'source'
+> &
+  Partial<
+    Pick<
+      RunColumns,
+      'spec_json' | 'config_json' | 'import_json' | 'error' | 'first_timeout_json' | 'server_identity_json'
+    >
+  > & { source: RunSource; stall_count: number; stall_phase: string | null };
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
 
-/** A run's whole row as the stores return it (both stores read the same columns). */
+/** A run's whole row as the stores return it (both stores read the same columns), under today's names. */
 export function toStoredRun(r: RunRow): StoredRunRow {
   return {
     ...toListItem(r),
     spec: parse(r.spec_json),
     config: parse(r.config_json),
-    summary: parse<RunSummary>(r.summary_json),
+    summary: summaryWithNewNames(parse<RunSummary>(r.summary_json)),
     importInfo: parse(r.import_json),
     error: r.error ?? null,
     lastSeq: r.last_seq,
-    state: parse<RunState>(r.state_json),
+    state: stateWithNewNames(parse<RunState>(r.state_json)),
     firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
     serverIdentity: parse<ServerIdentity>(r.server_identity_json),
   };

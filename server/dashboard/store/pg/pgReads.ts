@@ -8,6 +8,7 @@ import type { RunListItem, StallEntry } from '../../../../shared/protocol/apiSch
 import type { StallFingerprint } from '../../../../shared/stalls/fingerprint.ts';
 import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../common/boardRows.ts';
 import { toListItem, toStoredRun, type RunRow } from '../common/runRows.ts';
+import { eventsWithNewNames } from '../common/legacyReads.ts';
 import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from '../common/records.ts';
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
 import type { PgRunsOnly, RunsTable } from '../common/schema.ts';
@@ -101,7 +102,7 @@ export function eventsAfter(q: Query, id: string, after: number, limit: number):
     id,
     after,
     limit,
-  ]);
+  ]).then(eventsWithNewNames);
 }
 
 export async function boardRuns(q: Query, f: BoardFilter): Promise<{ runs: BoardRun[]; truncated: boolean }> {

@@ -17,6 +17,7 @@ import {
   toStoredRun,
   type RunRow,
 } from '../common/runRows.ts';
+import { eventsWithNewNames } from '../common/legacyReads.ts';
 
 /** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
 export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
@@ -179,9 +180,11 @@ export class RunQueries {
 
   /** Serialized `SeqEvent`s with seq > after, in order. */
   eventsAfter(id: string, after: number, limit: number): { seq: number; json: string }[] {
-    return this.db
-      .prepare('SELECT seq, json FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
-      .all(id, after, limit) as { seq: number; json: string }[];
+    return eventsWithNewNames(
+      this.db
+        .prepare('SELECT seq, json FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(id, after, limit) as { seq: number; json: string }[],
+    );
   }
 
   insertRequests(runId: string, rows: RequestRow[]): void {
