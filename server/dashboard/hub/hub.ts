@@ -9,15 +9,27 @@
  * process wrote are announced too, and read from the store. Producers never
  * see a socket; sessions never see a producer.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
 import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import type { DashboardStore } from '../store/common/storeApi.ts';
 import type { RemoteChange, StoredEvent } from '../store/common/records.ts';
 import { RunTracker, telemetryEffects } from './runTracker.ts';
+import { FoldedSeqs } from './foldedSeqs.ts';
 import { emptyCounts } from '../../../shared/requests/outcomes.ts';
 import type { Effects } from '../store/common/effects.ts';
 
 export type { StoredEvent } from '../store/common/records.ts';
+
+/** Fold or queue a large batch for at most this long before letting other requests run. */
+const SLICE_MS = 8;
+
+/** A run ended while a batch of it was being folded (the caller answers as for any ended run). */
+export class RunEndedError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} ended while its batch was being applied`);
+  }
+}
 
 /** What a WebSocket session listens to. */
 export interface HubListener {
@@ -30,6 +42,8 @@ export interface HubListener {
 
 interface LiveRun {
   tracker: RunTracker;
+  /** Which numbered events the tracker has folded (several processes may number the run's events). */
+  folded: FoldedSeqs;
   ring: StoredEvent[];
   /** Index in `ring` of the oldest kept event (ring is compacted lazily). */
   ringHead: number;
@@ -60,11 +74,53 @@ export class Hub {
   /** Starts tracking a run whose row already exists (its stream continues from its stored seq). */
   open(runId: string, label: string | null): RunTracker {
     const tracker = this.newTracker(runId, label);
-    this.live.set(runId, { tracker, ring: [], ringHead: 0 });
+    this.live.set(runId, { tracker, folded: new FoldedSeqs(), ring: [], ringHead: 0 });
     this.store.ingest.liveState(runId, tracker.state);
     this.store.ingest.announce(runId, 'running');
     this.emitActiveChanged();
     return tracker;
+  }
+
+  /**
+   * Starts tracking a running run another process created or holds (a shared database behind a load balancer):
+   * its tracker folds the run's committed stream first, so the requests, counts and breaker it folds next are
+   * the run's, not only what reached this process.
+   */
+  async adopt(runId: string, label: string | null): Promise<RunTracker> {
+    const tracker = this.open(runId, label);
+    await this.catchUp(runId);
+    return tracker;
+  }
+
+  /**
+   * Folds into a live run's tracker the events other processes numbered since it last folded (read from the
+   * database), before this process folds the next batch of the run: a request queued through one process and
+   * ended through another gets one row with both times. Nothing to do when this process is the only writer.
+   * The caller serialises a run's batches (a reporter posts its next batch once this one is acknowledged, so
+   * everything before it is committed).
+   */
+  async catchUp(runId: string): Promise<void> {
+    const run = this.live.get(runId);
+    // While the database is away no other process can number anything of the run either: nothing to read.
+    if (!run || this.store.ingest.soleWriter || !this.store.ingest.health().connected) return;
+    const PAGE = 5000;
+    for (;;) {
+      let page: StoredEvent[];
+      try {
+        page = await this.store.runReads.eventsAfter(runId, run.folded.through, PAGE);
+      } catch {
+        return; // the database went away meanwhile: the batch is buffered like any (docs/design.md#outage-buffer)
+      }
+      if (this.live.get(runId) !== run) return;
+      for (const e of page) {
+        if (!run.folded.take(e.seq)) continue;
+        const event = JSON.parse(e.json) as RunEvent;
+        run.tracker.fold(event);
+        if (event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
+        if (e.seq > run.tracker.state.seq) run.tracker.state.seq = e.seq;
+      }
+      if (page.length < PAGE) return;
+    }
   }
 
   /**
@@ -76,11 +132,23 @@ export class Hub {
       for (const l of this.listeners) l.onAppend(c.runId);
       return;
     }
-    if (c.status !== 'running') {
-      this.live.delete(c.runId);
-      this.store.ingest.liveState(c.runId, null);
-      this.remoteLive.delete(c.runId);
-    } else if (!this.live.has(c.runId)) this.remoteLive.set(c.runId, remoteState(c.runId));
+    if (c.status !== 'running') return this.letGo(c.runId);
+    if (!this.live.has(c.runId)) this.remoteLive.set(c.runId, remoteState(c.runId));
+    this.emitActiveChanged();
+  }
+
+  /**
+   * Another process ended a run this one held too: it is no longer live here, and this process writes nothing
+   * of its end (the process that ended it did).
+   */
+  letGo(runId: string): void {
+    const run = this.live.get(runId);
+    this.live.delete(runId);
+    this.store.ingest.liveState(runId, null);
+    this.remoteLive.delete(runId);
+    if (run)
+      for (const rid of [...run.tracker.requests.values()].map((r) => r.requestId))
+        if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
     this.emitActiveChanged();
   }
 
@@ -118,18 +186,36 @@ export class Hub {
    * folding throws part-way (a bug: the batch was validated whole before), the
    * run's state is rebuilt from its committed stream and the error rethrown:
    * the batch changed nothing and used no seq (docs/design.md#peer-bounds).
+   * A large batch is folded and queued in slices of a few ms, the event loop
+   * free between them (as the ingest endpoint works through a large body).
    */
-  appendBatch(runId: string, events: readonly RunEvent[]): number {
+  async appendBatch(runId: string, events: readonly RunEvent[]): Promise<number> {
     const run = this.live.get(runId);
     if (!run) throw new Error(`run ${runId} is not live`);
     const effects: Effects[] = [];
+    let sliceStart = performance.now();
     try {
-      for (const event of events) effects.push(run.tracker.fold(event));
+      for (const event of events) {
+        effects.push(run.tracker.fold(event));
+        // A large batch (up to 100,000 events) is folded a few ms at a time, the event loop free between.
+        if ((effects.length & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+          await yieldToLoop();
+          sliceStart = performance.now();
+        }
+      }
     } catch (e) {
       void this.rebuild(runId, run);
       throw e;
     }
-    events.forEach((event, i) => this.queue(runId, event, effects[i]));
+    // Ended meanwhile (abandoned, or by another process): nothing of the batch was queued.
+    if (this.live.get(runId) !== run) throw new RunEndedError(runId);
+    for (let i = 0; i < events.length; i++) {
+      this.queue(runId, events[i], effects[i]);
+      if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
+        await yieldToLoop();
+        sliceStart = performance.now();
+      }
+    }
     return run.tracker.state.seq;
   }
 
@@ -170,6 +256,7 @@ export class Hub {
     const run = this.live.get(runId);
     if (run) {
       if (seq > run.tracker.state.seq) run.tracker.state.seq = seq;
+      run.folded.ownNumbered(seq);
       const last = run.ring[run.ring.length - 1];
       if (last && last.seq + 1 !== seq) {
         run.ring = [];
@@ -299,6 +386,25 @@ export class Hub {
   ringHeld(runId: string): number {
     return this.live.get(runId)?.ring.length ?? 0;
   }
+
+  /**
+   * Runs running in the database but not live here (several dashboards on one database: another process holds
+   * them), for telemetry that names their requests; read at most once a second. Empty for the only writer.
+   */
+  async runningElsewhere(): Promise<string[]> {
+    if (this.store.ingest.soleWriter) return [];
+    const now = performance.now();
+    if (!this.running || now - this.running.at > 1000) {
+      const ids = await this.store.runReads.runningIds();
+      this.running = { at: performance.now(), ids };
+    }
+    return this.running.ids.filter((id) => !this.live.has(id));
+  }
+
+  private running: { at: number; ids: string[] } | null = null;
+
+  /** Telemetry events that joined no run (no `runId`, no request id of a running run): counted, never silent. */
+  readonly unjoined = { events: 0, lastAtMs: 0 };
 
   /** The live run that sent this request id, if any. */
   runOfRequest(requestId: string): string | undefined {

@@ -23,14 +23,34 @@ export async function cancelRefusal(app: FastifyInstance, id: string): Promise<S
   if (app.externalRuns.isReported(id)) return new StallscopeError('API_CONFLICT', `run ${id} ${REPORTED}`);
   const run = await app.store.runReads.get(id);
   if (!run) return new StallscopeError('API_NOT_FOUND', `run ${id}`);
+  if (run.status === 'running')
+    return new StallscopeError(
+      'API_CONFLICT',
+      run.source === 'cli'
+        ? `run ${id} ${REPORTED}`
+        : `run ${id} is running on another dashboard process of this database: cancel it there`,
+    );
   return new StallscopeError('API_CONFLICT', `run ${id} is not running (${run.status}): there is nothing to cancel`);
 }
 
-/** Why a live run cannot be deleted yet: cancel it first, or, reported by a CLI, mark it abandoned first. */
-export function deleteRefusal(app: FastifyInstance, id: string): StallscopeError {
+/**
+ * Why a run cannot be deleted yet (null when it can): live here, or — several dashboards on one database — still
+ * running in the database (live on another process, whose reporter would go on being answered 200 for events that
+ * go nowhere). Cancel it first, or, reported by a CLI, mark it abandoned first.
+ */
+export async function deleteRefusal(app: FastifyInstance, id: string): Promise<StallscopeError | null> {
   if (app.externalRuns.isReported(id))
     return new StallscopeError('API_CONFLICT', `run ${id} is running and ${REPORTED}, then delete it`);
-  return new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
+  if (app.hub.isActive(id)) return new StallscopeError('API_CONFLICT', `run ${id} is running; cancel it first`);
+  if (app.store.ingest.soleWriter) return null;
+  const run = await app.store.runReads.get(id);
+  if (run?.status !== 'running') return null;
+  return new StallscopeError(
+    'API_CONFLICT',
+    run.source === 'cli'
+      ? `run ${id} is running (on another dashboard process of this database) and ${REPORTED}, then delete it`
+      : `run ${id} is running on another dashboard process of this database; cancel it there first`,
+  );
 }
 
 export const abandonRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -48,7 +68,7 @@ export const abandonRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const { id } = req.params;
-      if (app.externalRuns.abandon(id)) return { id, status: 'interrupted' as const };
+      if (await app.externalRuns.abandon(id)) return { id, status: 'interrupted' as const };
       const run = await app.store.runReads.get(id);
       if (!run) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       if (app.hub.isActive(id))

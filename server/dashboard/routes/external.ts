@@ -49,6 +49,7 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: ErrorReplySchema,
           404: ErrorReplySchema,
           409: ErrorReplySchema,
+          413: ErrorReplySchema,
           503: ErrorReplySchema,
         },
       },

@@ -17,7 +17,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../../shared/protocol/apiSchemas.ts';
 import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { checkTelemetry } from '../runs/eventChecks.ts';
-import { joinTelemetry } from '../runs/telemetryJoin.ts';
+import { joinTelemetry, requestIdsOf } from '../runs/telemetryJoin.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
@@ -39,14 +39,22 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         querystring: Type.Object({ runId: Type.Optional(Type.String({ maxLength: 200 })) }),
         body: Type.String(),
-        response: { 200: IngestReplySchema, 400: ErrorReplySchema, 503: ErrorReplySchema },
+        response: { 200: IngestReplySchema, 400: ErrorReplySchema, 413: ErrorReplySchema, 503: ErrorReplySchema },
       },
     },
     async (req) => {
       const { runId } = req.query;
       const text = req.body;
-      // The outage buffer is full: refuse the whole body so the sender keeps it (docs/design.md#outage-buffer).
-      if (!app.store.ingest.hasRoom(1))
+      // The outage buffer cannot take every event of the body: refuse it whole so the sender keeps it
+      // (docs/design.md#outage-buffer). Each line is at most one event; a body that could never fit is a 413.
+      const lines = countLines(text);
+      const { capacity } = app.store.ingest.health();
+      if (capacity > 0 && lines > capacity)
+        throw new StallscopeError(
+          'API_PAYLOAD_TOO_LARGE',
+          `${lines} lines in one body, more than the outage buffer's ${capacity} events: send them in smaller bodies`,
+        );
+      if (!app.store.ingest.hasRoom(lines))
         throw new StallscopeError('STORE_UNAVAILABLE', 'the database is unreachable and the outage buffer is full');
       const reply: IngestReply = { accepted: 0, rejected: 0, unjoined: 0, errors: [] };
       const reject = (line: number, message: string) => {
@@ -62,7 +70,21 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         pending = new Map();
       };
+      /** Whether the caller may write into each destination run (a report token: only the runs it created). */
+      const mayWrite = new Map<string, string | null>();
+      const refusalFor = async (dest: string): Promise<string | null> => {
+        let refusal = mayWrite.get(dest);
+        if (refusal === undefined) {
+          refusal = await app.tokens.checkReporter(dest, req.caller!).then(
+            () => null,
+            (e: unknown) => (e as Error).message,
+          );
+          mayWrite.set(dest, refusal);
+        }
+        return refusal;
+      };
       let live = app.hub.activeIds();
+      let elsewhere: string[] | null = null;
       let sliceStart = performance.now();
       let lineNo = 0;
       for (let pos = 0; pos <= text.length;) {
@@ -71,41 +93,77 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const line = text.slice(pos, end).trim();
         pos = end + 1;
         lineNo++;
-        if (line) {
-          if (line[0] !== '{') reject(lineNo, 'not a JSON object');
+        const checked = line ? parseLine(line) : null;
+        if (checked && !checked.ok) reject(lineNo, checked.message);
+        else if (checked) {
+          const e = checked.event;
+          const bySent = (rid: string) => app.hub.runOfRequest(rid);
+          // A live run here; else a run another dashboard process of the database holds; else a ?runId= naming a
+          // stored run that has ended: kept with that run, not lost.
+          let dest = joinTelemetry(e, live, runId, bySent);
+          if (dest === null && runId === undefined && requestIdsOf(e).length) {
+            elsewhere ??= await app.hub.runningElsewhere();
+            dest = joinTelemetry(e, elsewhere, undefined);
+          }
+          dest ??= runId ?? null;
+          const refusal = dest === null || req.caller === undefined ? null : await refusalFor(dest);
+          if (dest === null) reply.unjoined++;
+          else if (refusal !== null) reject(lineNo, refusal);
           else {
-            let value: unknown;
-            try {
-              value = JSON.parse(line);
-            } catch (e) {
-              reject(lineNo, `invalid JSON: ${(e as Error).message}`);
-              value = undefined;
-            }
-            if (value !== undefined) {
-              const checked = checkTelemetry(value);
-              if (!checked.ok) reject(lineNo, checked.message);
-              else {
-                // A live run it joins; else a ?runId= naming a stored run that has ended: kept with that run, not lost.
-                const dest = joinTelemetry(checked.event, live, runId, (rid) => app.hub.runOfRequest(rid)) ?? runId;
-                if (dest === undefined) reply.unjoined++;
-                else {
-                  const list = pending.get(dest);
-                  if (list) list.push(checked.event);
-                  else pending.set(dest, [checked.event]);
-                }
-              }
-            }
+            const list = pending.get(dest);
+            if (list) list.push(e);
+            else pending.set(dest, [e]);
           }
         }
         if ((lineNo & 127) === 0 && performance.now() - sliceStart > SLICE_MS) {
           await deliver();
           await yieldToLoop();
           live = app.hub.activeIds(); // runs may have started or ended meanwhile
+          elsewhere = null;
           sliceStart = performance.now();
         }
       }
       await deliver();
+      if (reply.unjoined) noteUnjoined(app.hub.unjoined, reply.unjoined, runId);
       return reply;
     },
   );
 };
+
+/** Non-empty lines of a body: an upper bound on its events. */
+export function countLines(text: string): number {
+  let n = 0;
+  for (let pos = 0; pos < text.length;) {
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = text.length;
+    if (end > pos && text.slice(pos, end).trim()) n++;
+    pos = end + 1;
+  }
+  return n;
+}
+
+function parseLine(line: string): { ok: true; event: TelemetryEvent } | { ok: false; message: string } {
+  if (line[0] !== '{') return { ok: false, message: 'not a JSON object' };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    return { ok: false, message: `invalid JSON: ${(e as Error).message}` };
+  }
+  const checked = checkTelemetry(value);
+  return checked.ok ? { ok: true, event: checked.event } : { ok: false, message: checked.message };
+}
+
+/** Telemetry that joined no run is counted (/api/health, /metrics) and said on stderr, at most once a minute. */
+function noteUnjoined(count: { events: number; lastAtMs: number }, n: number, runId: string | undefined): void {
+  const now = Date.now();
+  const quiet = now - count.lastAtMs < 60_000;
+  count.events += n;
+  count.lastAtMs = now;
+  if (quiet) return;
+  process.stderr.write(
+    `stallscope: ${n} telemetry event${n === 1 ? '' : 's'} joined no run (${
+      runId === undefined ? 'no ?runId= and no request id of a running run' : `run ${runId} does not exist`
+    }); ${count.events} so far (GET /api/health: telemetry.unjoined)\n`,
+  );
+}

@@ -210,7 +210,8 @@ function runControlRoutes(app: App): void {
     { schema: { params: IdParams, response: { 200: Type.Object({ id: Type.String() }), ...Errors } } },
     async (req) => {
       const { id } = req.params;
-      if (app.hub.isActive(id)) throw deleteRefusal(app, id);
+      const refusal = await deleteRefusal(app, id);
+      if (refusal) throw refusal;
       if (!(await app.store.runWrites.delete(id))) throw new StallscopeError('API_NOT_FOUND', `run ${id}`);
       app.hub.removed(id);
       return { id };

@@ -7,9 +7,10 @@
  * the dashboard (its CLI is elsewhere: the dashboard cannot stop it). Events
  * for a run no longer live are refused with a 409 that says why.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { BenchEvent, RunFinished } from '../../../shared/protocol/protocol.ts';
 import { rateLabel } from '../../../shared/runInfo/rateLabel.ts';
-import type { Hub } from '../hub/hub.ts';
+import { RunEndedError, type Hub } from '../hub/hub.ts';
 import { finalizeRun } from './finalize.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
@@ -17,6 +18,9 @@ import { checkBenchEvent } from './eventChecks.ts';
 import { eventWithNewNames } from '../../../shared/protocol/legacyNames.ts';
 import { redactConfig, redactUrl } from './redact.ts';
 import type { StoredRunRow } from '../store/common/records.ts';
+
+/** Check a large batch for at most this long before letting other requests run. */
+const SLICE_MS = 8;
 
 const refuse = (i: number, what: string, field: string): never => {
   throw new StallscopeError(
@@ -35,23 +39,43 @@ const refuse = (i: number, what: string, field: string): never => {
  * `declared` is the run's numRequests, or null before its run.started.
  */
 export function checkBatch(posted: readonly unknown[], declared: number | null = null): BenchEvent[] {
+  const check = batchChecker(declared);
+  return posted.map((p, i) => check(p, i));
+}
+
+/** checkBatch a few ms at a time, the event loop free between slices (a batch may hold 100,000 events). */
+export async function checkBatchInSlices(posted: readonly unknown[], declared: number | null): Promise<BenchEvent[]> {
+  const check = batchChecker(declared);
   const events: BenchEvent[] = [];
-  let numRequests = declared;
+  let sliceStart = performance.now();
   for (let i = 0; i < posted.length; i++) {
+    events.push(check(posted[i], i));
+    if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+  }
+  return events;
+}
+
+/** Checks a batch's events one by one, in order (what an event may say depends on those before it). */
+function batchChecker(declared: number | null): (posted: unknown, i: number) => BenchEvent {
+  let numRequests = declared;
+  let previous: BenchEvent | null = null;
+  return (posted, i) => {
     // An older reporter's names are read under today's (docs/design.md#legacy-names).
-    const c = checkBenchEvent(eventWithNewNames(posted[i]));
+    const c = checkBenchEvent(eventWithNewNames(posted));
     if (!c.ok) refuse(i, c.message, c.field);
     const e = (c as { event: BenchEvent }).event;
-    if (i > 0 && events[i - 1].type === 'run.finished')
-      refuse(i, `${e.type} after run.finished (the run ends with it)`, 'type');
+    if (previous?.type === 'run.finished') refuse(i, `${e.type} after run.finished (the run ends with it)`, 'type');
     if (e.type === 'run.started') {
       if (numRequests !== null) refuse(i, 'a second run.started (the run has declared its requests)', 'type');
       numRequests = e.numRequests;
     }
     checkDeclared(e, i, numRequests);
-    events.push(e);
-  }
-  return events;
+    previous = e;
+    return e;
+  };
 }
 
 /** An index or count in `e` against the run's declared number of requests. */
@@ -140,8 +164,17 @@ export class ExternalRuns {
     return info.runId;
   }
 
-  /** 503 while the store's outage buffer cannot take `events` more (the reporter keeps them and retries). */
+  /**
+   * 503 while the store's outage buffer cannot take `events` more (the reporter keeps them and retries); 413 for a
+   * batch bigger than the buffer itself, which no retry would ever fit.
+   */
   private needRoom(events: number): void {
+    const { capacity } = this.hub.store.ingest.health();
+    if (capacity > 0 && events > capacity)
+      throw new StallscopeError(
+        'API_PAYLOAD_TOO_LARGE',
+        `${events} events in one batch, more than the outage buffer's ${capacity}: send them in smaller batches`,
+      );
     if (!this.hub.store.ingest.hasRoom(events))
       throw new StallscopeError(
         'STORE_UNAVAILABLE',
@@ -153,14 +186,27 @@ export class ExternalRuns {
    * Appends a batch; returns the last seq. The batch's `run.finished` ends the
    * run. Every event is checked against the protocol schema before any is
    * applied: a batch with one bad event is refused whole (400 naming its index
-   * and field) and changes nothing.
+   * and field) and changes nothing. A run's batches are applied one at a time.
    */
-  async append(runId: string, posted: readonly unknown[]): Promise<number> {
-    if (!this.isReported(runId)) await this.adoptOrRefuse(runId);
+  append(runId: string, posted: readonly unknown[]): Promise<number> {
+    return this.serially(runId, () => this.appendNow(runId, posted));
+  }
+
+  private async appendNow(runId: string, posted: readonly unknown[]): Promise<number> {
+    // Any process takes any batch of a run (docs/design.md#team-dashboard): what other processes numbered
+    // since this one last folded the run is folded first.
+    if (this.isReported(runId)) await this.hub.catchUp(runId);
+    else await this.adoptOrRefuse(runId);
     this.needRoom(posted.length);
     const state = this.hub.tracker(runId)?.state;
-    const events = checkBatch(posted, state?.startedAtMs != null ? state.counts.total : null);
-    const seq = events.length ? this.hub.appendBatch(runId, events) : ((await this.hub.headSeq(runId)) ?? 0);
+    const events = await checkBatchInSlices(posted, state?.startedAtMs != null ? state.counts.total : null);
+    let seq: number;
+    try {
+      seq = events.length ? await this.hub.appendBatch(runId, events) : ((await this.hub.headSeq(runId)) ?? 0);
+    } catch (e) {
+      if (!(e instanceof RunEndedError)) throw e;
+      this.refuseNotLive(await this.hub.store.runReads.get(runId), runId);
+    }
     let finished: RunFinished | null = null;
     for (const e of events) {
       if (e.type === 'request.completed' && isEmptyCompletion(e.outcome))
@@ -172,6 +218,7 @@ export class ExternalRuns {
       const s = finished.summary;
       const judged = withEmptyCompletions(s.verdict, s.verdictReasons, this.emptyAnswers.get(runId) ?? 0);
       this.stop(runId);
+      this.ended(runId, 'finished');
       // Not awaited: while the database is away the run's end waits in the outage buffer like its events.
       void finalizeRun(this.hub, runId, {
         status: 'finished',
@@ -184,26 +231,38 @@ export class ExternalRuns {
     return Math.max(seq, this.hub.tracker(runId)?.state.seq ?? 0);
   }
 
+  /** Runs `work` after the run's earlier batches (and abandon) are done: one at a time per run. */
+  private serially<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(runId) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(runId, tail);
+    void tail.then(() => {
+      if (this.queues.get(runId) === tail) this.queues.delete(runId);
+    });
+    return mine;
+  }
+
+  private readonly queues = new Map<string, Promise<void>>();
+
   /**
-   * A run another dashboard process created on the same database (several behind a load balancer) takes its
-   * events here too: it becomes live in this process, its declared requests read from its stored state.
-   * Anything else is refused as before.
+   * A running run created by a reporter through another dashboard process on the same database (several behind a
+   * load balancer, each request to any of them) takes its events here too, from its first batch on: it becomes
+   * live in this process, its tracker folding the run's committed stream first. Anything else is refused.
    */
   private async adoptOrRefuse(runId: string): Promise<void> {
     const stored = await this.hub.store.runReads.get(runId);
-    if (this.isReported(runId)) return;
-    const started = stored?.state?.startedAtMs != null;
-    if (
-      this.hub.store.ingest.soleWriter ||
-      !stored ||
-      stored.source !== 'cli' ||
-      stored.status !== 'running' ||
-      !started
-    )
+    if (this.isReported(runId)) return this.hub.catchUp(runId);
+    const ended = this.recentlyEnded.get(runId);
+    // Ended here, its row perhaps not written yet (it waits for the database like the events before it).
+    if (ended && stored) this.refuseNotLive(stored, runId, ended);
+    if (this.hub.store.ingest.soleWriter || !stored || stored.source !== 'cli' || stored.status !== 'running')
       this.refuseNotLive(stored, runId);
-    const tracker = this.hub.open(runId, stored.label);
-    tracker.state.startedAtMs = stored.state!.startedAtMs;
-    tracker.state.counts.total = stored.state!.counts.total;
+    if (!this.hub.isActive(runId)) await this.hub.adopt(runId, stored.label);
+    else await this.hub.catchUp(runId);
     this.touch(runId);
   }
 
@@ -214,28 +273,48 @@ export class ExternalRuns {
 
   /**
    * Marks a live reported run abandoned: recorded as interrupted by the dashboard (its CLI, elsewhere, is not
-   * stopped, and what it sends later is refused), so it can be deleted. False when it is not a live reported run.
+   * stopped, and what it sends later is refused), so it can be deleted. A run live on another dashboard process
+   * of the same database is taken here and ended for every process. False when it is not a running reported run.
    */
-  abandon(runId: string): boolean {
-    if (!this.isReported(runId)) return false;
-    this.stop(runId);
-    void finalizeRun(this.hub, runId, {
-      status: 'interrupted',
-      interruptCause: 'dashboard',
-      message: ABANDONED_MESSAGE,
+  abandon(runId: string): Promise<boolean> {
+    return this.serially(runId, async () => {
+      if (!this.isReported(runId)) {
+        const stored = this.hub.store.ingest.soleWriter ? null : await this.hub.store.runReads.get(runId);
+        if (stored?.source !== 'cli' || stored.status !== 'running' || this.hub.isActive(runId)) return false;
+        await this.hub.adopt(runId, stored.label);
+      }
+      this.stop(runId);
+      this.ended(runId, 'abandoned');
+      // Not awaited, as a run's end: while the database is away it waits in the outage buffer.
+      void finalizeRun(this.hub, runId, {
+        status: 'interrupted',
+        interruptCause: 'dashboard',
+        message: ABANDONED_MESSAGE,
+      });
+      return true;
     });
-    return true;
   }
 
+  /** Remembers how a run ended here (bounded), so a batch racing its row's write is refused, not adopted. */
+  private ended(runId: string, how: 'finished' | 'abandoned'): void {
+    if (this.recentlyEnded.size >= 1024) this.recentlyEnded.delete(this.recentlyEnded.keys().next().value!);
+    this.recentlyEnded.set(runId, how);
+  }
+
+  private readonly recentlyEnded = new Map<string, 'finished' | 'abandoned'>();
+
   /** 404 for a run that does not exist, else a 409 saying how the run ended (abandoned, gone silent, finished). */
-  private refuseNotLive(stored: StoredRunRow | null, runId: string): never {
-    if (!stored) throw new StallscopeError('API_NOT_FOUND', `no reported run ${runId}`, 'runId');
+  private refuseNotLive(stored: StoredRunRow | null, runId: string, endedHere?: 'finished' | 'abandoned'): never {
+    if (!stored && !endedHere) throw new StallscopeError('API_NOT_FOUND', `no reported run ${runId}`, 'runId');
     const how =
-      stored.status === 'interrupted' && stored.state?.interruptCause === 'dashboard'
+      endedHere === 'abandoned' ||
+      (stored?.status === 'interrupted' && stored.state?.interruptCause === 'dashboard')
         ? 'it was marked abandoned in the dashboard'
-        : stored.status === 'running'
+        : endedHere === 'finished'
+          ? 'it has ended (finished)'
+          : stored!.status === 'running'
           ? 'it is not a run reported with --report-to'
-          : `it has ended (${stored.status})`;
+          : `it has ended (${stored!.status})`;
     throw new StallscopeError(
       'API_CONFLICT',
       `run ${runId} takes no more events: ${how}; the batch was refused whole, nothing was applied`,
@@ -245,12 +324,37 @@ export class ExternalRuns {
 
   private touch(runId: string): void {
     clearTimeout(this.idle.get(runId));
-    const t = setTimeout(() => {
-      this.idle.delete(runId);
-      void finalizeRun(this.hub, runId, { status: 'interrupted', message: 'the reporting CLI went silent' });
-    }, this.idleMs);
+    const t = setTimeout(() => void this.silent(runId), this.idleMs);
     t.unref();
     this.idle.set(runId, t);
+  }
+
+  /**
+   * No batch reached this process for `idleMs`. Another process of the same database may have taken them (a
+   * load balancer): a run it ended is let go; a run it still feeds waits again; only a run nobody fed ends here,
+   * interrupted.
+   */
+  private async silent(runId: string): Promise<void> {
+    if (!this.hub.isActive(runId)) {
+      this.stop(runId);
+      return;
+    }
+    const before = this.hub.tracker(runId)?.state.seq ?? 0;
+    if (!this.hub.store.ingest.soleWriter) {
+      const stored = await this.hub.store.runReads.get(runId).catch(() => null);
+      if (stored && stored.status !== 'running') {
+        this.stop(runId);
+        this.hub.letGo(runId);
+        return;
+      }
+      if (stored && stored.lastSeq > before) {
+        await this.hub.catchUp(runId).catch(() => undefined);
+        this.touch(runId);
+        return;
+      }
+    }
+    this.idle.delete(runId);
+    void finalizeRun(this.hub, runId, { status: 'interrupted', message: 'the reporting CLI went silent' });
   }
 
   private stop(runId: string): void {

@@ -69,6 +69,8 @@ export interface IngestStore {
 /** A stored run read (REST, the exports, the hub's replay of committed events). */
 export interface RunReads {
   exists(id: string): Promise<boolean>;
+  /** Ids of the runs stored as running (live in some process of the database, or left by one that is gone). */
+  runningIds(): Promise<string[]>;
   list(f: RunFilter): Promise<{ runs: RunListItem[]; total: number }>;
   get(id: string): Promise<StoredRunRow | null>;
   /** The stored vLLM result object, or null. */

@@ -25,6 +25,9 @@ export class PgRuns implements RunReads, RunWrites {
   async exists(id: string): Promise<boolean> {
     return (await this.q('SELECT 1 FROM runs WHERE id = $1', [id])).length > 0;
   }
+  async runningIds(): Promise<string[]> {
+    return (await this.q<{ id: string }>(`SELECT id FROM runs WHERE status = 'running'`)).map((r) => r.id);
+  }
   list(f: RunFilter) {
     return reads.listRuns(this.q, f);
   }

@@ -19,6 +19,9 @@ export class SqliteRuns implements RunReads, RunWrites {
   async exists(id: string): Promise<boolean> {
     return this.runs.exists(id);
   }
+  async runningIds(): Promise<string[]> {
+    return (this.db.prepare(`SELECT id FROM runs WHERE status = 'running'`).all() as { id: string }[]).map((r) => r.id);
+  }
   async list(f: RunFilter) {
     return this.runs.list(f);
   }
