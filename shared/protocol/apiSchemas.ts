@@ -19,7 +19,7 @@ import { FingerprintSchema, FirstTimeoutSchema } from '../stalls/stallEvidence.t
 import { ServerIdentitySchema } from '../runInfo/serverIdentity.ts';
 import { StoppedBySchema } from '../config/stopRules.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export { BreakerCauseSchema, RunCountsSchema };
 

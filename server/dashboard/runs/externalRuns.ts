@@ -307,14 +307,13 @@ export class ExternalRuns {
   private refuseNotLive(stored: StoredRunRow | null, runId: string, endedHere?: 'finished' | 'abandoned'): never {
     if (!stored && !endedHere) throw new StallscopeError('API_NOT_FOUND', `no reported run ${runId}`, 'runId');
     const how =
-      endedHere === 'abandoned' ||
-      (stored?.status === 'interrupted' && stored.state?.interruptCause === 'dashboard')
+      endedHere === 'abandoned' || (stored?.status === 'interrupted' && stored.state?.interruptCause === 'dashboard')
         ? 'it was marked abandoned in the dashboard'
         : endedHere === 'finished'
           ? 'it has ended (finished)'
           : stored!.status === 'running'
-          ? 'it is not a run reported with --report-to'
-          : `it has ended (${stored!.status})`;
+            ? 'it is not a run reported with --report-to'
+            : `it has ended (${stored!.status})`;
     throw new StallscopeError(
       'API_CONFLICT',
       `run ${runId} takes no more events: ${how}; the batch was refused whole, nothing was applied`,

@@ -125,7 +125,17 @@ const LOCK = [0x7374616c, 0x6d696772];
 
 /** Applies the pending migrations; returns the schema version reached. */
 export async function migratePg(c: pg.ClientBase, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<number> {
-  await c.query('CREATE TABLE IF NOT EXISTS stallscope_schema (version INTEGER NOT NULL)');
+  // Under the lock too: two processes starting together on a new database would both create it (IF NOT EXISTS
+  // is not atomic against a concurrent CREATE: "duplicate key value violates pg_type_typname_nsp_index").
+  await c.query('BEGIN');
+  try {
+    await c.query('SELECT pg_advisory_xact_lock($1, $2)', LOCK);
+    await c.query('CREATE TABLE IF NOT EXISTS stallscope_schema (version INTEGER NOT NULL)');
+    await c.query('COMMIT');
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
   for (;;) {
     await c.query('BEGIN');
     try {
