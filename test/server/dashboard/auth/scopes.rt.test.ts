@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { test as it } from '#test/helpers/fixtures.ts';
-import { hangRunEvents } from '#test/helpers/sampleEvents.ts';
+import { hangRunEvents, stallReport } from '#test/helpers/sampleEvents.ts';
 
 const ADMIN = 'admin-secret-for-tests';
 
@@ -103,6 +103,33 @@ describe('scoped tokens (loopback, real HTTP)', () => {
     expect((await send('POST', '/api/runs/amd-1/events', amd, { events: events('amd-1').slice(0, 3) })).status).toBe(
       200,
     );
+    // Telemetry joined by request id alone (no ?runId=) is held to the same rule: the line naming amd-1's request
+    // is refused for the other pipeline's token, taken for its own.
+    const stall = (opId: number) =>
+      `${JSON.stringify({ v: 1, ts: Date.now(), type: 'watchdog.stall', report: stallReport('amd-1', opId) })}\n`;
+    const ingest = async (token: string, body: string) => {
+      const r = await fetch(`${url}/api/ingest`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' },
+        body,
+      });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    expect(await ingest(nv, stall(1))).toEqual({
+      status: 200,
+      body: {
+        accepted: 0,
+        rejected: 1,
+        unjoined: 0,
+        errors: [{ line: 1, message: expect.stringMatching(/run amd-1 was not created with this report token/) }],
+      },
+    });
+    expect((await ingest(amd, stall(2))).body).toMatchObject({ accepted: 1, rejected: 0 });
+    const opIds = async () =>
+      ((await send('GET', '/api/runs/amd-1', ADMIN)).body.stallReports as { report: { opId: number } }[]).map(
+        (s) => s.report.opId,
+      );
+    await expect.poll(opIds).toEqual([2]);
     expect((await send('POST', '/api/runs/amd-1/events', ADMIN, { events: events('amd-1').slice(3) })).status).toBe(
       200,
     );
