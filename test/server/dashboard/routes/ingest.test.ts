@@ -127,4 +127,16 @@ describe('POST /api/ingest', () => {
     expect(r.statusCode).toBe(413);
     expect(r.json().code).toBe('API_PAYLOAD_TOO_LARGE');
   });
+
+  it('counts telemetry that joined no run in /api/health (it is never dropped silently)', async ({ app }) => {
+    live(app, 'ci-7');
+    const health = async () => (await app.inject({ url: '/api/health' })).json<{ telemetry: { unjoined: number } }>();
+    expect((await health()).telemetry.unjoined).toBe(0);
+    const stray = (opId: number) => ({ v: 1, ts: 1, type: 'watchdog.stall', report: stallReport('elsewhere', opId) });
+    const r = await post(app, ndjson(stray(1), stray(2), { ...stray(3), report: stallReport('ci-7', 3) }));
+    expect(r.json()).toMatchObject({ accepted: 1, unjoined: 2 });
+    expect((await health()).telemetry.unjoined).toBe(2);
+    expect((await post(app, ndjson(stray(4)), '?runId=nope')).json()).toMatchObject({ unjoined: 1 });
+    expect((await health()).telemetry.unjoined).toBe(3);
+  });
 });

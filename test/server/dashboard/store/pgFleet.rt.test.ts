@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
-import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
+import { completedRequest, runStarted, stallReport } from '#test/helpers/sampleEvents.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 
 let cluster: PgCluster;
@@ -201,5 +201,44 @@ describe('a dashboard that loses its database', () => {
       .toBe(0);
     expect((await events(a, 'full', completedRequest('full', 2))).status).toBe(200);
     await expect.poll(() => storedSeqs(url, 'full'), { timeout: 10_000 }).toEqual(range(2 + 12));
+  });
+
+  it('counts every event of a body against the buffer: over its room a 503, over its capacity a 413', async () => {
+    const url = await cluster.freshDatabase();
+    const a = await serve(url, ['--buffer-events', '10']);
+    expect((await post(a.url, '/api/runs/external', { runId: 'cap', config: {} })).status).toBe(201);
+    expect((await events(a, 'cap', [runStarted('cap', 5)])).status).toBe(200);
+    // Bigger than the buffer itself: no retry would ever fit, so not a 503 (the reporter would retry forever).
+    const eleven = Array.from({ length: 11 }, (_, i) => ({
+      type: 'request.queued',
+      t: i,
+      index: i % 5,
+      requestId: `cap-${i % 5}`,
+    }));
+    const tooBig = await events(a, 'cap', eleven as RunEvent[]);
+    expect(tooBig).toMatchObject({ status: 413, json: { code: 'API_PAYLOAD_TOO_LARGE' } });
+    const stall = (opId: number) =>
+      JSON.stringify({ v: 1, ts: Date.now(), type: 'watchdog.stall', report: stallReport('cap', opId) });
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => stall(i)).join('\n');
+    const ingest = async (body: string) => {
+      const r = await fetch(`${a.url}/api/ingest?runId=cap`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body,
+      });
+      return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+    };
+    expect(await ingest(lines(11))).toMatchObject({ status: 413, json: { code: 'API_PAYLOAD_TOO_LARGE' } });
+    cluster.stop();
+    let over;
+    try {
+      expect((await ingest(lines(6))).status).toBe(200); // buffered: 6 of 10
+      over = await ingest(lines(5)); // 11 > 10: refused whole, not one event past the bound
+      const health = (await (await fetch(`${a.url}/api/health`)).json()) as { store: { buffered: number } };
+      expect(health.store.buffered).toBe(6);
+    } finally {
+      cluster.start();
+    }
+    expect(over).toMatchObject({ status: 503, json: { code: 'STORE_UNAVAILABLE' } });
   });
 });
