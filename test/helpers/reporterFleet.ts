@@ -11,6 +11,7 @@ import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildApp } from '#server/dashboard/app.ts';
+import type { DashboardStore } from '#server/dashboard/store/common/storeApi.ts';
 import { REPO } from './benchChild.ts';
 import { threadCpuClock } from './threadCpu.ts';
 
@@ -44,7 +45,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function run(args: string[]): Promise<{ code: number | null; out: string }> {
+export function runCli(args: string[]): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   // A fleet's reporters run on their own nodes; here 32 of them share two cores with the dashboard, so they yield
   // to it and the dashboard's figures are its own, not the scheduler's.
@@ -60,6 +61,35 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
       resolve({ code, out });
     }),
   );
+}
+
+/** `stallscope bench` arguments of reporter `k` of a fleet: its result file `node-<k>.json`, metadata `node=node-<k>`. */
+export function reporterArgs(target: string, requests: number, dir: string, k: number, reportTo: string): string[] {
+  return [
+    'bench',
+    ...['--base-url', target, '--endpoint', '/v1/chat/completions', '--model', 'openbmb/MiniCPM-o-4_5'],
+    ...['--dataset-name', 'random', '--random-input-len', '16', '--random-output-len', '16'],
+    ...['--num-prompts', String(requests), '--max-concurrency', '10'],
+    ...['--request-rate', 'inf', '--num-warmups', '0', '--percentile-metrics', 'ttft,e2el,audio_ttfp'],
+    ...['--extra-body', '{"modalities":["text","audio"]}', '--save-result', '--result-dir', dir],
+    ...['--result-filename', `node-${k}.json`, '--metadata', `node=node-${k}`, '--report-to', reportTo],
+  ];
+}
+
+/**
+ * Whether reporter `k`'s run is stored exactly once (events 1..N with no gap, a row per request that ended, its
+ * counts) against its CLI's result file; a sentence saying what differs otherwise.
+ */
+export async function checkReportedRun(store: DashboardStore, dir: string, k: number): Promise<string | null> {
+  const file = JSON.parse(readFileSync(join(dir, `node-${k}.json`), 'utf8')) as { completed: number; failed: number };
+  const [listed] = (await store.runReads.list({ limit: 2, offset: 0, metadata: [['node', `node-${k}`]] })).runs;
+  const run = listed && (await store.runReads.get(listed.id));
+  const events = run ? await store.runReads.eventsAfter(run.id, 0, 10_000_000) : [];
+  const rows = run ? (await store.runReads.requests(run.id, 0, 1)).total : 0;
+  const contiguous = events.every((e, i) => e.seq === i + 1) && events.length === run?.lastSeq;
+  if (run && contiguous && rows === file.completed + file.failed && run.counts.completed === file.completed)
+    return null;
+  return `node-${k}: ${run ? `${events.length} events to seq ${run.lastSeq}, ${rows} rows, ${run.counts.completed} completed` : 'no run'} vs file ${file.completed}+${file.failed}`;
 }
 
 /**
@@ -105,27 +135,7 @@ export async function reporterFleet(
   const dir = mkdtempSync(join(tmpdir(), 'stallscope-fleet-'));
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const t0 = performance.now();
-  const children = Array.from({ length: reporters }, (_, k) =>
-    run([
-      'bench',
-      ...['--base-url', target, '--endpoint', '/v1/chat/completions', '--model', 'openbmb/MiniCPM-o-4_5'],
-      ...[
-        '--dataset-name',
-        'random',
-        '--random-input-len',
-        '16',
-        '--random-output-len',
-        '16',
-        '--num-prompts',
-        String(requests),
-        '--max-concurrency',
-        '10',
-      ],
-      ...['--request-rate', 'inf', '--num-warmups', '0', '--percentile-metrics', 'ttft,e2el,audio_ttfp'],
-      ...['--extra-body', '{"modalities":["text","audio"]}', '--save-result', '--result-dir', dir],
-      ...['--result-filename', `node-${k}.json`, '--metadata', `node=node-${k}`, '--report-to', url],
-    ]),
-  );
+  const children = Array.from({ length: reporters }, (_, k) => runCli(reporterArgs(target, requests, dir, k, url)));
   // Spawning 32 processes blocks this thread for ~250 ms: the bench's own start, not the dashboard's.
   loop.enable();
   const stalls = ownStalls();
@@ -137,17 +147,9 @@ export async function reporterFleet(
   const problems: string[] = [];
   for (let k = 0; k < reporters; k++) {
     if (results[k].code !== 0) problems.push(`node-${k}: exit ${results[k].code}: ${results[k].out.slice(-300)}`);
-    const file = JSON.parse(readFileSync(join(dir, `node-${k}.json`), 'utf8')) as { completed: number; failed: number };
-    const [listed] = (await app.store.runReads.list({ limit: 2, offset: 0, metadata: [['node', `node-${k}`]] })).runs;
-    const run = listed && (await app.store.runReads.get(listed.id));
-    const events = run ? await app.store.runReads.eventsAfter(run.id, 0, 10_000_000) : [];
-    const rows = run ? (await app.store.runReads.requests(run.id, 0, 1)).total : 0;
-    const contiguous = events.every((e, i) => e.seq === i + 1) && events.length === run?.lastSeq;
-    if (run && contiguous && rows === file.completed + file.failed && run.counts.completed === file.completed) exact++;
-    else
-      problems.push(
-        `node-${k}: ${run ? `${events.length} events to seq ${run.lastSeq}, ${rows} rows, ${run.counts.completed} completed` : 'no run'} vs file ${file.completed}+${file.failed}`,
-      );
+    const problem = await checkReportedRun(app.store, dir, k);
+    if (problem === null) exact++;
+    else problems.push(problem);
   }
   await app.close();
   rmSync(dir, { recursive: true, force: true });

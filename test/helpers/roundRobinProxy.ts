@@ -12,10 +12,13 @@ export interface RoundRobinProxy {
   url: string;
   /** Requests forwarded to each upstream, by method and path without the query (`POST /api/ingest`). */
   readonly taken: Map<string, number>[];
+  /** Milliseconds from each request's arrival to its reply's end, by method and path, for requests matching `timed`. */
+  readonly latencies: number[];
   close(): Promise<void>;
 }
 
-export async function startRoundRobinProxy(upstreams: string[]): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(upstreams: string[], timed?: RegExp): Promise<RoundRobinProxy> {
+  const latencies: number[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const taken = upstreams.map(() => new Map<string, number>());
   const sockets = new Set<Socket>();
@@ -25,6 +28,10 @@ export async function startRoundRobinProxy(upstreams: string[]): Promise<RoundRo
     const key = `${req.method} ${(req.url ?? '/').split('?')[0]}`;
     taken[k].set(key, (taken[k].get(key) ?? 0) + 1);
     const to = new URL(req.url ?? '/', upstreams[k]);
+    if (timed?.test(key)) {
+      const t0 = performance.now();
+      res.on('finish', () => latencies.push(performance.now() - t0));
+    }
     const out = request(to, { method: req.method, headers: { ...req.headers, host: to.host }, agent }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
@@ -43,6 +50,7 @@ export async function startRoundRobinProxy(upstreams: string[]): Promise<RoundRo
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     taken,
+    latencies,
     async close() {
       for (const s of sockets) s.destroy();
       agent.destroy();
