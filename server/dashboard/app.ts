@@ -55,6 +55,8 @@ export interface AppOptions {
   manager?: Partial<Omit<ManagerDeps, 'hub' | 'ingestUrl' | 'ingestToken'>>;
   /** Where the causes of 500s are written; default stderr. */
   logFailure?: (line: string) => void;
+  /** A reported run none of whose batches reached any process for this long is recorded interrupted (10 min). */
+  reportedIdleMs?: number;
   /** Body limit of ordinary JSON routes (import/ingest have their own). */
   bodyLimit?: number;
   /** `--retain-days` / `--retain-runs` and the pruner's pace (docs/design.md#retention); default: keep everything. */
@@ -89,7 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const runManager = opts.runManager
     ? opts.runManager(hub)
     : new RunManager({ hub, ingestUrl, ingestToken: opts.token ?? null, log: (l) => app.log.info(l), ...opts.manager });
-  const externalRuns = new ExternalRuns(hub);
+  const externalRuns = new ExternalRuns(hub, opts.reportedIdleMs);
   // The dashboard's own token is an admin token; stored scoped tokens count only when it has one.
   const tokens = new TokenService(store.tokens, opts.token ?? null);
   const pruner = new Pruner({
