@@ -27,6 +27,19 @@ export function buildChromeTrace(
   events: RunEvent[],
   rows: RequestRow[],
 ): { traceEvents: TraceEvent[]; displayTimeUnit: 'ms'; metadata: Record<string, unknown> } {
+  const t = traceFrame(runId, label, events);
+  for (const r of rows) emitRequestRow(t.writer, r);
+  return { traceEvents: t.writer.out, displayTimeUnit: t.displayTimeUnit, metadata: t.metadata };
+}
+
+/** A trace up to its request rows: the events' part written, the rows' tracks to come (one per row). */
+export interface TraceFrame {
+  writer: TraceWriter;
+  displayTimeUnit: 'ms';
+  metadata: Record<string, unknown>;
+}
+
+export function traceFrame(runId: string, label: string | null, events: RunEvent[]): TraceFrame {
   const w = new TraceWriter();
   const requests = new RequestTrack(w);
   const code2wav = new Code2WavTrack(w);
@@ -61,6 +74,18 @@ export function buildChromeTrace(
     }
   }
   code2wav.finish();
-  for (const r of rows) emitRequestRow(w, r);
-  return { traceEvents: w.out, displayTimeUnit: 'ms', metadata: { runId, label, source: 'stallscope' } };
+  return { writer: w, displayTimeUnit: 'ms', metadata: { runId, label, source: 'stallscope' } };
+}
+
+/** The trace's events page by page: the events' part first, then each page of rows' tracks (buildChromeTrace's order). */
+export async function* traceRowPages(
+  t: TraceFrame,
+  rows: () => AsyncIterable<RequestRow[]>,
+): AsyncGenerator<TraceEvent[]> {
+  const w = t.writer;
+  yield w.out.splice(0);
+  for await (const page of rows()) {
+    for (const r of page) emitRequestRow(w, r);
+    yield w.out.splice(0);
+  }
 }

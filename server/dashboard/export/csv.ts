@@ -4,7 +4,7 @@
  * (OWASP CSV injection): an error message or request id from a target is data.
  */
 import { asText } from '../../../shared/text.ts';
-import type { RequestTable } from './requestTable.ts';
+import { requestTable, type RequestTable } from './requestTable.ts';
 
 /** First characters that make a spreadsheet evaluate a cell (=, +, -, @, tab, CR). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -21,4 +21,14 @@ export function requestsCsv(table: RequestTable): string {
   const lines = [table.columns.join(',')];
   for (const r of table.rows) lines.push(r.map(csvCell).join(','));
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** The same CSV written page by page (the table's rows a page at a time): requestsCsv's bytes. */
+export async function* csvLines(pages: AsyncIterable<RequestTable['rows']>): AsyncGenerator<string> {
+  yield `${requestTable([], { ops: {}, opsByRequest: {} }, {}).columns.join(',')}\r\n`;
+  for await (const rows of pages) {
+    let text = '';
+    for (const r of rows) text += `${r.map(csvCell).join(',')}\r\n`;
+    yield text;
+  }
 }

@@ -6,7 +6,7 @@
  * what only this process sees (report requests and their latency, the write
  * queue, store errors) is counted here.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { CappedRegistry } from './cappedRegistry.ts';
 import type { MetricsQueries } from '../store/common/metricsQueries.ts';
 
 /** What the metrics read besides the database. */
@@ -22,87 +22,69 @@ export interface MetricsSources {
 
 const P = 'stallscope_';
 
-/** A counter whose value is read from somewhere else at each scrape. */
-function setCounter(c: Counter<string>, labels: Record<string, string>, value: number): void {
-  c.remove(labels);
-  c.inc(labels, value);
-}
-
 export class FleetMetrics {
-  readonly registry = new Registry();
-  private readonly r = this.registry;
-  private readonly runs = new Gauge({
+  /** Every family is made through it, so each is capped (./seriesCap.ts). */
+  readonly families = new CappedRegistry();
+  private readonly f = this.families;
+  private readonly runs = this.f.grouped({
     name: `${P}runs`,
-    help: 'Stored runs by verdict (none while running or without one) and ci_pipeline ("" when unset)',
+    help: 'Stored runs by verdict (none while running or without one) and ci_pipeline ("" when unset; other: past the largest)',
     labelNames: ['verdict', 'pipeline'],
-    registers: [this.r],
   });
-  private readonly byStatus = new Gauge({
+  private readonly byStatus = this.f.grouped({
     name: `${P}runs_by_status`,
     help: 'Stored runs by status and source (dashboard, cli, import)',
     labelNames: ['status', 'source'],
-    registers: [this.r],
   });
-  private readonly inProgress = new Gauge({
+  private readonly inProgress = this.f.gauge({
     name: `${P}runs_in_progress`,
     help: 'Runs whose status is running in the database',
-    registers: [this.r],
   });
-  private readonly stalls = new Gauge({
+  private readonly stalls = this.f.grouped({
     name: `${P}stall_occurrences`,
     help: 'Runs whose stall evidence has this fingerprint (a run counts once, as on the stall board), by ci_node',
     labelNames: ['fingerprint', 'phase', 'node'],
-    registers: [this.r],
   });
-  private readonly events = new Counter({
+  private readonly events = this.f.counter({
     name: `${P}events_total`,
     help: 'Events numbered in the database over all stored runs (rate() of it is the ingest rate)',
-    registers: [this.r],
   });
-  private readonly retained = new Gauge({
+  private readonly retained = this.f.grouped({
     name: `${P}runs_retention`,
     help: 'Runs pinned (never pruned) and runs whose request rows and events retention pruned',
     labelNames: ['state'],
-    registers: [this.r],
   });
-  private readonly dbUp = new Gauge({
+  private readonly dbUp = this.f.gauge({
     name: `${P}database_up`,
     help: '1 when this scrape could read the database, else 0 (the database gauges are then absent)',
-    registers: [this.r],
   });
-  private readonly queued = new Gauge({
+  private readonly queued = this.f.gauge({
     name: `${P}ingest_queued_events`,
     help: 'Events accepted by this process and not yet written to the database',
-    registers: [this.r],
   });
-  private readonly lag = new Gauge({
+  private readonly lag = this.f.gauge({
     name: `${P}ingest_lag_seconds`,
     help: 'How long the oldest event accepted by this process has waited to be written (0 when none waits)',
-    registers: [this.r],
   });
-  private readonly storeErrors = new Counter({
+  private readonly storeErrors = this.f.labelledCounter({
     name: `${P}store_errors_total`,
     help: 'Store operations of this process that failed: write (a batch of live events), retention (a sweep), read (a scrape)',
     labelNames: ['kind'],
-    registers: [this.r],
   });
-  private readonly pruned = new Counter({
+  private readonly pruned = this.f.counter({
     name: `${P}retention_pruned_rows_total`,
     help: 'Request rows and events this process pruned',
-    registers: [this.r],
   });
-  private readonly reportRequests = new Counter({
+  private readonly reportRequests = this.f.labelledCounter({
     name: `${P}report_requests_total`,
     help: 'Reporting requests this process answered (run creation, event batches, telemetry, imports) by route and status',
     labelNames: ['route', 'code'],
-    registers: [this.r],
   });
-  private readonly reportSeconds = new Histogram({
+  private readonly reportSeconds = this.f.histogram({
     name: `${P}report_request_duration_seconds`,
     help: 'Time this process took to answer a reporting request (accepted to stored in the hub)',
     labelNames: ['route'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.r],
   });
   private readErrors = 0;
 
@@ -122,19 +104,19 @@ export class FleetMetrics {
     this.queued.set(q.events);
     this.lag.set(q.events > 0 ? Math.max(0, (now - q.sinceMs) / 1000) : 0);
     const ret = this.s.retention();
-    setCounter(this.storeErrors, { kind: 'write' }, this.s.failedWrites());
-    setCounter(this.storeErrors, { kind: 'retention' }, ret.failedSweeps);
-    setCounter(this.storeErrors, { kind: 'read' }, this.readErrors);
-    setCounter(this.pruned, {}, ret.rowsPruned);
-    return this.registry.metrics();
+    this.storeErrors.set({ kind: 'write' }, this.s.failedWrites());
+    this.storeErrors.set({ kind: 'retention' }, ret.failedSweeps);
+    this.storeErrors.set({ kind: 'read' }, this.readErrors);
+    this.pruned.set(ret.rowsPruned);
+    return this.families.registry.metrics();
   }
 
   get contentType(): string {
-    return this.registry.contentType;
+    return this.families.registry.contentType;
   }
 
   /** Labelled series of the database: replaced whole at each scrape (a deleted run's pipeline goes). */
-  private get labelled(): Gauge<string>[] {
+  private get labelled() {
     return [this.runs, this.byStatus, this.stalls, this.retained];
   }
 
@@ -148,24 +130,24 @@ export class FleetMetrics {
         qs.eventsNumbered(),
         qs.retentionCounts(),
       ]);
-      for (const g of this.labelled) g.reset();
-      for (const r of byVerdict) this.runs.set({ verdict: r.verdict, pipeline: r.pipeline }, r.runs);
-      let running = 0;
-      for (const r of byStatus) {
-        this.byStatus.set({ status: r.status, source: r.source }, r.runs);
-        if (r.status === 'running') running += r.runs;
-      }
-      this.inProgress.set(running);
-      for (const r of stalls) this.stalls.set({ fingerprint: r.fingerprint, phase: r.phase, node: r.node }, r.runs);
-      this.events.reset();
-      this.events.inc(events);
-      this.retained.set({ state: 'pinned' }, retention.pinned);
-      this.retained.set({ state: 'pruned' }, retention.pruned);
+      this.runs.replace(
+        byVerdict.map((r) => ({ labels: { verdict: r.verdict, pipeline: r.pipeline }, value: r.runs })),
+      );
+      this.byStatus.replace(byStatus.map((r) => ({ labels: { status: r.status, source: r.source }, value: r.runs })));
+      this.inProgress.set(byStatus.reduce((a, r) => a + (r.status === 'running' ? r.runs : 0), 0));
+      this.stalls.replace(
+        stalls.map((r) => ({ labels: { fingerprint: r.fingerprint, phase: r.phase, node: r.node }, value: r.runs })),
+      );
+      this.events.set(events);
+      this.retained.replace([
+        { labels: { state: 'pinned' }, value: retention.pinned },
+        { labels: { state: 'pruned' }, value: retention.pruned },
+      ]);
       this.dbUp.set(1);
     } catch {
       // The scrape still answers with what this process knows; the failure is counted, not thrown. Unlabelled
       // series keep their last value (a counter dropping to 0 would read as a restart).
-      for (const g of this.labelled) g.reset();
+      for (const g of this.labelled) g.clear();
       this.readErrors++;
       this.dbUp.set(0);
     }

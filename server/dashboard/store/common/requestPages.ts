@@ -8,6 +8,7 @@
  * with a million unsent requests reads one page, never the million.
  */
 import { type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import { disjointRanges, rangeRow, type EndedRange } from '../../../../shared/requests/endedRange.ts';
 import type { StallscopeDb } from './schema.ts';
 
@@ -157,5 +158,38 @@ export class RequestPages {
       .execute();
     for (const r of found) stored.set(Number(r.idx), r.row_json);
     return picked.map((i) => stored.get(i) ?? JSON.stringify(rangeRow(s.range!, i)));
+  }
+
+  /**
+   * Every request of the run in index order, `size` rows a page: stored rows read by index from where the last
+   * page ended (never by OFFSET), a range's rows made from its template with the stored rows inside it winning.
+   * Memory is a page whatever the run declared (docs/design.md#exports); the caller frees the loop between pages.
+   */
+  async *inOrder(runId: string, size: number): AsyncGenerator<RequestRow[]> {
+    let at = 0;
+    for (const r of [...(await this.ranges(runId)), null]) {
+      const to = r ? r.from : END;
+      for (let from = at; from < to;) {
+        const found = await this.rows(runId, from, to).select(['idx', 'row_json']).orderBy('idx').limit(size).execute();
+        if (found.length === 0) break;
+        yield found.map((x) => JSON.parse(x.row_json) as RequestRow);
+        if (found.length < size) break;
+        from = Number(found[found.length - 1].idx) + 1;
+      }
+      if (!r) break;
+      for (let from = r.from; from < r.to; from += size) {
+        const end = Math.min(r.to, from + size);
+        const stored = new Map<number, string>();
+        for (const x of await this.rows(runId, from, end).select(['idx', 'row_json']).execute())
+          stored.set(Number(x.idx), x.row_json);
+        const page: RequestRow[] = [];
+        for (let i = from; i < end; i++) {
+          const own = stored.get(i);
+          page.push(own === undefined ? rangeRow(r, i) : (JSON.parse(own) as RequestRow));
+        }
+        yield page;
+      }
+      at = r.to;
+    }
   }
 }
