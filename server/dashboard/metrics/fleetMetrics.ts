@@ -17,6 +17,8 @@ export interface MetricsSources {
   /** Failed writes of live batches, failed retention sweeps, rows retention removed. */
   failedWrites: () => number;
   retention: () => { failedSweeps: number; rowsPruned: number };
+  /** Telemetry events this process took that joined no run (docs/design.md#any-process). */
+  unjoinedTelemetry: () => number;
   now?: () => number;
 }
 
@@ -75,6 +77,10 @@ export class FleetMetrics {
     name: `${P}retention_pruned_rows_total`,
     help: 'Request rows and events this process pruned',
   });
+  private readonly unjoined = this.f.counter({
+    name: `${P}telemetry_unjoined_total`,
+    help: 'Telemetry events this process took that joined no run (no runId, no request id of a running run)',
+  });
   private readonly reportRequests = this.f.labelledCounter({
     name: `${P}report_requests_total`,
     help: 'Reporting requests this process answered (run creation, event batches, telemetry, imports) by route and status',
@@ -108,6 +114,7 @@ export class FleetMetrics {
     this.storeErrors.set({ kind: 'retention' }, ret.failedSweeps);
     this.storeErrors.set({ kind: 'read' }, this.readErrors);
     this.pruned.set(ret.rowsPruned);
+    this.unjoined.set(this.s.unjoinedTelemetry());
     return this.families.registry.metrics();
   }
 

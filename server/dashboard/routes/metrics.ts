@@ -17,6 +17,7 @@ export function metricsRoutes(pruner: Pruner) {
       writeQueue: () => app.store.ingest.queueStats(),
       failedWrites: () => app.store.ingest.queueStats().failedBatches,
       retention: () => ({ failedSweeps: pruner.stats.failedSweeps, rowsPruned: pruner.stats.rowsPruned }),
+      unjoinedTelemetry: () => app.hub.unjoined.events,
     });
     app.addHook('onResponse', async (req, reply) => {
       const route = req.routeOptions.url;

@@ -126,6 +126,7 @@ describe.each(stores)('/metrics with 100,000 pipelines of 400 characters ($name)
       queries: app.store.metrics,
       writeQueue: () => ({ events: 0, sinceMs: 0 }),
       failedWrites: () => 0,
+      unjoinedTelemetry: () => 0,
       retention: () => ({ failedSweeps: 0, rowsPruned: 0 }),
     });
     // What a peer could make this process count: routes and codes by the thousand.

@@ -128,7 +128,7 @@ describe('POST /api/ingest', () => {
     expect(r.json().code).toBe('API_PAYLOAD_TOO_LARGE');
   });
 
-  it('counts telemetry that joined no run in /api/health (it is never dropped silently)', async ({ app }) => {
+  it('counts telemetry that joined no run in /api/health and /metrics (it is never dropped silently)', async ({ app }) => {
     live(app, 'ci-7');
     const health = async () => (await app.inject({ url: '/api/health' })).json<{ telemetry: { unjoined: number } }>();
     expect((await health()).telemetry.unjoined).toBe(0);
@@ -138,5 +138,6 @@ describe('POST /api/ingest', () => {
     expect((await health()).telemetry.unjoined).toBe(2);
     expect((await post(app, ndjson(stray(4)), '?runId=nope')).json()).toMatchObject({ unjoined: 1 });
     expect((await health()).telemetry.unjoined).toBe(3);
+    expect((await app.inject({ url: '/metrics' })).body).toMatch(/^stallscope_telemetry_unjoined_total 3$/m);
   });
 });
