@@ -15,7 +15,7 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { checkBenchEvent } from './eventChecks.ts';
 import { eventWithNewNames } from '../../../shared/protocol/legacyNames.ts';
-import { redactConfig, redactUrl } from './redact.ts';
+import { redactConfig, redactEvent, redactUrl } from './redact.ts';
 import type { StoredRunRow } from '../store/common/records.ts';
 
 const refuse = (i: number, what: string, field: string): never => {
@@ -49,7 +49,7 @@ export function checkBatch(posted: readonly unknown[], declared: number | null =
       numRequests = e.numRequests;
     }
     checkDeclared(e, i, numRequests);
-    events.push(e);
+    events.push(redactEvent(e));
   }
   return events;
 }
