@@ -6,6 +6,7 @@
  * and still write the partial result (exit 4); a second signal exits at once.
  */
 import { StallscopeError } from '../../shared/errors.ts';
+import { redactSecrets } from '../../shared/redact.ts';
 import { flatRunConfig } from '../../shared/config/runConfig.ts';
 import { flagOf } from '../../shared/config/runConfigNames.ts';
 import type { Verdict } from '../../shared/types.ts';
@@ -59,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
     try {
       reporter = await openReporter(parsed.reportTo, parsed.config.runId, reportedConfig(parsed));
     } catch (e) {
-      console.error(`stallscope bench: --report-to ${parsed.reportTo}: ${(e as Error).message}`);
+      console.error(redactSecrets(`stallscope bench: --report-to ${parsed.reportTo}: ${(e as Error).message}`));
       return 2;
     }
   }
@@ -100,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
     outcome = await runBenchmark(parsed.config, {
       probes,
       signal: ctrl.signal,
-      log: (line) => console.log(line),
+      log: (line) => console.log(redactSecrets(line)),
       onDownloadProgress: (p) => progress?.onDownload(p),
       onEvent: eventSubscriber(progress, reporter),
     });
@@ -114,7 +115,7 @@ export async function run(argv: string[]): Promise<number> {
     runOver = signals === 0;
     await reporter
       ?.close(reporterWait.signal)
-      .catch((err: Error) => console.error(`stallscope bench: reporter: ${err.message}`));
+      .catch((err: Error) => console.error(redactSecrets(`stallscope bench: reporter: ${err.message}`)));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
@@ -127,11 +128,13 @@ function refuse(e: unknown): number {
   if (e instanceof StallscopeError) {
     // The refusal names its field by config path (the one validator's, shared/config/runConfigIssues.ts) or by flag.
     const flag = e.field ? (flagOf(e.field) ?? (e.field.startsWith('-') ? e.field : null)) : null;
-    console.error(`stallscope bench: ${e.message}${flag && !e.message.includes(flag) ? ` (${flag})` : ''}`);
+    console.error(
+      redactSecrets(`stallscope bench: ${e.message}${flag && !e.message.includes(flag) ? ` (${flag})` : ''}`),
+    );
     console.error(`Run 'stallscope bench --help' for the options.`);
     return e.exitCode;
   }
-  console.error(`stallscope bench: internal error: ${(e as Error)?.stack ?? String(e)}`);
+  console.error(redactSecrets(`stallscope bench: internal error: ${(e as Error)?.stack ?? String(e)}`));
   return EXIT_CODES.errored;
 }
 

@@ -16,6 +16,7 @@ import { isLoopback } from '../dashboard/plugins/security.ts';
 import { redactDbUrl } from '../dashboard/store/pg/dbUrl.ts';
 import type { RetentionPolicy } from '../dashboard/store/common/retention.ts';
 import { buildWeb, webBuildNeeded, WEB_OUT } from './webBuild.ts';
+import { maskProcessOutput } from './outputRedaction.ts';
 
 const USAGE = `usage: stallscope serve [options]
 
@@ -30,9 +31,10 @@ const USAGE = `usage: stallscope serve [options]
   --buffer-events N    with --database: events kept while the database is
                        unreachable (default 200000); past them, reports get 503
   --token T            the admin token (default: $STALLSCOPE_TOKEN; generated and
-                       printed when binding a non-loopback address); with one,
-                       every route but /api/health needs a token: this one or a
-                       scoped one from 'stallscope token create'
+                       printed when binding a non-loopback address; a given one
+                       is never printed); with one, every route but
+                       /api/health needs a token: this one or a scoped one
+                       from 'stallscope token create'
   --retain-days N      prune the request rows and events of runs older than N
                        days (summary, result, verdict, metadata and stall
                        evidence are kept; pinned runs are never pruned)
@@ -64,6 +66,17 @@ export function resolveToken(host: string, given: string | undefined): { token: 
   if (given) return { token: given, generated: false };
   if (isLoopback(host)) return { token: null, generated: false };
   return { token: randomBytes(24).toString('base64url'), generated: true };
+}
+
+/**
+ * The listening line. A token serve generated is printed in the URL (there is no other way to learn it); a given
+ * one never is (it was given through a flag or the environment to keep it out of logs): the line says where it is.
+ */
+export function listeningLine(url: string, token: string | null, generated: boolean, fromFlag: boolean): string {
+  const line = `stallscope dashboard listening on ${url}`;
+  if (!token) return line;
+  if (generated) return `${line}/?token=${token}`;
+  return `${line} (a token is required: the one given ${fromFlag ? 'with --token' : 'in $STALLSCOPE_TOKEN'})`;
 }
 
 /** A flag's positive integer; undefined when absent, null when it is not one. */
@@ -150,11 +163,13 @@ function readFlags(
 export async function run(argv: string[]): Promise<number> {
   const flags = readFlags(argv);
   if (typeof flags === 'number') return flags;
+  // From here on nothing this process prints shows a password or a token, but the token it generates (below).
+  const unmasked = maskProcessOutput();
   const { args, port, policy, bufferEvents } = flags;
   const host = args.host;
   const database = args.database ?? process.env.STALLSCOPE_DATABASE_URL ?? null;
   const { token, generated } = resolveToken(host, args.token ?? process.env.STALLSCOPE_TOKEN);
-  if (generated) console.log(`stallscope: bound to ${host}, so a token is required; generated one: ${token}`);
+  if (generated) unmasked.stdout(`stallscope: bound to ${host}, so a token is required; generated one: ${token}\n`);
   if (args['build-if-needed'] && webBuildNeeded()) buildWebOrSay();
   const dataDir = args['data-dir'] ?? defaultDataDir();
   const verbose = args.verbose;
@@ -218,7 +233,8 @@ export async function run(argv: string[]): Promise<number> {
   const actual = addr && typeof addr === 'object' ? addr.port : port;
   lock.setAddress(host, actual);
   const shown = host.includes(':') ? `[${host}]` : host;
-  console.log(`stallscope dashboard listening on http://${shown}:${actual}${token ? `/?token=${token}` : ''}`);
+  const listening = listeningLine(`http://${shown}:${actual}`, token, generated, args.token !== undefined);
+  (generated ? unmasked.stdout : (l: string) => process.stdout.write(l))(`${listening}\n`);
   console.log(
     `stallscope: data in ${database ? redactDbUrl(database) : dataDir}${existsSync(join(WEB_OUT, 'index.html')) ? '' : ' (web UI not built: run npm run build)'}`,
   );

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
+import { redactSecrets } from '../../shared/redact.ts';
 import type { CreateTokenReply, TokenInfo, TokenListReply } from '../../shared/protocol/tokens.ts';
 
 const USAGE = `usage: stallscope token <command> [options]
@@ -37,7 +38,8 @@ function target(dashboard: string | undefined, token: string | undefined): Targe
   try {
     u = new URL(raw);
   } catch {
-    throw new Refusal(`--dashboard is not a URL: '${raw}'`);
+    // Its ?token= would be an admin token: never printed (docs/design.md#secrets).
+    throw new Refusal(`--dashboard is not a URL: '${redactSecrets(raw)}'`);
   }
   const t = token ?? u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
   return { base: `${u.origin}${u.pathname.replace(/\/+$/, '')}`, token: t };

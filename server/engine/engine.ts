@@ -18,6 +18,7 @@ import type { ServerIdentity } from '../../shared/runInfo/serverIdentity.ts';
 import type { DownloadProgress } from './datasets/hub/hubDownload.ts';
 import { effectiveStopRules } from '../../shared/config/stopRules.ts';
 import { isRealtimeBackend } from '../../shared/config/backends.ts';
+import { redactSecrets } from '../../shared/redact.ts';
 
 export interface EngineOptions {
   onEvent?: (e: BenchEvent) => void;
@@ -121,7 +122,8 @@ function startClock(r: RunSetup, starts: boolean, serverIdentity: ServerIdentity
     failFast: config.limits.failFast,
     ...(config.limits.stopOn?.length ? { stopOn: [...config.limits.stopOn] } : {}),
     model: config.target.model,
-    baseUrl: config.target.baseUrl,
+    // Events are shown and sent on (the dashboard, --report-to): the target's credentials stay in this process.
+    baseUrl: redactSecrets(config.target.baseUrl),
     ...(serverIdentity ? { serverIdentity } : {}),
     ...(isRealtimeBackend(config.target.backend) ? { turnsPerSession: config.workload.turnsPerSession ?? 1 } : {}),
   });

@@ -19,6 +19,7 @@ import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { checkTelemetry } from '../runs/eventChecks.ts';
 import { joinTelemetry, requestIdsOf } from '../runs/telemetryJoin.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
+import { redactSecretsDeep } from '../../../shared/redact.ts';
 
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_REPORTED_ERRORS = 20;
@@ -151,7 +152,8 @@ function parseLine(line: string): { ok: true; event: TelemetryEvent } | { ok: fa
     return { ok: false, message: `invalid JSON: ${(e as Error).message}` };
   }
   const checked = checkTelemetry(value);
-  return checked.ok ? { ok: true, event: checked.event } : { ok: false, message: checked.message };
+  // A server's secrets (a URL's user:password@, a token= parameter in a stack's text) never reach the store.
+  return checked.ok ? { ok: true, event: redactSecretsDeep(checked.event) } : { ok: false, message: checked.message };
 }
 
 /** Telemetry that joined no run is counted (/api/health, /metrics) and said on stderr, at most once a minute. */

@@ -1,16 +1,26 @@
 /**
  * Secrets a run was started with (API key, custom headers, the recogniser's
- * headers, a user:password in any URL) never leave the server in replies, and
- * are masked before a spec or config is stored for display.
+ * headers, a user:password in any URL, a `?token=`-style parameter) never
+ * leave the server in replies, and are masked before a spec, a config or a
+ * reported event is stored or shown (docs/design.md#secrets).
  */
-import { MASK, redactUrl, redactUrlsDeep } from '../../../shared/redact.ts';
+import { MASK, redactUrl, redactSecretsDeep } from '../../../shared/redact.ts';
 
 export { redactUrl };
+
+/**
+ * A reported event with its secrets masked (a `run.started.baseUrl` with `user:pass@`, a URL in an error message),
+ * applied to each event of a checked batch before it reaches the hub: what is stored, streamed over /ws and read back
+ * from /api/runs/:id/events is the masked event. The same object when it holds none.
+ */
+export function redactEvent<T>(event: T): T {
+  return redactSecretsDeep(event);
+}
 
 const maskValues = (h: Record<string, string>) => Object.fromEntries(Object.keys(h).map((k) => [k, MASK]));
 
 export function redactSpec(spec: unknown): unknown {
-  const s = redactUrlsDeep(spec) as { target?: { apiKey?: string } } | null;
+  const s = redactSecretsDeep(spec) as { target?: { apiKey?: string } } | null;
   if (!s?.target?.apiKey) return s;
   return { ...s, target: { ...s.target, apiKey: MASK } };
 }
@@ -21,7 +31,7 @@ export function redactConfig(config: unknown): unknown {
     headers?: Record<string, string>;
     seedTtsEval?: { asrHeaders?: Record<string, string> } | null;
   };
-  const c = redactUrlsDeep(config) as Config | null;
+  const c = redactSecretsDeep(config) as Config | null;
   if (!c || (!c.apiKey && !c.headers && !c.seedTtsEval?.asrHeaders)) return c;
   return {
     ...c,

@@ -5,17 +5,21 @@
  * A 503 (the dashboard's database is away and its outage buffer is full:
  * docs/design.md#outage-buffer) keeps the batch and retries it with back-off,
  * events queuing meanwhile up to `maxQueue`. If the dashboard is unreachable
- * or refuses otherwise, this says so once and drops everything after; the
- * benchmark carries on. `close()` sends what is left
- * (bounded by `closeTimeoutMs`) and releases its sockets.
+ * or refuses otherwise (401, 403, 409, 413; a 503 past the close deadline),
+ * this says so once, with the cause and the events it cost, and drops
+ * everything after; `close()` prints how many events that was in all
+ * (docs/design.md#loud-drops). The benchmark carries on. `close()` sends what
+ * is left (bounded by `closeTimeoutMs`) and releases its sockets. The events
+ * are sent with their secrets masked, as the config is (shared/redact.ts).
  *
  * Wire: POST {url}/api/runs/external {runId, config, label, metadata}, then
  * POST {url}/api/runs/{runId}/events {events: BenchEvent[]}. A `?token=` on
  * the URL (or $STALLSCOPE_TOKEN) is sent as a bearer token.
  */
 import type { BenchEvent } from '../../../shared/protocol/protocol.ts';
-import { redactUrlsDeep } from '../../../shared/redact.ts';
-import { lazyPool, readCapped } from '../transport/simpleClient.ts';
+import { redactSecretsDeep } from '../../../shared/redact.ts';
+import { RefusalTally, unreachable, type Refusal } from '../../common/refusalTally.ts';
+import { DashboardPoster, RefusedPost, REPLY_READ_CAP } from './dashboardPost.ts';
 
 export interface RemoteReporterOptions {
   url: string;
@@ -46,67 +50,51 @@ function publicConfig(c: unknown): Record<string, unknown> {
     const { asrHeaders: _a, ...evalRest } = eval_;
     rest.seedTtsEval = evalRest;
   }
-  return redactUrlsDeep(rest);
+  return redactSecretsDeep(rest);
 }
 
-/** Bytes of a dashboard reply read at most: a reply is a few bytes of JSON; a URL that streams more is not a dashboard. */
-export const REPLY_READ_CAP = 64 * 1024;
+export { REPLY_READ_CAP };
 
 export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   const u = new URL(o.url);
   const token = u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
   const base = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-  // undici is loaded with the first post, not with every `stallscope bench` (few report).
-  const pool = lazyPool({ keepAliveTimeout: 1000, connectTimeout: 5000 });
-  const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  const poster = new DashboardPoster(base, token);
   let queue: BenchEvent[] = [];
   let dropped = 0;
-  let disabled = false;
+  /** Why the reporter stopped, once it has; the events it drops from then on are counted against that cause. */
+  let disabled: Refusal | null = null;
+  let droppedAfter = 0;
+  const tally = new RefusalTally({
+    who: `stallscope: --report-to ${base}`,
+    log: o.log,
+    hasToken: token !== null,
+    noTokenHint:
+      "put ?token= on the --report-to URL or set $STALLSCOPE_TOKEN ('stallscope token create --scope report')",
+    then: 'the benchmark goes on without the dashboard',
+  });
   let timer: NodeJS.Timeout | null = null;
   let chain: Promise<void>;
 
-  /** One post; a 503 is retried (back-off 0.25 s doubling to 4 s, or the reply's Retry-After) until stopped. */
-  let stopRetrying = false;
-  const post = async (path: string, body: unknown): Promise<void> => {
-    for (let wait = 250; ; wait = Math.min(4000, wait * 2)) {
-      const r = await postOnce(path, body);
-      if (r === null) return;
-      if (stopRetrying) throw new Error('HTTP 503: the dashboard could not store the events before the run ended');
-      await new Promise((res) => setTimeout(res, r > 0 ? Math.min(r, 30_000) : wait));
-    }
-  };
-  /** Null when accepted; the Retry-After in ms (0 when absent) after a 503; throws on any other refusal. */
-  const postOnce = async (path: string, body: unknown): Promise<number | null> => {
-    const { undici, agent } = await pool.get();
-    const res = await undici.request(`${base}${path}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      dispatcher: agent,
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-    });
-    const text = (await readCapped(res.body, REPLY_READ_CAP)).bytes.toString('utf8');
-    if (res.statusCode === 503) return Number(res.headers['retry-after'] ?? 0) * 1000 || 0;
-    if (res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
-    return null;
-  };
-  const giveUp = (e: unknown) => {
+  /** Events of the batch being posted: lost with the queue if the reporter gives up before it is taken. */
+  let sending = 0;
+  /** Stops reporting: says why once, with the events this cost (the batch being posted and the queue). */
+  const giveUp = (e: unknown, what?: string) => {
     if (disabled) return;
-    disabled = true;
+    disabled = e instanceof RefusedPost ? e.refusal : unreachable(e);
+    tally.refused(disabled, sending + queue.length, { what });
     queue = [];
-    o.log(
-      `stallscope: cannot report to the dashboard at ${base} (${(e as Error).message}); the benchmark goes on without it`,
-    );
   };
 
   const cfg = publicConfig(o.config);
-  chain = post('/api/runs/external', {
-    runId: o.runId,
-    config: cfg,
-    label: typeof cfg.label === 'string' ? cfg.label : null,
-    metadata: (cfg.metadata as Record<string, string> | undefined) ?? {},
-  }).catch(giveUp);
+  chain = poster
+    .post('/api/runs/external', {
+      runId: o.runId,
+      config: cfg,
+      label: typeof cfg.label === 'string' ? cfg.label : null,
+      metadata: (cfg.metadata as Record<string, string> | undefined) ?? {},
+    })
+    .catch((e: unknown) => giveUp(e, 'the run'));
 
   const flush = (): Promise<void> => {
     if (timer) {
@@ -115,8 +103,13 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
     }
     chain = chain.then(async () => {
       while (!disabled && queue.length) {
-        const batch = queue.splice(0, BATCH);
-        await post(`/api/runs/${encodeURIComponent(o.runId)}/events`, { events: batch }).catch(giveUp);
+        // Secrets in the events (a run.started's baseUrl with user:password@) never leave this process.
+        const batch = queue.splice(0, BATCH).map(redactSecretsDeep);
+        sending = batch.length;
+        await poster
+          .post(`/api/runs/${encodeURIComponent(o.runId)}/events`, { events: batch })
+          .catch((e: unknown) => giveUp(e));
+        sending = 0;
       }
     });
     return chain;
@@ -124,7 +117,10 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
 
   return {
     onEvent(e) {
-      if (disabled) return;
+      if (disabled) {
+        droppedAfter++;
+        return;
+      }
       if (queue.length >= (o.maxQueue ?? 200_000)) {
         dropped++;
         return;
@@ -149,11 +145,15 @@ export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
       const r = await Promise.race([flush().then(() => 'done' as const), cut]);
       clearTimeout(t);
       if (onStop) stop?.removeEventListener('abort', onStop);
-      stopRetrying = r !== 'done';
+      if (r !== 'done') poster.stopRetrying();
+      // A post waiting out 503s when the run ends is lost to that 503 (the dashboard's database is away).
+      if (r !== 'done' && poster.retrying) giveUp(new RefusedPost(poster.retrying));
       if (r === 'timeout') giveUp(new Error(`still sending after ${limit} ms`));
       if (r === 'stopped') giveUp(new Error('stopped by a signal while still sending'));
+      if (disabled && droppedAfter) tally.refused(disabled, droppedAfter, { posts: 0 });
+      tally.close();
       if (dropped && !disabled) o.log(`stallscope: ${dropped} events were not reported to the dashboard (queue full)`);
-      await pool.close();
+      await poster.close();
     },
   };
 }

@@ -3,9 +3,14 @@
  * e.g. the dashboard's ingest endpoint with its runId). The queue is bounded
  * and sending runs in the background, so a slow or absent sink never blocks
  * the server; events that cannot be queued or delivered are counted and
- * reported in a `telemetry.dropped` event with the next batch.
+ * reported in a `telemetry.dropped` event with the next batch. What the
+ * dashboard refuses (401, 403, 409, 413, 503), cannot be reached for, or takes
+ * without storing (a 200 with `unjoined` or `rejected` lines) is printed once
+ * per cause with its count, and the totals at close (docs/design.md#loud-drops):
+ * a server whose token is missing must not lose its stacks in silence.
  */
-import { TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
+import { TELEMETRY_TOKEN_ENV, TELEMETRY_VERSION, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
+import { readRefusal, RefusalTally, unreachable } from '../../common/refusalTally.ts';
 import type { TelemetrySink } from './outbox.ts';
 
 export interface HttpSinkOptions {
@@ -16,6 +21,8 @@ export interface HttpSinkOptions {
   maxBatch?: number;
   flushIntervalMs?: number;
   requestTimeoutMs?: number;
+  /** Where refusals and drops are told (stderr unless given). */
+  log?: (line: string) => void;
 }
 
 export class HttpTelemetrySink implements TelemetrySink {
@@ -30,8 +37,15 @@ export class HttpTelemetrySink implements TelemetrySink {
   private readonly maxBatch: number;
   private readonly interval: number;
   private readonly timeout: number;
+  private readonly tally: RefusalTally;
 
   constructor(private readonly opts: HttpSinkOptions) {
+    this.tally = new RefusalTally({
+      who: 'telemetry',
+      log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
+      hasToken: Boolean(opts.token),
+      noTokenHint: `set $${TELEMETRY_TOKEN_ENV} to a report token ('stallscope token create --scope report')`,
+    });
     this.maxQueue = opts.maxQueue ?? 10_000;
     this.maxBatch = opts.maxBatch ?? 500;
     this.interval = opts.flushIntervalMs ?? 100;
@@ -87,6 +101,8 @@ export class HttpTelemetrySink implements TelemetrySink {
 
   private async post(batch: TelemetryEvent[]): Promise<void> {
     const body = batch.map((e) => JSON.stringify(e)).join('\n') + '\n';
+    // A drop notice is not an event of the server's: it is not counted as lost.
+    const events = batch.filter((e) => e.type !== 'telemetry.dropped').length;
     try {
       const res = await fetch(this.opts.url, {
         method: 'POST',
@@ -97,15 +113,21 @@ export class HttpTelemetrySink implements TelemetrySink {
         body,
         signal: AbortSignal.timeout(this.timeout),
       });
-      await res.arrayBuffer().catch(() => undefined);
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const text = await res.text().catch(() => '');
+      if (!res.ok) {
+        this.tally.refused(readRefusal(res.status, text), events);
+        this.dropped += events;
+        return;
+      }
       this.sent += batch.length;
-    } catch {
+      this.tally.accepted(ingestReply(text));
+    } catch (e) {
       // Delivery failed: these events are lost. Count them, but do not report
       // a drop notice about the drop notice itself.
       // (Re-queueing a notice for them would retry forever against an absent
       // sink; the totals are in flush()'s answer and in /health.)
-      this.dropped += batch.filter((e) => e.type !== 'telemetry.dropped').length;
+      this.tally.refused(unreachable(e), events);
+      this.dropped += events;
     }
   }
 
@@ -119,7 +141,31 @@ export class HttpTelemetrySink implements TelemetrySink {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     await this.flush();
     this.closed = true;
+    this.tally.close();
+  }
+}
+
+/** The counts of /api/ingest's reply; none when the sink is not a dashboard (any URL may take telemetry). */
+function ingestReply(text: string): {
+  unjoined: number;
+  rejected: number;
+  errors: { line: number; message: string }[];
+} {
+  const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0);
+  try {
+    const j = JSON.parse(text) as { unjoined?: unknown; rejected?: unknown; errors?: unknown };
+    const errors = Array.isArray(j?.errors) ? (j.errors as { line?: unknown; message?: unknown }[]) : [];
+    return {
+      unjoined: count(j?.unjoined),
+      rejected: count(j?.rejected),
+      errors: errors
+        .filter((e) => typeof e?.message === 'string')
+        .map((e) => ({ line: count(e.line), message: e.message as string })),
+    };
+  } catch {
+    return { unjoined: 0, rejected: 0, errors: [] };
   }
 }

@@ -140,4 +140,17 @@ describe('POST /api/ingest', () => {
     expect((await health()).telemetry.unjoined).toBe(3);
     expect((await app.inject({ url: '/metrics' })).body).toMatch(/^stallscope_telemetry_unjoined_total 3$/m);
   });
+
+  it("masks a server's secrets in telemetry before it is stored", async ({ app }) => {
+    live(app, 'ci-8');
+    const report = stallReport('ci-8', 4);
+    report.stack[0].file = 'http://svc:hunter2@host/model?token=abc123&step=3';
+    const r = await post(app, ndjson({ v: 1, ts: 1, type: 'watchdog.stall', report }));
+    expect(r.json()).toMatchObject({ accepted: 1 });
+    await app.store.ingest.flush();
+    const events = await app.store.runReads.eventsAfter('ci-8', 0, 100);
+    const text = events.map((e) => e.json).join('\n');
+    expect(text).toContain('step=3');
+    expect(text).not.toMatch(/hunter2|abc123/);
+  });
 });

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { testApp } from '#test/helpers/dashboardApp.ts';
 import { redactConfig, redactSpec } from '#server/dashboard/runs/redact.ts';
 import { createRemoteReporter } from '#server/engine/report/remote.ts';
-import { redactUrl, redactUrlsDeep } from '#shared/redact.ts';
+import { redactUrl, redactSecretsDeep } from '#shared/redact.ts';
 
 let app: FastifyInstance | null = null;
 afterEach(async () => {
@@ -75,7 +75,7 @@ describe('credentials in a run config', () => {
     expect(redactUrl('https://h:1/a@b')).toBe('https://h:1/a@b');
     expect(redactUrl('user@example.com')).toBe('user@example.com');
     const plain = { a: ['http://h/'], b: 1 };
-    expect(redactUrlsDeep(plain)).toBe(plain);
+    expect(redactSecretsDeep(plain)).toBe(plain);
     expect(redactSpec({ target: { kind: 'url', baseUrl: 'http://u:p@h' } })).toEqual({
       target: { kind: 'url', baseUrl: 'http://***@h' },
     });
