@@ -103,8 +103,7 @@ export class PgStore implements DashboardStore {
       stateOf: (id) => feed.stateOf(id),
       numbered: (r, s, j) => feed.numbered(r, s, j),
       instance: this.instance,
-      onError: (e) =>
-        process.stderr.write(`stallscope: a batch of live events could not be stored: ${e.stack ?? e.message}\n`),
+      onError: (e) => process.stderr.write(`stallscope: live events could not be stored: ${e.stack ?? e.message}\n`),
       onConnection: (up, e) => this.ingest.connection(up, e),
     });
     this.listener = new PgListener(o.url, this.instance, types, (c) => feed.remote(c));

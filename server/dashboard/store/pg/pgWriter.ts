@@ -303,7 +303,7 @@ export class PgWriter {
       const d = this.drops.get(ev.runId) ?? { n: 0, error };
       this.drops.set(ev.runId, { n: d.n + 1, error });
       this.stats.droppedEvents++;
-      this.o.onError(new Error(`an event of run ${ev.runId} could not be stored: ${e.message}`));
+      this.o.onError(new Error(`run ${ev.runId}: the database refused one event (it alone is dropped): ${error}`));
     }
     this.stats.failedBatches++;
     for (const op of b.ops) {
