@@ -68,7 +68,8 @@ export function installErrorHandler(
 ): void {
   app.setErrorHandler((err, req, reply) => {
     const { status, body } = errorReply(err);
-    if (status >= 500) {
+    // A database away is said once by the store (stderr, /api/health), not once per request it refuses.
+    if (status >= 500 && body.code !== 'STORE_UNAVAILABLE') {
       req.log.error({ err }, 'request failed');
       const cause = err instanceof Error ? (err.stack ?? err.message) : String(err);
       logFailure(`stallscope: ${req.method} ${req.url.split('?')[0]} failed (${status}): ${cause}`);
