@@ -48,12 +48,14 @@ interface Batch {
   maybeCommitted: boolean;
   /** The drops the last attempt wrote (settled when it turns out to have committed). */
   dropsSent: Drops;
+  /** Deadlocks and serialization failures met: retried whole a few times, then split like any refusal. */
+  transient: number;
 }
 
 /** A look-up of a batch's outcome did not answer: the batch waits, as for a connection failure. */
 class OutcomeUnknown extends Error {}
 
-/** Deadlock, serialization failure: the same batch is written again, not split. */
+/** Deadlock, serialization failure: the same batch is written again (up to 3 times), not split. */
 const isTransient = (e: unknown) => {
   const code = (e as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('40');
@@ -208,7 +210,7 @@ export class PgWriter {
     if (part) return part;
     const events = this.events.splice(0, this.maxBatch);
     const ops = this.events.length === 0 ? this.ops.splice(0) : [];
-    return { id: randomUUID(), events, ops, maybeCommitted: false, dropsSent: new Map() };
+    return { id: randomUUID(), events, ops, maybeCommitted: false, dropsSent: new Map(), transient: 0 };
   }
 
   private async drainLoop(): Promise<void> {
@@ -229,7 +231,7 @@ export class PgWriter {
           this.wake(true); // buffered: acknowledged as the outage buffer acknowledges
           return;
         }
-        if (isTransient(e)) continue;
+        if (isTransient(e) && ++b.transient <= 3) continue;
         this.current = null;
         this.refused(b, e as Error);
       }
@@ -273,6 +275,7 @@ export class PgWriter {
       ops,
       maybeCommitted: false,
       dropsSent: new Map(),
+      transient: 0,
     });
     const runs = new Set(b.events.map((ev) => ev.runId));
     if (runs.size > 1)
@@ -357,6 +360,7 @@ export class PgWriter {
       this.o.onConnection(false, e);
     }
     if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer); // one retry timer: a push's kick may have set one meanwhile
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.drain();
