@@ -16,7 +16,6 @@
  * — so only the events the database refuses are dropped, counted on their
  * runs (`dropped_events`), never another run's.
  */
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { RunState } from '../../../../shared/protocol/protocol.ts';
 import { isConnectionError } from '../common/connectionError.ts';
@@ -30,27 +29,7 @@ import {
   type Numbering,
   type QueuedEvent,
 } from './pgBatchSql.ts';
-
-/** Work that must follow the events queued before it (a run's final update), in the same kind of transaction. */
-interface QueuedOp {
-  run: (c: pg.ClientBase) => Promise<void>;
-  done: () => void;
-  failed: (e: Error) => void;
-}
-
-/** What one transaction writes; kept whole across connection failures, so a retry is the same batch, same id. */
-interface Batch {
-  /** Written in its transaction: after a lost COMMIT answer, says whether it committed. */
-  id: string;
-  events: QueuedEvent[];
-  ops: QueuedOp[];
-  /** The COMMIT was sent and its answer lost: look the id up before writing it again. */
-  maybeCommitted: boolean;
-  /** The drops the last attempt wrote (settled when it turns out to have committed). */
-  dropsSent: Drops;
-  /** Deadlocks and serialization failures met: retried whole a few times, then split like any refusal. */
-  transient: number;
-}
+import { addDrop, newBatch, splitRefused, subtractDrops, type Batch, type QueuedOp } from './pgBatches.ts';
 
 /** A look-up of a batch's outcome did not answer: the batch waits, as for a connection failure. */
 class OutcomeUnknown extends Error {}
@@ -210,7 +189,7 @@ export class PgWriter {
     if (part) return part;
     const events = this.events.splice(0, this.maxBatch);
     const ops = this.events.length === 0 ? this.ops.splice(0) : [];
-    return { id: randomUUID(), events, ops, maybeCommitted: false, dropsSent: new Map(), transient: 0 };
+    return newBatch(events, ops);
   }
 
   private async drainLoop(): Promise<void> {
@@ -255,7 +234,7 @@ export class PgWriter {
       }
       if (found) {
         this.stats.recoveredCommits++;
-        this.forgetDrops(b.dropsSent);
+        subtractDrops(this.drops, b.dropsSent);
         return found;
       }
       b.maybeCommitted = false;
@@ -268,43 +247,14 @@ export class PgWriter {
    * each op — so what it refuses is one event, dropped and counted on its run; the rest is stored.
    */
   private refused(b: Batch, e: Error): void {
-    const parts: Batch[] = [];
-    const part = (events: QueuedEvent[], ops: QueuedOp[]): Batch => ({
-      id: randomUUID(),
-      events,
-      ops,
-      maybeCommitted: false,
-      dropsSent: new Map(),
-      transient: 0,
-    });
-    const runs = new Set(b.events.map((ev) => ev.runId));
-    if (runs.size > 1)
-      for (const r of runs)
-        parts.push(
-          part(
-            b.events.filter((ev) => ev.runId === r),
-            [],
-          ),
-        );
-    else if (b.events.length > 1) {
-      const half = Math.ceil(b.events.length / 2);
-      parts.push(part(b.events.slice(0, half), []), part(b.events.slice(half), []));
-    } else if (b.events.length === 1 && b.ops.length) parts.push(part(b.events, []));
+    const parts = splitRefused(b);
     if (parts.length) {
-      // The ops follow the events they were queued after, each alone.
-      for (const op of b.ops) parts.push(part([], [op]));
       this.front.unshift(...parts);
       return;
     }
-    if (b.ops.length > 1) {
-      this.front.unshift(...b.ops.map((op) => part([], [op])));
-      return;
-    }
     // One event or one op the database refuses: that alone is dropped.
-    const error = e.message.split('\n')[0].replace(/\0/g, '').slice(0, 300);
     for (const ev of b.events) {
-      const d = this.drops.get(ev.runId) ?? { n: 0, error };
-      this.drops.set(ev.runId, { n: d.n + 1, error });
+      const error = addDrop(this.drops, ev.runId, e);
       this.stats.droppedEvents++;
       this.o.onError(new Error(`run ${ev.runId}: the database refused one event (it alone is dropped): ${error}`));
     }
@@ -314,16 +264,6 @@ export class PgWriter {
       op.failed(e);
     }
     this.settled(b);
-  }
-
-  /** Drops counted on their runs by a committed batch are no longer pending. */
-  private forgetDrops(sent: Drops): void {
-    for (const [runId, { n }] of sent) {
-      const d = this.drops.get(runId);
-      if (!d) continue;
-      if (d.n <= n) this.drops.delete(runId);
-      else this.drops.set(runId, { n: d.n - n, error: d.error });
-    }
   }
 
   /** A drain is under way: its writes say whether the database answers. */
@@ -381,7 +321,7 @@ export class PgWriter {
       b.dropsSent = drops;
       await c.query('COMMIT');
       b.maybeCommitted = false;
-      this.forgetDrops(drops);
+      subtractDrops(this.drops, drops);
       if (now - this.prunedAtMs > 3600_000) {
         this.prunedAtMs = now;
         void pruneBatchIds(this.pool, now).catch(() => (this.prunedAtMs = 0));
