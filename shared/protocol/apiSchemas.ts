@@ -101,6 +101,13 @@ export const RunDetailSchema = Type.Intersect([
     pinned: Type.Boolean(),
     /** When retention removed its request rows and events (its summary, result and stall evidence stay); else null. */
     prunedAtMs: Nullable(Type.Integer()),
+    /**
+     * Reported events the database refused to store (docs/design.md#outage-buffer): each was acknowledged, then
+     * dropped alone (never with other runs' events); 0 when none.
+     */
+    droppedEvents: Type.Integer(),
+    /** The database's words for the last refusal; null when none. */
+    droppedError: Nullable(Type.String()),
   }),
 ]);
 export type RunDetail = Static<typeof RunDetailSchema>;

@@ -20,7 +20,7 @@ import { perRequestData, timelineGap } from '../state/runData.ts';
 import { href, navigate } from '../state/router.ts';
 import { shownBreaker, shownCounts, storyOf } from '../../shared/runView/runStory.ts';
 import { RunHeader } from './run/RunHeader.tsx';
-import { RunWarnings, VerdictReasons } from './run/RunNotes.tsx';
+import { DroppedEvents, RunWarnings, VerdictReasons } from './run/RunNotes.tsx';
 import { RunRequests } from './run/RunRequests.tsx';
 import { useRequestSelection } from './run/useRequestSelection.ts';
 import { useRunClock } from './run/useRunClock.ts';
@@ -86,6 +86,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
       />
       <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />
+      <DroppedEvents n={detail.droppedEvents} error={detail.droppedError} />
       {!starting && <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />}
       {summary && <VerdictReasons reasons={summary.verdictReasons} verdict={verdict} />}
       <RunStory runId={id} clauses={story} onFindRequests={pick.findRequests} />

@@ -60,6 +60,15 @@ export function timelineGap(data: PerRequestData, source: string): string | null
   );
 }
 
+/**
+ * The run page's line for reported events the database refused (docs/design.md#outage-buffer): they were
+ * acknowledged, so the reporter does not know; the page must say it. Null when none were.
+ */
+export function droppedWords(n: number, error: string | null): string | null {
+  if (n <= 0) return null;
+  return `${n} event${n === 1 ? '' : 's'} of this run could not be stored (database error: ${error ?? 'unknown'}).`;
+}
+
 /** What the timeline says of a run whose request rows and events retention pruned (docs/design.md#retention). */
 export function prunedWords(prunedAtMs: number, timeZone?: string): string {
   return (

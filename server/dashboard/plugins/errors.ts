@@ -8,6 +8,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERRORS, StallscopeError } from '../../../shared/errors.ts';
 import { pointerToField, type SpecIssue } from '../../../shared/config/runSpec.ts';
 import type { ErrorReply } from '../../../shared/protocol/apiSchemas.ts';
+import { isConnectionError } from '../store/common/connectionError.ts';
+
+/** Seconds a client waits before retrying a request the database could not answer (503 STORE_UNAVAILABLE). */
+export const STORE_RETRY_AFTER_S = 1;
 
 /** A 400 carrying every issue of a spec; `field` names the first error, and the code is its own (CONFIG_INVALID unless it says). */
 export class SpecError extends StallscopeError {
@@ -24,6 +28,11 @@ export class SpecError extends StallscopeError {
 export function errorReply(err: unknown): { status: number; body: ErrorReply } {
   if (err instanceof SpecError) return { status: err.status, body: { ...err.toJSON(), issues: err.issues } };
   if (err instanceof StallscopeError) return { status: err.status, body: err.toJSON() };
+  // A query that lost its database (a dropped connection, a restarting server) is "retry later", not a bug.
+  if (isConnectionError(err)) {
+    const detail = (err as Error).message.split('\n')[0];
+    return { status: 503, body: new StallscopeError('STORE_UNAVAILABLE', detail).toJSON() };
+  }
   const fe = err as FastifyError & {
     validation?: { instancePath?: string; message?: string; params?: { requiredProperties?: string[] } }[];
   };
@@ -59,11 +68,13 @@ export function installErrorHandler(
 ): void {
   app.setErrorHandler((err, req, reply) => {
     const { status, body } = errorReply(err);
-    if (status >= 500) {
+    // A database away is said once by the store (stderr, /api/health), not once per request it refuses.
+    if (status >= 500 && body.code !== 'STORE_UNAVAILABLE') {
       req.log.error({ err }, 'request failed');
       const cause = err instanceof Error ? (err.stack ?? err.message) : String(err);
       logFailure(`stallscope: ${req.method} ${req.url.split('?')[0]} failed (${status}): ${cause}`);
     }
+    if (body.code === 'STORE_UNAVAILABLE') reply.header('retry-after', String(STORE_RETRY_AFTER_S));
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler((req, reply) => {

@@ -1,5 +1,17 @@
-/** Short lists on the run page: why the verdict is what it is, and the run's warnings. */
+/** Short lists on the run page: why the verdict is what it is, the run's warnings, and what was not stored. */
 import type { RunModel } from '../../../shared/runView/runModel.ts';
+import { droppedWords } from '../../state/runData.ts';
+
+/** A plain warning line when the database refused some of the run's events (docs/design.md#outage-buffer). */
+export function DroppedEvents({ n, error }: { n: number; error: string | null }) {
+  const words = droppedWords(n, error);
+  if (!words) return null;
+  return (
+    <p className="dropped-events" role="alert" data-testid="dropped-events">
+      {words}
+    </p>
+  );
+}
 
 export function VerdictReasons({ reasons, verdict }: { reasons: readonly string[]; verdict: string | null }) {
   if (reasons.length === 0) return null;

@@ -91,6 +91,9 @@ export type StoredRunRow = RunListItem & {
   state: RunState | null;
   firstTimeout: FirstTimeout | null;
   serverIdentity: ServerIdentity | null;
+  /** Reported events the database refused to store (docs/design.md#outage-buffer), and its words for the last. */
+  droppedEvents: number;
+  droppedError: string | null;
 };
 
 /** One serialized numbered event: `json` is the RunEvent. */

@@ -49,7 +49,14 @@ export type RunRow = Omit<
   Partial<
     Pick<
       RunColumns,
-      'spec_json' | 'config_json' | 'import_json' | 'error' | 'first_timeout_json' | 'server_identity_json'
+      | 'spec_json'
+      | 'config_json'
+      | 'import_json'
+      | 'error'
+      | 'first_timeout_json'
+      | 'server_identity_json'
+      | 'dropped_events'
+      | 'dropped_error'
     >
   > & { source: RunSource; stall_count: number; stall_phase: string | null };
 
@@ -68,6 +75,8 @@ export function toStoredRun(r: RunRow): StoredRunRow {
     state: stateWithNewNames(parse<RunState>(r.state_json)),
     firstTimeout: parse<FirstTimeout>(r.first_timeout_json),
     serverIdentity: parse<ServerIdentity>(r.server_identity_json),
+    droppedEvents: Number(r.dropped_events ?? 0),
+    droppedError: r.dropped_error ?? null,
   };
 }
 

@@ -42,6 +42,10 @@ export interface RunsTable {
   pruned_at_ms: number | null;
   /** The report token that created the run (its id); null when another scope did (docs/design.md#tokens). */
   reported_by_token: string | null;
+  /** Reported events the database refused to store (docs/design.md#outage-buffer); 0 when none. */
+  dropped_events: Generated<number>;
+  /** The database's words for the last refusal; null when none. */
+  dropped_error: string | null;
 }
 
 /**
@@ -51,6 +55,15 @@ export interface RunsTable {
 export interface PgRunsOnly {
   ord: Generated<number>;
   owner: number | null;
+}
+
+/**
+ * What only PostgreSQL holds (pg/pgMigrations.ts, migration 5): each writer batch committed in the last day, by the
+ * id the writer gave it, and the seqs it was numbered (per run `[runId, firstSeq, count]`, JSON) — so a writer that
+ * lost the answer to its COMMIT learns whether it committed instead of writing the batch twice.
+ */
+export interface PgOnlyTables {
+  ingest_batches: { id: string; numbering: string; at_ms: number };
 }
 
 /** Scoped API tokens, stored as their SHA-256 only (docs/design.md#tokens). */

@@ -118,6 +118,18 @@ export const PG_MIGRATIONS: PgMigration[] = [
     PRIMARY KEY (run_id, from_idx)
   );
   `,
+  // 5: exactly once across a lost COMMIT answer (each writer batch's id and numbering, kept a day: pgBatchSql.ts),
+  // and the events the database refused, counted per run (docs/design.md#outage-buffer), as SQLite's migration 7.
+  `
+  CREATE TABLE ingest_batches (
+    id TEXT PRIMARY KEY,
+    numbering TEXT NOT NULL,
+    at_ms BIGINT NOT NULL
+  );
+  CREATE INDEX ingest_batches_at ON ingest_batches(at_ms);
+  ALTER TABLE runs ADD COLUMN dropped_events INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN dropped_error TEXT;
+  `,
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

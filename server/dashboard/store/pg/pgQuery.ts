@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { StallscopeError } from '../../../../shared/errors.ts';
-import { isConnectionError } from './pgWriter.ts';
+import { isConnectionError } from '../common/connectionError.ts';
 
 /** Runs one query; rows back. */
 export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;

@@ -61,7 +61,7 @@ export async function listRuns(q: Query, f: RunFilter): Promise<{ runs: RunListI
 export async function getRun(q: Query, id: string): Promise<StoredRunRow | null> {
   const [r] = await q<RunRow>(
     `SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error, r.first_timeout_json,
-      r.server_identity_json FROM runs r WHERE r.id = $1`,
+      r.server_identity_json, r.dropped_events, r.dropped_error FROM runs r WHERE r.id = $1`,
     [id],
   );
   return r ? toStoredRun(r) : null;

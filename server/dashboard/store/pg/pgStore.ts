@@ -23,6 +23,7 @@ import { checkDbUrl, redactDbUrl } from './dbUrl.ts';
 import { PgAdmin } from './pgAdmin.ts';
 import { PgIngest } from './pgIngest.ts';
 import { PgListener } from './pgListener.ts';
+import { PgProbe } from './pgProbe.ts';
 import { migratePg } from './pgMigrations.ts';
 import { poolQuery, poolTransaction } from './pgQuery.ts';
 import { PgBoard, PgRuns } from './pgRuns.ts';
@@ -45,8 +46,11 @@ const types: pg.CustomTypesConfig = typeParsers;
 export async function openPgStore(o: PgStoreOptions): Promise<PgStore> {
   checkDbUrl(o.url);
   const pool = new pg.Pool({ connectionString: o.url, max: o.poolSize ?? 8, types, connectionTimeoutMillis: 5000 });
-  // An idle connection the server closed (a restart) is an error event on the pool: the next query reconnects.
+  // A connection the server closed (a restart, a killed backend, a cut network) is an 'error' event on its client:
+  // on the pool while idle, on the client itself while checked out — where an unheard 'error' ends the process. The
+  // query in flight fails with it (a connection error: retried or 503), and the pool drops the broken client.
   pool.on('error', () => undefined);
+  pool.on('connect', (c) => c.on('error', () => undefined));
   let client: pg.PoolClient | undefined;
   try {
     client = await pool.connect();
@@ -58,7 +62,12 @@ export async function openPgStore(o: PgStoreOptions): Promise<PgStore> {
   }
   client.release();
   const store = new PgStore(pool, o);
-  await store.listener.start();
+  try {
+    await store.listener.start();
+  } catch (e) {
+    await store.close();
+    throw new StallscopeError('STORE_UNREADABLE', `${redactDbUrl(o.url)}: ${(e as Error).message}`);
+  }
   return store;
 }
 
@@ -76,6 +85,7 @@ export class PgStore implements DashboardStore {
   readonly admin: PgAdmin;
   readonly writer: PgWriter;
   readonly listener: PgListener;
+  readonly probe: PgProbe;
 
   constructor(
     readonly pool: pg.Pool,
@@ -93,8 +103,7 @@ export class PgStore implements DashboardStore {
       stateOf: (id) => feed.stateOf(id),
       numbered: (r, s, j) => feed.numbered(r, s, j),
       instance: this.instance,
-      onError: (e) =>
-        process.stderr.write(`stallscope: a batch of live events could not be stored: ${e.stack ?? e.message}\n`),
+      onError: (e) => process.stderr.write(`stallscope: live events could not be stored: ${e.stack ?? e.message}\n`),
       onConnection: (up, e) => this.ingest.connection(up, e),
     });
     this.listener = new PgListener(o.url, this.instance, types, (c) => feed.remote(c));
@@ -104,9 +113,12 @@ export class PgStore implements DashboardStore {
     this.runReads = this.runWrites = new PgRuns(q, tx, this.writer, new RequestPages(this.kysely), this.instance);
     this.board = new PgBoard(q);
     this.admin = new PgAdmin(q, tx, this.instance);
+    this.probe = new PgProbe(pool, this.writer);
+    this.probe.start();
   }
 
   async close(): Promise<void> {
+    this.probe.stop();
     await this.writer.close();
     await this.listener.stop();
     await this.kysely.destroy().catch(() => undefined); // ends the pool too

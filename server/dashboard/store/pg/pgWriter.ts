@@ -9,28 +9,36 @@
  *
  * While the database is away, batches stay queued — the outage buffer,
  * bounded by `capacity` events — and are retried with back-off; nothing
- * queued is dropped for a connection failure. Other failures (a bug, a
- * deleted run) drop that batch and are reported, as the embedded writer does.
+ * queued is dropped for a connection failure. A batch whose COMMIT was sent
+ * but not answered may have committed: its id, written in its transaction
+ * (pgBatchSql.ts), is looked up before it is written again, so it is stored
+ * exactly once. Any other failure splits the batch — per run, then in halves
+ * — so only the events the database refuses are dropped, counted on their
+ * runs (`dropped_events`), never another run's.
  */
 import type pg from 'pg';
 import type { RunState } from '../../../../shared/protocol/protocol.ts';
-import { stallKey } from '../../../../shared/stalls/stallReport.ts';
-import { fingerprintColumns, type Effects } from '../common/effects.ts';
+import { isConnectionError } from '../common/connectionError.ts';
+import type { Effects } from '../common/effects.ts';
+import {
+  committedNumbering,
+  numbered,
+  pruneBatchIds,
+  writeBatch,
+  type Drops,
+  type Numbering,
+  type QueuedEvent,
+} from './pgBatchSql.ts';
+import { addDrop, newBatch, splitRefused, subtractDrops, type Batch, type QueuedOp } from './pgBatches.ts';
 
-interface QueuedEvent {
-  runId: string;
-  json: string;
-  effects: Effects;
-  /** When it was queued (epoch ms): the oldest one's age is /metrics' ingest lag. */
-  queuedAtMs: number;
-}
+/** A look-up of a batch's outcome did not answer: the batch waits, as for a connection failure. */
+class OutcomeUnknown extends Error {}
 
-/** Work that must follow the events queued before it (a run's final update), in the same kind of transaction. */
-interface QueuedOp {
-  run: (c: pg.ClientBase) => Promise<void>;
-  done: () => void;
-  failed: (e: Error) => void;
-}
+/** Deadlock, serialization failure: the same batch is written again (up to 3 times), not split. */
+const isTransient = (e: unknown) => {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('40');
+};
 
 export interface PgWriterOptions {
   intervalMs?: number;
@@ -46,22 +54,18 @@ export interface PgWriterOptions {
   now?: () => number;
 }
 
-/** Errors that mean "the database cannot be reached now", not "this batch is wrong". */
-export function isConnectionError(e: unknown): boolean {
-  const err = e as { code?: unknown; message?: unknown };
-  const code = typeof err.code === 'string' ? err.code : '';
-  if (/^(08|57P)/.test(code) || code === '53300') return true; // connection exceptions, shutdown, too many clients
-  if (['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'EHOSTUNREACH'].includes(code))
-    return true;
-  const m = typeof err.message === 'string' ? err.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(m);
-}
-
 const MAX_BACKOFF_MS = 5000;
 
 export class PgWriter {
   private events: QueuedEvent[] = [];
   private ops: QueuedOp[] = [];
+  /** The batch being written, or waiting for the database to come back. */
+  private current: Batch | null = null;
+  /** Parts of a batch the database refused, written (or dropped) before anything queued after it. */
+  private front: Batch[] = [];
+  /** Refused events not yet counted on their runs: written with the next batch that commits. */
+  private drops: Drops = new Map();
+  private prunedAtMs = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private backoffMs = 0;
@@ -73,7 +77,7 @@ export class PgWriter {
   readonly intervalMs: number;
   readonly maxBatch: number;
   readonly capacity: number;
-  stats = { batches: 0, events: 0, failedBatches: 0, retries: 0 };
+  stats = { batches: 0, events: 0, failedBatches: 0, retries: 0, droppedEvents: 0, recoveredCommits: 0 };
 
   constructor(
     private readonly pool: pg.Pool,
@@ -84,13 +88,20 @@ export class PgWriter {
     this.capacity = o.capacity ?? 200_000;
   }
 
+  /** Events queued and not yet committed or dropped (what the outage buffer holds). */
   get pendingCount(): number {
-    return this.events.length;
+    let n = this.events.length + (this.current?.events.length ?? 0);
+    for (const b of this.front) n += b.events.length;
+    return n;
   }
 
   /** When the oldest event still queued was queued (epoch ms; 0 while nothing is). */
   get pendingSinceMs(): number {
-    return this.events[0]?.queuedAtMs ?? 0;
+    let oldest = Infinity;
+    for (const b of [this.current, ...this.front])
+      for (const e of b?.events ?? []) oldest = Math.min(oldest, e.queuedAtMs);
+    oldest = Math.min(oldest, this.events[0]?.queuedAtMs ?? Infinity);
+    return oldest === Infinity ? 0 : oldest;
   }
 
   /** Whether the database was unreachable at the last attempt. */
@@ -99,7 +110,11 @@ export class PgWriter {
   push(runId: string, json: string, effects: Effects): void {
     this.events.push({ runId, json, effects, queuedAtMs: Date.now() });
     this.queued.events++;
-    if (this.down) return; // the retry timer is set
+    if (this.down) {
+      // The retry timer is set when a write failed; the health probe may have found the database gone first.
+      this.kick(Math.max(this.backoffMs, 100));
+      return;
+    }
     if (this.events.length >= this.maxBatch) this.kick(0);
     else this.kick(this.intervalMs);
   }
@@ -109,7 +124,7 @@ export class PgWriter {
     return new Promise((done, failed) => {
       this.ops.push({ run: op, done, failed });
       this.queued.ops++;
-      if (!this.down) this.kick(0);
+      this.kick(this.down ? Math.max(this.backoffMs, 100) : 0);
     });
   }
 
@@ -164,37 +179,110 @@ export class PgWriter {
     return this.running;
   }
 
+  private get idle(): boolean {
+    return !this.current && !this.front.length && !this.events.length && !this.ops.length && !this.drops.size;
+  }
+
+  /** The next batch: a part of a refused one first; ops only once the events queued ahead of them are in. */
+  private take(): Batch {
+    const part = this.front.shift();
+    if (part) return part;
+    const events = this.events.splice(0, this.maxBatch);
+    const ops = this.events.length === 0 ? this.ops.splice(0) : [];
+    return newBatch(events, ops);
+  }
+
   private async drainLoop(): Promise<void> {
-    while (this.events.length || this.ops.length) {
-      const batch = this.events.slice(0, this.maxBatch);
-      // Ops run with the last batch before them: only once the events queued ahead of them are in.
-      const ops = batch.length === this.events.length ? this.ops.slice() : [];
+    while (!this.idle) {
+      const b = (this.current ??= this.take());
       try {
-        const numbered = await this.write(batch, ops);
-        this.events.splice(0, batch.length);
-        this.ops.splice(0, ops.length);
+        const numbers = await this.commit(b);
+        this.current = null;
         this.connected();
         this.stats.batches++;
-        this.stats.events += batch.length;
-        for (const [runId, seq, json] of numbered) this.o.numbered(runId, seq, json);
-        for (const op of ops) op.done();
+        this.stats.events += b.events.length;
+        for (const [runId, seq, json] of numbered(b.events, numbers)) this.o.numbered(runId, seq, json);
+        for (const op of b.ops) op.done();
+        this.settled(b);
       } catch (e) {
-        if (isConnectionError(e)) {
+        if (isConnectionError(e) || e instanceof OutcomeUnknown) {
           this.lost(e as Error);
           this.wake(true); // buffered: acknowledged as the outage buffer acknowledges
           return;
         }
-        // Not the connection: this batch cannot be written (retrying would fail the same way).
-        this.events.splice(0, batch.length);
-        this.ops.splice(0, ops.length);
-        this.stats.failedBatches++;
-        this.o.onError(e as Error);
-        for (const op of ops) op.failed(e as Error);
+        if (isTransient(e) && ++b.transient <= 3) continue;
+        this.current = null;
+        this.refused(b, e as Error);
       }
-      this.done.events += batch.length;
-      this.done.ops += ops.length;
       this.wake(false);
     }
+  }
+
+  private settled(b: Batch): void {
+    this.done.events += b.events.length;
+    this.done.ops += b.ops.length;
+  }
+
+  /** Writes `b` once: if an earlier attempt's COMMIT may have landed, the database says whether it did. */
+  private async commit(b: Batch): Promise<Numbering> {
+    if (b.maybeCommitted) {
+      let found: Numbering | null;
+      try {
+        found = await committedNumbering(this.pool, b.id);
+      } catch (e) {
+        throw isConnectionError(e) ? e : new OutcomeUnknown(`batch ${b.id}: ${(e as Error).message}`);
+      }
+      if (found) {
+        this.stats.recoveredCommits++;
+        subtractDrops(this.drops, b.dropsSent);
+        return found;
+      }
+      b.maybeCommitted = false;
+    }
+    return this.write(b);
+  }
+
+  /**
+   * The database refused `b` (not the connection): its parts are written alone — per run, then halves of a run, then
+   * each op — so what it refuses is one event, dropped and counted on its run; the rest is stored.
+   */
+  private refused(b: Batch, e: Error): void {
+    const parts = splitRefused(b);
+    if (parts.length) {
+      this.front.unshift(...parts);
+      return;
+    }
+    // One event or one op the database refuses: that alone is dropped.
+    for (const ev of b.events) {
+      const error = addDrop(this.drops, ev.runId, e);
+      this.stats.droppedEvents++;
+      this.o.onError(new Error(`run ${ev.runId}: the database refused one event (it alone is dropped): ${error}`));
+    }
+    this.stats.failedBatches++;
+    for (const op of b.ops) {
+      this.o.onError(e);
+      op.failed(e);
+    }
+    this.settled(b);
+  }
+
+  /** A drain is under way: its writes say whether the database answers. */
+  get writing(): boolean {
+    return this.running !== null;
+  }
+
+  /** The health probe found the database gone before any write did: health says so now. */
+  probeFailed(e: Error): void {
+    if (this.down || this.closed) return;
+    this.down = true;
+    this.o.onConnection(false, e);
+  }
+
+  /** The health probe reached the database: connected again, and what waits in the buffer is written now. */
+  probeAnswered(): void {
+    if (!this.down || this.closed) return;
+    if (this.idle) this.connected();
+    else this.kick(0);
   }
 
   private connected(): void {
@@ -212,151 +300,42 @@ export class PgWriter {
       this.o.onConnection(false, e);
     }
     if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer); // one retry timer: a push's kick may have set one meanwhile
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.drain();
     }, this.backoffMs);
   }
 
-  /** One transaction: number the batch's events per run, write them and their effects, then the ops. */
-  private async write(batch: QueuedEvent[], ops: QueuedOp[]): Promise<[string, number, string][]> {
+  /** One transaction: number the batch's events per run, write them, their effects, pending drops, then the ops. */
+  private async write(b: Batch): Promise<Numbering> {
     const c = await this.pool.connect();
     let broken: Error | undefined;
     try {
       await c.query('BEGIN');
-      const numbered = await this.writeEvents(c, batch);
-      for (const op of ops) await op.run(c);
+      const drops: Drops = new Map(this.drops);
+      const now = (this.o.now ?? Date.now)();
+      const numbering = await writeBatch(c, this.o, b.id, b.events, drops, now);
+      for (const op of b.ops) await op.run(c);
+      b.maybeCommitted = true;
+      b.dropsSent = drops;
       await c.query('COMMIT');
-      return numbered;
+      b.maybeCommitted = false;
+      subtractDrops(this.drops, drops);
+      if (now - this.prunedAtMs > 3600_000) {
+        this.prunedAtMs = now;
+        void pruneBatchIds(this.pool, now).catch(() => (this.prunedAtMs = 0));
+      }
+      return numbering;
     } catch (e) {
       broken = isConnectionError(e) ? (e as Error) : undefined;
+      // Only a connection lost with the COMMIT in flight leaves the outcome unknown; a refusal rolled it back.
+      if (!broken) b.maybeCommitted = false;
       await c.query('ROLLBACK').catch(() => undefined);
       throw e;
     } finally {
       c.release(broken);
     }
-  }
-
-  /**
-   * Set-based, so a transaction costs a handful of round trips however many runs its batch touches (one
-   * statement per run made a 32-reporter batch ~130 sequential round trips: p99 ingest 412 ms).
-   */
-  private async writeEvents(c: pg.ClientBase, batch: QueuedEvent[]): Promise<[string, number, string][]> {
-    if (batch.length === 0) return [];
-    const perRun = new Map<string, QueuedEvent[]>();
-    for (const e of batch) {
-      const list = perRun.get(e.runId);
-      if (list) list.push(e);
-      else perRun.set(e.runId, [e]);
-    }
-    // Row locks taken in one order in every process: two batches touching the same runs never wait in a cycle.
-    const runIds = [...perRun.keys()].sort();
-    await c.query('SELECT id FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [runIds]);
-    const states = runIds.map((id) => {
-      const state = this.o.stateOf(id);
-      return state ? JSON.stringify(state) : null;
-    });
-    const r = await c.query<{ id: string; last_seq: string }>(
-      `UPDATE runs r SET last_seq = r.last_seq + v.n, state_json = COALESCE(v.state, r.state_json)
-       FROM unnest($1::text[], $2::int[], $3::text[]) AS v(id, n, state) WHERE r.id = v.id
-       RETURNING r.id, r.last_seq`,
-      [runIds, runIds.map((id) => perRun.get(id)!.length), states],
-    );
-    // A run deleted meanwhile has no row: its late events have nowhere to go.
-    const lastSeq = new Map(r.rows.map((row) => [row.id, Number(row.last_seq)]));
-    const out: [string, number, string][] = [];
-    const ev = { run: [] as string[], seq: [] as number[], json: [] as string[] };
-    const rows = { run: [] as string[], idx: [] as number[], json: [] as string[], status: [] as string[] };
-    const notes: string[] = [];
-    for (const runId of runIds) {
-      const last = lastSeq.get(runId);
-      if (last === undefined) continue;
-      const list = perRun.get(runId)!;
-      const first = last - list.length + 1;
-      list.forEach((e, i) => {
-        ev.run.push(runId);
-        ev.seq.push(first + i);
-        ev.json.push(e.json);
-        out.push([runId, first + i, e.json]);
-      });
-      for (const [idx, row] of await this.writeRareEffects(c, runId, list, first)) {
-        rows.run.push(runId);
-        rows.idx.push(idx);
-        rows.json.push(row.json);
-        rows.status.push(row.status);
-      }
-      notes.push(JSON.stringify({ i: this.o.instance, k: 'events', r: runId, s: last }));
-    }
-    if (rows.idx.length)
-      await c.query(
-        `INSERT INTO requests (run_id, idx, row_json, status)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[])
-         ON CONFLICT (run_id, idx) DO UPDATE SET row_json = excluded.row_json, status = excluded.status`,
-        [rows.run, rows.idx, rows.json, rows.status],
-      );
-    if (ev.run.length)
-      await c.query(
-        `INSERT INTO events (run_id, seq, json) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[])
-         ON CONFLICT DO NOTHING`,
-        [ev.run, ev.seq, ev.json],
-      );
-    if (notes.length) await c.query(`SELECT pg_notify('stallscope', n) FROM unnest($1::text[]) AS n`, [notes]);
-    return out;
-  }
-
-  /**
-   * Writes a run's rare effects (unsent ranges, stall reports, recoveries, run facts) one statement each,
-   * and returns its request rows (the last one per request in the batch) for the batch's one insert.
-   */
-  private async writeRareEffects(
-    c: pg.ClientBase,
-    runId: string,
-    list: QueuedEvent[],
-    first: number,
-  ): Promise<Map<number, { json: string; status: string }>> {
-    const rows = new Map<number, { json: string; status: string }>();
-    for (let i = 0; i < list.length; i++) {
-      const { endedRow, endedRange: r, stall, recovered, firstTimeout, serverIdentity } = list[i].effects;
-      if (endedRow) rows.set(endedRow.index, { json: JSON.stringify(endedRow), status: endedRow.status });
-      // As the embedded writer: a later range from the same index replaces the earlier one.
-      if (r)
-        await c.query(
-          `INSERT INTO request_ranges (run_id, from_idx, to_idx, status, id_prefix, row_json) VALUES ($1,$2,$3,$4,$5,$6)
-           ON CONFLICT (run_id, from_idx) DO UPDATE SET to_idx = excluded.to_idx, status = excluded.status,
-             id_prefix = excluded.id_prefix, row_json = excluded.row_json`,
-          [runId, r.from, r.to, r.row.status, r.idPrefix, JSON.stringify(r.row)],
-        );
-      if (stall) {
-        const key = stallKey(stall);
-        const fp = fingerprintColumns(stall);
-        await c.query(
-          `INSERT INTO stall_reports (run_id, worker_id, op_id, seq, phase, report_json, fingerprint, fingerprint_json)
-           VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING`,
-          [runId, key.workerId, key.opId, first + i, stall.phase, JSON.stringify(stall), fp.fingerprint, fp.json],
-        );
-      }
-      if (firstTimeout || serverIdentity)
-        await c.query(
-          `UPDATE runs SET first_timeout_json = COALESCE(first_timeout_json, $2),
-            server_identity_json = COALESCE($3, server_identity_json) WHERE id = $1`,
-          [
-            runId,
-            firstTimeout ? JSON.stringify(firstTimeout) : null,
-            serverIdentity ? JSON.stringify(serverIdentity) : null,
-          ],
-        );
-      if (recovered)
-        await c.query(
-          'UPDATE stall_reports SET recovered_json = $4 WHERE run_id = $1 AND worker_id = $2 AND op_id = $3',
-          [
-            runId,
-            recovered.workerId,
-            recovered.opId,
-            JSON.stringify({ stalledS: recovered.stalledS, ts: recovered.ts }),
-          ],
-        );
-    }
-    return rows;
   }
 
   /** Writes what is queued (if the database answers) and stops the timers. */

@@ -131,6 +131,12 @@ export const MIGRATIONS: Migration[] = [
     PRIMARY KEY (run_id, from_idx)
   ) WITHOUT ROWID;
   `,
+  // 7: events the database refused to store, counted per run, with its words for the last refusal
+  // (docs/design.md#outage-buffer): a run whose evidence was dropped says so on its page.
+  `
+  ALTER TABLE runs ADD COLUMN dropped_events INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE runs ADD COLUMN dropped_error TEXT;
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */

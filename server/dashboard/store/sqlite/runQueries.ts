@@ -140,7 +140,7 @@ export class RunQueries {
     const r = this.db
       .prepare(
         `SELECT ${LIST_COLUMNS}, r.spec_json, r.config_json, r.import_json, r.error, r.first_timeout_json,
-          r.server_identity_json FROM runs r WHERE r.id = ?`,
+          r.server_identity_json, r.dropped_events, r.dropped_error FROM runs r WHERE r.id = ?`,
       )
       .get(id) as RunRow | undefined;
     return r ? toStoredRun(r) : null;

@@ -43,6 +43,7 @@ export class BatchWriter {
   private readonly markRecovered: Database.Statement;
   private readonly setRunFacts: Database.Statement;
   private readonly updateRun: Database.Statement;
+  private readonly countDropped: Database.Statement;
   private readonly tx: (batch: PendingEvent[]) => void;
   /** Committed batches and events, for tests and the benchmark. */
   stats = { batches: 0, events: 0, failedBatches: 0 };
@@ -83,6 +84,9 @@ export class BatchWriter {
     this.updateRun = db.prepare(
       'UPDATE runs SET last_seq = MAX(last_seq, ?), state_json = COALESCE(?, state_json) WHERE id = ?',
     );
+    this.countDropped = db.prepare(
+      'UPDATE runs SET dropped_events = dropped_events + ?, dropped_error = ? WHERE id = ?',
+    );
     this.tx = db.transaction((batch: PendingEvent[]) => this.write(batch));
   }
 
@@ -120,7 +124,12 @@ export class BatchWriter {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    this.tx(batch);
+    try {
+      this.tx(batch);
+    } catch (e) {
+      this.countDrops(batch, e as Error);
+      throw e;
+    }
     this.stats.batches++;
     this.stats.events += batch.length;
   }
@@ -176,6 +185,21 @@ export class BatchWriter {
     for (const [runId, seq] of lastSeq) {
       const state = this.opts.stateOf(runId);
       this.updateRun.run(seq, state ? JSON.stringify(state) : null, runId);
+    }
+  }
+
+  /**
+   * A batch the database refused is lost (its events were acknowledged): each run it held says how many of its
+   * events, on its page (docs/design.md#outage-buffer). Best effort — the failure may be the database's own.
+   */
+  private countDrops(batch: PendingEvent[], e: Error): void {
+    const perRun = new Map<string, number>();
+    for (const p of batch) perRun.set(p.runId, (perRun.get(p.runId) ?? 0) + 1);
+    const error = e.message.split('\n')[0].slice(0, 300);
+    try {
+      for (const [runId, n] of perRun) this.countDropped.run(n, error, runId);
+    } catch {
+      // the database refuses every write: the stderr line of the failed batch is all there is
     }
   }
 

@@ -19,8 +19,8 @@ type Columns = Record<string, string[]>;
 const column = (name: string, isNumber: boolean, nullable: boolean, hasDefault: boolean) =>
   `${name} ${isNumber ? 'number' : 'text'}${nullable ? ' null' : ''}${hasDefault ? ' default' : ''}`;
 
-/** The declared tables (StallscopeDb), and the columns only PostgreSQL's runs hold (PgRunsOnly). */
-function declared(): { tables: Columns; pgRunsOnly: string[] } {
+/** The declared tables (StallscopeDb), the columns only PostgreSQL's runs hold (PgRunsOnly), its own tables. */
+function declared(): { tables: Columns; pgRunsOnly: string[]; pgTables: Columns } {
   const file = resolve(import.meta.dirname, '../../../../server/dashboard/store/common/schema.ts');
   const program = ts.createProgram([file], {
     noEmit: true,
@@ -45,7 +45,10 @@ function declared(): { tables: Columns; pgRunsOnly: string[] } {
   const tables: Columns = {};
   for (const t of checker.getPropertiesOfType(named('StallscopeDb')))
     tables[t.name] = columns(checker.getTypeOfSymbol(t)).sort();
-  return { tables, pgRunsOnly: columns(named('PgRunsOnly')) };
+  const pgTables: Columns = {};
+  for (const t of checker.getPropertiesOfType(named('PgOnlyTables')))
+    pgTables[t.name] = columns(checker.getTypeOfSymbol(t)).sort();
+  return { tables, pgRunsOnly: columns(named('PgRunsOnly')), pgTables };
 }
 
 function sqliteColumns(): Columns {
@@ -113,8 +116,8 @@ describe('the schema’s one declaration', () => {
   });
 
   it('is what the PostgreSQL migrations reach, with PostgreSQL’s own run columns', async () => {
-    const { tables, pgRunsOnly } = declared();
-    const expected = { ...tables, runs: [...tables.runs, ...pgRunsOnly].sort() };
+    const { tables, pgRunsOnly, pgTables } = declared();
+    const expected = { ...tables, ...pgTables, runs: [...tables.runs, ...pgRunsOnly].sort() };
     expect(await pgColumns(await cluster.freshDatabase())).toEqual(expected);
   });
 });
