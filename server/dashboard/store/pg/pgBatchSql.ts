@@ -97,8 +97,11 @@ async function numberEvents(
     const state = o.stateOf(id);
     return state ? JSON.stringify(state) : null;
   });
+  // A run another process has ended keeps the state that process wrote with its end (this process's live state
+  // of it, written by a late batch, would say running again).
   const r = await c.query<{ id: string; last_seq: string }>(
-    `UPDATE runs r SET last_seq = r.last_seq + v.n, state_json = COALESCE(v.state, r.state_json)
+    `UPDATE runs r SET last_seq = r.last_seq + v.n,
+       state_json = CASE WHEN r.status = 'running' THEN COALESCE(v.state, r.state_json) ELSE r.state_json END
      FROM unnest($1::text[], $2::int[], $3::text[]) AS v(id, n, state) WHERE r.id = v.id
      RETURNING r.id, r.last_seq`,
     [runIds, runIds.map((id) => perRun.get(id)!.length), states],
