@@ -89,7 +89,14 @@ export async function checkReportedRun(store: DashboardStore, dir: string, k: nu
   const contiguous = events.every((e, i) => e.seq === i + 1) && events.length === run?.lastSeq;
   if (run && contiguous && rows === file.completed + file.failed && run.counts.completed === file.completed)
     return null;
-  return `node-${k}: ${run ? `${events.length} events to seq ${run.lastSeq}, ${rows} rows, ${run.counts.completed} completed` : 'no run'} vs file ${file.completed}+${file.failed}`;
+  const types = new Map<string, number>();
+  for (const e of events) {
+    const type = (JSON.parse(e.json) as { type: string }).type;
+    types.set(type, (types.get(type) ?? 0) + 1);
+  }
+  const perType = [...types].map(([t, n]) => `${t} ${n}`).join(', ');
+  const dropped = run?.droppedEvents ? `, ${run.droppedEvents} dropped (${run.droppedError})` : '';
+  return `node-${k}: ${run ? `${events.length} events to seq ${run.lastSeq} (${perType}), ${rows} rows, ${run.counts.completed} completed${dropped}` : 'no run'} vs file ${file.completed}+${file.failed}`;
 }
 
 /**

@@ -47,6 +47,14 @@ async function killWritingBackend(url: string): Promise<number | null> {
 const target = await startTarget('keep-alive', 5, 4);
 const cluster = await startPostgres();
 const url = await cluster.freshDatabase();
+// As a production database commits (the test cluster's synchronous_commit=off may forget, after the backend kill's
+// crash recovery, a commit the dashboard was told of — a loss no client could prevent).
+{
+  const admin = new pg.Client({ connectionString: cluster.adminUrl });
+  await admin.connect();
+  await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET synchronous_commit = on`);
+  await admin.end();
+}
 const dashboards = await Promise.all([
   startDashboard(undefined, { args: ['--database', url] }),
   startDashboard(undefined, { args: ['--database', url] }),
@@ -54,6 +62,11 @@ const dashboards = await Promise.all([
 const lb = await startRoundRobinProxy(
   dashboards.map((d) => d.url),
   /^POST \/api\/runs\/[^/]+\/events$/,
+);
+/** What the dashboards said (stderr), printed when a run was missed. */
+const said: string[] = [];
+dashboards.forEach((d, i) =>
+  d.child.stderr?.on('data', (b: Buffer) => said.push(`[dashboard ${i}] ${b.toString().trim()}`)),
 );
 const dir = mkdtempSync(join(tmpdir(), 'stallscope-lb-fleet-'));
 try {
@@ -79,7 +92,11 @@ try {
       if (results[k].code !== 0) problems.push(`node-${k}: exit ${results[k].code}: ${results[k].out.slice(-300)}`);
       const problem = await checkReportedRun(store, dir, k).catch((e: Error) => `node-${k}: ${e.message}`);
       if (problem === null) exact++;
-      else problems.push(problem);
+      else {
+        // What its reporter said about the dashboard (a refusal, a retry, giving up).
+        const said = results[k].out.split('\n').filter((l) => /dashboard|report|refus|retr/i.test(l));
+        problems.push(`${problem}${said.length ? `; its reporter said: ${said.slice(-3).join(' | ')}` : ''}`);
+      }
     }
   } finally {
     await store.close();
@@ -97,6 +114,7 @@ try {
     `two dashboards behind a round-robin balancer, ${fault}: ${REPORTERS} reporters × ${REQUESTS} requests in ${seconds.toFixed(1)} s; ingest through the balancer p50 ${pct(ms, 50).toFixed(1)} ms, p99 ${pct(ms, 99).toFixed(1)} ms, max ${Math.max(0, ...ms).toFixed(0)} ms over ${ms.length} batches (${lb.taken.map((t) => [...t.values()].reduce((a, b) => a + b, 0)).join(' + ')} requests); dashboards up ${alive.filter(Boolean).length}/2; runs complete and stored exactly once ${exact}/${REPORTERS} ${exact === REPORTERS && alive.every(Boolean) ? 'OK' : 'MISSED'}`,
   );
   for (const p of problems.slice(0, 5)) console.log(`  ${p}`);
+  if (problems.length) for (const line of said.slice(0, 20)) console.log(`  ${line.slice(0, 400)}`);
   if (exact !== REPORTERS || !alive.every(Boolean)) process.exitCode = 1;
 } finally {
   await lb.close();

@@ -16,6 +16,7 @@ import type { DashboardStore } from '../store/common/storeApi.ts';
 import type { RemoteChange, StoredEvent } from '../store/common/records.ts';
 import { RunTracker, telemetryEffects } from './runTracker.ts';
 import { FoldedSeqs } from './foldedSeqs.ts';
+import { isStoreUnavailable } from '../store/common/connectionError.ts';
 import { emptyCounts } from '../../../shared/requests/outcomes.ts';
 import type { Effects } from '../store/common/effects.ts';
 
@@ -44,6 +45,11 @@ interface LiveRun {
   tracker: RunTracker;
   /** Which numbered events the tracker has folded (several processes may number the run's events). */
   folded: FoldedSeqs;
+  /**
+   * Whether another process has written events of the run (folded from the database, announced, or the run was
+   * adopted): then, with the database unreadable, this process cannot know what it has not folded.
+   */
+  shared: boolean;
   ring: StoredEvent[];
   /** Index in `ring` of the oldest kept event (ring is compacted lazily). */
   ringHead: number;
@@ -74,7 +80,7 @@ export class Hub {
   /** Starts tracking a run whose row already exists (its stream continues from its stored seq). */
   open(runId: string, label: string | null): RunTracker {
     const tracker = this.newTracker(runId, label);
-    this.live.set(runId, { tracker, folded: new FoldedSeqs(), ring: [], ringHead: 0 });
+    this.live.set(runId, { tracker, folded: new FoldedSeqs(), shared: false, ring: [], ringHead: 0 });
     this.store.ingest.liveState(runId, tracker.state);
     this.store.ingest.announce(runId, 'running');
     this.emitActiveChanged();
@@ -86,10 +92,12 @@ export class Hub {
    * its tracker folds the run's committed stream first, so the requests, counts and breaker it folds next are
    * the run's, not only what reached this process.
    */
-  async adopt(runId: string, label: string | null): Promise<RunTracker> {
-    const tracker = this.open(runId, label);
-    await this.catchUp(runId);
-    return tracker;
+  async adopt(runId: string, label: string | null): Promise<boolean> {
+    this.open(runId, label);
+    this.live.get(runId)!.shared = true;
+    const caughtUp = await this.catchUp(runId);
+    if (!caughtUp) this.letGo(runId); // not taken: the next batch adopts it afresh
+    return caughtUp;
   }
 
   /**
@@ -97,29 +105,34 @@ export class Hub {
    * database), before this process folds the next batch of the run: a request queued through one process and
    * ended through another gets one row with both times. Nothing to do when this process is the only writer.
    * The caller serialises a run's batches (a reporter posts its next batch once this one is acknowledged, so
-   * everything before it is committed).
+   * everything before it is committed). False when the database cannot be read and this process may be behind.
    */
-  async catchUp(runId: string): Promise<void> {
+  async catchUp(runId: string): Promise<boolean> {
     const run = this.live.get(runId);
-    // While the database is away no other process can number anything of the run either: nothing to read.
-    if (!run || this.store.ingest.soleWriter || !this.store.ingest.health().connected) return;
+    if (!run || this.store.ingest.soleWriter) return true;
     const PAGE = 5000;
     for (;;) {
       let page: StoredEvent[];
       try {
         page = await this.store.runReads.eventsAfter(runId, run.folded.through, PAGE);
-      } catch {
-        return; // the database went away meanwhile: the batch is buffered like any (docs/design.md#outage-buffer)
+      } catch (e) {
+        if (!isStoreUnavailable(e)) throw e;
+        // The database is away. A run only this process has written is folded whole (no other process can number
+        // anything while the database is away): its batch goes to the outage buffer. A run others wrote too may
+        // hold events this process has not folded (a lost NOTIFY says nothing): the caller refuses the batch
+        // rather than fold it on a partial state.
+        return !run.shared && run.tracker.state.startedAtMs !== null;
       }
-      if (this.live.get(runId) !== run) return;
+      if (this.live.get(runId) !== run) return true;
       for (const e of page) {
         if (!run.folded.take(e.seq)) continue;
+        run.shared = true;
         const event = JSON.parse(e.json) as RunEvent;
         run.tracker.fold(event);
         if (event.type === 'request.sent') this.byRequestId.set(event.requestId, runId);
         if (e.seq > run.tracker.state.seq) run.tracker.state.seq = e.seq;
       }
-      if (page.length < PAGE) return;
+      if (page.length < PAGE) return true;
     }
   }
 
@@ -129,6 +142,8 @@ export class Hub {
    */
   private remote(c: RemoteChange): void {
     if (c.kind === 'events') {
+      const run = this.live.get(c.runId);
+      if (run) run.shared = true;
       for (const l of this.listeners) l.onAppend(c.runId);
       return;
     }
@@ -158,6 +173,11 @@ export class Hub {
       if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
     };
     return tracker;
+  }
+
+  /** Whether another process has written events of this live run (docs/design.md#any-process). */
+  isShared(runId: string): boolean {
+    return this.live.get(runId)?.shared ?? false;
   }
 
   isActive(runId: string): boolean {

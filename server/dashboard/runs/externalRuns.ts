@@ -19,6 +19,14 @@ import { eventWithNewNames } from '../../../shared/protocol/legacyNames.ts';
 import { redactConfig, redactEvent, redactUrl } from './redact.ts';
 import type { StoredRunRow } from '../store/common/records.ts';
 
+/**
+ * How long a batch of a run several processes write waits for its commit before it is answered anyway (it is in
+ * the outage buffer and will be written): the reproduction of a killed backend recovers in 1-3 s.
+ */
+const SHARED_COMMIT_WAIT_MS = 10_000;
+
+const isRunStarted = (e: unknown) => (e as { type?: unknown } | null)?.type === 'run.started';
+
 /** Check a large batch for at most this long before letting other requests run. */
 const SLICE_MS = 8;
 
@@ -196,10 +204,17 @@ export class ExternalRuns {
   private async appendNow(runId: string, posted: readonly unknown[]): Promise<number> {
     // Any process takes any batch of a run (docs/design.md#team-dashboard): what other processes numbered
     // since this one last folded the run is folded first.
-    if (this.isReported(runId)) await this.hub.catchUp(runId);
-    else await this.adoptOrRefuse(runId);
+    const caughtUp = this.isReported(runId) ? await this.hub.catchUp(runId) : await this.adoptOrRefuse(runId);
+    if (!caughtUp) this.behind(runId);
     this.needRoom(posted.length);
     const state = this.hub.tracker(runId)?.state;
+    // Another process took the run's start and holds it, not yet committed (its outage buffer): this batch's
+    // indexes cannot be checked yet. Retryable, unlike a reporter that never declared its requests.
+    if (state?.startedAtMs == null && this.hub.isShared(runId) && !posted.some(isRunStarted))
+      throw new StallscopeError(
+        'STORE_UNAVAILABLE',
+        `run ${runId}: its run.started is not in the database yet (another dashboard process holds it); retry (nothing of this batch was applied)`,
+      );
     const events = await checkBatchInSlices(posted, state?.startedAtMs != null ? state.counts.total : null);
     let seq: number;
     try {
@@ -227,8 +242,11 @@ export class ExternalRuns {
       });
     } else this.touch(runId);
     // Acknowledged once written (another dashboard on the same database then sees it), or once buffered
-    // while the database is away (docs/design.md#outage-buffer).
+    // while the database is away (docs/design.md#outage-buffer) — for a run other processes write too, only
+    // once committed or after SHARED_COMMIT_WAIT_MS: the next batch may reach a process that can see only
+    // what is committed.
     await this.hub.store.ingest.settled();
+    if (this.hub.isShared(runId)) await this.hub.store.ingest.committed(SHARED_COMMIT_WAIT_MS);
     return Math.max(seq, this.hub.tracker(runId)?.state.seq ?? 0);
   }
 
@@ -254,7 +272,7 @@ export class ExternalRuns {
    * load balancer, each request to any of them) takes its events here too, from its first batch on: it becomes
    * live in this process, its tracker folding the run's committed stream first. Anything else is refused.
    */
-  private async adoptOrRefuse(runId: string): Promise<void> {
+  private async adoptOrRefuse(runId: string): Promise<boolean> {
     const stored = await this.hub.store.runReads.get(runId);
     if (this.isReported(runId)) return this.hub.catchUp(runId);
     const ended = this.recentlyEnded.get(runId);
@@ -262,9 +280,22 @@ export class ExternalRuns {
     if (ended && stored) this.refuseNotLive(stored, runId, ended);
     if (this.hub.store.ingest.soleWriter || !stored || stored.source !== 'cli' || stored.status !== 'running')
       this.refuseNotLive(stored, runId);
-    if (!this.hub.isActive(runId)) await this.hub.adopt(runId, stored.label);
-    else await this.hub.catchUp(runId);
-    this.touch(runId);
+    const caughtUp = this.hub.isActive(runId)
+      ? await this.hub.catchUp(runId)
+      : await this.hub.adopt(runId, stored.label);
+    if (caughtUp) this.touch(runId);
+    return caughtUp;
+  }
+
+  /**
+   * 503: the run's earlier events, numbered through another dashboard process, cannot be read now, and folding
+   * this batch without them would store wrong rows; nothing was applied (the reporter posts it again).
+   */
+  private behind(runId: string): never {
+    throw new StallscopeError(
+      'STORE_UNAVAILABLE',
+      `run ${runId} was fed through another dashboard process and the database cannot be read to catch up; retry (nothing of this batch was applied)`,
+    );
   }
 
   /** Whether `runId` is a live run reported by a CLI (not one the dashboard runs itself). */
@@ -282,7 +313,7 @@ export class ExternalRuns {
       if (!this.isReported(runId)) {
         const stored = this.hub.store.ingest.soleWriter ? null : await this.hub.store.runReads.get(runId);
         if (stored?.source !== 'cli' || stored.status !== 'running' || this.hub.isActive(runId)) return false;
-        await this.hub.adopt(runId, stored.label);
+        if (!(await this.hub.adopt(runId, stored.label))) this.behind(runId);
       }
       this.stop(runId);
       this.ended(runId, 'abandoned');

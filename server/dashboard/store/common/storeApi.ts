@@ -59,6 +59,8 @@ export interface IngestStore {
   flush(): Promise<void>;
   /** Settles when what is queued now is written — or at once while the database is away (it is buffered). */
   settled(): Promise<void>;
+  /** True once what is queued now is committed, through an outage too; false after `maxWaitMs`. */
+  committed(maxWaitMs: number): Promise<boolean>;
   /** Whether `events` more can be queued: false once the outage buffer is full (the caller answers 503). */
   hasRoom(events: number): boolean;
   health(): StoreHealth;

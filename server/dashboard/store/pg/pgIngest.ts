@@ -57,6 +57,9 @@ export class PgIngest implements IngestStore {
   settled(): Promise<void> {
     return this.writer.written();
   }
+  committed(maxWaitMs: number): Promise<boolean> {
+    return this.writer.committed(maxWaitMs);
+  }
   hasRoom(events: number): boolean {
     return this.writer.pendingCount + events <= this.writer.capacity;
   }

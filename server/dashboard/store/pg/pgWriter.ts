@@ -154,11 +154,37 @@ export class PgWriter {
     return p;
   }
 
+  /**
+   * Settles true once every event queued so far is committed (or dropped as unwritable) — through an outage too,
+   * unlike written() — or false after `maxWaitMs` (or at close). A batch of a run several processes write is
+   * answered after this: buffered events are seen by no other process until they are committed.
+   */
+  committed(maxWaitMs: number): Promise<boolean> {
+    if (this.isDone(this.queued)) return Promise.resolve(true);
+    const upTo = { ...this.queued };
+    return new Promise<boolean>((resolve) => {
+      const w = {
+        ...upTo,
+        settle: (ok: boolean) => {
+          clearTimeout(timer);
+          this.commitWaiters.delete(w);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => w.settle(false), maxWaitMs);
+      this.commitWaiters.add(w);
+      void this.drain();
+    });
+  }
+
+  private readonly commitWaiters = new Set<{ events: number; ops: number; settle: (ok: boolean) => void }>();
+
   private isDone(upTo: { events: number; ops: number }): boolean {
     return this.done.events >= upTo.events && this.done.ops >= upTo.ops;
   }
 
   private wake(all: boolean): void {
+    for (const w of [...this.commitWaiters]) if (this.isDone(w)) w.settle(true);
     if (!this.waiters.length) return;
     const still = [];
     for (const w of this.waiters) {
@@ -345,5 +371,6 @@ export class PgWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.wake(true);
+    for (const w of [...this.commitWaiters]) w.settle(false);
   }
 }

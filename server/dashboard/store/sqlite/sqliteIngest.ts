@@ -58,6 +58,11 @@ export class SqliteIngest implements IngestStore {
     return Promise.resolve();
   }
 
+  /** The only writer: what it queued is what every reader will see. */
+  committed(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
+
   hasRoom(): boolean {
     return true;
   }
