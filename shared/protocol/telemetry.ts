@@ -11,7 +11,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { PhaseDetailsSchema, RequestIdsSchema } from '../types.ts';
 import { WatchdogStallReportSchema } from '../stalls/stallReport.ts';
-import { Int4 } from '../storable.ts';
+import { Int4 } from '../storage/storable.ts';
 
 export const TELEMETRY_VERSION = 1;
 

@@ -11,7 +11,7 @@
  * against them); the types come from `Static`.
  */
 import { Type, type Static } from 'typebox';
-import { Int4 } from '../storable.ts';
+import { Int4 } from '../storage/storable.ts';
 
 export const StackFrameSchema = Type.Object({
   function: Type.String(),

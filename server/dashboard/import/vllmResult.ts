@@ -12,7 +12,7 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { asText } from '../../../shared/text.ts';
 import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
-import { findUnstorable, INT4_MAX } from '../../../shared/storable.ts';
+import { findUnstorable, INT4_MAX } from '../../../shared/storage/storable.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import { findUnstorable } from '../../../shared/storable.ts';
+import { findUnstorable } from '../../../shared/storage/storable.ts';
 
 export function installTypeBoxValidation(app: FastifyInstance): void {
   // Replies are built from typed objects already; compiling a fast-json-stringify serializer per

@@ -7,7 +7,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import { INT4_MAX } from '../../../shared/storable.ts';
+import { INT4_MAX } from '../../../shared/storage/storable.ts';
 
 export const EVENTS_BODY_LIMIT = 16 * 1024 * 1024;
 

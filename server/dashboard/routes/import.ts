@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema, ImportReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import { ResultImporter } from '../import/importFile.ts';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { unstorableText } from '../../../shared/storable.ts';
+import { unstorableText } from '../../../shared/storage/storable.ts';
 
 export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 

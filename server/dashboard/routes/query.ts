@@ -1,7 +1,7 @@
 /** Query parameters shared by the list routes: metadata pairs and a time window. */
 import { Type } from 'typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { MAX_EPOCH_MS } from '../../../shared/storable.ts';
+import { MAX_EPOCH_MS } from '../../../shared/storage/storable.ts';
 
 /** `key=value`, repeatable; all must match. */
 export const MetadataParam = Type.Optional(

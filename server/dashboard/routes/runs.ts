@@ -14,7 +14,7 @@ import {
   withRunSpecDefaults,
   type RunSpec,
 } from '../../../shared/config/runSpec.ts';
-import { findUnstorable, INT4_MAX } from '../../../shared/storable.ts';
+import { findUnstorable, INT4_MAX } from '../../../shared/storage/storable.ts';
 import {
   ErrorReplySchema,
   EventsReplySchema,

@@ -11,7 +11,7 @@ import { Compile } from 'typebox/compile';
 import { BENCH_EVENT_VARIANTS, type BenchEvent } from '../../../shared/protocol/protocol.ts';
 import { TELEMETRY_VARIANTS, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { pointerToField } from '../../../shared/config/runSpec.ts';
-import { findUnstorable } from '../../../shared/storable.ts';
+import { findUnstorable } from '../../../shared/storage/storable.ts';
 
 export type Checked<T> = { ok: true; event: T } | { ok: false; field: string; message: string };
 
