@@ -3,8 +3,12 @@
  * two stores — a laptop's SQLite data folder and a team's PostgreSQL
  * (docs/design.md#team-dashboard). Idempotent: runs already in the target
  * are left as they are, so running it twice changes nothing. A data folder
- * is locked while it is read or written (a dashboard serving it refuses).
+ * is locked while it is read or written (a dashboard serving it refuses), and
+ * created when new. A run that cannot be moved is named on stderr with the
+ * reason and skipped, leaving nothing of it in the target; the rest are moved,
+ * and the command exits 1.
  */
+import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StallscopeError } from '../../shared/errors.ts';
@@ -20,7 +24,9 @@ const USAGE = `usage: stallscope db export --to WHERE [--data-dir DIR | --databa
 
 Moves every run (its row, request rows, events, stall reports and result)
 from one store into another; runs the target already holds are left as they
-are, so a second run changes nothing.
+are, so a second run changes nothing. A run the target cannot hold is named
+with the reason and skipped (nothing of it is left there), the rest are
+moved, and the command exits 1.
 
   export               from the dashboard's store into WHERE
   import               from WHERE into the dashboard's store
@@ -42,6 +48,8 @@ async function openWhere(where: string): Promise<Opened> {
   if (isDbUrl(where))
     return { store: await openStore({ dataDir: null, database: where }), lock: null, name: redactDbUrl(where) };
   const dir = basename(where) === 'stallscope.db' ? dirname(where) : where;
+  // A new folder is made here, not by the store: the lock file goes in it first.
+  mkdirSync(dir, { recursive: true });
   const lock = lockDataDir(dir);
   try {
     return { store: await openStore({ dataDir: dir, database: null }), lock, name: dir };
@@ -92,9 +100,12 @@ export async function run(argv: string[]): Promise<number> {
   try {
     from = await openWhere(verb === 'export' ? own : other);
     to = await openWhere(verb === 'export' ? other : own);
-    const ids = await moveRuns(from.store, to.store);
-    console.log(`stallscope db: ${ids.length} run(s) from ${from.name} are in ${to.name}`);
-    return 0;
+    const { moved, skipped } = await moveRuns(from.store, to.store);
+    for (const s of skipped) console.error(`stallscope db: run ${s.id} was not moved: ${s.reason}`);
+    console.log(`stallscope db: ${moved.length} run(s) from ${from.name} are in ${to.name}`);
+    if (!skipped.length) return 0;
+    console.error(`stallscope db: ${skipped.length} run(s) skipped (named above); the others were moved`);
+    return 1;
   } catch (e) {
     const err = e as Error;
     console.error(`stallscope db: ${err.message}`);

@@ -11,6 +11,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { PhaseDetailsSchema, RequestIdsSchema } from '../types.ts';
 import { WatchdogStallReportSchema } from '../stalls/stallReport.ts';
+import { Int4 } from '../storage/storable.ts';
 
 export const TELEMETRY_VERSION = 1;
 
@@ -31,8 +32,8 @@ const Base = {
 export const C2wOpBeginSchema = Type.Object({
   ...Base,
   type: Type.Literal('c2w.op.begin'),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
+  workerId: Int4(),
+  opId: Int4(),
   /** `x-request-id`s of the requests in the batch. */
   requestIds: RequestIdsSchema,
   batchSize: Type.Integer(),
@@ -43,8 +44,8 @@ export type C2wOpBegin = Static<typeof C2wOpBeginSchema>;
 export const C2wPhaseEventSchema = Type.Object({
   ...Base,
   type: Type.Literal('c2w.phase'),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
+  workerId: Int4(),
+  opId: Int4(),
   requestIds: RequestIdsSchema,
   phase: Type.String({ maxLength: 256 }),
   details: PhaseDetailsSchema,
@@ -55,8 +56,8 @@ export type C2wPhaseEvent = Static<typeof C2wPhaseEventSchema>;
 export const C2wOpEndSchema = Type.Object({
   ...Base,
   type: Type.Literal('c2w.op.end'),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
+  workerId: Int4(),
+  opId: Int4(),
   requestIds: RequestIdsSchema,
   durationMs: Type.Number(),
   ok: Type.Boolean(),
@@ -76,8 +77,8 @@ export type WatchdogStall = Static<typeof WatchdogStallSchema>;
 export const WatchdogRecoveredSchema = Type.Object({
   ...Base,
   type: Type.Literal('watchdog.recovered'),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
+  workerId: Int4(),
+  opId: Int4(),
   requestIds: RequestIdsSchema,
   /** Seconds from the last progress to completion. */
   stalledS: Type.Number(),
@@ -88,11 +89,11 @@ export type WatchdogRecovered = Static<typeof WatchdogRecoveredSchema>;
 export const WorkerBusySchema = Type.Object({
   ...Base,
   type: Type.Literal('worker.busy'),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
+  workerId: Int4(),
+  opId: Int4(),
 });
 export type WorkerBusy = Static<typeof WorkerBusySchema>;
-export const WorkerIdleSchema = Type.Object({ ...Base, type: Type.Literal('worker.idle'), workerId: Type.Integer() });
+export const WorkerIdleSchema = Type.Object({ ...Base, type: Type.Literal('worker.idle'), workerId: Int4() });
 export type WorkerIdle = Static<typeof WorkerIdleSchema>;
 
 /** Stage-level progress for one request (thinker/talker/code2wav). */

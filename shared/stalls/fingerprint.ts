@@ -71,25 +71,33 @@ function hash53(text: string): string {
 }
 
 /**
+ * Which encoding of the canonical fields is hashed: 2 is a JSON array, 1 (before 0.1.1) joined the fields with
+ * newlines, which a phase or a function name can hold, so two different stalls could hash alike. A change here
+ * changes every fingerprint: both stores recompute the stored ones when they migrate (store/common/refingerprint.ts).
+ */
+export const FINGERPRINT_ENCODING = 2;
+
+/**
  * The fingerprint of a stall in `phase` whose working thread's stack is
  * `stack` (top first). An empty stack (a timeout seen from the client, a
  * failed capture) gives a phase-only fingerprint.
  */
 export function stallFingerprint(phase: string, stack: readonly FrameLike[]): StallFingerprint {
-  const kept: string[] = [];
+  const kept: [fn: string, file: string][] = [];
   for (const f of stack) {
     if (kept.length === FINGERPRINT_FRAMES) break;
     if (isIdleFrame(f)) continue;
     const fn = normalFunction(f.function);
     if (fn === '') continue;
-    kept.push(`${fn} (${baseName(f.file)})`);
+    kept.push([fn, baseName(f.file)]);
   }
   const p = phase.trim() || 'unknown';
-  const top = kept[0]?.slice(0, kept[0].lastIndexOf(' ('));
+  const top = kept[0]?.[0];
   return {
-    fingerprint: hash53(`v1\n${p}\n${kept.join('\n')}`),
+    // Every field a JSON string of its own: no field's text can pass for a separator (docs/design.md#stall-fingerprints).
+    fingerprint: hash53(JSON.stringify([`v${FINGERPRINT_ENCODING}`, p, ...kept])),
     phase: p,
-    frames: kept,
+    frames: kept.map(([fn, file]) => `${fn} (${file})`),
     label: top ? `${p}/${top}` : p,
   };
 }

@@ -11,6 +11,7 @@
  * against them); the types come from `Static`.
  */
 import { Type, type Static } from 'typebox';
+import { Int4 } from '../storage/storable.ts';
 
 export const StackFrameSchema = Type.Object({
   function: Type.String(),
@@ -31,8 +32,9 @@ const Frames = Type.Array(StackFrameSchema, { maxItems: 1000 });
 export const WatchdogStallReportSchema = Type.Object({
   source: Type.Optional(Type.Literal('watchdog')),
   model: Type.String(),
-  workerId: Type.Integer(),
-  opId: Type.Integer(),
+  /** Stored as INTEGER keys of the report's row, so bounded like them. */
+  workerId: Int4(),
+  opId: Int4(),
   requestIds: Ids,
   phase: Type.String(),
   details: Details,
@@ -116,7 +118,7 @@ export type PhaseInference = Static<typeof PhaseInferenceSchema>;
 export const ServerStacksReportSchema = Type.Object({
   source: Type.Literal('py-spy'),
   /** 1-based number of this capture in its run. */
-  capture: Type.Integer({ minimum: 1 }),
+  capture: Int4(1),
   reason: CaptureReasonSchema,
   /** The server process the tree was walked from. */
   rootPid: Type.Integer(),

@@ -90,7 +90,7 @@ export class ResultImporter {
         await finishCurrent();
         resolve();
       } else {
-        const err = new StallscopeError(m.code);
+        const err = new StallscopeError(m.code, undefined, m.field);
         err.message = m.message; // already "<the code's message>: <detail>"
         reject(err);
       }

@@ -42,4 +42,5 @@ export type ImportMessage =
   /** Request rows of the last announced run, already serialized. */
   | { type: 'rows'; id: string; index: number[]; status: string[]; json: string[] }
   | { type: 'done' }
-  | { type: 'error'; code: ErrorCode; message: string };
+  /** `field`: the file's key that was refused (a column's value no database can store). */
+  | { type: 'error'; code: ErrorCode; message: string; field?: string };

@@ -10,7 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { parseResultText } from '../../../shared/vllmResult/pyJson.ts';
-import { interpretResult } from './vllmResult.ts';
+import { columnIssue, interpretResult } from './vllmResult.ts';
 import type { ImportJob, ImportMessage } from './importMessages.ts';
 
 const job = workerData as ImportJob;
@@ -26,7 +26,12 @@ try {
   const objects = parseResultText(typeof job.text === 'string' ? job.text : new TextDecoder().decode(job.text));
   const runs = objects.map((o, i) => {
     const id = `${job.idBase}${objects.length > 1 ? `-${i + 1}` : ''}`;
-    return { o, id, run: interpretResult(o, id, i) };
+    const run = interpretResult(o, id, i);
+    // Only what reaches a column is checked: the object itself is stored as JSON text, which escapes anything.
+    const issue = columnIssue(o, run.metadata);
+    if (issue)
+      throw new StallscopeError('API_IMPORT_INVALID', `object ${i + 1}: ${issue.field} ${issue.message}`, issue.field);
+    return { o, id, run };
   });
   for (const [i, { o, id, run }] of runs.entries()) {
     post({
@@ -66,7 +71,7 @@ try {
 } catch (e) {
   post(
     e instanceof StallscopeError
-      ? { type: 'error', code: e.code, message: e.message }
+      ? { type: 'error', code: e.code, message: e.message, field: e.field }
       : { type: 'error', code: 'API_IMPORT_INVALID', message: (e as Error).message },
   );
 }

@@ -12,6 +12,7 @@ import { StallscopeError } from '../../../shared/errors.ts';
 import { isEmptyCompletion, withEmptyCompletions } from '../../../shared/metrics/emptyAnswers.ts';
 import { asText } from '../../../shared/text.ts';
 import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
+import { findUnstorable, INT4_MAX } from '../../../shared/storage/storable.ts';
 import { blankRow } from '../hub/runTracker.ts';
 
 /** Keys vLLM/vLLM-Omni/stallscope write themselves (everything else string-valued is `--metadata`). */
@@ -62,6 +63,35 @@ export interface ImportedRun {
 export function parseVllmDate(d: unknown): number | null {
   const m = typeof d === 'string' ? /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})$/.exec(d) : null;
   return m ? new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]).getTime() : null;
+}
+
+/** The keys of a result object stored in a text column of the run (label, model, target, dataset, rate). */
+const TEXT_COLUMNS = ['label', 'model_id', 'base_url', 'dataset_name', 'request_rate'];
+/** The keys stored in an INTEGER column. */
+const INT_COLUMNS = ['num_prompts', 'max_concurrency'];
+
+/**
+ * What in a result object no run column can hold (docs/design.md#storable-values), as the file's key and why; null
+ * when all can be stored. Text columns and the metadata pairs must be storable text; `num_prompts` and
+ * `max_concurrency` integers an INTEGER holds (`1e309` parses to Infinity).
+ */
+export function columnIssue(o: Record<string, unknown>, metadata: Record<string, string>): Unstorable | null {
+  for (const k of INT_COLUMNS) {
+    const v = o[k];
+    if (typeof v === 'number' && !(Number.isInteger(v) && v >= 0 && v <= INT4_MAX))
+      return { field: k, message: `must be an integer from 0 to ${INT4_MAX} (is ${v})` };
+  }
+  for (const k of TEXT_COLUMNS) {
+    const bad = typeof o[k] === 'string' ? findUnstorable(o[k]) : null;
+    if (bad) return { field: k, message: bad.message };
+  }
+  const bad = findUnstorable(metadata);
+  return bad ? { field: bad.pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~'), message: bad.message } : null;
+}
+
+interface Unstorable {
+  field: string;
+  message: string;
 }
 
 export function interpretResult(o: Record<string, unknown>, runId: string, index: number): ImportedRun {

@@ -7,6 +7,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
+import { INT4_MAX } from '../../../shared/storage/storable.ts';
 
 export const EVENTS_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -17,7 +18,18 @@ export const externalRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         body: Type.Object({
           runId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$' }),
-          config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+          // The run's configuration as recorded; what is stored in INTEGER columns is bounded like them.
+          config: Type.Optional(
+            Type.Object(
+              {
+                numPrompts: Type.Optional(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
+                maxConcurrency: Type.Optional(
+                  Type.Union([Type.Integer({ minimum: 0, maximum: INT4_MAX }), Type.Null()]),
+                ),
+              },
+              { additionalProperties: true },
+            ),
+          ),
           label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
           metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 }))),
         }),

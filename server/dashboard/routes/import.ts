@@ -6,6 +6,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema, ImportReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import { ResultImporter } from '../import/importFile.ts';
+import { StallscopeError } from '../../../shared/errors.ts';
+import { unstorableText } from '../../../shared/storage/storable.ts';
 
 export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 
@@ -38,6 +40,9 @@ export const importRoutes: FastifyPluginAsyncTypebox = async (app) => {
           filename = raw.slice(0, 200);
         }
       }
+      // The name is stored as the run's label and metadata: refused, like any text no database can store.
+      const unstorable = filename === null ? null : unstorableText(filename);
+      if (unstorable) throw new StallscopeError('API_BAD_REQUEST', `x-filename ${unstorable}`, 'x-filename');
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       return reply.status(201).send(await importer.importText(body, filename));
     },

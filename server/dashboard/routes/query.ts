@@ -1,6 +1,7 @@
 /** Query parameters shared by the list routes: metadata pairs and a time window. */
 import { Type } from 'typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
+import { MAX_EPOCH_MS } from '../../../shared/storage/storable.ts';
 
 /** `key=value`, repeatable; all must match. */
 export const MetadataParam = Type.Optional(
@@ -18,7 +19,10 @@ export function metadataPairs(m: string | string[] | undefined): [string, string
   });
 }
 
-/** A time parameter as epoch ms (undefined when absent); a value that is neither refuses the request. */
+/**
+ * A time parameter as epoch ms (undefined when absent); a value that is neither, or beyond the dates a
+ * JavaScript date holds (compared with a BIGINT column, `since=1e22` failed PostgreSQL's query), refuses the request.
+ */
 export function timeParam(v: string | undefined, field: string): number | undefined {
   if (v === undefined) return undefined;
   const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
@@ -28,5 +32,7 @@ export function timeParam(v: string | undefined, field: string): number | undefi
       `${field} '${v}' is neither epoch milliseconds nor a date such as 2026-04-01`,
       field,
     );
+  if (Math.abs(ms) > MAX_EPOCH_MS)
+    throw new StallscopeError('API_BAD_REQUEST', `${field} '${v}' is beyond ${MAX_EPOCH_MS} epoch milliseconds`, field);
   return ms;
 }

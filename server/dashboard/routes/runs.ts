@@ -7,7 +7,14 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
-import { checkRunSpec, RunSpecSchema, withRunSpecDefaults, type RunSpec } from '../../../shared/config/runSpec.ts';
+import {
+  checkRunSpec,
+  pointerToField,
+  RunSpecSchema,
+  withRunSpecDefaults,
+  type RunSpec,
+} from '../../../shared/config/runSpec.ts';
+import { findUnstorable, INT4_MAX } from '../../../shared/storage/storable.ts';
 import {
   ErrorReplySchema,
   EventsReplySchema,
@@ -37,7 +44,8 @@ const ListQuery = Type.Object({
   since: TimeParam,
   until: TimeParam,
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  /** Bounded as the databases' OFFSET takes it (beyond, PostgreSQL failed the query). */
+  offset: Type.Integer({ minimum: 0, maximum: INT4_MAX, default: 0 }),
 });
 
 /**
@@ -125,7 +133,8 @@ function runStreamRoutes(app: App): void {
       schema: {
         params: IdParams,
         querystring: Type.Object({
-          offset: Type.Integer({ minimum: 0, default: 0 }),
+          /** Compared with the INTEGER request index. */
+          offset: Type.Integer({ minimum: 0, maximum: INT4_MAX, default: 0 }),
           limit: Type.Integer({ minimum: 1, maximum: 20_000, default: 1000 }),
           /** Only requests in this state (`total` counts those). */
           status: Type.Optional(RequestStatusSchema),
@@ -151,7 +160,8 @@ function runStreamRoutes(app: App): void {
       schema: {
         params: IdParams,
         querystring: Type.Object({
-          after: Type.Integer({ minimum: 0, default: 0 }),
+          /** Compared with the BIGINT seq: a JavaScript number beyond 2^53 is not the integer it was written as. */
+          after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
           limit: Type.Integer({ minimum: 1, maximum: 50_000, default: 10_000 }),
         }),
         response: { 200: EventsReplySchema, ...Errors },
@@ -183,6 +193,9 @@ function runControlRoutes(app: App): void {
     },
     async (req, reply) => {
       // Our own validation (not Fastify's) so the 400 names each field the way the form does.
+      // What no database can store (shared/storable.ts) is refused here too: this route reads its own validation.
+      const bad = findUnstorable(req.body);
+      if (bad) throw new SpecError([{ field: pointerToField(bad.pointer), message: bad.message, severity: 'error' }]);
       const spec = withRunSpecDefaults(req.body) as RunSpec;
       // Checked as the run configuration it is built into, once: the run manager runs that same object.
       const { issues, config } = checkRunSpec(spec);

@@ -2,13 +2,16 @@
  * Checks what clients post against the protocol's own schemas
  * (shared/protocol/protocol.ts for engine events, shared/protocol/telemetry.ts for telemetry):
  * the discriminant picks the variant, and the first error names the field, so a
- * refusal says exactly what is wrong ("outcome.status must be ...").
+ * refusal says exactly what is wrong ("outcome.status must be ..."). An event the schema accepts is refused
+ * still when it holds what no database can store (shared/storable.ts): a telemetry line alone, a reported batch
+ * whole — never one row failing the writer's batch of other runs' events.
  */
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { BENCH_EVENT_VARIANTS, type BenchEvent } from '../../../shared/protocol/protocol.ts';
 import { TELEMETRY_VARIANTS, type TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import { pointerToField } from '../../../shared/config/runSpec.ts';
+import { findUnstorable } from '../../../shared/storage/storable.ts';
 
 export type Checked<T> = { ok: true; event: T } | { ok: false; field: string; message: string };
 
@@ -33,7 +36,12 @@ function checker<T>(variants: ReadonlyMap<string, TSchema>): (value: unknown) =>
         message: `unknown type ${JSON.stringify(type)?.slice(0, 80) ?? 'undefined'} (one of ${known})`,
       };
     }
-    if (check.Check(value)) return { ok: true, event: value as T };
+    if (check.Check(value)) {
+      const bad = findUnstorable(value);
+      if (!bad) return { ok: true, event: value as T };
+      const field = pointerToField(bad.pointer);
+      return { ok: false, field, message: `${String(type)}: ${field} ${bad.message}` };
+    }
     const e = check.Errors(value)[0];
     const params = (e?.params ?? {}) as { requiredProperties?: string[] };
     const at = pointerToField(e?.instancePath ?? '');

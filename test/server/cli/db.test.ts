@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '#server/cli/db.ts';
 import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
@@ -15,7 +15,14 @@ import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { lockDataDir } from '#server/dashboard/store/sqlite/dataDirLock.ts';
 import type { DashboardStore } from '#server/dashboard/store/common/storeApi.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
-import { completedRequest, hangRunEvents, newRun, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
+import {
+  completedRequest,
+  hangRunEvents,
+  newRun,
+  outcome,
+  runStarted,
+  stallEvent,
+} from '#test/helpers/sampleEvents.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
 
 let cluster: PgCluster;
@@ -109,5 +116,72 @@ describe('stallscope db', () => {
       lock.release();
     }
     expect(await run(['export', '--data-dir', dir])).toBe(2);
+  });
+
+  it('export --to a folder that does not exist yet creates it and moves every run there', async () => {
+    const dir = tmp();
+    const local = new SqliteStore({ dataDir: dir });
+    const hub = new Hub(local);
+    local.runs.insertRun(newRun('n1'));
+    hub.open('n1', 'n1');
+    for (const e of hangRunEvents('n1')) hub.append('n1', e);
+    await finalizeRun(hub, 'n1', { status: 'finished' });
+    const before = await inventory(local);
+    await local.close();
+    const fresh = join(tmp(), 'new', 'folder');
+    expect(await run(['export', '--to', fresh, '--data-dir', dir])).toBe(0);
+    const moved = new SqliteStore({ dataDir: fresh });
+    expect(await inventory(moved)).toEqual(before);
+    await moved.close();
+  });
+
+  it('a run PostgreSQL cannot hold (NUL in a stall phase, a request row) is named and skipped, the rest moved, exit 1', async () => {
+    const dir = tmp();
+    const local = new SqliteStore({ dataDir: dir });
+    const hub = new Hub(local);
+    // SQLite stores the NUL; PostgreSQL refuses it. `bad` is the oldest, so it is moved first.
+    for (const [i, id] of ['bad', 'bad2', 'ok1', 'ok2'].entries()) {
+      local.runs.insertRun(newRun(id, { createdAtMs: 1_000 + i }));
+      hub.open(id, id);
+      const events = hangRunEvents(id);
+      if (id === 'bad') events.push(stallEvent(id, 9, 'hi\u0000ft'));
+      for (const e of events) hub.append(id, e);
+      await finalizeRun(hub, id, { status: 'finished' });
+    }
+    // `bad2` fails only once its row is written (at its request rows): what was written must go again.
+    await local.kysely
+      .updateTable('requests')
+      .set({ status: 'comp\u0000leted' })
+      .where('run_id', '=', 'bad2')
+      .where('idx', '=', 0)
+      .execute();
+    const before = (await inventory(local)).filter((r) => !r.id.startsWith('bad'));
+    expect(before.map((r) => r.id).sort()).toEqual(['ok1', 'ok2']);
+    await local.close();
+    const url = await cluster.freshDatabase();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        errors.mockClear();
+        expect(await run(['export', '--to', url, '--data-dir', dir])).toBe(1);
+        const said = errors.mock.calls.map((c) => String(c[0]));
+        expect(said.filter((l) => l.includes('run bad was not moved'))).toHaveLength(1);
+        expect(said.join('\n')).toMatch(/run bad was not moved: stallReports\.\d+\.phase holds U\+0000/);
+        expect(said.filter((l) => l.includes('run bad2 was not moved'))).toHaveLength(1);
+        expect(said.join('\n')).not.toMatch(/run ok/);
+        // The others are moved whole; nothing of `bad` is there, however often it is tried.
+        const pg = await openPgStore({ url });
+        expect((await inventory(pg)).sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+          before.sort((a, b) => a.id.localeCompare(b.id)),
+        );
+        for (const id of ['bad', 'bad2']) {
+          expect(await pg.runReads.exists(id)).toBe(false);
+          expect(await pg.kysely.selectFrom('events').select('seq').where('run_id', '=', id).execute()).toEqual([]);
+        }
+        await pg.close();
+      }
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

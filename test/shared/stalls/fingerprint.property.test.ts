@@ -143,3 +143,45 @@ describe('stallFingerprint', () => {
     expect(stallFingerprint('hift', moved).fingerprint).toBe(f.fingerprint);
   });
 });
+
+describe('the hashed encoding is unambiguous', () => {
+  // Joined with newlines (encoding 1), a function name or a phase holding one passed for two fields.
+  it('a frame whose function holds a newline is not two frames', () => {
+    const one = stallFingerprint('hift', [{ function: 'f (a.py)\ng', file: 'b.py' }]);
+    const two = stallFingerprint('hift', [
+      { function: 'f', file: 'a.py' },
+      { function: 'g', file: 'b.py' },
+    ]);
+    expect(one.fingerprint).not.toBe(two.fingerprint);
+  });
+
+  it('a phase holding a newline is not a phase and a frame', () => {
+    const a = stallFingerprint('hift\nf (a.py)', [{ function: 'g', file: 'b.py' }]);
+    const b = stallFingerprint('hift', [
+      { function: 'f', file: 'a.py' },
+      { function: 'g', file: 'b.py' },
+    ]);
+    expect(a.fingerprint).not.toBe(b.fingerprint);
+  });
+
+  it('equal fields hash alike, different fields differently, whatever characters they hold (property)', () => {
+    const field = fc.string({ unit: fc.constantFrom('a', '\n', ' ', '(', ')', '"', ',', '['), maxLength: 6 });
+    const frame = fc.record({ function: field.map((s) => `x${s}x`), file: field.map((s) => `y${s}y.py`) });
+    fc.assert(
+      fc.property(
+        field,
+        fc.array(frame, { maxLength: 3 }),
+        field,
+        fc.array(frame, { maxLength: 3 }),
+        (p1, s1, p2, s2) => {
+          const a = stallFingerprint(`p${p1}p`, s1);
+          const b = stallFingerprint(`p${p2}p`, s2);
+          const same = p1 === p2 && JSON.stringify(s1) === JSON.stringify(s2);
+          // Equal fields, equal fingerprints; different fields: different (53 bits: a chance collision is ~2^-53).
+          expect(a.fingerprint === b.fingerprint).toBe(same);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});

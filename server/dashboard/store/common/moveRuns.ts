@@ -5,9 +5,12 @@
  * the store interface only, so any store can be either side. Idempotent: a
  * run the target already holds keeps its row, and rows, events and stall
  * reports already there are left as they are — moving twice changes nothing.
+ * Each run moves on its own: one the target cannot hold (a NUL in a SQLite row, which PostgreSQL refuses) is
+ * named with the reason, whatever of it was written is removed again, and the others move.
  */
-import type { NewRun, RunUpdate } from './records.ts';
+import type { NewRun, RunUpdate, StoredRunRow } from './records.ts';
 import type { DashboardStore } from './storeApi.ts';
+import { findUnstorable } from '../../../../shared/storage/storable.ts';
 
 const PAGE = 5000;
 
@@ -15,6 +18,8 @@ const PAGE = 5000;
 export async function moveRun(from: DashboardStore, to: DashboardStore, id: string): Promise<boolean> {
   const run = await from.runReads.get(id);
   if (!run) return false;
+  const unstorable = unstorableColumn(run, await from.admin.stallRows(id));
+  if (unstorable) throw new Error(unstorable);
   if (!(await to.runReads.exists(id))) {
     const n: NewRun = {
       id,
@@ -103,16 +108,47 @@ async function moveRetentionFacts(from: DashboardStore, to: DashboardStore, id: 
   if (facts.prunedAtMs !== null) await to.retention.markPruned(id, facts.prunedAtMs);
 }
 
-/** Moves every run (oldest first); the ids moved. */
+/**
+ * What of a run's plain text columns no database can store (shared/storage/storable.ts), as `field: reason`;
+ * null when all can be. Its JSON columns escape anything; SQLite stores a NUL that PostgreSQL refuses.
+ */
+function unstorableColumn(run: StoredRunRow, stalls: readonly { phase: string }[]): string | null {
+  const { id, source, status, label, model, target, dataset, requestRate, error, metadata } = run;
+  const text = { id, source, status, label, model, target, dataset, requestRate, error, metadata };
+  const bad = findUnstorable({ ...text, stallReports: stalls.map((s) => ({ phase: s.phase })) });
+  return bad ? `${bad.pointer.slice(1).replace(/\//g, '.')} ${bad.message}` : null;
+}
+
+/** A run that could not be moved, and why. */
+export interface SkippedRun {
+  id: string;
+  reason: string;
+}
+
+/**
+ * Moves every run (oldest first), each on its own: a run that fails is skipped — what of it this move wrote is
+ * deleted from the target again, so a retry starts clean — and the rest are moved. The ids moved and those skipped.
+ */
 export async function moveRuns(
   from: DashboardStore,
   to: DashboardStore,
   progress: (id: string, i: number, of: number) => void = () => undefined,
-): Promise<string[]> {
+): Promise<{ moved: string[]; skipped: SkippedRun[] }> {
   const ids = await from.admin.allRunIds();
+  const moved: string[] = [];
+  const skipped: SkippedRun[] = [];
   for (let i = 0; i < ids.length; i++) {
-    await moveRun(from, to, ids[i]);
-    progress(ids[i], i + 1, ids.length);
+    const id = ids[i];
+    // A run the target held before is left as it was, whatever happens to this move of it.
+    const held = await to.runReads.exists(id).catch(() => true);
+    try {
+      await moveRun(from, to, id);
+      moved.push(id);
+    } catch (e) {
+      if (!held) await to.runWrites.delete(id).catch(() => false);
+      skipped.push({ id, reason: e instanceof Error ? e.message : String(e) });
+    }
+    progress(id, i + 1, ids.length);
   }
-  return ids;
+  return { moved, skipped };
 }

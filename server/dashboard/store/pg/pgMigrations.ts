@@ -8,6 +8,7 @@
  * insertion order (SQLite's rowid) and the dashboard process that owns it.
  */
 import type pg from 'pg';
+import { refingerprintedTimeout, reportFingerprintColumns } from '../common/refingerprint.ts';
 
 export type PgMigration = string | ((c: pg.ClientBase) => Promise<void>);
 
@@ -130,6 +131,28 @@ export const PG_MIGRATIONS: PgMigration[] = [
   ALTER TABLE runs ADD COLUMN dropped_events INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE runs ADD COLUMN dropped_error TEXT;
   `,
+  // 6: fingerprints hashed from an unambiguous encoding,
+  // as SQLite's migration 8 (docs/design.md#stall-fingerprints). Every stored one is recomputed.
+  async (c) => {
+    const reports = await c.query<{ run_id: string; worker_id: number; op_id: number; report_json: string }>(
+      'SELECT run_id, worker_id, op_id, report_json FROM stall_reports',
+    );
+    for (const r of reports.rows) {
+      const fp = reportFingerprintColumns(r.report_json);
+      await c.query(
+        'UPDATE stall_reports SET fingerprint = $1, fingerprint_json = $2 WHERE run_id = $3 AND worker_id = $4 AND op_id = $5',
+        [fp.fingerprint, fp.json, r.run_id, r.worker_id, r.op_id],
+      );
+    }
+    const runs = await c.query<{ id: string; first_timeout_json: string }>(
+      'SELECT id, first_timeout_json FROM runs WHERE first_timeout_json IS NOT NULL',
+    );
+    for (const r of runs.rows)
+      await c.query('UPDATE runs SET first_timeout_json = $1 WHERE id = $2', [
+        refingerprintedTimeout(r.first_timeout_json),
+        r.id,
+      ]);
+  },
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

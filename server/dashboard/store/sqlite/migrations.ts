@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { backfillStallEvidence } from './stallBackfill.ts';
+import { refingerprintedTimeout, reportFingerprintColumns } from '../common/refingerprint.ts';
 
 export type Migration = string | ((db: Database.Database) => void);
 
@@ -137,6 +138,29 @@ export const MIGRATIONS: Migration[] = [
   ALTER TABLE runs ADD COLUMN dropped_events INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE runs ADD COLUMN dropped_error TEXT;
   `,
+  // 8: fingerprints hashed from an unambiguous encoding
+  // (docs/design.md#stall-fingerprints). Every stored one is recomputed, so old runs group with new ones.
+  (db) => {
+    const reports = db.prepare('SELECT run_id, worker_id, op_id, report_json FROM stall_reports').all() as {
+      run_id: string;
+      worker_id: number;
+      op_id: number;
+      report_json: string;
+    }[];
+    const setReport = db.prepare(
+      'UPDATE stall_reports SET fingerprint = ?, fingerprint_json = ? WHERE run_id = ? AND worker_id = ? AND op_id = ?',
+    );
+    for (const r of reports) {
+      const fp = reportFingerprintColumns(r.report_json);
+      setReport.run(fp.fingerprint, fp.json, r.run_id, r.worker_id, r.op_id);
+    }
+    const runs = db.prepare('SELECT id, first_timeout_json FROM runs WHERE first_timeout_json IS NOT NULL').all() as {
+      id: string;
+      first_timeout_json: string;
+    }[];
+    const setRun = db.prepare('UPDATE runs SET first_timeout_json = ? WHERE id = ?');
+    for (const r of runs) setRun.run(refingerprintedTimeout(r.first_timeout_json), r.id);
+  },
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */
