@@ -39,19 +39,12 @@ const refuse = (i: number, what: string, field: string): never => {
 };
 
 /**
- * Every event valid, nothing after `run.finished`, and every index and count
- * within what the run declared (`run.started.numRequests`, from an earlier
- * batch or this one) — all checked before anything is applied, so nothing a
- * reporter chooses is allocated, stored or numbered unchecked. Else
- * API_BAD_REQUEST naming the first bad field (`events.N.index`); docs/design.md#peer-bounds.
- * `declared` is the run's numRequests, or null before its run.started.
+ * Every event valid, nothing after `run.finished`, and every index and count within what the run declared
+ * (`run.started.numRequests`, from an earlier batch or this one) — all checked before anything is applied, so
+ * nothing a reporter chooses is allocated, stored or numbered unchecked; else API_BAD_REQUEST naming the first bad
+ * field (`events.N.index`; docs/design.md#peer-bounds). `declared` is the run's numRequests, or null before its
+ * run.started. A few ms at a time, the event loop free between slices (a batch may hold 100,000 events).
  */
-export function checkBatch(posted: readonly unknown[], declared: number | null = null): BenchEvent[] {
-  const check = batchChecker(declared);
-  return posted.map((p, i) => check(p, i));
-}
-
-/** checkBatch a few ms at a time, the event loop free between slices (a batch may hold 100,000 events). */
 export async function checkBatchInSlices(posted: readonly unknown[], declared: number | null): Promise<BenchEvent[]> {
   const check = batchChecker(declared);
   const events: BenchEvent[] = [];

@@ -60,7 +60,10 @@ export interface PgRunsOnly {
 /**
  * What only PostgreSQL holds (pg/pgMigrations.ts, migration 5): each writer batch committed in the last day, by the
  * id the writer gave it, and the seqs it was numbered (per run `[runId, firstSeq, count]`, JSON) — so a writer that
- * lost the answer to its COMMIT learns whether it committed instead of writing the batch twice.
+ * lost the answer to its COMMIT learns whether it committed instead of writing the batch twice. Read by name by
+ * test/server/dashboard/store/schema.test.ts (through the TypeScript checker, which knip cannot follow).
+ *
+ * @public
  */
 export interface PgOnlyTables {
   ingest_batches: { id: string; numbering: string; at_ms: number };

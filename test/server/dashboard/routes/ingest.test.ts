@@ -128,7 +128,9 @@ describe('POST /api/ingest', () => {
     expect(r.json().code).toBe('API_PAYLOAD_TOO_LARGE');
   });
 
-  it('counts telemetry that joined no run in /api/health and /metrics (it is never dropped silently)', async ({ app }) => {
+  it('counts telemetry that joined no run in /api/health and /metrics (it is never dropped silently)', async ({
+    app,
+  }) => {
     live(app, 'ci-7');
     const health = async () => (await app.inject({ url: '/api/health' })).json<{ telemetry: { unjoined: number } }>();
     expect((await health()).telemetry.unjoined).toBe(0);
