@@ -41,8 +41,9 @@ function oversized(dir: string): string[] {
       const decl = symbol.declarations?.[0];
       if (!decl || !(ts.isInterfaceDeclaration(decl) || ts.isTypeAliasDeclaration(decl))) return;
       const type = checker.getDeclaredTypeOfSymbol(symbol);
-      // Object shapes only: a string union's members would be String's methods.
+      // Object shapes only: a string union's members would be String's methods, an array's Array's.
       if (!(type.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))) return;
+      if (checker.isArrayType(type) || checker.isTupleType(type)) return;
       const members = checker.getPropertiesOfType(type);
       const behaviour = members.some(
         (m) => checker.getTypeOfSymbolAtLocation(m, decl).getNonNullableType().getCallSignatures().length > 0,
