@@ -8,6 +8,8 @@
  * where the work is stuck. Pure, for the engine, the dashboard and the UI.
  */
 
+import { capFile, capFunction, withoutPosition, withoutTrailingPlus } from './frameText.ts';
+
 /** Frames of the working stack kept in a fingerprint. */
 export const FINGERPRINT_FRAMES = 3;
 
@@ -32,26 +34,31 @@ const IDLE_FUNCTIONS =
 const RUNTIME_FILES =
   /^(node:|internal\/)|(^|\/)(threading|selectors|queue|socket|subprocess)\.py$|(^|\/)asyncio\/|(^|\/)concurrent\/futures\/|(^|\/)(libc|libpthread|ld-linux)[^/]*$/;
 
+/** Linear: each match starts at `0x`, and its hex digits cannot hold the next one's `x`. */
 const ADDRESS = /\b0x[0-9a-f]+\b/gi;
+
+/*
+ * Every expression here runs on a peer's text: each is anchored or starts at a literal its quantified part cannot
+ * hold, so it is linear in the text, and the text is cut to FRAME_TEXT_MAX first (frameText.ts), as the report
+ * schemas require: a longer frame from an older store gets the fingerprint of its cut form.
+ */
 
 /** The file's base name without a position suffix (`x.py:12`, `x.ts:4:2`) or a file:// scheme. */
 function baseName(file: string): string {
-  const noScheme = file.replace(/^file:\/\//, '');
+  const noScheme = capFile(file).replace(/^file:\/\//, '');
   const base = noScheme.slice(Math.max(noScheme.lastIndexOf('/'), noScheme.lastIndexOf('\\')) + 1);
-  return base.replace(/(:\d+)+$/, '');
+  return withoutPosition(base);
 }
 
 function normalFunction(fn: string): string {
-  return fn
-    .replace(ADDRESS, '')
-    .replace(/\s*\+\s*$/, '')
+  return withoutTrailingPlus(capFunction(fn).replace(ADDRESS, ''))
     .replace(/ at\s*>/, '>')
     .trim();
 }
 
 /** Whether a frame is idle or runtime machinery (left out of the fingerprint). */
 export function isIdleFrame(f: FrameLike): boolean {
-  const file = f.file.replace(/^file:\/\//, '');
+  const file = capFile(f.file).replace(/^file:\/\//, '');
   return IDLE_FUNCTIONS.test(normalFunction(f.function)) || RUNTIME_FILES.test(file);
 }
 

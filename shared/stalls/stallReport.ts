@@ -12,10 +12,15 @@
  */
 import { Type, type Static } from 'typebox';
 import { Int4 } from '../storage/storable.ts';
+import { FRAME_TEXT_MAX } from './frameText.ts';
 
+/** Frames a stack may hold: Python's default recursion limit, so a whole Python stack fits. */
+export const MAX_STACK_FRAMES = 1000;
+
+/** A frame's text is bounded (frameText.ts: producers cut to it, a longer one is refused) and its stack's depth too. */
 export const StackFrameSchema = Type.Object({
-  function: Type.String(),
-  file: Type.String(),
+  function: Type.String({ maxLength: FRAME_TEXT_MAX }),
+  file: Type.String({ maxLength: FRAME_TEXT_MAX }),
   line: Type.Number(),
   column: Type.Number(),
   /** `js` (the embedded repro server), `python`, or `native` (py-spy --native). */
@@ -26,7 +31,7 @@ export type StackFrame = Static<typeof StackFrameSchema>;
 
 const Details = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]));
 const Ids = Type.Array(Type.String({ maxLength: 512 }), { maxItems: 4096 });
-const Frames = Type.Array(StackFrameSchema, { maxItems: 1000 });
+const Frames = Type.Array(StackFrameSchema, { maxItems: MAX_STACK_FRAMES });
 
 /** A watchdog stall report (one per Code2Wav operation). */
 export const WatchdogStallReportSchema = Type.Object({

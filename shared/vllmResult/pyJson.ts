@@ -83,9 +83,13 @@ const SENTINEL: Record<string, string> = { NaN: NAN, Infinity: POS_INF, '-Infini
  * The tokens that matter when splitting: a whole string (copied as it is), a
  * bare literal, a bracket, a newline. Everything else (numbers, commas,
  * spaces) is copied in bulk between them, so a 28 MB file is split in a
- * fraction of a second rather than one character at a time.
+ * fraction of a second rather than one character at a time. A string that
+ * never closes (the file is cut or hostile) runs to the end of the text: it
+ * always matches, so no later quote is tried as a string's start again — a
+ * 200 KB run of `\"` after one quote was quadratic (seconds). JSON.parse then
+ * says what is wrong.
  */
-const TOKEN = /"(?:[^"\\]|\\[\s\S])*"|-Infinity|Infinity|NaN|[{}[\]\n]/g;
+const TOKEN = /"(?:[^"\\]|\\[\s\S]?)*(?:"|$)|-Infinity|Infinity|NaN|[{}[\]\n]/g;
 
 /**
  * Split `text` into its top-level JSON values (a value ends where its

@@ -1,6 +1,7 @@
 /** CDP call frames → stallscope stack frames, mapped back to the TypeScript sources. */
 import { fileURLToPath } from 'node:url';
 import type { StackFrame } from '../../../shared/types.ts';
+import { capFile, capFunction } from '../../../shared/stalls/frameText.ts';
 import { loadSourceMap, originalPosition, type SourceMapIndex } from './sourceMap.ts';
 
 export interface CdpFrame {
@@ -32,9 +33,10 @@ export function toFrame(
   maps: Map<string, SourceMapIndex | null>,
 ): StackFrame {
   const url = script?.url || f.url || '';
+  // Cut as the report schema bounds them (a generated function's name can be any length).
   const frame: StackFrame = {
-    function: f.functionName || '(anonymous)',
-    file: toFile(url),
+    function: capFunction(f.functionName || '(anonymous)'),
+    file: capFile(toFile(url)),
     line: f.location.lineNumber + 1,
     column: (f.location.columnNumber ?? 0) + 1,
     language: 'js',
@@ -43,5 +45,5 @@ export function toFrame(
   if (!maps.has(url)) maps.set(url, loadSourceMap(script.sourceMapURL, url));
   const map = maps.get(url);
   const pos = map ? originalPosition(map, f.location.lineNumber, f.location.columnNumber ?? 0) : null;
-  return pos ? { ...frame, file: pos.file || frame.file, line: pos.line, column: pos.column } : frame;
+  return pos ? { ...frame, file: capFile(pos.file) || frame.file, line: pos.line, column: pos.column } : frame;
 }

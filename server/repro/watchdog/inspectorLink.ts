@@ -10,6 +10,7 @@
  */
 import { Session } from 'node:inspector';
 import type { StackFrame } from '../../../shared/types.ts';
+import { MAX_STACK_FRAMES } from '../../../shared/stalls/stallReport.ts';
 import { toFrame, type CdpFrame, type ScriptInfo } from './frames.ts';
 import type { SourceMapIndex } from './sourceMap.ts';
 
@@ -191,7 +192,9 @@ export class InspectorLink {
       }
       result.capturedAtMs = Date.now();
       result.verified = whilePaused();
-      result.frames = callFrames.map((f) => toFrame(f, target.scripts.get(f.location.scriptId), this.maps));
+      result.frames = callFrames
+        .slice(0, MAX_STACK_FRAMES)
+        .map((f) => toFrame(f, target.scripts.get(f.location.scriptId), this.maps));
     } catch (err) {
       result.error = err instanceof Error ? err.message : String(err);
     } finally {

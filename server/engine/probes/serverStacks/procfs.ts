@@ -61,7 +61,10 @@ export function readStat(pid: number, procRoot = '/proc'): { ppid: number; comm:
 export function readCmdline(pid: number, procRoot = '/proc'): string {
   try {
     const raw = readFileSync(`${procRoot}/${pid}/cmdline`, 'utf8');
-    const s = raw.replace(/\0+$/, '').split('\0').join(' ');
+    // Trailing NULs dropped by hand: `/\0+$/` retried each NUL of a long run of empty arguments (quadratic).
+    let end = raw.length;
+    while (end > 0 && raw.charCodeAt(end - 1) === 0) end--;
+    const s = raw.slice(0, end).split('\0').join(' ');
     return s.length > 1000 ? `${s.slice(0, 1000)}…` : s;
   } catch {
     return '';

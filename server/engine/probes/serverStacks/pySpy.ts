@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import type { ErrorCode } from '../../../../shared/errors.ts';
 import type { ServerThread, StackFrame } from '../../../../shared/stalls/stallReport.ts';
+import { capFile, capFunction } from '../../../../shared/stalls/frameText.ts';
 
 /** Frames kept per thread (top first); deeper ones are counted in `framesDropped`. */
 export const MAX_FRAMES = 200;
@@ -66,8 +67,9 @@ export function mapThreads(raw: unknown): ServerThread[] {
   return (raw as PySpyThread[]).slice(0, MAX_THREADS).map((t) => {
     const all = t.frames ?? [];
     const frames: StackFrame[] = all.slice(0, MAX_FRAMES).map((f) => ({
-      function: f.name ?? '',
-      file: f.filename ?? '',
+      // Cut as the report schema bounds them, so a capture is never refused for one long native name.
+      function: capFunction(f.name ?? ''),
+      file: capFile(f.filename ?? ''),
       line: f.line ?? 0,
       column: 0,
       // py-spy names the shared object of a native frame in `module`; Python frames have none.
