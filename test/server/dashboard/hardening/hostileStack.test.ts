@@ -42,9 +42,14 @@ describe('a hostile stall line through POST /api/ingest', () => {
       JSON.parse(line);
       parseMs = Math.min(parseMs, performance.now() - t0);
     }
-    const t0 = performance.now();
-    const r = await post(app, line);
-    const ingestMs = performance.now() - t0;
+    // Best of three (a refused line changes nothing): a busy machine's pause is not the route's cost.
+    let ingestMs = Infinity;
+    let r = await post(app, line);
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      r = await post(app, line);
+      ingestMs = Math.min(ingestMs, performance.now() - t0);
+    }
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ accepted: 0, rejected: 1 });
     expect(r.json().errors[0].message).toContain(field);
