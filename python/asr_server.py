@@ -234,11 +234,13 @@ def read_wav16k(data):
     import numpy as np
 
     view = memoryview(data).cast("B")
+    file = ViewFile(view)
     try:
-        with wave.open(ViewFile(view)) as w:
+        with wave.open(file) as w:
             rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
-            chunk = w._data_chunk  # where the samples start: wave's readframes would copy them
-            start = chunk.offset
+            # Where the samples start, as readframes finds it (which would copy them): the data chunk's start.
+            w._data_chunk.seek(0, 0)
+            start = file.tell()
             end = min(len(view), start + w.getnframes() * channels * width)
     except (wave.Error, EOFError) as e:
         raise ValueError(f"not a WAV file: {e}") from e
