@@ -17,10 +17,18 @@ gate resamples every answer to 16 kHz first, as upstream does); anything
 else is refused with 400 and the reason. Transcriptions run one at a time,
 as upstream runs them.
 
+Bounded whatever its clients send (asr_bounds.py): an upload is read and
+decoded only by the request that holds the recogniser (the others wait
+with their bodies unread, so memory holds one upload); a body larger than
+--max-upload-bytes is refused with 413 before it is read; each request has
+--read-timeout seconds to arrive; at most --max-connections connections
+are served, one thread each, and one more is answered 503 + Retry-After.
+
 Usage:
   python asr_server.py --check --language en
       exits 0, or 3 after one line naming the missing packages;
   python asr_server.py [--model M] [--language en|zh] [--port 0]
+                       [--max-upload-bytes B] [--read-timeout S] [--max-connections N]
       prints "listening on http://127.0.0.1:PORT" once the model is loaded;
       exits when its standard input closes (its parent is gone) or on SIGTERM.
 
@@ -37,12 +45,18 @@ import sys
 import tempfile
 import threading
 import wave
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from asr_bounds import BoundedHTTPServer, DeadlineHandler, close_after_refusal
 
 DEFAULT_WHISPER = "openai/whisper-large-v3"
 PARAFORMER = "paraformer-zh"
 # 16 kHz 16-bit mono: ten minutes is 19 MB; the longest Seed-TTS answer is well under a minute.
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+# One model, used by one transcription at a time, as upstream runs them: uploads are read and decoded only by the
+# request holding the recogniser, so memory holds one upload whatever the clients send at once.
+RECOGNISER_WORKERS = 1
+READ_TIMEOUT_S = 30.0
+MAX_CONNECTIONS = 64
 EXIT_MISSING = 3
 
 # What each language needs, as upstream imports it (seed_tts_eval's _missing_deps_message).
@@ -89,6 +103,9 @@ class Whisper:
     def transcribe(self, wav_f32):
         if len(wav_f32) == 0:
             return ""
+        # The feature extractor keeps the first n_samples (30 s) whatever it is given (truncation=True, its default),
+        # after copying all of it: the same features, without a copy of a long upload.
+        wav_f32 = wav_f32[: self.processor.feature_extractor.n_samples]
         try:
             inputs = self.processor(wav_f32, sampling_rate=16000, return_tensors="pt", return_attention_mask=True)
         except TypeError:
@@ -143,7 +160,9 @@ class Paraformer:
 
 
 def parse_multipart(content_type, body):
-    """The form's parts as {name: (filename or None, bytes)}; raises ValueError when malformed."""
+    """The form's parts as {name: (filename or None, a memoryview of the content)}; raises ValueError when malformed.
+
+    The body is searched in place and each part is a view of it: an upload is never copied to be split."""
     boundary = None
     for param in content_type.split(";")[1:]:
         key, _, value = param.strip().partition("=")
@@ -151,16 +170,26 @@ def parse_multipart(content_type, body):
             boundary = value.strip().strip('"')
     if not content_type.lower().startswith("multipart/form-data") or not boundary:
         raise ValueError("the body must be multipart/form-data with a boundary")
+    # Every part starts after CRLF--boundary (the first may start the body without its CRLF); the boundary never
+    # occurs inside a part.
+    delimiter = b"\r\n--" + boundary.encode("latin-1")
+    if body.startswith(delimiter[2:]):
+        start = len(delimiter) - 2
+    else:
+        start = body.find(delimiter)
+        if start < 0:
+            return {}
+        start += len(delimiter)
+    view = memoryview(body)
     parts = {}
-    # Every part starts after CRLF--boundary; the boundary never occurs inside a part.
-    for chunk in (b"\r\n" + body).split(b"\r\n--" + boundary.encode("latin-1"))[1:]:
-        if chunk.startswith(b"--"):
-            break
-        head, sep, content = chunk[2:].partition(b"\r\n\r\n")
-        if not sep:
+    while not body.startswith(b"--", start):
+        end = body.find(delimiter, start)
+        stop = end if end >= 0 else len(body)
+        head_end = body.find(b"\r\n\r\n", start + 2, stop)
+        if head_end < 0:
             raise ValueError("a form part has no header end")
         name = filename = None
-        for line in head.decode("utf-8", "replace").split("\r\n"):
+        for line in bytes(view[start + 2 : head_end]).decode("utf-8", "replace").split("\r\n"):
             key, _, value = line.partition(":")
             if key.strip().lower() != "content-disposition":
                 continue
@@ -171,44 +200,82 @@ def parse_multipart(content_type, body):
                 elif k == "filename":
                     filename = v.strip('"')
         if name is not None:
-            parts[name] = (filename, content)
+            parts[name] = (filename, view[head_end + 4 : stop])
+        if end < 0:
+            break
+        start = end + len(delimiter)
     return parts
 
 
-def read_wav16k(data):
-    """(float32 samples in [-1, 1), the 16-bit PCM) of a 16 kHz mono 16-bit WAV; raises ValueError otherwise."""
-    import io
+class ViewFile:
+    """A read-only file over a memoryview: wave reads an upload's header from it without a copy of the upload."""
 
+    def __init__(self, view):
+        self.view, self.pos = view, 0
+
+    def read(self, n=-1):
+        end = len(self.view) if n is None or n < 0 else min(len(self.view), self.pos + n)
+        data = bytes(self.view[self.pos : end])
+        self.pos = max(self.pos, end)
+        return data
+
+    def seek(self, pos, whence=0):
+        self.pos = max(0, pos if whence == 0 else self.pos + pos if whence == 1 else len(self.view) + pos)
+        return self.pos
+
+    def tell(self):
+        return self.pos
+
+
+def read_wav16k(data):
+    """(float32 samples in [-1, 1), the 16-bit PCM) of a 16 kHz mono 16-bit WAV; raises ValueError otherwise.
+
+    The PCM is a view of the upload and the samples one array: a 60 MB upload costs 120 MB more, not 300."""
     import numpy as np
 
+    view = memoryview(data).cast("B")
+    file = ViewFile(view)
     try:
-        with wave.open(io.BytesIO(data)) as w:
+        with wave.open(file) as w:
             rate, channels, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
-            pcm = w.readframes(w.getnframes())
+            # Where the samples start, as readframes finds it (which would copy them): the data chunk's start.
+            w._data_chunk.seek(0, 0)
+            start = file.tell()
+            end = min(len(view), start + w.getnframes() * channels * width)
     except (wave.Error, EOFError) as e:
         raise ValueError(f"not a WAV file: {e}") from e
     if (rate, channels, width) != (16000, 1, 2):
         raise ValueError(f"expected 16 kHz mono 16-bit PCM, got {rate} Hz, {channels} channel(s), {8 * width}-bit")
-    return np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0, pcm
+    pcm = view[start : end - (end - start) % 2]
+    wav = np.frombuffer(pcm, dtype="<i2").astype(np.float32)
+    wav /= 32768.0
+    return wav, pcm
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(DeadlineHandler):
     protocol_version = "HTTP/1.1"
     server_version = "stallscope-asr"
 
     def log_message(self, format, *args):  # one line per request on stderr is noise for a benchmark log
         pass
 
-    def answer(self, status, payload):
+    def answer(self, status, payload, headers=()):
         body = json.dumps(payload).encode("utf-8")
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
 
     def refuse(self, status, message):
         self.answer(status, {"error": {"message": message}})
+
+    def handle_expect_100(self):
+        # "100 Continue" is sent once the body may be read (do_POST): a waiting client does not send it yet.
+        self.expects_continue = True
+        return True
 
     def do_GET(self):
         if self.path.split("?")[0] == "/health":
@@ -218,16 +285,30 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         if self.path.split("?")[0] != "/v1/audio/transcriptions":
-            return self.refuse(404, f"no route {self.path}")
+            self.refuse(404, f"no route {self.path}")
+            return close_after_refusal(self)
         try:
             length = int(self.headers.get("content-length", ""))
         except ValueError:
-            self.close_connection = True
-            return self.refuse(411, "a content-length is required")
-        if length < 0 or length > MAX_UPLOAD_BYTES:
-            self.close_connection = True
-            return self.refuse(413, f"the upload is larger than {MAX_UPLOAD_BYTES} bytes")
-        body = self.rfile.read(length)
+            self.refuse(411, "a content-length is required")
+            return close_after_refusal(self)
+        cap = self.server.max_upload_bytes
+        if length < 0 or length > cap:
+            self.refuse(413, f"the upload is {length} bytes, larger than this server's cap of {cap} bytes")
+            return close_after_refusal(self)
+        # The body is read only by the request holding a recogniser worker: the others wait with theirs unread.
+        with self.server.workers:
+            if getattr(self, "expects_continue", False):
+                self.send_response_only(100)
+                self.end_headers()
+            self.restart_deadline()  # the time spent waiting for a worker was ours, not the sender's
+            body = self.rfile.read(length)
+            if len(body) < length:
+                self.close_connection = True  # the client went away mid-body
+                return
+            self.transcribe(body)
+
+    def transcribe(self, body):
         try:
             parts = parse_multipart(self.headers.get("content-type", ""), body)
             self.check_fields(parts)
@@ -237,17 +318,16 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as e:
             return self.refuse(400, str(e))
         try:
-            with self.server.lock:
-                if self.server.language == "zh":
-                    text = self.server.recogniser.transcribe(wav, pcm)
-                else:
-                    text = self.server.recogniser.transcribe(wav)
+            if self.server.language == "zh":
+                text = self.server.recogniser.transcribe(wav, pcm)
+            else:
+                text = self.server.recogniser.transcribe(wav)
         except Exception as e:
             return self.refuse(500, f"recognition failed: {type(e).__name__}: {e}")
         self.answer(200, {"text": text})
 
     def check_fields(self, parts):
-        field = lambda k: parts[k][1].decode("utf-8", "replace").strip() if k in parts else None
+        field = lambda k: bytes(parts[k][1]).decode("utf-8", "replace").strip() if k in parts else None
         language = field("language")
         if language not in (None, "", self.server.language):
             raise ValueError(f"this server transcribes language '{self.server.language}', not '{language}'")
@@ -257,6 +337,17 @@ class Handler(BaseHTTPRequestHandler):
             raise ValueError("only response_format json is served")
 
 
+def positive(kind):
+    def parse(text):
+        value = kind(text)
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{text} is not a positive finite number")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its error
+    return parse
+
+
 def main():
     ap = argparse.ArgumentParser(description="stallscope's transcription server (the Seed-TTS WER gate's recogniser)")
     ap.add_argument("--model", default=DEFAULT_WHISPER, help="the Whisper model for English (a Hub id or a folder)")
@@ -264,6 +355,26 @@ def main():
     ap.add_argument("--language", choices=("en", "zh"), default="en")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--check", action="store_true", help="check the packages and exit")
+    ap.add_argument(
+        "--max-upload-bytes",
+        type=positive(int),
+        default=MAX_UPLOAD_BYTES,
+        help=f"the request body cap: a larger content-length is refused with 413 and not read (default {MAX_UPLOAD_BYTES})",
+    )
+    ap.add_argument(
+        "--read-timeout",
+        type=positive(float),
+        default=READ_TIMEOUT_S,
+        help="seconds a request has to arrive, its headers (an idle connection's next request included) and then its "
+        f"body; a sender that stalls or trickles is dropped at the deadline (default {READ_TIMEOUT_S:g})",
+    )
+    ap.add_argument(
+        "--max-connections",
+        type=positive(int),
+        default=MAX_CONNECTIONS,
+        help="connections served at once, one thread each; one more is answered 503 with Retry-After "
+        f"(default {MAX_CONNECTIONS})",
+    )
     args = ap.parse_args()
 
     missing = missing_packages(args.language)
@@ -279,17 +390,17 @@ def main():
     print(f"loading {model_id} on {device}", flush=True)
     recogniser = Paraformer(model_id, device) if args.language == "zh" else Whisper(model_id, device)
 
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
+    server = BoundedHTTPServer(("127.0.0.1", args.port), Handler, args.max_connections, args.read_timeout)
     server.recogniser, server.model_id, server.language, server.device = recogniser, model_id, args.language, device
-    server.lock = threading.Lock()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
-
+    server.workers = threading.BoundedSemaphore(RECOGNISER_WORKERS)
+    server.max_upload_bytes = args.max_upload_bytes
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     # The parent holds our stdin open while it needs us; EOF means it is gone.
     threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Last: once it is printed every thread of the idle server exists (what a thread count is compared with).
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
     try:
         stop.wait()
     except KeyboardInterrupt:

@@ -22,6 +22,15 @@ uploads, as the Seed-TTS gate sends them) on 127.0.0.1; prints "listening on URL
   --language en|zh  en: Whisper through transformers; zh: paraformer-zh through funasr (default en)
   --port N          the port (default 0: a free one)
 
+Bounded whatever its clients send: an upload is read only once the recogniser is free (one at a time;
+the others wait with their bodies unread), so memory holds one upload.
+  --max-upload-bytes B  the request body cap: a larger content-length is refused with 413, unread
+                        (default 67108864)
+  --read-timeout S      seconds a request has to arrive (its headers, then its body); a sender that
+                        stalls or trickles is dropped then (default 30)
+  --max-connections N   connections served at once, one thread each; one more is answered 503 with
+                        Retry-After (default 64)
+
 The model runs on the GPU when torch sees one (SEED_TTS_EVAL_DEVICE overrides, e.g. cpu).
 exit codes: 0 stopped by a signal, 2 usage error or a missing Python package, 1 the server failed`;
 
@@ -39,6 +48,9 @@ export async function run(argv: string[]): Promise<number> {
         model: { type: 'string' },
         language: { type: 'string' },
         port: { type: 'string' },
+        'max-upload-bytes': { type: 'string' },
+        'read-timeout': { type: 'string' },
+        'max-connections': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -55,8 +67,27 @@ export async function run(argv: string[]): Promise<number> {
   const port = v.port ?? '0';
   if (language !== 'en' && language !== 'zh') return usageError(`--language '${language}' is not en or zh`);
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) return usageError(`--port '${port}' is not a port number`);
+  const bounds: string[] = [];
+  for (const [flag, value, pattern] of [
+    ['max-upload-bytes', v['max-upload-bytes'], /^[1-9]\d{0,15}$/],
+    ['read-timeout', v['read-timeout'], /^(?:\d{1,6}(?:\.\d{1,3})?)$/],
+    ['max-connections', v['max-connections'], /^[1-9]\d{0,4}$/],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!pattern.test(value) || Number(value) <= 0) return usageError(`--${flag} '${value}' is not a positive number`);
+    bounds.push(`--${flag}`, value);
+  }
   const python = v.python ?? DEFAULT_ASR_PYTHON;
-  const args = [ASR_SERVER_SCRIPT, '--model', v.model ?? DEFAULT_ASR_MODEL, '--language', language, '--port', port];
+  const args = [
+    ASR_SERVER_SCRIPT,
+    '--model',
+    v.model ?? DEFAULT_ASR_MODEL,
+    '--language',
+    language,
+    '--port',
+    port,
+    ...bounds,
+  ];
   const child = spawn(python, args, { stdio: ['pipe', 'inherit', 'inherit'] });
   const stop = (): void => void child.kill('SIGTERM');
   process.on('SIGINT', stop);
