@@ -204,3 +204,42 @@ export function hangRunEvents(runId: string, startedAtMs = 1_000_000): RunEvent[
     },
   ];
 }
+
+/** A run's last event: all `n` requests completed, passed. */
+export function runFinished(n: number): RunEvent {
+  return {
+    type: 'run.finished',
+    t: 99_000,
+    summary: {
+      verdict: 'passed',
+      verdictReasons: [],
+      durationS: 99,
+      breakerTripped: false,
+      cause: null,
+      counts: {
+        total: n,
+        completed: n,
+        failed: 0,
+        timedOut: 0,
+        cancelledAfterTimeout: 0,
+        cancelled: 0,
+        errored: 0,
+        unsent: 0,
+      },
+      metrics: { completed: n, failed: 0 },
+    },
+  };
+}
+
+/** A run stopped early: 9 completed, 1 failed, the rest (10..n) one unsent range, as a stopped run's tail is stored. */
+export function stoppedRun(id: string, n: number): RunEvent[] {
+  const events: RunEvent[] = [runStarted(id, n)];
+  for (let i = 0; i < 9; i++) events.push(...completedRequest(id, i, i * 4));
+  events.push(
+    { type: 'request.queued', t: 40, index: 9, requestId: `${id}-9` },
+    { type: 'request.sent', t: 41, index: 9, requestId: `${id}-9`, attempt: 1 },
+    { type: 'request.failed', t: 42, outcome: outcome(id, 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
+    { type: 'requests.unsent', t: 50, from: 10, to: n, error: 'not dispatched: breaker', stoppedBy: 'breaker' },
+  );
+  return events;
+}

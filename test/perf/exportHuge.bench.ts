@@ -10,24 +10,11 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { buildApp } from '#server/dashboard/app.ts';
 import { recordRun } from '../helpers/dashboardApp.ts';
-import { completedRequest, outcome, runStarted } from '../helpers/sampleEvents.ts';
-import type { RunEvent } from '#shared/protocol/protocol.ts';
+import { stoppedRun } from '../helpers/sampleEvents.ts';
 
 const N = Number(process.env.STALLSCOPE_BENCH_EXPORT_REQUESTS ?? 10_000_000);
 const LOOP_TARGET_MS = 100;
 const HEAP_TARGET_MB = 300;
-
-function stoppedRun(id: string, n: number): RunEvent[] {
-  const events: RunEvent[] = [runStarted(id, n)];
-  for (let i = 0; i < 9; i++) events.push(...completedRequest(id, i, i * 4));
-  events.push(
-    { type: 'request.queued', t: 40, index: 9, requestId: `${id}-9` },
-    { type: 'request.sent', t: 41, index: 9, requestId: `${id}-9`, attempt: 1 },
-    { type: 'request.failed', t: 42, outcome: outcome(id, 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
-    { type: 'requests.unsent', t: 50, from: 10, to: n, error: 'not dispatched: breaker', stoppedBy: 'breaker' },
-  );
-  return events;
-}
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

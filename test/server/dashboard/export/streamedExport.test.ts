@@ -13,7 +13,7 @@ import { describe, expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
-import { completedRequest, hangRunEvents, outcome, runStarted } from '#test/helpers/sampleEvents.ts';
+import { hangRunEvents, stoppedRun } from '#test/helpers/sampleEvents.ts';
 import type { RunEvent, SeqEvent } from '#shared/protocol/protocol.ts';
 import { storedRunModel } from '#shared/runView/storedRows.ts';
 import { blockedWaits } from '#shared/runView/runStory.ts';
@@ -75,18 +75,6 @@ async function streamed(app: FastifyInstance, id: string, format: string): Promi
 }
 
 /** Ten requests that began, then the stop: the rest of `n` unsent in one event (one stored range). */
-function stoppedRun(id: string, n: number): RunEvent[] {
-  const events: RunEvent[] = [runStarted(id, n)];
-  for (let i = 0; i < 9; i++) events.push(...completedRequest(id, i, i * 4));
-  events.push(
-    { type: 'request.queued', t: 40, index: 9, requestId: `${id}-9` },
-    { type: 'request.sent', t: 41, index: 9, requestId: `${id}-9`, attempt: 1 },
-    { type: 'request.failed', t: 42, outcome: outcome(id, 9, 'failed', { error: 'HTTP 500', sentT: 41 }) },
-    { type: 'requests.unsent', t: 50, from: 10, to: n, error: 'not dispatched: breaker', stoppedBy: 'breaker' },
-  );
-  return events;
-}
-
 function heapAfterGc(): number {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();

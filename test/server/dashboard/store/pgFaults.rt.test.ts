@@ -12,7 +12,7 @@ import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { startPgCutProxy } from '#test/helpers/pgCutProxy.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
-import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
+import { completedRequest, runFinished, runStarted } from '#test/helpers/sampleEvents.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 
 let cluster: PgCluster;
@@ -56,29 +56,6 @@ async function report(s: RunningServer, runId: string, events: RunEvent[]): Prom
   }
 }
 
-const finished = (n: number): RunEvent => ({
-  type: 'run.finished',
-  t: 99_000,
-  summary: {
-    verdict: 'passed',
-    verdictReasons: [],
-    durationS: 99,
-    breakerTripped: false,
-    cause: null,
-    counts: {
-      total: n,
-      completed: n,
-      failed: 0,
-      timedOut: 0,
-      cancelledAfterTimeout: 0,
-      cancelled: 0,
-      errored: 0,
-      unsent: 0,
-    },
-    metrics: { completed: n, failed: 0 },
-  },
-});
-
 /** A reported run of `n` requests in batches of 5 through `s`; `between(k)` runs before batch k. */
 async function reportRun(
   s: RunningServer,
@@ -101,7 +78,7 @@ async function reportRun(
       [0, 1, 2, 3, 4].flatMap((i) => completedRequest(runId, k * 5 + i)),
     );
   }
-  await report(s, runId, [finished(n)]);
+  await report(s, runId, [runFinished(n)]);
 }
 
 /** running, run.started, 4 per request, run.finished, and the run.status that ends it. */

@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
-import { completedRequest, runStarted, stallReport } from '#test/helpers/sampleEvents.ts';
+import { completedRequest, runFinished, runStarted, stallReport } from '#test/helpers/sampleEvents.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 
 let cluster: PgCluster;
@@ -39,29 +39,6 @@ async function post(base: string, path: string, body: unknown): Promise<{ status
 
 const events = (s: RunningServer, runId: string, list: RunEvent[]) =>
   post(s.url, `/api/runs/${runId}/events`, { events: list });
-/** The run's last event: every request completed. */
-const finished = (n: number): RunEvent => ({
-  type: 'run.finished',
-  t: 99_000,
-  summary: {
-    verdict: 'passed',
-    verdictReasons: [],
-    durationS: 99,
-    breakerTripped: false,
-    cause: null,
-    counts: {
-      total: n,
-      completed: n,
-      failed: 0,
-      timedOut: 0,
-      cancelledAfterTimeout: 0,
-      cancelled: 0,
-      errored: 0,
-      unsent: 0,
-    },
-    metrics: { completed: n, failed: 0 },
-  },
-});
 
 /** Every stored seq of a run, read straight from the database. */
 async function storedSeqs(url: string, runId: string): Promise<number[]> {
@@ -94,7 +71,7 @@ describe('one database, two dashboard processes', () => {
         )),
       );
     expect(replies.every((s) => s === 200)).toBe(true);
-    expect((await events(b, 'shared', [finished(N)])).status).toBe(200);
+    expect((await events(b, 'shared', [runFinished(N)])).status).toBe(200);
     // running, run.started, 4 per request, run.finished, and the run.status that ends it.
     const total = 2 + 4 * N + 2;
     await expect.poll(() => storedSeqs(url, 'shared'), { timeout: 10_000 }).toEqual(range(total));
@@ -168,7 +145,7 @@ describe('a dashboard that loses its database', () => {
       cluster.start();
     }
     for (let i = 25; i < 30; i++) expect((await events(a, 'out', completedRequest('out', i))).status).toBe(200);
-    expect((await events(a, 'out', [finished(30)])).status).toBe(200);
+    expect((await events(a, 'out', [runFinished(30)])).status).toBe(200);
     await expect.poll(() => storedSeqs(url, 'out'), { timeout: 15_000 }).toEqual(range(2 + 4 * 30 + 2));
     const health = (await (await fetch(`${a.url}/api/health`)).json()) as {
       store: { connected: boolean; buffered: number };

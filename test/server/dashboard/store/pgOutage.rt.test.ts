@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { startServer, type RunningServer } from '#test/helpers/dashboardProcess.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
-import { completedRequest, runStarted } from '#test/helpers/sampleEvents.ts';
+import { completedRequest, runFinished, runStarted } from '#test/helpers/sampleEvents.ts';
 import type { RunEvent } from '#shared/protocol/protocol.ts';
 
 const ADMIN = 'admin-token-for-the-outage-test';
@@ -79,28 +79,7 @@ describe('a report token through a PostgreSQL outage', () => {
     }
     console.log(`health said connected:false ${down} ms after PostgreSQL stopped`);
     await expect.poll(() => connected(a), { timeout: 5000, interval: 100 }).toBe(true);
-    const end: RunEvent = {
-      type: 'run.finished',
-      t: 99_000,
-      summary: {
-        verdict: 'passed',
-        verdictReasons: [],
-        durationS: 99,
-        breakerTripped: false,
-        cause: null,
-        counts: {
-          total: 10,
-          completed: 10,
-          failed: 0,
-          timedOut: 0,
-          cancelledAfterTimeout: 0,
-          cancelled: 0,
-          errored: 0,
-          unsent: 0,
-        },
-        metrics: { completed: 10, failed: 0 },
-      },
-    };
+    const end = runFinished(10);
     expect((await send(a, '/api/runs/out/events', report, { events: [end] })).status).toBe(200);
     const stored = async () => {
       const s = await openPgStore({ url });
