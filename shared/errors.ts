@@ -31,6 +31,7 @@ export const ERRORS = {
   REQ_TRANSPORT: { status: 502, exit: 1, message: 'transport error' },
   REQ_TIMEOUT: { status: 504, exit: 3, message: 'request timed out' },
   REQ_CANCELLED: { status: 499, exit: 3, message: 'cancelled by the fail-fast breaker' },
+  REQ_BUDGET: { status: 502, exit: 1, message: 'the server sent more than the request may accumulate' },
   // Realtime (WebSocket) turns (docs/design.md#realtime).
   REQ_WS_CLOSED: { status: 502, exit: 1, message: 'target closed the realtime WebSocket mid-turn' },
   REQ_WS_BINARY: { status: 502, exit: 1, message: 'binary frame where a JSON text event was expected' },

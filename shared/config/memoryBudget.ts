@@ -83,3 +83,33 @@ export function memoryBudgetIssue(
     code: 'API_MEMORY_BUDGET',
   };
 }
+
+/*
+ * A request's byte budget (docs/design.md#peer-bounds): what one request may
+ * accumulate from the server, counting every byte it sends for the request
+ * (SSE events, PCM, realtime frames of any type, kept or not). The run
+ * declares how long an answer can be — its output length in tokens, and for
+ * the backends that speak their prompt, the prompt's length — and a token's
+ * worth of answer is at most REQUEST_BYTES_PER_TOKEN on the wire: about a
+ * quarter second of 24 kHz PCM16 speech in base64 (16 KB) with its event's
+ * JSON, doubled for slower speech and higher rates. The budget is a multiple
+ * of that expected size, so a real answer never meets it, between a floor (a
+ * short answer still carries a few large audio events) and a ceiling (what
+ * any one request may hold, far below V8's largest string).
+ */
+/** Wire bytes one declared token may bring (text and its speech, in their events). */
+export const REQUEST_BYTES_PER_TOKEN = 32 * 1024;
+/** The budget over the expected size. */
+export const REQUEST_BUDGET_MULTIPLE = 4;
+/** No request's budget is below this, nor below two of the run's largest events (`--max-event-bytes`). */
+export const REQUEST_BUDGET_FLOOR_BYTES = 32 * 1024 * 1024;
+/** Nor above this, whatever the run declared (but for a larger `--max-event-bytes`). */
+export const REQUEST_BUDGET_CEILING_BYTES = 256 * 1024 * 1024;
+
+/** The byte budget of a request whose answer may be `declaredTokens` tokens long. */
+export function requestBudgetBytes(declaredTokens: number, maxEventBytes = 0): number {
+  const tokens = Number.isFinite(declaredTokens) && declaredTokens > 0 ? declaredTokens : 0;
+  const expected = tokens * REQUEST_BYTES_PER_TOKEN * REQUEST_BUDGET_MULTIPLE;
+  const floor = Math.max(REQUEST_BUDGET_FLOOR_BYTES, 2 * maxEventBytes);
+  return Math.max(floor, Math.min(REQUEST_BUDGET_CEILING_BYTES, expected));
+}

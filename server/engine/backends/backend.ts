@@ -42,4 +42,9 @@ export interface Backend {
    * HTTP) exercises this backend's paths; a backend it does not fit says false and starts cold.
    */
   readonly warmsWithRecordedChat: boolean;
+  /**
+   * The answer is the prompt spoken (speech, realtime TTS): its length is declared by the prompt's as much as by
+   * the output length, and both size the request's byte budget (requestBudget.ts). Absent: the output length alone.
+   */
+  readonly speaksPrompt?: boolean;
 }

@@ -25,3 +25,5 @@ export function backendOf(name: string): Backend {
 }
 
 export type { Backend } from './backend.ts';
+
+export { runRequestBudget } from './requestBudget.ts';

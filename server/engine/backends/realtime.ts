@@ -108,6 +108,8 @@ export const REALTIME_TTS_BACKEND: Backend = {
   resultKeys: resultKeysOf(false),
   // The warm-up streams a recorded chat answer over HTTP: nothing of a WebSocket session's path.
   warmsWithRecordedChat: false,
+  // Seed-TTS turns speak their prompt's target text (duplex too, which inherits this).
+  speaksPrompt: true,
 };
 
 export const REALTIME_DUPLEX_BACKEND: Backend = {

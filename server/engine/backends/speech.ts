@@ -129,4 +129,5 @@ export const SPEECH_BACKEND: Backend = {
   resultKeys: speechResultKeys,
   // Read as PCM, the recorded chat answer still warms the request path (pool, exchange, timers, reader).
   warmsWithRecordedChat: true,
+  speaksPrompt: true,
 };

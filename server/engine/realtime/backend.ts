@@ -9,6 +9,7 @@
 import type { RequestRecord } from '../records/record.ts';
 import { RealtimeSockets, DEFAULT_MAX_FRAME_BYTES, type Cancellation, type AttemptHooks } from '../transport/index.ts';
 import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
+import { REQUEST_BUDGET_CEILING_BYTES } from '../../../shared/config/memoryBudget.ts';
 import { RealtimeSessions, type DuplexInput, type RealtimeSession, type RealtimeTarget } from './session.ts';
 import { runRealtimeTurn, type TurnResult } from './turn.ts';
 
@@ -31,6 +32,8 @@ export interface RealtimeRunTarget {
   limits: EffectiveTimeouts;
   now: () => number;
   maxEventBytes?: number;
+  /** The run's per-request byte budget (transport's AttemptTarget); absent: REQUEST_BUDGET_CEILING_BYTES. */
+  budgetBytes?: number;
 }
 
 interface RunState {
@@ -58,6 +61,7 @@ function stateOf(t: RealtimeRunTarget): RunState {
     limits: t.limits,
     now: t.now,
     maxFrameBytes: t.maxEventBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    budgetBytes: t.budgetBytes ?? REQUEST_BUDGET_CEILING_BYTES,
     sessionConfig: () => ({}),
   };
   state = { target, sessions: null };

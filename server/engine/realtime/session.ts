@@ -20,6 +20,8 @@ export interface RealtimeTarget {
   limits: EffectiveTimeouts;
   now: () => number;
   maxFrameBytes: number;
+  /** Bytes one turn may receive, frames of any type (docs/design.md#peer-bounds): past it the turn fails, REQ_BUDGET. */
+  budgetBytes: number;
   /** The `session.update` session object for a session. */
   sessionConfig: (session: RealtimeSession) => Record<string, unknown>;
 }

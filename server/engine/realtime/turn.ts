@@ -23,6 +23,7 @@ import {
   type FailureClass,
   type ConnectionFailure,
   type RealtimeEvent,
+  overBudget,
 } from '../transport/index.ts';
 
 /** How a turn ended, as an HTTP attempt's result (the runner never retries a turn: no `transport`). */
@@ -56,10 +57,16 @@ export async function runRealtimeTurn(
       ctrl.onAbort(() => resolve({ code: 'REQ_CANCELLED', detail: 'aborted' }));
       reader.settle = resolve;
       const conn = session.conn ?? openSession(target, session, reader, hooks);
+      // Every frame of the turn counts, whatever its type and whether the turn keeps it (docs/design.md#peer-bounds).
+      let received = 0;
       conn.listen({
-        onFrame: () => {
+        onFrame: (bytes) => {
           timers.eventReceived();
           hooks.onBytes?.();
+          received += bytes;
+          if (received <= target.budgetBytes) return !reader.ended;
+          if (!reader.ended) reader.fail('REQ_BUDGET', overBudget(received, target.budgetBytes));
+          return false;
         },
         onEvent: (e: RealtimeEvent, ts: number) => reader.onEvent(e, ts),
         onFailure: (f) => resolve(f),
@@ -112,6 +119,7 @@ function finish(
   job: TurnJob,
 ): TurnResult {
   reader.finished = true;
+  reader.writeText();
   session.conn?.listen(null);
   if (end === 'done' && record.success) {
     reader.acknowledgePlayback();

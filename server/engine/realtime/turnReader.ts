@@ -7,10 +7,14 @@
  * transcript delta (TTFT), the first and last audio deltas (TTFP, the audio
  * generation time), the PCM bytes (duration = bytes / 2 / rate), and
  * `response.done` (E2EL; a status other than `completed` fails the turn).
- * An `error` event fails the turn with the server's message, verbatim.
+ * An `error` event fails the turn with the server's message, verbatim (up
+ * to records/keptText.ts's length). The first end wins: events after it, in
+ * the same turn of the loop, change nothing.
  */
 import type { RequestRecord } from '../records/record.ts';
 import { markFailed } from '../records/record.ts';
+import type { ErrorCode } from '../../../shared/errors.ts';
+import { KEPT_TEXT_CHARS, KeptTextBuilder } from '../records/keptText.ts';
 import type { AttemptHooks, ConnectionFailure, RealtimeEvent } from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
 
@@ -30,11 +34,15 @@ export class TurnReader {
   handshaking = false;
   finished = false;
   failure: ConnectionFailure | null = null;
+  /** The turn's outcome is settled (done, or failed): later events are not read. */
+  ended = false;
   readonly ready: Promise<void>;
   readonly timing: TurnTiming;
   private markReady!: () => void;
   private began = false;
   private rate = 24_000;
+  /** The text deltas, kept up to KEPT_TEXT_CHARS (the rest counted): written to the record at the end. */
+  private readonly text = new KeptTextBuilder(KEPT_TEXT_CHARS);
 
   constructor(
     private readonly record: RequestRecord,
@@ -78,8 +86,8 @@ export class TurnReader {
   }
 
   onEvent(e: RealtimeEvent, ts: number): void {
-    if (this.finished) return;
-    if (e.type === 'error') return this.fail(errorMessage(e));
+    if (this.finished || this.ended) return;
+    if (e.type === 'error') return this.fail('REQ_STREAM_ERROR', errorMessage(e));
     if (this.handshaking) {
       if (e.type === 'session.created' || e.type === 'session.updated') this.handshaken(e);
       return;
@@ -117,7 +125,7 @@ export class TurnReader {
       this.record.ttft = ts - this.record.startTime;
       this.record.textLatency = this.record.ttft;
     }
-    this.record.generatedText += delta;
+    this.text.add(delta);
     this.hooks.onMessage?.({ ts, modality: 'text', newTokens: 1, firstToken: first, firstAudio: false });
   }
 
@@ -151,16 +159,30 @@ export class TurnReader {
     if (this.timing.lastAudioTs !== null && rec.audioDuration > 0)
       rec.audioRtf = (this.timing.lastAudioTs - rec.startTime) / rec.audioDuration;
     if (response.status !== 'completed')
-      return this.fail(`the response ended with status ${JSON.stringify(response.status ?? null)}`);
+      return this.fail('REQ_STREAM_ERROR', `the response ended with status ${JSON.stringify(response.status ?? null)}`);
     rec.success = true;
     rec.error = '';
+    this.end();
+  }
+
+  /**
+   * Fails the turn: a server's own message (REQ_STREAM_ERROR) verbatim, any other code's detail after its table
+   * message (REQ_BUDGET from the turn's frame count, turn.ts).
+   */
+  fail(code: ErrorCode, detail: string): void {
+    markFailed(this.record, code, detail, code === 'REQ_STREAM_ERROR');
+    this.failure = { code, detail: this.record.error };
+    this.end();
+  }
+
+  private end(): void {
+    this.ended = true;
     this.settle('done');
   }
 
-  private fail(message: string): void {
-    markFailed(this.record, 'REQ_STREAM_ERROR', message, true);
-    this.failure = { code: 'REQ_STREAM_ERROR', detail: message };
-    this.settle('done');
+  /** The turn is over, however it ended (a timeout, the socket failing too): its kept text goes to the record. */
+  writeText(): void {
+    this.record.generatedText = this.text.toString();
   }
 
   /** Acknowledges the playback of the turn's whole audio, as vLLM-Omni's client does after each turn. */

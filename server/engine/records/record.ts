@@ -7,6 +7,7 @@
 import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
 import type { MetricInput } from '../../../shared/metrics/input.ts';
 import type { RealtimeTurnFields } from '../../../shared/metrics/realtime.ts';
+import { KEPT_ERROR_CHARS, keptText } from './keptText.ts';
 
 /**
  * What an ended request keeps (the engine's request table stores these
@@ -63,12 +64,13 @@ export function newRecord(promptLen: number, startTime: number): RequestRecord {
  * Mark a record failed with a stable code. `detail` is used verbatim as the
  * error string when `verbatim` is set (HTTP reason phrases, in-stream error
  * messages: what vLLM would store); otherwise it is prefixed with the code's
- * table message so every client-side failure reads the same way.
+ * table message so every client-side failure reads the same way. Either is
+ * kept up to KEPT_ERROR_CHARS (a server's message can be megabytes).
  */
 export function markFailed(record: RequestRecord, code: ErrorCode, detail: string, verbatim = false): void {
   record.success = false;
   record.errorCode = code;
-  record.error = verbatim ? detail : new StallscopeError(code, detail).message;
+  record.error = keptText(verbatim ? detail : new StallscopeError(code, detail).message, KEPT_ERROR_CHARS);
 }
 
 /**

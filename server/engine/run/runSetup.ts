@@ -23,7 +23,7 @@ import {
 } from '../transport/index.ts';
 import type { RunProbe } from './probe.ts';
 import { buildHeaders, requestIdPrefix } from '../backends/requestBody.ts';
-import { backendOf, type Backend } from '../backends/index.ts';
+import { backendOf, runRequestBudget, type Backend } from '../backends/index.ts';
 import type { RequestJob } from '../dispatch/requestRunner.ts';
 import { RpsChangeLog } from '../schedule/traffic.ts';
 import { validateStopRules } from './validate.ts';
@@ -140,6 +140,7 @@ export async function setUpRun(config: RunConfig, opts: SetupOptions): Promise<R
     limits,
     now,
     maxEventBytes: config.limits.maxEventBytes,
+    budgetBytes: runRequestBudget(config, data.samples, backend),
     // Its warnings (a bad PCM format variable) join the dataset's: printed now, emitted after run.started.
     reading: backend.reading?.(process.env, (w) => {
       log(w);

@@ -23,7 +23,7 @@
  */
 
 // One request's attempt on the run's connections.
-export { sendAttempt } from './http/attempt.ts';
+export { sendAttempt, overBudget } from './http/attempt.ts';
 export type { AttemptFn, AttemptHooks, AttemptResult, AttemptTarget } from './http/attempt.ts';
 export { RunConnections, CLEANUP_DEADLINE_MS } from './http/dispatcher.ts';
 export { tlsOptions } from './http/tls.ts';

@@ -18,6 +18,7 @@ import type { Cancellation } from './cancellation.ts';
 import { AttemptSignal } from './attemptSignal.ts';
 import { SseExchange } from './exchange.ts';
 import { CLEANUP_DEADLINE_MS, type Dispatcher } from './dispatcher.ts';
+import { REQUEST_BUDGET_CEILING_BYTES } from '../../../../shared/config/memoryBudget.ts';
 
 /** A bulk-cancelled attempt ends by this time even if its exchange never hears from the run's client. */
 export const CANCELLED_ATTEMPT_BOUND_MS = CLEANUP_DEADLINE_MS + 50;
@@ -32,6 +33,11 @@ export interface AttemptTarget {
   /** Monotonic seconds. */
   now: () => number;
   maxEventBytes?: number;
+  /**
+   * Bytes one request may accumulate from the server (docs/design.md#peer-bounds; backends/requestBudget.ts): past
+   * it the request fails with REQ_BUDGET. Absent: REQUEST_BUDGET_CEILING_BYTES.
+   */
+  budgetBytes?: number;
   /** Seed-TTS gate: spools each attempt's PCM (see accuracy/audioSpool.ts); absent otherwise. */
   audioSpool?: { sinkFor(record: RequestRecord): AudioSink; keep(index: number, record: RequestRecord): void };
   /**
@@ -96,6 +102,7 @@ export async function sendAttempt(
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   const parserHooks = new ParserHooks(timers, hooks);
   const reading = target.reading ?? SSE_READING;
+  const budget = target.budgetBytes ?? REQUEST_BUDGET_CEILING_BYTES;
   try {
     exchange = new SseExchange(
       ctrl,
@@ -114,6 +121,11 @@ export async function sendAttempt(
       hooks.onBytes,
       // A response over is not timed out by a timer due before `done` is heard, a turn later.
       () => timers.clear(),
+      {
+        bytes: budget,
+        // Also over an in-stream error kept so far: reading stops here, for this reason.
+        exceeded: (received) => markFailed(record, 'REQ_BUDGET', overBudget(received, budget)),
+      },
     );
     target.dispatcher.dispatch({ path: target.path, headers, body, reset: target.perRequest === true }, exchange);
     const status = await exchange.done;
@@ -154,6 +166,11 @@ export async function sendAttempt(
     if (bound) clearTimeout(bound);
     cancel.unbind();
   }
+}
+
+/** REQ_BUDGET's detail, the same words for every backend. */
+export function overBudget(received: number, budget: number): string {
+  return `received ${received} bytes, budget ${budget}`;
 }
 
 /** Classifies a failed attempt (by the signal's reason first) and records it. */

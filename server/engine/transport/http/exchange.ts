@@ -17,6 +17,12 @@ import type { ExchangeHandler } from '../h1/socketExchange.ts';
 /** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */
 const ERROR_BODY_LIMIT = 64 * 1024;
 
+/** A request's byte budget (docs/design.md#peer-bounds): past `bytes` of body, `exceeded` is told and reading stops. */
+export interface ExchangeBudget {
+  bytes: number;
+  exceeded(received: number): void;
+}
+
 /** Our own reason for ending an exchange early (parser failed, error body too long): not an error. */
 const STOP = Object.assign(new Error('exchange stopped by the client'), { stack: 'exchange stopped by the client' });
 
@@ -34,6 +40,8 @@ export class SseExchange implements ExchangeHandler {
   private abortFn: ((err: Error) => void) | null = null;
   private parser: BodyReader | null = null;
   private drained = 0;
+  /** Body bytes received, read or drained: what the budget counts. */
+  private received = 0;
   private stopped = false;
   private settled = false;
   private resolveFn!: (status: number) => void;
@@ -49,6 +57,8 @@ export class SseExchange implements ExchangeHandler {
      * attempt's timers, stops here, not when `done` is heard.
      */
     private readonly onOver?: () => void,
+    /** Absent: no bound but the events' and the timers'. */
+    private readonly budget?: ExchangeBudget,
   ) {
     this.done = new Promise<number>((resolve) => {
       this.resolveFn = resolve;
@@ -83,6 +93,14 @@ export class SseExchange implements ExchangeHandler {
   onData(chunk: Uint8Array, readT: number): boolean {
     this.onBytes?.();
     if (this.stopped) return true;
+    // Counted before the bytes are handed on, whatever they hold: a stream of events each under the event bound,
+    // or of bytes no event keeps, must not grow what the request holds past what the run declared.
+    this.received += chunk.length;
+    if (this.budget && this.received > this.budget.bytes) {
+      this.budget.exceeded(this.received);
+      this.stop();
+      return true;
+    }
     if (this.parser) {
       this.parser.push(chunk, readT);
       if (this.parser.failed) this.stop();

@@ -35,6 +35,7 @@ import {
 } from './payload.ts';
 import { WavError } from './wav.ts';
 import { AudioChunks, type AudioSink } from './audioChunks.ts';
+import { KEPT_ERROR_CHARS, KEPT_TEXT_CHARS, KeptTextBuilder, keptText } from '../../records/keptText.ts';
 
 /** What one message added; the parser's own object, refilled per message: read it during the hook, do not keep it. */
 export interface MessageInfo {
@@ -80,8 +81,11 @@ export class StreamParser {
   private lastTokenTs: number;
   private tokensSeen = 0;
   private firstTokenSeen = false;
-  /** The text pieces, joined once at the end: `+=` per token would keep a tree of them in every record. */
-  private readonly text: string[] = [];
+  /**
+   * The text pieces, joined once at the end (`+=` per token would keep a tree of them in every record), up to
+   * KEPT_TEXT_CHARS: past it they are counted, not kept (records/keptText.ts).
+   */
+  private readonly text = new KeptTextBuilder(KEPT_TEXT_CHARS);
   private readonly audio: AudioChunks;
   private readonly template: ChunkTemplate;
   /** Refilled for every message (MessageInfo): an object per message was a tenth of a stream's garbage. */
@@ -191,7 +195,7 @@ export class StreamParser {
     const rec = this.record;
     if (event.error !== undefined && event.error !== null) {
       // Current upstream: remember the error, keep reading; the event's time still counts.
-      this.streamError = streamErrorMessage(event.error);
+      this.streamError = keptText(streamErrorMessage(event.error), KEPT_ERROR_CHARS);
       rec.error = this.streamError;
       rec.errorCode = 'REQ_STREAM_ERROR';
       return;
@@ -253,7 +257,7 @@ export class StreamParser {
     const text = typeof content === 'string' ? content : '';
     if (k === 0 && text !== '' && completionTokens === null) k = 1;
     if (k > 0) this.recordTokens(k, ts, info);
-    if (text !== '') this.text.push(text);
+    if (text !== '') this.text.add(text);
   }
 
   /** The k-token ITL rule (docs/design.md#per-request-metrics). */
@@ -322,7 +326,7 @@ export class StreamParser {
     const dropWarning = this.audio.dropWarning();
     if (dropWarning) this.warn(dropWarning);
     rec.latency = this.lastTs - this.st;
-    rec.generatedText = this.text.join('');
+    rec.generatedText = this.text.toString();
     if (rec.itl.length > 0) rec.textLatency = rec.ttft + sequentialSum(rec.itl);
     const { frames, durationS } = this.audio.totals();
     if (frames > 0) {

@@ -21,8 +21,11 @@ export interface ConnectionFailure {
 }
 
 export interface ConnectionListener {
-  /** Any frame arrived (the idle clock, the no_progress rule). */
-  onFrame(): void;
+  /**
+   * Any frame arrived, of `bytes` (the idle clock, the no_progress rule, the request's byte budget); false: the
+   * frame is not read (the turn already ended over it).
+   */
+  onFrame(bytes: number): boolean;
   onEvent(event: RealtimeEvent, ts: number): void;
   onFailure(f: ConnectionFailure): void;
 }
@@ -92,8 +95,8 @@ export class RealtimeConnection {
 
   private onMessage(data: Buffer, isBinary: boolean): void {
     const ts = this.now();
-    this.listener?.onFrame();
-    if (this.failure) return;
+    const read = this.listener?.onFrame(data.length) ?? true;
+    if (this.failure || !read) return;
     if (isBinary) return this.failAndClose('REQ_WS_BINARY', `${data.length} bytes`);
     let event: unknown;
     try {

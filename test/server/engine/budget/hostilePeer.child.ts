@@ -1,0 +1,92 @@
+/**
+ * A hostile target in its own process (so the bench's memory is the bench's
+ * alone), on 127.0.0.1:0, printing its URL as one line. Modes (argv[2]):
+ * - `sse-deltas`: each chat request gets a 200 event stream of text deltas
+ *   without end, each delta 256 KB to 8 MB (seeded sizes), written as fast as
+ *   the client reads (backpressure respected);
+ * - `ws-deltas`: each realtime turn gets `response.output_text.delta` frames
+ *   of the same sizes without end;
+ * - `ws-errors`: each realtime turn gets one `error` event of 15 MB.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const mode = process.argv[2];
+const MIN = 256 * 1024;
+const MAX = 8 * 1024 * 1024;
+let seed = 42;
+/** 256 KB–8 MB, from a fixed linear congruential sequence: the same sizes every run. */
+function nextSize(): number {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return MIN + (seed % (MAX - MIN));
+}
+/** One letter repeated: a delta the bench must count and cannot compress away. */
+const filler = (n: number): string => 'x'.repeat(n);
+
+function chatChunk(content: string, tokens: number): string {
+  const event = {
+    id: 'chatcmpl-h',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'hostile',
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+    usage: { prompt_tokens: 1, completion_tokens: tokens, total_tokens: tokens + 1 },
+    modality: 'text',
+  };
+  return `data: ${JSON.stringify(event)}\n\n`;
+}
+
+function endlessSse(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  let tokens = 0;
+  const write = (): void => {
+    while (!res.destroyed) {
+      tokens++;
+      if (!res.write(chatChunk(filler(nextSize()), tokens))) return void res.once('drain', write);
+    }
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  write();
+}
+
+function realtimeTurn(ws: WebSocket, responseId: string): void {
+  ws.send(JSON.stringify({ type: 'response.created', response: { id: responseId } }));
+  if (mode === 'ws-errors') {
+    ws.send(JSON.stringify({ type: 'error', error: { message: `E${filler(15 * 1024 * 1024)}` } }));
+    return;
+  }
+  const write = (): void => {
+    while (ws.readyState === ws.OPEN) {
+      ws.send(
+        JSON.stringify({ type: 'response.output_text.delta', response_id: responseId, delta: filler(nextSize()) }),
+      );
+      // ws buffers what the socket cannot take: wait for it to drain, as the SSE side does.
+      if (ws.bufferedAmount > MAX) return void setTimeout(write, 5);
+    }
+  };
+  write();
+}
+
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    if (mode === 'sse-deltas' && req.url?.startsWith('/v1/chat/completions')) return endlessSse(res);
+    // The ready check and anything else: a small normal answer.
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(chatChunk('ok', 1) + 'data: [DONE]\n\n');
+  });
+});
+const wss = new WebSocketServer({ server, path: '/v1/realtime' });
+let responses = 0;
+wss.on('connection', (ws) => {
+  ws.on('message', (data) => {
+    const e = JSON.parse(String(data)) as { type: string };
+    if (e.type === 'session.update') ws.send(JSON.stringify({ type: 'session.created', session: { id: 'h' } }));
+    else if (e.type === 'response.create') realtimeTurn(ws, `resp_${responses++}`);
+  });
+  ws.on('error', () => undefined);
+});
+server.listen(0, '127.0.0.1', () => {
+  console.log(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});
