@@ -40,11 +40,12 @@ function chatChunk(content: string, tokens: number): string {
 function endlessSse(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   let tokens = 0;
+  // One chunk a turn of the loop (see realtimeTurn): a `while` that never yields would starve this process.
   const write = (): void => {
-    while (!res.destroyed) {
-      tokens++;
-      if (!res.write(chatChunk(filler(nextSize()), tokens))) return void res.once('drain', write);
-    }
+    if (res.destroyed) return;
+    tokens++;
+    if (!res.write(chatChunk(filler(nextSize()), tokens))) res.once('drain', write);
+    else setImmediate(write);
   };
   res.on('close', () => res.removeAllListeners('drain'));
   write();
@@ -57,13 +58,13 @@ function realtimeTurn(ws: WebSocket, responseId: string): void {
     return;
   }
   const write = (): void => {
-    while (ws.readyState === ws.OPEN) {
-      ws.send(
-        JSON.stringify({ type: 'response.output_text.delta', response_id: responseId, delta: filler(nextSize()) }),
-      );
-      // ws buffers what the socket cannot take: wait for it to drain, as the SSE side does.
-      if (ws.bufferedAmount > MAX) return void setTimeout(write, 5);
-    }
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(JSON.stringify({ type: 'response.output_text.delta', response_id: responseId, delta: filler(nextSize()) }));
+    // One frame a turn of the loop, never a loop of sends: while the socket takes everything at once a `while` never
+    // yields, and this process then never sees the client close, nor answers another session (the run "hung" here,
+    // not in the bench). ws buffers what the socket cannot take: wait for it to drain, as the SSE side does.
+    if (ws.bufferedAmount > MAX) setTimeout(write, 5);
+    else setImmediate(write);
   };
   write();
 }
