@@ -11,7 +11,13 @@
  */
 import type { RequestRecord } from '../records/record.ts';
 import { markFailed } from '../records/record.ts';
-import type { AttemptHooks, ConnectionFailure, RealtimeEvent } from '../transport/index.ts';
+import type { ErrorCode } from '../../../shared/errors.ts';
+import {
+  MAX_COMPLETION_TOKENS,
+  type AttemptHooks,
+  type ConnectionFailure,
+  type RealtimeEvent,
+} from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
 
 const TEXT_DELTAS = new Set([
@@ -24,6 +30,9 @@ const TEXT_DELTAS = new Set([
 export type RealtimeRecord = RequestRecord & { realtime?: TurnTiming };
 
 const AUDIO_DELTAS = new Set(['response.output_audio.delta', 'response.audio.delta']);
+/** The sample rates an audio delta may name: a rate outside them would make every duration 0, huge or Infinity. */
+const MIN_RATE_HZ = 1_000;
+const MAX_RATE_HZ = 768_000;
 
 export class TurnReader {
   settle: (end: ConnectionFailure | 'done') => void = () => undefined;
@@ -124,7 +133,17 @@ export class TurnReader {
   private onAudio(e: RealtimeEvent, ts: number): void {
     const data = typeof e.delta === 'string' ? e.delta : typeof e.audio === 'string' ? e.audio : '';
     if (data === '') return;
-    if (typeof e.sample_rate_hz === 'number' && e.sample_rate_hz > 0) this.rate = e.sample_rate_hz;
+    const rate = e.sample_rate_hz;
+    if (
+      rate !== undefined &&
+      rate !== null &&
+      !(typeof rate === 'number' && rate >= MIN_RATE_HZ && rate <= MAX_RATE_HZ)
+    )
+      return this.fail(
+        `sample_rate_hz ${JSON.stringify(rate)} is not a sample rate (${MIN_RATE_HZ} to ${MAX_RATE_HZ} Hz)`,
+        'REQ_BAD_AUDIO',
+      );
+    if (typeof rate === 'number') this.rate = rate;
     const first = this.timing.firstAudioTs === null;
     if (first) {
       this.timing.firstAudioTs = ts;
@@ -144,6 +163,12 @@ export class TurnReader {
     const rec = this.record;
     rec.latency = ts - rec.startTime;
     const tokens = response.usage?.output_tokens;
+    // Held to chat's bound (docs/design.md#peer-bounds): a server's count is not a throughput of 1e17.
+    if (typeof tokens === 'number' && tokens > MAX_COMPLETION_TOKENS)
+      return this.fail(
+        `response.done usage.output_tokens = ${tokens} exceeds ${MAX_COMPLETION_TOKENS}`,
+        'REQ_TOKEN_BOUND',
+      );
     if (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0) {
       rec.outputTokens = tokens;
       this.timing.outputTokens = tokens;
@@ -157,9 +182,12 @@ export class TurnReader {
     this.settle('done');
   }
 
-  private fail(message: string): void {
-    markFailed(this.record, 'REQ_STREAM_ERROR', message, true);
-    this.failure = { code: 'REQ_STREAM_ERROR', detail: message };
+  /** The server's own message is kept verbatim; a bound this reader enforces says its code's headline. */
+  private fail(message: string, code: ErrorCode = 'REQ_STREAM_ERROR'): void {
+    // Read nothing more: a response.done already on the wire must not turn the failed turn into a success.
+    this.finished = true;
+    markFailed(this.record, code, message, code === 'REQ_STREAM_ERROR');
+    this.failure = { code, detail: message };
     this.settle('done');
   }
 
