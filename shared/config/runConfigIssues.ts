@@ -15,6 +15,7 @@ import { redactUrl } from '../redact.ts';
 import { isLoopbackUrl } from '../stalls/stallReport.ts';
 import { BACKENDS, endpointIssue, isBackendName, isRealtimeBackend } from './backends.ts';
 import { hasEffectiveTimeout } from './timeouts.ts';
+import { timerIssue } from './durations.ts';
 import { liveMetricKeys, parseStopRule, stopRuleIssues } from './stopRules.ts';
 import { flagName, type NameOf } from './runConfigNames.ts';
 import type { RunConfig } from './runConfig.ts';
@@ -62,6 +63,7 @@ export function runConfigIssues(c: RunConfig, name: NameOf = flagName, opts: Con
   datasetIssues(c, add);
   realtimeIssues(c, name, add, ok);
   evidenceIssues(c, name, add, ok);
+  timerIssues(c, add);
   return out;
 }
 
@@ -143,6 +145,26 @@ function limitsIssues(c: RunConfig, name: NameOf, add: Add, ok: Ok, numRequests:
   const stop = stopOnIssue(c, numRequests, timeoutsOk ? noTimeout : null);
   if (stop && ok('workload.numPrompts', 'output.percentileMetrics', 'output.metricPercentiles', 'output.goodput'))
     add('limits.stopOn', stop);
+}
+
+/**
+ * Every duration armed as one timer (durations.ts): longer than a timer can
+ * wait, it would fire at once. A total ≤ 0 is the legacy cap, not a timer.
+ */
+function timerIssues(c: RunConfig, add: Add): void {
+  const e = c.accuracy.seedTtsEval;
+  for (const [path, v] of [
+    ['limits.timeouts.totalS', c.limits.timeouts.totalS],
+    ['limits.timeouts.firstByteS', c.limits.timeouts.firstByteS],
+    ['limits.timeouts.idleS', c.limits.timeouts.idleS],
+    ['dispatch.readyCheckTimeoutS', c.dispatch.readyCheckTimeoutS],
+    ['accuracy.seedTtsEval.asrTimeoutS', e?.asrTimeoutS],
+    ['accuracy.seedTtsEval.localAsr.startTimeoutS', e?.localAsr?.startTimeoutS],
+    ['evidence.serverStacks.stallAfterS', c.evidence.serverStacks?.stallAfterS],
+  ] as const) {
+    const issue = typeof v === 'number' && Number.isFinite(v) ? timerIssue(v) : null;
+    if (issue) add(path, issue);
+  }
 }
 
 /**

@@ -44,6 +44,13 @@ export interface StopRuleContext {
 export const MAX_STOP_RULES = 16;
 /** Requests named as a trip's evidence; the rest are counted in `omitted`. */
 export const MAX_EVIDENCE = 64;
+/**
+ * The longest silence `no_progress` may wait for: a day. Every request in
+ * flight ends by its own timeout (900 s by default, the legacy cap 6 h), and
+ * an end is progress, so a longer silence can only be met by a request no
+ * timer bounds; and it stays far inside what one timer can wait (durations.ts).
+ */
+export const MAX_NO_PROGRESS_S = 24 * 60 * 60;
 
 const RULE = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(>=|<=|>|<|==|!=)\s*([^,\s]+)\s*((?:,[^,]*)*)$/;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -120,6 +127,11 @@ function noProgressRule(text: string, op: string, value: string, tail: string): 
   options(text, tail, []);
   const seconds = num(text, value.replace(/s$/, ''), 'the seconds');
   if (!(seconds > 0)) refuse(text, `the seconds must be > 0 (got ${value})`);
+  if (seconds > MAX_NO_PROGRESS_S)
+    refuse(
+      text,
+      `the seconds must be at most ${MAX_NO_PROGRESS_S} (24 h; got ${value}): every request ends by its timeout long before`,
+    );
   return { kind: 'no_progress', text: `no_progress>=${seconds}s`, seconds };
 }
 
@@ -156,6 +168,8 @@ function metricRule(
   needOp(text, op, ['>', '>=', '<', '<='], key);
   const o = options(text, tail, ['min']);
   const v = num(text, value, 'the bound');
+  const never = neverTrips(key, op as LiveOp, v, ctx);
+  if (never) refuse(text, `can never trip: ${never}`);
   const min = o.has('min') ? requests(text, o.get('min')!, 'min', ctx) : 1;
   return {
     kind: 'metric',
@@ -165,6 +179,27 @@ function metricRule(
     value: v,
     min,
   };
+}
+
+/** Result keys that count requests: never more than the run has. */
+const REQUEST_COUNTS = new Set(['completed', 'failed', 'max_concurrent_requests', 'max_concurrent_requests_exact']);
+
+/**
+ * Why `key OP v` can never hold, or null. Every live result key is a
+ * duration, a count, a throughput, a ratio or a fraction: never below 0; a
+ * fraction (`…_rate`) never above 1; a count of requests never above the
+ * run's requests (with a context).
+ */
+function neverTrips(key: string, op: LiveOp, v: number, ctx: StopRuleContext | null): string | null {
+  if ((op === '<' && v <= 0) || (op === '<=' && v < 0)) return `${key} is never below 0`;
+  const high: [number, string] | null = /_rate$/.test(key)
+    ? [1, 'it is a fraction of 0 to 1']
+    : ctx && REQUEST_COUNTS.has(key)
+      ? [ctx.numRequests, `it counts requests, and the run has ${ctx.numRequests}`]
+      : null;
+  if (high && ((op === '>' && v >= high[0]) || (op === '>=' && v > high[0])))
+    return `${key} never exceeds ${high[0]} (${high[1]})`;
+  return null;
 }
 
 /**

@@ -33,6 +33,11 @@ export interface FakeHubOptions {
   corrupt?: Set<string>;
   /** Extra tree entries (e.g. an unsafe path), appended to the listing. */
   extraEntries?: unknown[];
+  /**
+   * The listing's `Link: <…>; rel="next"` names the storage server's origin
+   * (another port), which serves the next pages too, without asking for a token.
+   */
+  nextElsewhere?: boolean;
 }
 
 export interface Recorded {
@@ -101,11 +106,38 @@ export async function startFakeHub(o: FakeHubOptions): Promise<FakeHub> {
   const requests: Recorded[] = [];
   const storage = await listen((req, res) => {
     requests.push({ server: 'storage', path: req.url ?? '', authorization: req.headers.authorization });
+    if (o.nextElsewhere && (req.url ?? '').startsWith('/api/')) return tree(new URL(req.url!, 'http://x'), res);
     const path = decodeURIComponent((req.url ?? '').replace(/^\/lfs\//, ''));
     const f = o.files[path];
     if (!f) return void res.writeHead(404).end();
     send(res, path, f.content, o);
   });
+  /** A page of the tree listing (on the Hub, or on the storage server with `nextElsewhere`). */
+  const tree = (url: URL, res: ServerResponse): void => {
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    const prefix = `/api/datasets/${o.repoId}/tree/${o.commit}/`;
+    const folder = decodeURIComponent(url.pathname.slice(prefix.length));
+    if (!dirs.has(folder)) return json(404, { error: `${folder} does not exist` });
+    const entries: unknown[] = [
+      ...[...dirs]
+        .filter((d) => d.startsWith(`${folder}/`))
+        .map((path) => ({ type: 'directory', path, oid: 'x', size: 0 })),
+      ...Object.entries(o.files)
+        .filter(([p]) => p.startsWith(`${folder}/`))
+        .map(([p, f]) => entryOf(p, f)),
+      ...(o.extraEntries ?? []),
+    ];
+    const size = o.pageSize ?? 1000;
+    const start = Number(url.searchParams.get('cursor') ?? 0);
+    const next =
+      start + size < entries.length
+        ? `<${o.nextElsewhere ? storage.url : hubUrl}${url.pathname}?recursive=true&cursor=${start + size}>; rel="next"`
+        : '';
+    return json(200, entries.slice(start, start + size), next ? { link: next } : {});
+  };
   const dirs = new Set(
     Object.keys(o.files).flatMap((p) =>
       p
@@ -130,27 +162,7 @@ export async function startFakeHub(o: FakeHubOptions): Promise<FakeHub> {
         sha: o.commit,
         siblings: Object.keys(o.files).map((rfilename) => ({ rfilename })),
       });
-    const tree = `${api}/tree/${o.commit}/`;
-    if (url.pathname.startsWith(tree)) {
-      const folder = decodeURIComponent(url.pathname.slice(tree.length));
-      if (!dirs.has(folder)) return json(404, { error: `${folder} does not exist` });
-      const entries: unknown[] = [
-        ...[...dirs]
-          .filter((d) => d.startsWith(`${folder}/`))
-          .map((path) => ({ type: 'directory', path, oid: 'x', size: 0 })),
-        ...Object.entries(o.files)
-          .filter(([p]) => p.startsWith(`${folder}/`))
-          .map(([p, f]) => entryOf(p, f)),
-        ...(o.extraEntries ?? []),
-      ];
-      const size = o.pageSize ?? 1000;
-      const start = Number(url.searchParams.get('cursor') ?? 0);
-      const next =
-        start + size < entries.length
-          ? `<${hubUrl}${url.pathname}?recursive=true&cursor=${start + size}>; rel="next"`
-          : '';
-      return json(200, entries.slice(start, start + size), next ? { link: next } : {});
-    }
+    if (url.pathname.startsWith(`${api}/tree/${o.commit}/`)) return tree(url, res);
     const resolve = `/datasets/${o.repoId}/resolve/${o.commit}/`;
     if (url.pathname.startsWith(resolve)) {
       const path = decodeURIComponent(url.pathname.slice(resolve.length));

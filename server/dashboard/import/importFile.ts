@@ -13,7 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import type { ImportReply } from '../../../shared/protocol/apiSchemas.ts';
-import { StallscopeError } from '../../../shared/errors.ts';
+import { ERRORS, StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
 import type { DashboardStore } from '../store/common/storeApi.ts';
 import { RESULT_PART_CHARS, resultParts } from '../store/common/resultParts.ts';
 import { newRunId } from '../runs/manager.ts';
@@ -91,7 +91,7 @@ export class ResultImporter {
         resolve();
       } else {
         const err = new StallscopeError(m.code, undefined, m.field);
-        err.message = m.message; // already "<the code's message>: <detail>"
+        err.message = namingFile(m.message, m.code, filename); // already "<the code's message>: <detail>"
         reject(err);
       }
     };
@@ -167,4 +167,14 @@ export class ResultImporter {
   async shutdown(): Promise<void> {
     await Promise.all([...this.workers].map((w) => w.terminate()));
   }
+}
+
+/**
+ * A refusal names the file it is about (its name as uploaded, quoted): a
+ * bare "object 2 is not valid JSON" does not say which of several uploads.
+ */
+function namingFile(message: string, code: ErrorCode, filename: string | null): string {
+  const head = `${ERRORS[code].message}: `;
+  if (filename === null || !message.startsWith(head)) return message;
+  return `${head}${JSON.stringify(filename)}: ${message.slice(head.length)}`;
 }

@@ -72,6 +72,11 @@ try {
   post(
     e instanceof StallscopeError
       ? { type: 'error', code: e.code, message: e.message, field: e.field }
-      : { type: 'error', code: 'API_IMPORT_INVALID', message: (e as Error).message },
+      : // Said as every refusal is: the code's words, then the reason.
+        {
+          type: 'error',
+          code: 'API_IMPORT_INVALID',
+          message: new StallscopeError('API_IMPORT_INVALID', (e as Error).message).message,
+        },
   );
 }

@@ -84,11 +84,20 @@ export function pcmFormatFromEnv(env: NodeJS.ProcessEnv, warn: (message: string)
   return { sampleRate, channels, continuityThresholdS };
 }
 
-/** A 200 whose type says it is a page or a JSON document, not audio (upstream would count its bytes as PCM). */
+/** WAV's media types: a container whose header (44 bytes or more) is not samples. */
+const WAV_TYPES = new Set(['audio/wav', 'audio/wave', 'audio/x-wav', 'audio/vnd.wave']);
+
+/**
+ * A 200 whose type says it is a page or a JSON document, not audio, or a
+ * WAV file, not the raw PCM asked for (upstream would count either's bytes,
+ * a WAV's header included, as PCM samples).
+ */
 function notAudio(contentType: string | null): string | null {
-  const type = contentType?.split(';')[0].trim() ?? '';
+  const type = contentType?.split(';')[0].trim().toLowerCase() ?? '';
   if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json'))
     return `response is not audio: ${type}`;
+  if (WAV_TYPES.has(type))
+    return `response is ${type}, not the raw PCM asked for (response_format "pcm"): its header would be read as samples`;
   return null;
 }
 

@@ -15,7 +15,12 @@ import type { RequestRecord } from '../records/record.ts';
 import { markFailed } from '../records/record.ts';
 import type { ErrorCode } from '../../../shared/errors.ts';
 import { KEPT_TEXT_CHARS, KeptTextBuilder } from '../records/keptText.ts';
-import type { AttemptHooks, ConnectionFailure, RealtimeEvent } from '../transport/index.ts';
+import {
+  MAX_COMPLETION_TOKENS,
+  type AttemptHooks,
+  type ConnectionFailure,
+  type RealtimeEvent,
+} from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
 
 const TEXT_DELTAS = new Set([
@@ -28,6 +33,9 @@ const TEXT_DELTAS = new Set([
 export type RealtimeRecord = RequestRecord & { realtime?: TurnTiming };
 
 const AUDIO_DELTAS = new Set(['response.output_audio.delta', 'response.audio.delta']);
+/** The sample rates an audio delta may name: a rate outside them would make every duration 0, huge or Infinity. */
+const MIN_RATE_HZ = 1_000;
+const MAX_RATE_HZ = 768_000;
 
 export class TurnReader {
   settle: (end: ConnectionFailure | 'done') => void = () => undefined;
@@ -132,7 +140,17 @@ export class TurnReader {
   private onAudio(e: RealtimeEvent, ts: number): void {
     const data = typeof e.delta === 'string' ? e.delta : typeof e.audio === 'string' ? e.audio : '';
     if (data === '') return;
-    if (typeof e.sample_rate_hz === 'number' && e.sample_rate_hz > 0) this.rate = e.sample_rate_hz;
+    const rate = e.sample_rate_hz;
+    if (
+      rate !== undefined &&
+      rate !== null &&
+      !(typeof rate === 'number' && rate >= MIN_RATE_HZ && rate <= MAX_RATE_HZ)
+    )
+      return this.fail(
+        'REQ_BAD_AUDIO',
+        `sample_rate_hz ${JSON.stringify(rate)} is not a sample rate (${MIN_RATE_HZ} to ${MAX_RATE_HZ} Hz)`,
+      );
+    if (typeof rate === 'number') this.rate = rate;
     const first = this.timing.firstAudioTs === null;
     if (first) {
       this.timing.firstAudioTs = ts;
@@ -152,6 +170,12 @@ export class TurnReader {
     const rec = this.record;
     rec.latency = ts - rec.startTime;
     const tokens = response.usage?.output_tokens;
+    // Held to chat's bound (docs/design.md#peer-bounds): a server's count is not a throughput of 1e17.
+    if (typeof tokens === 'number' && tokens > MAX_COMPLETION_TOKENS)
+      return this.fail(
+        'REQ_TOKEN_BOUND',
+        `response.done usage.output_tokens = ${tokens} exceeds ${MAX_COMPLETION_TOKENS}`,
+      );
     if (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0) {
       rec.outputTokens = tokens;
       this.timing.outputTokens = tokens;

@@ -49,6 +49,7 @@ export { SSE_READING } from './reading/sseReading.ts';
 export { PcmReader, type PcmFormat } from './reading/pcmReader.ts';
 export { ChunkShapes } from './reading/chunkTemplate.ts';
 export type { MessageInfo } from './reading/streamParser.ts';
+export { MAX_COMPLETION_TOKENS } from './reading/streamParser.ts';
 export type { AudioSink } from './reading/audioChunks.ts';
 export { WavError, parseWav } from './reading/wav.ts';
 

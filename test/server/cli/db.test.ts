@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
 import { run } from '#server/cli/db.ts';
 import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
 import { Hub } from '#server/dashboard/hub/hub.ts';
@@ -105,6 +106,23 @@ describe('stallscope db', () => {
     const again = new SqliteStore({ dataDir: back });
     expect(await inventory(again)).toEqual(before);
     await again.close();
+  });
+
+  it('leaves no connection open when it returns: a store that never queried through Kysely still ends its pool', async () => {
+    // `db export` of an empty folder reads nothing from PostgreSQL; its migration's client used to stay idle
+    // in the pool for the pool's 10 s idle timeout, keeping `stallscope db` alive ~10 s after its answer.
+    const url = await cluster.freshDatabase();
+    const name = new URL(url).pathname.slice(1);
+    expect(await run(['export', '--to', url, '--data-dir', tmp()])).toBe(0);
+    const admin = new pg.Client({ connectionString: cluster.adminUrl });
+    await admin.connect();
+    try {
+      const open = async () =>
+        Number((await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].n);
+      await expect.poll(open, { timeout: 3000, interval: 50 }).toBe(0);
+    } finally {
+      await admin.end();
+    }
   });
 
   it('refuses a data folder a dashboard holds, and says what to type without a direction', async () => {

@@ -90,6 +90,28 @@ describe('parseStopRule', () => {
     expect(refusal('p99_ttft_ms>5,min=200').message).toContain("min 200 is more than the run's 100");
   });
 
+  it('refuses a silence longer than a day (its timer would overflow past 2³¹ − 1 ms), accepts a day', () => {
+    expect(parseStopRule('no_progress>=86400s', ctx)).toMatchObject({ seconds: 86_400 });
+    expect(refusal('no_progress>=86400.5').message).toContain('the seconds must be at most 86400 (24 h');
+    expect(refusal('no_progress>=3000000', null).message).toContain('at most 86400');
+  });
+
+  it('refuses a threshold its key can never reach, with the reason; accepts the edge that can', () => {
+    expect(refusal('mean_e2el_ms<=-1').message).toContain('can never trip: mean_e2el_ms is never below 0');
+    expect(refusal('output_throughput<0').message).toContain('output_throughput is never below 0');
+    expect(refusal('p99_ttft_ms<-0.5', null).message).toContain('never below 0');
+    expect(refusal('completed>100').message).toContain('completed never exceeds 100 (it counts requests');
+    expect(refusal('failed>=101').message).toContain('failed never exceeds 100');
+    expect(refusal('max_concurrent_requests>100').message).toContain('never exceeds 100');
+    // A fraction (…_rate) never exceeds 1, whatever the run (no context: the key's name alone says it).
+    expect(refusal('audio_continuity_ok_rate>1', null).message).toContain('never exceeds 1 (it is a fraction');
+    expect(refusal('audio_continuity_ok_rate>=1.5', null).message).toContain('never exceeds 1');
+    // The edges a key can reach are kept.
+    expect(parseStopRule('mean_e2el_ms<=0', ctx)).toMatchObject({ op: '<=', value: 0 });
+    expect(parseStopRule('completed>=100', ctx)).toMatchObject({ op: '>=', value: 100 });
+    expect(parseStopRule('audio_continuity_ok_rate<1', null)).toMatchObject({ value: 1 });
+  });
+
   it('refuses the wrong operator, unknown or repeated options, and text that is no rule', () => {
     expect(refusal('errors>3').message).toContain('errors takes >= (got >)');
     expect(refusal('no_progress>60').message).toContain('no_progress takes >=');

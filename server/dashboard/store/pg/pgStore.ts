@@ -121,6 +121,9 @@ export class PgStore implements DashboardStore {
     this.probe.stop();
     await this.writer.close();
     await this.listener.stop();
-    await this.kysely.destroy().catch(() => undefined); // ends the pool too
+    await this.kysely.destroy().catch(() => undefined);
+    // Kysely ends the pool only once it has queried through it: a store that never did (`db export` of no
+    // run) kept the migration's idle client, and the process alive, for the pool's 10 s idle timeout.
+    if (!this.pool.ending) await this.pool.end().catch(() => undefined);
   }
 }

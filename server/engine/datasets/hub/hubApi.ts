@@ -45,9 +45,20 @@ export interface HubContext {
   maxPages: number;
 }
 
+/**
+ * The headers for `url`: the token (Authorization) only on the Hub's own
+ * origin, the one HF_ENDPOINT names. A listing's `Link` may name any origin;
+ * the token is not the listing's to send elsewhere (a redirect drops it too).
+ */
+function headersFor(ctx: HubContext, url: string): Record<string, string> {
+  if (new URL(url).origin === new URL(ctx.endpoint).origin) return ctx.headers;
+  return Object.fromEntries(Object.entries(ctx.headers).filter(([k]) => k.toLowerCase() !== 'authorization'));
+}
+
 /** GET a JSON document; a non-200 answer throws HubError with its status. */
 async function getJson(ctx: HubContext, url: string): Promise<{ body: unknown; next: string | null }> {
-  const res = await ctx.request(url, { dispatcher: ctx.dispatcher, headers: ctx.headers, signal: ctx.signal });
+  const headers = headersFor(ctx, url);
+  const res = await ctx.request(url, { dispatcher: ctx.dispatcher, headers, signal: ctx.signal });
   if (res.statusCode !== 200) {
     await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
     throw new HubError(`${url} answered HTTP ${res.statusCode}`, res.statusCode);

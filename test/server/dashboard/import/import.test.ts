@@ -130,6 +130,14 @@ describe('POST /api/import', () => {
     }
     expect(sqliteOf(app.store).runs.list({ limit: 10, offset: 0 }).total).toBe(0);
   });
+
+  it('a refusal names the file and the object: not a bare JSON parse error', async ({ app }) => {
+    const r = await upload(app, '{"completed": 1}\n{broken', 'nightly-42.jsonl');
+    expect(r.statusCode).toBe(400);
+    expect(r.json().message).toMatch(
+      /^the file is not a vLLM result: "nightly-42\.jsonl": object 2 is not valid JSON: /,
+    );
+  });
 });
 
 describe('importing a result a stop rule stopped', () => {

@@ -18,8 +18,8 @@ const BASE_SPEC = {
   numPrompts: 20,
 };
 
-/** A rule's mistake as flags and as a RunSpec (over BASE_SPEC). */
-const CASES: { rule: string; argv: string[]; spec: Record<string, unknown> }[] = [
+/** A rule's mistake as flags and as a RunSpec (over BASE_SPEC); `says`: words the refusal must hold. */
+const CASES: { rule: string; argv: string[]; spec: Record<string, unknown>; says?: string }[] = [
   {
     rule: 'fail-fast needs an effective timeout',
     argv: ['--omni-fail-fast-on-timeout', '--omni-request-timeout-s', '0'],
@@ -34,6 +34,30 @@ const CASES: { rule: string; argv: string[]; spec: Record<string, unknown> }[] =
     rule: 'a stop rule the run could never meet',
     argv: ['--num-prompts', '20', '--stop-on', 'errors>=50'],
     spec: { stopOn: ['errors>=50'] },
+  },
+  {
+    rule: 'no_progress waits at most 24 h (S × 1000 past 2³¹ − 1 would fire at once)',
+    argv: ['--stop-on', 'no_progress>=2147484'],
+    spec: { stopOn: ['no_progress>=2147484'] },
+    says: 'the seconds must be at most 86400 (24 h',
+  },
+  {
+    rule: 'a live threshold below what its key can be never trips',
+    argv: ['--stop-on', 'mean_e2el_ms<=-1'],
+    spec: { stopOn: ['mean_e2el_ms<=-1'] },
+    says: 'can never trip: mean_e2el_ms is never below 0',
+  },
+  {
+    rule: 'a count of requests beyond the run never trips',
+    argv: ['--stop-on', 'completed>=21'],
+    spec: { stopOn: ['completed>=21'] },
+    says: 'completed never exceeds 20 (it counts requests, and the run has 20)',
+  },
+  {
+    rule: 'a timeout longer than a timer can wait',
+    argv: ['--omni-request-timeout-s', '2147484'],
+    spec: { timeouts: { totalS: 2147484 } },
+    says: '2147484 s is longer than a timer can wait (at most 2147483 s',
   },
   {
     rule: "each backend's endpoint",
@@ -104,7 +128,7 @@ function cliRefusal(argv: string[]): StallscopeError {
 }
 
 describe('a cross-field mistake reads the same through the CLI and POST /api/runs', () => {
-  for (const { rule, argv, spec } of CASES)
+  for (const { rule, argv, spec, says } of CASES)
     it(rule, async ({ app }) => {
       const cli = cliRefusal(argv);
       const r = await app.inject({ method: 'POST', url: '/api/runs', payload: { ...BASE_SPEC, ...spec } });
@@ -118,6 +142,7 @@ describe('a cross-field mistake reads the same through the CLI and POST /api/run
       const headline = `${ERRORS[cli.code].message}: `;
       expect(cli.message.startsWith(headline)).toBe(true);
       expect(unnamer('flag')(cli.message.slice(headline.length))).toBe(unnamer('spec')(issue.message));
+      if (says) expect(issue.message).toContain(says);
       // The CLI's line names the flag (in the sentence, or after it).
       expect(flagOf(cli.field!) ?? cli.field).toBeTruthy();
     });

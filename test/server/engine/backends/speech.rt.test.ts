@@ -152,6 +152,15 @@ describe('openai-audio-speech against the reproduction server', () => {
     expect(good.records.at(0).audioUnderrunEventCount).toBe(0);
     expect(good.result.audio_continuity_ok_rate).toBe(1);
   }, 30_000);
+
+  it('an audio/wav answer is refused (REQ_NOT_AUDIO_STREAM), not its header read as samples', async () => {
+    const wav = await pcmServer([[4844, 0]], 'audio/wav');
+    const out = await runBenchmark(speechConfig(wav, { numPrompts: 1 }), { warmClient: false });
+    const rec = out.records.at(0);
+    expect(rec.success).toBe(false);
+    expect(rec.errorCode).toBe('REQ_NOT_AUDIO_STREAM');
+    expect(rec.error).toContain('response is audio/wav, not the raw PCM asked for');
+  }, 30_000);
 });
 
 /** The body the run sent for request i (built the same way). */
@@ -162,12 +171,12 @@ async function bodyOf(config: ReturnType<typeof speechConfig>, i: number): Promi
   return backendOf(config.target.backend).buildBody(config, data.samples[i]);
 }
 
-/** A server answering every speech request with PCM writes of [bytes, delay before it in ms]. */
-async function pcmServer(writes: [number, number][]): Promise<string> {
+/** A server answering every speech request with PCM writes of [bytes, delay before it in ms], typed `contentType`. */
+async function pcmServer(writes: [number, number][], contentType = 'audio/pcm'): Promise<string> {
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      res.writeHead(200, { 'content-type': contentType });
       void (async () => {
         for (const [bytes, delay] of writes) {
           if (delay) await new Promise((r) => setTimeout(r, delay));

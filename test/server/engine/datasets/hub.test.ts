@@ -193,6 +193,28 @@ describe('downloading LOCALE/** into the cache (a loopback Hub)', () => {
     expect(hub.requests.length).toBe(before);
   });
 
+  it("sends the token only to HF_ENDPOINT's origin: not to another origin a listing's Link names", async () => {
+    hub = await startFakeHub({
+      repoId: REPO,
+      commit: MAIN,
+      files: files(),
+      token: 'hf_test',
+      pageSize: 2,
+      nextElsewhere: true,
+    });
+    const env = { HF_HUB_CACHE: join(dir, 'hub'), HF_ENDPOINT: hub.url, HF_TOKEN: 'hf_test' };
+    const root = await resolveSeedTtsRoot(REPO, 'en', { env, log, limits: FAST });
+    expect(readFileSync(join(root, 'en', 'prompt-wavs', 'p2.wav'))).toEqual(files()['en/prompt-wavs/p2.wav'].content);
+    // The second page of the listing was read from the other origin, without the token.
+    const elsewhere = hub.requests.filter((r) => r.server === 'storage' && r.path.includes('/tree/'));
+    expect(elsewhere).toHaveLength(1);
+    expect(elsewhere[0].authorization).toBeUndefined();
+    // The Hub's own origin still gets it.
+    const own = hub.requests.filter((r) => r.server === 'hub');
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((r) => r.authorization === 'Bearer hf_test')).toBe(true);
+  });
+
   it('a 401 without a token: refused, saying to set HF_TOKEN', async () => {
     hub = await startFakeHub({ repoId: REPO, commit: MAIN, files: files(), token: 'hf_test' });
     const env = { HF_HUB_CACHE: join(dir, 'hub'), HF_HOME: join(dir, 'nohome'), HF_ENDPOINT: hub.url };
