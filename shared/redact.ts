@@ -86,3 +86,17 @@ export function redactSecretsDeep<T>(value: T): T {
   }
   return (out ?? value) as T;
 }
+
+/**
+ * A copy of a request body's parameters (`--extra-body`) with the value of every credential-named key masked
+ * (`api_key`, `password`, `client_secret`…), at any depth. Only for a body a user wrote: elsewhere a key named
+ * `key` or `token` is data (a stop rule's metric key).
+ */
+export function redactSecretKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => redactSecretKeys(v)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    out[k] = v !== null && typeof v !== 'object' && isSecretParam(k) ? MASK : redactSecretKeys(v);
+  return out as T;
+}

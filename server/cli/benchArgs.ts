@@ -31,6 +31,7 @@ import type { LivenessSettings } from '../../shared/config/runConfig.ts';
 import { integer, list, number, optInteger, optNumber, pairs, usage } from '../common/flagValues.ts';
 import { ALL_BENCH_OPTIONS, IGNORED_VLLM_NOTES } from './benchFlags.ts';
 import { expandMultiValueFlags, joinNegativeValues, pyFloatValue } from './argparseCompat.ts';
+import { trimTrailingSlashes } from '../../shared/text.ts';
 
 export interface ParsedBench {
   help: boolean;
@@ -63,7 +64,7 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
   const v = parseArgv(argv);
   const warnings = ignoredFlagWarnings(v);
   const runId = v['run-id'] ?? `bench-${randomBytes(4).toString('hex')}`;
-  const baseUrl = (v['base-url'] ?? `http://${v.host ?? '127.0.0.1'}:${v.port ?? '8000'}`).replace(/\/+$/, '');
+  const baseUrl = trimTrailingSlashes(v['base-url'] ?? `http://${v.host ?? '127.0.0.1'}:${v.port ?? '8000'}`);
   const model = v.model;
   if (!model) return usage('--model is required', '--model');
   const extraBody = extraBodyOf(v);
@@ -348,7 +349,7 @@ function seedTtsEval(v: BenchValues, env: Env, warnings: string[]): SeedTtsEvalC
   }
   return {
     ...(asrUrl !== undefined
-      ? { asrUrl: asrUrl.replace(/\/+$/, '') }
+      ? { asrUrl: trimTrailingSlashes(asrUrl) }
       : {
           localAsr: {
             python: v['asr-python'] ?? DEFAULT_ASR_PYTHON,

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
 import { redactSecrets } from '../../shared/redact.ts';
 import type { CreateTokenReply, TokenInfo, TokenListReply } from '../../shared/protocol/tokens.ts';
+import { trimTrailingSlashes } from '../../shared/text.ts';
 
 const USAGE = `usage: stallscope token <command> [options]
 
@@ -42,7 +43,7 @@ function target(dashboard: string | undefined, token: string | undefined): Targe
     throw new Refusal(`--dashboard is not a URL: '${redactSecrets(raw)}'`);
   }
   const t = token ?? u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
-  return { base: `${u.origin}${u.pathname.replace(/\/+$/, '')}`, token: t };
+  return { base: `${u.origin}${trimTrailingSlashes(u.pathname)}`, token: t };
 }
 
 async function call<T>(t: Target, method: string, path: string, body?: unknown): Promise<T> {

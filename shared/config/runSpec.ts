@@ -22,6 +22,7 @@ import { MAX_STOP_RULES } from './stopRules.ts';
 import { DEFAULT_ASR_CONCURRENCY, DEFAULT_ASR_MODEL, type RunConfig } from './runConfig.ts';
 import { runConfigIssues } from './runConfigIssues.ts';
 import { specName } from './runConfigNames.ts';
+import { trimTrailingSlashes } from '../text.ts';
 
 const PositiveSeconds = (description: string) => Type.Number({ exclusiveMinimum: 0, description });
 
@@ -465,7 +466,7 @@ export function specToRunConfig(spec: RunSpec, runId: string): RunConfig {
   return {
     runId,
     target: {
-      baseUrl: (t.kind === 'url' ? t.baseUrl : EMBEDDED_BASE_URL).replace(/\/+$/, ''),
+      baseUrl: trimTrailingSlashes(t.kind === 'url' ? t.baseUrl : EMBEDDED_BASE_URL),
       endpoint: spec.endpoint,
       backend: spec.backend,
       model: spec.model,
@@ -520,7 +521,7 @@ export function specToRunConfig(spec: RunSpec, runId: string): RunConfig {
       seedTtsEval:
         d.name === 'seed-tts' && d.werEval?.enabled
           ? {
-              asrUrl: (d.werEval.asrUrl ?? '').trim().replace(/\/+$/, ''),
+              asrUrl: trimTrailingSlashes((d.werEval.asrUrl ?? '').trim()),
               asrModel: d.werEval.asrModel ?? DEFAULT_ASR_MODEL,
               asrConcurrency: d.werEval.asrConcurrency ?? DEFAULT_ASR_CONCURRENCY,
               saveItems: d.werEval.saveItems ?? false,

@@ -53,7 +53,8 @@ export const MAX_EVIDENCE = 64;
 export const MAX_NO_PROGRESS_S = 24 * 60 * 60;
 
 const RULE = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(>=|<=|>|<|==|!=)\s*([^,\s]+)\s*((?:,[^,]*)*)$/;
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a run of digits every way before failing (quadratic).
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** A refusal of one rule: CONFIG_INVALID on the `stopOn` field, the rule quoted. */
 function refuse(text: string, why: string): never {

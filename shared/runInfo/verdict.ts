@@ -26,7 +26,8 @@ export interface Threshold {
   value: number;
 }
 
-const THRESHOLD = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(<=|>=|==|!=|<|>)\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*$/;
+const THRESHOLD =
+  /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(<=|>=|==|!=|<|>)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*$/;
 
 /** Parse `KEY OP NUMBER`; throws CONFIG_INVALID naming the expression when it is malformed. */
 export function parseThreshold(expr: string): Threshold {

@@ -14,6 +14,10 @@ import { redactSecrets } from '#shared/redact.ts';
 import { parseResultText } from '#shared/vllmResult/pyJson.ts';
 import { readCmdline } from '#server/engine/probes/serverStacks/procfs.ts';
 import { costRatio } from '#test/helpers/linearTime.ts';
+import { trimTrailingSlashes } from '#shared/text.ts';
+import { parseThreshold } from '#shared/runInfo/verdict.ts';
+import { parseStopRule } from '#shared/config/stopRules.ts';
+import { nextLink } from '#server/engine/datasets/hub/hubApi.ts';
 
 const N = 200_000;
 const LINEAR = 50;
@@ -44,5 +48,31 @@ describe('regular expressions on outside text run in linear time', () => {
     expect(readCmdline(7, root)).toBe(`python${' '.repeat(1000 - 6)}…`);
     writeFileSync(join(root, '7', 'cmdline'), 'python\0-m\0x\0\0\0');
     expect(readCmdline(7, root)).toBe('python -m x');
+  });
+
+  it('trimTrailingSlashes: a run of slashes then a letter (a base URL in a POST body), and trims as before', () => {
+    const url = 'http://h' + '/'.repeat(N) + 'x';
+    expect(costRatio(url, trimTrailingSlashes)).toBeLessThan(LINEAR);
+    expect(trimTrailingSlashes(url)).toBe(url);
+    expect(trimTrailingSlashes('http://h:8000///')).toBe('http://h:8000');
+    expect(trimTrailingSlashes('///')).toBe('');
+  });
+
+  it('a threshold and a stop rule: a run of digits then a letter is refused in linear time; numbers parse as before', () => {
+    const digits = '1'.repeat(N) + 'x';
+    expect(costRatio(digits, (d) => expect(() => parseThreshold(`mean_ttft_ms<${d}`)).toThrow())).toBeLessThan(LINEAR);
+    expect(costRatio(digits, (d) => expect(() => parseStopRule(`errors>=${d}`)).toThrow())).toBeLessThan(LINEAR);
+    expect(parseThreshold('mean_ttft_ms <= 1.5e3')).toMatchObject({ key: 'mean_ttft_ms', op: '<=', value: 1500 });
+    expect(parseThreshold('x>.5').value).toBe(0.5);
+    expect(parseThreshold('x>5.').value).toBe(5);
+  });
+
+  it("the Hub's Link header: a run of `<` in linear time; the next page found as before", () => {
+    const header = '<'.repeat(N);
+    expect(costRatio(header, nextLink)).toBeLessThan(LINEAR);
+    expect(nextLink(header)).toBeNull();
+    expect(nextLink('<https://hub/a?cursor=2>; rel="next", <https://hub/a?c=0>; rel="prev"')).toBe(
+      'https://hub/a?cursor=2',
+    );
   });
 });

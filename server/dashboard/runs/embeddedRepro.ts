@@ -12,6 +12,7 @@ import type { TargetSpec } from '../../../shared/config/runSpec.ts';
 import { compiledModule } from '../../common/packageRoot.ts';
 import { faultFlags } from './faultFlags.ts';
 import { TELEMETRY_TOKEN_ENV } from '../../../shared/protocol/telemetry.ts';
+import { trimTrailingSlashes } from '../../../shared/text.ts';
 
 export type EmbeddedSpec = Extract<TargetSpec, { kind: 'embedded' }>;
 
@@ -114,7 +115,7 @@ export async function launchEmbeddedRepro(o: LaunchOptions): Promise<LaunchedTar
       if (m && !settled) {
         settled = true;
         clearTimeout(timer);
-        resolve(m[1].replace(/\/+$/, ''));
+        resolve(trimTrailingSlashes(m[1]));
       }
       const lines = buf.split('\n');
       buf = lines.pop() ?? '';

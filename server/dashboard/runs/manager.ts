@@ -24,6 +24,7 @@ import { finalizeRun } from './finalize.ts';
 import { resultTextParts, writeResultParts } from './resultInParts.ts';
 import type { RunStarter } from './types.ts';
 import { redactConfig, redactSpec, redactUrl } from './redact.ts';
+import { trimTrailingSlashes } from '../../../shared/text.ts';
 
 export interface ManagerDeps {
   hub: Hub;
@@ -136,7 +137,7 @@ export class RunManager implements RunStarter {
           log,
         });
         // The one config gets the URL its server listens on.
-        config.target.baseUrl = target.baseUrl.replace(/\/+$/, '');
+        config.target.baseUrl = trimTrailingSlashes(target.baseUrl);
         await hub.store.runWrites.update(id, { config: redactConfig(recordedConfig(config)) });
       }
       // Loaded on first use: the dashboard starts (and serves saved runs) even without the engine's heavy imports.

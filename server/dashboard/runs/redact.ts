@@ -4,7 +4,7 @@
  * leave the server in replies, and are masked before a spec, a config or a
  * reported event is stored or shown (docs/design.md#secrets).
  */
-import { MASK, redactUrl, redactSecretsDeep } from '../../../shared/redact.ts';
+import { MASK, redactSecretKeys, redactUrl, redactSecretsDeep } from '../../../shared/redact.ts';
 
 export { redactUrl };
 
@@ -19,8 +19,13 @@ export function redactEvent<T>(event: T): T {
 
 const maskValues = (h: Record<string, string>) => Object.fromEntries(Object.keys(h).map((k) => [k, MASK]));
 
+/** `extraBody`'s credential-named parameters (`--extra-body '{"api_key": …}'`) masked. */
+function withBodyMasked<T extends { extraBody?: unknown } | null>(c: T): T {
+  return c?.extraBody ? { ...c, extraBody: redactSecretKeys(c.extraBody) } : c;
+}
+
 export function redactSpec(spec: unknown): unknown {
-  const s = redactSecretsDeep(spec) as { target?: { apiKey?: string } } | null;
+  const s = withBodyMasked(redactSecretsDeep(spec) as { target?: { apiKey?: string }; extraBody?: unknown } | null);
   if (!s?.target?.apiKey) return s;
   return { ...s, target: { ...s.target, apiKey: MASK } };
 }
@@ -30,8 +35,9 @@ export function redactConfig(config: unknown): unknown {
     apiKey?: string | null;
     headers?: Record<string, string>;
     seedTtsEval?: { asrHeaders?: Record<string, string> } | null;
+    extraBody?: unknown;
   };
-  const c = redactSecretsDeep(config) as Config | null;
+  const c = withBodyMasked(redactSecretsDeep(config) as Config | null);
   if (!c || (!c.apiKey && !c.headers && !c.seedTtsEval?.asrHeaders)) return c;
   return {
     ...c,

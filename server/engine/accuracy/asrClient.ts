@@ -9,6 +9,7 @@
  * choice, not ours (a 1 GB stream would otherwise be held whole in memory).
  */
 import { fetchOn, lazyPool, readCapped, type LazyPool } from '../transport/simpleClient.ts';
+import { trimTrailingSlashes } from '../../../shared/text.ts';
 
 export interface AsrClientOptions {
   /** Base URL of the recognition server; `/v1/audio/transcriptions` is appended. */
@@ -38,7 +39,7 @@ export class AsrError extends Error {
 }
 
 export function transcriptionUrl(baseUrl: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/v1/audio/transcriptions`;
+  return `${trimTrailingSlashes(baseUrl)}/v1/audio/transcriptions`;
 }
 
 export class AsrClient {

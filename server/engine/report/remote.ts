@@ -17,9 +17,10 @@
  * the URL (or $STALLSCOPE_TOKEN) is sent as a bearer token.
  */
 import type { BenchEvent } from '../../../shared/protocol/protocol.ts';
-import { redactSecretsDeep } from '../../../shared/redact.ts';
+import { redactSecretKeys, redactSecretsDeep } from '../../../shared/redact.ts';
 import { RefusalTally, unreachable, type Refusal } from '../../common/refusalTally.ts';
 import { DashboardPoster, RefusedPost, REPLY_READ_CAP } from './dashboardPost.ts';
+import { trimTrailingSlashes } from '../../../shared/text.ts';
 
 export interface RemoteReporterOptions {
   url: string;
@@ -41,7 +42,10 @@ export interface RemoteReporter {
 
 const BATCH = 5000;
 
-/** The config without secrets: the API key, headers such as Authorization (the target's and the recogniser's), credentials in URLs. */
+/**
+ * The config without secrets: the API key, headers such as Authorization (the target's and the recogniser's),
+ * credentials in URLs and credential-named body parameters.
+ */
 function publicConfig(c: unknown): Record<string, unknown> {
   if (typeof c !== 'object' || c === null) return {};
   const { apiKey: _k, headers: _h, ...rest } = c as Record<string, unknown>;
@@ -50,6 +54,8 @@ function publicConfig(c: unknown): Record<string, unknown> {
     const { asrHeaders: _a, ...evalRest } = eval_;
     rest.seedTtsEval = evalRest;
   }
+  // A request body's own credentials (`--extra-body '{"api_key": …}'`).
+  if (rest.extraBody) rest.extraBody = redactSecretKeys(rest.extraBody);
   return redactSecretsDeep(rest);
 }
 
@@ -58,7 +64,7 @@ export { REPLY_READ_CAP };
 export function createRemoteReporter(o: RemoteReporterOptions): RemoteReporter {
   const u = new URL(o.url);
   const token = u.searchParams.get('token') ?? process.env.STALLSCOPE_TOKEN ?? null;
-  const base = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  const base = `${u.origin}${trimTrailingSlashes(u.pathname)}`;
   const poster = new DashboardPoster(base, token);
   let queue: BenchEvent[] = [];
   let dropped = 0;

@@ -80,8 +80,16 @@ async function getJson(ctx: HubContext, url: string): Promise<{ body: unknown; n
     throw new HubError(`${url}: the answer is not JSON`);
   }
   const link = res.headers.link;
-  const next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(Array.isArray(link) ? link.join(',') : (link ?? ''));
-  return { body, next: next ? new URL(next[1], url).href : null };
+  const next = nextLink(Array.isArray(link) ? link.join(',') : (link ?? ''));
+  return { body, next: next === null ? null : new URL(next, url).href };
+}
+
+/**
+ * The `rel="next"` target of a `Link` header, or null. `[^<>]`: from each `<` the search stops at the next one, so
+ * a run of `<` costs linear time (with `[^>]` it was quadratic: 16 KB of `<` held the loop 0.25 s).
+ */
+export function nextLink(header: string): string | null {
+  return /<([^<>]+)>\s*;\s*rel="?next"?/.exec(header)?.[1] ?? null;
 }
 
 /** The commit `main` points at now. */

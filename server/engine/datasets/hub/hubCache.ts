@@ -18,6 +18,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { trimTrailingSlashes } from '../../../../shared/text.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -43,7 +44,7 @@ export function hubCacheDir(env: Env): string {
 }
 
 export function hubEndpoint(env: Env): string {
-  return (set(env.HF_ENDPOINT) ?? DEFAULT_HUB_ENDPOINT).replace(/\/+$/, '');
+  return trimTrailingSlashes(set(env.HF_ENDPOINT) ?? DEFAULT_HUB_ENDPOINT);
 }
 
 /** HF_HUB_OFFLINE (or TRANSFORMERS_OFFLINE) set to 1, ON, YES or TRUE, any case. */

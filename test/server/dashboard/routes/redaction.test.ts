@@ -27,6 +27,8 @@ const config = {
   apiKey: `key-${SECRET}`,
   headers: { Authorization: `Bearer ${SECRET}` },
   seedTtsEval: { asrUrl: `https://asr:${SECRET}@asr.example:8001`, asrHeaders: { Authorization: `Bearer ${SECRET}` } },
+  // A request body's own credentials (`--extra-body '{"api_key": …}'`), nested ones too; other parameters kept.
+  extraBody: { modalities: ['text', 'audio'], api_key: SECRET, auth: { client_secret: SECRET }, max_tokens: 64 },
 };
 
 describe('credentials in a run config', () => {
@@ -45,6 +47,12 @@ describe('credentials in a run config', () => {
     expect(d.config.seedTtsEval.asrUrl).toBe('https://***@asr.example:8001');
     expect(d.config.seedTtsEval.asrHeaders).toEqual({ Authorization: '***' });
     expect(list.json().runs[0].target).toBe('http://***@10.0.0.5:8000');
+    expect(d.config.extraBody).toEqual({
+      modalities: ['text', 'audio'],
+      api_key: '***',
+      auth: { client_secret: '***' },
+      max_tokens: 64,
+    });
   });
 
   it('the reporter posts the config without the key, the headers or URL credentials', async () => {
