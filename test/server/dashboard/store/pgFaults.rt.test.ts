@@ -129,7 +129,7 @@ describe('database faults under a reporter', () => {
     await admin.query(`ALTER DATABASE ${db} SET synchronous_commit = on`);
     await admin.end();
     const [a, b] = await Promise.all([serve(url), serve(url)]);
-    const N = 150;
+    const N = 300;
     let streaming = true;
     const faults = { terminatedBusy: 0, killed: 0 };
     const busy = (c: pg.Client, writing: boolean) =>
@@ -163,7 +163,12 @@ describe('database faults under a reporter', () => {
       }
       await c.end().catch(() => undefined);
     })();
-    await Promise.all([reportRun(a, 'ra', N), reportRun(b, 'rb', N)]);
+    // The stream outlasts the faults: until they are done each batch waits 30 ms (on a loaded machine the runs
+    // could otherwise end before the faulter found a writer at work, and the test would prove nothing).
+    const paced = async () => {
+      if (faults.killed === 0) await new Promise((res) => setTimeout(res, 30));
+    };
+    await Promise.all([reportRun(a, 'ra', N, paced), reportRun(b, 'rb', N, paced)]);
     streaming = false;
     await faulter;
     expect(faults.terminatedBusy).toBeGreaterThanOrEqual(3);
