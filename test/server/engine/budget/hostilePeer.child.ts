@@ -6,7 +6,8 @@
  *   the client reads (backpressure respected);
  * - `ws-deltas`: each realtime turn gets `response.output_text.delta` frames
  *   of the same sizes without end;
- * - `ws-errors`: each realtime turn gets one `error` event of 15 MB.
+ * - `ws-errors`: each realtime turn gets one `error` event of 15 MB;
+ * - `pcm-bytes`: each `/v1/audio/speech` request gets raw PCM chunks of the same sizes without end.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -69,10 +70,23 @@ function realtimeTurn(ws: WebSocket, responseId: string): void {
   write();
 }
 
+/** Raw PCM (zeros) of the same sizes without end: what `openai-audio-speech` reads. */
+function endlessPcm(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'audio/pcm' });
+  const write = (): void => {
+    if (res.destroyed) return;
+    if (!res.write(Buffer.alloc(nextSize()))) res.once('drain', write);
+    else setImmediate(write);
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  write();
+}
+
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     if (mode === 'sse-deltas' && req.url?.startsWith('/v1/chat/completions')) return endlessSse(res);
+    if (mode === 'pcm-bytes' && req.url?.startsWith('/v1/audio/speech')) return endlessPcm(res);
     // The ready check and anything else: a small normal answer.
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(chatChunk('ok', 1) + 'data: [DONE]\n\n');

@@ -24,7 +24,7 @@ afterEach(() => {
   for (const s of stops.splice(0).reverse()) s();
 });
 
-async function startHostilePeer(mode: 'sse-deltas' | 'ws-deltas' | 'ws-errors'): Promise<string> {
+async function startHostilePeer(mode: 'sse-deltas' | 'ws-deltas' | 'ws-errors' | 'pcm-bytes'): Promise<string> {
   const entry = fileURLToPath(new URL('./hostilePeer.child.ts', import.meta.url));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -101,6 +101,15 @@ describe('a request accumulates at most its budget (REQ_BUDGET), whatever the se
     const out = await bench(url, ['--backend', 'openai-realtime-tts', '--endpoint', '/v1/realtime']);
     console.log(
       `realtime, endless deltas: peak RSS ${Math.round(out.peakRssKb / 1024)} MB, ${Math.round(out.elapsedMs)} ms`,
+    );
+    expectBudgetFailures(out);
+  }, 90_000);
+
+  it('speech: endless 256 KB–8 MB chunks of raw PCM fail each request; the result is written', async () => {
+    const url = await startHostilePeer('pcm-bytes');
+    const out = await bench(url, ['--backend', 'openai-audio-speech', '--endpoint', '/v1/audio/speech']);
+    console.log(
+      `speech, endless PCM: peak RSS ${Math.round(out.peakRssKb / 1024)} MB, ${Math.round(out.elapsedMs)} ms`,
     );
     expectBudgetFailures(out);
   }, 90_000);
