@@ -23,6 +23,8 @@ import { redactSecretsDeep } from '../../../shared/redact.ts';
 
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_REPORTED_ERRORS = 20;
+/** The longest telemetry line parsed (2 MiB): docs/design.md#peer-bounds. */
+export const MAX_LINE_CHARS = 2 * 1024 * 1024;
 /** Work on a body for at most this long before letting other requests run. */
 const SLICE_MS = 8;
 
@@ -145,6 +147,10 @@ export function countLines(text: string): number {
 
 function parseLine(line: string): { ok: true; event: TelemetryEvent } | { ok: false; message: string } {
   if (line[0] !== '{') return { ok: false, message: 'not a JSON object' };
+  // Refused unparsed: the largest event the schemas allow (a stall report of 1,000 frames of 512-character names)
+  // is well under it, and parsing a 16 MB line held the loop ~157 ms.
+  if (line.length > MAX_LINE_CHARS)
+    return { ok: false, message: `a line of ${line.length} characters, longer than ${MAX_LINE_CHARS}: not parsed` };
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
+import { MAX_LINE_CHARS } from '#server/dashboard/routes/ingest.ts';
 import type { FastifyInstance } from 'fastify';
 import { recordRun } from '#test/helpers/dashboardApp.ts';
 import { newRun, stallReport } from '#test/helpers/sampleEvents.ts';
@@ -154,5 +155,17 @@ describe('POST /api/ingest', () => {
     const text = events.map((e) => e.json).join('\n');
     expect(text).toContain('step=3');
     expect(text).not.toMatch(/hunter2|abc123/);
+  });
+
+  it('refuses a line longer than 2 MiB without parsing it; the lines around it are taken', async ({ app }) => {
+    live(app, 'ci-9');
+    const stall = (opId: number) => ({ v: 1, ts: 1, type: 'watchdog.stall', report: stallReport('ci-9', opId) });
+    const huge = { ...stall(2), report: { ...stallReport('ci-9', 2), details: { pad: 'x'.repeat(MAX_LINE_CHARS) } } };
+    const r = await post(app, ndjson(stall(1), huge, stall(3)));
+    expect(r.json()).toMatchObject({
+      accepted: 2,
+      rejected: 1,
+      errors: [{ line: 2, message: expect.stringMatching(/longer than 2097152: not parsed$/) }],
+    });
   });
 });
