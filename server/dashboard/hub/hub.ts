@@ -9,7 +9,7 @@
  * process wrote are announced too, and read from the store. Producers never
  * see a socket; sessions never see a producer.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../../common/timeSlice.ts';
 import type { RunEvent, RunState } from '../../../shared/protocol/protocol.ts';
 import type { TelemetryEvent } from '../../../shared/protocol/telemetry.ts';
 import type { DashboardStore } from '../store/common/storeApi.ts';
@@ -21,9 +21,6 @@ import { emptyCounts } from '../../../shared/requests/outcomes.ts';
 import type { Effects } from '../store/common/effects.ts';
 
 export type { StoredEvent } from '../store/common/records.ts';
-
-/** Fold or queue a large batch for at most this long before letting other requests run. */
-const SLICE_MS = 8;
 
 /** A run ended while a batch of it was being folded (the caller answers as for any ended run). */
 export class RunEndedError extends Error {
@@ -161,10 +158,14 @@ export class Hub {
     this.live.delete(runId);
     this.store.ingest.liveState(runId, null);
     this.remoteLive.delete(runId);
-    if (run)
-      for (const rid of [...run.tracker.requests.values()].map((r) => r.requestId))
-        if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
+    if (run) this.forgetRequestIds(runId, run);
     this.emitActiveChanged();
+  }
+
+  /** Drops a run that is no longer live here from the request-id index (its in-flight and recently ended ids). */
+  private forgetRequestIds(runId: string, run: LiveRun): void {
+    for (const rid of [...[...run.tracker.requests.values()].map((r) => r.requestId), ...run.tracker.recentlyEnded()])
+      if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
   }
 
   private newTracker(runId: string, label: string | null): RunTracker {
@@ -213,15 +214,12 @@ export class Hub {
     const run = this.live.get(runId);
     if (!run) throw new Error(`run ${runId} is not live`);
     const effects: Effects[] = [];
-    let sliceStart = performance.now();
+    const slice = new TimeSlice();
     try {
       for (const event of events) {
         effects.push(run.tracker.fold(event));
         // A large batch (up to 100,000 events) is folded a few ms at a time, the event loop free between.
-        if ((effects.length & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
-          await yieldToLoop();
-          sliceStart = performance.now();
-        }
+        if (slice.due()) await slice.pause();
       }
     } catch (e) {
       void this.rebuild(runId, run);
@@ -231,10 +229,7 @@ export class Hub {
     if (this.live.get(runId) !== run) throw new RunEndedError(runId);
     for (let i = 0; i < events.length; i++) {
       this.queue(runId, events[i], effects[i]);
-      if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
+      if (slice.due()) await slice.pause();
     }
     return run.tracker.state.seq;
   }
@@ -350,8 +345,7 @@ export class Hub {
     this.live.delete(runId);
     this.store.ingest.liveState(runId, null);
     this.store.ingest.announce(runId, run.tracker.state.status);
-    for (const rid of [...[...run.tracker.requests.values()].map((r) => r.requestId), ...run.tracker.recentlyEnded()])
-      if (this.byRequestId.get(rid) === runId) this.byRequestId.delete(rid);
+    this.forgetRequestIds(runId, run);
     this.emitActiveChanged();
     return run.tracker.state;
   }

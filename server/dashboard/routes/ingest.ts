@@ -11,7 +11,7 @@
  * never stall other requests or the live stream. The reply is sent only after
  * every good event is in the hub, so a target's flush acknowledges delivery.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../../common/timeSlice.ts';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IngestReplySchema, ErrorReplySchema, type IngestReply } from '../../../shared/protocol/apiSchemas.ts';
@@ -25,8 +25,6 @@ export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_REPORTED_ERRORS = 20;
 /** The longest telemetry line parsed (2 MiB): docs/design.md#peer-bounds. */
 export const MAX_LINE_CHARS = 2 * 1024 * 1024;
-/** Work on a body for at most this long before letting other requests run. */
-const SLICE_MS = 8;
 
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -88,7 +86,8 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       let live = app.hub.activeIds();
       let elsewhere: string[] | null = null;
-      let sliceStart = performance.now();
+      // Work on a body a few ms at a time before letting other requests run.
+      const slice = new TimeSlice(8, 128);
       let lineNo = 0;
       for (let pos = 0; pos <= text.length;) {
         let end = text.indexOf('\n', pos);
@@ -118,12 +117,11 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
             else pending.set(dest, [e]);
           }
         }
-        if ((lineNo & 127) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        if (slice.due()) {
           await deliver();
-          await yieldToLoop();
+          await slice.pause();
           live = app.hub.activeIds(); // runs may have started or ended meanwhile
           elsewhere = null;
-          sliceStart = performance.now();
         }
       }
       await deliver();
@@ -133,13 +131,18 @@ export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-/** Non-empty lines of a body: an upper bound on its events. */
+/**
+ * Lines of a body holding more than ASCII blanks: an upper bound on its events. No substring is made (a line's
+ * first character is usually its `{`): this pass runs before the body is read for real.
+ */
 export function countLines(text: string): number {
   let n = 0;
   for (let pos = 0; pos < text.length;) {
     let end = text.indexOf('\n', pos);
     if (end < 0) end = text.length;
-    if (end > pos && text.slice(pos, end).trim()) n++;
+    let k = pos;
+    while (k < end && text.charCodeAt(k) <= 32) k++;
+    if (k < end) n++;
     pos = end + 1;
   }
   return n;

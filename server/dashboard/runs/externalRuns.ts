@@ -7,7 +7,7 @@
  * the dashboard (its CLI is elsewhere: the dashboard cannot stop it). Events
  * for a run no longer live are refused with a 409 that says why.
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { TimeSlice } from '../../common/timeSlice.ts';
 import type { BenchEvent, RunFinished } from '../../../shared/protocol/protocol.ts';
 import { rateLabel } from '../../../shared/runInfo/rateLabel.ts';
 import { RunEndedError, type Hub } from '../hub/hub.ts';
@@ -27,9 +27,6 @@ const SHARED_COMMIT_WAIT_MS = 10_000;
 
 const isRunStarted = (e: unknown) => (e as { type?: unknown } | null)?.type === 'run.started';
 
-/** Check a large batch for at most this long before letting other requests run. */
-const SLICE_MS = 8;
-
 const refuse = (i: number, what: string, field: string): never => {
   throw new StallscopeError(
     'API_BAD_REQUEST',
@@ -48,13 +45,10 @@ const refuse = (i: number, what: string, field: string): never => {
 export async function checkBatchInSlices(posted: readonly unknown[], declared: number | null): Promise<BenchEvent[]> {
   const check = batchChecker(declared);
   const events: BenchEvent[] = [];
-  let sliceStart = performance.now();
+  const slice = new TimeSlice();
   for (let i = 0; i < posted.length; i++) {
     events.push(check(posted[i], i));
-    if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
+    if (slice.due()) await slice.pause();
   }
   return events;
 }
