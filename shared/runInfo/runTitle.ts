@@ -19,14 +19,19 @@ export function runTitle(metadata: Metadata | undefined): string | null {
   return parts.length > 0 ? parts.join(' · ') : null;
 }
 
-/** `url` when it is an absolute http(s) URL, else null (shown as text, never as a link). */
+/**
+ * `url` when it is an absolute http(s) URL with a host and no whitespace or control characters, else null (shown as
+ * text, never as a link). Checked by hand, not with `URL` (shared/ uses no platform globals) nor a regular
+ * expression (a reported value is outside text: one linear scan).
+ */
 export function ciBuildHref(url: string | undefined | null): string | null {
   if (!url) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
+  const lower = url.slice(0, 8).toLowerCase();
+  const scheme = lower.startsWith('https://') ? 8 : lower.startsWith('http://') ? 7 : 0;
+  if (scheme === 0 || scheme >= url.length || '/?#'.includes(url[scheme])) return null;
+  for (let i = 0; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f || c === 0x3c || c === 0x3e || c === 0x22) return null;
   }
-  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : null;
+  return url;
 }

@@ -22,11 +22,16 @@ describe('ciBuildHref', () => {
       'https://buildkite.com/vllm/ci/builds/14607',
     );
     expect(ciBuildHref('http://ci.local/b/1')).toBe('http://ci.local/b/1');
+    expect(ciBuildHref('HTTPS://CI.local/b')).toBe('HTTPS://CI.local/b');
   });
   it('keeps every other scheme, and non-URLs, as text', () => {
     expect(ciBuildHref('javascript:alert(1)')).toBeNull();
     expect(ciBuildHref('file:///etc/passwd')).toBeNull();
     expect(ciBuildHref('build 14607')).toBeNull();
     expect(ciBuildHref('')).toBeNull();
+    expect(ciBuildHref('https://')).toBeNull();
+    expect(ciBuildHref('https:///path')).toBeNull();
+    expect(ciBuildHref('https://ci.local/b 1')).toBeNull();
+    expect(ciBuildHref('https://ci.local/"><script>')).toBeNull();
   });
 });
