@@ -114,13 +114,16 @@ export async function setUpRun(config: RunConfig, opts: SetupOptions): Promise<R
   if (n < config.workload.numPrompts) validateStopRules(config, n);
   const prefix = requestIdPrefix(config);
   const limits = effectiveTimeouts(config.limits.timeouts);
+  const backend = backendOf(config.target.backend);
+  const budgetBytes = runRequestBudget(config, data.samples, backend);
+  // The budget is printed with the timeout: both end a request the server will not end (docs/design.md#peer-bounds).
   log(
     `Per-request timeout: ${limits.totalS}s${limits.totalS === LEGACY_TOTAL_TIMEOUT_S ? ' (legacy)' : ''}` +
       `${limits.firstByteS ? `, first byte ${limits.firstByteS}s` : ''}${limits.idleS ? `, idle ${limits.idleS}s` : ''}` +
       `; fail-fast on timeout: ${config.limits.failFast ? 'on' : 'off'}` +
-      (config.limits.stopOn?.length ? `; stop on: ${config.limits.stopOn.join(', ')}` : ''),
+      (config.limits.stopOn?.length ? `; stop on: ${config.limits.stopOn.join(', ')}` : '') +
+      `; request budget: ${mib(budgetBytes)} MiB`,
   );
-  const backend = backendOf(config.target.backend);
   const url = new URL(`${config.target.baseUrl}${config.target.endpoint}`);
   const connectionMode = config.dispatch.connectionMode ?? 'per_request';
   // One clock for the records' times and the reads' stamps (http/h1/readTurn.ts).
@@ -140,7 +143,7 @@ export async function setUpRun(config: RunConfig, opts: SetupOptions): Promise<R
     limits,
     now,
     maxEventBytes: config.limits.maxEventBytes,
-    budgetBytes: runRequestBudget(config, data.samples, backend),
+    budgetBytes,
     // Its warnings (a bad PCM format variable) join the dataset's: printed now, emitted after run.started.
     reading: backend.reading?.(process.env, (w) => {
       log(w);
@@ -227,4 +230,10 @@ function requestBuilder(
     }
   };
   return { job, prebuild };
+}
+
+/** Bytes as MiB for the console: whole when whole, else one decimal. */
+function mib(bytes: number): string {
+  const m = bytes / (1 << 20);
+  return Number.isInteger(m) ? String(m) : m.toFixed(1);
 }

@@ -301,9 +301,10 @@ describe('runBenchmark', () => {
     const lines: string[] = [];
     await runBenchmark(config(server.url, { numPrompts: 1, maxConcurrency: 1 }), { log: (l) => lines.push(l) });
     const golden = readJson<{ console_stdout: string }>('aggregate_cases1-3.expected.json').console_stdout.split('\n');
-    // The golden run predates OMNI-NEW's "Per-request timeout: …" line (ours adds the breaker state);
+    // The golden run predates OMNI-NEW's "Per-request timeout: …" line (ours adds the breaker state and the
+    // request budget: a 2-token request's is the floor, 32 MiB);
     // vLLM then prints a termplotlib tip, which stallscope has no reason to print.
-    expect(lines[0]).toMatch(/^Per-request timeout: 5s; fail-fast on timeout: off$/);
+    expect(lines[0]).toMatch(/^Per-request timeout: 5s; fail-fast on timeout: off; request budget: 32 MiB$/);
     expect(lines.slice(1, 7)).toEqual(golden.slice(0, 6));
   });
 
