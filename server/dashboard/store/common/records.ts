@@ -20,6 +20,18 @@ export interface QueueStats {
   failedBatches: number;
 }
 
+/** What both stores' writers expose of their queue (sqlite/writer.ts, pg/pgWriter.ts). */
+export interface QueuedWriter {
+  readonly pendingCount: number;
+  readonly pendingSinceMs: number;
+  readonly stats: { readonly failedBatches: number };
+}
+
+/** A writer's queue as `/metrics` reads it, one mapping for both stores. */
+export function queueStatsOf(w: QueuedWriter): QueueStats {
+  return { events: w.pendingCount, sinceMs: w.pendingSinceMs, failedBatches: w.stats.failedBatches };
+}
+
 /** What a new run row holds; the rest is filled as it runs. */
 export interface NewRun {
   id: string;

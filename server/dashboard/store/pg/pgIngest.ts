@@ -9,7 +9,7 @@ import type { RunState } from '../../../../shared/protocol/protocol.ts';
 import type { StoreHealth } from '../../../../shared/protocol/storeHealth.ts';
 import type { Effects } from '../common/effects.ts';
 import type { IngestFeed } from '../common/ingestFeed.ts';
-import type { QueueStats } from '../common/records.ts';
+import { queueStatsOf, type QueueStats } from '../common/records.ts';
 import type { IngestListener, IngestStore } from '../common/storeApi.ts';
 import type { PgListener } from './pgListener.ts';
 import type { PgWriter } from './pgWriter.ts';
@@ -64,11 +64,7 @@ export class PgIngest implements IngestStore {
     return this.writer.pendingCount + events <= this.writer.capacity;
   }
   queueStats(): QueueStats {
-    return {
-      events: this.writer.pendingCount,
-      sinceMs: this.writer.pendingSinceMs,
-      failedBatches: this.writer.stats.failedBatches,
-    };
+    return queueStatsOf(this.writer);
   }
   health(): StoreHealth {
     return {

@@ -8,7 +8,7 @@ import type { StoreHealth } from '../../../../shared/protocol/storeHealth.ts';
 import type { RunState } from '../../../../shared/protocol/protocol.ts';
 import type { Effects } from '../common/effects.ts';
 import type { IngestFeed } from '../common/ingestFeed.ts';
-import type { QueueStats } from '../common/records.ts';
+import { queueStatsOf, type QueueStats } from '../common/records.ts';
 import type { IngestListener, IngestStore } from '../common/storeApi.ts';
 import type { RunQueries } from './runQueries.ts';
 import type { BatchWriter } from './writer.ts';
@@ -68,11 +68,7 @@ export class SqliteIngest implements IngestStore {
   }
 
   queueStats(): QueueStats {
-    return {
-      events: this.writer.pendingCount,
-      sinceMs: this.writer.pendingSinceMs,
-      failedBatches: this.writer.stats.failedBatches,
-    };
+    return queueStatsOf(this.writer);
   }
 
   /** An embedded database does not go away. */
