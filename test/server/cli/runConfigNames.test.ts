@@ -4,7 +4,7 @@
  * A renamed flag or field would otherwise leave refusals naming something the user cannot type.
  */
 import { describe, expect, it } from 'vitest';
-import type { TSchema } from '@sinclair/typebox';
+import type { TSchema } from 'typebox';
 import { RUN_CONFIG_NAMES } from '#shared/config/runConfigNames.ts';
 import { RunConfigSchema } from '#shared/config/runConfig.ts';
 import { RunSpecSchema } from '#shared/config/runSpec.ts';
