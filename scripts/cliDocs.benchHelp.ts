@@ -169,7 +169,7 @@ export const BENCH_GROUPS: FlagGroup[] = [
         help: 'free-form run metadata (CI build, node, GPU); several after one flag, as vLLM, or the flag repeated; a key given here overrides the same `ci_*` key read from the CI',
       },
       'no-ci-metadata': {
-        help: 'do not read where the run ran from the CI environment: by default Buildkite, GitHub Actions and GitLab CI variables become the metadata keys `ci_provider`, `ci_build`, `ci_build_url`, `ci_job`, `ci_node`, `ci_commit`, `ci_pipeline`, `ci_step` (see the Stalls board)',
+        help: 'do not read where the run ran from the CI environment: by default Buildkite, GitHub Actions and GitLab CI variables become the metadata keys `ci_provider`, `ci_build`, `ci_build_url`, `ci_job`, `ci_node`, `ci_commit`, `ci_pipeline`, `ci_step` (Buildkite: the step key, else its label), `ci_step_label` (see the Stalls board)',
       },
       threshold: {
         arg: 'EXPR',

@@ -323,6 +323,7 @@ describe('parseBenchArgs: where the run ran (docs/design.md#ci-metadata)', () =>
       ci_node: 'node-b',
       ci_pipeline: 'vllm-omni',
       ci_step: 'minicpmo-accuracy',
+      ci_step_label: 'minicpmo-accuracy',
     });
   });
 
