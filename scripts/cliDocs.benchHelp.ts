@@ -262,6 +262,19 @@ export const BENCH_GROUPS: FlagGroup[] = [
     },
   },
   {
+    title: 'CI outputs',
+    see: 'ci-outputs',
+    flags: {
+      'junit-xml': {
+        arg: 'FILE',
+        help: 'write the run as JUnit XML: one `<testsuite>`, one `<testcase>` whose `classname` is the CI job (pipeline and step) and whose `name` is the benchmark (backend, dataset, label), stable across builds; a stall is `<failure type="stall">` naming its phase and fingerprint (with `--report-to`, the one the board files the run under), another failure its own type; `<properties>` carry fingerprint, phase, build, node, commit and the dashboard run URL, `<system-out>` the stack and the liveness sentence',
+      },
+      'ci-summary': {
+        help: 'put the verdict and the stall card on the job page: on Buildkite `buildkite-agent annotate --style error|warning|success --context stallscope-<step>`, on GitHub Actions appended to `$GITHUB_STEP_SUMMARY` (each under 1 MiB); with `--report-to` also the board sentence and links to the run and the board. A missing or failing agent, or an unwritable file, is one warning: the result and exit code are unchanged',
+      },
+    },
+  },
+  {
     title: 'Other',
     flags: {
       'report-to': {
