@@ -93,7 +93,7 @@ export async function run(argv: string[]): Promise<number> {
   // Loaded only for --junit-xml / --ci-summary: it watches the run's events for its stall evidence.
   const { junitXml, summary: ciSummary } = parsed.ciOutput;
   const ciOutput = junitXml || ciSummary ? await import('./ciOutput/index.ts') : null;
-  const evidence = ciOutput ? new ciOutput.RunEvidence() : null;
+  const runEvidence = ciOutput ? new ciOutput.RunEvidence() : null;
 
   let outcome: BenchOutcome;
   try {
@@ -109,7 +109,7 @@ export async function run(argv: string[]): Promise<number> {
       signal: ctrl.signal,
       log: (line) => console.log(redactSecrets(line)),
       onDownloadProgress: (p) => progress?.onDownload(p),
-      onEvent: eventSubscriber(progress, reporter, evidence),
+      onEvent: eventSubscriber(progress, reporter, runEvidence),
     });
   } catch (e) {
     return refuse(e);
@@ -128,7 +128,7 @@ export async function run(argv: string[]): Promise<number> {
   console.log(formatSummary(outcome.result));
   if (outcome.resultFile) console.log(`Result written to ${outcome.resultFile}`);
   // After the reporter's close: the run's own evidence is posted, so the board can file it.
-  if (ciOutput && evidence) await writeCi(ciOutput, { parsed, outcome, evidence, wait: reporterWait });
+  if (ciOutput && runEvidence) await writeCi(ciOutput, { parsed, outcome, evidence: runEvidence, wait: reporterWait });
   return EXIT_CODES[outcome.summary.verdict];
 }
 

@@ -4,6 +4,7 @@
  * sentence and the links. Text from peers (frames, errors, labels) is escaped, so it cannot open a link,
  * an HTML tag or a code block of its own; both hosts cap a summary at 1 MiB, so it is bounded here.
  */
+import { ciBuildHref } from '../../../shared/runInfo/runTitle.ts';
 import type { CiReport } from './ciReport.ts';
 
 /** Buildkite's annotation and GitHub's step summary limit (1 MiB each). */
@@ -29,8 +30,11 @@ function fenced(body: string): string {
   return `${fence}text\n${body}\n${fence}`;
 }
 
-const link = (text: string, href: string | null) =>
-  href ? `[${mdText(text)}](<${href.replace(/[<>\s]/g, encodeURIComponent)}>)` : null;
+/** A link only to an http(s) URL (the one rule, runTitle.ts); anything else is left out. */
+function link(text: string, href: string | null): string | null {
+  const safe = ciBuildHref(href);
+  return safe ? `[${mdText(text)}](<${safe.replace(/[<>\s]/g, encodeURIComponent)}>)` : null;
+}
 
 const ICON: Record<CiReport['verdict'], string> = {
   passed: '✅',
