@@ -34,10 +34,14 @@ const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && 
 const str = (x: unknown): string | null => (typeof x === 'string' ? x : null);
 const strs = (x: unknown): string[] => (Array.isArray(x) ? x.filter((v): v is string => typeof v === 'string') : []);
 
-/** The dashboard's URL and token as `--report-to` gives them (`?token=`, else $STALLSCOPE_TOKEN). */
+/**
+ * The dashboard's URL and the token to read it with: `$STALLSCOPE_VIEW_TOKEN` when set — a CI job's `report`
+ * token may post but not read (docs/design.md#tokens) — else the one `--report-to` posts with (`?token=`, else
+ * `$STALLSCOPE_TOKEN`).
+ */
 export function boardTarget(reportTo: string, env: Readonly<Record<string, string | undefined>>) {
   const u = new URL(reportTo);
-  const token = u.searchParams.get('token') ?? env.STALLSCOPE_TOKEN ?? null;
+  const token = env.STALLSCOPE_VIEW_TOKEN || (u.searchParams.get('token') ?? env.STALLSCOPE_TOKEN ?? null);
   return { base: `${u.origin}${u.pathname.replace(/\/+$/, '')}`, token };
 }
 
@@ -55,7 +59,11 @@ async function getJson(t: BoardTarget, path: string, signal: AbortSignal): Promi
     } catch {
       // not JSON: the text's start says what answered
     }
-    throw new Error(`GET ${path}: HTTP ${res.status}${why ? ` ${why}` : ''}`);
+    const hint =
+      res.status === 401 || res.status === 403
+        ? ": reading the board needs a view (or admin) token: set $STALLSCOPE_VIEW_TOKEN ('stallscope token create --scope view')"
+        : '';
+    throw new Error(`GET ${path}: HTTP ${res.status}${why ? ` ${why}` : ''}${hint}`);
   }
   return JSON.parse(text) as unknown;
 }
