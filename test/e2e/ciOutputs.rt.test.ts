@@ -18,6 +18,7 @@ import { startReproServer, type ReproProcess } from '#test/helpers/reproServerPr
 import { buildkiteAgentStandIn, type AgentStandIn } from '#test/helpers/buildkiteAgent.ts';
 import { readJunit, type JunitSuite } from '#test/helpers/junitCheck.ts';
 import { runBenchChild } from '#test/helpers/benchChild.ts';
+import { stallFingerprint } from '#shared/stalls/fingerprint.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ci-outputs-'));
 const COMMIT = (build: string) => `${build}0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9`.slice(0, 40);
@@ -34,12 +35,19 @@ interface Ran {
   junit: JunitSuite;
 }
 
-async function bench(runId: string, target: string, env: Record<string, string>, hang: boolean): Promise<Ran> {
+async function bench(
+  runId: string,
+  target: string,
+  env: Record<string, string>,
+  hang: boolean,
+  reportTo: string | null = server.url,
+): Promise<Ran> {
   const junitFile = join(dir, `${runId}.xml`);
   const args = ['--base-url', target, '--model', 'openbmb/MiniCPM-o-4_5', '--num-prompts', '2'];
   args.push('--max-concurrency', '2', '--random-input-len', '8', '--random-output-len', '8');
   args.push('--omni-request-timeout-s', hang ? '2' : '30', '--omni-fail-fast-on-timeout', '--probe-liveness-at-stall');
-  args.push('--run-id', runId, '--report-to', server.url, '--disable-tqdm', '--junit-xml', junitFile, '--ci-summary');
+  args.push('--run-id', runId, ...(reportTo ? ['--report-to', reportTo] : []), '--disable-tqdm');
+  args.push('--junit-xml', junitFile, '--ci-summary');
   const r = await runBenchChild(args, env).done;
   expect(r.code, `${runId}:\n${r.stdout}\n${r.stderr}`).toBe(hang ? 3 : 0);
   return { code: r.code, stderr: r.stderr, junit: readJunit(junitFile)[0] };
@@ -93,7 +101,13 @@ describe('CI outputs: JUnit, the Buildkite annotation and the GitHub job summary
       startReproServer(server.url, 'hift:block'),
       startReproServer(server.url, null),
     ]);
-    // The hift fault hangs its worker for good: one hung server per stalled run, as in CI.
+    // The hift fault hangs its worker for good: one hung server per stalled run, as in CI. The GitHub job runs
+    // beside the Buildkite one (another job: neither's board filing depends on the other's).
+    const githubRun = (async () => {
+      const hung3 = await startReproServer(server.url, 'hift:block');
+      gh = await bench('gh-812', hung3.url, github, true);
+      await hung3.stop();
+    })();
     stall1 = await bench('bk-101', hung.url, buildkite('101', 'node-a', ':rocm: MiniCPM-o accuracy', okAgent), true);
     pass = await bench('bk-102', healthy.url, buildkite('102', 'node-b', ':rocm: MiniCPM-o accuracy', okAgent), false);
     const hung2 = await startReproServer(server.url, 'hift:block');
@@ -104,9 +118,7 @@ describe('CI outputs: JUnit, the Buildkite annotation and the GitHub job summary
       buildkite('103', 'node-c', ':rocm: MiniCPM-o 4.5 accuracy', failingAgent),
       true,
     );
-    const hung3 = await startReproServer(server.url, 'hift:block');
-    gh = await bench('gh-812', hung3.url, github, true);
-    await Promise.all([hung2.stop(), hung3.stop()]);
+    await Promise.all([hung2.stop(), githubRun]);
     const r = await fetch(`${server.url}/api/stalls`);
     board = (await r.json()) as StallsReply;
   }, 150_000);
@@ -201,5 +213,46 @@ describe('CI outputs: JUnit, the Buildkite annotation and the GitHub job summary
     expect(md).toContain('**build 812 · gpu-runner-7 · accuracy**');
     expect(gh.junit.cases[0].classname).toBe('vllm-project/vllm-omni/nightly.accuracy');
     expect(gh.junit.properties).toMatchObject({ fingerprint: g.fingerprint, build: '812', node: 'gpu-runner-7' });
+  });
+
+  it("without --report-to: the bench's own fingerprint (the first timeout's, phase-only), said to be the bench's", async () => {
+    const own = await bench('local-1', hung.url, {}, true, null);
+    const [c] = own.junit.cases;
+    expect(c.classname).toBe('stallscope.openai-chat-omni');
+    const fp = stallFingerprint('unknown', []).fingerprint;
+    expect(c.failure).toMatchObject({ type: 'stall' });
+    expect(c.failure!.message).toMatch(new RegExp(`^stalled in phase unknown, fingerprint ${fp} \\(unknown\\)`));
+    expect(own.junit.properties).toMatchObject({ fingerprint: fp, phase: 'unknown', fingerprint_source: 'bench' });
+    expect(own.junit.properties.dashboard_run_url).toBeUndefined();
+    // Outside Buildkite and GitHub Actions, --ci-summary writes nothing and says so once.
+    expect(own.stderr.split('\n').filter((l) => l.includes('--ci-summary'))).toEqual([
+      'stallscope bench: warning: --ci-summary: not on Buildkite (BUILDKITE=true) or GitHub Actions ($GITHUB_STEP_SUMMARY): no summary written',
+    ]);
+  });
+
+  it('a report token may not read the board: the JUnit file and stderr say so, and name whose fingerprint it is', async () => {
+    const admin = 'admin-token-for-the-ci-outputs-test';
+    const guarded = await startServer(undefined, { args: ['--token', admin] });
+    try {
+      const made = await fetch(`${guarded.url}/api/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'nightly', scope: 'report' }),
+      });
+      expect(made.status).toBe(201);
+      const { token } = (await made.json()) as { token: string };
+      const r = await bench('guarded-1', hung.url, {}, true, `${guarded.url}/?token=${token}`);
+      const warning = r.stderr.split('\n').filter((l) => l.includes('WARNING'));
+      expect(warning).toEqual([
+        expect.stringMatching(
+          /^stallscope bench: WARNING: the board's fingerprint for this run could not be read from http:\/\/127\.0\.0\.1:\d+ \(GET \/api\/stalls: HTTP 403 API_FORBIDDEN_SCOPE .*: reading the board needs a view \(or admin\) token: set \$STALLSCOPE_VIEW_TOKEN .*\); the fingerprint here is the bench's own \(unknown\)/,
+        ),
+      ]);
+      expect(r.stderr).not.toContain(token);
+      expect(r.junit.cases[0].systemOut.split('\n')[0]).toBe(warning[0].replace('stallscope bench: ', ''));
+      expect(r.junit.properties).toMatchObject({ fingerprint_source: 'bench', phase: 'unknown' });
+    } finally {
+      await guarded.stop();
+    }
   });
 });
