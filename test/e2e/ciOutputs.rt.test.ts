@@ -1,5 +1,5 @@
 /**
- * The CI outputs end to end (issue 43), with real processes: a dashboard (`stallscope serve`), a reproduction
+ * The CI outputs end to end, with real processes: a dashboard (`stallscope serve`), a reproduction
  * server hung in hift (its watchdog posting the stack to the dashboard) and a healthy one, and `stallscope
  * bench --report-to … --junit-xml … --ci-summary` as Buildkite runs them — a stand-in `buildkite-agent` first on
  * PATH records each annotation's arguments and Markdown — and as GitHub Actions runs them (a temp
