@@ -46,10 +46,17 @@ export function boardTarget(reportTo: string, env: Readonly<Record<string, strin
 }
 
 async function getJson(t: BoardTarget, path: string, signal: AbortSignal): Promise<unknown> {
-  const res = await fetch(`${t.base}${path}`, {
-    headers: t.token ? { authorization: `Bearer ${t.token}` } : {},
-    signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_MS)]),
-  });
+  let res: Response;
+  try {
+    res = await fetch(`${t.base}${path}`, {
+      headers: t.token ? { authorization: `Bearer ${t.token}` } : {},
+      signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_MS)]),
+    });
+  } catch (e) {
+    // fetch says only "fetch failed"; the cause says why (ECONNREFUSED, a timeout, the signal).
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`GET ${path}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, { cause: e });
+  }
   const text = await res.text();
   if (!res.ok) {
     let why = text.slice(0, 200);
