@@ -202,8 +202,8 @@ async function openReporter(url: string, runId: string, config: unknown): Promis
 
 /**
  * The run's event subscriber: the progress bar, the reporter and the CI outputs' evidence, or none when none is
- * there (output piped, no --report-to, no CI output), so the engine builds no event at all (RunEvents skips its work without a subscriber): a few events
- * per request that nobody would read (docs/design.md#request-body).
+ * there (output piped, no --report-to, no CI output), so the engine builds no event at all (RunEvents skips its
+ * work without a subscriber): a few events per request that nobody would read (docs/design.md#request-body).
  */
 export function eventSubscriber(
   progress: Pick<Progress, 'onEvent'> | null,
