@@ -7,7 +7,7 @@
  * summary must name the phase and the fingerprint the board shows for the run, its build, node and commit, and
  * link the run page and the board; a failing agent changes neither the files nor the exit code.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +126,7 @@ describe('CI outputs: JUnit, the Buildkite annotation and the GitHub job summary
   afterAll(async () => {
     await Promise.all([hung?.stop(), healthy?.stop()]);
     await server?.stop();
+    for (const d of [dir, okAgent.bin, failingAgent.bin]) rmSync(d, { recursive: true, force: true });
   });
 
   it("JUnit: a stall is <failure type=stall> naming the phase and the board's fingerprint, with build, node, commit and the run's URL", async () => {
