@@ -169,7 +169,7 @@ export const BENCH_GROUPS: FlagGroup[] = [
         help: 'free-form run metadata (CI build, node, GPU); several after one flag, as vLLM, or the flag repeated; a key given here overrides the same `ci_*` key read from the CI',
       },
       'no-ci-metadata': {
-        help: 'do not read where the run ran from the CI environment: by default Buildkite, GitHub Actions and GitLab CI variables become the metadata keys `ci_provider`, `ci_build`, `ci_build_url`, `ci_job`, `ci_node`, `ci_commit`, `ci_pipeline`, `ci_step` (see the Stalls board)',
+        help: 'do not read where the run ran from the CI environment: by default Buildkite, GitHub Actions and GitLab CI variables become the metadata keys `ci_provider`, `ci_build`, `ci_build_url`, `ci_job`, `ci_node`, `ci_commit`, `ci_pipeline`, `ci_step` (Buildkite: the step key, else its label), `ci_step_label` (see the Stalls board)',
       },
       threshold: {
         arg: 'EXPR',
@@ -258,6 +258,19 @@ export const BENCH_GROUPS: FlagGroup[] = [
     flags: {
       'probe-liveness-at-stall': {
         help: 'at the first stall evidence (a structural timeout, a `no_progress` trip, or `--server-stall-after-s`) ask the server `GET /health`, `GET /v1/models` and one short text-only chat request, each bounded (2 s), once, without delaying the stop; the result key `liveness_at_stall` says what answered and how fast (see [liveness at the stall](design.md#liveness-at-stall))',
+      },
+    },
+  },
+  {
+    title: 'CI outputs',
+    see: 'ci-outputs',
+    flags: {
+      'junit-xml': {
+        arg: 'FILE',
+        help: 'write the run as JUnit XML: one `<testsuite>`, one `<testcase>` whose `classname` is the CI job (pipeline and step) and whose `name` is the benchmark (backend, dataset, label), stable across builds; a stall is `<failure type="stall">` naming its phase and fingerprint (with `--report-to`, the one the board files the run under), another failure its own type; `<properties>` carry fingerprint, phase, build, node, commit and the dashboard run URL, `<system-out>` the stack and the liveness sentence',
+      },
+      'ci-summary': {
+        help: 'put the verdict and the stall card on the job page: on Buildkite `buildkite-agent annotate --style error|warning|success --context stallscope-<step>`, on GitHub Actions appended to `$GITHUB_STEP_SUMMARY` (each under 1 MiB); with `--report-to` also the board sentence and links to the run and the board. A missing or failing agent, or an unwritable file, is one warning: the result and exit code are unchanged',
       },
     },
   },

@@ -16,6 +16,8 @@ import { BENCH_USAGE } from './benchFlags.ts';
 import type { RemoteReporter } from '../engine/report/remote.ts';
 import type { Progress } from './benchProgress.ts';
 import type { BenchEvent } from '../../shared/protocol/protocol.ts';
+import type { RunEvidence } from './ciOutput/runEvidence.ts';
+import type * as CiOutput from './ciOutput/index.ts';
 
 export const EXIT_CODES: Record<Verdict, number> = {
   passed: 0,
@@ -88,6 +90,10 @@ export async function run(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const progress = parsed.disableProgress ? null : createProgress(process.stderr);
+  // Loaded only for --junit-xml / --ci-summary: it watches the run's events for its stall evidence.
+  const { junitXml, summary: ciSummary } = parsed.ciOutput;
+  const ciOutput = junitXml || ciSummary ? await import('./ciOutput/index.ts') : null;
+  const runEvidence = ciOutput ? new ciOutput.RunEvidence() : null;
 
   let outcome: BenchOutcome;
   try {
@@ -103,7 +109,7 @@ export async function run(argv: string[]): Promise<number> {
       signal: ctrl.signal,
       log: (line) => console.log(redactSecrets(line)),
       onDownloadProgress: (p) => progress?.onDownload(p),
-      onEvent: eventSubscriber(progress, reporter),
+      onEvent: eventSubscriber(progress, reporter, runEvidence),
     });
   } catch (e) {
     return refuse(e);
@@ -121,7 +127,43 @@ export async function run(argv: string[]): Promise<number> {
   }
   console.log(formatSummary(outcome.result));
   if (outcome.resultFile) console.log(`Result written to ${outcome.resultFile}`);
+  // After the reporter's close: the run's own evidence is posted, so the board can file it.
+  if (ciOutput && runEvidence) await writeCi(ciOutput, { parsed, outcome, evidence: runEvidence, wait: reporterWait });
   return EXIT_CODES[outcome.summary.verdict];
+}
+
+/**
+ * `--junit-xml` / `--ci-summary` after the run. A signal meanwhile stops waiting for the dashboard's board (the
+ * outputs then say it was not read); the run's exit code stands whatever happens here.
+ */
+async function writeCi(
+  ciOutput: typeof CiOutput,
+  o: { parsed: ParsedBench; outcome: BenchOutcome; evidence: RunEvidence; wait: AbortController },
+): Promise<void> {
+  const stopWaiting = (sig: NodeJS.Signals): void => {
+    console.error(`\n${sig}: not waiting for the dashboard any longer`);
+    o.wait.abort();
+  };
+  process.on('SIGINT', stopWaiting);
+  process.on('SIGTERM', stopWaiting);
+  try {
+    await ciOutput.writeCiOutputs({
+      flags: o.parsed.ciOutput,
+      config: o.parsed.config,
+      summary: o.outcome.summary,
+      result: o.outcome.result,
+      evidence: o.evidence,
+      reportTo: o.parsed.reportTo,
+      env: process.env,
+      warn: (line) => console.error(redactSecrets(line)),
+      signal: o.wait.signal,
+    });
+  } catch (e) {
+    console.error(redactSecrets(`stallscope bench: warning: CI outputs: ${(e as Error).message}`));
+  } finally {
+    process.off('SIGINT', stopWaiting);
+    process.off('SIGTERM', stopWaiting);
+  }
 }
 
 function refuse(e: unknown): number {
@@ -159,17 +201,19 @@ async function openReporter(url: string, runId: string, config: unknown): Promis
 }
 
 /**
- * The run's event subscriber: the progress bar and the reporter, or none when neither is there (output piped, no
- * --report-to), so the engine builds no event at all (RunEvents skips its work without a subscriber): a few events
- * per request that nobody would read (docs/design.md#request-body).
+ * The run's event subscriber: the progress bar, the reporter and the CI outputs' evidence, or none when none is
+ * there (output piped, no --report-to, no CI output), so the engine builds no event at all (RunEvents skips its
+ * work without a subscriber): a few events per request that nobody would read (docs/design.md#request-body).
  */
 export function eventSubscriber(
   progress: Pick<Progress, 'onEvent'> | null,
   reporter: Pick<RemoteReporter, 'onEvent'> | null,
+  evidence: Pick<RunEvidence, 'onEvent'> | null = null,
 ): ((e: BenchEvent) => void) | undefined {
-  if (!progress && !reporter) return undefined;
+  if (!progress && !reporter && !evidence) return undefined;
   return (e) => {
     progress?.onEvent(e);
     reporter?.onEvent(e);
+    evidence?.onEvent(e);
   };
 }

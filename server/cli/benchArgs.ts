@@ -41,6 +41,8 @@ export interface ParsedBench {
   warnings: string[];
   reportTo: string | null;
   disableProgress: boolean;
+  /** `--junit-xml` and `--ci-summary`: what the CLI writes for the CI after the run (server/cli/ciOutput/). */
+  ciOutput: { junitXml: string | null; summary: boolean };
 }
 
 /** Every flag's value, typed by the flag table. */
@@ -154,7 +156,15 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     warnings,
     reportTo: v['report-to'] ?? null,
     disableProgress: Boolean(v['disable-tqdm']),
+    ciOutput: { junitXml: junitXmlOf(v['junit-xml']), summary: Boolean(v['ci-summary']) },
   };
+}
+
+/** `--junit-xml FILE`: a file name, refused empty (it would be written nowhere, at the end of a long run). */
+function junitXmlOf(file: string | undefined): string | null {
+  if (file === undefined) return null;
+  if (file.trim() === '') return usage('--junit-xml needs a file name', '--junit-xml');
+  return file;
 }
 
 /** `--probe-liveness-at-stall` and the silence that also starts it (`--server-stall-after-s`, > 0). */

@@ -78,6 +78,9 @@ export const BENCH_OPTIONS = {
   'result-filename': { type: 'string' },
   'disable-tqdm': { type: 'boolean' },
   'report-to': { type: 'string' },
+  // CI outputs (docs/design.md#ci-outputs).
+  'junit-xml': { type: 'string' },
+  'ci-summary': { type: 'boolean' },
   // Seed-TTS accuracy gate (docs/design.md#accuracy-gate).
   'seed-tts-wer-eval': { type: 'boolean' },
   'seed-tts-wer-save-items': { type: 'boolean' },
@@ -174,6 +177,9 @@ stacks     --capture-server-stacks (py-spy dump of the server tree at the first 
            --server-stacks-native (py-spy --native), --py-spy PATH, --server-phase-rules FILE
 liveness   --probe-liveness-at-stall (at the first stall: GET /health, GET /v1/models and one short
            text-only request, each bounded; result key liveness_at_stall)
+ci         --junit-xml FILE (the run as a JUnit test: a stall is <failure type="stall"> naming its phase and
+           fingerprint, with --report-to the board's), --ci-summary (a Buildkite annotation, or GitHub's
+           $GITHUB_STEP_SUMMARY: verdict, stall card, board sentence, links; never fails the run)
 other      --report-to URL (stream events to a stallscope dashboard), --run-id ID, --disable-tqdm,
            --print-stage (requests stage metrics; no per-stage block is printed)
 

@@ -13,14 +13,16 @@ export const CI_METADATA_KEYS = [
   'ci_commit',
   'ci_pipeline',
   'ci_step',
+  'ci_step_label',
 ] as const;
 export type CiMetadataKey = (typeof CI_METADATA_KEYS)[number];
 export type CiMetadata = Partial<Record<CiMetadataKey, string>>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** The provider's variable (or value built from variables) for each key. */
-type Mapping = Record<Exclude<CiMetadataKey, 'ci_provider'>, (env: Env) => string | undefined>;
+type Read = (env: Env) => string | undefined;
+/** The provider's variable (or value built from variables) for each key; a step's label only where it differs from the step. */
+type Mapping = Record<Exclude<CiMetadataKey, 'ci_provider' | 'ci_step_label'>, Read> & { ci_step_label?: Read };
 
 const v = (name: string) => (env: Env) => env[name];
 
@@ -35,7 +37,10 @@ const PROVIDERS: { name: string; detect: (env: Env) => boolean; keys: Mapping }[
       ci_node: v('BUILDKITE_AGENT_NAME'),
       ci_commit: v('BUILDKITE_COMMIT'),
       ci_pipeline: v('BUILDKITE_PIPELINE_SLUG'),
-      ci_step: v('BUILDKITE_LABEL'),
+      // The step's key when the pipeline gives it one: a label is for people and gets renamed (":rocm: MiniCPM-o
+      // 4.5 accuracy"), and a job is grouped by its step, so a renamed label would split its history.
+      ci_step: (env) => env.BUILDKITE_STEP_KEY?.trim() || env.BUILDKITE_LABEL,
+      ci_step_label: v('BUILDKITE_LABEL'),
     },
   },
   {
@@ -58,6 +63,7 @@ const PROVIDERS: { name: string; detect: (env: Env) => boolean; keys: Mapping }[
         env.GITHUB_REPOSITORY && env.GITHUB_WORKFLOW
           ? `${env.GITHUB_REPOSITORY}/${env.GITHUB_WORKFLOW}`
           : (env.GITHUB_WORKFLOW ?? env.GITHUB_REPOSITORY),
+      // The job's id in its workflow file (`jobs.<id>`): stable across runs, unlike its display name.
       ci_step: v('GITHUB_JOB'),
     },
   },
@@ -87,10 +93,7 @@ export function detectCiMetadata(env: Env): CiMetadata {
   const p = PROVIDERS.find((x) => x.detect(env));
   if (!p) return {};
   const out: CiMetadata = { ci_provider: p.name };
-  for (const [key, read] of Object.entries(p.keys) as [
-    Exclude<CiMetadataKey, 'ci_provider'>,
-    (e: Env) => string | undefined,
-  ][]) {
+  for (const [key, read] of Object.entries(p.keys) as [Exclude<CiMetadataKey, 'ci_provider'>, Read][]) {
     const value = read(env)?.trim();
     if (value) out[key] = value.slice(0, MAX_VALUE);
   }

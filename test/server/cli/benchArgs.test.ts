@@ -323,6 +323,7 @@ describe('parseBenchArgs: where the run ran (docs/design.md#ci-metadata)', () =>
       ci_node: 'node-b',
       ci_pipeline: 'vllm-omni',
       ci_step: 'minicpmo-accuracy',
+      ci_step_label: 'minicpmo-accuracy',
     });
   });
 
@@ -338,5 +339,20 @@ describe('parseBenchArgs: where the run ran (docs/design.md#ci-metadata)', () =>
 
   it('outside a CI there is nothing to record', () => {
     expect(parseBenchArgs(['--model', 'm'], { HOME: '/root' }).config.output.metadata).toEqual({});
+  });
+});
+
+describe('parseBenchArgs: the CI outputs (docs/design.md#ci-outputs)', () => {
+  it("--junit-xml FILE and --ci-summary are the CLI's, not run options; an empty file name is refused", () => {
+    expect(parseBenchArgs(['--model', 'm']).ciOutput).toEqual({ junitXml: null, summary: false });
+    const p = parseBenchArgs(['--model', 'm', '--junit-xml', 'out/stallscope.xml', '--ci-summary']);
+    expect(p.ciOutput).toEqual({ junitXml: 'out/stallscope.xml', summary: true });
+    expect(JSON.stringify(p.config)).not.toContain('stallscope.xml');
+    expect(() => parseBenchArgs(['--model', 'm', '--junit-xml', ' '])).toThrow(
+      expect.objectContaining({
+        field: '--junit-xml',
+        message: 'invalid configuration: --junit-xml needs a file name',
+      }),
+    );
   });
 });

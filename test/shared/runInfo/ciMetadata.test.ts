@@ -25,6 +25,23 @@ describe('detectCiMetadata', () => {
       ci_commit: 'a1b2c3d',
       ci_pipeline: 'vllm-omni',
       ci_step: 'minicpmo-accuracy',
+      ci_step_label: 'minicpmo-accuracy',
+    });
+  });
+
+  it("Buildkite: the step is the step's key when set, so a renamed label keeps its job; the label beside it", () => {
+    const env = { BUILDKITE: 'true', BUILDKITE_PIPELINE_SLUG: 'vllm-omni', BUILDKITE_STEP_KEY: 'minicpmo-accuracy' };
+    const before = detectCiMetadata({ ...env, BUILDKITE_LABEL: ':rocm: MiniCPM-o 4.5 accuracy' });
+    const after = detectCiMetadata({ ...env, BUILDKITE_LABEL: ':rocm: MiniCPM-o 4.5 accuracy (MI325)' });
+    expect(before).toMatchObject({ ci_step: 'minicpmo-accuracy', ci_step_label: ':rocm: MiniCPM-o 4.5 accuracy' });
+    expect(after).toMatchObject({
+      ci_step: 'minicpmo-accuracy',
+      ci_step_label: ':rocm: MiniCPM-o 4.5 accuracy (MI325)',
+    });
+    // A blank key is no key: the label is the step, as before keys existed.
+    expect(detectCiMetadata({ ...env, BUILDKITE_STEP_KEY: ' ', BUILDKITE_LABEL: 'acc' })).toMatchObject({
+      ci_step: 'acc',
+      ci_step_label: 'acc',
     });
   });
 
@@ -52,6 +69,19 @@ describe('detectCiMetadata', () => {
       ci_pipeline: 'vllm-project/vllm-omni/nightly',
       ci_step: 'accuracy',
     });
+  });
+
+  it("GitHub Actions: the run URL only from all three of server, repository and run id (a GHES server's own host)", () => {
+    const env = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SERVER_URL: 'https://ghe.example.com',
+      GITHUB_REPOSITORY: 'omni/serving',
+      GITHUB_RUN_ID: '42',
+    };
+    expect(detectCiMetadata(env).ci_build_url).toBe('https://ghe.example.com/omni/serving/actions/runs/42');
+    for (const k of ['GITHUB_SERVER_URL', 'GITHUB_REPOSITORY', 'GITHUB_RUN_ID'] as const)
+      expect(detectCiMetadata({ ...env, [k]: undefined }).ci_build_url, k).toBeUndefined();
+    expect(detectCiMetadata(env).ci_step_label).toBeUndefined();
   });
 
   it('GitLab CI: the pipeline iid, its URL, the job, the runner', () => {
