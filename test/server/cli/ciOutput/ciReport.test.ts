@@ -92,7 +92,7 @@ describe('the failure type', () => {
     ]);
     expect(type(summary('failed'), gated, null, { seed_tts_content_error_mean: 0.2 })?.type).toBe('accuracy');
     const stopped = summary('failed_closed', {
-      stoppedBy: { kind: 'error_rate', rule: 'error_rate>0.5', atS: 1, value: 0.6 },
+      stoppedBy: { kind: 'error_rate', rule: 'error_rate>0.5', atS: 1, value: 0.6, requests: [], omitted: 0 },
     });
     expect(type(stopped)?.type).toBe('stopped.error_rate');
     expect(type(summary('interrupted'))?.type).toBe('interrupted');
