@@ -18,7 +18,7 @@ import { requestIdPrefix } from './requestBody.ts';
 import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '../realtime/backend.ts';
 import type { RealtimeRecord } from '../realtime/turnReader.ts';
 import { readDuplexInput, DUPLEX_INPUT_RATE_HZ } from '../realtime/duplexInput.ts';
-import { realtimeTrigger } from '../realtime/validate.ts';
+import { realtimeTrigger, realtimeTtsFlow } from '../realtime/validate.ts';
 import { realtimeResultKeys, turnTimingOf } from '../../../shared/metrics/realtime.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { EndedRecord } from '../records/record.ts';
@@ -48,6 +48,7 @@ async function buildRealtimeBody(config: RunConfig, sample: SampleRequest, duple
     text: promptText(sample.messages),
     instructions: systemText(sample.messages),
     extraBody: config.workload.extraBody ?? {},
+    ...(duplex ? {} : { flow: realtimeTtsFlow(config) }),
   };
   if (duplex) {
     const path = sample.seedTts?.wavPath;
