@@ -93,10 +93,11 @@ function keepTurnTimes(record: RequestRecord): void {
 function resultKeysOf(duplex: boolean) {
   return (records: RecordList<MetricInput>, _detailed: boolean, config?: RunConfig): Record<string, unknown> => {
     if (!duplex && config?.workload.extraBody?.save_duplex_request_metrics !== true) return {};
-    const turns = Array.from(records as RecordList<EndedRecord>, (r) => ({
-      timing: turnTimingOf(r),
-      success: r.success,
-    }));
+    const native = !duplex && config !== undefined && realtimeTtsFlow(config) === 'native';
+    const turns = Array.from(records as RecordList<EndedRecord>, (r) => {
+      const timing = turnTimingOf(r);
+      return { timing: timing && native ? { ...timing, native } : timing, success: r.success };
+    });
     return realtimeResultKeys(turns, OUTPUT_RATE_HZ);
   };
 }
