@@ -74,7 +74,7 @@ export async function runRealtimeTurn(
       });
       void reader.ready.then(() => {
         if (ctrl.aborted || reader.finished) return;
-        reader.begin(target.now());
+        reader.begin(target.now(), target.native);
         if (job.input) void sendDuplexInput(conn, job, reader, ctrl, target.now);
         else if (target.native) void streamSilence(conn, reader, ctrl);
         else sendTextTurn(conn, job);
@@ -83,7 +83,11 @@ export async function runRealtimeTurn(
     const conn = session.conn;
     const result = finish(target, end, record, ctrl, session, reader, job);
     // As upstream's close_session: the next utterance's session opens once this one has closed.
-    if (target.native && result.type === 'ok' && conn) await conn.closed(NATIVE_CLOSE_WAIT_MS);
+    if (target.native && result.type === 'ok' && conn) {
+      await conn.closed(NATIVE_CLOSE_WAIT_MS);
+      // Upstream's E2EL for this flow: from before the session's upgrade to after its close.
+      record.latency = target.now() - record.startTime;
+    }
     return result;
   } finally {
     timers.clear();
