@@ -271,10 +271,21 @@ function dataset(v: BenchValues): DatasetConfig {
       };
     case 'trace':
       return { name, path: v['dataset-path'] ?? '' };
-    default:
+    default: {
+      const why = UPSTREAM_ONLY_DATASETS[name];
+      if (why)
+        return usage(`--dataset-name '${name}' is vLLM-Omni's ${why}; stallscope does not run it`, '--dataset-name');
       return usage(`--dataset-name '${name}' is not one of random, seed-tts, trace`, '--dataset-name');
+    }
   }
 }
+
+/** Newer vLLM-Omni datasets refused by name (docs/design.md#realtime): evaluations, not load. */
+const UPSTREAM_ONLY_DATASETS: Record<string, string> = {
+  'seed-tts-text': 'text-only Seed-TTS accuracy set (use --dataset-name seed-tts for Seed-TTS load)',
+  omniinteract: 'video+audio duplex interaction evaluation, scored by a judge model',
+  'omni-duplex-eval': '`vllm bench omni-duplex-eval` duplex evaluation, scored by a judge model',
+};
 
 /**
  * `--ramp-up-strategy` with its two RPS flags (ints, as argparse reads them).

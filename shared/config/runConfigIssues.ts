@@ -367,6 +367,15 @@ function realtimeIssues(c: RunConfig, name: NameOf, add: Add, ok: Ok): void {
       `realtime_trigger must be "explicit" or "vad" (got ${JSON.stringify(trigger)})`,
       'CONFIG_REALTIME',
     );
+  const flow = c.workload.extraBody?.realtime_tts_flow;
+  if (flow !== undefined && (backend !== 'openai-realtime-tts' || (flow !== 'native' && flow !== 'turns')))
+    add(
+      'workload.extraBody',
+      backend !== 'openai-realtime-tts'
+        ? `realtime_tts_flow picks openai-realtime-tts's flow; backend '${backend}' has one flow`
+        : `realtime_tts_flow must be "native" or "turns" (got ${JSON.stringify(flow)})`,
+      'CONFIG_REALTIME',
+    );
   if (backend === 'openai-realtime-duplex' && c.workload.dataset.name !== 'seed-tts')
     add(
       'workload.dataset.name',

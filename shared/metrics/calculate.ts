@@ -6,7 +6,8 @@
  * cancelled and unsent requests and `completed + failed` = the run size).
  *
  * Never NaN: a metric without samples gets no mean/median/p keys (its
- * `num_*_samples` says 0), and a zero duration gives zero throughputs.
+ * `num_*_samples` says 0) — except e2el, audio_duration and audio_underrun,
+ * which upstream writes as 0.0 — and a zero duration gives zero throughputs.
  */
 import {
   GOODPUT_METRICS,
@@ -53,6 +54,9 @@ export function requestTpot(r: MetricInput, outputLen: number): number | null {
 }
 
 type Samples = Record<PercentileMetric, Floats>;
+
+/** The statistics upstream writes as 0.0 without samples (vLLM-Omni metrics.py @ 0f3921628a0f, patch.py's result). */
+const ZERO_WHEN_EMPTY: ReadonlySet<PercentileMetric> = new Set(['e2el', 'audio_duration', 'audio_underrun']);
 
 export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricOptions): Record<string, number> {
   const samples: Samples = {
@@ -130,7 +134,13 @@ export function calculateMetrics(records: RecordList<MetricInput>, opts: MetricO
   for (const m of SAMPLE_COUNT_METRICS) out[`num_${m}_samples`] = samples[m].length;
   const selected = new Set(opts.percentileMetrics);
   for (const m of PERCENTILE_METRICS) {
-    if (!selected.has(m) || samples[m].length === 0) continue;
+    if (!selected.has(m)) continue;
+    if (samples[m].length === 0) {
+      // Upstream gates only ttft/tpot/itl/audio_ttfp/audio_rtf on their sample counts (has_metric_samples); the
+      // others are `np.mean(values or 0)`: an all-failed run writes them as 0.0.
+      if (ZERO_WHEN_EMPTY.has(m)) writeStats(out, m, new Float64Array(1), opts.metricPercentiles);
+      continue;
+    }
     // Text latency statistics are meaningless when no text token was produced (upstream skips them too).
     if ((m === 'ttft' || m === 'tpot' || m === 'itl') && totalOutput === 0) continue;
     writeStats(out, m, samples[m].view(), opts.metricPercentiles);

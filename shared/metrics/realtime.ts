@@ -23,6 +23,8 @@ export interface RealtimeTurnTiming {
   outputTokens: number | null;
   /** Duplex only: how the turn was ended. */
   trigger?: 'explicit' | 'vad';
+  /** The native tts flow: timed from the first silent chunk (docs/design.md#realtime). */
+  native?: boolean;
 }
 
 export interface DistributionSummary {
@@ -56,6 +58,11 @@ const TTS_ORIGIN = {
   ttfp: 'conversation.item.create client send to first audio packet',
   rtf: 'request-start-to-last-audio receive time divided by emitted audio duration',
 };
+const NATIVE_ORIGIN = {
+  ttft: 'first silence append client send to first non-empty text delta',
+  ttfp: 'first silence append client send to first audio packet',
+  rtf: 'request-start-to-last-audio receive time divided by emitted audio duration',
+};
 const DUPLEX_ORIGIN = {
   ttft: 'end of reference speech to first non-empty text delta',
   ttfp: 'end of reference speech to first audio packet',
@@ -71,9 +78,11 @@ export function turnRequestMetric(t: RealtimeTurnTiming, sampleRateHz: number): 
   return {
     session_id: t.sessionId,
     request_index: t.turn,
+    // Upstream writes the Seed-TTS row's utterance id, null without one (stallscope's turns carry none).
+    utterance_id: null,
     response_id: t.responseId,
     source: 'client_monotonic_receive',
-    measurement_origin: t.trigger ? DUPLEX_ORIGIN : TTS_ORIGIN,
+    measurement_origin: t.trigger ? DUPLEX_ORIGIN : t.native ? NATIVE_ORIGIN : TTS_ORIGIN,
     ttft_ms: t.firstTextTs === null ? null : ms(t.firstTextTs - t.originTs),
     ttfp_ms: ms(t.firstAudioTs - t.originTs),
     audio_generation_ms: audioGenerationMs,

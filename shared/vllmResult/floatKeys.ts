@@ -55,10 +55,35 @@ const NESTED: Record<string, FloatKind> = {
   stopped_by: { at_s: 'float' },
   // one row per utterance; `wer` is a float (jiwer)
   seed_tts_wer_eval_items: { wer: 'float' },
+  // The realtime backends' per-turn metrics: ms from `round(seconds * 1000, 3)`, an RTF from `round(x, 6)`.
+  duplex_request_metrics: {
+    ttft_ms: 'float',
+    ttfp_ms: 'float',
+    audio_generation_ms: 'float',
+    audio_duration_ms: 'float',
+    rtf: 'float',
+  },
+  duplex_session_metrics: {
+    ttft_ms: { mean: 'float', p50: 'float', p99: 'float' },
+    ttfp_ms: { mean: 'float', p50: 'float', p99: 'float' },
+    rtf: { mean: 'float', p50: 'float', p99: 'float' },
+  },
 };
 
 /** The kind of a top-level result key, or undefined when its numbers are ints. */
 export function resultFloatKind(key: string): FloatKind | undefined {
   if (FLOAT_SCALARS.has(key) || STATISTIC.test(key) || SEED_TTS_STATISTIC.test(key)) return 'float';
   return NESTED[key];
+}
+
+/** Sums upstream takes over successful requests' values only: `sum([])` of a run with none is the int 0. */
+const SUMS_OF_COMPLETED = new Set(['total_audio_duration_s', 'total_audio_frames']);
+
+/**
+ * The kinds for one result: as resultFloatKind, except that a run where nothing completed writes its audio totals as
+ * the int `0` (upstream's `sum([])`), not `0.0`.
+ */
+export function resultFloatKindFor(result: Record<string, unknown>): (key: string) => FloatKind | undefined {
+  if (result.completed !== 0) return resultFloatKind;
+  return (key) => (SUMS_OF_COMPLETED.has(key) ? undefined : resultFloatKind(key));
 }

@@ -134,6 +134,14 @@ const HEAD_METRICS = [
   'mean_denoise_step_latency_ms',
 ];
 const TAIL_METRICS = ['max_output_tokens_per_s', 'max_concurrent_requests', 'max_concurrent_requests_exact', 'rtfx'];
+const SAMPLE_COUNTS = [
+  'num_ttft_samples',
+  'num_tpot_samples',
+  'num_itl_samples',
+  'num_audio_ttfp_samples',
+  'num_audio_rtf_samples',
+];
+const DUPLEX_KEYS: readonly string[] = ['duplex_request_metrics', 'duplex_session_metrics'];
 
 export function buildResultJson(input: ResultJsonInput): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -168,10 +176,14 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   }
   if (input.detailed) Object.assign(out, detailedArrays(input.records));
   for (const key of TAIL_METRICS) put(key);
+  // Then, as upstream's result dict: the sample counts, then the realtime duplex_* keys.
+  for (const key of SAMPLE_COUNTS) put(key);
+  const backendKeys = input.backendKeys ?? {};
+  for (const key of DUPLEX_KEYS) if (key in backendKeys) out[key] = backendKeys[key];
   if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];
   for (const key of Object.keys(metrics)) if (!placed.has(key)) put(key);
   for (const [k, v] of Object.entries(input.seedTts ?? {})) out[k] = v;
-  for (const [k, v] of Object.entries(input.backendKeys ?? {})) out[k] = v;
+  for (const [k, v] of Object.entries(backendKeys)) if (!DUPLEX_KEYS.includes(k)) out[k] = v;
 
   const c = input.counts;
   out.timed_out_requests = c.timedOut;

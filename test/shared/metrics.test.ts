@@ -298,9 +298,20 @@ describe('calculateMetrics from hand-computed streams', () => {
     expect(sel['p99.9_ttft_ms']).toBeCloseTo(299.8, 9);
   });
 
-  it('a metric without samples gets no keys (never NaN or a fake 0), but its sample count is written', () => {
+  it('a metric without samples gets no keys (never NaN), but its sample count is written; e2el and audio_duration are 0.0 as upstream writes them', () => {
     const none = calculateMetrics([failed], { durationS: 0, ...ALL });
-    expect(Object.keys(none).filter((k) => /^(mean|median|p\d)/.test(k))).toEqual(['mean_denoise_step_latency_ms']); // vLLM's constant 0
+    // vLLM's constant 0, then upstream's np.mean(e2els or 0) and np.mean(audio_duration or 0): an all-failed run's zeros.
+    const stats = Object.keys(none).filter((k) => /^(mean|median|p\d)/.test(k));
+    expect(stats).toEqual([
+      'mean_denoise_step_latency_ms',
+      'mean_e2el_ms',
+      'median_e2el_ms',
+      'p99_e2el_ms',
+      'mean_audio_duration_s',
+      'median_audio_duration_s',
+      'p99_audio_duration_s',
+    ]);
+    expect(stats.every((k) => none[k] === 0)).toBe(true);
     expect(none).toMatchObject({
       completed: 0,
       failed: 1,

@@ -16,7 +16,7 @@ import {
 } from '../../../shared/vllmResult/resultJson.ts';
 import { sentinel } from './streamText.ts';
 import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';
-import { resultFloatKind } from '../../../shared/vllmResult/floatKeys.ts';
+import { resultFloatKindFor } from '../../../shared/vllmResult/floatKeys.ts';
 
 /** What an export reads of the engine config stored with a run (JSON; any field may be missing). */
 interface StoredConfig {
@@ -156,5 +156,5 @@ export function rowRecords(rows: RequestRow[]): ResultJsonInput['records'] {
 
 /** vLLM's own layout (Python json.dumps), never a bare NaN. */
 export function vllmText(result: Record<string, unknown>): string {
-  return pyJsonDumps(result, resultFloatKind);
+  return pyJsonDumps(result, resultFloatKindFor(result));
 }

@@ -18,7 +18,7 @@ import { requestIdPrefix } from './requestBody.ts';
 import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '../realtime/backend.ts';
 import type { RealtimeRecord } from '../realtime/turnReader.ts';
 import { readDuplexInput, DUPLEX_INPUT_RATE_HZ } from '../realtime/duplexInput.ts';
-import { realtimeTrigger } from '../realtime/validate.ts';
+import { realtimeTrigger, realtimeTtsFlow } from '../realtime/validate.ts';
 import { realtimeResultKeys, turnTimingOf } from '../../../shared/metrics/realtime.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { EndedRecord } from '../records/record.ts';
@@ -48,6 +48,7 @@ async function buildRealtimeBody(config: RunConfig, sample: SampleRequest, duple
     text: promptText(sample.messages),
     instructions: systemText(sample.messages),
     extraBody: config.workload.extraBody ?? {},
+    ...(duplex ? {} : { flow: realtimeTtsFlow(config) }),
   };
   if (duplex) {
     const path = sample.seedTts?.wavPath;
@@ -92,10 +93,11 @@ function keepTurnTimes(record: RequestRecord): void {
 function resultKeysOf(duplex: boolean) {
   return (records: RecordList<MetricInput>, _detailed: boolean, config?: RunConfig): Record<string, unknown> => {
     if (!duplex && config?.workload.extraBody?.save_duplex_request_metrics !== true) return {};
-    const turns = Array.from(records as RecordList<EndedRecord>, (r) => ({
-      timing: turnTimingOf(r),
-      success: r.success,
-    }));
+    const native = !duplex && config !== undefined && realtimeTtsFlow(config) === 'native';
+    const turns = Array.from(records as RecordList<EndedRecord>, (r) => {
+      const timing = turnTimingOf(r);
+      return { timing: timing && native ? { ...timing, native } : timing, success: r.success };
+    });
     return realtimeResultKeys(turns, OUTPUT_RATE_HZ);
   };
 }

@@ -12,6 +12,7 @@ import type { EffectiveTimeouts } from '../../../shared/config/timeouts.ts';
 import { REQUEST_BUDGET_CEILING_BYTES } from '../../../shared/config/memoryBudget.ts';
 import { RealtimeSessions, type DuplexInput, type RealtimeSession, type RealtimeTarget } from './session.ts';
 import { runRealtimeTurn, type TurnResult } from './turn.ts';
+import { nativeSessionConfig } from './native.ts';
 
 /** What buildBody puts in a realtime turn's body. */
 export interface RealtimeBody {
@@ -23,6 +24,11 @@ export interface RealtimeBody {
   text: string;
   instructions: string | null;
   extraBody: Record<string, unknown>;
+  /**
+   * openai-realtime-tts's flow: `native` (upstream's newest: a seeded model-native session per turn, native.ts) or
+   * `turns` (upstream 2026-08-20: text turns on one session). Absent: `turns`, the body's older form.
+   */
+  flow?: 'native' | 'turns';
   input?: { pcm: string; contentBytes: number; sampleRateHz: number; trigger: 'explicit' | 'vad' };
 }
 
@@ -63,6 +69,7 @@ function stateOf(t: RealtimeRunTarget): RunState {
     maxFrameBytes: t.maxEventBytes ?? DEFAULT_MAX_FRAME_BYTES,
     budgetBytes: t.budgetBytes ?? REQUEST_BUDGET_CEILING_BYTES,
     sessionConfig: () => ({}),
+    native: false,
   };
   state = { target, sessions: null };
   runs.set(t, state);
@@ -82,6 +89,11 @@ function configure(target: RealtimeTarget, url: URL, body: RealtimeBody): void {
   if (!url.searchParams.has('model')) url.searchParams.set('model', body.model);
   url.searchParams.set('autostart', '0');
   target.url = url.toString();
+  target.native = body.flow === 'native' && !body.input;
+  if (target.native) {
+    target.sessionConfig = (_session, job) => nativeSessionConfig(body.model, job.text, body.instructions);
+    return;
+  }
   const inputRate = body.input?.sampleRateHz ?? 16_000;
   const vad = body.input?.trigger === 'vad';
   target.sessionConfig = (session: RealtimeSession) => ({

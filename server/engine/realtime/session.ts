@@ -22,8 +22,10 @@ export interface RealtimeTarget {
   maxFrameBytes: number;
   /** Bytes one turn may receive, frames of any type (docs/design.md#peer-bounds): past it the turn fails, REQ_BUDGET. */
   budgetBytes: number;
-  /** The `session.update` session object for a session. */
-  sessionConfig: (session: RealtimeSession) => Record<string, unknown>;
+  /** The `session.update` session object for a session (a native turn's session carries the turn's text). */
+  sessionConfig: (session: RealtimeSession, job: TurnJob) => Record<string, unknown>;
+  /** Upstream's newest tts flow (native.ts): a session per turn, seeded with its text, answered over silence. */
+  native: boolean;
 }
 
 /** Duplex input of one turn: PCM16 at the session's input rate, with the silent tail server VAD needs. */

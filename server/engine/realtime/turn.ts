@@ -31,6 +31,7 @@ export type TurnResult = { type: 'ok' } | { type: 'failed' } | FailureClass;
 import type { RealtimeSession, RealtimeTarget, TurnJob } from './session.ts';
 import { TurnReader } from './turnReader.ts';
 import { sendDuplexInput } from './input.ts';
+import { NATIVE_CLOSE_WAIT_MS, streamSilence } from './native.ts';
 
 export async function runRealtimeTurn(
   target: RealtimeTarget,
@@ -56,7 +57,7 @@ export async function runRealtimeTurn(
     const end = await new Promise<ConnectionFailure | 'done'>((resolve) => {
       ctrl.onAbort(() => resolve({ code: 'REQ_CANCELLED', detail: 'aborted' }));
       reader.settle = resolve;
-      const conn = session.conn ?? openSession(target, session, reader, hooks);
+      const conn = session.conn ?? openSession(target, session, reader, hooks, job);
       // Every frame of the turn counts, whatever its type and whether the turn keeps it (docs/design.md#peer-bounds).
       let received = 0;
       conn.listen({
@@ -73,12 +74,21 @@ export async function runRealtimeTurn(
       });
       void reader.ready.then(() => {
         if (ctrl.aborted || reader.finished) return;
-        reader.begin(target.now());
+        reader.begin(target.now(), target.native);
         if (job.input) void sendDuplexInput(conn, job, reader, ctrl, target.now);
+        else if (target.native) void streamSilence(conn, reader, ctrl);
         else sendTextTurn(conn, job);
       });
     });
-    return finish(end, record, ctrl, session, reader, job);
+    const conn = session.conn;
+    const result = finish(target, end, record, ctrl, session, reader, job);
+    // As upstream's close_session: the next utterance's session opens once this one has closed.
+    if (target.native && result.type === 'ok' && conn) {
+      await conn.closed(NATIVE_CLOSE_WAIT_MS);
+      // Upstream's E2EL for this flow: from before the session's upgrade to after its close.
+      record.latency = target.now() - record.startTime;
+    }
+    return result;
   } finally {
     timers.clear();
     cancel.unbind();
@@ -90,6 +100,7 @@ function openSession(
   session: RealtimeSession,
   reader: TurnReader,
   hooks: AttemptHooks,
+  job: TurnJob,
 ): RealtimeConnection {
   const conn = new RealtimeConnection(target.sockets, target.url, target.headers, target.maxFrameBytes, target.now);
   session.conn = conn;
@@ -97,7 +108,7 @@ function openSession(
   reader.handshaking = true;
   void conn.waitOpen().then(() => {
     hooks.onHeaders?.();
-    conn.send({ type: 'session.update', session: target.sessionConfig(session) });
+    conn.send({ type: 'session.update', session: target.sessionConfig(session, job) });
   });
   return conn;
 }
@@ -111,6 +122,7 @@ function sendTextTurn(conn: RealtimeConnection, job: TurnJob): void {
 }
 
 function finish(
+  target: RealtimeTarget,
   end: ConnectionFailure | 'done',
   record: RequestRecord,
   ctrl: AttemptSignal,
@@ -123,7 +135,9 @@ function finish(
   session.conn?.listen(null);
   if (end === 'done' && record.success) {
     reader.acknowledgePlayback();
-    if (job.lastTurn) session.close();
+    if (job.lastTurn || target.native) session.close();
+    // A native session answers one seeded text: the session's next turn opens its own (native.ts).
+    if (target.native) session.conn = null;
     return { type: 'ok' };
   }
   const failure = ctrl.aborted ? null : end === 'done' ? reader.failure : end;

@@ -79,12 +79,16 @@ export class TurnReader {
     (record as RealtimeRecord).realtime = this.timing;
   }
 
-  /** The turn's input starts now: the origin of its timings until the duplex input moves it (input.ts). */
-  begin(ts: number): void {
+  /**
+   * The turn's input starts now: the origin of its timings until the duplex input moves it (input.ts). A native
+   * turn keeps its request's start (before its own session's upgrade): upstream's E2EL spans the whole session
+   * (native.ts), while TTFT/TTFP/RTF count from this origin, the first silent chunk.
+   */
+  begin(ts: number, keepStart = false): void {
     this.began = true;
     // As vLLM-Omni: a turn is timed from its send; the session's upgrade and handshake are not in it.
     this.timing.originTs = ts;
-    this.record.startTime = ts;
+    if (!keepStart) this.record.startTime = ts;
   }
 
   /** Duplex: the end of the input speech is the origin of TTFT/TTFP/E2EL, as vLLM-Omni measures it. */
@@ -130,7 +134,7 @@ export class TurnReader {
     const first = this.timing.firstTextTs === null;
     if (first) {
       this.timing.firstTextTs = ts;
-      this.record.ttft = ts - this.record.startTime;
+      this.record.ttft = ts - this.timing.originTs;
       this.record.textLatency = this.record.ttft;
     }
     this.text.add(delta);
@@ -154,7 +158,7 @@ export class TurnReader {
     const first = this.timing.firstAudioTs === null;
     if (first) {
       this.timing.firstAudioTs = ts;
-      this.record.audioTtfp = ts - this.record.startTime;
+      this.record.audioTtfp = ts - this.timing.originTs;
     }
     this.timing.lastAudioTs = ts;
     this.timing.audioBytes += Buffer.byteLength(data, 'base64');
@@ -181,7 +185,7 @@ export class TurnReader {
       this.timing.outputTokens = tokens;
     }
     if (this.timing.lastAudioTs !== null && rec.audioDuration > 0)
-      rec.audioRtf = (this.timing.lastAudioTs - rec.startTime) / rec.audioDuration;
+      rec.audioRtf = (this.timing.lastAudioTs - this.timing.originTs) / rec.audioDuration;
     if (response.status !== 'completed')
       return this.fail('REQ_STREAM_ERROR', `the response ended with status ${JSON.stringify(response.status ?? null)}`);
     rec.success = true;

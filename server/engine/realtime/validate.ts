@@ -10,3 +10,11 @@ export function realtimeTrigger(c: { workload: Pick<RunConfig['workload'], 'extr
   const t = c.workload.extraBody?.realtime_trigger ?? 'explicit';
   return t === 'vad' ? 'vad' : 'explicit';
 }
+
+/**
+ * `--extra-body`'s `realtime_tts_flow` (stallscope's key, never sent): `native` (default, upstream's newest flow)
+ * or `turns` (upstream 2026-08-20's text turns on one session, for servers of that release).
+ */
+export function realtimeTtsFlow(c: { workload: Pick<RunConfig['workload'], 'extraBody'> }): 'native' | 'turns' {
+  return c.workload.extraBody?.realtime_tts_flow === 'turns' ? 'turns' : 'native';
+}

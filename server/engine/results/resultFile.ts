@@ -2,7 +2,7 @@
 import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, normalize, sep } from 'node:path';
 import { pyJsonDumps } from '../../../shared/vllmResult/pyJson.ts';
-import { resultFloatKind } from '../../../shared/vllmResult/floatKeys.ts';
+import { resultFloatKindFor } from '../../../shared/vllmResult/floatKeys.ts';
 import { formatResultDate } from '../../../shared/vllmResult/resultJson.ts';
 import { pyFloat } from './pyFormat.ts';
 import type { RampUp } from '../../../shared/config/runConfig.ts';
@@ -73,7 +73,7 @@ export async function writeResult(
   opts: { append?: boolean } = {},
 ): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const text = pyJsonDumps(obj, resultFloatKind);
+  const text = pyJsonDumps(obj, resultFloatKindFor(obj));
   if (!opts.append) {
     await writeFile(path, text, 'utf8');
     return;

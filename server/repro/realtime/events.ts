@@ -1,9 +1,10 @@
 /**
- * Builders for the `/v1/realtime` server events (docs/design.md#realtime):
- * the OpenAI Realtime names that vLLM-Omni's duplex client and the official
- * `openai` client both read (`response.output_audio.delta` with base64 PCM16
- * in `delta`, `response.output_audio_transcript.delta`, `response.done` with
- * `response.status`, `error` with `error.message`/`error.code`). Every event
+ * Builders for the `/v1/realtime` server events (docs/design.md#realtime),
+ * built with the OpenAI Realtime GA names (`response.output_audio.delta` with
+ * base64 PCM16 in `delta`, `response.output_audio_transcript.delta`,
+ * `response.done` with `response.status`, `error` with
+ * `error.message`/`error.code`) and renamed for a beta client on the way out
+ * (dialect.ts). Every event
  * gets an `event_id`; audio deltas also say their sample rate, as vLLM-Omni's
  * server does.
  */
@@ -37,7 +38,9 @@ export interface VadSettings {
   createResponse: boolean;
 }
 
-export function sessionObject(s: SessionShape): Record<string, unknown> {
+/** The session object in the dialect's shape (dialect.ts): GA nests the audio settings, beta keeps them flat. */
+export function sessionObject(s: SessionShape, dialect: 'beta' | 'ga' = 'ga'): Record<string, unknown> {
+  if (dialect === 'beta') return betaSessionObject(s);
   const format = { type: 'audio/pcm', rate: s.sampleRateHz };
   return {
     type: 'realtime',
@@ -62,6 +65,31 @@ export function sessionObject(s: SessionShape): Record<string, unknown> {
       },
       output: { format, voice: 'alloy' },
     },
+  };
+}
+
+function betaSessionObject(s: SessionShape): Record<string, unknown> {
+  const td = s.turnDetection;
+  return {
+    object: 'realtime.session',
+    id: s.id,
+    session_id: s.id,
+    model: s.model,
+    modalities: s.outputModalities,
+    instructions: s.instructions,
+    voice: 'alloy',
+    input_audio_format: 'pcm16',
+    output_audio_format: 'pcm16',
+    sample_rate_hz: s.inputRateHz,
+    turn_detection: td
+      ? {
+          type: 'server_vad',
+          threshold: td.threshold,
+          prefix_padding_ms: td.prefixPaddingMs,
+          silence_duration_ms: td.silenceDurationMs,
+          create_response: td.createResponse,
+        }
+      : null,
   };
 }
 

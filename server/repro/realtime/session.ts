@@ -5,7 +5,10 @@
  * and at most one response at a time, run through the same thinker → talker
  * → Code2Wav pipeline and fault plan as a chat stream. Audio leaves as
  * PCM16 deltas; a hung Code2Wav window hangs the turn exactly as it hangs a
- * chat stream (and the watchdog reports it the same way).
+ * chat stream (and the watchdog reports it the same way). Events leave in
+ * the client's dialect (dialect.ts); a session seeded with vLLM-Omni's
+ * `duplex_initial_user_text` answers it once its first audio arrives
+ * (native.ts). What a client may send is bounded (limits.ts).
  */
 import type { WebSocket } from 'ws';
 import type { ChatRequest } from '../requests/chatRequest.ts';
@@ -16,6 +19,9 @@ import { errorEvent, newId, responseObject, serverEvent, sessionObject, wavPcmBa
 import type { ServerEvent, SessionShape } from './events.ts';
 import { ServerVad } from './vad.ts';
 import { applySessionUpdate, userItemText } from './clientEvents.ts';
+import { dialectAfterUpdate, inDialect, type Dialect } from './dialect.ts';
+import { nativeSeed } from './native.ts';
+import { messageTooLarge, SessionTextBudget } from './limits.ts';
 
 export interface RealtimeDeps {
   model: string;
@@ -36,10 +42,16 @@ export class RealtimeSession {
   private inputItemId = newId('item');
   private response: ActiveResponse | null = null;
   private closed = false;
+  /** Beta names unless the client speaks GA (dialect.ts). */
+  private dialect: Dialect = 'beta';
+  /** The target text a model-native duplex session answers at its first audio (native.ts), until it does. */
+  private seededText: string | null = null;
+  private readonly textBudget = new SessionTextBudget();
 
   constructor(
     private readonly socket: WebSocket,
     private readonly deps: RealtimeDeps,
+    private readonly betaHeader = false,
   ) {
     this.shape = {
       id: newId('sess'),
@@ -53,11 +65,12 @@ export class RealtimeSession {
     socket.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     socket.on('close', () => this.onClose());
     socket.on('error', () => this.onClose());
-    this.send(serverEvent('session.created', { session: sessionObject(this.shape) }));
+    this.send(serverEvent('session.created', { session: sessionObject(this.shape, this.dialect) }));
   }
 
   send(event: ServerEvent): void {
-    if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(event));
+    const named = inDialect(event, this.dialect);
+    if (named && !this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(named));
   }
 
   private onClose(): void {
@@ -68,6 +81,9 @@ export class RealtimeSession {
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (isBinary)
       return this.send(errorEvent('binary frames are not accepted: send JSON text events', 'invalid_frame'));
+    // Refused before it is parsed: a parsed 15 MB prompt cost the server ~640 MB (issue 42).
+    const tooLarge = messageTooLarge(data.length);
+    if (tooLarge) return this.send(errorEvent(tooLarge, 'message_too_large'));
     let event: Record<string, unknown>;
     try {
       event = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
@@ -84,9 +100,16 @@ export class RealtimeSession {
       case 'session.update': {
         const problem = applySessionUpdate(this.shape, event.session);
         if (problem) return this.send(errorEvent(problem, 'invalid_value', 'invalid_request_error', eventId));
+        const seed = nativeSeed(event.session);
+        if (typeof seed === 'string' && seed !== '') {
+          const over = this.textBudget.take(seed.length);
+          if (over) return this.send(errorEvent(over, 'session_text_limit', 'invalid_request_error', eventId));
+          this.seededText = seed;
+        }
+        this.dialect = dialectAfterUpdate(this.dialect, this.betaHeader, event.session);
         const vad = this.shape.turnDetection;
         this.vad = vad ? new ServerVad(this.shape.inputRateHz, vad.threshold, vad.silenceDurationMs) : null;
-        return this.send(serverEvent('session.updated', { session: sessionObject(this.shape) }));
+        return this.send(serverEvent('session.updated', { session: sessionObject(this.shape, this.dialect) }));
       }
       case 'conversation.item.create':
         return this.createItem(event.item, eventId);
@@ -127,7 +150,11 @@ export class RealtimeSession {
       return this.send(
         errorEvent('item must be a message with input_text content', 'invalid_value', undefined, eventId),
       );
-    if (text !== undefined) this.lastUserText = text;
+    if (text !== undefined) {
+      const over = this.textBudget.take(text.length);
+      if (over) return this.send(errorEvent(over, 'session_text_limit', 'invalid_request_error', eventId));
+      this.lastUserText = text;
+    }
     const id = typeof (item as { id?: unknown }).id === 'string' ? (item as { id: string }).id : newId('item');
     const stored = { ...(item as object), id, object: 'realtime.item', status: 'completed' };
     this.send(serverEvent('conversation.item.added', { previous_item_id: null, item: stored }));
@@ -139,6 +166,12 @@ export class RealtimeSession {
       return this.send(errorEvent('audio must be base64 PCM16', 'invalid_value', undefined, eventId));
     const pcm = Buffer.from(audio, 'base64');
     this.audioBytes += pcm.length;
+    // A model-native session speaks its seeded text as soon as audio units arrive, silence included.
+    if (this.seededText !== null && !this.response) {
+      this.lastUserText = this.seededText;
+      this.seededText = null;
+      this.startResponse(undefined, undefined);
+    }
     for (const b of this.vad?.push(pcm) ?? []) {
       if (b.type === 'speech_started') {
         this.send(

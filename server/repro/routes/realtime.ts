@@ -2,13 +2,19 @@
  * GET /v1/realtime upgraded to a WebSocket: one Realtime session per
  * connection (realtime/session.ts). A `model` query that names another model
  * is refused as the chat route refuses it, with an `error` event and a close.
+ * The upgrade's `OpenAI-Beta: realtime=v1` keeps the session on the beta
+ * event names (realtime/dialect.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { RealtimeSession, type RealtimeDeps } from '../realtime/session.ts';
 import { errorEvent } from '../realtime/events.ts';
+import { hasBetaHeader } from '../realtime/dialect.ts';
 
-/** Largest client frame accepted: a 200 ms append is ~13 KB; anything near this is not a realtime client. */
+/**
+ * Largest client frame the socket reads (past it ws closes with 1009); frames past limits.ts's per-event
+ * cap and under this one are refused with an `error` event the client can read.
+ */
 export const REALTIME_MAX_PAYLOAD = 16 * 1024 * 1024;
 
 export function registerRealtimeRoute(app: FastifyInstance, deps: RealtimeDeps): void {
@@ -21,7 +27,7 @@ export function registerRealtimeRoute(app: FastifyInstance, deps: RealtimeDeps):
         socket.close(1008, 'unknown model');
         return;
       }
-      new RealtimeSession(socket, deps);
+      new RealtimeSession(socket, deps, hasBetaHeader(request.headers));
     });
   });
 }

@@ -289,6 +289,19 @@ describe('parseBenchArgs', () => {
   });
 });
 
+describe('newer vLLM-Omni datasets', () => {
+  it.each(['seed-tts-text', 'omniinteract', 'omni-duplex-eval'])('refuses %s by name, saying what it is', (name) => {
+    try {
+      parseBenchArgs(['--model', 'm', '--dataset-name', name]);
+      throw new Error('expected a refusal');
+    } catch (e) {
+      expect(e).toBeInstanceOf(StallscopeError);
+      expect((e as StallscopeError).field).toBe('--dataset-name');
+      expect((e as StallscopeError).message).toContain(`'${name}' is vLLM-Omni's`);
+    }
+  });
+});
+
 describe('stallscope bench --help', () => {
   it('prints the usage and exits 0 without other flags', async () => {
     const { run } = await import('#server/cli/bench.ts');

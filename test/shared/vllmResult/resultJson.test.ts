@@ -268,6 +268,7 @@ describe('ramp-up keys', () => {
       ramp_up_end_rps: 2,
       rps_change_events: events,
     });
-    expect(keys.indexOf('rps_change_events')).toBe(keys.indexOf('rtfx') + 1);
+    // After rtfx and upstream's sample counts (and a realtime run's duplex_* keys).
+    expect(keys.indexOf('rps_change_events')).toBe(keys.indexOf('num_audio_rtf_samples') + 1);
   });
 });

@@ -88,6 +88,18 @@ export class RealtimeConnection {
     } else this.ws.terminate();
   }
 
+  /** Resolves when the socket has closed, terminating it after `ms` if the peer never completes the close. */
+  closed(ms: number): Promise<void> {
+    if (this.ws.readyState === this.ws.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.ws.terminate(), ms);
+      this.ws.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   terminate(): void {
     if (this.failure === null) this.failure = { code: 'REQ_WS_CLOSED', detail: 'closed by the client' };
     this.ws.terminate();

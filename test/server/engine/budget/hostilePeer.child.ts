@@ -95,10 +95,16 @@ const server = createServer((req, res) => {
 const wss = new WebSocketServer({ server, path: '/v1/realtime' });
 let responses = 0;
 wss.on('connection', (ws) => {
+  let answered = false;
   ws.on('message', (data) => {
     const e = JSON.parse(String(data)) as { type: string };
     if (e.type === 'session.update') ws.send(JSON.stringify({ type: 'session.created', session: { id: 'h' } }));
     else if (e.type === 'response.create') realtimeTurn(ws, `resp_${responses++}`);
+    // A seeded native session (the default tts flow) is answered at its first audio unit, as by vLLM-Omni.
+    else if (e.type === 'input_audio_buffer.append' && !answered) {
+      answered = true;
+      realtimeTurn(ws, `resp_${responses++}`);
+    }
   });
   ws.on('error', () => undefined);
 });

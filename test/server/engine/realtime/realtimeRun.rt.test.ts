@@ -67,7 +67,8 @@ describe('openai-realtime-tts through the engine', () => {
       numPrompts: 4,
       turnsPerSession: 2,
       maxConcurrency: 2,
-      extraBody: { save_duplex_request_metrics: true },
+      // Upstream 2026-08-20's text turns, one WebSocket per session.
+      extraBody: { save_duplex_request_metrics: true, realtime_tts_flow: 'turns' },
     });
     const out = await runBenchmark(config, { warmClient: false });
     expect(out.summary.verdict).toBe('passed');
@@ -111,6 +112,39 @@ describe('openai-realtime-tts through the engine', () => {
       p50: Math.min(a, b),
       p99: Math.max(a, b),
     });
+  }, 30_000);
+
+  it('the newest upstream flow (default): a seeded native session per turn, answered over streamed silence', async () => {
+    const { target, sockets } = await repro();
+    const config = realtimeConfig(target.url, {
+      numPrompts: 4,
+      turnsPerSession: 2,
+      maxConcurrency: 2,
+      extraBody: { save_duplex_request_metrics: true },
+    });
+    const out = await runBenchmark(config, { warmClient: false });
+    expect(out.summary.verdict).toBe('passed');
+    const rs = records(out.records);
+    expect(out.result.completed).toBe(4);
+    // Upstream's grouping stays (the session id names the request), but each utterance has its own WebSocket.
+    expect(rs.map((r) => [r.realtimeSessionId, r.realtimeTurn])).toEqual([
+      ['seed-tts-test-0', 0],
+      ['seed-tts-test-0', 1],
+      ['seed-tts-test-1', 0],
+      ['seed-tts-test-1', 1],
+    ]);
+    expect(sockets.opened).toBe(4);
+    expect(sockets.maxOpen).toBeLessThanOrEqual(2);
+    await expect.poll(() => sockets.open).toBe(0);
+    for (const r of rs) {
+      // The seeded text is spoken back: the answer is the prompt's, not an empty or a previous one.
+      expect(r.generatedText.length).toBeGreaterThan(0);
+      expect(r.realtimeAudioBytes).toBeGreaterThan(0);
+      // Timed from the first silent chunk's send; repro-server answers at the first audio unit.
+      expect(r.realtimeTtfpS!).toBeGreaterThan(0);
+      expect(r.realtimeTtfpS!).toBeLessThan(5);
+    }
+    expect(new Set(rs.map((r) => r.generatedText)).size).toBe(4);
   }, 30_000);
 
   it('the duplex_* keys are written for tts only when --extra-body asks (save_duplex_request_metrics)', async () => {

@@ -44,6 +44,20 @@ describe('realtime refusals', () => {
     expect(refusal({ seedTtsEval: { asrModel: 'm' } as never }).field).toBe('accuracy.seedTtsEval');
   });
 
+  it('takes realtime_tts_flow "native" or "turns" for openai-realtime-tts only', () => {
+    expect(() => validateBenchConfig(realtime({ extraBody: { realtime_tts_flow: 'turns' } }))).not.toThrow();
+    expect(() => validateBenchConfig(realtime({ extraBody: { realtime_tts_flow: 'native' } }))).not.toThrow();
+    expect(refusal({ extraBody: { realtime_tts_flow: 'duplex' } })).toMatchObject({
+      code: 'CONFIG_REALTIME',
+      field: 'workload.extraBody',
+    });
+    // Duplex has one flow: the key is refused by name (before its missing Seed-TTS dataset).
+    expect(refusal({ backend: 'openai-realtime-duplex', extraBody: { realtime_tts_flow: 'turns' } })).toMatchObject({
+      field: 'workload.extraBody',
+      message: expect.stringContaining('realtime_tts_flow'),
+    });
+  });
+
   it('refuses an endpoint that is not a realtime one', () => {
     expect(refusal({ endpoint: '/v1/chat/completions' })).toMatchObject({ field: 'target.endpoint' });
   });
