@@ -8,6 +8,7 @@
  * string is bounded: a tool's output is a peer's choice.
  */
 import { Type, type Static } from 'typebox';
+import { plural } from '../format.ts';
 
 /** Devices kept per report (a node has 8; a bigger list is a tool gone wrong). */
 export const MAX_GPU_DEVICES = 64;
@@ -77,4 +78,27 @@ export function gpuStateText(g: GpuAtStall): string {
   if (g.devices.length === 0) return `GPU state at the stall: ${g.error ?? 'the tool listed no device'}`;
   const devices = g.devices.map(gpuDeviceText).join('; ');
   return g.error ? `${devices} (${g.error})` : devices;
+}
+
+const val = (n: number | null, unit: string) => (n === null ? '?' : `${n}${unit}`);
+
+/** The GPU state and kernel log as plain lines, for a bug report (the card's Copy). */
+export function belowPythonLines(g: GpuAtStall | undefined, k: KernelLogAtStall | undefined): string[] {
+  const out: string[] = [];
+  if (g) {
+    out.push(`gpu at the stall (${g.tool ?? 'no tool'}, ${g.took_ms} ms): ${gpuStateText(g)}`);
+    for (const d of g.devices)
+      out.push(
+        `  GPU ${d.index} ${d.name} (${d.id}): use ${val(d.utilization_pct, ' %')}, memory ${val(d.memory_used_mib, ' MiB')} / ${val(d.memory_total_mib, ' MiB')} (${val(d.memory_pct, ' %')}), power ${val(d.power_w, ' W')}` +
+          (d.pids.length ? `, server pids ${d.pids.join(' ')}` : ''),
+      );
+    if (g.server_pids.length) out.push(`  server pids holding a GPU: ${g.server_pids.join(' ')}`);
+  }
+  if (k) {
+    out.push(
+      `kernel log at the stall: ${plural(k.lines.length, 'GPU hang/reset line')} since the run started${k.error ? ` (${k.error})` : ''}`,
+    );
+    for (const l of k.lines) out.push(`  ${l}`);
+  }
+  return out;
 }
