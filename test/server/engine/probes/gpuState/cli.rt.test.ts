@@ -85,6 +85,10 @@ describe('GPU state and kernel log at the stall (stand-in tools, real Python ser
     expect(r.captures[0].kernelLogAtStall).toEqual(r.kernel);
     expect(r.stdout).toMatch(/GPU at the stall \(rocm-smi, \d+ ms\): GPU 0 busy 100 % at the stall/);
     expect(r.stdout).toMatch(/Kernel log at the stall: 8 GPU hang\/reset lines since the run started/);
+    // The closing summary repeats them per device, beside the liveness block.
+    expect(r.stdout).toMatch(
+      /=+ Below Python at the stall =+\ngpu at the stall \(rocm-smi, \d+ ms\): GPU 0 busy 100 % at the stall\n {2}GPU 0 AMD INSTINCT MI200 \(MCM\) OAM LC MBA HPE C2 \(card0\): use 100 %, memory \? \/ \? \(0 %\), power 128 W, server pids \d+/,
+    );
     expect(r.startToExitMs()).toBeLessThan(2000 + 1000);
   });
 
