@@ -8,7 +8,6 @@
  * string is bounded: a tool's output is a peer's choice.
  */
 import { Type, type Static } from 'typebox';
-import { plural } from '../format.ts';
 
 /** Devices kept per report (a node has 8; a bigger list is a tool gone wrong). */
 export const MAX_GPU_DEVICES = 64;
@@ -95,8 +94,9 @@ export function belowPythonLines(g: GpuAtStall | undefined, k: KernelLogAtStall 
     if (g.server_pids.length) out.push(`  server pids holding a GPU: ${g.server_pids.join(' ')}`);
   }
   if (k) {
+    // Plural by hand: shared/format.ts is a root file, and shared/ imports shared/stalls/ (a folder loop).
     out.push(
-      `kernel log at the stall: ${plural(k.lines.length, 'GPU hang/reset line')} since the run started${k.error ? ` (${k.error})` : ''}`,
+      `kernel log at the stall: ${k.lines.length} GPU hang/reset line${k.lines.length === 1 ? '' : 's'} since the run started${k.error ? ` (${k.error})` : ''}`,
     );
     for (const l of k.lines) out.push(`  ${l}`);
   }
