@@ -17,11 +17,11 @@ import { ServerStacksProbe } from './probe.ts';
  * Checks the settings (when given) and returns the probe when a capture is
  * asked for (`captureOnTimeout` or `stallAfterS`); none for a pid alone.
  */
-export function serverStacksProbes(c: ServerStacksConfig | undefined, baseUrl: string): RunProbe[] {
+export async function serverStacksProbes(c: ServerStacksConfig | undefined, baseUrl: string): Promise<RunProbe[]> {
   if (!c) return [];
   const { pid, source, rules } = checkServerStacks(c, baseUrl);
   if (!c.captureOnTimeout && c.stallAfterS === undefined) return [];
-  const preflight = preflightStacks(c.pySpy ?? 'py-spy', pid);
+  const preflight = await preflightStacks(c.pySpy ?? 'py-spy', pid);
   if (!preflight.ok && c.requireStacks)
     throw new StallscopeError(
       'CONFIG_STACKS_UNAVAILABLE',

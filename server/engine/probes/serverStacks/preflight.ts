@@ -9,8 +9,8 @@
  * line with the reason and the fix; the run goes on without it unless
  * `--require-server-stacks` makes it a refusal.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { runBounded } from '../../../common/runBounded.ts';
 import { missingMessage } from './pySpy.ts';
 
 /** CAP_SYS_PTRACE's bit in the capability sets (linux/capability.h). */
@@ -70,17 +70,12 @@ function readFacts(serverPid: number): PtraceFacts {
 
 export type Preflight = { ok: true } | { ok: false; kind: 'missing' | 'not_runnable' | 'no_ptrace'; message: string };
 
-/** py-spy present and runnable (`--version`, bounded), then the ptrace rights. */
-export function preflightStacks(pySpy: string, serverPid: number, facts?: PtraceFacts): Preflight {
-  const r = spawnSync(pySpy, ['--version'], { timeout: 3000, killSignal: 'SIGKILL', encoding: 'utf8' });
-  const code = r.error && 'code' in r.error ? r.error.code : undefined;
-  if (code === 'ENOENT') return { ok: false, kind: 'missing', message: missingMessage(pySpy) };
-  if (r.error || r.status !== 0) {
-    const why = r.error
-      ? r.error.message
-      : r.signal
-        ? `killed by ${r.signal}`
-        : (r.stderr || r.stdout || '').trim().split('\n')[0] || `exit ${r.status}`;
+/** py-spy present and runnable (`--version`, bounded, never blocking the loop), then the ptrace rights. */
+export async function preflightStacks(pySpy: string, serverPid: number, facts?: PtraceFacts): Promise<Preflight> {
+  const r = await runBounded(pySpy, ['--version'], { deadlineMs: 3000, maxBytes: 64 * 1024 });
+  if (!r.ok && r.missing) return { ok: false, kind: 'missing', message: missingMessage(pySpy) };
+  if (!r.ok || r.code !== 0) {
+    const why = !r.ok ? r.reason : (r.stderr || r.stdout).trim().split('\n')[0] || `exit ${r.code ?? 'by a signal'}`;
     return {
       ok: false,
       kind: 'not_runnable',

@@ -46,7 +46,7 @@ describe('ptrace rights', () => {
 });
 
 describe('py-spy before the run', () => {
-  it('missing, not running, or running: each said', () => {
+  it('missing, not running, or running: each said', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stallscope-preflight-'));
     try {
       const bad = join(dir, 'py-spy');
@@ -55,14 +55,14 @@ describe('py-spy before the run', () => {
       const good = join(dir, 'py-spy-ok');
       writeFileSync(good, '#!/bin/sh\necho py-spy 0.4.0\n');
       chmodSync(good, 0o755);
-      expect(preflightStacks(join(dir, 'nope'), 1)).toMatchObject({ ok: false, kind: 'missing' });
-      expect(preflightStacks(bad, 1)).toEqual({
+      expect(await preflightStacks(join(dir, 'nope'), 1)).toMatchObject({ ok: false, kind: 'missing' });
+      expect(await preflightStacks(bad, 1)).toEqual({
         ok: false,
         kind: 'not_runnable',
         message: expect.stringMatching(/--version' does not run \(cannot execute binary file: Exec format error\)/),
       });
-      expect(preflightStacks(good, 1, facts({}))).toEqual({ ok: true });
-      expect(preflightStacks(good, 1, facts({ scope: 2 }))).toMatchObject({ ok: false, kind: 'no_ptrace' });
+      expect(await preflightStacks(good, 1, facts({}))).toEqual({ ok: true });
+      expect(await preflightStacks(good, 1, facts({ scope: 2 }))).toMatchObject({ ok: false, kind: 'no_ptrace' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
