@@ -59,6 +59,35 @@ export const KernelLogAtStallSchema = Type.Object({
 });
 export type KernelLogAtStall = Static<typeof KernelLogAtStallSchema>;
 
+/**
+ * A tool's text made storable: control characters (NUL above all, which PostgreSQL's jsonb refuses) become
+ * spaces, and the text is cut to its schema bound — a tool's output is a peer's choice.
+ */
+export function printable(text: string, max: number): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what is removed
+  const t = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, ' ');
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** The GPU state as stored and sent: every text printable and within its bound. */
+export function storableGpu(g: GpuAtStall): GpuAtStall {
+  return {
+    ...g,
+    tool: g.tool === null ? null : printable(g.tool, 4096),
+    devices: g.devices.map((d) => ({ ...d, name: printable(d.name, 256), id: printable(d.id, 256) })),
+    ...(g.error !== undefined ? { error: printable(g.error, 2048) } : {}),
+  };
+}
+
+/** The kernel log record as stored and sent (lines already cut; their control characters too). */
+export function storableKernelLog(k: KernelLogAtStall): KernelLogAtStall {
+  return {
+    ...k,
+    lines: k.lines.map((l) => printable(l, KERNEL_LINE_MAX)),
+    ...(k.error !== undefined ? { error: printable(k.error, 2048) } : {}),
+  };
+}
+
 /** At or above it a device is "busy"; at or below IDLE_PCT "idle"; between, its percentage is said. */
 export const BUSY_PCT = 80;
 export const IDLE_PCT = 10;

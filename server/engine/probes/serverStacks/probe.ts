@@ -26,7 +26,13 @@ import { delimiter, join } from 'node:path';
 import type { BenchEvent } from '../../../../shared/protocol/protocol.ts';
 import type { CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
 import { isStallEvidence, type CaptureReason, type ServerStacksReport } from '../../../../shared/stalls/stallReport.ts';
-import { gpuStateText, type GpuAtStall, type KernelLogAtStall } from '../../../../shared/stalls/gpuState.ts';
+import {
+  gpuStateText,
+  storableGpu,
+  storableKernelLog,
+  type GpuAtStall,
+  type KernelLogAtStall,
+} from '../../../../shared/stalls/gpuState.ts';
 import { takeGpuState } from '../gpuState/take.ts';
 import { readKernelLog } from '../kernelLog/read.ts';
 import { processTree } from './procfs.ts';
@@ -179,7 +185,9 @@ export class ServerStacksProbe implements RunProbe {
     this.below = Promise.all([
       takeGpuState({ gpuSmi: b.gpuSmi, serverPids, deadlineMs: b.deadlineMs, path: b.path }),
       readKernelLog({ sinceMs: this.startedWallMs, deadlineMs: b.deadlineMs, path: b.path }),
-    ]).then(([gpu, kernel]) => {
+    ]).then(([rawGpu, rawKernel]) => {
+      const gpu = storableGpu(rawGpu);
+      const kernel = storableKernelLog(rawKernel);
       this.belowResult = { gpu, kernel };
       this.ctx?.log(`GPU at the stall (${gpu.tool ?? 'no tool'}, ${gpu.took_ms} ms): ${gpuStateText(gpu)}`);
       this.ctx?.log(

@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseRocmSmi } from '#server/engine/probes/gpuState/rocmSmi.ts';
 import { parseNvidiaApps, parseNvidiaGpus } from '#server/engine/probes/gpuState/nvidiaSmi.ts';
-import { gpuDeviceText, gpuStateText } from '#shared/stalls/gpuState.ts';
+import { Value } from 'typebox/value';
+import {
+  GpuAtStallSchema,
+  gpuDeviceText,
+  gpuStateText,
+  storableGpu,
+  storableKernelLog,
+} from '#shared/stalls/gpuState.ts';
 import { fixtureBody } from '#test/helpers/gpuTools.ts';
 
 describe('rocm-smi --json', () => {
@@ -122,5 +129,25 @@ describe('nvidia-smi --format=csv,noheader,nounits', () => {
       parseNvidiaGpus("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n"),
     ).toThrow(/no device line \(first line: NVIDIA-SMI has failed/);
     expect(() => parseNvidiaGpus('index, name, uuid\n')).toThrow(/no device line/);
+  });
+});
+
+describe('storable', () => {
+  it('a NUL (which jsonb refuses) or another control character in a name, an error or a kernel line becomes a space; long text is cut', () => {
+    const { devices } = parseRocmSmi('{"card0": {"GPU use (%)": "5", "Card series": "MI\\u0000300\\u001b[31m"}}');
+    const g = storableGpu({
+      tool: 'rocm-smi',
+      took_ms: 3,
+      devices,
+      server_pids: [],
+      error: `x\u0000${'e'.repeat(5000)}`,
+    });
+    expect(g.devices[0].name).toBe('MI 300 [31m');
+    expect(g.error).toHaveLength(2048);
+    expect(g.error!.startsWith('x e')).toBe(true);
+    expect(Value.Check(GpuAtStallSchema, g)).toBe(true);
+    expect(storableKernelLog({ took_ms: 1, lines: ['amdgpu\u0000 ring gfx timeout'] }).lines).toEqual([
+      'amdgpu  ring gfx timeout',
+    ]);
   });
 });
