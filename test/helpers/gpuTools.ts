@@ -23,6 +23,8 @@ export type ToolBehaviour =
   | 'huge'
   | 'eperm'
   | 'dmesgFixture'
+  /** busybox's dmesg: no --time-format; `[seconds]` stamps. */
+  | 'busybox'
   | 'fail';
 
 export interface StandIns {
@@ -47,6 +49,9 @@ function script(dir: string, b: ToolBehaviour, subst: string): string {
     return `setsid sh -c 'trap "" TERM; echo $$ >> ${dir}/holders; exec sleep 1000' &\nexec sleep 1000`;
   if (b === 'huge') return 'yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 104857600';
   if (b === 'eperm') return `echo 'dmesg: read kernel buffer failed: Operation not permitted' >&2; exit 1`;
+  if (b === 'busybox')
+    return `case "$1" in --time-format) echo "dmesg: unrecognized option '--time-format'" >&2; exit 1 ;; esac
+grep -v '^#' ${join(GPU_FIXTURES, 'dmesg-gpu-hang.txt')} | sed -e 's/^OLD //' -e 's/^/[  312.522692] /'`;
   if (b === 'dmesgFixture')
     return `grep -v '^#' ${join(GPU_FIXTURES, 'dmesg-gpu-hang.txt')} | while IFS= read -r line; do
   case "$line" in

@@ -33,19 +33,30 @@ export async function readKernelLog(o: KernelLogOptions): Promise<KernelLogAtSta
   const took = () => Math.round(performance.now() - t0);
   const dmesg = findOnPath('dmesg', o.path ?? process.env.PATH ?? '');
   if (!dmesg) return { lines: [], took_ms: took(), error: 'dmesg not found on PATH (util-linux)' };
-  const lines: string[] = [];
-  const r = await runBounded(dmesg, ['--time-format', 'iso'], {
-    deadlineMs: o.deadlineMs ?? DMESG_DEADLINE_MS,
-    maxBytes: o.maxBytes ?? DMESG_MAX_BYTES,
-    onLine: (line) => {
-      if (!isGpuHangLine(line)) return;
-      const at = isoLineMs(line);
-      // A line without a time cannot be placed: kept (a hang line of unknown age beats none).
-      if (at !== null && at < o.sinceMs) return;
-      lines.push(cutLine(line));
-      if (lines.length > MAX_KERNEL_LINES) lines.shift();
-    },
-  });
+  const deadlineMs = o.deadlineMs ?? DMESG_DEADLINE_MS;
+  let lines: string[] = [];
+  const read = (args: string[], ms: number) => {
+    lines = [];
+    return runBounded(dmesg, args, {
+      deadlineMs: ms,
+      maxBytes: o.maxBytes ?? DMESG_MAX_BYTES,
+      onLine: (line) => {
+        if (!isGpuHangLine(line)) return;
+        const at = isoLineMs(line);
+        // A line without a time cannot be placed: kept (a hang line of unknown age beats none).
+        if (at !== null && at < o.sinceMs) return;
+        lines.push(cutLine(line));
+        if (lines.length > MAX_KERNEL_LINES) lines.shift();
+      },
+    });
+  };
+  let r = await read(['--time-format', 'iso'], deadlineMs);
+  let note: string | undefined;
+  // busybox's dmesg (Alpine images) has no --time-format: its lines, of any age, in the time that is left.
+  if (r.ok && r.code !== 0 && /(unrecognized|invalid|unknown) option/i.test(r.stderr)) {
+    r = await read([], Math.max(1, deadlineMs - took()));
+    note = 'this dmesg has no --time-format (busybox?): the lines are not limited to this run';
+  }
   if (!r.ok) return { lines, took_ms: took(), error: `dmesg ${r.reason}` };
   if (r.code !== 0) {
     const why = r.stderr.trim().split('\n')[0] ?? '';
@@ -53,5 +64,5 @@ export async function readKernelLog(o: KernelLogOptions): Promise<KernelLogAtSta
       return { lines: [], took_ms: took(), error: DMESG_PERMISSION };
     return { lines, took_ms: took(), error: `dmesg exited with ${r.code ?? 'a signal'}: ${why.slice(0, 300)}` };
   }
-  return { lines, took_ms: took() };
+  return note ? { lines, took_ms: took(), error: note } : { lines, took_ms: took() };
 }

@@ -131,6 +131,16 @@ describe('the kernel log at the stall', () => {
     ]);
   });
 
+  it("busybox's dmesg (no --time-format): its hang lines of any age, saying they are not limited to the run", async () => {
+    tools = standIns({ dmesg: 'busybox' });
+    const k = await readKernelLog({ sinceMs: Date.now(), path: `${tools.bin}:${SYS}` });
+    expect(k.lines).toHaveLength(9);
+    expect(k.lines[0]).toBe(
+      '[  312.522692] amdgpu 0000:28:00.0: ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=2',
+    );
+    expect(k.error).toMatch(/no --time-format \(busybox\?\): the lines are not limited to this run/);
+  });
+
   it('refused the log: an error naming CAP_SYSLOG and kernel.dmesg_restrict, no lines', async () => {
     tools = standIns({ dmesg: 'eperm' });
     const k = await readKernelLog({ sinceMs: 0, path: `${tools.bin}:${SYS}` });
