@@ -250,6 +250,23 @@ export const BENCH_GROUPS: FlagGroup[] = [
         arg: 'FILE',
         help: 'phase rules replacing the defaults (`server/engine/probes/serverStacks/defaultPhaseRules.json`, same shape)',
       },
+      'require-server-stacks': {
+        help: 'refuse to start (exit 2, `CONFIG_STACKS_UNAVAILABLE`) when the check before the run finds that no stack can be taken: py-spy missing or not running, or no ptrace rights (`CAP_SYS_PTRACE`, `kernel.yama.ptrace_scope`); without it that check is one warning line and the run goes on',
+      },
+    },
+  },
+  {
+    title: 'Below Python at the stall',
+    see: 'below-python',
+    flags: {
+      'gpu-state-at-stall': {
+        help: "at the first stall, beside the first capture: `rocm-smi` (else `nvidia-smi`) once and `dmesg --time-format iso` once, each killed with its process group at 5 s, output bounded; result keys `gpu_at_stall` (per device: `utilization_pct`, memory, power, the server PIDs holding it) and `kernel_log_at_stall` (the GPU driver's hang/reset lines since the run started). On by default with `--capture-server-stacks`",
+      },
+      'no-gpu-state-at-stall': { help: 'turn it off' },
+      'gpu-smi': {
+        arg: 'PATH',
+        help: 'the GPU tool to run instead of `rocm-smi`/`nvidia-smi` from PATH (a name containing `nvidia` is asked as nvidia-smi, any other as rocm-smi)',
+      },
     },
   },
   {

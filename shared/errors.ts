@@ -19,6 +19,7 @@ export const ERRORS = {
   CONFIG_PHASE_RULES: { status: 400, exit: 2, message: 'invalid phase rules file' },
   CONFIG_DATASET_DOWNLOAD: { status: 400, exit: 2, message: 'the dataset could not be fetched from the Hub' },
   CONFIG_ASR_PYTHON: { status: 400, exit: 2, message: 'the transcription Python cannot run the recogniser' },
+  CONFIG_STACKS_UNAVAILABLE: { status: 400, exit: 2, message: 'server stacks are required but cannot be taken' },
   // Per-request failures (one request fails, the run goes on).
   REQ_HTTP_STATUS: { status: 502, exit: 1, message: 'target answered with an HTTP error' },
   REQ_STREAM_ERROR: { status: 502, exit: 1, message: 'target reported an error in the stream' },

@@ -101,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
     validateBenchConfig(parsed.config);
     const { evidence } = parsed.config;
     const probes = [
-      ...serverStacksProbes(evidence.serverStacks, parsed.config.target.baseUrl),
+      ...(await serverStacksProbes(evidence.serverStacks, parsed.config.target.baseUrl)),
       ...(evidence.liveness ? livenessProbes(evidence.liveness, parsed.config) : []),
     ];
     outcome = await runBenchmark(parsed.config, {

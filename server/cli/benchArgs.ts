@@ -124,6 +124,10 @@ export function parseBenchArgs(argv: string[], env: Env = {}): ParsedBench {
     pySpy: v['py-spy'],
     rulesFile: v['server-phase-rules'],
     liveness: Boolean(v['probe-liveness-at-stall']),
+    gpuState: v['gpu-state-at-stall'] ? true : v['no-gpu-state-at-stall'] ? false : undefined,
+    gpuStateBoth: Boolean(v['gpu-state-at-stall'] && v['no-gpu-state-at-stall']),
+    gpuSmi: v['gpu-smi'],
+    requireStacks: Boolean(v['require-server-stacks']),
   });
   const config: RunConfig = {
     runId,

@@ -99,6 +99,11 @@ export const BENCH_OPTIONS = {
   'server-stacks-native': { type: 'boolean' },
   'py-spy': { type: 'string' },
   'server-phase-rules': { type: 'string' },
+  'require-server-stacks': { type: 'boolean' },
+  // Below Python at the stall: the GPU tool and the kernel log (docs/design.md#below-python).
+  'gpu-state-at-stall': { type: 'boolean' },
+  'no-gpu-state-at-stall': { type: 'boolean' },
+  'gpu-smi': { type: 'string' },
   // Liveness at the stall: what the server still answers (docs/design.md#liveness-at-stall).
   'probe-liveness-at-stall': { type: 'boolean' },
 } as const satisfies Options;
@@ -174,7 +179,11 @@ accuracy   --seed-tts-wer-eval (transcribe every answer after the run: seed_tts_
 server     --server-pid PID|auto (auto: the owner of the base URL's port; loopback only),
 stacks     --capture-server-stacks (py-spy dump of the server tree at the first timeout),
            --server-stall-after-s S (capture when a request got no SSE event for S s; ≤ 5 times),
-           --server-stacks-native (py-spy --native), --py-spy PATH, --server-phase-rules FILE
+           --server-stacks-native (py-spy --native), --py-spy PATH, --server-phase-rules FILE,
+           --require-server-stacks (refuse to start when py-spy or the ptrace rights are missing)
+gpu        --gpu-state-at-stall (default with --capture-server-stacks; --no-gpu-state-at-stall): at the
+           first stall rocm-smi, else nvidia-smi (--gpu-smi PATH), and dmesg's GPU hang/reset lines,
+           each bounded (5 s); result keys gpu_at_stall, kernel_log_at_stall
 liveness   --probe-liveness-at-stall (at the first stall: GET /health, GET /v1/models and one short
            text-only request, each bounded; result key liveness_at_stall)
 ci         --junit-xml FILE (the run as a JUnit test: a stall is <failure type="stall"> naming its phase and

@@ -138,6 +138,15 @@ export const ServerStacksSettingsSchema = Type.Object({
   pySpy: Type.Optional(Type.String()),
   /** `--server-phase-rules FILE`; default the MiniCPM-o 4.5 Code2Wav rules. */
   rulesFile: Type.Optional(Type.String()),
+  /**
+   * `--gpu-state-at-stall` / `--no-gpu-state-at-stall`: the GPU tool and the kernel log at the first stall
+   * (docs/design.md#below-python); unset means on whenever `captureOnTimeout` is.
+   */
+  gpuStateAtStall: Type.Optional(Type.Boolean()),
+  /** `--gpu-smi PATH`; default rocm-smi, else nvidia-smi, from PATH. */
+  gpuSmi: Type.Optional(Type.String()),
+  /** `--require-server-stacks`: refuse to start when no stack could be taken (py-spy, ptrace rights). */
+  requireStacks: Type.Optional(Type.Boolean()),
 });
 
 /** The liveness probe's settings (docs/design.md#liveness-at-stall). */

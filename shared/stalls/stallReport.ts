@@ -13,6 +13,7 @@
 import { Type, type Static } from 'typebox';
 import { Int4 } from '../storage/storable.ts';
 import { FRAME_TEXT_MAX } from './frameText.ts';
+import { GpuAtStallSchema, KernelLogAtStallSchema } from './gpuState.ts';
 
 /** Frames a stack may hold: Python's default recursion limit, so a whole Python stack fits. */
 export const MAX_STACK_FRAMES = 1000;
@@ -143,6 +144,10 @@ export const ServerStacksReportSchema = Type.Object({
   stackError: Type.Optional(Type.String()),
   /** What went wrong in this capture, one line each (also sent as run.warning). */
   notes: Type.Array(Type.String()),
+  /** The first capture only: the GPU's state at the stall (docs/design.md#below-python). */
+  gpuAtStall: Type.Optional(GpuAtStallSchema),
+  /** The first capture only: the kernel log's GPU hang and reset lines since the run started. */
+  kernelLogAtStall: Type.Optional(KernelLogAtStallSchema),
 });
 export type ServerStacksReport = Static<typeof ServerStacksReportSchema>;
 

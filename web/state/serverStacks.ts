@@ -4,6 +4,7 @@
  * GIL, or in a Code2Wav phase) and the whole dump as text for Copy.
  */
 import type { ServerProcess, ServerStacksReport, ServerThread, StackFrame } from '../../shared/stalls/stallReport.ts';
+import { belowPythonLines } from '../../shared/stalls/gpuState.ts';
 
 export function isLikelyBlocked(t: ServerThread): boolean {
   return t.active || t.ownsGil || t.phase !== undefined;
@@ -39,6 +40,7 @@ export function serverStacksText(r: ServerStacksReport): string {
       ? `inferred phase: ${r.phase} (rule ${r.inferred.rule}) from ${frameLine(r.inferred.frame)} in pid ${r.inferred.pid} thread ${r.inferred.tid} "${r.inferred.threadName}"`
       : 'inferred phase: none (no frame matched a phase rule)',
     ...r.notes.map((n) => `note: ${n}`),
+    ...belowPythonLines(r.gpuAtStall, r.kernelLogAtStall),
   ];
   for (const p of r.processes) {
     lines.push('', `Process ${p.pid}${p.ppid !== null ? ` (parent ${p.ppid})` : ''}: ${p.cmdline}`);

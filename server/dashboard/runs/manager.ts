@@ -148,7 +148,7 @@ export class RunManager implements RunStarter {
       ]);
       const { evidence } = config;
       const probes = [
-        ...serverStacksProbes(evidence.serverStacks, config.target.baseUrl),
+        ...(await serverStacksProbes(evidence.serverStacks, config.target.baseUrl)),
         ...(evidence.liveness ? livenessProbes(evidence.liveness, config) : []),
       ];
       const out = await engine(config, {

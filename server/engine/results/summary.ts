@@ -17,6 +17,7 @@ import {
 } from '../../../shared/metrics/index.ts';
 import { tripEvidenceText } from '../../../shared/config/stopRules.ts';
 import { stoppedByFromJson } from '../../../shared/vllmResult/resultJson.ts';
+import { belowPythonLines, type GpuAtStall, type KernelLogAtStall } from '../../../shared/stalls/gpuState.ts';
 import { centre, fixed2, percent2, row } from './pyFormat.ts';
 
 export interface SummaryExtras {
@@ -121,6 +122,7 @@ export function formatSummary(
   lines.push(...seedTtsBlock(result));
   lines.push(...failFastBlock(result));
   lines.push(...livenessBlock(result));
+  lines.push(...belowPythonBlock(result));
   return `${lines.join('\n')}\n`;
 }
 
@@ -152,6 +154,18 @@ function livenessBlock(result: Record<string, unknown>): string[] {
   }
   lines.push('='.repeat(50));
   return lines;
+}
+
+/** `gpu_at_stall` and `kernel_log_at_stall` (docs/design.md#below-python): each device, then the kernel's lines. */
+function belowPythonBlock(result: Record<string, unknown>): string[] {
+  const g = result.gpu_at_stall as GpuAtStall | null | undefined;
+  const k = result.kernel_log_at_stall as KernelLogAtStall | null | undefined;
+  if (!g && !k) return [];
+  return [
+    centre(' Below Python at the stall ', '='),
+    ...belowPythonLines(g ?? undefined, k ?? undefined),
+    '='.repeat(50),
+  ];
 }
 
 /** Our block: the breaker, the partial-run counts and the verdict with its reasons. */

@@ -3,7 +3,9 @@
  * the Code2Wav phase strip with the inferred phase lit (saying it was
  * inferred, from which frame and rule), the capture's notes, then every
  * process with its threads — likely blocked ones first, idle ones folded —
- * and Copy for the whole dump as text.
+ * and Copy for the whole dump as text. The first capture also says what was
+ * below Python at the stall: the GPU busy or idle, and the kernel's GPU hang
+ * and reset lines (docs/design.md#below-python).
  */
 import type { ServerStacksReport } from '../../../shared/stalls/stallReport.ts';
 import { frameLine, reasonText } from '../../state/serverStacks.ts';
@@ -12,6 +14,7 @@ import { PhaseStrip } from './PhaseStrip.tsx';
 import { ServerProcess } from './ServerProcess.tsx';
 import { useCopy } from './useCopy.ts';
 import { count, plural } from '../../../shared/format.ts';
+import { gpuStateText } from '../../../shared/stalls/gpuState.ts';
 
 export function ServerStacksCard({
   report: r,
@@ -52,6 +55,21 @@ export function ServerStacksCard({
         {plural(r.processes.length, 'process', 'processes')}, {plural(threads, 'thread')}, read in {count(r.durationMs)}{' '}
         ms.
       </p>
+      {r.gpuAtStall && (
+        <p data-testid="gpu-at-stall" title={r.gpuAtStall.tool ?? undefined}>
+          <strong>{gpuStateText(r.gpuAtStall)}</strong>
+          {r.kernelLogAtStall &&
+            (r.kernelLogAtStall.error
+              ? ` · kernel log not read: ${r.kernelLogAtStall.error}`
+              : ` · ${plural(r.kernelLogAtStall.lines.length, 'GPU hang/reset line')} in the kernel log since the run started`)}
+        </p>
+      )}
+      {r.kernelLogAtStall && r.kernelLogAtStall.lines.length > 0 && (
+        <details data-testid="kernel-log-at-stall">
+          <summary>Kernel log</summary>
+          <pre>{r.kernelLogAtStall.lines.join('\n')}</pre>
+        </details>
+      )}
       {r.notes.length > 0 && (
         <ul className="notes" data-testid="server-stacks-notes">
           {r.notes.map((n) => (

@@ -24,6 +24,17 @@ export interface ServerStacksConfig {
   pySpy?: string;
   /** `--server-phase-rules FILE`; default the MiniCPM-o 4.5 Code2Wav rules. */
   rulesFile?: string;
+  /** `--gpu-state-at-stall` / `--no-gpu-state-at-stall`; unset: on whenever `captureOnTimeout` is. */
+  gpuStateAtStall?: boolean;
+  /** `--gpu-smi PATH`; default rocm-smi, else nvidia-smi, from PATH. */
+  gpuSmi?: string;
+  /** `--require-server-stacks`: refuse to start when no stack could be taken. */
+  requireStacks?: boolean;
+}
+
+/** Whether the GPU state and the kernel log are taken at the first stall (docs/design.md#below-python). */
+export function belowPythonOn(c: ServerStacksConfig): boolean {
+  return c.gpuStateAtStall ?? c.captureOnTimeout;
 }
 
 const FIELD = 'evidence.serverStacks.pid';

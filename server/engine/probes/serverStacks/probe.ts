@@ -15,12 +15,28 @@
  * nothing is captured at all (one warning, with what to install).
  * `finish` settles the captures in progress (each killed at its own 5 s
  * limit) and returns the `server_stacks` result key.
+ * Below Python (docs/design.md#below-python; `belowPython` set): at the first
+ * stall the GPU tool and the kernel log are read once, concurrently with the
+ * capture, each under its own deadline; the first capture carries them and
+ * so do the result keys `gpu_at_stall` and `kernel_log_at_stall` — also when
+ * py-spy is missing, when they are the only evidence there is.
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { BenchEvent } from '../../../../shared/protocol/protocol.ts';
 import type { CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
 import { isStallEvidence, type CaptureReason, type ServerStacksReport } from '../../../../shared/stalls/stallReport.ts';
+import {
+  gpuStateText,
+  storableGpu,
+  storableKernelLog,
+  type GpuAtStall,
+  type KernelLogAtStall,
+} from '../../../../shared/stalls/gpuState.ts';
+import { takeGpuState } from '../gpuState/take.ts';
+import { readKernelLog } from '../kernelLog/read.ts';
+import { processTree } from './procfs.ts';
+import type { Preflight } from './preflight.ts';
 import type { TimeoutReport } from '../../stopRules/breaker.ts';
 import type { ProbeContext, RunProbe } from '../../run/probe.ts';
 import { CAPTURE_LIMIT_MS, captureTree, type CaptureOptions } from './capture.ts';
@@ -40,6 +56,24 @@ export interface ServerStacksProbeOptions {
   capture?: typeof captureTree;
   /** Tests: the PATH py-spy is looked up on. */
   path?: string;
+  /** Take the GPU state and the kernel log at the first stall; absent: off. */
+  belowPython?: BelowPythonOptions;
+  /** What the check before the run found (preflight.ts): said once at the start when stacks cannot work. */
+  preflight?: Preflight;
+}
+
+export interface BelowPythonOptions {
+  /** `--gpu-smi PATH`. */
+  gpuSmi?: string;
+  /** Tests: a shorter deadline for each tool. */
+  deadlineMs?: number;
+  /** Tests: the PATH the GPU tool and dmesg are looked up on. */
+  path?: string;
+}
+
+interface BelowPython {
+  gpu: GpuAtStall;
+  kernel: KernelLogAtStall;
 }
 
 export class ServerStacksProbe implements RunProbe {
@@ -58,16 +92,22 @@ export class ServerStacksProbe implements RunProbe {
   private finished = false;
   /** py-spy is not there: said once at the start, and no capture is attempted. */
   private unavailable = false;
+  private startedWallMs = Date.now();
+  /** The GPU state and kernel log, read once at the first stall; handed to the first capture. */
+  private below: Promise<BelowPython> | null = null;
+  private belowResult: BelowPython | null = null;
+  private belowHanded = false;
 
   constructor(private readonly o: ServerStacksProbeOptions) {}
 
   start(ctx: ProbeContext): void {
     this.ctx = ctx;
+    this.startedWallMs = Date.now();
     const pySpy = this.o.config.pySpy ?? 'py-spy';
     if (!onPath(pySpy, this.o.path ?? process.env.PATH ?? '')) {
       this.unavailable = true;
       this.note(missingMessage(pySpy));
-    }
+    } else if (this.o.preflight && !this.o.preflight.ok) this.note(this.o.preflight.message);
     const s = this.o.config.stallAfterS;
     if (s !== undefined) {
       // Often enough to catch S within a tenth of it (at most a second late), cheap: it scans the in-flight map.
@@ -101,8 +141,13 @@ export class ServerStacksProbe implements RunProbe {
   }
 
   onTimeout(r: TimeoutReport): void {
-    if (!this.o.config.captureOnTimeout || this.firstTimeoutSeen || this.finished || this.unavailable) return;
+    if (!this.o.config.captureOnTimeout || this.firstTimeoutSeen || this.finished) return;
     this.firstTimeoutSeen = true;
+    if (this.unavailable) {
+      if (this.o.belowPython)
+        this.track(new Promise<void>((resolve) => setImmediate(() => void this.startBelow()?.then(() => resolve()))));
+      return;
+    }
     const ids = [...this.live.values()].map((x) => x.id);
     const reason: CaptureReason = {
       kind: 'first_timeout',
@@ -114,10 +159,45 @@ export class ServerStacksProbe implements RunProbe {
     // One turn later: the breaker's decision and sweep (queued before us) start first. Pending from
     // now on, so a `finish` that comes sooner still waits for this capture.
     const later = new Promise<void>((resolve) =>
-      setImmediate(() => void this.run(reason, ids.includes(r.requestId) ? ids : [r.requestId, ...ids]).then(resolve)),
+      setImmediate(() => {
+        void this.startBelow();
+        void this.run(reason, ids.includes(r.requestId) ? ids : [r.requestId, ...ids]).then(resolve);
+      }),
     );
-    this.pending.add(later);
-    void later.then(() => this.pending.delete(later));
+    this.track(later);
+  }
+
+  private track(p: Promise<void>): void {
+    this.pending.add(p);
+    void p.then(() => this.pending.delete(p));
+  }
+
+  /** Once per run: the GPU tool and dmesg, concurrently, each under its own deadline (never throws). */
+  private startBelow(): Promise<BelowPython> | null {
+    const b = this.o.belowPython;
+    if (!b || this.below) return this.below;
+    let serverPids: Set<number>;
+    try {
+      serverPids = new Set(processTree(this.o.pid).map((p) => p.pid));
+    } catch {
+      serverPids = new Set([this.o.pid]);
+    }
+    this.below = Promise.all([
+      takeGpuState({ gpuSmi: b.gpuSmi, serverPids, deadlineMs: b.deadlineMs, path: b.path }),
+      readKernelLog({ sinceMs: this.startedWallMs, deadlineMs: b.deadlineMs, path: b.path }),
+    ]).then(([rawGpu, rawKernel]) => {
+      const gpu = storableGpu(rawGpu);
+      const kernel = storableKernelLog(rawKernel);
+      this.belowResult = { gpu, kernel };
+      this.ctx?.log(`GPU at the stall (${gpu.tool ?? 'no tool'}, ${gpu.took_ms} ms): ${gpuStateText(gpu)}`);
+      this.ctx?.log(
+        `Kernel log at the stall: ${kernel.lines.length} GPU hang/reset line${kernel.lines.length === 1 ? '' : 's'} since the run started` +
+          (kernel.error ? ` (${kernel.error})` : ''),
+      );
+      return this.belowResult;
+    });
+    this.track(this.below.then(() => undefined));
+    return this.below;
   }
 
   async finish(): Promise<Record<string, unknown>> {
@@ -127,6 +207,9 @@ export class ServerStacksProbe implements RunProbe {
     while (this.pending.size) await Promise.all([...this.pending]);
     const c = this.o.config;
     return {
+      ...(this.o.belowPython
+        ? { gpu_at_stall: this.belowResult?.gpu ?? null, kernel_log_at_stall: this.belowResult?.kernel ?? null }
+        : {}),
       server_stacks: {
         server_pid: this.o.pid,
         pid_source: this.o.pidSource,
@@ -141,7 +224,7 @@ export class ServerStacksProbe implements RunProbe {
 
   private checkSilence(): void {
     const s = this.o.config.stallAfterS;
-    if (s === undefined || this.finished || this.unavailable) return;
+    if (s === undefined || this.finished || (this.unavailable && (this.below || !this.o.belowPython))) return;
     if (this.noProgressBusy || this.noProgressCount >= MAX_NO_PROGRESS) return;
     const now = performance.now();
     if (now - this.lastNoProgressMs < s * 1000) return;
@@ -154,6 +237,8 @@ export class ServerStacksProbe implements RunProbe {
       silentMs = Math.max(silentMs, quiet);
     }
     if (ids.length === 0) return;
+    void this.startBelow();
+    if (this.unavailable) return;
     this.noProgressCount++;
     this.noProgressBusy = true;
     this.lastNoProgressMs = now;
@@ -175,8 +260,15 @@ export class ServerStacksProbe implements RunProbe {
       rules: this.o.rules,
       limitMs: this.o.limitMs ?? CAPTURE_LIMIT_MS,
     };
-    const p = (this.o.capture ?? captureTree)(opts, { capture, reason, requestIds })
-      .then((report) => {
+    // The first capture waits for the GPU state and the kernel log (read beside it) and carries them.
+    const below = !this.belowHanded && this.below ? this.below : null;
+    if (below) this.belowHanded = true;
+    const p = Promise.all([(this.o.capture ?? captureTree)(opts, { capture, reason, requestIds }), below])
+      .then(([report, b]) => {
+        if (b) {
+          report.gpuAtStall = b.gpu;
+          report.kernelLogAtStall = b.kernel;
+        }
         for (const n of report.notes) this.note(n);
         if (!isStallEvidence(report)) {
           // Its notes said why (once each); a failure without one still gets its line.
