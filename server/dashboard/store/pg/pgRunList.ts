@@ -53,6 +53,9 @@ export function listSql(f: RunFilter): { count: string; page: string; args: unkn
   where.push(...metadataAndTime(f, args));
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const count = `SELECT COUNT(*) AS n FROM runs r ${w}`;
-  const page = `SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY ${HAPPENED} DESC, r.ord LIMIT $${args.length + 1} OFFSET $${args.length + 2}`;
+  // The page's runs are chosen first and only they are read whole, as on SQLite (sqlite/runListSql.ts).
+  const page = `SELECT ${LIST_COLUMNS} FROM (SELECT r.id AS k, ${HAPPENED} AS h, r.ord AS o FROM runs r ${w}
+    ORDER BY ${HAPPENED} DESC, r.ord LIMIT $${args.length + 1} OFFSET $${args.length + 2}) p
+    JOIN runs r ON r.id = p.k ORDER BY p.h DESC, p.o`;
   return { count, page, args, pageArgs: [...args, f.limit, f.offset] };
 }

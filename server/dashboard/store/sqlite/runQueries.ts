@@ -72,7 +72,7 @@ export class RunQueries {
   list(f: RunFilter): { runs: RunListItem[]; total: number } {
     const q = listSql(f);
     const total = (this.db.prepare(q.count).get(...q.args) as { n: number }).n;
-    const rows = this.db.prepare(q.page).all(...q.pageArgs) as RunRow[];
+    const rows = this.db.prepare(q.page(total)).all(...q.pageArgs) as RunRow[];
     return { runs: rows.map(toListItem), total };
   }
 
