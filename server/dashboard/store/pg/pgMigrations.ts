@@ -233,6 +233,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
       r.first_timeout_json::jsonb #>> '{fingerprint,phase}')
     FROM runs r WHERE r.first_timeout_json IS NOT NULL;
   `,
+  // 9: retention through a year of runs, as SQLite's migration 11 (docs/design.md#retention).
+  `
+  CREATE INDEX runs_due ON runs ((COALESCE(started_at_ms, created_at_ms)), id) WHERE pinned = 0 AND pruned_at_ms IS NULL;
+  CREATE INDEX runs_newest ON runs ((COALESCE(started_at_ms, created_at_ms)) DESC, id);
+  `,
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

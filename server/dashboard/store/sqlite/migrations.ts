@@ -243,6 +243,12 @@ export const MIGRATIONS: Migration[] = [
     SELECT r.id, 'timeout', ${TIMEOUT_FINGERPRINT('r')}, ${TIMEOUT_PHASE('r')}, ${FACT_RUN_COLUMNS('r.id')}
     FROM runs r WHERE r.first_timeout_json IS NOT NULL;
   `,
+  // 11: retention through a year of runs (issue 45, docs/design.md#retention): the runs it may still prune, oldest
+  // first, in an index of their own (pinned and pruned runs are not in it), and the newest runs in a total order.
+  `
+  CREATE INDEX runs_due ON runs(COALESCE(started_at_ms, created_at_ms), id) WHERE pinned = 0 AND pruned_at_ms IS NULL;
+  CREATE INDEX runs_newest ON runs(COALESCE(started_at_ms, created_at_ms) DESC, id);
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */
