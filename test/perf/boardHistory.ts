@@ -1,14 +1,15 @@
 /**
- * A CI fleet's year of history, generated from a seed (issue 45; `npm run bench boardScale`): by default 20,000
- * runs over 365 days, 40 pipelines × 3 steps, 30 nodes, 20 % of runs stalled across 40 fingerprints (each stalled
- * run with 1–3 watchdog stall reports of 20–60 frames, half of them with a first structural timeout too), the rest
- * passed or failed otherwise, each with the `ci_*` metadata a reporter in Buildkite records. The same seed and size
- * give the same runs, byte for byte. `size` makes small histories for tests.
+ * A CI fleet's year of history, generated from a seed (`npm run bench boardScale`; docs/design.md#year-of-history):
+ * by default 20,000 runs over 365 days, 40 pipelines × 3 steps, 30 nodes, 20 % of runs stalled across 40
+ * fingerprints (each stalled run with 1–3 watchdog stall reports of 20–60 frames, some with a first structural
+ * timeout too), the rest passed or failed otherwise, each with the `ci_*` metadata a reporter in Buildkite records.
+ * The same seed and options give the same runs, byte for byte; `runs` (and the other counts) make small histories
+ * for tests.
  *
  * Loaded through the calls `stallscope db import` makes (common/moveRuns.ts: a whole run row, its events with
- * their seqs, its stall reports as stored): 20,000 runs load in 31–61 s on SQLite and ~88 s on PostgreSQL on this
- * two-core machine at load ~10. Each run's events are its start and its end (the board, the list and retention read
- * rows, evidence and events, not a run's request stream).
+ * their seqs, its stall reports as stored): 20,000 runs loaded in 61–204 s on SQLite and 80–88 s on PostgreSQL on
+ * this two-core machine at load 10–12 (docs/performance.md#year-of-history). Each run's events are its start and
+ * its end (the board, the list and retention read rows, evidence and events, not a run's request stream).
  */
 import type { RunEvent, RunSummary } from '#shared/protocol/protocol.ts';
 import type { StackFrame, WatchdogStallReport } from '#shared/stalls/stallReport.ts';

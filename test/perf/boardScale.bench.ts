@@ -1,7 +1,7 @@
 /**
- * A year of a CI fleet's history (`npm run bench boardScale`; issue 45, docs/performance.md): 20,000 generated runs
- * (boardHistory.ts) loaded into each store — SQLite in a data folder, then a throwaway PostgreSQL — and a dashboard
- * in this process on it, so its event loop and its own CPU are measured here. Prints, with the target beside each:
+ * A year of a CI fleet's history (`npm run bench boardScale`; docs/performance.md#year-of-history): 20,000
+ * generated runs (boardHistory.ts) loaded into each store — SQLite in a data folder, then a throwaway PostgreSQL —
+ * and a dashboard in this process on it, so its event loop and its own CPU are measured here. Prints, with the target beside each:
  * `GET /api/stalls` (the default window, one pipeline) and `GET /api/runs` (first page, a metadata filter, a text
  * search, the Compare picker's search) p99 over 50 requests, a `/metrics` scrape (the first, which reads the
  * database, and the p99 of the next), and — while 5 viewers poll the board every second — 8 reporters' 10-event

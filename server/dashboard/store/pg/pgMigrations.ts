@@ -153,7 +153,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
         r.id,
       ]);
   },
-  // 7: a year of history answers fast (issue 45, docs/design.md#team-dashboard): the runs list's text search from a
+  // 7: a year of history answers fast (docs/design.md#year-of-history): the runs list's text search from a
   // trigram index (pg_trgm, in Debian's postgresql-15 and trusted: a database owner may create it) of what it
   // searches, the expression pg/pgRunList.ts's RUN_TEXT writes. A database where the extension cannot be created
   // still migrates: its searches scan, with the same answers.

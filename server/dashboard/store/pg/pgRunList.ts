@@ -1,7 +1,7 @@
 /**
  * The SQL of the runs list (`GET /api/runs`, the Compare picker) and the board's run filter on PostgreSQL — the
  * rules of sqlite/runListSql.ts in PostgreSQL's SQL — built in one place so the store runs it and a test explains
- * it (test/server/dashboard/store/runListPlans.test.ts). At a year's history (issue 45: 20,000 runs) a metadata
+ * it (test/server/dashboard/store/runList.test.ts). At a year's history (20,000 runs) a metadata
  * pair is read through `run_metadata_kv`, a text search through the `runs_text_trgm` trigram index (migration 7;
  * pg_trgm), the page in the `runs_happened` index's order.
  */

@@ -178,7 +178,7 @@ export const MIGRATIONS: Migration[] = [
     const setRun = db.prepare('UPDATE runs SET first_timeout_json = ? WHERE id = ?');
     for (const r of runs) setRun.run(refingerprintedTimeout(r.first_timeout_json), r.id);
   },
-  // 9: a year of history answers fast (issue 45, docs/design.md#team-dashboard): the runs list's text search from
+  // 9: a year of history answers fast (docs/design.md#year-of-history): the runs list's text search from
   // a trigram index of what it searches (id, label, model, target, metadata), kept by triggers — an FTS5 table
   // with the run's id beside the text (not its rowid, which a VACUUM may renumber).
   `
@@ -196,7 +196,7 @@ export const MIGRATIONS: Migration[] = [
     DELETE FROM runs_text WHERE id = old.id;
   END;
   `,
-  // 10: the stall board's facts, ready for grouping in SQL (issue 45, docs/design.md#stall-board): one row per run
+  // 10: the stall board's facts, ready for grouping in SQL (docs/design.md#stall-board): one row per run
   // and fingerprint of its evidence — each stall report's (kind 'stack'; not a py-spy capture that read no stack)
   // and its first structural timeout's (kind 'timeout') — with when the run happened and its job (ci_pipeline,
   // ci_step), indexed by job, fingerprint and time. Kept by triggers on every path that writes evidence (the live
@@ -243,7 +243,7 @@ export const MIGRATIONS: Migration[] = [
     SELECT r.id, 'timeout', ${TIMEOUT_FINGERPRINT('r')}, ${TIMEOUT_PHASE('r')}, ${FACT_RUN_COLUMNS('r.id')}
     FROM runs r WHERE r.first_timeout_json IS NOT NULL;
   `,
-  // 11: retention through a year of runs (issue 45, docs/design.md#retention): the runs it may still prune, oldest
+  // 11: retention through a year of runs (docs/design.md#retention): the runs it may still prune, oldest
   // first, in an index of their own (pinned and pruned runs are not in it), and the newest runs in a total order.
   `
   CREATE INDEX runs_due ON runs(COALESCE(started_at_ms, created_at_ms), id) WHERE pinned = 0 AND pruned_at_ms IS NULL;

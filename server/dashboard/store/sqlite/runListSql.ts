@@ -1,8 +1,8 @@
 /**
  * The SQL of the runs list (`GET /api/runs`, the Compare picker) and the board's run filter on SQLite, built in
- * one place so the store runs it and a test explains it (test/server/dashboard/store/runListPlans.test.ts). Every
- * filter is answered from an index at a year's history (issue 45: 20,000 runs): a metadata pair through
- * `run_metadata_kv` (a set of ids, not a probe per run), a text search through the `runs_text` trigram index
+ * one place so the store runs it and a test explains it (test/server/dashboard/store/runList.test.ts). Every
+ * filter is answered from an index at a year's history (20,000 runs): a metadata pair through
+ * `run_metadata_kv` (a set of rowids, not a probe per run), a text search through the `runs_text` trigram index
  * (migration 9), the page in the `runs_happened` index's order.
  */
 import type { RunFilter } from '../common/records.ts';

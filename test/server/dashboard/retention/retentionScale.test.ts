@@ -1,5 +1,5 @@
 /**
- * Retention through a year of history (issue 45; docs/design.md#retention), on both stores, with a generated
+ * Retention through a year of history (docs/design.md#retention), on both stores, with a generated
  * history (test/perf/boardHistory.ts) loaded through `db import`'s calls:
  * - a `--retain-days 90` sweep prunes exactly the runs that happened more than 90 days ago, oldest first, a page of
  *   runs and a bounded batch of rows at a time, and keeps what a pruned run keeps (its stall evidence);

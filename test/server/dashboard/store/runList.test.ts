@@ -1,5 +1,5 @@
 /**
- * The runs list at a year's history (issue 45; docs/design.md#team-dashboard), on both stores, on a seeded
+ * The runs list at a year's history (docs/design.md#year-of-history), on both stores, on a seeded
  * generated history (test/perf/boardHistory.ts):
  * - its answers (rows and order, and the total) are the ones the list gave before its indexes, for random text
  *   searches, metadata pairs, both, and pages — the queries of 0.1.x, kept below as the oracle, run beside it;

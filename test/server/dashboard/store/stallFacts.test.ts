@@ -1,5 +1,5 @@
 /**
- * The stall board's facts (docs/design.md#stall-board; issue 45), on both stores: a row per run and fingerprint
+ * The stall board's facts (docs/design.md#stall-board), on both stores: a row per run and fingerprint
  * of its evidence with its job and when it happened, ready for the board to group in SQL.
  * - Written as evidence is ingested: a run reported through the hub (a watchdog report, then its first timeout)
  *   has its two facts, with its ci_pipeline and ci_step; deleting the run deletes them.
