@@ -103,7 +103,7 @@ export async function checkReportedRun(store: DashboardStore, dir: string, k: nu
  * Watches this thread's loop every 5 ms: a stall's own CPU (threadCpu.ts) tells the dashboard's work from waiting
  * for a core. Returns the stall with the most own CPU.
  */
-function ownStalls(): { stop(): { cpu: number; wall: number } } {
+export function ownStalls(): { stop(): { cpu: number; wall: number } } {
   const cpu = threadCpuClock();
   let worst = { cpu: 0, wall: 0 };
   let last = performance.now();

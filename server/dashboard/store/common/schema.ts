@@ -94,6 +94,23 @@ export interface RequestRangesTable {
   row_json: string;
 }
 
+/**
+ * The stall board's facts (docs/design.md#stall-board; SQLite migration 10, PostgreSQL 8): a row per run and
+ * fingerprint of its evidence, kept by triggers wherever evidence is written, indexed by job, fingerprint and time.
+ */
+export interface StallFactsTable {
+  run_id: string;
+  /** 'stack': a stall report's (watchdog, py-spy); 'timeout': the run's first structural timeout's (phase only). */
+  kind: string;
+  fingerprint: string;
+  phase: string;
+  /** When the run happened: its start, or an import's file date; else when it was added. */
+  at_ms: number;
+  /** Its `ci_pipeline` and `ci_step` ('' when it has none): its job. */
+  pipeline: Generated<string>;
+  step: Generated<string>;
+}
+
 export interface StallscopeDb {
   runs: RunsTable;
   run_metadata: { run_id: string; key: string; value: string };
@@ -110,6 +127,7 @@ export interface StallscopeDb {
     fingerprint: string | null;
     fingerprint_json: string | null;
   };
+  stall_facts: StallFactsTable;
   run_results: { run_id: string; part: number; text: string };
   api_tokens: ApiTokensTable;
   request_ranges: RequestRangesTable;

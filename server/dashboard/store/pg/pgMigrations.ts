@@ -153,6 +153,91 @@ export const PG_MIGRATIONS: PgMigration[] = [
         r.id,
       ]);
   },
+  // 7: a year of history answers fast (docs/design.md#year-of-history): the runs list's text search from a
+  // trigram index (pg_trgm, in Debian's postgresql-15 and trusted: a database owner may create it) of what it
+  // searches, the expression pg/pgRunList.ts's RUN_TEXT writes. A database where the extension cannot be created
+  // still migrates: its searches scan, with the same answers.
+  async (c) => {
+    await c.query('SAVEPOINT trgm');
+    try {
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await c.query(
+        `CREATE INDEX runs_text_trgm ON runs USING gin ((id || E'\\n' || COALESCE(label, '') || E'\\n' ||
+          COALESCE(model, '') || E'\\n' || COALESCE(target, '') || E'\\n' || metadata_json) gin_trgm_ops)`,
+      );
+    } catch (e) {
+      await c.query('ROLLBACK TO SAVEPOINT trgm');
+      process.stderr.write(`stallscope: no trigram index (${(e as Error).message}): run searches scan the runs\n`);
+    }
+  },
+  // 8: the stall board's facts, ready for grouping in SQL, as SQLite's migration 10 (docs/design.md#stall-board):
+  // a row per run and fingerprint of its evidence, with when the run happened and its job, kept by triggers on
+  // every path that writes evidence, backfilled here.
+  `
+  CREATE TABLE stall_facts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    at_ms BIGINT NOT NULL,
+    pipeline TEXT NOT NULL DEFAULT '',
+    step TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (run_id, kind, fingerprint)
+  );
+  CREATE INDEX stall_facts_job ON stall_facts(pipeline, step, fingerprint, at_ms);
+  CREATE INDEX stall_facts_fingerprint ON stall_facts(fingerprint, at_ms);
+  CREATE INDEX stall_facts_time ON stall_facts(at_ms);
+  CREATE FUNCTION stallscope_stall_fact(p_run TEXT, p_kind TEXT, p_fingerprint TEXT, p_phase TEXT) RETURNS void
+  LANGUAGE sql AS $$
+    INSERT INTO stall_facts (run_id, kind, fingerprint, phase, at_ms, pipeline, step)
+    SELECT r.id, p_kind, p_fingerprint, p_phase, COALESCE(r.started_at_ms, r.created_at_ms),
+      COALESCE((SELECT value FROM run_metadata WHERE run_id = r.id AND key = 'ci_pipeline'), ''),
+      COALESCE((SELECT value FROM run_metadata WHERE run_id = r.id AND key = 'ci_step'), '')
+    FROM runs r WHERE r.id = p_run AND p_fingerprint IS NOT NULL
+    ON CONFLICT DO NOTHING
+  $$;
+  CREATE FUNCTION stallscope_report_fact() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NOT (NEW.worker_id = -1 AND (NEW.report_json::jsonb ->> 'stackError') IS NOT NULL) THEN
+      PERFORM stallscope_stall_fact(NEW.run_id, 'stack', NEW.fingerprint, NEW.phase);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER stall_facts_report AFTER INSERT ON stall_reports
+    FOR EACH ROW WHEN (NEW.fingerprint IS NOT NULL) EXECUTE FUNCTION stallscope_report_fact();
+  CREATE FUNCTION stallscope_run_facts() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.first_timeout_json IS NOT NULL THEN
+      PERFORM stallscope_stall_fact(NEW.id, 'timeout', NEW.first_timeout_json::jsonb #>> '{fingerprint,fingerprint}',
+        NEW.first_timeout_json::jsonb #>> '{fingerprint,phase}');
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+      UPDATE stall_facts SET at_ms = COALESCE(NEW.started_at_ms, NEW.created_at_ms)
+      WHERE run_id = NEW.id AND at_ms IS DISTINCT FROM COALESCE(NEW.started_at_ms, NEW.created_at_ms);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER stall_facts_run AFTER INSERT OR UPDATE OF first_timeout_json, started_at_ms, created_at_ms ON runs
+    FOR EACH ROW EXECUTE FUNCTION stallscope_run_facts();
+  CREATE FUNCTION stallscope_job_facts() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE stall_facts SET pipeline = CASE NEW.key WHEN 'ci_pipeline' THEN NEW.value ELSE pipeline END,
+      step = CASE NEW.key WHEN 'ci_step' THEN NEW.value ELSE step END WHERE run_id = NEW.run_id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER stall_facts_job AFTER INSERT ON run_metadata
+    FOR EACH ROW WHEN (NEW.key IN ('ci_pipeline', 'ci_step')) EXECUTE FUNCTION stallscope_job_facts();
+  SELECT stallscope_stall_fact(s.run_id, 'stack', s.fingerprint, s.phase) FROM stall_reports s
+    WHERE NOT (s.worker_id = -1 AND (s.report_json::jsonb ->> 'stackError') IS NOT NULL);
+  SELECT stallscope_stall_fact(r.id, 'timeout', r.first_timeout_json::jsonb #>> '{fingerprint,fingerprint}',
+      r.first_timeout_json::jsonb #>> '{fingerprint,phase}')
+    FROM runs r WHERE r.first_timeout_json IS NOT NULL;
+  `,
+  // 9: retention through a year of runs, as SQLite's migration 11 (docs/design.md#retention).
+  `
+  CREATE INDEX runs_due ON runs ((COALESCE(started_at_ms, created_at_ms)), id) WHERE pinned = 0 AND pruned_at_ms IS NULL;
+  CREATE INDEX runs_newest ON runs ((COALESCE(started_at_ms, created_at_ms)) DESC, id);
+  `,
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

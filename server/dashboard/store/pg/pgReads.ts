@@ -13,48 +13,14 @@ import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
 import type { PgRunsOnly, RunsTable } from '../common/schema.ts';
 import type { Query } from './pgQuery.ts';
-
-const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
-const EVIDENCE = `NOT (s.worker_id = -1 AND (s.report_json::jsonb ->> 'stackError') IS NOT NULL)`;
-const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
-  r.max_concurrency, r.request_rate, r.fail_fast, r.created_at_ms, r.started_at_ms, r.finished_at_ms, r.last_seq,
-  r.state_json, r.summary_json, r.metadata_json,
-  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}) AS stall_count,
-  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}
-    GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
+import { EVIDENCE, HAPPENED, LIST_COLUMNS, listSql, metadataAndTime } from './pgRunList.ts';
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
 
-/** Conditions for metadata pairs and a time window, their values pushed to `args` ($n numbered from there). */
-function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until'>, args: unknown[]): string[] {
-  const where: string[] = [];
-  const p = (v: unknown) => `$${args.push(v)}`;
-  for (const [k, v] of f.metadata ?? [])
-    where.push(`EXISTS (SELECT 1 FROM run_metadata m WHERE m.run_id = r.id AND m.key = ${p(k)} AND m.value = ${p(v)})`);
-  if (f.since !== undefined) where.push(`${HAPPENED} >= ${p(f.since)}`);
-  if (f.until !== undefined) where.push(`${HAPPENED} < ${p(f.until)}`);
-  return where;
-}
-
 export async function listRuns(q: Query, f: RunFilter): Promise<{ runs: RunListItem[]; total: number }> {
-  const args: unknown[] = [];
-  const p = (v: unknown) => `$${args.push(v)}`;
-  const where: string[] = [];
-  if (f.verdict) where.push(`r.verdict = ${p(f.verdict)}`);
-  if (f.status) where.push(`r.status = ${p(f.status)}`);
-  if (f.source) where.push(`r.source = ${p(f.source)}`);
-  if (f.text) {
-    const like = p(`%${f.text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
-    const cols = ['r.id', 'r.label', 'r.model', 'r.target', 'r.metadata_json'];
-    where.push(`(${cols.map((c) => `${c} LIKE ${like} ESCAPE '\\'`).join(' OR ')})`);
-  }
-  where.push(...metadataAndTime(f, args));
-  const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [{ n }] = await q<{ n: number }>(`SELECT COUNT(*) AS n FROM runs r ${w}`, args);
-  const rows = await q<RunRow>(
-    `SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY ${HAPPENED} DESC, r.ord LIMIT ${p(f.limit)} OFFSET ${p(f.offset)}`,
-    args,
-  );
+  const sql = listSql(f);
+  const [{ n }] = await q<{ n: number }>(sql.count, sql.args);
+  const rows = await q<RunRow>(sql.page, sql.pageArgs);
   return { runs: rows.map(toListItem), total: n };
 }
 

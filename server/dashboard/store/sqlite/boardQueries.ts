@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
 import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../common/boardRows.ts';
 import type { BoardFilter } from '../common/records.ts';
-import { HAPPENED, metadataAndTime } from './runQueries.ts';
+import { HAPPENED, metadataAndTime } from './runListSql.ts';
 
 export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardRun[]; truncated: boolean } {
   const args: unknown[] = [];

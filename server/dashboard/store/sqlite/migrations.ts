@@ -8,6 +8,23 @@ import type Database from 'better-sqlite3';
 import { backfillStallEvidence } from './stallBackfill.ts';
 import { refingerprintedTimeout, reportFingerprintColumns } from '../common/refingerprint.ts';
 
+/** What the runs list's text search looks in, one text a run (migration 9; sqlite/runListSql.ts). */
+const RUN_TEXT = `id || char(10) || coalesce(label, '') || char(10) || coalesce(model, '') || char(10) ||
+    coalesce(target, '') || char(10) || metadata_json`;
+/** The same of the row a trigger sees. */
+const NEW_RUN_TEXT = RUN_TEXT.replace(/\b(id|label|model|target|metadata_json)\b/g, 'new.$1');
+
+/** A run's when and job, for a stall fact of run `id` (an expression) read with the run as `r` (migration 10). */
+const FACT_RUN_COLUMNS = (id: string) => `COALESCE(r.started_at_ms, r.created_at_ms),
+      COALESCE((SELECT value FROM run_metadata WHERE run_id = ${id} AND key = 'ci_pipeline'), ''),
+      COALESCE((SELECT value FROM run_metadata WHERE run_id = ${id} AND key = 'ci_step'), '')`;
+const TIMEOUT_FINGERPRINT = (r: string) => `json_extract(${r}.first_timeout_json, '$.fingerprint.fingerprint')`;
+const TIMEOUT_PHASE = (r: string) => `json_extract(${r}.first_timeout_json, '$.fingerprint.phase')`;
+/** One stall fact, from inside a trigger: its run's row read as `r`. */
+const factInsert = (kind: string, fingerprint: string, phase: string, runId: string) =>
+  `INSERT OR IGNORE INTO stall_facts (run_id, kind, fingerprint, phase, at_ms, pipeline, step)
+      SELECT ${runId}, ${kind}, ${fingerprint}, ${phase}, ${FACT_RUN_COLUMNS(runId)} FROM runs r WHERE r.id = ${runId};`;
+
 export type Migration = string | ((db: Database.Database) => void);
 
 export const MIGRATIONS: Migration[] = [
@@ -161,6 +178,77 @@ export const MIGRATIONS: Migration[] = [
     const setRun = db.prepare('UPDATE runs SET first_timeout_json = ? WHERE id = ?');
     for (const r of runs) setRun.run(refingerprintedTimeout(r.first_timeout_json), r.id);
   },
+  // 9: a year of history answers fast (docs/design.md#year-of-history): the runs list's text search from
+  // a trigram index of what it searches (id, label, model, target, metadata), kept by triggers — an FTS5 table
+  // with the run's id beside the text (not its rowid, which a VACUUM may renumber).
+  `
+  CREATE VIRTUAL TABLE runs_text USING fts5(id UNINDEXED, text, tokenize = 'trigram');
+  INSERT INTO runs_text (id, text)
+    SELECT id, ${RUN_TEXT} FROM runs;
+  CREATE TRIGGER runs_text_insert AFTER INSERT ON runs BEGIN
+    INSERT INTO runs_text (id, text) VALUES (new.id, ${NEW_RUN_TEXT});
+  END;
+  CREATE TRIGGER runs_text_update AFTER UPDATE OF label, model, target, metadata_json ON runs BEGIN
+    DELETE FROM runs_text WHERE id = old.id;
+    INSERT INTO runs_text (id, text) VALUES (new.id, ${NEW_RUN_TEXT});
+  END;
+  CREATE TRIGGER runs_text_delete AFTER DELETE ON runs BEGIN
+    DELETE FROM runs_text WHERE id = old.id;
+  END;
+  `,
+  // 10: the stall board's facts, ready for grouping in SQL (docs/design.md#stall-board): one row per run
+  // and fingerprint of its evidence — each stall report's (kind 'stack'; not a py-spy capture that read no stack)
+  // and its first structural timeout's (kind 'timeout') — with when the run happened and its job (ci_pipeline,
+  // ci_step), indexed by job, fingerprint and time. Kept by triggers on every path that writes evidence (the live
+  // writer, db import, migrations) and backfilled here. A later change of fingerprint encoding rebuilds it.
+  `
+  CREATE TABLE stall_facts (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,                -- 'stack' | 'timeout'
+    fingerprint TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,            -- when the run happened: COALESCE(started_at_ms, created_at_ms)
+    pipeline TEXT NOT NULL DEFAULT '', -- its ci_pipeline ('' when it has none)
+    step TEXT NOT NULL DEFAULT '',     -- its ci_step
+    PRIMARY KEY (run_id, kind, fingerprint)
+  ) WITHOUT ROWID;
+  CREATE INDEX stall_facts_job ON stall_facts(pipeline, step, fingerprint, at_ms);
+  CREATE INDEX stall_facts_fingerprint ON stall_facts(fingerprint, at_ms);
+  CREATE INDEX stall_facts_time ON stall_facts(at_ms);
+  CREATE TRIGGER stall_facts_report AFTER INSERT ON stall_reports
+    WHEN new.fingerprint IS NOT NULL AND NOT (new.worker_id = -1 AND json_extract(new.report_json, '$.stackError') IS NOT NULL)
+  BEGIN
+    ${factInsert("'stack'", 'new.fingerprint', 'new.phase', 'new.run_id')}
+  END;
+  CREATE TRIGGER stall_facts_timeout AFTER UPDATE OF first_timeout_json ON runs
+    WHEN new.first_timeout_json IS NOT NULL
+  BEGIN
+    ${factInsert("'timeout'", TIMEOUT_FINGERPRINT('new'), TIMEOUT_PHASE('new'), 'new.id')}
+  END;
+  CREATE TRIGGER stall_facts_timeout_insert AFTER INSERT ON runs WHEN new.first_timeout_json IS NOT NULL BEGIN
+    ${factInsert("'timeout'", TIMEOUT_FINGERPRINT('new'), TIMEOUT_PHASE('new'), 'new.id')}
+  END;
+  CREATE TRIGGER stall_facts_when AFTER UPDATE OF started_at_ms, created_at_ms ON runs BEGIN
+    UPDATE stall_facts SET at_ms = COALESCE(new.started_at_ms, new.created_at_ms) WHERE run_id = new.id;
+  END;
+  CREATE TRIGGER stall_facts_job AFTER INSERT ON run_metadata WHEN new.key IN ('ci_pipeline', 'ci_step') BEGIN
+    UPDATE stall_facts SET pipeline = CASE new.key WHEN 'ci_pipeline' THEN new.value ELSE pipeline END,
+      step = CASE new.key WHEN 'ci_step' THEN new.value ELSE step END WHERE run_id = new.run_id;
+  END;
+  INSERT OR IGNORE INTO stall_facts (run_id, kind, fingerprint, phase, at_ms, pipeline, step)
+    SELECT s.run_id, 'stack', s.fingerprint, s.phase, ${FACT_RUN_COLUMNS('s.run_id')}
+    FROM stall_reports s JOIN runs r ON r.id = s.run_id
+    WHERE s.fingerprint IS NOT NULL AND NOT (s.worker_id = -1 AND json_extract(s.report_json, '$.stackError') IS NOT NULL);
+  INSERT OR IGNORE INTO stall_facts (run_id, kind, fingerprint, phase, at_ms, pipeline, step)
+    SELECT r.id, 'timeout', ${TIMEOUT_FINGERPRINT('r')}, ${TIMEOUT_PHASE('r')}, ${FACT_RUN_COLUMNS('r.id')}
+    FROM runs r WHERE r.first_timeout_json IS NOT NULL;
+  `,
+  // 11: retention through a year of runs (docs/design.md#retention): the runs it may still prune, oldest
+  // first, in an index of their own (pinned and pruned runs are not in it), and the newest runs in a total order.
+  `
+  CREATE INDEX runs_due ON runs(COALESCE(started_at_ms, created_at_ms), id) WHERE pinned = 0 AND pruned_at_ms IS NULL;
+  CREATE INDEX runs_newest ON runs(COALESCE(started_at_ms, created_at_ms) DESC, id);
+  `,
 ];
 
 /** Applies the pending migrations; returns the schema version reached. */

@@ -18,42 +18,9 @@ import {
   type RunRow,
 } from '../common/runRows.ts';
 import { eventsWithNewNames } from '../common/legacyReads.ts';
-
-/** When a run happened: its start, or an import's file date (stored as its start); else when it was added. */
-export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
-
-/**
- * Stall reports that are evidence (shared/stalls/stallReport.ts `isStallEvidence`): rows stored before the
- * dashboard left them out include py-spy captures (worker -1) that read no stack, which are not.
- */
-const EVIDENCE = `NOT (s.worker_id = -1 AND json_extract(s.report_json, '$.stackError') IS NOT NULL)`;
-
-const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
-  r.max_concurrency, r.request_rate, r.fail_fast, r.created_at_ms, r.started_at_ms, r.finished_at_ms, r.last_seq,
-  r.state_json, r.summary_json, r.metadata_json,
-  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}) AS stall_count,
-  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}
-    GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
+import { EVIDENCE, LIST_COLUMNS, listSql } from './runListSql.ts';
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
-
-/** SQL conditions (on runs `r`) for metadata pairs and a time window; their values are pushed to `args`. */
-export function metadataAndTime(f: Pick<RunFilter, 'metadata' | 'since' | 'until'>, args: unknown[]): string[] {
-  const where: string[] = [];
-  for (const [k, v] of f.metadata ?? []) {
-    where.push('EXISTS (SELECT 1 FROM run_metadata m WHERE m.run_id = r.id AND m.key = ? AND m.value = ?)');
-    args.push(k, v);
-  }
-  if (f.since !== undefined) {
-    where.push(`${HAPPENED} >= ?`);
-    args.push(f.since);
-  }
-  if (f.until !== undefined) {
-    where.push(`${HAPPENED} < ?`);
-    args.push(f.until);
-  }
-  return where;
-}
 
 export class RunQueries {
   constructor(private readonly db: Database.Database) {}
@@ -103,35 +70,9 @@ export class RunQueries {
   }
 
   list(f: RunFilter): { runs: RunListItem[]; total: number } {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (f.verdict) {
-      where.push('r.verdict = ?');
-      args.push(f.verdict);
-    }
-    if (f.status) {
-      where.push('r.status = ?');
-      args.push(f.status);
-    }
-    if (f.source) {
-      where.push('r.source = ?');
-      args.push(f.source);
-    }
-    if (f.text) {
-      const like = `%${f.text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      where.push(
-        `(r.id LIKE ? ESCAPE '\\' OR r.label LIKE ? ESCAPE '\\' OR r.model LIKE ? ESCAPE '\\' OR r.target LIKE ? ESCAPE '\\' OR r.metadata_json LIKE ? ESCAPE '\\')`,
-      );
-      args.push(like, like, like, like, like);
-    }
-    where.push(...metadataAndTime(f, args));
-    const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${w}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      // Newest first by when the run happened (an import by its file's date, not by when it was imported).
-      // Ties (the runs of one JSON-lines import share their creation time) in insertion order = their order in the file.
-      .prepare(`SELECT ${LIST_COLUMNS} FROM runs r ${w} ORDER BY ${HAPPENED} DESC, r.rowid LIMIT ? OFFSET ?`)
-      .all(...args, f.limit, f.offset) as RunRow[];
+    const q = listSql(f);
+    const total = (this.db.prepare(q.count).get(...q.args) as { n: number }).n;
+    const rows = this.db.prepare(q.page(total)).all(...q.pageArgs) as RunRow[];
     return { runs: rows.map(toListItem), total };
   }
 

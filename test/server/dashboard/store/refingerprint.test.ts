@@ -51,10 +51,10 @@ function oldRows(): { sql: string; params: unknown[] }[] {
 const stores = [
   {
     name: 'SQLite',
-    /** A data folder whose database stopped at the migration before the last, holding the old run. */
+    /** A data folder whose database stopped before the fingerprints' migration (8), holding the old run. */
     old: async (dir: string) => {
       const db = new Database(join(dir, DB_FILE));
-      MIGRATIONS.slice(0, -1).forEach((m, i) => {
+      MIGRATIONS.slice(0, 7).forEach((m, i) => {
         if (typeof m === 'string') db.exec(m);
         else m(db);
         db.pragma(`user_version = ${i + 1}`);
@@ -70,7 +70,8 @@ const stores = [
       const url = await cluster!.freshDatabase();
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      await migratePg(c, PG_MIGRATIONS.slice(0, -1));
+      // Stopped before the fingerprints' migration (6).
+      await migratePg(c, PG_MIGRATIONS.slice(0, 5));
       for (const r of oldRows()) await c.query(r.sql, r.params);
       await c.end();
       return { dataDir: null, database: url };

@@ -54,10 +54,17 @@ function declared(): { tables: Columns; pgRunsOnly: string[]; pgTables: Columns 
 function sqliteColumns(): Columns {
   const store = new SqliteStore({ dataDir: null });
   try {
-    const names = store.db
+    let names = store.db
       .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
       .pluck()
       .all() as string[];
+    // A full-text index (FTS5: its virtual table and the shadow tables named after it) is SQLite's own index of
+    // columns declared elsewhere (migration 9's runs_text), not a table queries read through the declaration.
+    const virtual = store.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'`)
+      .pluck()
+      .all() as string[];
+    names = names.filter((n) => !virtual.some((v) => n === v || n.startsWith(`${v}_`)));
     const tables: Columns = {};
     for (const name of names) {
       const cols = store.db.pragma(`table_info(${name})`) as {
