@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 
@@ -21,11 +22,12 @@ afterAll(() => {
 });
 
 const tsx = ['--import', 'tsx'];
+const CHILD = fileURLToPath(new URL('./dbMoveMemory.child.ts', import.meta.url));
 
 /** A data folder holding one run with an `mb` MiB result. */
 function make(mb: number): string {
   const dir = tmp();
-  execFileSync(process.execPath, [...tsx, 'test/server/cli/dbMoveMemory.child.ts', dir, String(mb)]);
+  execFileSync(process.execPath, [...tsx, CHILD, dir, String(mb)]);
   return dir;
 }
 
