@@ -21,12 +21,8 @@ export function runTitle(metadata: Metadata | undefined): string | null {
 
 /** `url` when it is an absolute http(s) URL, else null (shown as text, never as a link). */
 export function ciBuildHref(url: string | undefined | null): string | null {
-  if (!url) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : null;
+  // By hand, not `new URL`: shared/ uses no Node or DOM globals (tsconfig.shared.json has neither).
+  const u = url?.trim();
+  if (!u || /[\s<>"]/.test(u)) return null;
+  return /^https?:\/\/[^/?#@\\]+(?:[/?#]|$)/i.test(u) ? u : null;
 }
