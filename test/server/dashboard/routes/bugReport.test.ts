@@ -67,4 +67,35 @@ describe('GET /api/runs/:id/report.md', () => {
     expect(r.statusCode).toBe(404);
     expect(r.json()).toMatchObject({ code: 'API_NOT_FOUND' });
   });
+
+  it('the evidence file carries the same board context and the first timeout’s fingerprint', async ({ app }) => {
+    await recordStory(app);
+    const evidence = async (id: string) =>
+      (await app.inject({ url: `/api/runs/${id}/export?format=evidence` })).json() as Record<string, any>;
+    const e = await evidence('bench-14607');
+    expect(e.board).toMatchObject({
+      scope: 'job',
+      pipeline: 'vllm-omni',
+      step: 'minicpmo-accuracy',
+      occurrences: 5,
+      scopeRuns: 8,
+      hangRate: 5 / 8,
+      sentence: expect.stringContaining('seen in 5 of the last 8 runs of minicpmo-accuracy'),
+      onset: { lastPassing: { runId: 'bench-14500' }, firstStalled: { runId: 'bench-14528' } },
+      nearestControl: {
+        runId: 'bench-14541',
+        build: '14541',
+        buildUrl: BUILD_URL('14541'),
+        node: 'mi325-agent-2',
+        commit: 'c0ffee14541',
+      },
+    });
+    expect(e.firstTimeout).toMatchObject({ index: 2, phase: 'hift', fingerprint: { phase: 'hift', frames: [] } });
+    expect(e.firstTimeout.fingerprint.fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    // A run whose only evidence is its first timeout: the board files it under that phase-only fingerprint.
+    const q2 = await evidence('bench-q2');
+    expect(q2.board).toMatchObject({ step: 'qwen-accuracy', occurrences: 1, label: 'hift' });
+    expect(q2.board.fingerprint).toBe(q2.firstTimeout.fingerprint.fingerprint);
+    expect((await evidence('bench-14541')).board).toBeNull();
+  });
 });
