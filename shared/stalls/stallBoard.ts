@@ -15,6 +15,7 @@
  *   control before the scope's first run with the stall (the range to bisect).
  */
 import { jobKey, jobOf, meta, type BoardRun, type JobId, type StallEvidence } from './boardRun.ts';
+import { ciBuildHref } from '../runInfo/runTitle.ts';
 import { rateOf } from './wilson.ts';
 
 export type { BoardRun, StallEvidence } from './boardRun.ts';
@@ -23,6 +24,8 @@ export interface StallOccurrence {
   runId: string;
   atMs: number;
   build: string | null;
+  /** The build's CI page when `ci_build_url` is http(s) (shared/runInfo/runTitle.ts `ciBuildHref`), else null. */
+  buildUrl: string | null;
   node: string | null;
   commit: string | null;
   refs: string[];
@@ -148,6 +151,7 @@ function scopeGroups(job: JobId, scopeRuns: readonly BoardRun[]): StallGroup[] {
     const evidence = runs.map((r): StallOccurrence => ({
       ...runRef(r),
       node: meta(r, 'ci_node'),
+      buildUrl: ciBuildHref(meta(r, 'ci_build_url')),
       refs: r.evidence.filter((e) => e.fingerprint === head.fingerprint || e.kind === 'timeout').map((e) => e.ref),
     }));
     const rate = rateOf(runs.length, scopeRuns.length);

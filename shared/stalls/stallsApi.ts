@@ -71,6 +71,8 @@ export const StallOccurrenceSchema = Type.Object({
   runId: Type.String(),
   atMs: Type.Number(),
   build: Nullable(Type.String()),
+  /** The build's CI page (`ci_build_url` when http or https), else null. */
+  buildUrl: Nullable(Type.String()),
   node: Nullable(Type.String()),
   commit: Nullable(Type.String()),
   /** Where each piece of evidence is in the run: `w0-op3`, `capture-1`, `timeout-4` (its request). */

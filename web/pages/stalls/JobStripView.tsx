@@ -5,7 +5,7 @@
  */
 import type { JobBoard } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
-import { percent, stripByNode, type StripCell } from '../../state/stallsView.ts';
+import { percent, rateText, stripByNode, type StripCell } from '../../state/stallsView.ts';
 
 function cellClass(c: StripCell, fingerprint: string): string {
   if (c.outcome !== 'stalled') return `strip-cell strip-${c.outcome}`;
@@ -32,7 +32,7 @@ export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint:
           {stripByNode(job).map((n) => (
             <tr key={n.node} data-testid="strip-node" data-node={n.node}>
               <th>{n.node}</th>
-              <td className="num" data-testid="hang-rate">
+              <td className="num" data-testid="hang-rate" title={rateText(n)}>
                 {percent(n.hangRate)}
               </td>
               <td>
