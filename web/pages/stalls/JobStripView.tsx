@@ -18,7 +18,7 @@ function cellTitle(c: StripCell): string {
 }
 
 export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint: string }) {
-  const name = [job.pipeline, job.step].filter(Boolean).join(' / ');
+  const name = [job.pipeline, job.step].filter(Boolean).join(' / ') || 'runs without CI metadata';
   return (
     <div className="job-strip" data-testid="job-strip" data-step={job.step ?? ''}>
       <p className="pattern" data-testid="pattern-sentence">
