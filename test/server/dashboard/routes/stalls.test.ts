@@ -146,6 +146,7 @@ describe('GET /api/stalls', () => {
       build: '14528',
       node: 'node-a',
       commit: 'c14528',
+      buildUrl: null,
       refs: ['w0-op5', 'timeout-2'],
       control: 'run-14541',
     });
