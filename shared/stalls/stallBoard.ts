@@ -15,7 +15,6 @@
  *   control before the scope's first run with the stall (the range to bisect).
  */
 import { jobKey, jobOf, meta, type BoardRun, type JobId, type StallEvidence } from './boardRun.ts';
-import { ciBuildHref } from '../runInfo/runTitle.ts';
 import { rateOf } from './wilson.ts';
 
 export type { BoardRun, StallEvidence } from './boardRun.ts';
@@ -24,7 +23,7 @@ export interface StallOccurrence {
   runId: string;
   atMs: number;
   build: string | null;
-  /** The build's CI page when `ci_build_url` is http(s) (shared/runInfo/runTitle.ts `ciBuildHref`), else null. */
+  /** `ci_build_url` as reported: link it only through shared/runInfo/runTitle.ts `ciBuildHref` (http/https). */
   buildUrl: string | null;
   node: string | null;
   commit: string | null;
@@ -151,7 +150,7 @@ function scopeGroups(job: JobId, scopeRuns: readonly BoardRun[]): StallGroup[] {
     const evidence = runs.map((r): StallOccurrence => ({
       ...runRef(r),
       node: meta(r, 'ci_node'),
-      buildUrl: ciBuildHref(meta(r, 'ci_build_url')),
+      buildUrl: meta(r, 'ci_build_url'),
       refs: r.evidence.filter((e) => e.fingerprint === head.fingerprint || e.kind === 'timeout').map((e) => e.ref),
     }));
     const rate = rateOf(runs.length, scopeRuns.length);

@@ -17,6 +17,9 @@ import { jobKey, jobOf, type BoardRun } from './boardRun.ts';
 import { jobStrip, patternSentence, type JobStrip } from './jobStrip.ts';
 import { groupStalls, isControl, type StallGroup } from './stallBoard.ts';
 
+/** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
+export const BOARD_MAX_RUNS = 5000;
+
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Strings = Type.Array(Type.String());
 
@@ -71,7 +74,7 @@ export const StallOccurrenceSchema = Type.Object({
   runId: Type.String(),
   atMs: Type.Number(),
   build: Nullable(Type.String()),
-  /** The build's CI page (`ci_build_url` when http or https), else null. */
+  /** The build's `ci_build_url` as reported (null: none); a reader links it only when http(s) (`ciBuildHref`). */
   buildUrl: Nullable(Type.String()),
   node: Nullable(Type.String()),
   commit: Nullable(Type.String()),

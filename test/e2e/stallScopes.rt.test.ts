@@ -1,5 +1,5 @@
 /**
- * Issue 43's board in Chromium, on the story of test/helpers/boardStory.ts
+ * The board's scopes in Chromium, on the story of test/helpers/boardStory.ts
  * (a dashboard serving the built web UI, the runs recorded through its hub):
  * the CI job's group says 5 of 8 with its rate, onset and linked builds, the
  * local runs are a group apart; a filter that matches no run hints at the

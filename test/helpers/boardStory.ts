@@ -1,5 +1,5 @@
 /**
- * Issue 43's story as stored runs: one Buildkite job (vllm-omni /
+ * The maintainers' story as stored runs: one Buildkite job (vllm-omni /
  * minicpmo-accuracy) of eight runs on three agents — five hang in HiFT, two
  * pass, one fails for another reason — a second job whose one stall is a
  * first timeout without a stack (a phase-only fingerprint), and three local

@@ -1,6 +1,6 @@
 /**
  * GET /api/runs/:id/report.md (scope view): the run's bug report in Markdown
- * (shared/stalls/bugReport.ts writes it): the story sentence, the board's
+ * (shared/runInfo/bugReport.ts writes it): the story sentence, the board's
  * sentence for its stall, where it ran, the nearest passing control, the
  * stack, the liveness result and the dashboard's links.
  */
@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import { storyOf, storyText } from '../../../shared/runView/runStory.ts';
-import { bugReportMarkdown, type ReportStack } from '../../../shared/stalls/bugReport.ts';
+import { bugReportMarkdown, type ReportStack } from '../../../shared/runInfo/bugReport.ts';
 import { livenessText } from '../../../shared/stalls/liveness.ts';
 import { isServerStacks } from '../../../shared/stalls/stallReport.ts';
 import { interruptCauseOf, readStoredRun, type StoredRun } from '../export/storedRun.ts';

@@ -10,11 +10,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import { buildBoard, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
+import { BOARD_MAX_RUNS, buildBoard, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
-
-/** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
-export const BOARD_MAX_RUNS = 5000;
 
 const StallsQuery = Type.Object({
   metadata: MetadataParam,

@@ -1,5 +1,5 @@
 /**
- * The issue-43 story: one CI job (eight runs on three nodes: five hang in
+ * The maintainers' story: one CI job (eight runs on three nodes: five hang in
  * HiFT, two pass — one before the first hang, outside a short `last` — one
  * fails for another reason) and two local runs of the same hang beside a
  * passing local one. The board must count what its sentence counts: the CI

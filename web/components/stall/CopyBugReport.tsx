@@ -1,6 +1,6 @@
 /**
  * "Copy bug report": the run's report as the dashboard writes it
- * (`GET /api/runs/:id/report.md`, shared/stalls/bugReport.ts) — the story,
+ * (`GET /api/runs/:id/report.md`, shared/runInfo/bugReport.ts) — the story,
  * the board's sentence, where it ran, the nearest passing control, the stack,
  * liveness and links — on the clipboard in one click, ready for an issue.
  */

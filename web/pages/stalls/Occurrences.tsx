@@ -1,6 +1,6 @@
 /** Every run the fingerprint occurred in: when, where, links to each piece of its evidence, and its control. */
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
-import { runTitle } from '../../../shared/runInfo/runTitle.ts';
+import { ciBuildHref, runTitle } from '../../../shared/runInfo/runTitle.ts';
 import { href } from '../../state/router.ts';
 import { evidenceName, evidenceRoute, whenText } from '../../state/stallsView.ts';
 
@@ -32,8 +32,8 @@ export function Occurrences({ group }: { group: StallGroupReply }) {
               </a>
             </td>
             <td>
-              {o.build && o.buildUrl ? (
-                <a href={o.buildUrl} target="_blank" rel="noreferrer" data-testid="build-link">
+              {o.build && ciBuildHref(o.buildUrl) ? (
+                <a href={ciBuildHref(o.buildUrl)!} target="_blank" rel="noreferrer" data-testid="build-link">
                   {o.build}
                 </a>
               ) : (

@@ -1,5 +1,5 @@
 /**
- * Prometheus agrees with the board (issue 43): a real Prometheus scrapes a
+ * Prometheus agrees with the board: a real Prometheus scrapes a
  * dashboard holding the story (test/helpers/boardStory.ts), and the README's
  * Grafana queries, asked of its HTTP API, answer what /api/stalls says — the
  * hang rate per job, runs per fingerprint (the phase-only one too), the nodes

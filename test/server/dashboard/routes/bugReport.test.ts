@@ -1,5 +1,5 @@
 /**
- * GET /api/runs/:id/report.md on issue 43's story (test/helpers/boardStory.ts):
+ * GET /api/runs/:id/report.md on the board's story (test/helpers/boardStory.ts):
  * one Markdown report with the story sentence, the board's sentence for the
  * run's own job (5 of 8, not 7 with the local runs), the linked build and
  * node, the nearest passing control with its links, the stack and the

@@ -146,7 +146,7 @@ describe('GET /api/stalls', () => {
       build: '14528',
       node: 'node-a',
       commit: 'c14528',
-      buildUrl: null,
+      buildUrl: null, // the story's runs report no ci_build_url
       refs: ['w0-op5', 'timeout-2'],
       control: 'run-14541',
     });

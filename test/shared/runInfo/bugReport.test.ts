@@ -4,8 +4,8 @@
  * not http(s).
  */
 import { describe, expect, it } from 'vitest';
-import { bugReportMarkdown, type BugReportFacts } from '#shared/stalls/bugReport.ts';
-import { mdCode, mdLink, mdText } from '#shared/stalls/markdownText.ts';
+import { bugReportMarkdown, type BugReportFacts } from '#shared/runInfo/bugReport.ts';
+import { mdCode, mdLink, mdText } from '#shared/runInfo/markdownText.ts';
 
 const facts = (over: Partial<BugReportFacts> = {}): BugReportFacts => ({
   run: {

@@ -5,9 +5,9 @@
  * onset), where it ran (linked build, node, commit, step), the nearest
  * passing control with its links, the stack, the liveness result and the
  * dashboard's URLs. Pure: the dashboard gathers the facts, this writes them,
- * escaping everything a peer reported (shared/stalls/markdownText.ts).
+ * escaping everything a peer reported (shared/runInfo/markdownText.ts).
  */
-import { ciBuildHref, runTitle } from '../runInfo/runTitle.ts';
+import { ciBuildHref, runTitle } from './runTitle.ts';
 import { mdBlock, mdCode, mdLink, mdText } from './markdownText.ts';
 
 type Metadata = Readonly<Record<string, string>>;
