@@ -24,6 +24,7 @@ import { ingestRoutes } from './routes/ingest.ts';
 import { externalRoutes } from './routes/external.ts';
 import { importRoutes } from './routes/import.ts';
 import { exportRoutes } from './routes/export.ts';
+import { bugReportRoutes } from './routes/bugReport.ts';
 import { wsRoutes } from './routes/ws.ts';
 import { healthRoutes } from './routes/health.ts';
 import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
@@ -118,6 +119,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(ingestRoutes);
   await app.register(importRoutes);
   await app.register(exportRoutes);
+  await app.register(bugReportRoutes);
   await app.register(wsRoutes(opts.ws ?? {}));
   await app.register(tokenRoutes);
   await app.register(pinRoutes);

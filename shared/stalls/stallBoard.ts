@@ -1,73 +1,75 @@
 /**
- * The pattern across runs: which stalls recur, on which builds, nodes and
- * commits, and which runs of the same job passed beside them (the passing
- * controls). Pure: the dashboard hands it the runs it read, the UI draws what
- * it returns. Grouping rules:
+ * The pattern across runs: which stalls recur, in which CI job, on which
+ * builds, nodes and commits, and which runs of the same job passed beside
+ * them (the passing controls). Pure: the dashboard hands it the runs it read,
+ * the UI draws what it returns. Grouping rules (docs/design.md#stall-board):
  *
+ * - a group is one fingerprint in one **scope**: a CI job (`ci_pipeline`,
+ *   `ci_step`), or the runs without either (`local`: a developer's runs, never
+ *   counted into a CI job's occurrences or hang rate);
  * - a run counts once per fingerprint, however many reports it has;
  * - a timeout with no stack joins its run's stack fingerprint(s); a run with
  *   only timeouts forms a phase-only fingerprint;
- * - a job is a CI pipeline and step (`ci_pipeline`, `ci_step`); the passing
- *   controls of a stall are the runs of its job without a stall that are
- *   nearest in time on each side of it.
+ * - the passing controls of a stall are the runs of its scope without a stall
+ *   that passed, nearest in time on each side of it; the onset is the last
+ *   control before the scope's first run with the stall (the range to bisect).
  */
+import { jobKey, jobOf, meta, type BoardRun, type JobId, type StallEvidence } from './boardRun.ts';
+import { rateOf } from './wilson.ts';
 
-/** One piece of stall evidence of a run, already fingerprinted (shared/stalls/fingerprint.ts). */
-export interface StallEvidence {
-  kind: 'watchdog' | 'py-spy' | 'timeout';
-  fingerprint: string;
-  phase: string;
-  frames: string[];
-  label: string;
-  /** Where to see it: the report's key in its run, e.g. `w0-op3`, `capture-1`, `timeout`. */
-  ref: string;
-}
-
-export interface BoardRun {
-  id: string;
-  /** When the run happened (epoch ms): its start, or an imported file's own date. */
-  atMs: number;
-  verdict: string | null;
-  status: string;
-  label: string | null;
-  metadata: Readonly<Record<string, string>>;
-  evidence: readonly StallEvidence[];
-}
+export type { BoardRun, StallEvidence } from './boardRun.ts';
 
 export interface StallOccurrence {
   runId: string;
   atMs: number;
   build: string | null;
+  /** `ci_build_url` as reported: link it only through shared/runInfo/runTitle.ts `ciBuildHref` (http/https). */
+  buildUrl: string | null;
   node: string | null;
   commit: string | null;
   refs: string[];
 }
 
-export interface StallGroup {
+/** A run named by where it ran: the ends of an onset. */
+export interface RunRef {
+  runId: string;
+  atMs: number;
+  build: string | null;
+  commit: string | null;
+}
+
+/** One node of a group's scope: its runs, those with this fingerprint, the rate and its 95 % Wilson interval. */
+export type NodeRate = { node: string } & ReturnType<typeof rateOf>;
+
+export interface StallGroup extends JobId {
+  /** `job`: a CI pipeline and step; `local`: the runs without CI metadata, a scope of their own. */
+  scope: 'job' | 'local';
   fingerprint: string;
   phase: string;
   frames: string[];
   label: string;
-  /** Runs with this fingerprint. */
+  /** Runs of this scope with this fingerprint. */
   occurrences: number;
   runs: string[];
   builds: string[];
   nodes: string[];
   commits: string[];
-  /** Runs of the same jobs without a stall, nearest in time on each side of each occurrence. */
+  /** Runs of the scope read, and this fingerprint's rate among them with its 95 % Wilson interval. */
+  scopeRuns: number;
+  hangRate: number;
+  low: number;
+  high: number;
+  /** Per node of the scope (its runs, this fingerprint's runs, the rate and interval), by node name. */
+  nodeRates: NodeRate[];
+  /** Runs of the same scope without a stall, nearest in time on each side of each occurrence. */
   controls: { runs: string[]; builds: string[] };
+  /** The last passing control before the first occurrence (null: none before it) and that first occurrence. */
+  onset: { lastPassing: RunRef | null; firstStalled: RunRef };
   /** Epoch ms of the first and last occurrence. */
   firstSeen: number;
   lastSeen: number;
   evidence: StallOccurrence[];
 }
-
-const meta = (r: BoardRun, k: string): string | null => r.metadata[k] || null;
-const jobOf = (r: BoardRun): string | null => {
-  const p = meta(r, 'ci_pipeline');
-  const s = meta(r, 'ci_step');
-  return p === null && s === null ? null : `${p ?? ''}\u0000${s ?? ''}`;
-};
 
 /** The evidence that defines a run's fingerprints: its stacks, else its timeouts. */
 export function runFingerprints(r: BoardRun): StallEvidence[] {
@@ -82,12 +84,29 @@ export const isStalled = (r: BoardRun): boolean => r.evidence.length > 0;
 /** A passing control: a finished run that passed with no stall evidence. */
 export const isControl = (r: BoardRun): boolean => !isStalled(r) && r.verdict === 'passed';
 
-const distinct = (xs: (string | null)[]): string[] => [...new Set(xs.filter((x): x is string => x !== null))];
+export type StripOutcome = 'passed' | 'failed' | 'stalled';
 
-/** Nearest controls of the same job on each side of `at` (one before, one after, when they exist). */
-function controlsAround(at: number, job: string | null, byJob: Map<string | null, BoardRun[]>): BoardRun[] {
-  if (job === null) return [];
-  const controls = byJob.get(job) ?? [];
+/**
+ * A run's outcome, the one rule the board's strips and /metrics' `stallscope_job_runs` count by: stalled when it has
+ * stall evidence (whatever its verdict), passed when its verdict is, failed otherwise (a running run included).
+ */
+export function runOutcome(stalled: boolean, verdict: string | null): StripOutcome {
+  return stalled ? 'stalled' : verdict === 'passed' ? 'passed' : 'failed';
+}
+
+export const UNKNOWN_NODE = '(unknown node)';
+
+export const distinct = (xs: (string | null)[]): string[] => [...new Set(xs.filter((x): x is string => x !== null))];
+
+const runRef = (r: BoardRun): RunRef => ({
+  runId: r.id,
+  atMs: r.atMs,
+  build: meta(r, 'ci_build'),
+  commit: meta(r, 'ci_commit'),
+});
+
+/** Nearest controls on each side of `at` (one before, one after, when they exist). */
+function controlsAround(at: number, controls: readonly BoardRun[]): BoardRun[] {
   let before: BoardRun | null = null;
   let after: BoardRun | null = null;
   for (const c of controls) {
@@ -97,138 +116,88 @@ function controlsAround(at: number, job: string | null, byJob: Map<string | null
   return [before, after].filter((c): c is BoardRun => c !== null);
 }
 
-/** One group per fingerprint, most occurrences first (then most recent). */
-export function groupStalls(runs: readonly BoardRun[]): StallGroup[] {
-  const controlsByJob = new Map<string | null, BoardRun[]>();
-  for (const r of runs) {
-    if (!isControl(r)) continue;
-    const job = jobOf(r);
-    const list = controlsByJob.get(job);
-    if (list) list.push(r);
-    else controlsByJob.set(job, [r]);
+/** Per node of `scopeRuns` (oldest first): runs, and runs with `fingerprint`. */
+function nodeRates(scopeRuns: readonly BoardRun[], has: Set<string>): NodeRate[] {
+  const byNode = new Map<string, { runs: number; stalled: number }>();
+  for (const r of scopeRuns) {
+    const k = meta(r, 'ci_node') ?? UNKNOWN_NODE;
+    const e = byNode.get(k) ?? { runs: 0, stalled: 0 };
+    e.runs++;
+    if (has.has(r.id)) e.stalled++;
+    byNode.set(k, e);
   }
-  const groups = new Map<string, { head: StallEvidence; occ: StallOccurrence[]; controls: Map<string, BoardRun> }>();
-  for (const r of runs) {
+  return [...byNode]
+    .map(([node, e]) => ({ node, ...rateOf(e.stalled, e.runs) }))
+    .sort((a, b) => a.node.localeCompare(b.node));
+}
+
+/** The groups of one scope's runs (oldest first). */
+function scopeGroups(job: JobId, scopeRuns: readonly BoardRun[]): StallGroup[] {
+  const controls = scopeRuns.filter(isControl);
+  const groups = new Map<string, { head: StallEvidence; runs: BoardRun[] }>();
+  for (const r of scopeRuns)
     for (const fp of runFingerprints(r)) {
-      let g = groups.get(fp.fingerprint);
-      if (!g) groups.set(fp.fingerprint, (g = { head: fp, occ: [], controls: new Map() }));
-      g.occ.push({
-        runId: r.id,
-        atMs: r.atMs,
-        build: meta(r, 'ci_build'),
-        node: meta(r, 'ci_node'),
-        commit: meta(r, 'ci_commit'),
-        refs: r.evidence.filter((e) => e.fingerprint === fp.fingerprint || e.kind === 'timeout').map((e) => e.ref),
-      });
-      for (const c of controlsAround(r.atMs, jobOf(r), controlsByJob)) g.controls.set(c.id, c);
+      const g = groups.get(fp.fingerprint);
+      if (g) g.runs.push(r);
+      else groups.set(fp.fingerprint, { head: fp, runs: [r] });
     }
-  }
-  const out: StallGroup[] = [];
-  for (const { head, occ, controls } of groups.values()) {
-    occ.sort((a, b) => a.atMs - b.atMs);
-    const ctl = [...controls.values()].sort((a, b) => a.atMs - b.atMs);
-    out.push({
+  return [...groups.values()].map(({ head, runs }) => {
+    const ctl = new Map<string, BoardRun>();
+    for (const r of runs) for (const c of controlsAround(r.atMs, controls)) ctl.set(c.id, c);
+    const ctlRuns = [...ctl.values()].sort((a, b) => a.atMs - b.atMs);
+    const first = runs[0];
+    const lastPassing = controls.filter((c) => c.atMs < first.atMs).at(-1) ?? null;
+    const evidence = runs.map((r): StallOccurrence => ({
+      ...runRef(r),
+      node: meta(r, 'ci_node'),
+      buildUrl: meta(r, 'ci_build_url'),
+      refs: r.evidence.filter((e) => e.fingerprint === head.fingerprint || e.kind === 'timeout').map((e) => e.ref),
+    }));
+    const rate = rateOf(runs.length, scopeRuns.length);
+    return {
+      ...job,
+      scope: job.pipeline === null && job.step === null ? 'local' : 'job',
       fingerprint: head.fingerprint,
       phase: head.phase,
       frames: head.frames,
       label: head.label,
-      occurrences: occ.length,
-      runs: occ.map((o) => o.runId),
-      builds: distinct(occ.map((o) => o.build)),
-      nodes: distinct(occ.map((o) => o.node)),
-      commits: distinct(occ.map((o) => o.commit)),
-      controls: { runs: ctl.map((c) => c.id), builds: distinct(ctl.map((c) => meta(c, 'ci_build'))) },
-      firstSeen: occ[0].atMs,
-      lastSeen: occ[occ.length - 1].atMs,
-      evidence: occ,
-    });
-  }
-  return out.sort((a, b) => b.occurrences - a.occurrences || b.lastSeen - a.lastSeen);
-}
-
-export type StripOutcome = 'passed' | 'failed' | 'stalled';
-
-export interface JobStrip {
-  pipeline: string | null;
-  step: string | null;
-  /** The job's last runs, oldest first. */
-  runs: {
-    id: string;
-    atMs: number;
-    build: string | null;
-    node: string | null;
-    outcome: StripOutcome;
-    fingerprint: string | null;
-    label: string | null;
-  }[];
-  /** Per node: runs and stalled runs among them. */
-  nodes: { node: string; runs: number; stalled: number; hangRate: number }[];
-  stalled: number;
-  hangRate: number;
-}
-
-/** The last `n` runs of one job (pipeline and step), as a strip grouped by node. */
-export function jobStrip(runs: readonly BoardRun[], pipeline: string | null, step: string | null, n = 20): JobStrip {
-  const mine = runs
-    .filter((r) => meta(r, 'ci_pipeline') === pipeline && meta(r, 'ci_step') === step)
-    .sort((a, b) => a.atMs - b.atMs)
-    .slice(-n);
-  const cells = mine.map((r) => {
-    const fp = runFingerprints(r)[0] ?? null;
-    const outcome: StripOutcome = fp ? 'stalled' : r.verdict === 'passed' ? 'passed' : 'failed';
-    return {
-      id: r.id,
-      atMs: r.atMs,
-      build: meta(r, 'ci_build'),
-      node: meta(r, 'ci_node'),
-      outcome,
-      fingerprint: fp?.fingerprint ?? null,
-      label: fp?.label ?? null,
+      occurrences: runs.length,
+      runs: runs.map((r) => r.id),
+      builds: distinct(evidence.map((o) => o.build)),
+      nodes: distinct(evidence.map((o) => o.node)),
+      commits: distinct(evidence.map((o) => o.commit)),
+      scopeRuns: scopeRuns.length,
+      hangRate: rate.hangRate,
+      low: rate.low,
+      high: rate.high,
+      nodeRates: nodeRates(scopeRuns, new Set(runs.map((r) => r.id))),
+      controls: { runs: ctlRuns.map((c) => c.id), builds: distinct(ctlRuns.map((c) => meta(c, 'ci_build'))) },
+      onset: { lastPassing: lastPassing && runRef(lastPassing), firstStalled: runRef(first) },
+      firstSeen: first.atMs,
+      lastSeen: runs[runs.length - 1].atMs,
+      evidence,
     };
   });
-  const byNode = new Map<string, { runs: number; stalled: number }>();
-  for (const c of cells) {
-    const k = c.node ?? '(unknown node)';
-    const e = byNode.get(k) ?? { runs: 0, stalled: 0 };
-    e.runs++;
-    if (c.outcome === 'stalled') e.stalled++;
-    byNode.set(k, e);
-  }
-  const stalled = cells.filter((c) => c.outcome === 'stalled').length;
-  return {
-    pipeline,
-    step,
-    runs: cells,
-    nodes: [...byNode]
-      .map(([node, e]) => ({ node, ...e, hangRate: e.stalled / e.runs }))
-      .sort((a, b) => a.node.localeCompare(b.node)),
-    stalled,
-    hangRate: cells.length ? stalled / cells.length : 0,
-  };
 }
 
-const list = (xs: readonly string[]) => xs.join(', ');
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** `runs` by scope (its job, or local), each oldest first. */
+export function runsByScope(runs: readonly BoardRun[]): Map<string, { job: JobId; runs: BoardRun[] }> {
+  const byScope = new Map<string, { job: JobId; runs: BoardRun[] }>();
+  for (const r of runs) {
+    const job = jobOf(r);
+    const k = jobKey(job);
+    const s = byScope.get(k);
+    if (s) s.runs.push(r);
+    else byScope.set(k, { job, runs: [r] });
+  }
+  for (const s of byScope.values()) s.runs.sort((a, b) => a.atMs - b.atMs);
+  return byScope;
+}
 
-/**
- * The pattern in one sentence, e.g. "fingerprint hift/_synchronize seen in 5 of
- * the last 7 runs of minicpmo-accuracy (builds 14528, 14598, 14604, 14606,
- * 14607) on 3 nodes; passing controls 14541, 14600".
- */
-export function patternSentence(group: StallGroup, strip: JobStrip): string {
-  const inStrip = strip.runs.filter((r) => r.fingerprint === group.fingerprint);
-  const job = strip.step ?? strip.pipeline ?? 'this job';
-  const builds = distinct(inStrip.map((r) => r.build));
-  const nodes = distinct(inStrip.map((r) => r.node));
-  const stripIds = new Set(strip.runs.map((r) => r.id));
-  const controls = strip.runs.filter(
-    (r) => r.outcome === 'passed' && group.controls.runs.includes(r.id) && stripIds.has(r.id),
-  );
-  const controlNames = distinct(controls.map((c) => c.build ?? c.id));
-  return (
-    `fingerprint ${group.label} seen in ${inStrip.length} of the last ${plural(strip.runs.length, 'run')} of ${job}` +
-    (builds.length ? ` (${plural(builds.length, 'build').replace(/^\d+ /, '')} ${list(builds)})` : '') +
-    (nodes.length ? ` on ${plural(nodes.length, 'node')}` : '') +
-    (controlNames.length ? `; passing controls ${list(controlNames)}` : '; no passing control')
-  );
+/** One group per scope and fingerprint: CI jobs' groups first, then local ones; most occurrences first, then most recent. */
+export function groupStalls(runs: readonly BoardRun[]): StallGroup[] {
+  const out: StallGroup[] = [];
+  for (const s of runsByScope(runs).values()) out.push(...scopeGroups(s.job, s.runs));
+  const local = (g: StallGroup) => (g.scope === 'local' ? 1 : 0);
+  return out.sort((a, b) => local(a) - local(b) || b.occurrences - a.occurrences || b.lastSeen - a.lastSeen);
 }

@@ -1,8 +1,9 @@
 /**
  * `GET /api/stalls`: the stall board (docs/design.md#stall-board). One group
- * per fingerprint (shared/stalls/stallBoard.ts groups them), each with the strip of
- * every CI job it occurred in (the job's last runs by node, hang rates, the
- * sentence) and, per occurrence, the nearest passing control to compare with.
+ * per scope (a CI job, or the runs without CI metadata) and fingerprint
+ * (shared/stalls/stallBoard.ts groups them), each with its scope's strip (the
+ * last runs by node, hang rates with Wilson intervals, the sentence), its
+ * onset and, per occurrence, the nearest passing control to compare with.
  * The schema is the reply's contract; `buildBoard` is the pure rule that fills it.
  *
  * Its fields are camelCase like the rest of the API. The snake_case names it
@@ -12,7 +13,12 @@
  * which does not name them, so removing them touches only this file.
  */
 import { Type, type Static } from 'typebox';
-import { groupStalls, isControl, jobStrip, patternSentence, type BoardRun, type StallGroup } from './stallBoard.ts';
+import { jobKey, jobOf, type BoardRun } from './boardRun.ts';
+import { jobStrip, patternSentence, type JobStrip } from './jobStrip.ts';
+import { groupStalls, isControl, type StallGroup } from './stallBoard.ts';
+
+/** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
+export const BOARD_MAX_RUNS = 5000;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Strings = Type.Array(Type.String());
@@ -23,8 +29,20 @@ export const StripRunSchema = Type.Object({
   build: Nullable(Type.String()),
   node: Nullable(Type.String()),
   outcome: Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('stalled')]),
+  /** The run's first fingerprint, and all of them (a run can stall in two places). */
   fingerprint: Nullable(Type.String()),
+  fingerprints: Strings,
   label: Nullable(Type.String()),
+});
+
+/** A rate's 95 % Wilson interval (shared/stalls/wilson.ts). */
+const Interval = { low: Type.Number({ minimum: 0, maximum: 1 }), high: Type.Number({ minimum: 0, maximum: 1 }) };
+const RateFields = { runs: Type.Integer(), stalled: Type.Integer(), hangRate: Type.Number(), ...Interval };
+const RunRefSchema = Type.Object({
+  runId: Type.String(),
+  atMs: Type.Number(),
+  build: Nullable(Type.String()),
+  commit: Nullable(Type.String()),
 });
 
 export const JobBoardSchema = Type.Object({
@@ -32,11 +50,21 @@ export const JobBoardSchema = Type.Object({
   step: Nullable(Type.String()),
   /** The job's last runs, oldest first. */
   runs: Type.Array(StripRunSchema),
-  nodes: Type.Array(
-    Type.Object({ node: Type.String(), runs: Type.Integer(), stalled: Type.Integer(), hangRate: Type.Number() }),
-  ),
+  /** Per node of the strip: its runs, the stalled ones (any fingerprint), the rate and its interval. */
+  nodes: Type.Array(Type.Object({ node: Type.String(), ...RateFields })),
   stalled: Type.Integer(),
   hangRate: Type.Number(),
+  ...Interval,
+  /**
+   * Every run of the job the board read, not only the strip's: unfiltered, `total.hangRate` is what
+   * `sum by (pipeline, step) (stallscope_job_runs{outcome="stalled"}) / sum by (pipeline, step) (stallscope_job_runs)`
+   * gives.
+   */
+  total: Type.Object(RateFields),
+  /** The nearest passing control before the strip (when none is in it, the sentence names it) and how far. */
+  priorControl: Nullable(
+    Type.Object({ id: Type.String(), build: Nullable(Type.String()), runsBefore: Type.Integer({ minimum: 1 }) }),
+  ),
   /** "fingerprint hift/_synchronize seen in 5 of the last 7 runs of …; passing controls …". */
   sentence: Type.String(),
 });
@@ -46,6 +74,8 @@ export const StallOccurrenceSchema = Type.Object({
   runId: Type.String(),
   atMs: Type.Number(),
   build: Nullable(Type.String()),
+  /** The build's `ci_build_url` as reported (null: none); a reader links it only when http(s) (`ciBuildHref`). */
+  buildUrl: Nullable(Type.String()),
   node: Nullable(Type.String()),
   commit: Nullable(Type.String()),
   /** Where each piece of evidence is in the run: `w0-op3`, `capture-1`, `timeout-4` (its request). */
@@ -55,22 +85,34 @@ export const StallOccurrenceSchema = Type.Object({
 });
 
 const StallGroupFields = {
+  /** `job`: one CI job's runs (`pipeline`, `step`); `local`: the runs without CI metadata, shown apart. */
+  scope: Type.Union([Type.Literal('job'), Type.Literal('local')]),
+  pipeline: Nullable(Type.String()),
+  step: Nullable(Type.String()),
   fingerprint: Type.String(),
   phase: Type.String(),
   frames: Strings,
   label: Type.String(),
-  /** Runs with this fingerprint (a run counts once). */
+  /** Runs of this scope with this fingerprint (a run counts once). */
   occurrences: Type.Integer({ minimum: 1 }),
   runs: Strings,
   builds: Strings,
   nodes: Strings,
   commits: Strings,
+  /** Runs of the scope the board read; `occurrences` among them as a rate with its 95 % Wilson interval. */
+  scopeRuns: Type.Integer({ minimum: 1 }),
+  hangRate: Type.Number(),
+  ...Interval,
+  /** Per node of the scope: its runs, those with this fingerprint, the rate and its interval. */
+  nodeRates: Type.Array(Type.Object({ node: Type.String(), ...RateFields })),
   controls: Type.Object({ runs: Strings, builds: Strings }),
+  /** The range to bisect: the last passing control before the first occurrence (null: none), and that occurrence. */
+  onset: Type.Object({ lastPassing: Nullable(RunRefSchema), firstStalled: RunRefSchema }),
   /** Epoch ms of the first and last occurrence. */
   firstSeen: Type.Number(),
   lastSeen: Type.Number(),
   evidence: Type.Array(StallOccurrenceSchema),
-  /** The CI jobs (pipeline and step) it occurred in; none for runs without CI metadata. */
+  /** Its scope's strip and sentence (one: a group is one scope; an array for the readers of 0.1). */
   jobs: Type.Array(JobBoardSchema),
 };
 const StallGroupSchema = Type.Object(StallGroupFields);
@@ -110,11 +152,8 @@ export function stallsReply(board: StallBoardReply): StallsReply {
   };
 }
 
-const meta = (r: BoardRun, k: string): string | null => r.metadata[k] || null;
-const jobKey = (p: string | null, s: string | null) => `${p ?? ''}\u0000${s ?? ''}`;
-
 /**
- * Of `controls` (the passing runs of `r`'s job), the one nearest to `r` in time (either side), or null; of
+ * Of `controls` (the passing runs of `r`'s scope), the one nearest to `r` in time (either side), or null; of
  * two as near, the earlier (the last green run before it: what changed since is what to look at).
  */
 function nearestControl(r: BoardRun, controls: readonly BoardRun[]): string | null {
@@ -127,49 +166,32 @@ function nearestControl(r: BoardRun, controls: readonly BoardRun[]): string | nu
   return best?.id ?? null;
 }
 
-/** A job's strip, computed once however many groups occurred in the job. */
-type Strips = (pipeline: string | null, step: string | null) => ReturnType<typeof jobStrip>;
-
-function withJobs(g: StallGroup, byId: Map<string, BoardRun>, strips: Strips) {
-  const jobs = new Map<string, { pipeline: string | null; step: string | null }>();
-  for (const id of g.runs) {
-    const r = byId.get(id)!;
-    const pipeline = meta(r, 'ci_pipeline');
-    const step = meta(r, 'ci_step');
-    if (pipeline !== null || step !== null) jobs.set(jobKey(pipeline, step), { pipeline, step });
-  }
-  return [...jobs.values()].map(({ pipeline, step }) => {
-    const strip = strips(pipeline, step);
-    return { ...strip, sentence: patternSentence(g, strip) };
-  });
-}
-
-/** The board of `runs`: groups with their jobs' strips over the last `last` runs of each job. */
+/** The board of `runs`: groups per scope and fingerprint, with their scope's strip over its last `last` runs. */
 export function buildBoard(runs: readonly BoardRun[], last = 20): StallGroupReply[] {
   const byId = new Map(runs.map((r) => [r.id, r]));
-  // Controls and runs by job, so each lookup reads one job's runs, not all of them.
-  const byJob = new Map<string, BoardRun[]>();
+  // Runs and controls by scope, so each lookup reads one scope's runs, not all of them.
+  const byScope = new Map<string, BoardRun[]>();
   for (const r of runs) {
-    const k = jobKey(meta(r, 'ci_pipeline'), meta(r, 'ci_step'));
-    const list = byJob.get(k);
+    const k = jobKey(jobOf(r));
+    const list = byScope.get(k);
     if (list) list.push(r);
-    else byJob.set(k, [r]);
+    else byScope.set(k, [r]);
   }
-  const controlsByJob = new Map([...byJob].map(([k, rs]) => [k, rs.filter(isControl)]));
-  const cache = new Map<string, ReturnType<typeof jobStrip>>();
-  const strips: Strips = (pipeline, step) => {
-    const k = jobKey(pipeline, step);
-    let strip = cache.get(k);
-    if (!strip) cache.set(k, (strip = jobStrip(byJob.get(k) ?? [], pipeline, step, last)));
+  const controlsByScope = new Map([...byScope].map(([k, rs]) => [k, rs.filter(isControl)]));
+  const strips = new Map<string, JobStrip>();
+  const stripOf = (g: StallGroup): JobStrip => {
+    const k = jobKey(g);
+    let strip = strips.get(k);
+    if (!strip) strips.set(k, (strip = jobStrip(byScope.get(k) ?? [], g.pipeline, g.step, last)));
     return strip;
   };
-  return groupStalls(runs).map((g) => ({
-    ...g,
-    evidence: g.evidence.map((o) => {
-      const r = byId.get(o.runId)!;
-      const controls = controlsByJob.get(jobKey(meta(r, 'ci_pipeline'), meta(r, 'ci_step'))) ?? [];
-      return { ...o, control: nearestControl(r, controls) };
-    }),
-    jobs: withJobs(g, byId, strips),
-  }));
+  return groupStalls(runs).map((g) => {
+    const controls = controlsByScope.get(jobKey(g)) ?? [];
+    const strip = stripOf(g);
+    return {
+      ...g,
+      evidence: g.evidence.map((o) => ({ ...o, control: nearestControl(byId.get(o.runId)!, controls) })),
+      jobs: [{ ...strip, sentence: patternSentence(g, strip) }],
+    };
+  });
 }

@@ -66,4 +66,35 @@ describe('stall Copy text', () => {
     ]);
     expect(lines[4]).toMatch(/^Server stacks #2 \(py-spy\) of pid 100, no SSE event for 5 s/);
   });
+
+  it('says where the run ran: its title, build with its URL, node, commit, job, and its dashboard link', () => {
+    const metadata = {
+      ci_build: '14607',
+      ci_build_url: 'https://buildkite.com/vllm/vllm-omni/builds/14607',
+      ci_node: 'mi325-agent-2',
+      ci_commit: 'c0ffee1',
+      ci_pipeline: 'vllm-omni',
+      ci_step: 'minicpmo-accuracy',
+    };
+    const text = stallCopyText(WATCHDOG, {
+      runId: 'run-42',
+      ageS: 1,
+      indexById,
+      metadata,
+      dashboardUrl: 'http://127.0.0.1:7077',
+    });
+    expect(text.split('\n').slice(0, 3)).toEqual([
+      'Run build 14607 · mi325-agent-2 · minicpmo-accuracy (run-42): Code2Wav stall, worker 0, op 3, phase hift, 1.0 s in hift',
+      'Where: build 14607 (https://buildkite.com/vllm/vllm-omni/builds/14607) · node mi325-agent-2 · commit c0ffee1 · job vllm-omni / minicpmo-accuracy',
+      'Dashboard: http://127.0.0.1:7077/#/runs/run-42',
+    ]);
+    // A build URL that is not http(s) is not repeated as one.
+    const odd = stallCopyText(WATCHDOG, {
+      runId: 'r',
+      ageS: 1,
+      indexById,
+      metadata: { ...metadata, ci_build_url: 'javascript:x' },
+    });
+    expect(odd).toContain('Where: build 14607 · node');
+  });
 });

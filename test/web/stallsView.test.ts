@@ -32,19 +32,25 @@ describe('the stall board in the browser', () => {
       node,
       outcome,
       fingerprint: outcome === 'stalled' ? 'f' : null,
+      fingerprints: outcome === 'stalled' ? ['f'] : [],
       label: null,
     });
+    const rate = (runs: number, stalled: number) => ({ runs, stalled, hangRate: stalled / runs, low: 0, high: 1 });
     const job: JobBoard = {
       pipeline: 'p',
       step: 's',
       runs: [cell('1', 'a', 'stalled'), cell('2', 'b', 'passed'), cell('3', 'a', 'passed'), cell('4', null, 'stalled')],
       nodes: [
-        { node: '(unknown node)', runs: 1, stalled: 1, hangRate: 1 },
-        { node: 'a', runs: 2, stalled: 1, hangRate: 0.5 },
-        { node: 'b', runs: 1, stalled: 0, hangRate: 0 },
+        { node: '(unknown node)', ...rate(1, 1) },
+        { node: 'a', ...rate(2, 1) },
+        { node: 'b', ...rate(1, 0) },
       ],
       stalled: 2,
       hangRate: 0.5,
+      low: 0,
+      high: 1,
+      total: rate(4, 2),
+      priorControl: null,
       sentence: '',
     };
     expect(stripByNode(job).map((n) => [n.node, n.cells.map((c) => c.id)])).toEqual([

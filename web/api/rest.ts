@@ -71,15 +71,25 @@ export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
 }
 
 /** The stall board (GET /api/stalls), filtered like the runs list by metadata pairs and time. */
-export function getStalls(f: Pick<RunFilter, 'metadata' | 'since' | 'until'> = {}): Promise<StallBoardReply> {
+export function getStalls(
+  f: Pick<RunFilter, 'metadata' | 'since' | 'until'> & { fingerprint?: string } = {},
+): Promise<StallBoardReply> {
   const p = new URLSearchParams();
   for (const m of f.metadata ?? []) p.append('metadata', m);
+  if (f.fingerprint) p.set('fingerprint', f.fingerprint);
   if (f.since) p.set('since', f.since);
   if (f.until) p.set('until', f.until);
   return call(`/api/stalls${p.size ? `?${p}` : ''}`);
 }
 
 export const getRun = (id: string) => call<RunDetail>(`/api/runs/${encodeURIComponent(id)}`);
+
+/** The run's bug report in Markdown (GET /api/runs/:id/report.md). */
+export async function getBugReport(id: string): Promise<string> {
+  const res = await fetch(`/api/runs/${encodeURIComponent(id)}/report.md`);
+  if (!res.ok) throw new ApiError(res.status, `HTTP_${res.status}`, res.statusText);
+  return res.text();
+}
 
 export function getEvents(id: string, after: number): Promise<{ events: SeqEvent[]; lastSeq: number; more: boolean }> {
   return call(`/api/runs/${encodeURIComponent(id)}/events?after=${after}&limit=20000`);

@@ -17,6 +17,9 @@ import { FirstTimeoutCard } from './stall/FirstTimeoutCard.tsx';
 import { stallAgeS } from '../../shared/runView/stalls.ts';
 import { ServerStacksCard } from './stall/ServerStacksCard.tsx';
 import { StallCard, type StallModel } from './stall/StallCard.tsx';
+import { RunPlace } from './stall/runPlace.ts';
+
+const NO_METADATA: Readonly<Record<string, string>> = {};
 
 export interface BlockedPhaseViewProps {
   stalls: readonly StallRecord[];
@@ -29,46 +32,50 @@ export interface BlockedPhaseViewProps {
   firstTimeout?: FirstTimeout | null;
   /** The evidence the URL names (`w0-op3`, `capture-1`): brought into view. */
   focus?: string;
+  /** Where the run ran (its metadata), for the cards' Copy and "where else it occurred". */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 export function BlockedPhaseView(p: BlockedPhaseViewProps) {
-  const { stalls, model, nowWallMs, onFindRequest, ended, firstTimeout, focus } = p;
+  const { stalls, model, nowWallMs, onFindRequest, ended, firstTimeout, focus, metadata = NO_METADATA } = p;
   if (stalls.length === 0 && !firstTimeout) return null;
   return (
-    <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
-      <h2>{stalls.length === 0 ? 'Stall evidence' : `Blocked Code2Wav phase${stalls.length > 1 ? 's' : ''}`}</h2>
-      {stalls.map((s) => {
-        const ref = reportRef(s.report);
-        return (
-          <EvidenceFrame key={ref} refName={ref} fp={reportFingerprint(s.report)} focused={focus === ref}>
-            {isServerStacks(s.report) ? (
-              <ServerStacksCard
-                report={s.report}
-                facts={{ runId: model.runId, ageS: stallAgeS(s, model, nowWallMs), indexById: model.indexById }}
-                onFindRequest={onFindRequest}
-              />
-            ) : (
-              <StallCard
-                stall={s}
-                report={s.report}
-                model={model}
-                nowWallMs={nowWallMs}
-                onFindRequest={onFindRequest}
-                ended={ended || model.finishedT !== null}
-              />
-            )}
+    <RunPlace.Provider value={metadata}>
+      <section className="blocked" aria-label="Blocked phases" data-testid="blocked-view">
+        <h2>{stalls.length === 0 ? 'Stall evidence' : `Blocked Code2Wav phase${stalls.length > 1 ? 's' : ''}`}</h2>
+        {stalls.map((s) => {
+          const ref = reportRef(s.report);
+          return (
+            <EvidenceFrame key={ref} refName={ref} fp={reportFingerprint(s.report)} focused={focus === ref}>
+              {isServerStacks(s.report) ? (
+                <ServerStacksCard
+                  report={s.report}
+                  facts={{ runId: model.runId, ageS: stallAgeS(s, model, nowWallMs), indexById: model.indexById }}
+                  onFindRequest={onFindRequest}
+                />
+              ) : (
+                <StallCard
+                  stall={s}
+                  report={s.report}
+                  model={model}
+                  nowWallMs={nowWallMs}
+                  onFindRequest={onFindRequest}
+                  ended={ended || model.finishedT !== null}
+                />
+              )}
+            </EvidenceFrame>
+          );
+        })}
+        {firstTimeout && (
+          <EvidenceFrame
+            refName={timeoutRef(firstTimeout.index)}
+            fp={firstTimeout.fingerprint}
+            focused={focus === timeoutRef(firstTimeout.index)}
+          >
+            <FirstTimeoutCard timeout={firstTimeout} onFindRequest={onFindRequest} />
           </EvidenceFrame>
-        );
-      })}
-      {firstTimeout && (
-        <EvidenceFrame
-          refName={timeoutRef(firstTimeout.index)}
-          fp={firstTimeout.fingerprint}
-          focused={focus === timeoutRef(firstTimeout.index)}
-        >
-          <FirstTimeoutCard timeout={firstTimeout} onFindRequest={onFindRequest} />
-        </EvidenceFrame>
-      )}
-    </section>
+        )}
+      </section>
+    </RunPlace.Provider>
   );
 }

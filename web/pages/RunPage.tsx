@@ -8,6 +8,7 @@
 import { abandonRun, ApiError, cancelRun, deleteRun, pinRun } from '../api/rest.ts';
 import { AccuracyGate } from '../components/AccuracyGate.tsx';
 import { BlockedPhaseView } from '../components/BlockedPhaseView.tsx';
+import { CopyBugReport } from '../components/stall/CopyBugReport.tsx';
 import { Counters } from '../components/Counters.tsx';
 import { ExportBar } from '../components/ExportBar.tsx';
 import { MetricsTable } from '../components/MetricsTable.tsx';
@@ -99,7 +100,9 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         ended={!running}
         firstTimeout={detail.firstTimeout}
         focus={stall}
+        metadata={detail.metadata}
       />
+      {!running && <CopyBugReport runId={id} />}
       {model.liveness && <LivenessCard report={model.liveness.report} />}
       <RunRequests
         id={id}

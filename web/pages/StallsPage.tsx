@@ -7,7 +7,8 @@
  * passing control in one click. Filters (metadata, dates) live in the URL.
  */
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
-import type { StallsQuery } from '../state/router.ts';
+import { href, type StallsQuery } from '../state/router.ts';
+import { CI_KEYS_HINT } from '../state/stallsView.ts';
 import { StallBoard } from './stalls/StallBoard.tsx';
 import { StallFilters } from './stalls/StallFilters.tsx';
 import { useStalls } from './stalls/useStalls.ts';
@@ -15,26 +16,50 @@ import '../styles/stalls.css';
 
 export function StallsPage({ query }: { query: StallsQuery }) {
   const { data, error, load } = useStalls(query);
-  const filtered = Boolean(query.meta || query.since || query.until);
+  const filtered = Boolean(query.meta || query.since || query.until || query.fp);
+  const jobs = data?.groups.filter((g) => g.scope === 'job') ?? [];
+  const local = data?.groups.filter((g) => g.scope === 'local') ?? [];
   return (
     <div className="stalls-page" data-testid="stalls-page" data-loaded={data !== null}>
       <div className="page-head">
         <h1>Stalls</h1>
       </div>
       <p className="muted">
-        Every stall seen across the stored runs, grouped by fingerprint: the blocked phase and the top frames of the
-        thread holding the work. Runs reported from CI carry their build, node, commit and job.
+        Every stall seen across the stored runs, grouped per CI job and fingerprint (the blocked phase and the top
+        frames of the thread holding the work): each group counts its job&apos;s runs only. Runs without CI metadata are
+        grouped apart, below.
       </p>
       <StallFilters query={query} />
+      {query.fp && (
+        <p data-testid="fingerprint-filter">
+          Fingerprint <code>{query.fp}</code> only ·{' '}
+          <a href={href({ page: 'stalls', meta: query.meta, since: query.since, until: query.until })}>show all</a>
+        </p>
+      )}
       {error ? (
         <ErrorState error={error} retry={load} />
       ) : !data ? (
         <Loading what="the stall board" />
       ) : data.groups.length === 0 ? (
-        <Empty>{filtered ? 'No stall in the runs these filters select.' : 'No stall recorded yet.'}</Empty>
+        <Empty>
+          {!filtered ? (
+            'No stall recorded yet.'
+          ) : data.runsConsidered === 0 ? (
+            <span data-testid="no-run-hint">No run matches these filters. {CI_KEYS_HINT}</span>
+          ) : (
+            'No stall in the runs these filters select.'
+          )}
+        </Empty>
       ) : (
         <>
-          <StallBoard groups={data.groups} />
+          {jobs.length > 0 && <StallBoard groups={jobs} testId="stall-board" />}
+          {local.length > 0 && (
+            <section data-testid="local-groups">
+              <h2>Runs without CI metadata</h2>
+              <p className="muted">Local runs: counted apart, never into a CI job&apos;s occurrences or hang rate.</p>
+              <StallBoard groups={local} testId="local-board" />
+            </section>
+          )}
           <p className="muted" data-testid="board-scope">
             From {data.runsConsidered} run{data.runsConsidered === 1 ? '' : 's'}
             {data.truncated ? ' (the newest; narrow the filters to reach older ones)' : ''}.

@@ -26,6 +26,8 @@ export interface StallsQuery {
   /** Dates (`2026-04-01`) the runs happened from / before. */
   since?: string;
   until?: string;
+  /** One fingerprint's groups (a stall card's "where else it occurred"). */
+  fp?: string;
 }
 
 export type Route =
@@ -52,7 +54,7 @@ export function parseRoute(hash: string): Route {
   }
   if (path === '/stalls') {
     const pick = (k: keyof StallsQuery) => (q.get(k) ? { [k]: q.get(k)! } : {});
-    return { page: 'stalls', ...pick('meta'), ...pick('since'), ...pick('until') };
+    return { page: 'stalls', ...pick('meta'), ...pick('since'), ...pick('until'), ...pick('fp') };
   }
   if (path === '/new') return q.get('preset') ? { page: 'new', preset: q.get('preset')! } : { page: 'new' };
   const run = /^\/runs\/([^/]+)$/.exec(path);
@@ -98,7 +100,7 @@ export function href(r: Route): string {
     }
     case 'stalls': {
       const q = new URLSearchParams();
-      for (const k of ['meta', 'since', 'until'] as const) if (r[k]) q.set(k, r[k]);
+      for (const k of ['meta', 'since', 'until', 'fp'] as const) if (r[k]) q.set(k, r[k]);
       return q.size ? `#/stalls?${q}` : '#/stalls';
     }
     case 'compare':

@@ -4,6 +4,7 @@
  * which requests were in it, before the stack itself; with the fingerprint
  * (shared/stalls/fingerprint.ts) that finds the same hang in other runs.
  */
+import { ciBuildHref, runTitle } from '../../shared/runInfo/runTitle.ts';
 import { stallFingerprint } from '../../shared/stalls/fingerprint.ts';
 import { isServerStacks, type StallReport, type WatchdogStallReport } from '../../shared/stalls/stallReport.ts';
 import type { StackFrame } from '../../shared/types.ts';
@@ -16,6 +17,32 @@ export interface StallCopyFacts {
   /** The card's state words ("still blocked", "recovered after 3.1 s"), if it has them. */
   state?: string;
   indexById: Readonly<Record<string, number>>;
+  /** Where the run ran (its CI metadata), and the dashboard's address (`location.origin`) for its link. */
+  metadata?: Readonly<Record<string, string>>;
+  dashboardUrl?: string;
+}
+
+/** "Where: build 14607 (https://…) · node mi325-agent-2 · commit abc123 · job vllm-omni / minicpmo-accuracy", the run's link. */
+function whereLines(f: StallCopyFacts): string[] {
+  const m = f.metadata ?? {};
+  const href = ciBuildHref(m.ci_build_url);
+  const job = [m.ci_pipeline, m.ci_step].filter(Boolean).join(' / ');
+  const where = [
+    m.ci_build ? `build ${m.ci_build}${href ? ` (${href})` : ''}` : href,
+    m.ci_node && `node ${m.ci_node}`,
+    m.ci_commit && `commit ${m.ci_commit}`,
+    job && `job ${job}`,
+  ].filter(Boolean);
+  return [
+    ...(where.length ? [`Where: ${where.join(' · ')}`] : []),
+    ...(f.dashboardUrl ? [`Dashboard: ${f.dashboardUrl}/#/runs/${encodeURIComponent(f.runId)}`] : []),
+  ];
+}
+
+/** "Run build 14607 · mi325-agent-2 · minicpmo-accuracy (bench-…)", or "Run bench-…" without CI metadata. */
+function runName(f: StallCopyFacts): string {
+  const title = runTitle(f.metadata);
+  return title ? `Run ${title} (${f.runId})` : `Run ${f.runId}`;
 }
 
 function frameText(f: StackFrame): string {
@@ -30,8 +57,9 @@ function requestList(ids: readonly string[], indexById: StallCopyFacts['indexByI
 
 function watchdogText(r: WatchdogStallReport, f: StallCopyFacts): string[] {
   return [
-    `Run ${f.runId}: Code2Wav stall, worker ${r.workerId}, op ${r.opId}, phase ${r.phase}, ` +
+    `${runName(f)}: Code2Wav stall, worker ${r.workerId}, op ${r.opId}, phase ${r.phase}, ` +
       `${f.ageS.toFixed(1)} s in ${r.phase}${f.state ? ` (${f.state})` : ''}`,
+    ...whereLines(f),
     `Requests in the op: ${requestList(r.requestIds, f.indexById)}`,
     ...fingerprintLine(r),
     r.stack.length > 0 ? 'Owner-thread stack:' : `No stack: ${r.stackError ?? 'capture failed'}`,
@@ -48,8 +76,9 @@ function fingerprintLine(r: StallReport): string[] {
 export function stallCopyText(r: StallReport, f: StallCopyFacts): string {
   if (!isServerStacks(r)) return watchdogText(r, f).join('\n');
   return [
-    `Run ${f.runId}: server stacks #${r.capture}, phase ${r.phase}${r.inferred ? ' (inferred)' : ''}, ` +
+    `${runName(f)}: server stacks #${r.capture}, phase ${r.phase}${r.inferred ? ' (inferred)' : ''}, ` +
       `${f.ageS.toFixed(1)} s since the capture`,
+    ...whereLines(f),
     `Requests in flight: ${requestList(r.requestIds, f.indexById)}`,
     ...fingerprintLine(r),
     '',

@@ -27,10 +27,14 @@ export const percent = (rate: number): string => `${Math.round(rate * 100)} %`;
 export type StripCell = JobBoard['runs'][number];
 
 /** A job's strip as rows by node (the board's node order), each with its runs oldest first and its hang rate. */
-export function stripByNode(job: JobBoard): { node: string; hangRate: number; stalled: number; cells: StripCell[] }[] {
+export function stripByNode(
+  job: JobBoard,
+): { node: string; hangRate: number; low: number; high: number; stalled: number; cells: StripCell[] }[] {
   return job.nodes.map((n) => ({
     node: n.node,
     hangRate: n.hangRate,
+    low: n.low,
+    high: n.high,
     stalled: n.stalled,
     cells: job.runs.filter((r) => (r.node ?? '(unknown node)') === n.node),
   }));
@@ -41,9 +45,15 @@ export const metaPairs = (meta: string | undefined): string[] =>
   (meta ?? '').split(/[\s,]+/).filter((m) => m.indexOf('=') > 0);
 
 /** The board's query for the URL's filters. */
-export function stallsFilter(q: StallsQuery): { metadata: string[]; since?: string; until?: string } {
+export function stallsFilter(q: StallsQuery): {
+  metadata: string[];
+  since?: string;
+  until?: string;
+  fingerprint?: string;
+} {
   return {
     metadata: metaPairs(q.meta),
+    ...(q.fp && /^[0-9a-f]{12}$/.test(q.fp) ? { fingerprint: q.fp } : {}),
     ...(q.since ? { since: q.since } : {}),
     ...(q.until ? { until: q.until } : {}),
   };
@@ -62,3 +72,15 @@ export function compareIds(g: StallGroupReply): [string, string] | null {
 }
 
 export const whenText = (ms: number): string => new Date(ms).toLocaleString();
+
+/** A rate with its 95 % Wilson interval: "63 % (31–86 %)". */
+export const rateText = (r: { hangRate: number; low: number; high: number }): string =>
+  `${percent(r.hangRate)} (${Math.round(r.low * 100)}–${Math.round(r.high * 100)} %)`;
+
+/** What a group's scope is called: its job ("vllm-omni / minicpmo-accuracy"), or the local runs. */
+export const scopeName = (g: { scope: string; pipeline: string | null; step: string | null }): string =>
+  g.scope === 'local' ? 'runs without CI metadata' : [g.pipeline, g.step].filter(Boolean).join(' / ');
+
+/** The metadata filter's hint when no run matched: the keys CI runs carry. */
+export const CI_KEYS_HINT =
+  'CI runs carry ci_pipeline, ci_step, ci_build, ci_node, ci_commit and ci_provider: e.g. ci_pipeline=vllm-omni ci_node=mi325-agent-2.';

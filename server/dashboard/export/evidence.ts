@@ -3,14 +3,19 @@
  * report (docs/design.md#evidence): the run (config, metadata, counts,
  * breaker, who interrupted it), its verdict and the run page's story
  * sentence, every stall report and server-stacks capture with its
- * fingerprint (shared/stalls/fingerprint.ts) and age, the per-request table (the
- * CSV's columns), the run's warnings, the vLLM result and the Perfetto trace.
+ * fingerprint (shared/stalls/fingerprint.ts) and age, the first structural
+ * timeout with its (phase-only) fingerprint, the board's context (the group
+ * the run is filed under: its sentence, occurrences and rate, onset, nearest
+ * passing control), the per-request table (the CSV's columns), the run's
+ * warnings, the vLLM result and the Perfetto trace.
  */
 import { stallFingerprint } from '../../../shared/stalls/fingerprint.ts';
 import { shownBreaker, shownCounts, storyOf, storyText } from '../../../shared/runView/runStory.ts';
 import { stallAgeS } from '../../../shared/runView/stalls.ts';
 import type { StallRecord } from '../../../shared/runView/runModel.ts';
 import { isServerStacks } from '../../../shared/stalls/stallReport.ts';
+import { ciBuildHref } from '../../../shared/runInfo/runTitle.ts';
+import type { BoardContext } from '../runs/boardContext.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
 import type { RequestTable } from './requestTable.ts';
 import { interruptCauseOf, type StoredRun } from './storedRun.ts';
@@ -72,9 +77,43 @@ function runFacts(r: StoredRun) {
   };
 }
 
+/** Where the board files the run: what a bug report needs of the pattern, without opening the dashboard. */
+function boardFacts(ctx: BoardContext | null) {
+  if (!ctx) return null;
+  const { group: g, control: c } = ctx;
+  const m = (k: string) => c?.metadata[k] ?? null;
+  return {
+    scope: g.scope,
+    pipeline: g.pipeline,
+    step: g.step,
+    fingerprint: g.fingerprint,
+    label: g.label,
+    sentence: g.jobs[0]?.sentence ?? null,
+    occurrences: g.occurrences,
+    scopeRuns: g.scopeRuns,
+    hangRate: g.hangRate,
+    interval: { low: g.low, high: g.high },
+    onset: g.onset,
+    nearestControl: c && {
+      runId: c.id,
+      at: iso(c.atMs),
+      build: m('ci_build'),
+      buildUrl: ciBuildHref(m('ci_build_url')),
+      node: m('ci_node'),
+      commit: m('ci_commit'),
+    },
+  };
+}
+
 export function buildEvidence(
   r: StoredRun,
-  parts: { table: RequestTable; result: Record<string, unknown>; trace: unknown; exportedAtMs: number },
+  parts: {
+    table: RequestTable;
+    result: Record<string, unknown>;
+    trace: unknown;
+    exportedAtMs: number;
+    board: BoardContext | null;
+  },
 ): Record<string, unknown> {
   const { run, model } = r;
   const story = storyOf(model, run, r.stalls, r.endT, interruptCauseOf(run.summary, run.state));
@@ -88,6 +127,9 @@ export function buildEvidence(
     config: redactConfig(run.config),
     spec: redactSpec(run.spec),
     stalls: r.stalls.map((s) => stallEvidence(s, r)),
+    // The first-timeout card's facts with its fingerprint (phase-only: a client sees no stack).
+    firstTimeout: run.firstTimeout,
+    board: boardFacts(parts.board),
     warnings: model.warnings.map((w) => ({
       t: w.t,
       ...(w.index === undefined ? {} : { index: w.index }),

@@ -41,8 +41,14 @@ export class FleetMetrics {
   private readonly f = this.families;
   private readonly runs = this.f.grouped({
     name: `${P}runs`,
-    help: 'Stored runs by verdict (none while running or without one) and ci_pipeline ("" when unset; other: past the largest)',
+    help: 'Stored runs by verdict (none while running or without one) and ci_pipeline (none when unset; other: past the largest)',
     labelNames: ['verdict', 'pipeline'],
+  });
+  /** The stall board's hang rate, per job: stalled / all of a (pipeline, step) is the board's `total.hangRate`. */
+  private readonly jobRuns = this.f.grouped({
+    name: `${P}job_runs`,
+    help: 'Stored runs per CI job (ci_pipeline, ci_step; none when unset) and outcome as the stall board counts it: stalled (any stall evidence), passed, failed',
+    labelNames: ['pipeline', 'step', 'outcome'],
   });
   private readonly byStatus = this.f.grouped({
     name: `${P}runs_by_status`,
@@ -55,7 +61,7 @@ export class FleetMetrics {
   });
   private readonly stalls = this.f.grouped({
     name: `${P}stall_occurrences`,
-    help: 'Runs whose stall evidence has this fingerprint (a run counts once, as on the stall board), by ci_node',
+    help: 'Runs whose stall evidence has this fingerprint (a run counts once, as on the stall board; a run with only a first timeout under its phase-only one), by ci_node (none when unset)',
     labelNames: ['fingerprint', 'phase', 'node'],
   });
   private readonly events = this.f.counter({
@@ -167,14 +173,15 @@ export class FleetMetrics {
 
   /** Labelled series of the database: replaced whole at each scrape (a deleted run's pipeline goes). */
   private get labelled() {
-    return [this.runs, this.byStatus, this.stalls, this.retained];
+    return [this.runs, this.jobRuns, this.byStatus, this.stalls, this.retained];
   }
 
   private async readDatabase(): Promise<void> {
     try {
       const qs = this.s.queries;
-      const [byVerdict, byStatus, stalls, events, retention] = await Promise.all([
+      const [byVerdict, jobRuns, byStatus, stalls, events, retention] = await Promise.all([
         qs.runsByVerdictAndPipeline(),
+        qs.jobRunsByOutcome(),
         qs.runsByStatusAndSource(),
         qs.stallRunsByFingerprintAndNode(),
         qs.eventsNumbered(),
@@ -182,6 +189,9 @@ export class FleetMetrics {
       ]);
       this.runs.replace(
         byVerdict.map((r) => ({ labels: { verdict: r.verdict, pipeline: r.pipeline }, value: r.runs })),
+      );
+      this.jobRuns.replace(
+        jobRuns.map((r) => ({ labels: { pipeline: r.pipeline, step: r.step, outcome: r.outcome }, value: r.runs })),
       );
       this.byStatus.replace(byStatus.map((r) => ({ labels: { status: r.status, source: r.source }, value: r.runs })));
       this.inProgress.set(byStatus.reduce((a, r) => a + (r.status === 'running' ? r.runs : 0), 0));

@@ -15,6 +15,7 @@ import { REQUEST_END_STATUSES } from '../../../shared/types.ts';
 import { DETAILED_ARRAYS } from '../../../shared/vllmResult/resultJson.ts';
 import { csvLines } from '../export/csv.ts';
 import { buildEvidence } from '../export/evidence.ts';
+import { boardContext } from '../runs/boardContext.ts';
 import { requestTable } from '../export/requestTable.ts';
 import { mapPages, rowPages, type RowPages } from '../export/rowPages.ts';
 import { readStoredRun, type StoredRun } from '../export/storedRun.ts';
@@ -121,6 +122,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           result: vllm.result,
           trace: t.frame,
           exportedAtMs: Date.now(),
+          board: await boardContext(app.store, r.run),
         });
         return stream(
           'application/json',

@@ -2,23 +2,24 @@
  * GET /api/stalls: the stall board (docs/design.md#stall-board). Filter by
  * any metadata key (`metadata=ci_pipeline=vllm-omni`, repeatable) and by
  * when the runs happened (`since`, `until`); `last` is how many runs of a
- * job its strip shows. Reply `{groups: [...], runsConsidered, truncated}`, one
- * group per fingerprint, with the deprecated snake_case aliases until 0.2.0.
+ * job its strip shows; `fingerprint` keeps one fingerprint's groups. Reply
+ * `{groups: [...], runsConsidered, truncated}`, one group per scope (a CI job,
+ * or the runs without CI metadata) and fingerprint, with the deprecated
+ * snake_case aliases until 0.2.0.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import { buildBoard, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
+import { BOARD_MAX_RUNS, buildBoard, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
-
-/** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
-export const BOARD_MAX_RUNS = 5000;
 
 const StallsQuery = Type.Object({
   metadata: MetadataParam,
   since: TimeParam,
   until: TimeParam,
   last: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+  /** Only this fingerprint's groups (one per scope it occurred in): what a CI job's summary links to. */
+  fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{12}$' })),
 });
 
 export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -35,7 +36,8 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
       const { runs, truncated } = await app.store.board.runs(filter);
-      return stallsReply({ groups: buildBoard(runs, q.last), runsConsidered: runs.length, truncated });
+      const groups = buildBoard(runs, q.last).filter((g) => !q.fingerprint || g.fingerprint === q.fingerprint);
+      return stallsReply({ groups, runsConsidered: runs.length, truncated });
     },
   );
 };

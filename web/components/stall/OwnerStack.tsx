@@ -6,16 +6,18 @@
 import type { WatchdogStallReport } from '../../../shared/stalls/stallReport.ts';
 import { stallCopyText, type StallCopyFacts } from '../../state/stallText.ts';
 import { useCopy } from './useCopy.ts';
+import { useRunPlace } from './runPlace.ts';
 
 export function OwnerStack({ report: r, facts }: { report: WatchdogStallReport; facts: StallCopyFacts }) {
   const [copied, copy] = useCopy();
+  const place = useRunPlace();
   return (
     <div>
       <h3>
         Owner-thread stack{' '}
         <button
           type="button"
-          onClick={() => copy(stallCopyText(r, facts))}
+          onClick={() => copy(stallCopyText(r, { ...facts, metadata: place, dashboardUrl: location.origin }))}
           disabled={r.stack.length === 0}
           data-testid="copy-stack"
         >

@@ -13,6 +13,7 @@ import { stallCopyText, type StallCopyFacts } from '../../state/stallText.ts';
 import { PhaseStrip } from './PhaseStrip.tsx';
 import { ServerProcess } from './ServerProcess.tsx';
 import { useCopy } from './useCopy.ts';
+import { useRunPlace } from './runPlace.ts';
 import { count, plural } from '../../../shared/format.ts';
 import { gpuStateText } from '../../../shared/stalls/gpuState.ts';
 
@@ -27,6 +28,7 @@ export function ServerStacksCard({
   onFindRequest: (id: string) => void;
 }) {
   const [copied, copy] = useCopy();
+  const place = useRunPlace();
   const threads = r.processes.reduce((n, p) => n + p.threads.length, 0);
   return (
     <article className="stall server-stacks" data-testid="server-stacks" data-phase={r.phase}>
@@ -38,7 +40,11 @@ export function ServerStacksCard({
         <span className={`pill ${r.inferred ? 'pill-bad' : ''}`}>
           {r.inferred ? `inferred: ${r.phase}` : 'phase not inferred'}
         </span>
-        <button type="button" onClick={() => copy(stallCopyText(r, facts))} data-testid="copy-server-stacks">
+        <button
+          type="button"
+          onClick={() => copy(stallCopyText(r, { ...facts, metadata: place, dashboardUrl: location.origin }))}
+          data-testid="copy-server-stacks"
+        >
           {copied ? 'Copied' : 'Copy'}
         </button>
       </header>

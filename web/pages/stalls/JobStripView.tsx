@@ -5,7 +5,7 @@
  */
 import type { JobBoard } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
-import { percent, stripByNode, type StripCell } from '../../state/stallsView.ts';
+import { percent, rateText, stripByNode, type StripCell } from '../../state/stallsView.ts';
 
 function cellClass(c: StripCell, fingerprint: string): string {
   if (c.outcome !== 'stalled') return `strip-cell strip-${c.outcome}`;
@@ -18,7 +18,7 @@ function cellTitle(c: StripCell): string {
 }
 
 export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint: string }) {
-  const name = [job.pipeline, job.step].filter(Boolean).join(' / ');
+  const name = [job.pipeline, job.step].filter(Boolean).join(' / ') || 'runs without CI metadata';
   return (
     <div className="job-strip" data-testid="job-strip" data-step={job.step ?? ''}>
       <p className="pattern" data-testid="pattern-sentence">
@@ -32,7 +32,7 @@ export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint:
           {stripByNode(job).map((n) => (
             <tr key={n.node} data-testid="strip-node" data-node={n.node}>
               <th>{n.node}</th>
-              <td className="num" data-testid="hang-rate">
+              <td className="num" data-testid="hang-rate" title={rateText(n)}>
                 {percent(n.hangRate)}
               </td>
               <td>

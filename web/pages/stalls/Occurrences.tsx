@@ -1,5 +1,6 @@
 /** Every run the fingerprint occurred in: when, where, links to each piece of its evidence, and its control. */
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
+import { ciBuildHref, runTitle } from '../../../shared/runInfo/runTitle.ts';
 import { href } from '../../state/router.ts';
 import { evidenceName, evidenceRoute, whenText } from '../../state/stallsView.ts';
 
@@ -20,9 +21,25 @@ export function Occurrences({ group }: { group: StallGroupReply }) {
         {group.evidence.map((o) => (
           <tr key={o.runId} data-testid="occurrence" data-run-id={o.runId}>
             <td>
-              <a href={href({ page: 'run', id: o.runId })}>{whenText(o.atMs)}</a>
+              <a href={href({ page: 'run', id: o.runId })} title={o.runId}>
+                {whenText(o.atMs)}
+                {' · '}
+                {runTitle({
+                  ci_build: o.build ?? undefined,
+                  ci_node: o.node ?? undefined,
+                  ci_step: group.step ?? undefined,
+                }) ?? o.runId}
+              </a>
             </td>
-            <td>{o.build ?? '–'}</td>
+            <td>
+              {o.build && ciBuildHref(o.buildUrl) ? (
+                <a href={ciBuildHref(o.buildUrl)!} target="_blank" rel="noreferrer" data-testid="build-link">
+                  {o.build}
+                </a>
+              ) : (
+                (o.build ?? '–')
+              )}
+            </td>
             <td>{o.node ?? '–'}</td>
             <td>{o.commit ? <code>{o.commit.slice(0, 12)}</code> : '–'}</td>
             <td>

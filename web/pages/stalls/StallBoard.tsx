@@ -2,16 +2,16 @@
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { StallGroupRows } from './StallGroupRows.tsx';
 
-export function StallBoard({ groups }: { groups: readonly StallGroupReply[] }) {
+export function StallBoard({ groups, testId }: { groups: readonly StallGroupReply[]; testId: string }) {
   return (
     <div className="table-wrap">
-      <table className="stall-board" data-testid="stall-board">
+      <table className="stall-board" data-testid={testId}>
         <thead>
           <tr>
             <th>Fingerprint</th>
             <th>Phase</th>
             <th>Top frames</th>
-            <th>Occurrences</th>
+            <th>Occurrences (of the job&apos;s runs, rate)</th>
             <th>First seen</th>
             <th>Last seen</th>
             <th>Builds</th>
@@ -20,7 +20,7 @@ export function StallBoard({ groups }: { groups: readonly StallGroupReply[] }) {
           </tr>
         </thead>
         {groups.map((g) => (
-          <StallGroupRows key={g.fingerprint} group={g} />
+          <StallGroupRows key={`${g.fingerprint}\u0000${g.pipeline}\u0000${g.step}`} group={g} />
         ))}
       </table>
     </div>

@@ -5,8 +5,9 @@
  */
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
-import { compareIds, whenText } from '../../state/stallsView.ts';
+import { compareIds, rateText, scopeName, whenText } from '../../state/stallsView.ts';
 import { JobStripView } from './JobStripView.tsx';
+import { GroupFacts } from './GroupFacts.tsx';
 import { Occurrences } from './Occurrences.tsx';
 
 const list = (xs: readonly string[]) => (xs.length ? xs.join(', ') : '–');
@@ -14,10 +15,21 @@ const list = (xs: readonly string[]) => (xs.length ? xs.join(', ') : '–');
 export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
   const compare = compareIds(g);
   return (
-    <tbody className="stall-group" data-testid="stall-group" data-fingerprint={g.fingerprint} data-phase={g.phase}>
+    <tbody
+      className="stall-group"
+      data-testid="stall-group"
+      data-fingerprint={g.fingerprint}
+      data-phase={g.phase}
+      data-scope={g.scope}
+      data-step={g.step ?? ''}
+    >
       <tr className="stall-row">
         <td>
           <strong data-testid="stall-label">{g.label}</strong>
+          <br />
+          <span className="muted" data-testid="stall-scope">
+            {scopeName(g)}
+          </span>
           <br />
           <code className="muted" title="fingerprint">
             {g.fingerprint}
@@ -39,8 +51,12 @@ export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
             <span className="muted">no stack (a timeout seen from the client)</span>
           )}
         </td>
-        <td className="num" data-testid="occurrences">
-          {g.occurrences}
+        <td className="num">
+          <span data-testid="occurrences">{g.occurrences}</span> of {g.scopeRuns}
+          <br />
+          <span className="muted" data-testid="group-rate" title="hang rate and its 95 % Wilson interval">
+            {rateText(g)}
+          </span>
         </td>
         <td>{whenText(g.firstSeen)}</td>
         <td>{whenText(g.lastSeen)}</td>
@@ -50,6 +66,7 @@ export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
       </tr>
       <tr className="stall-detail">
         <td colSpan={9}>
+          <GroupFacts group={g} />
           {g.jobs.map((j) => (
             <JobStripView key={`${j.pipeline}\u0000${j.step}`} job={j} fingerprint={g.fingerprint} />
           ))}

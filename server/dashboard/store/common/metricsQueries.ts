@@ -14,6 +14,7 @@
  * costs SQLite a second.
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { jobRunsByOutcome, timeoutOnlyRuns, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
 import type { StallscopeDb } from './schema.ts';
 
 /**
@@ -23,11 +24,14 @@ import type { StallscopeDb } from './schema.ts';
 export const MAX_GROUPS = 50;
 
 export interface MetricsQueries {
-  /** Runs per verdict (`none` while running or without one) and `ci_pipeline` (`''` when unset); null: the rest. */
+  /** Runs per verdict (`none` while running or without one) and `ci_pipeline` (`none` when unset); null: the rest. */
   runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string | null; runs: number }[]>;
+  /** Runs per CI job (`none` for an unset pipeline or step) and the board's outcome; null labels: the rest. */
+  jobRunsByOutcome(): Promise<JobRunsRow[]>;
   /**
-   * Runs with stack evidence per fingerprint, phase and `ci_node` (a run counts once per group, as on the
-   * board); null labels: the groups past the largest, summed.
+   * Runs per stall fingerprint, phase and `ci_node` (`none` when unset), as the board groups them: a run counts
+   * once per fingerprint of its stacks, or once under its first timeout's phase-only fingerprint when it has no
+   * stack; null labels: the groups past the largest, summed.
    */
   stallRunsByFingerprintAndNode(): Promise<
     { fingerprint: string | null; phase: string | null; node: string | null; runs: number }[]
@@ -113,7 +117,7 @@ export class KyselyMetricsQueries implements MetricsQueries {
         )
         .groupBy('r.verdict')
         .execute();
-      for (const r of split) rows.push({ verdict: r.verdict ?? 'none', pipeline: '', runs: Number(r.n) });
+      for (const r of split) rows.push({ verdict: r.verdict ?? 'none', pipeline: UNSET_LABEL, runs: Number(r.n) });
     }
     // What the kept series do not hold, per verdict: the rest of the pipelines.
     for (const v of byVerdict) {
@@ -161,11 +165,16 @@ export class KyselyMetricsQueries implements MetricsQueries {
         .limit(this.max)
         .execute();
       for (const r of split)
-        rows.push({ fingerprint: r.fingerprint, phase: r.phase, node: r.node ?? '', runs: Number(r.n) });
+        rows.push({ fingerprint: r.fingerprint, phase: r.phase, node: r.node ?? UNSET_LABEL, runs: Number(r.n) });
     }
     const rest = Number(total?.n ?? 0) - rows.reduce((a, r) => a + r.runs, 0);
     if (rest > 0) rows.push({ fingerprint: null, phase: null, node: null, runs: rest });
-    return rows;
+    // Runs with only a first timeout: the board's phase-only groups (their own cap; the exposition caps the sum).
+    return [...rows, ...(await timeoutOnlyRuns(this.db, this.max))];
+  }
+
+  jobRunsByOutcome(): Promise<JobRunsRow[]> {
+    return jobRunsByOutcome(this.db, this.max);
   }
 
   /** The run's own status and source (values the dashboard writes, a few): grouped as they are. */

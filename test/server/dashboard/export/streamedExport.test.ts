@@ -24,6 +24,7 @@ import { buildEvidence } from '#server/dashboard/export/evidence.ts';
 import { requestTable } from '#server/dashboard/export/requestTable.ts';
 import { rebuildResult, rowRecords, vllmText } from '#server/dashboard/export/vllmJson.ts';
 import { withDetailedArrays } from '#server/dashboard/runs/detailedResult.ts';
+import { boardContext } from '#server/dashboard/runs/boardContext.ts';
 
 const FORMATS = ['vllm', 'csv', 'trace', 'evidence'] as const;
 
@@ -63,7 +64,8 @@ async function wholeExport(app: FastifyInstance, id: string, format: (typeof FOR
   if (format === 'csv') return requestsCsv(table());
   if (format === 'trace') return JSON.stringify(trace());
   if (format === 'vllm') return vllmText(result);
-  return JSON.stringify(buildEvidence(r, { table: table(), result, trace: trace(), exportedAtMs: 0 }));
+  const board = await boardContext(store, run);
+  return JSON.stringify(buildEvidence(r, { table: table(), result, trace: trace(), exportedAtMs: 0, board }));
 }
 
 const exportedAt = (text: string) => text.replace(/"exportedAt":"[^"]*"/, '"exportedAt":""');

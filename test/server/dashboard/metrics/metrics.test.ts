@@ -68,8 +68,8 @@ describe('GET /metrics', () => {
       const runs = (verdict: string, pipeline: string) => value(samples, 'stallscope_runs', { verdict, pipeline });
       expect(runs('failed_closed', 'nightly')[0].value).toBe(2);
       expect(runs('passed', 'nightly')[0].value).toBe(1);
-      expect(runs('failed_closed', '')[0].value).toBe(1);
-      expect(runs('none', '')[0].value).toBe(1); // the live run
+      expect(runs('failed_closed', 'none')[0].value).toBe(1);
+      expect(runs('none', 'none')[0].value).toBe(1); // the live run
       expect(value(samples, 'stallscope_runs_in_progress')[0].value).toBe(1);
       expect(value(samples, 'stallscope_runs_by_status', { status: 'finished', source: 'dashboard' })[0].value).toBe(4);
       const stalls = (node: string) => value(samples, 'stallscope_stall_occurrences', { fingerprint: fp, node });
@@ -91,7 +91,7 @@ describe('GET /metrics', () => {
     const after = await scrape(restarted);
     // The live run was interrupted by the restart: it is no longer in progress, and has a verdict now.
     expect(value(after.samples, 'stallscope_runs_in_progress')[0].value).toBe(0);
-    expect(value(after.samples, 'stallscope_runs', { verdict: 'interrupted', pipeline: '' })[0].value).toBe(1);
+    expect(value(after.samples, 'stallscope_runs', { verdict: 'interrupted', pipeline: 'none' })[0].value).toBe(1);
     expect(value(after.samples, 'stallscope_runs', { verdict: 'failed_closed', pipeline: 'nightly' })[0].value).toBe(2);
     expect(value(after.samples, 'stallscope_stall_occurrences', { fingerprint: fp, node: 'n1' })[0].value).toBe(3);
   });

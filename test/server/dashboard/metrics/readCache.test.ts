@@ -17,6 +17,7 @@ function slowQueries() {
       const n = state.runs;
       return gated(() => [{ verdict: 'passed', pipeline: 'p', runs: n }]);
     },
+    jobRunsByOutcome: () => gated(() => []),
     runsByStatusAndSource: () => gated(() => []),
     stallRunsByFingerprintAndNode: () => gated(() => []),
     eventsNumbered: () => gated(() => 0),

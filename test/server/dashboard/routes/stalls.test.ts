@@ -146,6 +146,7 @@ describe('GET /api/stalls', () => {
       build: '14528',
       node: 'node-a',
       commit: 'c14528',
+      buildUrl: null, // the story's runs report no ci_build_url
       refs: ['w0-op5', 'timeout-2'],
       control: 'run-14541',
     });
@@ -154,7 +155,7 @@ describe('GET /api/stalls', () => {
     expect(g.jobs[0].sentence).toBe(
       'fingerprint hift/_synchronize seen in 5 of the last 7 runs of minicpmo-accuracy (builds 14528, 14598, 14604, 14606, 14607) on 3 nodes; passing controls 14541, 14600',
     );
-    expect(g.jobs[0].nodes).toEqual([
+    expect(g.jobs[0].nodes).toMatchObject([
       { node: 'node-a', runs: 2, stalled: 2, hangRate: 1 },
       { node: 'node-b', runs: 3, stalled: 2, hangRate: 2 / 3 },
       { node: 'node-c', runs: 2, stalled: 1, hangRate: 0.5 },
@@ -201,6 +202,14 @@ describe('GET /api/stalls', () => {
     expect(early.runsConsidered).toBe(3);
     expect(early.groups[0]).toMatchObject({ runs: ['run-14528', 'run-14598'], controls: { builds: ['14541'] } });
     expect((await board(`?since=2027-01-01`)).groups).toEqual([]);
+    // One fingerprint's groups, as a CI summary links to them.
+    expect(
+      (
+        await board(
+          `?fingerprint=${stallFingerprint('hift', [{ function: '_synchronize', file: 'hift.py' }]).fingerprint}`,
+        )
+      ).groups.map((g) => g.label),
+    ).toEqual(['hift/_synchronize']);
   });
 
   it('refuses a filter it cannot read, naming it', async () => {
@@ -209,6 +218,7 @@ describe('GET /api/stalls', () => {
       ['?since=yesterday', 'since'],
       ['?until=12:00', 'until'],
       ['?metadata=ci_node', 'metadata'],
+      ['?fingerprint=hift', 'fingerprint'],
     ]) {
       const r = await app.inject({ url: `/api/stalls${query}` });
       expect(r.statusCode, query).toBe(400);

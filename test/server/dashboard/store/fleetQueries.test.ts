@@ -199,7 +199,7 @@ for (const factory of [sqlite, postgres]) {
           sort([
             { verdict: 'failed_closed', pipeline: 'p', runs: 2 },
             { verdict: 'passed', pipeline: 'p', runs: 1 },
-            { verdict: 'none', pipeline: '', runs: 1 },
+            { verdict: 'none', pipeline: 'none', runs: 1 },
           ]),
         );
         expect(sort(await m.stallRunsByFingerprintAndNode())).toEqual(
