@@ -8,6 +8,9 @@
 
 type Metadata = Readonly<Record<string, string | undefined>>;
 
+/** The WHATWG URL parser, a global in Node and browsers alike (shared/ is compiled with neither's types). */
+declare const URL: new (input: string) => { protocol: string; href: string };
+
 /** The run's title from its CI metadata, or null for a run with none (a local run is titled by its id). */
 export function runTitle(metadata: Metadata | undefined): string | null {
   if (!metadata) return null;
@@ -22,7 +25,7 @@ export function runTitle(metadata: Metadata | undefined): string | null {
 /** `url` when it is an absolute http(s) URL, else null (shown as text, never as a link). */
 export function ciBuildHref(url: string | undefined | null): string | null {
   if (!url) return null;
-  let parsed: URL;
+  let parsed: { protocol: string; href: string };
   try {
     parsed = new URL(url);
   } catch {

@@ -15,6 +15,7 @@ import { RunStory } from '../components/RunStory.tsx';
 import { LivenessCard } from '../components/stall/LivenessCard.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../hooks/services.ts';
+import { useAllowed } from '../hooks/useScope.ts';
 import { gateView } from '../state/accuracy.ts';
 import { perRequestData, timelineGap } from '../state/runData.ts';
 import { href, navigate } from '../state/router.ts';
@@ -45,6 +46,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
   const pick = useRequestSelection(id, request, model, only);
   const { running, now, nowT, startedAtMs } = useRunClock(model, detail);
   const stalls = useRunStalls(model, detail, startedAtMs);
+  const allowed = useAllowed();
 
   if (error instanceof ApiError && error.status === 404) return <RunMissing id={id} />;
   if (error) return <ErrorState error={error} retry={retry} />;
@@ -83,6 +85,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         onPin={(pinned) => pinRun(id, pinned)}
         onFindRequest={(i) => pick.findRequests([i])}
         identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
+        canManage={allowed.manageRuns}
       />
       <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />

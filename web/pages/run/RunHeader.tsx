@@ -37,6 +37,8 @@ export interface RunHeaderProps {
   onPin: (pinned: boolean) => Promise<{ pinned: boolean }>;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
+  /** The page's token may cancel, abandon, pin and delete (admin): otherwise none of them is offered. */
+  canManage: boolean;
   /** What the target said it is at the start (model list, version); null when not read. */
   identity?: ServerIdentity | null;
 }
@@ -58,6 +60,7 @@ export function RunHeader({
   identity,
   info,
   starting,
+  canManage,
 }: RunHeaderProps) {
   const load = loadWords(detail, info);
   const meta = Object.entries(detail.metadata ?? {});
@@ -109,9 +112,11 @@ export function RunHeader({
           stoppedBy={breaker.stoppedBy ?? null}
           onFindRequest={onFindRequest}
         />
-        {running && (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
-        {abandoned && !running && <DeleteControl onDelete={onDelete} />}
-        {!running && <PinControl key={detail.id} pinned={detail.pinned} onPin={onPin} />}
+        {canManage &&
+          running &&
+          (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
+        {canManage && abandoned && !running && <DeleteControl onDelete={onDelete} />}
+        {canManage && !running && <PinControl key={detail.id} pinned={detail.pinned} onPin={onPin} />}
       </div>
       {meta.length > 0 && (
         <div className="meta">

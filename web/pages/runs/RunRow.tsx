@@ -16,7 +16,8 @@ interface RunRowProps {
   /** This row asks "Delete / Keep" instead of showing "delete". */
   confirming: boolean;
   setConfirming: (id: string | null) => void;
-  onDelete: (id: string) => void;
+  /** null: this token may not delete runs, so the row offers no delete. */
+  onDelete: ((id: string) => void) | null;
 }
 
 export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, onDelete }: RunRowProps) {
@@ -78,9 +79,11 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       <td className="small">
         {r.stallCount > 0 ? `${count(r.stallCount)} · ${r.stallPhase ?? 'phase not inferred'}` : '–'}
       </td>
-      <td>
-        <DeleteControl run={r} confirming={confirming} setConfirming={setConfirming} onDelete={onDelete} />
-      </td>
+      {onDelete && (
+        <td>
+          <DeleteControl run={r} confirming={confirming} setConfirming={setConfirming} onDelete={onDelete} />
+        </td>
+      )}
     </tr>
   );
 }
@@ -90,7 +93,7 @@ function DeleteControl({
   confirming,
   setConfirming,
   onDelete,
-}: Pick<RunRowProps, 'run' | 'confirming' | 'setConfirming' | 'onDelete'>) {
+}: Pick<RunRowProps, 'run' | 'confirming' | 'setConfirming'> & { onDelete: (id: string) => void }) {
   if (confirming)
     return (
       <span className="confirm">
