@@ -54,7 +54,7 @@ describe('stop rules and liveness on the run page', () => {
     await expect.poll(() => breaker.getAttribute('data-state')).toBe('tripped');
     expect(await breaker.textContent()).toMatch(/^breaker: tripped by the stop rule no_progress>=1s at \d+\.\d s$/);
     expect(await page.getByTestId('run-story').textContent()).toMatch(
-      /(^|; )the stop rule no_progress>=1s stopped the run at \d+\.\d\d s: \d+ requests in flight, none received a byte for 1\.\d s \(#[\d–#, ]+\); the stop cancelled 40 requests \(\d+ unsent\)\.$/i,
+      /(^|; )the stop rule no_progress>=1s stopped the run at \d+\.\d\d s: \d+ requests in flight, none received a byte for 1\.\d s \(#[\d–#, ]+\); 40 requests stopped: no progress for 1 s \(\d+ unsent\)\.$/i,
     );
     expect(await page.getByTestId('verdict-reasons').textContent()).toMatch(
       /the stop rule no_progress>=1s stopped the run at \d+\.\d\d s/,

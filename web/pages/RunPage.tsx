@@ -90,7 +90,9 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
       <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />
       <DroppedEvents n={detail.droppedEvents} error={detail.droppedError} />
-      {!starting && <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />}
+      {!starting && (
+        <Counters counts={counts} inFlight={running ? model.inFlight : undefined} stop={breaker.stoppedBy} />
+      )}
       {summary && <VerdictReasons reasons={summary.verdictReasons} verdict={verdict} />}
       <RunStory runId={id} clauses={story} onFindRequests={pick.findRequests} />
       {gate && <AccuracyGate gate={gate} />}

@@ -1,17 +1,18 @@
 /** What is known of one request: its times, how it ended, its metrics and error, and its Seed-TTS transcript. */
 import type { RequestView } from '../../../shared/runView/runModel.ts';
 import { endingText } from '../../../shared/runView/runStory.ts';
+import type { StopLike } from '../../../shared/requests/stopLabel.ts';
 import { fmtNum } from '../../state/selectors.ts';
 
 const ms = (t: number | null) => (t === null ? '–' : `${fmtNum(t, 1)} ms`);
 /** A latency in seconds from the outcome, in ms; 0 means it never happened. */
 const measured = (s: number) => (s > 0 ? `${fmtNum(s * 1000, 1)} ms` : '–');
 
-export function RequestFacts({ row }: { row: RequestView }) {
+export function RequestFacts({ row, stop }: { row: RequestView; stop?: StopLike }) {
   return (
     <table className="kv">
       <tbody>
-        <TimeRows row={row} />
+        <TimeRows row={row} stop={stop} />
         <OutcomeRows row={row} />
         <AccuracyRows accuracy={row.accuracy} />
       </tbody>
@@ -19,7 +20,7 @@ export function RequestFacts({ row }: { row: RequestView }) {
   );
 }
 
-function TimeRows({ row }: { row: RequestView }) {
+function TimeRows({ row, stop }: { row: RequestView; stop?: StopLike }) {
   return (
     <>
       <tr>
@@ -50,7 +51,7 @@ function TimeRows({ row }: { row: RequestView }) {
       {row.endT !== null && (
         <tr>
           <th>outcome</th>
-          <td data-testid="request-ending">{endingText(row)}</td>
+          <td data-testid="request-ending">{endingText(row, stop)}</td>
         </tr>
       )}
       <tr>

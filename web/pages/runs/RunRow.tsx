@@ -4,7 +4,8 @@ import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import type { RunCounts } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { href } from '../../state/router.ts';
-import { FAILED_PARTS } from '../../../shared/runView/runStory.ts';
+import { FAILED_PARTS, partLabel } from '../../../shared/runView/runStory.ts';
+import type { StopLike } from '../../../shared/requests/stopLabel.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
 const dur = (s: number | null) => (s === null ? '–' : s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);
@@ -71,7 +72,7 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
         </span>
         {/* The parts of failed, in the run page's words (web/state/runStory.ts). */}
         <div className="muted" data-testid="run-row-parts">
-          {failedParts(r.counts)}
+          {failedParts(r.counts, r.breaker.stoppedBy)}
           of {count(r.counts.total)}
         </div>
       </td>
@@ -126,9 +127,9 @@ function DeleteControl({
   );
 }
 
-/** "2 timed out, 58 cancelled after timeout, 50 unsent · " (the non-zero parts of failed), or "". */
-function failedParts(counts: Partial<RunCounts>): string {
+/** "2 timed out, 58 cancelled after timeout, 50 unsent · " (the non-zero parts of failed, a stop named by its rule), or "". */
+function failedParts(counts: Partial<RunCounts>, stop: StopLike): string {
   const c = normalizeCounts(counts);
-  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${count(c[p.key])} ${p.label}`);
+  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${count(c[p.key])} ${partLabel(p, stop)}`);
   return parts.length ? `${parts.join(', ')} · ` : '';
 }
