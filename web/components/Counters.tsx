@@ -18,7 +18,7 @@ export function Counters({ counts, inFlight, stop }: { counts: RunCounts; inFlig
       {head.map((c) => (
         <div
           key={c.id}
-          className={`counter c-${c.id}${c.id === 'failed' && c.value === 0 ? ' zero' : ''}`}
+          className={`counter c-${c.id}${(c.id === 'failed' || c.id === 'completed') && c.value === 0 ? ' zero' : ''}`}
           data-testid={`count-${c.id}`}
           title={c.title}
         >

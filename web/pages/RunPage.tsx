@@ -28,6 +28,7 @@ import { useRunClock } from './run/useRunClock.ts';
 import { useRunDetail } from './run/useRunDetail.ts';
 import { useRunStalls } from './run/useRunStalls.ts';
 import { startingWords } from '../state/runFacts.ts';
+import { runName } from '../state/runName.ts';
 import { TopbarTitle } from './run/TopbarTitle.tsx';
 
 interface RunPageProps {
@@ -87,7 +88,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
         canManage={allowed.manageRuns}
       />
-      <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
+      <TopbarTitle name={runName(detail)} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />
       <DroppedEvents n={detail.droppedEvents} error={detail.droppedError} />
       {!starting && (

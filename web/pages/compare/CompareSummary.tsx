@@ -7,6 +7,7 @@ import { navigate, href } from '../../state/router.ts';
 import { FAILED_PARTS, partLabel } from '../../../shared/runView/runStory.ts';
 import { stoppedByRule } from '../../../shared/requests/stopLabel.ts';
 import { nameOf } from './runName.ts';
+import { RunWhere } from '../../components/RunWhere.tsx';
 import { identityText } from '../../../shared/runInfo/serverIdentity.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
@@ -46,6 +47,7 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
             {runs.map((r) => (
               <th key={r.id}>
                 <a href={href({ page: 'run', id: r.id })}>{nameOf(r)}</a>{' '}
+                {nameOf(r) !== r.id && <code className="muted small run-id">{r.id}</code>}{' '}
                 <button
                   type="button"
                   className="link"
@@ -66,20 +68,18 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
             runs={runs}
             label="where"
             cell={(r) =>
-              [
-                r.metadata.ci_build && `build ${r.metadata.ci_build}`,
-                r.metadata.ci_node,
-                r.metadata.ci_commit?.slice(0, 12),
-              ]
-                .filter(Boolean)
-                .join(' · ') || '–'
+              r.metadata.ci_build || r.metadata.ci_node || r.metadata.ci_commit ? (
+                <RunWhere metadata={r.metadata} others={false} />
+              ) : (
+                '–'
+              )
             }
           />
           <PerRun runs={runs} label="requests" cell={(r) => count(r.counts.total)} />
           <tr>
             <th>completed</th>
             {runs.map((r) => (
-              <td key={r.id} className="c-completed">
+              <td key={r.id} className={`c-completed${r.counts.completed === 0 ? ' zero' : ''}`}>
                 {count(r.counts.completed)}
               </td>
             ))}

@@ -8,6 +8,8 @@ import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
 import { identityText, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { RunWhere } from '../../components/RunWhere.tsx';
+import { idBeside, runName } from '../../state/runName.ts';
 import { breakerWords, interruptWords } from '../../../shared/runView/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
 import { loadWords, targetWords } from '../../state/runFacts.ts';
@@ -74,7 +76,12 @@ export function RunHeader({
   return (
     <header className="run-head">
       <div className="run-title">
-        <h1>{detail.label || detail.id}</h1>
+        <h1>{runName(detail)}</h1>
+        {idBeside(detail) && (
+          <code className="muted run-id" data-testid="run-id">
+            {detail.id}
+          </code>
+        )}
         <StatusBadge verdict={verdict} status={status} />
         {/* The status only when it adds to the badge (not "interrupted interrupted"). */}
         <span className="muted" data-testid="run-status" data-status={status}>
@@ -120,11 +127,7 @@ export function RunHeader({
       </div>
       {meta.length > 0 && (
         <div className="meta">
-          {meta.map(([k, v]) => (
-            <span key={k} className="pill">
-              {k}={v}
-            </span>
-          ))}
+          <RunWhere metadata={detail.metadata} />
         </div>
       )}
       {detail.error ? (

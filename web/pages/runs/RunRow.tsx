@@ -3,6 +3,8 @@ import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
 import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import type { RunCounts } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { RunWhere } from '../../components/RunWhere.tsx';
+import { idBeside, runName } from '../../state/runName.ts';
 import { href } from '../../state/router.ts';
 import { FAILED_PARTS, partLabel } from '../../../shared/runView/runStory.ts';
 import type { StopLike } from '../../../shared/requests/stopLabel.ts';
@@ -29,22 +31,18 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
           type="checkbox"
           checked={selected}
           onChange={() => onToggle(r.id)}
-          aria-label={`Select ${r.label ?? r.id} for comparison`}
+          aria-label={`Select ${runName(r)} for comparison`}
         />
       </td>
       <td>
         <a href={href({ page: 'run', id: r.id })} className="run-link">
-          {r.label || r.id}
+          {runName(r)}
         </a>
         <div className="muted small">
-          {r.id} · {r.source}
-          {Object.entries(r.metadata)
-            .slice(0, 4)
-            .map(([k, v]) => (
-              <span key={k} className="pill">
-                {k}={v}
-              </span>
-            ))}
+          {r.label && runName(r) !== r.label && <>{r.label} · </>}
+          {idBeside(r) && <code data-testid="run-row-id">{r.id}</code>}
+          {idBeside(r) && ' · '}
+          {r.source} <RunWhere metadata={r.metadata} />
         </div>
       </td>
       <td>
@@ -63,7 +61,7 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       {/* A stop rule trips the breaker with fail-fast off too (docs/design.md#stop-rules). */}
       <td>{r.breaker.tripped ? 'tripped' : r.failFast ? 'on' : 'off'}</td>
       <td className="num small counts-cell">
-        <span className="c-completed" title="completed">
+        <span className={`c-completed${r.counts.completed === 0 ? ' zero' : ''}`} title="completed">
           {count(r.counts.completed)}
         </span>{' '}
         /{' '}
@@ -120,7 +118,7 @@ function DeleteControl({
       className="link"
       onClick={() => setConfirming(r.id)}
       disabled={r.status === 'running'}
-      aria-label={`Delete ${r.label ?? r.id}`}
+      aria-label={`Delete ${runName(r)}`}
     >
       delete
     </button>
