@@ -76,7 +76,7 @@ describe('the Compare picker (Chromium)', () => {
     await page.goto(`${server.url}/#/compare?ids=${ids.apr}`);
     await page.getByTestId('compare-page').waitFor();
     // Collapsed until asked for: no list above the comparison.
-    expect(await page.getByTestId('compare-picker').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('compare-picker').count()).toBe(0);
     await page.getByTestId('compare-add-open').click();
     // Unfiltered: the others, newest first; the compared run is not offered again.
     await expect.poll(shownIds).toEqual([ids.mar20, ids.mar5]);
@@ -84,9 +84,9 @@ describe('the Compare picker (Chromium)', () => {
     await search.fill('14400');
     await expect.poll(shownIds).toEqual([ids.mar5]);
     // Its date as every page writes it (shared/format.ts), with its zone.
-    expect(await results().first().textContent()).toMatch(
-      /^nightly 0305 · passed · 2026-03-05 \d\d:\d\d:\d\d \S+ · build 14400 on node-x$/,
-    );
+    await expect
+      .poll(() => results().first().textContent())
+      .toMatch(/^nightly 0305 · passed · 2026-03-05 \d\d:\d\d:\d\d \S+ · build 14400 on node-x$/);
     await search.fill('ci_node=node-y');
     await expect.poll(shownIds).toEqual([ids.mar20]);
     await search.fill(ids.mar5);
@@ -102,7 +102,9 @@ describe('the Compare picker (Chromium)', () => {
       .poll(() => page.locator('table.compare-summary th a').allTextContents())
       .toEqual(['build 14600 · node-x · minicpmo-accuracy', 'build 14500 · node-y · minicpmo-accuracy']);
     // Titled by where they ran, the ids beside the titles as written (not upper-cased in the timelines either).
-    expect(await page.locator('table.compare-summary th .run-id').allTextContents()).toEqual([ids.apr, ids.mar20]);
+    await expect
+      .poll(() => page.locator('table.compare-summary th .run-id').allTextContents())
+      .toEqual([ids.apr, ids.mar20]);
     expect(
       await page
         .locator('.compare-lanes-grid h3')

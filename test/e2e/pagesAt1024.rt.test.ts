@@ -101,44 +101,52 @@ describe('pages at 1024×768, light and dark (Chromium)', () => {
 
       // Titled by where it ran, the id beside once; node, commit and step shown; the build a link only if http(s).
       const stopped = page.locator(`[data-run-id="${ids.stopped}"]`);
-      expect(await stopped.locator('.run-link').textContent()).toBe(`build 14608 · ${NODE} · minicpmo-accuracy`);
-      expect(await stopped.getByTestId('run-row-id').textContent()).toBe(ids.stopped);
+      await expect
+        .poll(() => stopped.locator('.run-link').textContent())
+        .toBe(`build 14608 · ${NODE} · minicpmo-accuracy`);
+      await expect.poll(() => stopped.getByTestId('run-row-id').textContent()).toBe(ids.stopped);
       expect((await stopped.textContent())!.split(ids.stopped)).toHaveLength(2);
-      expect(await stopped.getByTestId('where-commit').textContent()).toBe(COMMIT.slice(0, 12));
-      expect(await stopped.getByTestId('where-commit').getAttribute('title')).toBe(COMMIT);
-      expect(await stopped.getByTestId('where-step').textContent()).toBe('minicpmo-accuracy');
-      expect(await stopped.getByTestId('ci-build-link').count()).toBe(0);
+      await expect.poll(() => stopped.getByTestId('where-commit').textContent()).toBe(COMMIT.slice(0, 12));
+      await expect.poll(() => stopped.getByTestId('where-commit').getAttribute('title')).toBe(COMMIT);
+      await expect.poll(() => stopped.getByTestId('where-step').textContent()).toBe('minicpmo-accuracy');
+      await expect.poll(() => stopped.getByTestId('ci-build-link').count()).toBe(0);
       const passLink = page.locator(`[data-run-id="${ids.pass}"]`).getByTestId('ci-build-link');
-      expect(await passLink.getAttribute('href')).toBe('https://buildkite.com/vllm/ci/builds/14607');
+      await expect.poll(() => passLink.getAttribute('href')).toBe('https://buildkite.com/vllm/ci/builds/14607');
       // The stop named by its rule; "completed 0" not green.
-      expect(await stopped.getByTestId('run-row-parts').textContent()).toContain('12 stopped by errors>=3');
-      expect(await stopped.getByTestId('run-row-parts').textContent()).not.toContain('cancelled after timeout');
+      await expect.poll(() => stopped.getByTestId('run-row-parts').textContent()).toContain('12 stopped by errors>=3');
+      await expect
+        .poll(() => stopped.getByTestId('run-row-parts').textContent())
+        .not.toContain('cancelled after timeout');
       const zero = stopped.locator('.c-completed');
-      expect(await zero.evaluate((el) => getComputedStyle(el).color)).toBe(
-        await page.evaluate(() => {
-          const p = document.createElement('span');
-          p.className = 'muted';
-          document.body.append(p);
-          const c = getComputedStyle(p).color;
-          p.remove();
-          return c;
-        }),
-      );
+      await expect
+        .poll(() => zero.evaluate((el) => getComputedStyle(el).color))
+        .toBe(
+          await page.evaluate(() => {
+            const p = document.createElement('span');
+            p.className = 'muted';
+            document.body.append(p);
+            const c = getComputedStyle(p).color;
+            p.remove();
+            return c;
+          }),
+        );
 
       await page.goto(`${server.url}/#/runs/${ids.stopped}`);
       await expect.poll(() => page.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
       await page.getByTestId('count-cancelled_after_timeout').waitFor();
-      expect(await page.getByTestId('count-cancelled_after_timeout').textContent()).toBe('12 stopped by errors>=3');
-      expect(await page.getByTestId('run-id').textContent()).toBe(ids.stopped);
+      await expect
+        .poll(() => page.getByTestId('count-cancelled_after_timeout').textContent())
+        .toBe('12 stopped by errors>=3');
+      await expect.poll(() => page.getByTestId('run-id').textContent()).toBe(ids.stopped);
       await checkLayout(page, `${scheme} run page`);
 
       await page.goto(`${server.url}/#/compare?ids=${ids.pass},${ids.stopped}`);
       await page.getByTestId('compare-page').waitFor();
       await expect.poll(() => page.getByTestId('compare-stop-part').count()).toBe(1);
-      expect(await page.getByTestId('compare-stop-part').textContent()).toBe('12 stopped by errors>=3');
+      await expect.poll(() => page.getByTestId('compare-stop-part').textContent()).toBe('12 stopped by errors>=3');
       // The picker is one button until asked for.
-      expect(await page.getByTestId('compare-picker').count()).toBe(0);
-      expect(await page.getByTestId('compare-add-open').count()).toBe(1);
+      await expect.poll(() => page.getByTestId('compare-picker').count()).toBe(0);
+      await expect.poll(() => page.getByTestId('compare-add-open').count()).toBe(1);
       await checkLayout(page, `${scheme} compare`);
     }, 60_000);
   }

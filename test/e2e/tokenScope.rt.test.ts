@@ -72,18 +72,18 @@ describe('the UI follows the scope of its token (Chromium)', () => {
           .then((cs) => cs.map((c) => c.name)),
       )
       .toContain('stallscope_token');
-    expect(await page.getByRole('link', { name: 'New run' }).count()).toBe(0);
-    expect(await page.locator('.dropzone').count()).toBe(0);
-    expect(await page.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('link', { name: 'New run' }).count()).toBe(0);
+    await expect.poll(() => page.locator('.dropzone').count()).toBe(0);
+    await expect.poll(() => page.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
 
     await page.goto(`${server.url}/#/runs/${runId}`);
     await expect.poll(() => page.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
-    expect(await page.getByTestId('pin-run').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('pin-run').count()).toBe(0);
 
     // The cookie alone carries the page now: a reload without ?token= is still signed in.
     await page.goto(`${server.url}/#/new`);
     await expect.poll(() => page.getByTestId('no-start-scope').count()).toBe(1);
-    expect(await page.getByTestId('start-run').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('start-run').count()).toBe(0);
   });
 
   it('the admin token: every action offered, and its token leaves the address bar too', async () => {
@@ -95,8 +95,8 @@ describe('the UI follows the scope of its token (Chromium)', () => {
       .getByRole('button', { name: /^Delete/ })
       .first()
       .waitFor();
-    expect(await page.getByRole('link', { name: 'New run' }).count()).toBe(2);
-    expect(await page.locator('.dropzone').count()).toBe(1);
+    await expect.poll(() => page.getByRole('link', { name: 'New run' }).count()).toBe(2);
+    await expect.poll(() => page.locator('.dropzone').count()).toBe(1);
     await page.goto(`${server.url}/#/new`);
     await page.getByTestId('start-run').waitFor();
   });
