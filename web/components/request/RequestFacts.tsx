@@ -105,6 +105,20 @@ function OutcomeRows({ row }: { row: RequestView }) {
           <td className="err">{o.error}</td>
         </tr>
       )}
+      {/* What the server answered: its status and its body's first line (bounded by the engine; React escapes it). */}
+      {o.http && (
+        <tr>
+          <th>answer</th>
+          <td data-testid="request-http">
+            HTTP {o.http.status}
+            {o.http.bodyLine !== null && (
+              <>
+                : <code className="body-line">{o.http.bodyLine}</code>
+              </>
+            )}
+          </td>
+        </tr>
+      )}
     </>
   );
 }

@@ -6,7 +6,7 @@
 import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
-import { identityText, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
+import { identityText, modelMismatch, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { RunWhere } from '../../components/RunWhere.tsx';
 import { idBeside, runName } from '../../state/runName.ts';
@@ -110,6 +110,7 @@ export function RunHeader({
             server: {identityText(identity)}
           </span>
         )}
+        <ModelMismatch identity={identity} model={detail.model ?? info?.model} />
         {load && <span data-testid="run-load">{load}</span>}
         <BreakerFact
           runId={detail.id}
@@ -143,4 +144,14 @@ export function RunHeader({
       )}
     </header>
   );
+}
+
+/** The requested model when the server's /v1/models does not list it: why its requests fail (404 "Not Found"). */
+function ModelMismatch({ identity, model }: { identity?: ServerIdentity | null; model?: string | null }) {
+  const mismatch = modelMismatch(identity, model);
+  return mismatch ? (
+    <span className="warn" role="note" data-testid="model-mismatch">
+      ⚠ {mismatch}
+    </span>
+  ) : null;
 }
