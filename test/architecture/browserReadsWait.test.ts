@@ -1,5 +1,5 @@
 /**
- * Every browser test waits for what it asserts (issue 46): a count, a text or an attribute read off a page is read
+ * Every browser test waits for what it asserts: a count, a text or an attribute read off a page is read
  * through `expect.poll` — one function that polls until a bounded deadline (10 s for the browser tests,
  * vite.config.ts) — never once with `expect(await locator.count())`, which fails when the page has not drawn yet
  * (formTarget's `.fault` count read right after `#f-model` appeared: `expected +0 to be 1` under load).
@@ -12,7 +12,7 @@ import { REPO_ROOT } from '#test/helpers/tools.ts';
 const READS = 'count|textContent|innerText|allTextContents|allInnerTexts|getAttribute|inputValue|isChecked|isVisible';
 /** `expect(await <anything>.count())` on one line, or split after `expect(` by the formatter. */
 const ONCE = new RegExp(`expect\\(\\s*await [^;]*?\\.(${READS})\\([^)]*\\)\\s*\\)\\s*\\.`, 'g');
-/** The Stalls page's own test is converted by its owner (issue 46 is split across engineers). */
+/** The Stalls page's own test is converted by that page's owner, who works on it at the same time. */
 const ELSEWHERE = new Set(['stallBoard.rt.test.ts']);
 
 describe('browser tests read a page by polling', () => {

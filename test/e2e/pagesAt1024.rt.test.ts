@@ -1,5 +1,5 @@
 /**
- * The Runs list, a run page and Compare of CI nightlies at 1024×768, light and dark, in Chromium (issues 43, 46):
+ * The Runs list, a run page and Compare of CI nightlies at 1024×768, light and dark, in Chromium:
  * nothing scrolls or is cut sideways, a 40-hex commit is a prefix with the full one in its title, a node name stays
  * on one line, text on chips and counters has WCAG AA contrast (4.5:1) against what is drawn behind it; runs are
  * titled by where they ran with the id beside, the build a link only when its URL is http(s); "completed 0" is not

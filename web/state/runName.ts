@@ -1,5 +1,5 @@
 /**
- * How a page names a run (issue 43): by where it ran (`runTitle`: "build 14607 · mi325-agent-2 · minicpmo-accuracy"),
+ * How a page names a run: by where it ran (`runTitle`: "build 14607 · mi325-agent-2 · minicpmo-accuracy"),
  * else by its label, else by its id — the id as written, shown beside a title, never twice.
  */
 import { runTitle } from '../../shared/runInfo/runTitle.ts';

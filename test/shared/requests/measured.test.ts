@@ -1,5 +1,5 @@
 /**
- * One rule for which per-request values exist, shared by the CSV and the run page's request panel (issue 46: the
+ * One rule for which per-request values exist, shared by the CSV and the run page's request panel (the
  * panel said "audio duration 0 s" where the CSV was blank).
  */
 import { describe, expect, it } from 'vitest';

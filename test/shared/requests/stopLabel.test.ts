@@ -1,5 +1,5 @@
 /**
- * Every human label of the requests a stop cancelled names the rule that stopped the run (issue 46): the shared rule,
+ * Every human label of the requests a stop cancelled names the rule that stopped the run: the shared rule,
  * the run page's cards and request panel, and the CLI's summary. The vLLM status and result key stay
  * `cancelled_after_timeout`.
  */

@@ -1,7 +1,7 @@
 /**
  * A Prometheus counter never decreases (rate() reads a drop as a reset): deleting runs, which takes their events
  * with them, leaves every family typed `counter` where it was or higher. The events the database holds are a gauge,
- * `stallscope_events_stored`, that says so by its name and type (issue 46: `stallscope_events_total` fell).
+ * `stallscope_events_stored`, that says so by its name and type (`stallscope_events_total`, a counter, fell).
  * The metrics read the app's real store at every scrape (readEveryMs 0), so the second scrape sees the deletion.
  */
 import { describe, expect } from 'vitest';

@@ -70,7 +70,7 @@ describe('runBenchmark records the identity', () => {
     expect(out.summary.verdict).toBe('passed');
   });
 
-  // Issue 46: a 404 from a model-name mismatch said only "Not Found"; the identity showed the server's model, unflagged.
+  // Caught: a 404 from a model-name mismatch said only "Not Found"; the identity showed the server's model, unflagged.
   it('a 404 says its status and body line; a model the server does not list is a warning in the verdict reasons', async () => {
     server = await startSseServer(() => ({ kind: 'status', status: 404 }), { getRoutes: { '/v1/models': MODELS } });
     const events: BenchEvent[] = [];
