@@ -205,10 +205,16 @@ describe('runs, imports and reported runs (Chromium)', () => {
     await page.goto(`${server.url}/#/?meta=mi300-7`);
     await expect
       .poll(() => page.getByTestId('no-match').textContent())
-      .toBe('No run matches metadata “mi300-7”: write key=value, e.g. node=mi300-7.');
+      .toBe('No run matches metadata “mi300-7”: write key=value, e.g. ci_node=mi325-agent-2.');
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(0);
     await page.goto(`${server.url}/#/?meta=node%3Dmi300-7`);
-    await expect.poll(() => page.getByTestId('no-match').textContent()).toBe('No run matches metadata node=mi300-7.');
+    // A non-ci_* key that matched nothing: the hint names the keys CI runs carry.
+    await expect
+      .poll(() => page.getByTestId('no-match').textContent())
+      .toBe(
+        'No run matches metadata node=mi300-7. CI runs are filtered by ci_build, ci_node, ci_commit, ci_pipeline, ' +
+          'ci_step (e.g. ci_node=mi325-agent-2).',
+      );
   });
 
   // Caught: "1088" in Compare, and a legend sorted by name (alpha before zeta) under columns zeta, alpha.
