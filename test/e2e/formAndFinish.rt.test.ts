@@ -377,6 +377,8 @@ describe('form, navigation and finish in Chromium', () => {
       await page.goto(`${dashboard.url}/#/compare?ids=${cleanId}`);
       await page.getByTestId('compare-page').waitFor();
       await expect.poll(() => page.locator('.compare-page h1').textContent()).toBe('Compare 1 run');
+      // The picker is one button until asked for.
+      await page.getByTestId('compare-add-open').click();
       const found = page.getByTestId('compare-result');
       await expect
         .poll(async () => (await found.allTextContents()).join('\n'))
