@@ -51,6 +51,9 @@ export default defineConfig({
           ...shared,
           name: 'realtime',
           include: REALTIME,
+          // The browser tests read a page through expect.poll (test/architecture/browserReadsWait.test.ts): its
+          // default 1 s deadline is what a loaded 2-core machine misses, so they wait up to 10 s for what they assert.
+          expect: { poll: { timeout: 10_000, interval: 50 } },
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },

@@ -7,6 +7,7 @@ import { Loading } from './components/States.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { href, useRoute, type Route } from './state/router.ts';
+import { useAllowed } from './hooks/useScope.ts';
 
 // Split off what the first view rarely needs: the form (with the schema compiler) and Compare.
 const NewRunPage = lazy(() => import('./pages/NewRunPage.tsx').then((m) => ({ default: m.NewRunPage })));
@@ -45,6 +46,7 @@ const TITLES = {
 
 export function App() {
   const route = useRoute();
+  const allowed = useAllowed();
   const title = `${TITLES[route.page]}${route.page === 'run' ? ` ${route.id}` : ''} · stallscope`;
   useEffect(() => {
     document.title = title;
@@ -65,7 +67,8 @@ export function App() {
         </a>
         <nav aria-label="Main">
           {nav({ page: 'runs' }, 'Runs', route.page === 'runs' || route.page === 'run')}
-          {nav({ page: 'new' }, 'New run', route.page === 'new')}
+          {/* Starting a run needs admin: a view token's page does not offer it. */}
+          {allowed.manageRuns && nav({ page: 'new' }, 'New run', route.page === 'new')}
           {nav({ page: 'stalls' }, 'Stalls', route.page === 'stalls')}
           {nav(
             { page: 'compare', ids: route.page === 'compare' ? route.ids : [] },

@@ -3,6 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createLiveClient, defaultLiveUrl } from './api/liveClient.ts';
 import { App } from './App.tsx';
+import { loadSession } from './api/session.ts';
 import { ServicesContext } from './hooks/services.ts';
 import { createRunStore } from './state/runStore.ts';
 import './styles/app.css';
@@ -10,6 +11,7 @@ import './styles/app.css';
 const store = createRunStore();
 const live = createLiveClient({ url: defaultLiveUrl(window.location), store });
 live.start();
+void loadSession(window.location, window.history);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -31,6 +31,7 @@ import { DEFAULT_DASHBOARD_PORT } from '../../shared/protocol/dashboardPort.ts';
 import { TokenService } from './auth/tokens.ts';
 import { Pruner, type PrunerOptions } from './retention/pruner.ts';
 import { tokenRoutes } from './routes/tokens.ts';
+import { sessionRoutes } from './routes/session.ts';
 import { pinRoutes } from './routes/pins.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 
@@ -122,6 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(bugReportRoutes);
   await app.register(wsRoutes(opts.ws ?? {}));
   await app.register(tokenRoutes);
+  await app.register(sessionRoutes);
   await app.register(pinRoutes);
   await app.register(metricsRoutes(pruner));
   if (web) await registerWebStatic(app, web);

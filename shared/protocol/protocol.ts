@@ -153,6 +153,16 @@ export const RequestOutcomeSchema = Type.Object({
    * whatever order the events arrive. Absent: nothing stopped it.
    */
   stoppedBy: Type.Optional(Type.Union([StopCauseSchema, Type.Null()])),
+  /**
+   * A request the target answered with a status other than 200: the status and the first line of its body (at most
+   * 200 characters; null for an empty body). `error` stays the reason phrase vLLM records ("Not Found").
+   */
+  http: Type.Optional(
+    Type.Object({
+      status: Type.Integer({ minimum: 100, maximum: 999 }),
+      bodyLine: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+    }),
+  ),
 });
 export type RequestOutcome = Static<typeof RequestOutcomeSchema>;
 

@@ -45,3 +45,20 @@ export type CreateTokenReply = Static<typeof CreateTokenReplySchema>;
 
 export const TokenListReplySchema = Type.Object({ tokens: Type.Array(TokenInfoSchema) });
 export type TokenListReply = Static<typeof TokenListReplySchema>;
+
+/**
+ * `GET /api/session`: the scope of the token the caller presented (admin when the dashboard requires none), so the
+ * web UI offers only what that scope may do — a view token's page has no Start run, Pin or Delete that would 403.
+ */
+export const SessionReplySchema = Type.Object({
+  scope: TokenScopeSchema,
+  /** Whether the dashboard requires a token at all (false: loopback without `--token`, everyone is admin). */
+  tokenRequired: Type.Boolean(),
+});
+export type SessionReply = Static<typeof SessionReplySchema>;
+
+/** What a scope may do in the UI: start, cancel, abandon, pin and delete runs need admin; import needs report. */
+export const scopeMay = {
+  manageRuns: (s: TokenScope): boolean => scopeCovers(s, 'admin'),
+  importResults: (s: TokenScope): boolean => scopeCovers(s, 'report'),
+} as const;

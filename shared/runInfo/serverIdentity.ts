@@ -28,3 +28,17 @@ export function identityText(id: ServerIdentity | null | undefined): string {
   if (id.version) parts.push(`version ${id.version}`);
   return parts.length ? parts.join(' · ') : `not readable (${id.notes.join('; ')})`;
 }
+
+/**
+ * The requested model when the server's own list (`GET /v1/models`) does not name it — vLLM answers such requests
+ * 404 "Not Found" — as one warning for the run page and the verdict reasons; null when it is listed, or when the list
+ * could not be read or is empty (nothing to compare with).
+ */
+export function modelMismatch(
+  id: ServerIdentity | null | undefined,
+  requested: string | null | undefined,
+): string | null {
+  if (!id?.models || id.models.length === 0 || !requested || id.models.includes(requested)) return null;
+  const shown = id.models.slice(0, 3).join(', ') + (id.models.length > 3 ? `, … (${id.models.length})` : '');
+  return `model mismatch: the run requested ${requested}, but the server's /v1/models lists ${shown}`;
+}

@@ -12,6 +12,7 @@ import type { BreakerCause, RunCounts } from '../types.ts';
 import type { OpRecord, RequestView, RunModel, StallRecord } from './runModel.ts';
 import { count, plural } from '../../shared/format.ts';
 import { rangeWords, toRuns } from './requestRanges.ts';
+import { stopCancelLabel, stopCancelTitle, stoppedByRule, type StopLike } from '../requests/stopLabel.ts';
 
 /** The parts of `failed`, in the order the design lists them (docs/design.md#counting). */
 export const FAILED_PARTS = [
@@ -37,6 +38,17 @@ export const FAILED_PARTS = [
   { key: 'errored', id: 'errored', label: 'errored', title: 'failed with an error (HTTP, stream, connection)' },
 ] as const satisfies readonly { key: keyof RunCounts; id: string; label: string; title: string }[];
 
+type FailedPart = (typeof FAILED_PARTS)[number];
+
+/** A part's label as people read it: the requests a stop cancelled are named by the rule that stopped the run. */
+export function partLabel(p: FailedPart, stop: StopLike): string {
+  return p.key === 'cancelledAfterTimeout' ? stopCancelLabel(stop) : p.label;
+}
+
+export function partTitle(p: FailedPart, stop: StopLike): string {
+  return p.key === 'cancelledAfterTimeout' ? stopCancelTitle(stop) : p.title;
+}
+
 export interface OutcomeCard {
   id: string;
   label: string;
@@ -51,7 +63,7 @@ export interface OutcomeCard {
  * failed, each part that is not zero. `failed` is everything that did not
  * complete, as in the metrics table's "Failed requests".
  */
-export function outcomeCards(c: RunCounts, inFlight?: number): OutcomeCard[] {
+export function outcomeCards(c: RunCounts, inFlight?: number, stop?: StopLike): OutcomeCard[] {
   const out: OutcomeCard[] = [
     { id: 'total', label: 'total', value: c.total, title: 'requests in the run', part: false },
   ];
@@ -68,7 +80,8 @@ export function outcomeCards(c: RunCounts, inFlight?: number): OutcomeCard[] {
     },
   );
   for (const p of FAILED_PARTS)
-    if (c[p.key] > 0) out.push({ id: p.id, label: p.label, value: c[p.key], title: p.title, part: true });
+    if (c[p.key] > 0)
+      out.push({ id: p.id, label: partLabel(p, stop), value: c[p.key], title: partTitle(p, stop), part: true });
   return out;
 }
 
@@ -155,9 +168,12 @@ const END_WORDS: Record<string, string> = {
  * How a request ended, with the time it ran: "ran 8.00 s, then timed out
  * (total timeout)". Null while it runs.
  */
-export function endingText(row: RequestView): string | null {
+export function endingText(row: RequestView, stop?: StopLike): string | null {
   if (row.endT === null) return null;
-  const how = END_WORDS[row.status] ?? row.status.replace(/_/g, ' ');
+  const how =
+    row.status === 'cancelled_after_timeout' && stoppedByRule(stop)
+      ? `cancelled: ${stopCancelLabel(stop)}`
+      : (END_WORDS[row.status] ?? row.status.replace(/_/g, ' '));
   if (row.sentT === null) return row.status === 'not_dispatched' ? 'unsent' : how;
   const kind = row.status === 'timed_out' && row.timeoutKind ? ` (${row.timeoutKind} timeout)` : '';
   return `ran ${sec(row.endT - row.sentT)}, then ${how}${kind}`;
@@ -255,7 +271,9 @@ export function runStory({ model, stalls, counts, waits, interruptCause }: Story
   if (counts.cancelledAfterTimeout > 0)
     clauses.push([
       {
-        text: `${stop && stop.kind !== 'timeouts' ? 'the stop' : 'the breaker'} cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.unsent)} unsent)`,
+        text: stoppedByRule(stop)
+          ? `${plural(counts.cancelledAfterTimeout, 'request')} ${stopCancelLabel(stop)} (${count(counts.unsent)} unsent)`
+          : `the breaker cancelled ${plural(counts.cancelledAfterTimeout, 'request')} (${count(counts.unsent)} unsent)`,
       },
     ]);
   if (counts.cancelled > 0) {

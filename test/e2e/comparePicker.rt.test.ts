@@ -75,12 +75,18 @@ describe('the Compare picker (Chromium)', () => {
   it('finds runs by build number, by key=value metadata, by id and by dates', async () => {
     await page.goto(`${server.url}/#/compare?ids=${ids.apr}`);
     await page.getByTestId('compare-page').waitFor();
+    // Collapsed until asked for: no list above the comparison.
+    await expect.poll(() => page.getByTestId('compare-picker').count()).toBe(0);
+    await page.getByTestId('compare-add-open').click();
     // Unfiltered: the others, newest first; the compared run is not offered again.
     await expect.poll(shownIds).toEqual([ids.mar20, ids.mar5]);
     const search = page.getByTestId('compare-search');
     await search.fill('14400');
     await expect.poll(shownIds).toEqual([ids.mar5]);
-    expect(await results().first().textContent()).toMatch(/^nightly 0305 · passed · .* · build 14400 on node-x$/);
+    // Its date as every page writes it (shared/format.ts), with its zone.
+    await expect
+      .poll(() => results().first().textContent())
+      .toMatch(/^nightly 0305 · passed · 2026-03-05 \d\d:\d\d:\d\d \S+ · build 14400 on node-x$/);
     await search.fill('ci_node=node-y');
     await expect.poll(shownIds).toEqual([ids.mar20]);
     await search.fill(ids.mar5);
@@ -94,6 +100,15 @@ describe('the Compare picker (Chromium)', () => {
     await expect.poll(() => decodeURIComponent(new URL(page.url()).hash)).toBe(`#/compare?ids=${ids.apr},${ids.mar20}`);
     await expect
       .poll(() => page.locator('table.compare-summary th a').allTextContents())
-      .toEqual(['nightly 0402', 'nightly 0320']);
+      .toEqual(['build 14600 · node-x · minicpmo-accuracy', 'build 14500 · node-y · minicpmo-accuracy']);
+    // Titled by where they ran, the ids beside the titles as written (not upper-cased in the timelines either).
+    await expect
+      .poll(() => page.locator('table.compare-summary th .run-id').allTextContents())
+      .toEqual([ids.apr, ids.mar20]);
+    expect(
+      await page
+        .locator('.compare-lanes-grid h3')
+        .evaluateAll((hs) => hs.map((h) => getComputedStyle(h).textTransform)),
+    ).toEqual(['none', 'none']);
   });
 });

@@ -54,7 +54,7 @@ describe('dashboard in Chromium', () => {
       .toBe('Requests (num prompts) must be at least 1');
     await page.getByTestId('start-run').click();
     await page.getByTestId('form-errors').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-numPrompts');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('f-numPrompts');
     expect(page.url()).toContain('#/new');
     await shot(page, 'new-run-error');
     // A value only the server can judge (the dataset directory does not exist): its 400 lands beside the field.
@@ -65,7 +65,7 @@ describe('dashboard in Chromium', () => {
     expect(page.url()).toContain('#/new');
     // Ramp-up and goodput: the ramp's fields appear with it; a ramp with an explicit rate is the server's to refuse.
     await page.getByTestId('preset-code2wav-hang').check();
-    expect(await page.locator('#f-rampUp-startRps').count()).toBe(0);
+    await expect.poll(() => page.locator('#f-rampUp-startRps').count()).toBe(0);
     await page.locator('#f-rampUp-strategy').selectOption('linear');
     await page.locator('#f-rampUp-endRps').fill('20');
     await page.locator('#f-requestRate').fill('5');
@@ -75,7 +75,7 @@ describe('dashboard in Chromium', () => {
     await page.getByTestId('start-run').click();
     await expect.poll(() => page.getByTestId('error-requestRate').textContent()).toMatch(/ramp-up/);
     await page.locator('#f-rampUp-strategy').selectOption('none');
-    expect(await page.locator('#f-rampUp-startRps').count()).toBe(0);
+    await expect.poll(() => page.locator('#f-rampUp-startRps').count()).toBe(0);
     const list = await dashboard.api<{ total: number }>('/api/runs');
     expect(list.total).toBe(0);
   });
@@ -84,7 +84,7 @@ describe('dashboard in Chromium', () => {
     page,
   }) => {
     await page.getByTestId('reset-preset').click();
-    expect(await page.locator('#f-numPrompts').inputValue()).toBe('1088');
+    await expect.poll(() => page.locator('#f-numPrompts').inputValue()).toBe('1088');
     await shot(page, 'new-run');
     await page.getByTestId('start-run').click();
     await page.waitForURL(/#\/runs\//);
@@ -94,16 +94,16 @@ describe('dashboard in Chromium', () => {
     // The live timeline fills in: every request has a row, and the first ones stream while the run is running.
     await page.locator('[data-testid="timeline-row"][data-status="streaming"] .seg-text').first().waitFor();
     expect(Number(await page.getByTestId('timeline').getAttribute('data-rows'))).toBe(1088);
-    expect(await page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
+    await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
 
     // The watchdog report, with the owner thread's stack, while the run is still going.
     const stall = page.getByTestId('stall-report').first();
     await stall.waitFor();
-    expect(await stall.getAttribute('data-phase')).toBe('hift');
-    expect(await stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
+    await expect.poll(() => stall.getAttribute('data-phase')).toBe('hift');
+    await expect.poll(() => stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
     const age = () => stall.getByTestId('stall-age').getAttribute('data-age-s').then(Number);
     const a1 = await age();
-    expect(await page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
+    await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status')).toBe('running');
     // Read again until it has grown (a loaded machine may delay the page's next tick a little).
     await expect.poll(age, { timeout: 4000, interval: 300 }).toBeGreaterThan(a1);
     await shot(page, 'run-live');
@@ -127,21 +127,21 @@ describe('dashboard in Chromium', () => {
     await page.reload();
     const row = page.locator(`[data-testid="run-row"][data-run-id="${hangRunId}"]`);
     await row.waitFor();
-    expect(await row.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
+    await expect.poll(() => row.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
     await shot(page, 'runs');
 
     await row.locator('a.run-link').click();
     await page.getByTestId('run-page').waitFor();
     await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
-    expect(await page.getByTestId('breaker').getAttribute('data-state')).toBe('tripped');
+    await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state')).toBe('tripped');
     const stall = page.getByTestId('stall-report').first();
     await stall.waitFor();
-    expect(await stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
+    await expect.poll(() => stall.locator('[data-testid="stack-frames"] li').count()).toBeGreaterThan(0);
     await page.locator('[data-testid="timeline-row"][data-status="timed_out"]').first().waitFor();
     // The replayed stall age is frozen at the run's end: two reads agree.
     const a1 = await stall.getByTestId('stall-age').getAttribute('data-age-s');
     await page.waitForTimeout(300);
-    expect(await stall.getByTestId('stall-age').getAttribute('data-age-s')).toBe(a1);
+    await expect.poll(() => stall.getByTestId('stall-age').getAttribute('data-age-s')).toBe(a1);
     // Clicking an affected request opens its detail with its Code2Wav ops.
     await stall.getByTestId('stall-request').first().click();
     await page.getByTestId('request-detail').waitFor();
@@ -214,7 +214,7 @@ describe('dashboard in Chromium', () => {
     await shot(page, 'runs-after-import');
     await imported.locator('a.run-link').click();
     await page.getByTestId('metrics-table').waitFor();
-    expect(await page.getByTestId('metrics-table').textContent()).toContain('Time to First Packet');
+    await expect.poll(() => page.getByTestId('metrics-table').textContent()).toContain('Time to First Packet');
     await expect.poll(() => page.getByTestId('run-page').textContent()).toContain('No per-request data');
     await shot(page, 'run-imported');
   });
@@ -224,7 +224,7 @@ describe('dashboard in Chromium', () => {
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(3);
     await page.getByTestId('filter-verdict').selectOption('failed_closed');
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(1);
-    expect(await page.getByTestId('run-row').getAttribute('data-run-id')).toBe(hangRunId);
+    await expect.poll(() => page.getByTestId('run-row').getAttribute('data-run-id')).toBe(hangRunId);
     await page.getByTestId('filter-verdict').selectOption('');
     await page.getByTestId('filter-text').fill('clean-8');
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(1);
@@ -259,6 +259,6 @@ describe('dashboard in Chromium', () => {
     await expect
       .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
       .toBe('interrupted');
-    expect(await page.getByTestId('cancel-run').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('cancel-run').count()).toBe(0);
   }, 45_000);
 });

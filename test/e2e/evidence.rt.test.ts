@@ -115,9 +115,9 @@ describe('the evidence of a run, in Chromium', () => {
         route.fulfill({ status: 200, contentType: 'text/html', body: FAKE_PERFETTO }),
       );
     const trace = JSON.parse(await download(page, 'export-trace')) as { traceEvents: unknown[] };
-    expect(await page.locator('#perfetto-how').textContent()).toMatch(
-      /opens ui\.perfetto\.dev in a new tab and hands it/,
-    );
+    await expect
+      .poll(() => page.locator('#perfetto-how').textContent())
+      .toMatch(/opens ui\.perfetto\.dev in a new tab and hands it/);
     const [tab] = await Promise.all([page.waitForEvent('popup'), page.getByTestId('open-perfetto').click()]);
     expect(tab.url()).toBe('https://ui.perfetto.dev/');
     await expect
@@ -125,7 +125,7 @@ describe('the evidence of a run, in Chromium', () => {
       .toBe(
         `got ${trace.traceEvents.length} events | stallscope run ${runId} | stallscope-${runId}.trace.json | ${server.url}`,
       );
-    expect(await page.getByTestId('open-perfetto-error').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('open-perfetto-error').count()).toBe(0);
     await tab.close();
   });
 });

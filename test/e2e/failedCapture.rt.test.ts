@@ -96,7 +96,7 @@ describe('a failed server-stacks capture, in Chromium', () => {
     ]);
     await page.goto(`${server.url}/#/runs/captured-run`);
     await page.getByTestId('stall-report').first().waitFor({ timeout: 15_000 });
-    expect(await page.getByTestId('server-stacks').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('server-stacks').count()).toBe(0);
     const warnings = await page.locator('.warnings li').allTextContents();
     expect(warnings.filter((w) => /py-spy/.test(w))).toEqual([
       expect.stringMatching(/^server stacks: py-spy not found .*pip install py-spy/),
@@ -116,6 +116,6 @@ describe('a failed server-stacks capture, in Chromium', () => {
     await expect.poll(() => row.locator('td').allTextContents()).toEqual(['1 (hift)', '1 (hift)']);
     const chart = page.getByTestId('stall-phase-chart');
     await chart.locator('.recharts-bar-rectangle').first().waitFor();
-    expect(await chart.textContent()).not.toMatch(/unknown/);
+    await expect.poll(() => chart.textContent()).not.toMatch(/unknown/);
   });
 });

@@ -79,26 +79,26 @@ describe('form, navigation and finish in Chromium', () => {
     }) => {
       await page.goto(`${dashboard.url}/#/new`);
       await page.getByTestId('preset-custom').waitFor();
-      expect(await page.getByTestId('preset-custom').isChecked()).toBe(true);
-      expect(await page.locator('#f-label').inputValue()).toBe('');
-      expect(await page.locator('#f-metadata').inputValue()).toBe('');
-      expect(await page.locator('.fault').count()).toBe(0);
+      await expect.poll(() => page.getByTestId('preset-custom').isChecked()).toBe(true);
+      await expect.poll(() => page.locator('#f-label').inputValue()).toBe('');
+      await expect.poll(() => page.locator('#f-metadata').inputValue()).toBe('');
+      await expect.poll(() => page.locator('.fault').count()).toBe(0);
       await page.getByTestId('preset-code2wav-hang').check();
       await page.waitForURL(/#\/new\?preset=code2wav-hang$/);
-      expect(await page.locator('#f-label').inputValue()).toBe('code2wav-hang');
+      await expect.poll(() => page.locator('#f-label').inputValue()).toBe('code2wav-hang');
       await page.reload();
       await expect.poll(() => page.locator('#f-label').inputValue()).toBe('code2wav-hang');
-      expect(await page.getByTestId('preset-code2wav-hang').isChecked()).toBe(true);
+      await expect.poll(() => page.getByTestId('preset-code2wav-hang').isChecked()).toBe(true);
       await page.goBack();
       await expect.poll(() => page.getByTestId('preset-custom').isChecked()).toBe(true);
-      expect(await page.locator('#f-label').inputValue()).toBe('');
+      await expect.poll(() => page.locator('#f-label').inputValue()).toBe('');
     });
 
     it('keeps Start on screen: the action bar sticks to the bottom of a long form', async ({ page, dashboard }) => {
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto(`${dashboard.url}/#/new?preset=code2wav-hang`);
       await page.getByTestId('start-run').waitFor();
-      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(1200);
+      await expect.poll(() => page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(1200);
       expect(await inViewport(page, page.getByTestId('start-run'))).toBe(true);
       await page.evaluate(() => window.scrollTo(0, 600));
       expect(await inViewport(page, page.getByTestId('start-run'))).toBe(true);
@@ -111,10 +111,10 @@ describe('form, navigation and finish in Chromium', () => {
       await page.locator('#f-target-seed').fill('7');
       await page.locator('#f-target-kind').selectOption('embedded');
       await page.locator('#f-dataset-name').selectOption('random');
-      expect(await page.locator('#f-target-watchdogTimeoutS').inputValue()).toBe('2');
-      expect(await page.locator('#f-target-seed').inputValue()).toBe('7');
-      expect(await page.locator('.fault').count()).toBe(1);
-      expect(await page.locator('#f-dataset-inputLen').inputValue()).toBe('32');
+      await expect.poll(() => page.locator('#f-target-watchdogTimeoutS').inputValue()).toBe('2');
+      await expect.poll(() => page.locator('#f-target-seed').inputValue()).toBe('7');
+      await expect.poll(() => page.locator('.fault').count()).toBe(1);
+      await expect.poll(() => page.locator('#f-dataset-inputLen').inputValue()).toBe('32');
     });
 
     it('says what is wrong in words, with the field label, and accepts a request rate of inf', async ({
@@ -146,7 +146,7 @@ describe('form, navigation and finish in Chromium', () => {
       const summary = page.getByTestId('form-errors');
       await summary.waitFor();
       await expect.poll(() => summary.locator('li a').allTextContents()).toContain('Requests (num prompts)');
-      expect(await summary.locator('li a').allTextContents()).not.toContain('numPrompts');
+      await expect.poll(() => summary.locator('li a').allTextContents()).not.toContain('numPrompts');
     });
 
     it('keeps the watchdog warning while another field is in error', async ({ page, dashboard }) => {
@@ -158,7 +158,7 @@ describe('form, navigation and finish in Chromium', () => {
       await expect
         .poll(() => page.getByTestId('warning-target.watchdogTimeoutS').textContent())
         .toMatch(/not well below the request timeout 8s/);
-      expect(await page.getByTestId('error-numPrompts').count()).toBe(1);
+      await expect.poll(() => page.getByTestId('error-numPrompts').count()).toBe(1);
     });
   });
 
@@ -171,9 +171,9 @@ describe('form, navigation and finish in Chromium', () => {
       await page.goto(`${dashboard.url}/#/runs/${cleanId}?req=5`);
       const detail = page.getByTestId('request-detail');
       await detail.waitFor();
-      expect(await detail.locator('h2').textContent()).toMatch(/^Request #5\b/);
+      await expect.poll(() => detail.locator('h2').textContent()).toMatch(/^Request #5\b/);
       await expect.poll(() => inViewport(page, detail)).toBe(true);
-      expect(await detail.getByTestId('request-link').getAttribute('href')).toBe(`#/runs/${cleanId}?req=5`);
+      await expect.poll(() => detail.getByTestId('request-link').getAttribute('href')).toBe(`#/runs/${cleanId}?req=5`);
       await page.screenshot({ path: screenshotPath('request-deep-link-1024'), fullPage: false });
 
       await page.goto(`${dashboard.url}/#/runs/${cleanId}?request=3`);
@@ -189,7 +189,7 @@ describe('form, navigation and finish in Chromium', () => {
       await page.locator('[data-testid="timeline-row"]').nth(2).click();
       const detail = page.getByTestId('request-detail');
       await detail.waitFor();
-      expect(await detail.locator('h2').textContent()).toMatch(/^Request #2\b/);
+      await expect.poll(() => detail.locator('h2').textContent()).toMatch(/^Request #2\b/);
       await expect.poll(() => inViewport(page, detail)).toBe(true);
       expect(page.url()).toMatch(new RegExp(`#/runs/${cleanId}\\?req=2$`));
     });
@@ -200,7 +200,7 @@ describe('form, navigation and finish in Chromium', () => {
       await page.reload(); // no request selected: the click below opens the detail
       const row = page.locator('[data-testid="timeline-row"]').nth(1);
       await row.waitFor();
-      expect(await page.getByTestId('request-detail').count()).toBe(0);
+      await expect.poll(() => page.getByTestId('request-detail').count()).toBe(0);
       await row.scrollIntoViewIfNeeded();
       // Let the scroll's own event pass first (it drops any tooltip, rightly).
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -256,8 +256,8 @@ describe('form, navigation and finish in Chromium', () => {
       try {
         await other.goto(shared);
         await expect.poll(() => other.getByTestId('run-row').count()).toBe(1);
-        expect(await other.getByTestId('filter-verdict').inputValue()).toBe('passed');
-        expect(await other.getByTestId('filter-text').inputValue()).toBe('clean');
+        await expect.poll(() => other.getByTestId('filter-verdict').inputValue()).toBe('passed');
+        await expect.poll(() => other.getByTestId('filter-text').inputValue()).toBe('clean');
       } finally {
         await other.close();
       }
@@ -274,7 +274,7 @@ describe('form, navigation and finish in Chromium', () => {
       await page.waitForTimeout(600); // past both pauses: nothing commits again
       expect(page.url()).toMatch(/q=clean/);
       expect(page.url()).toMatch(/meta=node%3Dmi300-7(&|$)/);
-      expect(await page.getByTestId('filter-meta').inputValue()).toBe('node=mi300-7'); // the URL's value, trimmed
+      await expect.poll(() => page.getByTestId('filter-meta').inputValue()).toBe('node=mi300-7'); // the URL's value, trimmed
     });
   });
 
@@ -293,10 +293,10 @@ describe('form, navigation and finish in Chromium', () => {
       await page.getByTestId('metrics-table').waitFor();
       const exp = (f: string) => page.getByTestId(`export-${f}`);
       await expect.poll(() => exp('trace').getAttribute('data-disabled')).toBe('true');
-      expect(await exp('csv').getAttribute('data-disabled')).toBe('true');
-      expect(await exp('vllm').getAttribute('data-disabled')).toBe('false');
-      expect(await exp('trace').isDisabled()).toBe(true);
-      expect(await exp('csv').isDisabled()).toBe(true);
+      await expect.poll(() => exp('csv').getAttribute('data-disabled')).toBe('true');
+      await expect.poll(() => exp('vllm').getAttribute('data-disabled')).toBe('false');
+      await expect.poll(() => exp('trace').isDisabled()).toBe(true);
+      await expect.poll(() => exp('csv').isDisabled()).toBe(true);
       const why = async (f: string) => page.locator(`#${await exp(f).getAttribute('aria-describedby')}`).textContent();
       expect(await why('trace')).toMatch(/^Perfetto trace: no per-request data .* the trace would be empty/);
       expect(await why('csv')).toMatch(/^CSV of requests: no per-request data .* only its header/);
@@ -309,7 +309,7 @@ describe('form, navigation and finish in Chromium', () => {
       await page.goto(`${dashboard.url}/#/runs/${cleanId}`);
       await page.getByTestId('timeline-row').first().waitFor();
       await expect.poll(() => exp('csv').getAttribute('data-disabled')).toBe('false');
-      expect(await exp('trace').getAttribute('data-disabled')).toBe('false');
+      await expect.poll(() => exp('trace').getAttribute('data-disabled')).toBe('false');
       expect(await inViewport(page, exp('trace'))).toBe(true);
     });
 
@@ -320,8 +320,10 @@ describe('form, navigation and finish in Chromium', () => {
       await page.goto(`${dashboard.url}/#/runs/${id}`);
       const gap = page.getByTestId('timeline-gap');
       await gap.waitFor();
-      expect(await gap.textContent()).toMatch(/no per-request start times \(vLLM writes them as start_times\)/);
-      expect(await page.getByTestId('export-trace').getAttribute('data-disabled')).toBe('true');
+      await expect
+        .poll(() => gap.textContent())
+        .toMatch(/no per-request start times \(vLLM writes them as start_times\)/);
+      await expect.poll(() => page.getByTestId('export-trace').getAttribute('data-disabled')).toBe('true');
       await page.screenshot({ path: screenshotPath('run-detailed-import'), fullPage: false });
     });
   });
@@ -374,7 +376,9 @@ describe('form, navigation and finish in Chromium', () => {
       );
       await page.goto(`${dashboard.url}/#/compare?ids=${cleanId}`);
       await page.getByTestId('compare-page').waitFor();
-      expect(await page.locator('.compare-page h1').textContent()).toBe('Compare 1 run');
+      await expect.poll(() => page.locator('.compare-page h1').textContent()).toBe('Compare 1 run');
+      // The picker is one button until asked for.
+      await page.getByTestId('compare-add-open').click();
       const found = page.getByTestId('compare-result');
       await expect
         .poll(async () => (await found.allTextContents()).join('\n'))
@@ -387,10 +391,10 @@ describe('form, navigation and finish in Chromium', () => {
       await expect
         .poll(() => page.getByTestId('run-missing').textContent())
         .toMatch(/^No run with id no-such-run-42 yet: this page shows it as soon as it is created/);
-      expect(await page.locator('main').textContent()).not.toMatch(/Something went wrong|Try again/);
+      await expect.poll(() => page.locator('main').textContent()).not.toMatch(/Something went wrong|Try again/);
       await page.goto(`${dashboard.url}/#/compare?ids=${cleanId},no-such-run-43`);
       await expect.poll(() => page.locator('main').textContent()).toMatch(/No run with id no-such-run-43\./);
-      expect(await page.locator('main').textContent()).not.toMatch(/Something went wrong/);
+      await expect.poll(() => page.locator('main').textContent()).not.toMatch(/Something went wrong/);
     });
 
     it('does not say "yet" on the charts of a finished run', async ({ page, dashboard }) => {
@@ -398,7 +402,7 @@ describe('form, navigation and finish in Chromium', () => {
       const charts = page.getByTestId('charts');
       await charts.waitFor();
       await expect.poll(() => charts.textContent()).toContain('No request completed in this run.');
-      expect(await charts.textContent()).not.toContain('yet');
+      await expect.poll(() => charts.textContent()).not.toContain('yet');
     });
 
     it('puts axis ticks at round steps', async ({ page, dashboard }) => {

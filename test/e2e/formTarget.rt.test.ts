@@ -54,20 +54,20 @@ describe('the New-run form (Chromium)', () => {
     it(`keeps the hang preset's fault through a URL target and back (${width} px)`, async () => {
       await page.setViewportSize({ width, height: 900 });
       await openHangForm();
-      expect(await page.locator('.fault').count()).toBe(1);
+      await expect.poll(() => page.locator('.fault').count()).toBe(1);
       await page.locator('#f-target-kind').selectOption('url');
       await page.locator('#f-target-baseUrl').fill('http://127.0.0.1:8001');
       await page.locator('#f-target-kind').selectOption('embedded');
       // Caught: the way back built a fresh embedded target: "No faults: the target runs clean", watchdog off.
       await expect.poll(() => page.locator('.fault').count()).toBe(1);
-      expect(await page.getByText('No faults: the target runs clean.').count()).toBe(0);
-      expect(await page.locator('#f-target-faults-0-phase').inputValue()).toBe('hift');
-      expect(await page.locator('#f-target-faults-0-kind').inputValue()).toBe('block');
-      expect(await page.locator('#f-target-watchdogTimeoutS').inputValue()).toBe('1');
-      expect(await page.getByTestId('preset-code2wav-hang').isChecked()).toBe(true);
+      await expect.poll(() => page.getByText('No faults: the target runs clean.').count()).toBe(0);
+      await expect.poll(() => page.locator('#f-target-faults-0-phase').inputValue()).toBe('hift');
+      await expect.poll(() => page.locator('#f-target-faults-0-kind').inputValue()).toBe('block');
+      await expect.poll(() => page.locator('#f-target-watchdogTimeoutS').inputValue()).toBe('1');
+      await expect.poll(() => page.getByTestId('preset-code2wav-hang').isChecked()).toBe(true);
       // And the way to the URL again gives back the URL typed in.
       await page.locator('#f-target-kind').selectOption('url');
-      expect(await page.locator('#f-target-baseUrl').inputValue()).toBe('http://127.0.0.1:8001');
+      await expect.poll(() => page.locator('#f-target-baseUrl').inputValue()).toBe('http://127.0.0.1:8001');
     });
   }
 
@@ -112,7 +112,7 @@ describe('the New-run form (Chromium)', () => {
       // The whole field, label to message, between the top bar and the action bar.
       expect(b.field!.top).toBeGreaterThanOrEqual(b.barBottom);
       expect(b.field!.bottom).toBeLessThanOrEqual(b.actionsTop);
-      expect(await page.getByTestId('error-target.workers').isVisible()).toBe(true);
+      await expect.poll(() => page.getByTestId('error-target.workers').isVisible()).toBe(true);
       await page.screenshot({ path: screenshotPath(`form-first-error-${width}`) });
     });
   }

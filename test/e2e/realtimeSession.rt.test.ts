@@ -22,11 +22,11 @@ describe('a realtime run on the dashboard', () => {
     await page.goto(`${dashboard.url}/#/new`);
     await page.getByTestId('preset-realtime-hang').waitFor();
     await page.getByTestId('preset-code2wav-hang').check();
-    expect(await page.locator('#f-endpoint').inputValue()).toBe('/v1/chat/completions');
-    expect(await page.locator('#f-turnsPerSession').count()).toBe(0);
+    await expect.poll(() => page.locator('#f-endpoint').inputValue()).toBe('/v1/chat/completions');
+    await expect.poll(() => page.locator('#f-turnsPerSession').count()).toBe(0);
     await page.locator('#f-backend').selectOption('openai-realtime-tts');
     // The endpoint was the chat default: it follows the backend.
-    expect(await page.locator('#f-endpoint').inputValue()).toBe('/v1/realtime');
+    await expect.poll(() => page.locator('#f-endpoint').inputValue()).toBe('/v1/realtime');
     await page.locator('#f-turnsPerSession').fill('2');
     await page.locator('#f-numPrompts').fill('8');
     await page.locator('#f-maxConcurrency').fill('2');

@@ -86,7 +86,9 @@ describe('dashboard restart in Chromium', () => {
     await expect.poll(completedRows).toBe(1);
     await moreRequests(dashboard, 'ci-after', 1, 4);
     await expect.poll(completedRows).toBe(4);
-    expect(await page.evaluate(() => (window as unknown as { stallscopeMark?: number }).stallscopeMark)).toBe(1);
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { stallscopeMark?: number }).stallscopeMark))
+      .toBe(1);
     await page.screenshot({ path: screenshotPath('restart-reconnected') });
   }, 60_000);
 });

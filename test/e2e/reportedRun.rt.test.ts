@@ -42,7 +42,7 @@ describe('stopping a run from its page, in Chromium', () => {
     await expect
       .poll(() => reported.textContent())
       .toMatch(/^Driven by stallscope bench --report-to from a CLI on another machine or CI job: stop it there/);
-    expect(await page.getByTestId('cancel-run').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('cancel-run').count()).toBe(0);
 
     await page.getByTestId('abandon-run').click();
     await page.getByTestId('confirm-abandon').click();
@@ -50,9 +50,11 @@ describe('stopping a run from its page, in Chromium', () => {
     await expect
       .poll(() => page.getByTestId('interrupt-cause').textContent())
       .toBe('marked abandoned in the dashboard');
-    expect(await page.getByTestId('status-message').textContent()).toMatch(/^marked abandoned in the dashboard/);
-    expect(await reported.count()).toBe(0);
-    expect(await page.getByText('Something went wrong').count()).toBe(0);
+    await expect
+      .poll(() => page.getByTestId('status-message').textContent())
+      .toMatch(/^marked abandoned in the dashboard/);
+    await expect.poll(() => reported.count()).toBe(0);
+    await expect.poll(() => page.getByText('Something went wrong').count()).toBe(0);
 
     // The CLI, still running somewhere, posts again: refused, saying why.
     const late = await post(`/api/runs/${id}/events`, { events: completedRequest(id, 1) });
@@ -84,8 +86,8 @@ describe('stopping a run from its page, in Chromium', () => {
       await expect
         .poll(() => page.getByTestId('cancel-run-error').textContent())
         .toBe(`conflict: run ${id} is not running (finished)`);
-      expect(await page.getByText('Something went wrong').count()).toBe(0);
-      expect(await page.getByTestId('run-page').count()).toBe(1);
+      await expect.poll(() => page.getByText('Something went wrong').count()).toBe(0);
+      await expect.poll(() => page.getByTestId('run-page').count()).toBe(1);
     } finally {
       await page.unroute('**/api/runs/*/cancel');
       await post(`/api/runs/${id}/cancel`, {});

@@ -48,15 +48,15 @@ describe('retention, in Chromium', () => {
         .poll(() => notice.textContent())
         .toMatch(/^This run's request rows and event stream were pruned by retention on \d{4}-\d\d-\d\d /);
       // What it keeps is on the page: the verdict, its reasons, the stall card.
-      expect(await page.getByTestId('verdict-reasons').textContent()).toContain('1 request timed out');
+      await expect.poll(() => page.getByTestId('verdict-reasons').textContent()).toContain('1 request timed out');
       const fingerprint = page.getByTestId('fingerprint').first();
       await expect.poll(() => fingerprint.getAttribute('data-fingerprint')).toMatch(/^[0-9a-f]{12}$/);
-      expect(await page.getByTestId('stack-frames').first().textContent()).toContain('blockForever');
+      await expect.poll(() => page.getByTestId('stack-frames').first().textContent()).toContain('blockForever');
 
       await page.goto(`${base}/#/runs/newer`);
       const pin = page.getByTestId('pin-run');
       await expect.poll(() => pin.textContent()).toBe('Pin');
-      expect(await page.getByTestId('timeline-pruned').count()).toBe(0);
+      await expect.poll(() => page.getByTestId('timeline-pruned').count()).toBe(0);
       await pin.click();
       await expect.poll(() => pin.textContent()).toBe('Unpin');
       expect(((await (await fetch(`${base}/api/runs/newer`)).json()) as { pinned: boolean }).pinned).toBe(true);

@@ -78,9 +78,9 @@ describe('the run page of a failed nightly (Chromium)', () => {
       elapsed: 0,
     });
     await openRun();
-    expect(await page.getByTestId('run-starting').count()).toBe(0);
-    expect(await page.getByTestId('elapsed').textContent()).toMatch(/^\d+\.\d s$/);
-    expect(await page.getByTestId('count-total').textContent()).toMatch(/1,088/);
+    await expect.poll(() => page.getByTestId('run-starting').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('elapsed').textContent()).toMatch(/^\d+\.\d s$/);
+    await expect.poll(() => page.getByTestId('count-total').textContent()).toMatch(/1,088/);
   });
 
   // Caught: a story link to #5–#8 that opened #5 among all 1,088 rows, with ?req=5 as its only URL.
@@ -94,16 +94,16 @@ describe('the run page of a failed nightly (Chromium)', () => {
     const ids = (await inIt.getAttribute('data-requests'))!.split(',').map(Number);
     expect(ids.length).toBeGreaterThan(1);
     const [a, b] = [ids[0], ids[ids.length - 1]];
-    expect(await inIt.getAttribute('href')).toBe(`#/runs/${hangId}?req=${a}&reqs=${a}-${b}`);
+    await expect.poll(() => inIt.getAttribute('href')).toBe(`#/runs/${hangId}?req=${a}&reqs=${a}-${b}`);
     await inIt.click();
     await page.waitForURL(new RegExp(`reqs=${a}-${b}$`));
     await expect.poll(rowIndexes).toEqual(ids.map(String));
-    expect(await page.getByTestId('timeline-filter').textContent()).toMatch(
-      new RegExp(`only #${a}–#${b}: ${ids.length} of 1,088 rows`),
-    );
-    expect(await page.getByTestId('request-detail').locator('h2').textContent()).toMatch(
-      new RegExp(`^Request #${a}\\b`),
-    );
+    await expect
+      .poll(() => page.getByTestId('timeline-filter').textContent())
+      .toMatch(new RegExp(`only #${a}–#${b}: ${ids.length} of 1,088 rows`));
+    await expect
+      .poll(() => page.getByTestId('request-detail').locator('h2').textContent())
+      .toMatch(new RegExp(`^Request #${a}\\b`));
     await page.screenshot({ path: screenshotPath('story-range-1440') });
     // The URL alone gives the same view (a link pasted in an issue).
     const shared = page.url();
@@ -154,7 +154,7 @@ describe('the run page of a failed nightly (Chromium)', () => {
       expect(geo.headBottom).toBeLessThan(height);
       const title = page.getByTestId('topbar-run');
       await expect.poll(() => title.isVisible()).toBe(true);
-      expect(await title.textContent()).toMatch(/code2wav-hang\s*failed closed/);
+      await expect.poll(() => title.textContent()).toMatch(/code2wav-hang\s*failed closed/);
       await page.screenshot({ path: screenshotPath(`request-deep-link-night-${width}`) });
       // Caught: Esc did nothing; now it closes the panel and drops ?req= from the URL.
       await page.keyboard.press('Escape');
@@ -197,9 +197,9 @@ describe('the run page of a failed nightly (Chromium)', () => {
     );
     expect(reasons).not.toMatch(/\d{4}/);
     const captured = page.getByTestId('stall-report').first().locator('tr', { hasText: 'captured' }).locator('td');
-    expect(await captured.textContent()).toMatch(
-      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} (UTC|GMT[+-]\d+(:\d+)?|[A-Z]{2,5})$/,
-    );
+    await expect
+      .poll(() => captured.textContent())
+      .toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} (UTC|GMT[+-]\d+(:\d+)?|[A-Z]{2,5})$/);
   });
 
   // Caught: one linear scale, where a few timeouts beside 1,000+ cancellations are a pixel high.
@@ -214,7 +214,9 @@ describe('the run page of a failed nightly (Chromium)', () => {
         .evaluateAll((els) => Math.max(0, ...els.map((e) => e.getBoundingClientRect().height)));
     await expect.poll(() => tallest('timedOut')).toBeGreaterThan(20);
     const counts = (await api<{ counts: { timedOut: number } }>(`/api/runs/${hangId}`)).counts;
-    expect(await chart.getByTestId('outcome-timedOut').getAttribute('data-total')).toBe(String(counts.timedOut));
+    await expect
+      .poll(() => chart.getByTestId('outcome-timedOut').getAttribute('data-total'))
+      .toBe(String(counts.timedOut));
     expect(Number(await chart.getByTestId('outcome-cancelled').getAttribute('data-total'))).toBeGreaterThan(1000);
     expect(await tallest('cancelled')).toBeGreaterThan(20);
     await page.screenshot({ path: screenshotPath('outcomes-per-scale') });

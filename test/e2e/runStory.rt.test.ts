@@ -99,15 +99,15 @@ describe('the run page tells one story', () => {
     const afterTimeout = int(await failed.getByTestId('count-cancelled_after_timeout').locator('b').textContent());
     expect(timedOut).toBe(hang.counts.timedOut);
     expect(timedOut + afterTimeout).toBe(failedN);
-    expect(await failed.getByTestId('count-not_dispatched').textContent()).toMatch(/^\d+ unsent$/);
-    expect(await failed.getByTestId('count-errored').count()).toBe(0);
+    await expect.poll(() => failed.getByTestId('count-not_dispatched').textContent()).toMatch(/^\d+ unsent$/);
+    await expect.poll(() => failed.getByTestId('count-errored').count()).toBe(0);
     await page.screenshot({ path: screenshotPath('story-hang'), fullPage: true });
     // The runs list says the same, in the same words.
     await page.goto(`${dashboard.url}/#/`);
     const listed = page.locator(`[data-testid="run-row"][data-run-id="${hangId}"]`);
-    expect(await listed.getByTestId('run-row-parts').textContent()).toBe(
-      `${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.unsent} unsent · of 60`,
-    );
+    await expect
+      .poll(() => listed.getByTestId('run-row-parts').textContent())
+      .toBe(`${timedOut} timed out, ${afterTimeout} cancelled after timeout, ${hang.counts.unsent} unsent · of 60`);
 
     // A detailed vLLM result (5 completed): the cards show the file's counts, not an empty live model's.
     const imported = await dashboard.api<{ runs: { id: string }[] }>('/api/import', {
@@ -117,10 +117,10 @@ describe('the run page tells one story', () => {
     });
     expect(imported.runs).toHaveLength(1);
     await openRun(page, dashboard, imported.runs[0].id);
-    expect(await page.getByTestId('timeline').getAttribute('data-rows')).toBe('5');
+    await expect.poll(() => page.getByTestId('timeline').getAttribute('data-rows')).toBe('5');
     await expect.poll(() => page.getByTestId('count-completed').locator('dd').textContent()).toBe('5');
-    expect(await page.getByTestId('count-failed').locator('dd').textContent()).toBe('0');
-    expect(await page.getByTestId('count-failed').getAttribute('class')).toContain('zero');
+    await expect.poll(() => page.getByTestId('count-failed').locator('dd').textContent()).toBe('0');
+    await expect.poll(() => page.getByTestId('count-failed').getAttribute('class')).toContain('zero');
   });
 
   it('2. concurrency: the chart plots the exact sweep; both figures and the one-second-bucket line; the hang is not 0', async ({
@@ -132,10 +132,10 @@ describe('the run page tells one story', () => {
     await page.getByTestId('concurrency-chart').scrollIntoViewIfNeeded();
     // Ten requests held a slot until the trip: exactly 10, although none completed (vLLM's figure is 0).
     expect(hang.summary!.metrics.max_concurrent_requests_exact).toBe(10);
-    expect(await figs.getAttribute('data-exact')).toBe('10');
-    expect(await figs.getAttribute('data-vllm')).toBe('0');
+    await expect.poll(() => figs.getAttribute('data-exact')).toBe('10');
+    await expect.poll(() => figs.getAttribute('data-vllm')).toBe('0');
     await expect.poll(() => page.getByTestId('concurrency-chart').getAttribute('data-plotted-peak')).toBe('10');
-    expect(await page.getByTestId('concurrency-note').textContent()).toMatch(/one-second bucket/);
+    await expect.poll(() => page.getByTestId('concurrency-note').textContent()).toMatch(/one-second bucket/);
     expect(await tableValue(page, 'Peak concurrent requests (exact)')).toBe(10);
 
     // A clean concurrency-4 run: the plotted peak is the exact one, never above the limit.
@@ -156,11 +156,11 @@ describe('the run page tells one story', () => {
     // The charts draw once scrolled to.
     await page.getByTestId('concurrency-chart').scrollIntoViewIfNeeded();
     expect(clean.summary!.metrics.max_concurrent_requests_exact).toBe(4);
-    expect(await page.getByTestId('concurrency-figures').getAttribute('data-exact')).toBe('4');
+    await expect.poll(() => page.getByTestId('concurrency-figures').getAttribute('data-exact')).toBe('4');
     await expect.poll(() => page.getByTestId('concurrency-chart').getAttribute('data-plotted-peak')).toBe('4');
-    expect(await page.getByTestId('concurrency-figures').getAttribute('data-vllm')).toBe(
-      String(clean.summary!.metrics.max_concurrent_requests),
-    );
+    await expect
+      .poll(() => page.getByTestId('concurrency-figures').getAttribute('data-vllm'))
+      .toBe(String(clean.summary!.metrics.max_concurrent_requests));
   }, 60_000);
 
   it('3. a timed-out request shows the time it ran and how it ended, not "E2E latency 0 ms"', async ({
@@ -172,11 +172,13 @@ describe('the run page tells one story', () => {
     await page.reload();
     const detail = page.getByTestId('request-detail');
     await detail.waitFor();
-    expect(await detail.getByTestId('request-ending').textContent()).toMatch(
-      /^ran 5\.\d\d s, then timed out \(total timeout\)$/,
-    );
-    expect(await detail.getByTestId('request-e2el').textContent()).toBe('none: the request did not complete');
-    expect(await detail.textContent()).not.toMatch(/E2E latency0(\.0)? ms/);
+    await expect
+      .poll(() => detail.getByTestId('request-ending').textContent())
+      .toMatch(/^ran 5\.\d\d s, then timed out \(total timeout\)$/);
+    await expect
+      .poll(() => detail.getByTestId('request-e2el').textContent())
+      .toBe('none: the request did not complete');
+    await expect.poll(() => detail.textContent()).not.toMatch(/E2E latency0(\.0)? ms/);
   });
 
   it('4. time queued behind the stalled op is its own segment, not audio', async ({ page, dashboard }) => {
@@ -209,7 +211,7 @@ describe('the run page tells one story', () => {
     await openRun(page, dashboard, hangId);
     const cause = hang.breaker.cause!.requestIndex;
     const link = page.getByTestId('breaker-request');
-    expect(await link.textContent()).toBe(`#${cause}`);
+    await expect.poll(() => link.textContent()).toBe(`#${cause}`);
     await link.click();
     await expect
       .poll(() => page.getByTestId('request-detail').locator('h2').textContent())
@@ -227,7 +229,7 @@ describe('the run page tells one story', () => {
     );
     // The stalled requests and the timed-out ones are links; following one opens it and highlights its group.
     const links = story.getByTestId('story-link');
-    expect(await links.count()).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => links.count()).toBeGreaterThanOrEqual(3);
     const waited = story.locator('span', { hasText: 'waited behind it' }).getByTestId('story-link').first();
     const ids = (await waited.getAttribute('data-requests'))!.split(',').map(Number);
     await waited.click();
@@ -246,14 +248,14 @@ describe('the run page tells one story', () => {
     await openRun(page, dashboard, hangId);
     // The op that never finished (a slow first decode may also be listed, as recovered).
     await expect.poll(() => page.getByTestId('stall-state').allTextContents()).toContain('blocked when the run ended');
-    expect(await page.getByTestId('stall-state').allTextContents()).not.toContain('still blocked');
+    await expect.poll(() => page.getByTestId('stall-state').allTextContents()).not.toContain('still blocked');
     expect((await page.getByTestId('stall-age').allTextContents()).join()).not.toContain('counting');
     const clean = (await dashboard.api<{ runs: { id: string; label: string }[] }>('/api/runs')).runs.find(
       (r) => r.label === 'clean-c4',
     )!;
     await openRun(page, dashboard, clean.id);
     await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state')).toBe('not_tripped');
-    expect(await page.getByTestId('breaker').textContent()).toBe('breaker: not tripped');
+    await expect.poll(() => page.getByTestId('breaker').textContent()).toBe('breaker: not tripped');
   });
 
   it('7. Cancel asks first, records interrupt_cause dashboard, and counts the aborted requests as cancelled', async ({
@@ -276,7 +278,7 @@ describe('the run page tells one story', () => {
     await page.waitForTimeout(300);
     expect((await dashboard.api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
     await page.getByTestId('keep-running').click();
-    expect(await page.getByTestId('confirm-cancel').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('confirm-cancel').count()).toBe(0);
     expect((await dashboard.api<RunJson>(`/api/runs/${id}`)).status).toBe('running');
 
     await page.getByTestId('cancel-run').click();
@@ -288,20 +290,20 @@ describe('the run page tells one story', () => {
     expect(run.summary!.metrics.interrupt_cause).toBe('dashboard');
     await expect.poll(() => page.getByTestId('interrupt-cause').textContent()).toBe('cancelled from the dashboard');
     // Said once: the badge, no "interrupted interrupted".
-    expect(await page.getByTestId('run-status').textContent()).toBe('');
-    expect(await page.locator('.run-title').textContent()).not.toMatch(/interrupted\s*interrupted/);
+    await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('');
+    await expect.poll(() => page.locator('.run-title').textContent()).not.toMatch(/interrupted\s*interrupted/);
     // The aborted requests are inside failed, under cancelled; none are errors.
     await expect.poll(() => page.getByTestId('count-failed').getByTestId('count-cancelled').count()).toBe(1);
     const cancelled = int(await page.getByTestId('count-cancelled').locator('b').textContent());
     expect(cancelled).toBe(run.counts.cancelled);
     expect(cancelled).toBeGreaterThan(0);
-    expect(await page.getByTestId('count-errored').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('count-errored').count()).toBe(0);
     const reasons = await page.getByTestId('verdict-reasons').locator('li').allTextContents();
     expect(reasons[0]).toBe('the run was cancelled from the dashboard; in-flight requests were aborted');
     expect(reasons.join('\n')).not.toMatch(/requests? failed/);
-    expect(await page.getByTestId('run-story').textContent()).toMatch(
-      /^The run was cancelled from the dashboard: \d+ requests? aborted in flight, [\d,]+ unsent\.$/,
-    );
+    await expect
+      .poll(() => page.getByTestId('run-story').textContent())
+      .toMatch(/^The run was cancelled from the dashboard: \d+ requests? aborted in flight, [\d,]+ unsent\.$/);
     await page.screenshot({ path: screenshotPath('story-cancelled'), fullPage: false });
   }, 45_000);
 
@@ -323,8 +325,8 @@ describe('the run page tells one story', () => {
     );
     await openRun(page, dashboard, hangId);
     await page.getByTestId('verdict-reasons').waitFor();
-    expect(await page.getByTestId('verdict-reasons').evaluate((el) => getComputedStyle(el).borderLeftColor)).toBe(
-      'rgb(210, 69, 61)',
-    );
+    await expect
+      .poll(() => page.getByTestId('verdict-reasons').evaluate((el) => getComputedStyle(el).borderLeftColor))
+      .toBe('rgb(210, 69, 61)');
   });
 });

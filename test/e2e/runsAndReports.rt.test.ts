@@ -96,8 +96,8 @@ describe('runs, imports and reported runs (Chromium)', () => {
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(4);
     const badges = await page.locator('[data-testid="run-row"] [data-testid="verdict-badge"]').allTextContents();
     expect(badges.every((b) => /passed|failed/.test(b))).toBe(true);
-    expect(await page.locator('[data-testid="run-row"] input[type="checkbox"]:checked').count()).toBe(0);
-    expect(await page.getByTestId('compare-selected').textContent()).toBe('Compare (select 2+)');
+    await expect.poll(() => page.locator('[data-testid="run-row"] input[type="checkbox"]:checked').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('compare-selected').textContent()).toBe('Compare (select 2+)');
     // Caught: "12/1/2026, 9:14:51 PM" with no zone.
     const started = await page.locator('[data-testid="run-row"]').first().locator('td').nth(3).textContent();
     expect(started).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/);
@@ -117,8 +117,8 @@ describe('runs, imports and reported runs (Chromium)', () => {
     const seen = await page.evaluate(() => (window as unknown as { __seen: string }).__seen);
     expect(seen).toContain('Requests');
     expect(seen).not.toMatch(/No requests yet|\b0 rows\b/);
-    expect(await page.getByTestId('run-target').textContent()).toBe('imported from nightly-4.json');
-    expect(await page.locator('.run-head').textContent()).not.toMatch(/target unknown|rate \?/);
+    await expect.poll(() => page.getByTestId('run-target').textContent()).toBe('imported from nightly-4.json');
+    await expect.poll(() => page.locator('.run-head').textContent()).not.toMatch(/target unknown|rate \?/);
   });
 
   // Caught: "No run with id ci-late." for good, until a reload, when the CI link was clicked before the CLI started.
@@ -132,17 +132,19 @@ describe('runs, imports and reported runs (Chromium)', () => {
       await post('/api/runs/external', { runId: 'ci-late', label: 'ci-late' });
       await fresh.getByTestId('run-page').waitFor({ timeout: 8000 });
       // Created without a config: no "rate ?", no "target unknown", no elapsed 0.0 s and empty counters.
-      expect(await fresh.getByTestId('run-target').textContent()).toBe('target not reported yet');
-      expect(await fresh.getByTestId('run-load').count()).toBe(0);
-      expect(await fresh.getByTestId('run-starting').textContent()).toMatch(/waiting for the reporting CLI to start/);
-      expect(await fresh.getByTestId('counters').count()).toBe(0);
-      expect(await fresh.locator('.run-head').textContent()).not.toMatch(/\?/);
+      await expect.poll(() => fresh.getByTestId('run-target').textContent()).toBe('target not reported yet');
+      await expect.poll(() => fresh.getByTestId('run-load').count()).toBe(0);
+      await expect
+        .poll(() => fresh.getByTestId('run-starting').textContent())
+        .toMatch(/waiting for the reporting CLI to start/);
+      await expect.poll(() => fresh.getByTestId('counters').count()).toBe(0);
+      await expect.poll(() => fresh.locator('.run-head').textContent()).not.toMatch(/\?/);
       // Its run.started says what the config would have.
       await events('ci-late', [runStarted('ci-late', 4, Date.now())]);
       await expect.poll(() => fresh.getByTestId('run-load').textContent()).toBe('concurrency 2 · rate inf');
-      expect(await fresh.getByTestId('run-target').textContent()).toBe('http://127.0.0.1:9');
+      await expect.poll(() => fresh.getByTestId('run-target').textContent()).toBe('http://127.0.0.1:9');
       await expect.poll(() => fresh.getByTestId('elapsed').count()).toBe(1);
-      expect(await fresh.getByTestId('run-starting').count()).toBe(0);
+      await expect.poll(() => fresh.getByTestId('run-starting').count()).toBe(0);
       await fresh.screenshot({ path: screenshotPath('reported-run-appears') });
     } finally {
       await fresh.close();
@@ -193,7 +195,9 @@ describe('runs, imports and reported runs (Chromium)', () => {
     await page.goto(`${server.url}/#/runs/ci-late`);
     const card = page.getByTestId('server-stacks');
     await card.waitFor();
-    expect(await card.getByTestId('inferred-from').textContent()).toMatch(/1 process, 1 thread, read in 1,250 ms\./);
+    await expect
+      .poll(() => card.getByTestId('inferred-from').textContent())
+      .toMatch(/1 process, 1 thread, read in 1,250 ms\./);
   });
 
   // Caught: a metadata word without "=" dropped, so every run was listed as if it matched.
@@ -201,10 +205,16 @@ describe('runs, imports and reported runs (Chromium)', () => {
     await page.goto(`${server.url}/#/?meta=mi300-7`);
     await expect
       .poll(() => page.getByTestId('no-match').textContent())
-      .toBe('No run matches metadata “mi300-7”: write key=value, e.g. node=mi300-7.');
-    expect(await page.getByTestId('run-row').count()).toBe(0);
+      .toBe('No run matches metadata “mi300-7”: write key=value, e.g. ci_node=mi325-agent-2.');
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(0);
     await page.goto(`${server.url}/#/?meta=node%3Dmi300-7`);
-    await expect.poll(() => page.getByTestId('no-match').textContent()).toBe('No run matches metadata node=mi300-7.');
+    // A non-ci_* key that matched nothing: the hint names the keys CI runs carry.
+    await expect
+      .poll(() => page.getByTestId('no-match').textContent())
+      .toBe(
+        'No run matches metadata node=mi300-7. CI runs are filtered by ci_build, ci_node, ci_commit, ci_pipeline, ' +
+          'ci_step (e.g. ci_node=mi325-agent-2).',
+      );
   });
 
   // Caught: "1088" in Compare, and a legend sorted by name (alpha before zeta) under columns zeta, alpha.
@@ -227,7 +237,7 @@ describe('runs, imports and reported runs (Chromium)', () => {
     const heads = await summary.locator('thead th a').allTextContents();
     expect(heads).toEqual(['zeta-nightly', 'alpha-nightly']);
     const requests = summary.locator('tr', { has: page.locator('th', { hasText: /^requests$/ }) }).locator('td');
-    expect(await requests.allTextContents()).toEqual(['1,088', '1,088']);
+    await expect.poll(() => requests.allTextContents()).toEqual(['1,088', '1,088']);
     // Every count written with separators (the rows of when and where a run happened hold dates and build numbers).
     const cells = await summary
       .locator('tr')

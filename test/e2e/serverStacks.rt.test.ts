@@ -38,18 +38,20 @@ describe('server stacks in the dashboard (Chromium)', () => {
     await page.goto(`${dashboard.url}/#/runs/${encodeURIComponent(runId)}`);
     const card = page.getByTestId('server-stacks').first();
     await card.waitFor({ timeout: 20_000 });
-    expect(await card.getAttribute('data-phase')).toBe('hift');
-    expect(await card.getByTestId('inferred-from').textContent()).toMatch(
-      /inferred from frame _synchronize \(.*minicpmo_4_5\/hift\.py:\d+\) in pid (\d+)/,
-    );
+    await expect.poll(() => card.getAttribute('data-phase')).toBe('hift');
+    await expect
+      .poll(() => card.getByTestId('inferred-from').textContent())
+      .toMatch(/inferred from frame _synchronize \(.*minicpmo_4_5\/hift\.py:\d+\) in pid (\d+)/);
     // The Code2Wav child: its likely-blocked thread first (phase hift).
     const child = card.locator(`[data-testid="server-process"][data-pid="${fixture.childPid}"]`);
-    expect(await child.locator('[data-testid="server-thread"]').first().getAttribute('data-phase')).toBe('hift');
+    await expect
+      .poll(() => child.locator('[data-testid="server-thread"]').first().getAttribute('data-phase'))
+      .toBe('hift');
     // The API server process waits in idle threads only (HTTP loop, stage output, stdin): folded.
     const root = card.locator(`[data-testid="server-process"][data-pid="${fixture.pid}"]`);
-    expect(await root.locator('details summary').textContent()).toMatch(/[3-9] idle threads/);
-    expect(await root.locator('details').getAttribute('open')).toBeNull();
-    expect(await root.locator('details [data-testid="server-thread"]').first().isVisible()).toBe(false);
+    await expect.poll(() => root.locator('details summary').textContent()).toMatch(/[3-9] idle threads/);
+    await expect.poll(() => root.locator('details').getAttribute('open')).toBeNull();
+    await expect.poll(() => root.locator('details [data-testid="server-thread"]').first().isVisible()).toBe(false);
     await page.screenshot({ path: screenshotPath(shotName), fullPage: true });
     await card.getByTestId('copy-server-stacks').click();
     const text = await page.evaluate(() => navigator.clipboard.readText());
@@ -66,7 +68,7 @@ describe('server stacks in the dashboard (Chromium)', () => {
     await page.goto(`${dashboard.url}/#/new`);
     await page.locator('#f-target-kind').selectOption('url');
     await page.getByTestId('capture-server-stacks').check();
-    expect(await page.locator('#f-target-serverStacks-pid').inputValue()).toBe('auto');
+    await expect.poll(() => page.locator('#f-target-serverStacks-pid').inputValue()).toBe('auto');
     await page.locator('#f-target-baseUrl').fill('http://10.0.0.7:8000');
     await expect
       .poll(() => page.getByTestId('error-target.serverStacks.pid').textContent())
@@ -75,7 +77,7 @@ describe('server stacks in the dashboard (Chromium)', () => {
     await expect.poll(() => page.getByTestId('error-target.serverStacks.pid').count()).toBe(0);
     await page.locator('#f-target-serverStacks-stallAfterS').fill('60');
     await page.getByTestId('capture-server-stacks').uncheck();
-    expect(await page.locator('#f-target-serverStacks-pid').count()).toBe(0);
+    await expect.poll(() => page.locator('#f-target-serverStacks-pid').count()).toBe(0);
   });
 
   it('a dashboard-started URL run with "Capture server stacks" shows the capture', async ({ page, dashboard }) => {

@@ -22,11 +22,13 @@ describe('stop rules and liveness on the run page', () => {
   }) => {
     await page.goto(`${dashboard.url}/#/new`);
     await page.getByTestId('preset-code2wav-hang').check();
-    expect(await page.locator('#f-livenessAtStall').isChecked()).toBe(true); // on by default
+    await expect.poll(() => page.locator('#f-livenessAtStall').isChecked()).toBe(true); // on by default
     const field = page.locator('#f-stopOn');
     // Empty, the field shows what to type; its hint says what the rules do.
-    expect(await field.getAttribute('placeholder')).toContain('no_progress>=60s');
-    expect(await page.locator('[data-field="stopOn"] .hint').textContent()).toMatch(/^stop the run, failing closed/);
+    await expect.poll(() => field.getAttribute('placeholder')).toContain('no_progress>=60s');
+    await expect
+      .poll(() => page.locator('[data-field="stopOn"] .hint').textContent())
+      .toMatch(/^stop the run, failing closed/);
     await field.fill('errors>=3\nno_progress>=60');
     await expect
       .poll(() => page.locator('[data-field="stopOn"] .hint').textContent())
@@ -52,25 +54,31 @@ describe('stop rules and liveness on the run page', () => {
 
     const breaker = page.getByTestId('breaker');
     await expect.poll(() => breaker.getAttribute('data-state')).toBe('tripped');
-    expect(await breaker.textContent()).toMatch(/^breaker: tripped by the stop rule no_progress>=1s at \d+\.\d s$/);
-    expect(await page.getByTestId('run-story').textContent()).toMatch(
-      /(^|; )the stop rule no_progress>=1s stopped the run at \d+\.\d\d s: \d+ requests in flight, none received a byte for 1\.\d s \(#[\d–#, ]+\); the stop cancelled 40 requests \(\d+ unsent\)\.$/i,
-    );
-    expect(await page.getByTestId('verdict-reasons').textContent()).toMatch(
-      /the stop rule no_progress>=1s stopped the run at \d+\.\d\d s/,
-    );
+    await expect
+      .poll(() => breaker.textContent())
+      .toMatch(/^breaker: tripped by the stop rule no_progress>=1s at \d+\.\d s$/);
+    await expect
+      .poll(() => page.getByTestId('run-story').textContent())
+      .toMatch(
+        /(^|; )the stop rule no_progress>=1s stopped the run at \d+\.\d\d s: \d+ requests in flight, none received a byte for 1\.\d s \(#[\d–#, ]+\); 40 requests stopped: no progress for 1 s \(\d+ unsent\)\.$/i,
+      );
+    await expect
+      .poll(() => page.getByTestId('verdict-reasons').textContent())
+      .toMatch(/the stop rule no_progress>=1s stopped the run at \d+\.\d\d s/);
 
     // What the server still answered: health and text, while the run's audio requests did not move.
     const card = page.getByTestId('liveness');
     await card.waitFor();
     for (const name of ['health', 'models', 'text'])
-      expect(await card.getByTestId(`liveness-${name}`).getAttribute('data-outcome')).toBe('answered');
-    expect(await card.getByTestId('liveness-trigger').textContent()).toContain(
-      'when the stop rule no_progress>=1s tripped',
-    );
-    expect(await card.getByTestId('liveness-summary').textContent()).toMatch(
-      /^The server answers health in \d+ ms, \/v1\/models in \d+ ms and a text-only request in \d+ ms, but none of the run's \d+ requests in flight has received a byte for \d+\.\d s: the server and its text path are alive; the stall is on the audio path \(talker \/ Code2Wav\)\.$/,
-    );
+      await expect.poll(() => card.getByTestId(`liveness-${name}`).getAttribute('data-outcome')).toBe('answered');
+    await expect
+      .poll(() => card.getByTestId('liveness-trigger').textContent())
+      .toContain('when the stop rule no_progress>=1s tripped');
+    await expect
+      .poll(() => card.getByTestId('liveness-summary').textContent())
+      .toMatch(
+        /^The server answers health in \d+ ms, \/v1\/models in \d+ ms and a text-only request in \d+ ms, but none of the run's \d+ requests in flight has received a byte for \d+\.\d s: the server and its text path are alive; the stall is on the audio path \(talker \/ Code2Wav\)\.$/,
+      );
     await card.scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath('stop-rule-liveness'), fullPage: true });
   }, 60_000);

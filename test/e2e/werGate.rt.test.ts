@@ -89,9 +89,11 @@ describe('the WER gate in the dashboard', () => {
     const gate = page.getByTestId('accuracy-gate');
     await gate.waitFor();
     await expect.poll(() => gate.getByTestId('gate-mean').textContent()).toBe('0.1250');
-    expect(await gate.getByTestId('gate-median').textContent()).toBe('0.1250');
-    expect(await gate.getByTestId('gate-bound').textContent()).toContain('seed_tts_content_error_mean<=0.05 ✗ fails');
-    expect(await gate.getByTestId('gate-counts').textContent()).toContain('2 / 1');
+    await expect.poll(() => gate.getByTestId('gate-median').textContent()).toBe('0.1250');
+    await expect
+      .poll(() => gate.getByTestId('gate-bound').textContent())
+      .toContain('seed_tts_content_error_mean<=0.05 ✗ fails');
+    await expect.poll(() => gate.getByTestId('gate-counts').textContent()).toContain('2 / 1');
     await page.getByTestId('wer-histogram').scrollIntoViewIfNeeded();
     await page.getByTestId('wer-histogram').locator('.recharts-bar-rectangle').first().waitFor();
     await page.screenshot({ path: screenshotPath('wer-gate'), fullPage: true });
@@ -119,7 +121,7 @@ describe('the WER gate in the dashboard', () => {
 
     await page.goto(`${dashboard.url}/#/compare?ids=${encodeURIComponent(id)}`);
     await page.getByTestId('metrics-table').waitFor();
-    expect(await page.getByTestId('metrics-table').textContent()).toContain('Mean WER0.1250');
+    await expect.poll(() => page.getByTestId('metrics-table').textContent()).toContain('Mean WER0.1250');
   }, 60_000);
 
   it('the New-run form has the ASR fields for Seed-TTS runs only, and needs the URL when the gate is on', async ({
@@ -134,8 +136,8 @@ describe('the WER gate in the dashboard', () => {
       .poll(() => page.getByTestId('error-dataset.werEval.asrUrl').textContent())
       .toMatch(/transcription server/);
     await page.locator('#f-dataset-werEval-enabled').uncheck();
-    expect(await page.locator('#f-dataset-werEval-asrUrl').count()).toBe(0);
+    await expect.poll(() => page.locator('#f-dataset-werEval-asrUrl').count()).toBe(0);
     await page.getByTestId('preset-code2wav-hang').check();
-    expect(await page.locator('#f-dataset-werEval-enabled').count()).toBe(0);
+    await expect.poll(() => page.locator('#f-dataset-werEval-enabled').count()).toBe(0);
   }, 30_000);
 });

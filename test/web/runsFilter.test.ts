@@ -15,10 +15,13 @@ describe('metadata filter', () => {
 
   it('says which filter matched nothing', () => {
     expect(noMatchText({ meta: parseMetaFilter('mi300-7') })).toBe(
-      'No run matches metadata “mi300-7”: write key=value, e.g. node=mi300-7.',
+      'No run matches metadata “mi300-7”: write key=value, e.g. ci_node=mi325-agent-2.',
     );
     expect(noMatchText({ meta: parseMetaFilter('node=zzz'), verdict: 'failed_closed', q: 'hang' })).toBe(
-      'No run matches metadata node=zzz, “hang”, verdict failed closed.',
+      'No run matches metadata node=zzz, “hang”, verdict failed closed. CI runs are filtered by ci_build, ci_node, ' +
+        'ci_commit, ci_pipeline, ci_step (e.g. ci_node=mi325-agent-2).',
     );
+    // A ci_* filter that matched nothing needs no hint about the keys.
+    expect(noMatchText({ meta: parseMetaFilter('ci_node=zzz') })).toBe('No run matches metadata ci_node=zzz.');
   });
 });

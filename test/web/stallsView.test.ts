@@ -4,6 +4,7 @@
  * compare, the picker's search as a filter, a compared run's lanes, and the
  * routes that carry them.
  */
+import { dateTime } from '#shared/format.ts';
 import { describe, expect, it } from 'vitest';
 import { compareIds, evidenceName, evidenceRoute, stallsFilter, stripByNode } from '#web/state/stallsView.ts';
 import { pickerFilter, pickerLine } from '#web/state/comparePicker.ts';
@@ -111,9 +112,7 @@ describe('the Compare picker and timelines', () => {
       createdAtMs: Date.UTC(2026, 5, 1),
       metadata: { ci_build: '14607', ci_node: 'node-b' },
     } as unknown as RunListItem;
-    expect(pickerLine(r)).toBe(
-      `nightly · failed closed · ${new Date(Date.UTC(2026, 3, 1)).toLocaleString()} · build 14607 on node-b`,
-    );
+    expect(pickerLine(r)).toBe(`nightly · failed closed · ${dateTime(Date.UTC(2026, 3, 1))} · build 14607 on node-b`);
   });
 
   it('lanes run from send to end on the run’s own clock; a request that never ended runs to the end', () => {

@@ -100,7 +100,7 @@ describe('a run stopped by a stop rule, in the browser', () => {
     const story = runStory({ model: m, stalls: [], counts, waits: {}, interruptCause: null });
     expect(story.map((c) => c.map((p) => p.text).join(''))).toEqual([
       'the stop rule errors>=3 stopped the run at 1.20 s: 3 requests failed (#1, #3, #5)',
-      'the stop cancelled 2 requests (2 unsent)',
+      '2 requests stopped by errors>=3 (2 unsent)',
     ]);
     const links = story[0].filter((p): p is { text: string; requests: number[] } => 'requests' in p);
     expect(links.map((l) => l.requests)).toEqual([[1], [3], [5]]);

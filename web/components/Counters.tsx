@@ -7,9 +7,10 @@
 import type { RunCounts } from '../../shared/types.ts';
 import { outcomeCards } from '../../shared/runView/runStory.ts';
 import { count } from '../../shared/format.ts';
+import type { StopLike } from '../../shared/requests/stopLabel.ts';
 
-export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: number }) {
-  const cards = outcomeCards(counts, inFlight);
+export function Counters({ counts, inFlight, stop }: { counts: RunCounts; inFlight?: number; stop?: StopLike }) {
+  const cards = outcomeCards(counts, inFlight, stop);
   const head = cards.filter((c) => !c.part);
   const parts = cards.filter((c) => c.part);
   return (
@@ -17,7 +18,7 @@ export function Counters({ counts, inFlight }: { counts: RunCounts; inFlight?: n
       {head.map((c) => (
         <div
           key={c.id}
-          className={`counter c-${c.id}${c.id === 'failed' && c.value === 0 ? ' zero' : ''}`}
+          className={`counter c-${c.id}${(c.id === 'failed' || c.id === 'completed') && c.value === 0 ? ' zero' : ''}`}
           data-testid={`count-${c.id}`}
           title={c.title}
         >

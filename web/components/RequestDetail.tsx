@@ -9,6 +9,7 @@ import { useEffect, useRef } from 'react';
 import type { OpRecord, RequestView } from '../../shared/runView/runModel.ts';
 import { Code2WavOps } from './request/Code2WavOps.tsx';
 import { RequestFacts } from './request/RequestFacts.tsx';
+import { stopCancelLabel, stoppedByRule, type StopLike } from '../../shared/requests/stopLabel.ts';
 
 export function RequestDetail({
   row,
@@ -17,6 +18,7 @@ export function RequestDetail({
   link,
   onClose,
   linkSeq = 0,
+  stop,
 }: {
   row: RequestView;
   ops: readonly OpRecord[];
@@ -26,6 +28,8 @@ export function RequestDetail({
   onClose: () => void;
   /** Changes when a link or a find (not a click) opened the request: align the panel then, wherever the page was. */
   linkSeq?: number;
+  /** The stop rule that stopped the run: its cancelled requests are named by it, not "after timeout". */
+  stop?: StopLike;
 }) {
   const box = useRef<HTMLElement>(null);
   const alignedFor = useRef(0);
@@ -52,7 +56,12 @@ export function RequestDetail({
     <aside ref={box} className="detail" aria-label={`Request ${row.index}`} data-testid="request-detail">
       <header>
         <h2>
-          Request #{row.index} <span className={`pill end-${row.status}`}>{row.status.replace(/_/g, ' ')}</span>
+          Request #{row.index}{' '}
+          <span className={`pill end-${row.status}`} title={row.status}>
+            {row.status === 'cancelled_after_timeout' && stoppedByRule(stop)
+              ? stopCancelLabel(stop)
+              : row.status.replace(/_/g, ' ')}
+          </span>
         </h2>
         <span className="detail-actions">
           {link && (
@@ -65,7 +74,7 @@ export function RequestDetail({
           </button>
         </span>
       </header>
-      <RequestFacts row={row} />
+      <RequestFacts row={row} stop={stop} />
       <Code2WavOps ops={ops} nowT={nowT} />
     </aside>
   );

@@ -8,7 +8,8 @@
  */
 import type { RunSpec } from '../../shared/config/runSpec.ts';
 import { FormContext } from '../components/form/Fields.tsx';
-import { ErrorState, Loading } from '../components/States.tsx';
+import { Empty, ErrorState, Loading } from '../components/States.tsx';
+import { useAllowed } from '../hooks/useScope.ts';
 import { ErrorSummary } from './newRun/ErrorSummary.tsx';
 import { FormActions } from './newRun/FormActions.tsx';
 import { PresetPicker } from './newRun/PresetPicker.tsx';
@@ -16,6 +17,20 @@ import { RunFormGroups } from './newRun/RunFormGroups.tsx';
 import { useNewRunForm } from './newRun/useNewRunForm.ts';
 
 export function NewRunPage({ preset }: { preset?: string }) {
+  const allowed = useAllowed();
+  if (!allowed.known) return <Loading what="what this token may do" />;
+  if (!allowed.manageRuns)
+    return (
+      <Empty>
+        <span data-testid="no-start-scope">
+          Starting a run needs an admin token; this page runs with a token that may only read.
+        </span>
+      </Empty>
+    );
+  return <NewRunForm preset={preset} />;
+}
+
+function NewRunForm({ preset }: { preset?: string }) {
   const form = useNewRunForm(preset);
   const { presets, spec, errors } = form;
   if (form.loadError) return <ErrorState error={form.loadError} retry={form.load} />;

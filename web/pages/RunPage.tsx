@@ -16,6 +16,7 @@ import { RunStory } from '../components/RunStory.tsx';
 import { LivenessCard } from '../components/stall/LivenessCard.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { useAppState } from '../hooks/services.ts';
+import { useAllowed } from '../hooks/useScope.ts';
 import { gateView } from '../state/accuracy.ts';
 import { perRequestData, timelineGap } from '../state/runData.ts';
 import { href, navigate } from '../state/router.ts';
@@ -28,6 +29,7 @@ import { useRunClock } from './run/useRunClock.ts';
 import { useRunDetail } from './run/useRunDetail.ts';
 import { useRunStalls } from './run/useRunStalls.ts';
 import { startingWords } from '../state/runFacts.ts';
+import { runName } from '../state/runName.ts';
 import { TopbarTitle } from './run/TopbarTitle.tsx';
 
 interface RunPageProps {
@@ -46,6 +48,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
   const pick = useRequestSelection(id, request, model, only);
   const { running, now, nowT, startedAtMs } = useRunClock(model, detail);
   const stalls = useRunStalls(model, detail, startedAtMs);
+  const allowed = useAllowed();
 
   if (error instanceof ApiError && error.status === 404) return <RunMissing id={id} />;
   if (error) return <ErrorState error={error} retry={retry} />;
@@ -84,11 +87,14 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
         onPin={(pinned) => pinRun(id, pinned)}
         onFindRequest={(i) => pick.findRequests([i])}
         identity={detail.serverIdentity ?? model.info?.serverIdentity ?? null}
+        canManage={allowed.manageRuns}
       />
-      <TopbarTitle name={detail.label || detail.id} verdict={verdict} status={status} />
+      <TopbarTitle name={runName(detail)} verdict={verdict} status={status} />
       <ExportBar id={id} data={running || !loaded ? null : data} />
       <DroppedEvents n={detail.droppedEvents} error={detail.droppedError} />
-      {!starting && <Counters counts={counts} inFlight={running ? model.inFlight : undefined} />}
+      {!starting && (
+        <Counters counts={counts} inFlight={running ? model.inFlight : undefined} stop={breaker.stoppedBy} />
+      )}
       {summary && <VerdictReasons reasons={summary.verdictReasons} verdict={verdict} />}
       <RunStory runId={id} clauses={story} onFindRequests={pick.findRequests} />
       {gate && <AccuracyGate gate={gate} />}

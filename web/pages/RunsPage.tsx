@@ -17,12 +17,14 @@ import { RunsTable } from './runs/RunsTable.tsx';
 import { useRunList } from './runs/useRunList.ts';
 import { useRunsFilter } from './runs/useRunsFilter.ts';
 import { noMatchText, type MetaFilter } from '../state/runsFilter.ts';
+import { useAllowed } from '../hooks/useScope.ts';
 
 export function RunsPage({ query }: { query: RunsQuery }) {
   const { filter, metaFilter, go, text, setText, meta, setMeta } = useRunsFilter(query);
   const { data, error, setError, load } = useRunList(filter);
   const [selected, setSelected] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
+  const allowed = useAllowed();
 
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
   const remove = async (id: string) => {
@@ -42,9 +44,11 @@ export function RunsPage({ query }: { query: RunsQuery }) {
       <div className="page-head">
         <h1>Runs</h1>
         <span className="spacer" />
-        <a className="button primary" href={href({ page: 'new' })}>
-          New run
-        </a>
+        {allowed.manageRuns && (
+          <a className="button primary" href={href({ page: 'new' })}>
+            New run
+          </a>
+        )}
       </div>
       <RunFilters
         filter={filter}
@@ -56,12 +60,14 @@ export function RunsPage({ query }: { query: RunsQuery }) {
         selected={selected}
       />
       {/* An import selects nothing: what to compare is the maintainer's choice, not a side effect. */}
-      <ImportBox
-        onImported={(_ids, msg) => {
-          setNotice(msg);
-          load();
-        }}
-      />
+      {allowed.importResults && (
+        <ImportBox
+          onImported={(_ids, msg) => {
+            setNotice(msg);
+            load();
+          }}
+        />
+      )}
       {notice && (
         <p className="notice" role="status" data-testid="notice">
           {notice}
@@ -72,10 +78,15 @@ export function RunsPage({ query }: { query: RunsQuery }) {
       ) : !data ? (
         <Loading what="runs" />
       ) : data.runs.length === 0 || metaFilter.bad.length > 0 ? (
-        <NoRuns filter={filter} meta={metaFilter} />
+        <NoRuns filter={filter} meta={metaFilter} canStart={allowed.manageRuns} />
       ) : (
         <>
-          <RunsTable runs={data.runs} selected={selected} onToggle={toggle} onDelete={remove} />
+          <RunsTable
+            runs={data.runs}
+            selected={selected}
+            onToggle={toggle}
+            onDelete={allowed.manageRuns ? remove : null}
+          />
           <RunsPager offset={offset} shown={data.runs.length} total={data.total} go={go} />
         </>
       )}
@@ -83,14 +94,19 @@ export function RunsPage({ query }: { query: RunsQuery }) {
   );
 }
 
-function NoRuns({ filter, meta }: { filter: RunFilter; meta: MetaFilter }) {
+function NoRuns({ filter, meta, canStart }: { filter: RunFilter; meta: MetaFilter; canStart: boolean }) {
   return (
     <Empty>
       {filter.q || filter.verdict || meta.pairs.length || meta.bad.length ? (
         <span data-testid="no-match">{noMatchText({ verdict: filter.verdict, q: filter.q, meta })}</span>
       ) : (
         <>
-          No runs yet. <a href={href({ page: 'new' })}>Start one</a> or import a vLLM result file.
+          No runs yet.{' '}
+          {canStart && (
+            <>
+              <a href={href({ page: 'new' })}>Start one</a> or import a vLLM result file.
+            </>
+          )}
         </>
       )}
     </Empty>

@@ -7,6 +7,8 @@
 import type { RunListItem } from '../../shared/protocol/apiSchemas.ts';
 import type { RunFilter } from './runFilter.ts';
 import { humanVerdict } from './verdictWords.ts';
+import { dateTime } from '../../shared/format.ts';
+import { runName } from './runName.ts';
 
 /** How many runs the picker lists at once. */
 export const PICKER_LIMIT = 12;
@@ -28,7 +30,7 @@ export function pickerFilter(text: string, since: string, until: string): RunFil
 export const happenedAtMs = (r: Pick<RunListItem, 'startedAtMs' | 'createdAtMs'>): number =>
   r.startedAtMs ?? r.createdAtMs;
 
-/** `label · verdict · 2026-04-01 18:00 · build 14600 on node-b`: enough to tell nightlies apart. */
+/** `label · verdict · 2026-04-01 18:00:00 UTC · build 14600 on node-b`: enough to tell nightlies apart. */
 export function pickerLine(r: RunListItem): string {
   const where = [
     r.metadata.ci_build ? `build ${r.metadata.ci_build}` : null,
@@ -36,6 +38,6 @@ export function pickerLine(r: RunListItem): string {
   ]
     .filter(Boolean)
     .join(' ');
-  const when = new Date(happenedAtMs(r)).toLocaleString();
-  return [r.label || r.id, humanVerdict(r.verdict ?? r.status), when, where].filter(Boolean).join(' · ');
+  const when = dateTime(happenedAtMs(r));
+  return [r.label || runName(r), humanVerdict(r.verdict ?? r.status), when, where].filter(Boolean).join(' · ');
 }

@@ -1,5 +1,5 @@
 /**
- * The runs list's metadata filter as typed ("build=123 node=mi300-7"): the
+ * The runs list's metadata filter as typed ("ci_build=14607 ci_node=mi325-agent-2"): the
  * `key=value` pairs the server matches, and the words that are not pairs. A
  * word that is not a pair cannot match anything, so the list says so rather
  * than dropping it and showing every run as if it had matched.
@@ -26,11 +26,16 @@ export function parseMetaFilter(text: string | undefined): MetaFilter {
 /** Why the list is empty, naming the filters that matched nothing. */
 export function noMatchText(f: { verdict?: string; q?: string; meta: MetaFilter }): string {
   if (f.meta.bad.length)
-    return `No run matches metadata ${f.meta.bad.map((w) => `“${w}”`).join(', ')}: write key=value, e.g. node=mi300-7.`;
+    return `No run matches metadata ${f.meta.bad.map((w) => `“${w}”`).join(', ')}: write key=value, e.g. ci_node=mi325-agent-2.`;
   const parts = [
     ...(f.meta.pairs.length ? [`metadata ${f.meta.pairs.join(' ')}`] : []),
     ...(f.q ? [`“${f.q}”`] : []),
     ...(f.verdict ? [`verdict ${humanVerdict(f.verdict)}`] : []),
   ];
-  return `No run matches ${parts.join(', ')}.`;
+  // CI runs carry their metadata under ci_* keys (shared/runInfo/ciMetadata.ts): a bare `node=` or `build=` is the
+  // usual miss, so the hint names the real keys.
+  const hint = f.meta.pairs.some((p) => !p.startsWith('ci_'))
+    ? ' CI runs are filtered by ci_build, ci_node, ci_commit, ci_pipeline, ci_step (e.g. ci_node=mi325-agent-2).'
+    : '';
+  return `No run matches ${parts.join(', ')}.${hint}`;
 }

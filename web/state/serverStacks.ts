@@ -3,6 +3,7 @@
  * the order a person reads them (likely blocked first: active, holding the
  * GIL, or in a Code2Wav phase) and the whole dump as text for Copy.
  */
+import { dateTime } from '../../shared/format.ts';
 import type { ServerProcess, ServerStacksReport, ServerThread, StackFrame } from '../../shared/stalls/stallReport.ts';
 import { belowPythonLines } from '../../shared/stalls/gpuState.ts';
 
@@ -35,7 +36,7 @@ export function frameLine(f: StackFrame): string {
 export function serverStacksText(r: ServerStacksReport): string {
   const lines = [
     `Server stacks #${r.capture} (py-spy${r.native ? ' --native' : ''}) of pid ${r.rootPid}, ${reasonText(r.reason)}`,
-    `captured ${new Date(r.capturedAtMs).toISOString()} in ${r.durationMs} ms`,
+    `captured ${dateTime(r.capturedAtMs)} in ${r.durationMs} ms`,
     r.inferred
       ? `inferred phase: ${r.phase} (rule ${r.inferred.rule}) from ${frameLine(r.inferred.frame)} in pid ${r.inferred.pid} thread ${r.inferred.tid} "${r.inferred.threadName}"`
       : 'inferred phase: none (no frame matched a phase rule)',

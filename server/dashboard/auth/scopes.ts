@@ -3,7 +3,8 @@
  * `--report-to`, a target's telemetry, a result file's import) needs `report`;
  * reading anything (REST, the live stream, /metrics, exports, the web UI)
  * needs `view`; everything else — starting, cancelling, deleting, pinning
- * runs, managing tokens — needs `admin`. Only `/api/health` needs nothing.
+ * runs, managing tokens — needs `admin`. Only `/api/health` needs nothing;
+ * `/api/session` (which scope am I?) needs a valid token of any scope.
  */
 import type { Need } from '../../../shared/protocol/tokens.ts';
 
@@ -17,6 +18,12 @@ const REPORT = new Set([
 ]);
 
 const READS = new Set(['GET', 'HEAD']);
+
+/** Routes any valid token may call, whatever its scope: the web UI asks which scope it runs with. */
+const ANY_TOKEN = new Set(['GET /api/session', 'HEAD /api/session']);
+
+export const anyTokenRoute = (method: string, route: string | undefined): boolean =>
+  ANY_TOKEN.has(`${method} ${route ?? ''}`);
 
 /** `route` is the matched route's pattern (`/api/runs/:id`), undefined when none matched. */
 export function needOf(method: string, route: string | undefined): Need {

@@ -10,6 +10,7 @@
 import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
 import type { OpRecord, RunModel } from '../../../shared/runView/runModel.ts';
 import type { BlockedWait } from '../../../shared/runView/runStory.ts';
+import { measuredOf } from '../../../shared/requests/measured.ts';
 
 type Cell = string | number | boolean | null;
 
@@ -31,8 +32,6 @@ function placeOf(model: Pick<RunModel, 'ops' | 'opsByRequest'>, row: RequestRow)
   return { op, phase: phase ?? null, inStalledOp: ops.some((o) => o.stalled) };
 }
 
-const completed = (r: RequestRow) => r.status === 'completed';
-
 const COLUMNS: [string, (r: RequestRow, at: Code2WavPlace, wait: BlockedWait | undefined) => Cell][] = [
   ['index', (r) => r.index],
   ['request_id', (r) => r.requestId],
@@ -47,10 +46,11 @@ const COLUMNS: [string, (r: RequestRow, at: Code2WavPlace, wait: BlockedWait | u
   ['first_token_ms', (r) => r.firstTokenT],
   ['first_audio_ms', (r) => r.firstAudioT],
   ['end_ms', (r) => r.endT],
-  ['ttft_s', (r) => (completed(r) || r.firstTokenT !== null ? r.ttftS : null)],
-  ['e2el_s', (r) => (completed(r) ? r.e2elS : null)],
-  ['audio_ttfp_s', (r) => (completed(r) || r.firstAudioT !== null ? r.audioTtfpS : null)],
-  ['audio_duration_s', (r) => (completed(r) ? r.audioDurationS : null)],
+  // Which values exist: one rule with the run page's request panel (shared/requests/measured.ts).
+  ['ttft_s', (r) => measuredOf(r).ttftS],
+  ['e2el_s', (r) => measuredOf(r).e2elS],
+  ['audio_ttfp_s', (r) => measuredOf(r).audioTtfpS],
+  ['audio_duration_s', (r) => measuredOf(r).audioDurationS],
   ['output_tokens', (r) => r.outputTokens],
   ['prompt_len', (r) => r.promptLen],
   ['attempts', (r) => r.attempts],

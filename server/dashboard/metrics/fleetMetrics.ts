@@ -64,9 +64,11 @@ export class FleetMetrics {
     help: 'Runs whose stall evidence has this fingerprint (a run counts once, as on the stall board; a run with only a first timeout under its phase-only one), by ci_node (none when unset)',
     labelNames: ['fingerprint', 'phase', 'node'],
   });
-  private readonly events = this.f.counter({
-    name: `${P}events_total`,
-    help: 'Events numbered in the database over all stored runs (rate() of it is the ingest rate)',
+  // A gauge, not a counter: deleting a run takes its events with it, and a Prometheus counter must never decrease
+  // (rate() reads a drop as a reset). Its deriv() is the ingest rate while no run is deleted.
+  private readonly events = this.f.gauge({
+    name: `${P}events_stored`,
+    help: 'Events stored in the database over all stored runs (falls when runs are deleted)',
   });
   private readonly retained = this.f.grouped({
     name: `${P}runs_retention`,

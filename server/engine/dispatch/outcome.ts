@@ -28,6 +28,7 @@ export function outcomeOf(
   };
   // Set, not spread in: a stopped run builds a million of these.
   if (stoppedBy) o.stoppedBy = stoppedBy;
+  if (r.httpStatus !== undefined) o.http = { status: r.httpStatus, bodyLine: r.bodyLine ?? null };
   return o;
 }
 

@@ -19,6 +19,9 @@ export interface EndedRecord extends MetricInput, RealtimeTurnFields {
   /** `""` on success; the in-stream error message, the HTTP reason phrase or a clear client-side message otherwise. */
   error: string;
   errorCode: ErrorCode | null;
+  /** A non-200 answer's HTTP status and its body's first line (bounded): beside `error`, which stays vLLM's phrase. */
+  httpStatus?: number;
+  bodyLine?: string | null;
   /** True once any audio event arrived. */
   hasAudio: boolean;
   /** HTTP attempts made for this request (retries of transport errors count). */

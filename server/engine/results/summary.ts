@@ -4,6 +4,7 @@
  * followed by stallscope's Fail-fast block with the counts and the verdict.
  * Built from the result JSON so the console and the file can never disagree.
  */
+import { stopCancelLabel, stoppedByRule } from '../../../shared/requests/stopLabel.ts';
 import {
   METRIC_SUFFIX,
   PERCENTILE_METRICS,
@@ -190,7 +191,11 @@ function failFastBlock(result: Record<string, unknown>): string[] {
   const stop = stoppedByFromJson(result.stopped_by);
   if (stop) lines.push(row('Stopped by:', `${stop.rule} at ${fixed2(stop.atS)} s: ${tripEvidenceText(stop)}`));
   lines.push(row(label('timed_out_requests'), String(num(result, 'timed_out_requests'))));
-  lines.push(row(label('cancelled_after_timeout_requests'), String(num(result, 'cancelled_after_timeout_requests'))));
+  // The key stays vLLM's; its label names the rule when the stop was not a timeout (shared/requests/stopLabel.ts).
+  const cancelledLabel = stoppedByRule(stop)
+    ? `Cancelled, ${stopCancelLabel(stop)}:`
+    : label('cancelled_after_timeout_requests');
+  lines.push(row(cancelledLabel, String(num(result, 'cancelled_after_timeout_requests'))));
   lines.push(row(label('not_dispatched_requests'), String(num(result, 'not_dispatched_requests'))));
   // Keys of the bounded stop (docs/design.md#bounded-stop): shown only when they say something.
   if (num(result, 'cancelled_requests') > 0)

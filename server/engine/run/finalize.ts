@@ -3,6 +3,7 @@
  * plus ours), the result file, and `run.finished`. Runs after every socket
  * of the run was closed (see engine.ts).
  */
+import { modelMismatch, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { join } from 'node:path';
 import { calculateMetrics } from '../../../shared/metrics/index.ts';
 import type { RunSummary } from '../../../shared/protocol/protocol.ts';
@@ -52,6 +53,15 @@ export interface BenchOutcome {
   resultFile: string | null;
 }
 
+/**
+ * Warnings the server's identity gives (a requested model its /v1/models does not list): reasons, not a verdict —
+ * the failed requests' 404s already decide it; this says why they failed.
+ */
+function identityWarnings(extra: Record<string, unknown> | undefined, config: FinalizeInput['config']): string[] {
+  const mismatch = modelMismatch(extra?.server_identity as ServerIdentity | undefined, config.target.model);
+  return mismatch ? [`warning: ${mismatch}`] : [];
+}
+
 export async function finishBenchmark({
   config,
   run,
@@ -84,7 +94,7 @@ export async function finishBenchmark({
     stoppedBy: run.stopRule,
   });
   let verdict = judged.verdict;
-  const verdictReasons = errored ? [...judged.reasons, errored] : [...judged.reasons];
+  const verdictReasons = [...judged.reasons, ...(errored ? [errored] : []), ...identityWarnings(extraResult, config)];
   const date = new Date();
   const result = buildResultJson({
     date,

@@ -1,7 +1,9 @@
 /**
  * "Add a run": search the stored runs by id, label, metadata (free text, or
  * exact `key=value`) and the dates they happened between, newest first by when
- * they happened; a found run joins the comparison.
+ * they happened; a found run joins the comparison. Collapsed to one button until asked for (open at once on an
+ * empty Compare, where adding runs is all there is to do): the list took ~250 px above the comparison, and the
+ * search is not run before it is opened.
  */
 import { useEffect, useState } from 'react';
 import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
@@ -12,6 +14,17 @@ import { SearchField } from '../../components/SearchField.tsx';
 import '../../styles/compare.css';
 
 export function AddRunPicker({ ids }: { ids: string[] }) {
+  const [open, setOpen] = useState(ids.length === 0);
+  if (!open)
+    return (
+      <button type="button" onClick={() => setOpen(true)} aria-expanded={false} data-testid="compare-add-open">
+        Add a run…
+      </button>
+    );
+  return <PickerSearch ids={ids} close={ids.length > 0 ? () => setOpen(false) : null} />;
+}
+
+function PickerSearch({ ids, close }: { ids: string[]; close: (() => void) | null }) {
   const [text, setText] = useState('');
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
@@ -47,7 +60,12 @@ export function AddRunPicker({ ids }: { ids: string[] }) {
       <label>
         before{' '}
         <input type="date" value={until} onChange={(e) => setUntil(e.target.value)} data-testid="compare-until" />
-      </label>
+      </label>{' '}
+      {close && (
+        <button type="button" onClick={close} aria-expanded={true} data-testid="compare-add-close">
+          Close
+        </button>
+      )}
       {error && <p className="err">{error}</p>}
       <ul className="picker-results" data-testid="compare-results" aria-live="polite">
         {found && shown.length === 0 && <li className="muted">No other run matches.</li>}

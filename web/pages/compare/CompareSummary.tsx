@@ -4,8 +4,10 @@ import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
 import { navigate, href } from '../../state/router.ts';
-import { FAILED_PARTS } from '../../../shared/runView/runStory.ts';
+import { FAILED_PARTS, partLabel } from '../../../shared/runView/runStory.ts';
+import { stoppedByRule } from '../../../shared/requests/stopLabel.ts';
 import { nameOf } from './runName.ts';
+import { RunWhere } from '../../components/RunWhere.tsx';
 import { identityText } from '../../../shared/runInfo/serverIdentity.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
@@ -45,6 +47,7 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
             {runs.map((r) => (
               <th key={r.id}>
                 <a href={href({ page: 'run', id: r.id })}>{nameOf(r)}</a>{' '}
+                {nameOf(r) !== r.id && <code className="muted small run-id">{r.id}</code>}{' '}
                 <button
                   type="button"
                   className="link"
@@ -65,32 +68,39 @@ export function CompareSummary({ runs, ids }: { runs: readonly RunDetail[]; ids:
             runs={runs}
             label="where"
             cell={(r) =>
-              [
-                r.metadata.ci_build && `build ${r.metadata.ci_build}`,
-                r.metadata.ci_node,
-                r.metadata.ci_commit?.slice(0, 12),
-              ]
-                .filter(Boolean)
-                .join(' · ') || '–'
+              r.metadata.ci_build || r.metadata.ci_node || r.metadata.ci_commit ? (
+                <RunWhere metadata={r.metadata} others={false} />
+              ) : (
+                '–'
+              )
             }
           />
           <PerRun runs={runs} label="requests" cell={(r) => count(r.counts.total)} />
           <tr>
             <th>completed</th>
             {runs.map((r) => (
-              <td key={r.id} className="c-completed">
+              <td key={r.id} className={`c-completed${r.counts.completed === 0 ? ' zero' : ''}`}>
                 {count(r.counts.completed)}
               </td>
             ))}
           </tr>
           <PerRun runs={runs} label="failed" cell={(r) => count(r.counts.failed)} />
           {/* The parts of failed, named as on the run page's cards (web/state/runStory.ts). */}
+          {/* The requests a stop cancelled are named per run by the rule that stopped it (shared/requests/stopLabel.ts). */}
           {FAILED_PARTS.map((p) => (
             <tr key={p.id} className="part">
-              <th title={p.title}>… {p.label}</th>
-              {runs.map((r) => (
-                <td key={r.id}>{count(normalizeCounts(r.counts)[p.key])}</td>
-              ))}
+              <th title={p.title}>… {p.key === 'cancelledAfterTimeout' ? 'cancelled by the stop' : p.label}</th>
+              {runs.map((r) => {
+                const n = normalizeCounts(r.counts)[p.key];
+                const stop = r.breaker.stoppedBy;
+                const named = p.key === 'cancelledAfterTimeout' && n > 0;
+                return (
+                  <td key={r.id} data-testid={named ? 'compare-stop-part' : undefined}>
+                    {count(n)}
+                    {named && <span className={stoppedByRule(stop) ? '' : 'muted'}> {partLabel(p, stop)}</span>}
+                  </td>
+                );
+              })}
             </tr>
           ))}
           <PerRun runs={runs} label="breaker" cell={breakerText} />

@@ -1,4 +1,5 @@
-/** A compared run's name: its label, or its id when it has none. */
+/** A compared run's name: where it ran (runTitle), else its label, else its id (web/state/runName.ts). */
 import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
+import { runName } from '../../state/runName.ts';
 
-export const nameOf = (d: RunDetail) => d.label || d.id;
+export const nameOf = (d: RunDetail) => runName(d);

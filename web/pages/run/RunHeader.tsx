@@ -6,8 +6,10 @@
 import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import type { StoppedBy } from '../../../shared/config/stopRules.ts';
 import type { BreakerCause } from '../../../shared/types.ts';
-import { identityText, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
+import { identityText, modelMismatch, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { RunWhere } from '../../components/RunWhere.tsx';
+import { idBeside, runName } from '../../state/runName.ts';
 import { breakerWords, interruptWords } from '../../../shared/runView/runStory.ts';
 import { BreakerFact } from './BreakerFact.tsx';
 import { loadWords, targetWords } from '../../state/runFacts.ts';
@@ -37,6 +39,8 @@ export interface RunHeaderProps {
   onPin: (pinned: boolean) => Promise<{ pinned: boolean }>;
   /** Open a request of this run (the breaker's cause links to it). */
   onFindRequest?: (index: number) => void;
+  /** The page's token may cancel, abandon, pin and delete (admin): otherwise none of them is offered. */
+  canManage: boolean;
   /** What the target said it is at the start (model list, version); null when not read. */
   identity?: ServerIdentity | null;
 }
@@ -58,6 +62,7 @@ export function RunHeader({
   identity,
   info,
   starting,
+  canManage,
 }: RunHeaderProps) {
   const load = loadWords(detail, info);
   const meta = Object.entries(detail.metadata ?? {});
@@ -71,7 +76,12 @@ export function RunHeader({
   return (
     <header className="run-head">
       <div className="run-title">
-        <h1>{detail.label || detail.id}</h1>
+        <h1>{runName(detail)}</h1>
+        {idBeside(detail) && (
+          <code className="muted run-id" data-testid="run-id">
+            {detail.id}
+          </code>
+        )}
         <StatusBadge verdict={verdict} status={status} />
         {/* The status only when it adds to the badge (not "interrupted interrupted"). */}
         <span className="muted" data-testid="run-status" data-status={status}>
@@ -100,6 +110,7 @@ export function RunHeader({
             server: {identityText(identity)}
           </span>
         )}
+        <ModelMismatch identity={identity} model={detail.model ?? info?.model} />
         {load && <span data-testid="run-load">{load}</span>}
         <BreakerFact
           runId={detail.id}
@@ -109,17 +120,15 @@ export function RunHeader({
           stoppedBy={breaker.stoppedBy ?? null}
           onFindRequest={onFindRequest}
         />
-        {running && (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
-        {abandoned && !running && <DeleteControl onDelete={onDelete} />}
-        {!running && <PinControl key={detail.id} pinned={detail.pinned} onPin={onPin} />}
+        {canManage &&
+          running &&
+          (reported ? <ReportedRunControl onAbandon={onAbandon} /> : <CancelControl onCancel={onCancel} />)}
+        {canManage && abandoned && !running && <DeleteControl onDelete={onDelete} />}
+        {canManage && !running && <PinControl key={detail.id} pinned={detail.pinned} onPin={onPin} />}
       </div>
       {meta.length > 0 && (
         <div className="meta">
-          {meta.map(([k, v]) => (
-            <span key={k} className="pill">
-              {k}={v}
-            </span>
-          ))}
+          <RunWhere metadata={detail.metadata} />
         </div>
       )}
       {detail.error ? (
@@ -135,4 +144,14 @@ export function RunHeader({
       )}
     </header>
   );
+}
+
+/** The requested model when the server's /v1/models does not list it: why its requests fail (404 "Not Found"). */
+function ModelMismatch({ identity, model }: { identity?: ServerIdentity | null; model?: string | null }) {
+  const mismatch = modelMismatch(identity, model);
+  return mismatch ? (
+    <span className="warn" role="note" data-testid="model-mismatch">
+      ⚠ {mismatch}
+    </span>
+  ) : null;
 }

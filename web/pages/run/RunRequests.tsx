@@ -6,6 +6,7 @@
 import { lazy, Suspense, useMemo } from 'react';
 import type { RunDetail } from '../../../shared/protocol/apiSchemas.ts';
 import { RequestDetail } from '../../components/RequestDetail.tsx';
+import { shownBreaker } from '../../../shared/runView/runStory.ts';
 import { Empty, Loading } from '../../components/States.tsx';
 import { Timeline } from '../../components/timeline/Timeline.tsx';
 import { SessionLanes } from '../../components/timeline/SessionLanes.tsx';
@@ -90,6 +91,7 @@ export function RunRequests(p: RunRequestsProps) {
             link={href({ page: 'run', id: p.id, request: sel.index })}
             onClose={() => p.select(null)}
             linkSeq={p.linkSeq}
+            stop={shownBreaker(model, p.detail).stoppedBy}
           />
         )}
       </div>

@@ -44,7 +44,7 @@ export function RunFilters({ filter, go, text, setText, meta, setMeta, selected 
         label="Metadata"
         value={meta}
         onChange={setMeta}
-        placeholder="build=123 node=mi300-7"
+        placeholder="ci_build=14607 ci_node=mi325-agent-2"
         testId="filter-meta"
       />
       <span className="spacer" />

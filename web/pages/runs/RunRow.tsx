@@ -3,8 +3,11 @@ import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
 import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import type { RunCounts } from '../../../shared/types.ts';
 import { StatusBadge } from '../../components/StatusBadge.tsx';
+import { RunWhere } from '../../components/RunWhere.tsx';
+import { idBeside, runName } from '../../state/runName.ts';
 import { href } from '../../state/router.ts';
-import { FAILED_PARTS } from '../../../shared/runView/runStory.ts';
+import { FAILED_PARTS, partLabel } from '../../../shared/runView/runStory.ts';
+import type { StopLike } from '../../../shared/requests/stopLabel.ts';
 import { count, dateTime } from '../../../shared/format.ts';
 
 const dur = (s: number | null) => (s === null ? '–' : s < 120 ? `${s.toFixed(1)} s` : `${(s / 60).toFixed(1)} min`);
@@ -16,7 +19,8 @@ interface RunRowProps {
   /** This row asks "Delete / Keep" instead of showing "delete". */
   confirming: boolean;
   setConfirming: (id: string | null) => void;
-  onDelete: (id: string) => void;
+  /** null: this token may not delete runs, so the row offers no delete. */
+  onDelete: ((id: string) => void) | null;
 }
 
 export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, onDelete }: RunRowProps) {
@@ -27,22 +31,18 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
           type="checkbox"
           checked={selected}
           onChange={() => onToggle(r.id)}
-          aria-label={`Select ${r.label ?? r.id} for comparison`}
+          aria-label={`Select ${runName(r)} for comparison`}
         />
       </td>
       <td>
         <a href={href({ page: 'run', id: r.id })} className="run-link">
-          {r.label || r.id}
+          {runName(r)}
         </a>
         <div className="muted small">
-          {r.id} · {r.source}
-          {Object.entries(r.metadata)
-            .slice(0, 4)
-            .map(([k, v]) => (
-              <span key={k} className="pill">
-                {k}={v}
-              </span>
-            ))}
+          {r.label && runName(r) !== r.label && <>{r.label} · </>}
+          {idBeside(r) && <code data-testid="run-row-id">{r.id}</code>}
+          {idBeside(r) && ' · '}
+          {r.source} <RunWhere metadata={r.metadata} />
         </div>
       </td>
       <td>
@@ -61,7 +61,7 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       {/* A stop rule trips the breaker with fail-fast off too (docs/design.md#stop-rules). */}
       <td>{r.breaker.tripped ? 'tripped' : r.failFast ? 'on' : 'off'}</td>
       <td className="num small counts-cell">
-        <span className="c-completed" title="completed">
+        <span className={`c-completed${r.counts.completed === 0 ? ' zero' : ''}`} title="completed">
           {count(r.counts.completed)}
         </span>{' '}
         /{' '}
@@ -70,7 +70,7 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
         </span>
         {/* The parts of failed, in the run page's words (web/state/runStory.ts). */}
         <div className="muted" data-testid="run-row-parts">
-          {failedParts(r.counts)}
+          {failedParts(r.counts, r.breaker.stoppedBy)}
           of {count(r.counts.total)}
         </div>
       </td>
@@ -78,9 +78,11 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       <td className="small">
         {r.stallCount > 0 ? `${count(r.stallCount)} · ${r.stallPhase ?? 'phase not inferred'}` : '–'}
       </td>
-      <td>
-        <DeleteControl run={r} confirming={confirming} setConfirming={setConfirming} onDelete={onDelete} />
-      </td>
+      {onDelete && (
+        <td>
+          <DeleteControl run={r} confirming={confirming} setConfirming={setConfirming} onDelete={onDelete} />
+        </td>
+      )}
     </tr>
   );
 }
@@ -90,7 +92,7 @@ function DeleteControl({
   confirming,
   setConfirming,
   onDelete,
-}: Pick<RunRowProps, 'run' | 'confirming' | 'setConfirming' | 'onDelete'>) {
+}: Pick<RunRowProps, 'run' | 'confirming' | 'setConfirming'> & { onDelete: (id: string) => void }) {
   if (confirming)
     return (
       <span className="confirm">
@@ -116,16 +118,16 @@ function DeleteControl({
       className="link"
       onClick={() => setConfirming(r.id)}
       disabled={r.status === 'running'}
-      aria-label={`Delete ${r.label ?? r.id}`}
+      aria-label={`Delete ${runName(r)}`}
     >
       delete
     </button>
   );
 }
 
-/** "2 timed out, 58 cancelled after timeout, 50 unsent · " (the non-zero parts of failed), or "". */
-function failedParts(counts: Partial<RunCounts>): string {
+/** "2 timed out, 58 cancelled after timeout, 50 unsent · " (the non-zero parts of failed, a stop named by its rule), or "". */
+function failedParts(counts: Partial<RunCounts>, stop: StopLike): string {
   const c = normalizeCounts(counts);
-  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${count(c[p.key])} ${p.label}`);
+  const parts = FAILED_PARTS.filter((p) => c[p.key] > 0).map((p) => `${count(c[p.key])} ${partLabel(p, stop)}`);
   return parts.length ? `${parts.join(', ')} · ` : '';
 }

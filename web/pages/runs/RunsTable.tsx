@@ -12,14 +12,15 @@ export function RunsTable({
   runs: RunListItem[];
   selected: string[];
   onToggle: (id: string) => void;
-  onDelete: (id: string) => void;
+  /** null: this token may not delete (no delete column at all). */
+  onDelete: ((id: string) => void) | null;
 }) {
   // One confirmation at a time, across the rows.
   const [confirming, setConfirming] = useState<string | null>(null);
   return (
     <div className="table-wrap">
       <table className="runs" data-testid="runs-table">
-        <RunsTableHead />
+        <RunsTableHead actions={onDelete !== null} />
         <tbody>
           {runs.map((r) => (
             <RunRow
@@ -38,7 +39,7 @@ export function RunsTable({
   );
 }
 
-function RunsTableHead() {
+function RunsTableHead({ actions }: { actions: boolean }) {
   return (
     <thead>
       <tr>
@@ -57,9 +58,11 @@ function RunsTableHead() {
         </th>
         <th className="num">Duration</th>
         <th>Stalls</th>
-        <th>
-          <span className="sr-only">Actions</span>
-        </th>
+        {actions && (
+          <th>
+            <span className="sr-only">Actions</span>
+          </th>
+        )}
       </tr>
     </thead>
   );

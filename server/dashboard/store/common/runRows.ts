@@ -82,7 +82,11 @@ export function toStoredRun(r: RunRow): StoredRunRow {
 
 export function toListItem(r: RunRow): RunListItem {
   const state = parse<RunState>(r.state_json);
-  const summary = parse<{ durationS?: number; counts?: RunListItem['counts'] }>(r.summary_json);
+  const summary = parse<
+    { durationS?: number; counts?: RunListItem['counts'] } & Partial<
+      Pick<RunSummary, 'breakerTripped' | 'cause' | 'stoppedBy'>
+    >
+  >(r.summary_json);
   return {
     id: r.id,
     source: r.source,
@@ -105,7 +109,12 @@ export function toListItem(r: RunRow): RunListItem {
     metadata: JSON.parse(r.metadata_json) as Record<string, string>,
     stallCount: r.stall_count,
     stallPhase: r.stall_phase,
-    breaker: state?.breaker ?? { tripped: false, cause: null },
+    // An import has no live state: its breaker is the result file's (the stop rule names its cancellations).
+    breaker: state?.breaker ?? {
+      tripped: summary?.breakerTripped === true,
+      cause: summary?.cause ?? null,
+      ...(summary?.stoppedBy ? { stoppedBy: summary.stoppedBy } : {}),
+    },
   };
 }
 

@@ -141,6 +141,10 @@ export async function sendAttempt(
           ? `HTTP ${status}${phrase ? ` ${phrase}` : ''}: a redirect${exchange.location ? ` to ${exchange.location}` : ''}, not followed`
           : (phrase ?? `HTTP ${status}`);
       markFailed(record, 'REQ_HTTP_STATUS', reason, true);
+      // The error stays vLLM's reason phrase (its result's `errors`); the status and the body's first line are
+      // kept beside it, for a person (docs/design.md#server-identity).
+      record.httpStatus = status;
+      record.bodyLine = firstBodyLine(exchange.errorHead);
       return { type: 'failed' };
     }
     if (exchange.contentEncoding !== null) {
@@ -167,6 +171,20 @@ export async function sendAttempt(
     cancel.unbind();
   }
 }
+
+/** The first non-blank line of an error body's first bytes, at most BODY_LINE_CHARS; null for an empty body. */
+export function firstBodyLine(head: readonly Uint8Array[]): string | null {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(head));
+  const line = text.split(/\r?\n/).find((l) => l.trim() !== '');
+  if (line === undefined) return null;
+  // Control characters (a NUL no database stores, an escape sequence a terminal would run) become spaces.
+  // eslint-disable-next-line no-control-regex -- exactly those are what is replaced
+  const t = line.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return t.length > BODY_LINE_CHARS ? `${t.slice(0, BODY_LINE_CHARS - 1)}…` : t;
+}
+
+/** How much of an error body's first line is kept: a JSON error or an HTML title, not a page. */
+export const BODY_LINE_CHARS = 200;
 
 /** REQ_BUDGET's detail, the same words for every backend. */
 export function overBudget(received: number, budget: number): string {

@@ -16,6 +16,8 @@ import type { ExchangeHandler } from '../h1/socketExchange.ts';
 
 /** Bytes of a non-200 body read before the connection is dropped (vLLM keeps only the reason phrase). */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/** Bytes of a non-200 body kept to show its first line beside the status (the rest is drained unread). */
+export const ERROR_HEAD_BYTES = 512;
 
 /** A request's byte budget (docs/design.md#peer-bounds): past `bytes` of body, `exceeded` is told and reading stops. */
 export interface ExchangeBudget {
@@ -40,6 +42,9 @@ export class SseExchange implements ExchangeHandler {
   private abortFn: ((err: Error) => void) | null = null;
   private parser: BodyReader | null = null;
   private drained = 0;
+  /** The first ERROR_HEAD_BYTES of a body not fed to a parser (an error page, a JSON error), for its first line. */
+  readonly errorHead: Uint8Array[] = [];
+  private errorHeadBytes = 0;
   /** Body bytes received, read or drained: what the budget counts. */
   private received = 0;
   private stopped = false;
@@ -104,7 +109,14 @@ export class SseExchange implements ExchangeHandler {
     if (this.parser) {
       this.parser.push(chunk, readT);
       if (this.parser.failed) this.stop();
-    } else if ((this.drained += chunk.length) > ERROR_BODY_LIMIT) this.stop();
+    } else {
+      if (this.errorHeadBytes < ERROR_HEAD_BYTES) {
+        const part = chunk.subarray(0, ERROR_HEAD_BYTES - this.errorHeadBytes);
+        this.errorHead.push(Uint8Array.from(part));
+        this.errorHeadBytes += part.length;
+      }
+      if ((this.drained += chunk.length) > ERROR_BODY_LIMIT) this.stop();
+    }
     return true;
   }
 

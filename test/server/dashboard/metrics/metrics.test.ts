@@ -76,12 +76,12 @@ describe('GET /metrics', () => {
       expect(stalls('n1')[0]).toMatchObject({ value: 3, labels: { phase: 'hift' } });
       expect(stalls('n2')[0].value).toBe(1);
       expect(value(samples, 'stallscope_stall_occurrences')).toHaveLength(2);
-      expect(value(samples, 'stallscope_events_total')[0].value).toBe(lastSeqs.reduce((x, y) => x + y, 0));
+      expect(value(samples, 'stallscope_events_stored')[0].value).toBe(lastSeqs.reduce((x, y) => x + y, 0));
       expect(value(samples, 'stallscope_database_up')[0].value).toBe(1);
     };
     const first = await scrape(app);
     expectations(first.samples);
-    expect(first.types.get('stallscope_events_total')).toBe('counter');
+    expect(first.types.get('stallscope_events_stored')).toBe('gauge');
     expect(first.types.get('stallscope_runs')).toBe('gauge');
     expect(value(first.samples, 'stallscope_ingest_queued_events')[0].value).toBe(0);
     expect(value(first.samples, 'stallscope_ingest_lag_seconds')[0].value).toBe(0);

@@ -70,6 +70,27 @@ describe('runBenchmark records the identity', () => {
     expect(out.summary.verdict).toBe('passed');
   });
 
+  // Caught: a 404 from a model-name mismatch said only "Not Found"; the identity showed the server's model, unflagged.
+  it('a 404 says its status and body line; a model the server does not list is a warning in the verdict reasons', async () => {
+    server = await startSseServer(() => ({ kind: 'status', status: 404 }), { getRoutes: { '/v1/models': MODELS } });
+    const events: BenchEvent[] = [];
+    const out = await runBenchmark(testBenchConfig(server.url, { serverIdentity: true }), {
+      onEvent: (e) => events.push(e),
+      warmClient: false,
+    });
+    expect(out.summary.verdict).toBe('failed');
+    expect(out.summary.verdictReasons).toContain(
+      "warning: model mismatch: the run requested m, but the server's /v1/models lists openbmb/MiniCPM-o-4_5",
+    );
+    // The failed request says what the server answered, beside vLLM's reason phrase.
+    const failed = events.find((e) => e.type === 'request.failed') as Extract<BenchEvent, { type: 'request.failed' }>;
+    expect(failed.outcome.error).toBe('Not Found');
+    expect(failed.outcome.http).toEqual({ status: 404, bodyLine: '{"error":{"message":"test error","code":404}}' });
+    expect(out.result.verdict_reasons).toContain(
+      "warning: model mismatch: the run requested m, but the server's /v1/models lists openbmb/MiniCPM-o-4_5",
+    );
+  });
+
   it('serverIdentity: false reads nothing', async () => {
     server = await startSseServer(() => ({ kind: 'ok', tokens: 2 }), { getRoutes: { '/v1/models': MODELS } });
     const events: BenchEvent[] = [];
