@@ -50,14 +50,16 @@ describe('GPU state and kernel log on the run page (Chromium)', () => {
     await page.goto(`${dashboard.url}/#/runs/${encodeURIComponent(runId)}`);
     const card = page.getByTestId('server-stacks').first();
     await card.waitFor({ timeout: 20_000 });
-    expect(await card.getByTestId('gpu-at-stall').textContent()).toBe(
-      'GPU 0 busy 100 % at the stall · 8 GPU hang/reset lines in the kernel log since the run started',
-    );
+    await expect
+      .poll(() => card.getByTestId('gpu-at-stall').textContent())
+      .toBe('GPU 0 busy 100 % at the stall · 8 GPU hang/reset lines in the kernel log since the run started');
     const log = card.getByTestId('kernel-log-at-stall');
     await log.locator('summary').click();
-    expect(await log.locator('pre').textContent()).toMatch(
-      /amdgpu 0000:28:00\.0: ring gfx_0\.0\.0 timeout, signaled seq=57638, emitted seq=57641[\s\S]*NVRM: Xid \(PCI:0000:44:00\): 79/,
-    );
+    await expect
+      .poll(() => log.locator('pre').textContent())
+      .toMatch(
+        /amdgpu 0000:28:00\.0: ring gfx_0\.0\.0 timeout, signaled seq=57638, emitted seq=57641[\s\S]*NVRM: Xid \(PCI:0000:44:00\): 79/,
+      );
     await page.screenshot({ path: screenshotPath('gpu-at-stall'), fullPage: true });
 
     const res = await fetch(`${dashboard.url}/api/runs/${encodeURIComponent(runId)}/export?format=evidence`);

@@ -186,12 +186,12 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     await expect.poll(() => groups.count()).toBe(2);
     const g = groups.first();
     const label = board.groups[0].label;
-    expect(await g.getByTestId('stall-label').textContent()).toBe(label);
-    expect(await g.getByTestId('occurrences').textContent()).toBe('5');
-    expect(await g.getByTestId('nodes').textContent()).toBe('node-a, node-b, node-c');
-    expect(await g.getByTestId('controls').textContent()).toMatch(/build 14541.*build 14600/);
-    expect(await g.getByTestId('pattern-sentence').textContent()).toBe(SENTENCE(label));
-    expect(await g.getByTestId('occurrence').count()).toBe(5);
+    await expect.poll(() => g.getByTestId('stall-label').textContent()).toBe(label);
+    await expect.poll(() => g.getByTestId('occurrences').textContent()).toBe('5');
+    await expect.poll(() => g.getByTestId('nodes').textContent()).toBe('node-a, node-b, node-c');
+    await expect.poll(() => g.getByTestId('controls').textContent()).toMatch(/build 14541.*build 14600/);
+    await expect.poll(() => g.getByTestId('pattern-sentence').textContent()).toBe(SENTENCE(label));
+    await expect.poll(() => g.getByTestId('occurrence').count()).toBe(5);
     // The strip by node: node-a stalled in both its runs, node-b in two of three, node-c in one of two.
     const rates = await g
       .getByTestId('strip-node')
@@ -203,7 +203,7 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
       ['node-b', '67 %'],
       ['node-c', '50 %'],
     ]);
-    expect(await groups.nth(1).getAttribute('data-phase')).toBe('cfm');
+    await expect.poll(() => groups.nth(1).getAttribute('data-phase')).toBe('cfm');
     await page.screenshot({ path: screenshotPath('stalls-board'), fullPage: true });
   });
 
@@ -213,7 +213,9 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     await page.getByTestId('compare-page').waitFor();
     expect(decodeURIComponent(new URL(page.url()).hash)).toBe('#/compare?ids=ci-14607,ci-14600');
     const summary = page.locator('table.compare-summary');
-    await expect.poll(() => summary.locator('th a').allTextContents()).toEqual(['ci-14607', 'ci-14600']);
+    await expect
+      .poll(() => summary.locator('th a').allTextContents())
+      .toEqual(['build 14607 · node-b · minicpmo-accuracy', 'build 14600 · node-c · minicpmo-accuracy']);
     const identities = await summary.locator('tr', { hasText: 'server' }).locator('td').allTextContents();
     expect(identities).toEqual([
       expect.stringMatching(/^model openbmb\/MiniCPM-o-4_5 · version .*stallscope reproduction server/),
@@ -227,7 +229,7 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
         expect.stringMatching(/^2 requests over \d+\.\d\d s; first timeout #\d in hift$/),
         expect.stringMatching(/^2 requests over \d+\.\d\d s$/),
       ]);
-    expect(await lanes.nth(1).locator('rect.lane-completed').count()).toBe(2);
+    await expect.poll(() => lanes.nth(1).locator('rect.lane-completed').count()).toBe(2);
     await page.screenshot({ path: screenshotPath('stalls-compare-control'), fullPage: true });
   });
 
@@ -238,11 +240,13 @@ describe('the stall board across CI runs (real processes, Chromium)', () => {
     await page.getByTestId('run-page').waitFor();
     const focused = page.locator('.evidence.focused');
     await focused.waitFor();
-    expect(await focused.getByTestId('stall-report').getAttribute('data-phase')).toBe('hift');
-    expect(await focused.getByTestId('fingerprint').getAttribute('data-fingerprint')).toBe(board.groups[0].fingerprint);
+    await expect.poll(() => focused.getByTestId('stall-report').getAttribute('data-phase')).toBe('hift');
+    await expect
+      .poll(() => focused.getByTestId('fingerprint').getAttribute('data-fingerprint'))
+      .toBe(board.groups[0].fingerprint);
     // The first timeout is evidence too, with its phase-only fingerprint.
-    expect(await page.getByTestId('first-timeout').getAttribute('data-phase')).toBe('hift');
-    expect(await page.getByTestId('server-identity').textContent()).toMatch(/openbmb\/MiniCPM-o-4_5/);
+    await expect.poll(() => page.getByTestId('first-timeout').getAttribute('data-phase')).toBe('hift');
+    await expect.poll(() => page.getByTestId('server-identity').textContent()).toMatch(/openbmb\/MiniCPM-o-4_5/);
     await page.screenshot({ path: screenshotPath('stalls-evidence-run'), fullPage: false });
   });
 });

@@ -26,23 +26,25 @@ describe('the Stalls page counts what its sentence counts', () => {
         const jobs = page.getByTestId('stall-board').getByTestId('stall-group');
         await expect.poll(() => jobs.count()).toBe(2);
         const hift = jobs.first();
-        expect(await hift.getByTestId('stall-scope').textContent()).toBe('vllm-omni / minicpmo-accuracy');
-        expect(await hift.getByTestId('occurrences').textContent()).toBe('5');
-        expect(await hift.getByTestId('group-rate').textContent()).toBe('63 % (31–86 %)');
-        expect(await hift.getByTestId('onset').textContent()).toMatch(
-          /last passing build 14500 .*→ first stalled build 14528/,
-        );
-        expect(await hift.getByTestId('build-link').first().getAttribute('href')).toBe(BUILD_URL('14528'));
-        expect(await hift.getByTestId('pattern-sentence').textContent()).toContain('seen in 5 of the last 8 runs');
+        await expect.poll(() => hift.getByTestId('stall-scope').textContent()).toBe('vllm-omni / minicpmo-accuracy');
+        await expect.poll(() => hift.getByTestId('occurrences').textContent()).toBe('5');
+        await expect.poll(() => hift.getByTestId('group-rate').textContent()).toBe('63 % (31–86 %)');
+        await expect
+          .poll(() => hift.getByTestId('onset').textContent())
+          .toMatch(/last passing build 14500 .*→ first stalled build 14528/);
+        await expect.poll(() => hift.getByTestId('build-link').first().getAttribute('href')).toBe(BUILD_URL('14528'));
+        await expect
+          .poll(() => hift.getByTestId('pattern-sentence').textContent())
+          .toContain('seen in 5 of the last 8 runs');
         const local = page.getByTestId('local-board').getByTestId('stall-group');
-        expect(await local.count()).toBe(1);
-        expect(await local.getByTestId('occurrences').textContent()).toBe('2');
-        expect(await local.getByTestId('stall-scope').textContent()).toBe('runs without CI metadata');
+        await expect.poll(() => local.count()).toBe(1);
+        await expect.poll(() => local.getByTestId('occurrences').textContent()).toBe('2');
+        await expect.poll(() => local.getByTestId('stall-scope').textContent()).toBe('runs without CI metadata');
         await page.screenshot({ path: screenshotPath('stalls-scopes'), fullPage: true });
 
         // A filter that matches no run says which keys CI runs carry.
         await page.goto(`${url}/#/stalls?meta=${encodeURIComponent('build=14607')}`);
-        expect(await page.getByTestId('no-run-hint').textContent()).toContain('ci_pipeline');
+        await expect.poll(() => page.getByTestId('no-run-hint').textContent()).toContain('ci_pipeline');
 
         // The run page: "where else it occurred" opens this run's group; Copy bug report copies report.md.
         await page.goto(`${url}/#/runs/bench-14607`);
@@ -58,8 +60,10 @@ describe('the Stalls page counts what its sentence counts', () => {
         await where.click();
         await page.getByTestId('stalls-page').waitFor();
         await expect.poll(() => page.getByTestId('stall-group').count()).toBe(1);
-        expect(await page.getByTestId('stall-group').getAttribute('data-step')).toBe('minicpmo-accuracy');
-        expect(await page.getByTestId('fingerprint-filter').textContent()).toMatch(/^Fingerprint [0-9a-f]{12} only/);
+        await expect.poll(() => page.getByTestId('stall-group').getAttribute('data-step')).toBe('minicpmo-accuracy');
+        await expect
+          .poll(() => page.getByTestId('fingerprint-filter').textContent())
+          .toMatch(/^Fingerprint [0-9a-f]{12} only/);
       } finally {
         await browser.close();
       }

@@ -81,7 +81,7 @@ export class RealtimeSession {
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (isBinary)
       return this.send(errorEvent('binary frames are not accepted: send JSON text events', 'invalid_frame'));
-    // Refused before it is parsed: a parsed 15 MB prompt cost the server ~640 MB (issue 42).
+    // Refused before it is parsed: a parsed 15 MB prompt cost the server ~640 MB.
     const tooLarge = messageTooLarge(data.length);
     if (tooLarge) return this.send(errorEvent(tooLarge, 'message_too_large'));
     let event: Record<string, unknown>;

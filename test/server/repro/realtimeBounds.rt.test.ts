@@ -1,6 +1,6 @@
 /**
  * What one realtime client may hand the reproduction server
- * (server/repro/realtime/limits.ts, issue 42): an event over 1 MiB — a 15 MB
+ * (server/repro/realtime/limits.ts, docs/design.md#peer-bounds): an event over 1 MiB — a 15 MB
  * prompt, which cost ~640 MB parsed and spoken — is refused unparsed with an
  * `error` event naming its size and the limit, and a session's text summed
  * over its life is held to its cap; the session stays usable after either.

@@ -1,6 +1,6 @@
 /**
- * Realtime and all-failed result keys as upstream writes them (issue 44;
- * docs/design.md#realtime): the duplex_* keys after rtfx and the sample
+ * Realtime and all-failed result keys as upstream writes them (docs/design.md#realtime):
+ * the duplex_* keys after rtfx and the sample
  * counts (patch.py's result dict), each turn's entry with `utterance_id`
  * (null) and its ms as Python floats (`1600.0`), the session summaries'
  * statistics as floats; a run where nothing completed writes its audio
