@@ -3,7 +3,8 @@
  * "Copy bug report"): Markdown a maintainer pastes into an issue — what
  * happened (the story sentence), the pattern (the board's sentence, rate,
  * onset), where it ran (linked build, node, commit, step), the nearest
- * passing control with its links, the stack, the liveness result and the
+ * passing control with its links, the stack, the liveness result, the GPU
+ * state and kernel log at the stall (when they were read) and the
  * dashboard's URLs. Pure: the dashboard gathers the facts, this writes them,
  * escaping everything a peer reported (shared/runInfo/markdownText.ts).
  */
@@ -41,6 +42,11 @@ export interface BugReportFacts {
   stack: ReportStack | null;
   /** The liveness sentence (shared/stalls/liveness.ts `livenessText`), or null when none was taken. */
   liveness: string | null;
+  /**
+   * What was below Python at the stall — the GPU tool's devices and the kernel's GPU hang/reset lines, as the
+   * stall card's Copy writes them (shared/stalls/gpuState.ts `belowPythonLines`) — or empty when none was read.
+   */
+  belowPython?: readonly string[];
   /** The dashboard's own URL (`http://host:port`), without a trailing slash. */
   dashboardUrl: string;
 }
@@ -127,6 +133,7 @@ export function bugReportMarkdown(f: BugReportFacts): string {
     out.push(f.stack.frames.length ? mdBlock(f.stack.frames.map(frameLine)) : 'No stack was read.', '');
   }
   out.push('## Liveness at the stall', '', f.liveness ? mdText(f.liveness) : 'Not probed.', '');
+  if (f.belowPython?.length) out.push('## Below Python at the stall', '', mdBlock(f.belowPython), '');
   out.push('## Links', '', `- ${mdLink('Run page', runUrl)}`);
   if (f.board)
     out.push(`- ${mdLink('Where else it occurred', dashboardLinks.board(base, f.board.fingerprint, run.metadata))}`);

@@ -79,5 +79,13 @@ describe('GPU state and kernel log on the run page (Chromium)', () => {
       devices: [expect.objectContaining({ utilization_pct: 100 })],
     });
     expect(captures[0].kernelLogAtStall!.lines).toHaveLength(8);
+
+    // The bug report carries the same facts, under their own heading.
+    const report = await (await fetch(`${dashboard.url}/api/runs/${encodeURIComponent(runId)}/report.md`)).text();
+    const below = report.slice(report.indexOf('## Below Python at the stall'));
+    expect(below).toMatch(
+      /^## Below Python at the stall\n\n```+text\ngpu at the stall \(rocm-smi, \d+ ms\): GPU 0 busy 100 % at the stall/,
+    );
+    expect(below).toContain('kernel log at the stall: 8 GPU hang/reset lines since the run started');
   }, 90_000);
 });

@@ -2,7 +2,8 @@
  * GET /api/runs/:id/report.md (scope view): the run's bug report in Markdown
  * (shared/runInfo/bugReport.ts writes it): the story sentence, the board's
  * sentence for its stall, where it ran, the nearest passing control, the
- * stack, the liveness result and the dashboard's links.
+ * stack, the liveness result, what was below Python (GPU, kernel log) and
+ * the dashboard's links.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,9 +12,18 @@ import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import { storyOf, storyText } from '../../../shared/runView/runStory.ts';
 import { bugReportMarkdown, type ReportStack } from '../../../shared/runInfo/bugReport.ts';
 import { livenessText } from '../../../shared/stalls/liveness.ts';
+import { belowPythonLines } from '../../../shared/stalls/gpuState.ts';
 import { isServerStacks } from '../../../shared/stalls/stallReport.ts';
 import { interruptCauseOf, readStoredRun, type StoredRun } from '../export/storedRun.ts';
 import { boardContext } from '../runs/boardContext.ts';
+
+/** The GPU state and kernel log of the first py-spy capture that read them (only the first capture does). */
+function belowPython(r: StoredRun): string[] {
+  for (const { report } of r.stalls)
+    if (isServerStacks(report) && (report.gpuAtStall || report.kernelLogAtStall))
+      return belowPythonLines(report.gpuAtStall, report.kernelLogAtStall);
+  return [];
+}
 
 /** The run's first stall evidence with a stack, as the report shows it. */
 function firstStack(r: StoredRun): ReportStack | null {
@@ -45,6 +55,7 @@ export const bugReportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         control: ctx?.control ?? null,
         stack: firstStack(r),
         liveness: model.liveness ? livenessText(model.liveness.report) : null,
+        belowPython: belowPython(r),
         // The address this request reached the dashboard at: the links work for whoever fetched the report.
         dashboardUrl: `${req.protocol}://${req.host}`,
       });

@@ -41,6 +41,14 @@ describe('bugReportMarkdown', () => {
     expect(md).toContain('The server answers health in 3 ms');
   });
 
+  it('writes what was below Python at the stall in a block of its own, and nothing when none was read', () => {
+    const lines = ['gpu at the stall (rocm-smi, 40 ms): GPU 0 busy 100 % at the stall', '  amdgpu: ring `gfx` timeout'];
+    const md = bugReportMarkdown(facts({ belowPython: lines }));
+    expect(md).toContain(`## Below Python at the stall\n\n\`\`\`text\n${lines.join('\n')}\n\`\`\`\n`);
+    expect(bugReportMarkdown(facts({ belowPython: [] }))).not.toContain('Below Python');
+    expect(bugReportMarkdown(facts())).not.toContain('Below Python');
+  });
+
   it('escapes inline text, code spans and link destinations', () => {
     expect(mdText('a|b `c` *d* <e>\nf')).toBe('a\\|b \\`c\\` \\*d\\* \\<e\\> f');
     expect(mdCode('`x`')).toBe('`` `x` ``');
