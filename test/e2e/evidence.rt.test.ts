@@ -91,12 +91,17 @@ describe('the evidence of a run, in Chromium', () => {
     for (const r of neverCompleted) expect([at(r, 'e2el_s'), at(r, 'audio_duration_s')]).toEqual(['', '']);
   });
 
-  it('the stack’s Copy names the run, phase, op, age and requests', async ({ page }) => {
+  it('the stack’s Copy names the run, its dashboard link, phase, op, age and requests', async ({
+    page,
+    dashboard: server,
+  }) => {
     const card = page.getByTestId('stall-report').first();
     const age = Number(await card.getByTestId('stall-age').getAttribute('data-age-s'));
     await card.getByTestId('copy-stack').click();
     const text = await page.evaluate(() => navigator.clipboard.readText());
-    const [first, requests, fingerprint] = text.split('\n');
+    // The run's line, its dashboard link (a local run has no "Where:" line), then the op's requests and fingerprint.
+    const [first, dashboardLink, requests, fingerprint] = text.split('\n');
+    expect(dashboardLink).toBe(`Dashboard: ${server.url}/#/runs/${runId}`);
     const line = new RegExp(
       `^Run ${runId}: Code2Wav stall, worker 0, op \\d+, phase hift, (\\d+\\.\\d) s in hift \\(blocked when the run ended\\)$`,
     );

@@ -318,7 +318,18 @@ describe('the run page tells one story', () => {
     const box = page.getByTestId('verdict-reasons');
     await box.waitFor();
     const passedColor = await box.evaluate((el) => getComputedStyle(el).borderLeftColor);
-    expect(passedColor).toBe('rgb(47, 158, 91)');
+    // The passed outcome's colour, whatever value the theme gives it (tuned for contrast in app.css).
+    const outcomeColor = (name: string) =>
+      page.evaluate((v) => {
+        const probe = document.createElement('span');
+        probe.style.color = `var(${v})`;
+        document.body.append(probe);
+        const c = getComputedStyle(probe).color;
+        probe.remove();
+        return c;
+      }, name);
+    expect(passedColor).toBe(await outcomeColor('--c-completed'));
+    expect(passedColor).not.toBe(await outcomeColor('--c-failed'));
     const reasons = await box.locator('li').allTextContents();
     expect(reasons.find((r) => r.startsWith('threshold'))).toMatch(
       /^threshold mean_ttft_ms<=100000 holds: mean_ttft_ms = \d+\.\d\d$/,
@@ -327,6 +338,6 @@ describe('the run page tells one story', () => {
     await page.getByTestId('verdict-reasons').waitFor();
     await expect
       .poll(() => page.getByTestId('verdict-reasons').evaluate((el) => getComputedStyle(el).borderLeftColor))
-      .toBe('rgb(210, 69, 61)');
+      .toBe(await outcomeColor('--c-failed'));
   });
 });
