@@ -23,6 +23,15 @@ export function BuildLink({ metadata }: { metadata: Readonly<Record<string, stri
   );
 }
 
+/** A commit as people read it: a 12-hex prefix, the full one in its title; on one line. */
+export function Commit({ commit, className = '', testId }: { commit: string; className?: string; testId?: string }) {
+  return (
+    <code className={`${className} nowrap`.trim()} data-testid={testId} title={commit}>
+      {shortCommit(commit)}
+    </code>
+  );
+}
+
 export function RunWhere({
   metadata,
   others = true,
@@ -41,11 +50,7 @@ export function RunWhere({
           {node}
         </span>
       )}
-      {commit && (
-        <code className="pill nowrap" data-testid="where-commit" title={commit}>
-          {shortCommit(commit)}
-        </code>
-      )}
+      {commit && <Commit commit={commit} className="pill" testId="where-commit" />}
       {step && (
         <span className="pill" data-testid="where-step" title="ci_step">
           {step}

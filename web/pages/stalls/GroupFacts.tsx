@@ -5,6 +5,8 @@
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { rateText, scopeName } from '../../state/stallsView.ts';
+import { Commit } from '../../components/RunWhere.tsx';
+import { NodeName } from './NodeName.tsx';
 
 export function GroupFacts({ group: g }: { group: StallGroupReply }) {
   return (
@@ -20,7 +22,7 @@ export function GroupFacts({ group: g }: { group: StallGroupReply }) {
             {g.onset.lastPassing.commit && (
               <>
                 {' '}
-                (<code>{g.onset.lastPassing.commit.slice(0, 12)}</code>)
+                (<Commit commit={g.onset.lastPassing.commit} />)
               </>
             )}{' '}
             →{' '}
@@ -35,7 +37,7 @@ export function GroupFacts({ group: g }: { group: StallGroupReply }) {
         {g.onset.firstStalled.commit && (
           <>
             {' '}
-            (<code>{g.onset.firstStalled.commit.slice(0, 12)}</code>)
+            (<Commit commit={g.onset.firstStalled.commit} />)
           </>
         )}
       </p>
@@ -44,7 +46,9 @@ export function GroupFacts({ group: g }: { group: StallGroupReply }) {
         <tbody>
           {g.nodeRates.map((n) => (
             <tr key={n.node} data-testid="node-rate" data-node={n.node}>
-              <th>{n.node}</th>
+              <th>
+                <NodeName node={n.node} />
+              </th>
               <td className="num">
                 {n.stalled} of {n.runs}
               </td>

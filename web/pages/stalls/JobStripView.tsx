@@ -6,6 +6,15 @@
 import type { JobBoard } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { percent, rateText, stripByNode, type StripCell } from '../../state/stallsView.ts';
+import { NodeName } from './NodeName.tsx';
+
+/** What each cell's colour means, in the order of the strip's story: the legend drawn under it. */
+const LEGEND: [string, string][] = [
+  ['strip-cell strip-passed', 'passed'],
+  ['strip-cell strip-failed', 'failed'],
+  ['strip-cell strip-stalled', 'stalled (another)'],
+  ['strip-cell strip-stalled strip-this', 'stalled (this)'],
+];
 
 function cellClass(c: StripCell, fingerprint: string): string {
   if (c.outcome !== 'stalled') return `strip-cell strip-${c.outcome}`;
@@ -31,7 +40,9 @@ export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint:
         <tbody>
           {stripByNode(job).map((n) => (
             <tr key={n.node} data-testid="strip-node" data-node={n.node}>
-              <th>{n.node}</th>
+              <th>
+                <NodeName node={n.node} />
+              </th>
               <td className="num" data-testid="hang-rate" title={rateText(n)}>
                 {percent(n.hangRate)}
               </td>
@@ -53,6 +64,13 @@ export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint:
           ))}
         </tbody>
       </table>
+      <p className="strip-legend" data-testid="strip-legend" aria-label="legend">
+        {LEGEND.map(([cls, text]) => (
+          <span key={text} className={cls}>
+            {text}
+          </span>
+        ))}
+      </p>
     </div>
   );
 }

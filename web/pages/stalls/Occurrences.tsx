@@ -2,6 +2,8 @@
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { ciBuildHref, runTitle } from '../../../shared/runInfo/runTitle.ts';
 import { href } from '../../state/router.ts';
+import { Commit } from '../../components/RunWhere.tsx';
+import { NodeName } from './NodeName.tsx';
 import { evidenceName, evidenceRoute, whenText } from '../../state/stallsView.ts';
 
 export function Occurrences({ group }: { group: StallGroupReply }) {
@@ -26,7 +28,6 @@ export function Occurrences({ group }: { group: StallGroupReply }) {
                 {' · '}
                 {runTitle({
                   ci_build: o.build ?? undefined,
-                  ci_node: o.node ?? undefined,
                   ci_step: group.step ?? undefined,
                 }) ?? o.runId}
               </a>
@@ -40,8 +41,8 @@ export function Occurrences({ group }: { group: StallGroupReply }) {
                 (o.build ?? '–')
               )}
             </td>
-            <td>{o.node ?? '–'}</td>
-            <td>{o.commit ? <code>{o.commit.slice(0, 12)}</code> : '–'}</td>
+            <td>{o.node ? <NodeName node={o.node} /> : '–'}</td>
+            <td>{o.commit ? <Commit commit={o.commit} testId="commit" /> : '–'}</td>
             <td>
               {o.refs.map((ref) => (
                 <a key={ref} href={href(evidenceRoute(o.runId, ref))} className="evidence" data-testid="evidence">

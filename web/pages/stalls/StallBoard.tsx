@@ -12,8 +12,7 @@ export function StallBoard({ groups, testId }: { groups: readonly StallGroupRepl
             <th>Phase</th>
             <th>Top frames</th>
             <th>Occurrences (of the job&apos;s runs, rate)</th>
-            <th>First seen</th>
-            <th>Last seen</th>
+            <th>First / last seen</th>
             <th>Builds</th>
             <th>Nodes</th>
             <th>Commits</th>

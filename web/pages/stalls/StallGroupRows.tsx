@@ -6,11 +6,21 @@
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { compareIds, rateText, scopeName, whenText } from '../../state/stallsView.ts';
+import type { ReactNode } from 'react';
+import { Commit } from '../../components/RunWhere.tsx';
 import { JobStripView } from './JobStripView.tsx';
+import { NodeName } from './NodeName.tsx';
 import { GroupFacts } from './GroupFacts.tsx';
 import { Occurrences } from './Occurrences.tsx';
 
 const list = (xs: readonly string[]) => (xs.length ? xs.join(', ') : '–');
+/** Items one per line: a long node name or commit never shares a line it could be broken on. */
+const joined = (xs: ReactNode[]) =>
+  xs.map((x, i) => (
+    <span key={i} className="stack-item">
+      {x}
+    </span>
+  ));
 
 export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
   const compare = compareIds(g);
@@ -58,14 +68,16 @@ export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
             {rateText(g)}
           </span>
         </td>
-        <td>{whenText(g.firstSeen)}</td>
-        <td>{whenText(g.lastSeen)}</td>
+        <td>
+          <span className="stack-item">{whenText(g.firstSeen)}</span>
+          <span className="stack-item">{whenText(g.lastSeen)}</span>
+        </td>
         <td data-testid="builds">{list(g.builds)}</td>
-        <td data-testid="nodes">{list(g.nodes)}</td>
-        <td>{list(g.commits.map((c) => c.slice(0, 12)))}</td>
+        <td data-testid="nodes">{g.nodes.length ? joined(g.nodes.map((n) => <NodeName key={n} node={n} />)) : '–'}</td>
+        <td>{g.commits.length ? joined(g.commits.map((c) => <Commit key={c} commit={c} testId="commit" />)) : '–'}</td>
       </tr>
       <tr className="stall-detail">
-        <td colSpan={9}>
+        <td colSpan={8}>
           <GroupFacts group={g} />
           {g.jobs.map((j) => (
             <JobStripView key={`${j.pipeline}\u0000${j.step}`} job={j} fingerprint={g.fingerprint} />
