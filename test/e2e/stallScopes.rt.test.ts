@@ -12,6 +12,9 @@ import { BUILD_URL, recordStory } from '#test/helpers/boardStory.ts';
 import { openPage, ROOT, screenshotPath } from '#test/helpers/browser.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 
+/** shared/format.ts `dateTime`: "2026-12-01 21:14:53 UTC". */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/;
+
 describe('the Stalls page counts what its sentence counts', () => {
   it(
     'job and local groups apart, rates, onset, links; where else; Copy bug report',
@@ -28,6 +31,10 @@ describe('the Stalls page counts what its sentence counts', () => {
         const hift = jobs.first();
         await expect.poll(() => hift.getByTestId('stall-scope').textContent()).toBe('vllm-omni / minicpmo-accuracy');
         await expect.poll(() => hift.getByTestId('occurrences').textContent()).toBe('5');
+        // First and last seen in the one date format every page writes (shared/format.ts), with its zone.
+        await expect
+          .poll(() => hift.getByTestId('seen').locator('.stack-item').allTextContents())
+          .toEqual([expect.stringMatching(DATE_TIME), expect.stringMatching(DATE_TIME)]);
         await expect.poll(() => hift.getByTestId('group-rate').textContent()).toBe('63 % (31–86 %)');
         await expect
           .poll(() => hift.getByTestId('onset').textContent())

@@ -71,8 +71,6 @@ export function compareIds(g: StallGroupReply): [string, string] | null {
   return null;
 }
 
-export const whenText = (ms: number): string => new Date(ms).toLocaleString();
-
 /** A rate with its 95 % Wilson interval: "63 % (31–86 %)". */
 export const rateText = (r: { hangRate: number; low: number; high: number }): string =>
   `${percent(r.hangRate)} (${Math.round(r.low * 100)}–${Math.round(r.high * 100)} %)`;

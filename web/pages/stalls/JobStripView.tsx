@@ -7,6 +7,7 @@ import type { JobBoard } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
 import { percent, rateText, stripByNode, type StripCell } from '../../state/stallsView.ts';
 import { NodeName } from './NodeName.tsx';
+import { dateTime } from '../../../shared/format.ts';
 
 /** What each cell's colour means, in the order of the strip's story: the legend drawn under it. */
 const LEGEND: [string, string][] = [
@@ -23,7 +24,7 @@ function cellClass(c: StripCell, fingerprint: string): string {
 
 function cellTitle(c: StripCell): string {
   const what = c.outcome === 'stalled' ? `stalled: ${c.label}` : c.outcome;
-  return `${c.build ? `build ${c.build}` : c.id} · ${new Date(c.atMs).toLocaleString()} · ${what}`;
+  return `${c.build ? `build ${c.build}` : c.id} · ${dateTime(c.atMs)} · ${what}`;
 }
 
 export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint: string }) {

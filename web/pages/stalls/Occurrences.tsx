@@ -4,7 +4,8 @@ import { ciBuildHref, runTitle } from '../../../shared/runInfo/runTitle.ts';
 import { href } from '../../state/router.ts';
 import { Commit } from '../../components/RunWhere.tsx';
 import { NodeName } from './NodeName.tsx';
-import { evidenceName, evidenceRoute, whenText } from '../../state/stallsView.ts';
+import { evidenceName, evidenceRoute } from '../../state/stallsView.ts';
+import { dateTime } from '../../../shared/format.ts';
 
 export function Occurrences({ group }: { group: StallGroupReply }) {
   return (
@@ -24,7 +25,7 @@ export function Occurrences({ group }: { group: StallGroupReply }) {
           <tr key={o.runId} data-testid="occurrence" data-run-id={o.runId}>
             <td>
               <a href={href({ page: 'run', id: o.runId })} title={o.runId}>
-                {whenText(o.atMs)}
+                {dateTime(o.atMs)}
                 {' · '}
                 {runTitle({
                   ci_build: o.build ?? undefined,

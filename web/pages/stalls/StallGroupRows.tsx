@@ -5,7 +5,8 @@
  */
 import type { StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import { href } from '../../state/router.ts';
-import { compareIds, rateText, scopeName, whenText } from '../../state/stallsView.ts';
+import { compareIds, rateText, scopeName } from '../../state/stallsView.ts';
+import { dateTime } from '../../../shared/format.ts';
 import type { ReactNode } from 'react';
 import { Commit } from '../../components/RunWhere.tsx';
 import { JobStripView } from './JobStripView.tsx';
@@ -68,9 +69,9 @@ export function StallGroupRows({ group: g }: { group: StallGroupReply }) {
             {rateText(g)}
           </span>
         </td>
-        <td>
-          <span className="stack-item">{whenText(g.firstSeen)}</span>
-          <span className="stack-item">{whenText(g.lastSeen)}</span>
+        <td data-testid="seen">
+          <span className="stack-item">{dateTime(g.firstSeen)}</span>
+          <span className="stack-item">{dateTime(g.lastSeen)}</span>
         </td>
         <td data-testid="builds">{list(g.builds)}</td>
         <td data-testid="nodes">{g.nodes.length ? joined(g.nodes.map((n) => <NodeName key={n} node={n} />)) : '–'}</td>
