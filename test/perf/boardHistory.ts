@@ -17,6 +17,7 @@ import { firstTimeout, type FirstTimeout } from '#shared/stalls/stallEvidence.ts
 import { fingerprintColumns } from '#server/dashboard/store/common/effects.ts';
 import type { NewRun, RunUpdate, StallRow, StoredEvent } from '#server/dashboard/store/common/records.ts';
 import type { DashboardStore } from '#server/dashboard/store/common/storeApi.ts';
+import { mulberry32 } from '#server/repro/code2wav/kernels/rng.ts';
 
 export interface HistoryOptions {
   seed?: number;
@@ -43,18 +44,6 @@ export interface GeneratedRun {
 const DAY_MS = 86_400_000;
 const PHASES = ['hift', 'flow', 'setup', 'vocoder', 'decode'];
 const STEPS = ['accuracy', 'throughput', 'streaming', 'realtime', 'long-audio'];
-
-/** mulberry32: a small, fast PRNG whose sequence is fixed by its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (rand: () => number, n: number) =>
   Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join('');
@@ -119,7 +108,7 @@ function summaryOf(verdict: string, total: number, timedOut: number, failed: num
 
 /** The year, oldest run first; deterministic from the seed and the options. */
 export function* generateHistory(o: HistoryOptions = {}): Generator<GeneratedRun> {
-  const rand = prng(o.seed ?? 45);
+  const rand = mulberry32(o.seed ?? 45);
   const runs = o.runs ?? 20_000;
   const days = o.days ?? 365;
   const pipelines = o.pipelines ?? 40;

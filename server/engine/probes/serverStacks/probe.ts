@@ -21,8 +21,6 @@
  * so do the result keys `gpu_at_stall` and `kernel_log_at_stall` — also when
  * py-spy is missing, when they are the only evidence there is.
  */
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import type { BenchEvent } from '../../../../shared/protocol/protocol.ts';
 import type { CompiledRules } from '../../../../shared/stalls/phaseRules.ts';
 import { isStallEvidence, type CaptureReason, type ServerStacksReport } from '../../../../shared/stalls/stallReport.ts';
@@ -36,6 +34,7 @@ import {
 import { takeGpuState } from '../gpuState/take.ts';
 import { readKernelLog } from '../kernelLog/read.ts';
 import { processTree } from './procfs.ts';
+import { findOnPath } from '../../../common/onPath.ts';
 import type { Preflight } from './preflight.ts';
 import type { TimeoutReport } from '../../stopRules/breaker.ts';
 import type { ProbeContext, RunProbe } from '../../run/probe.ts';
@@ -104,7 +103,7 @@ export class ServerStacksProbe implements RunProbe {
     this.ctx = ctx;
     this.startedWallMs = Date.now();
     const pySpy = this.o.config.pySpy ?? 'py-spy';
-    if (!onPath(pySpy, this.o.path ?? process.env.PATH ?? '')) {
+    if (!findOnPath(pySpy, this.o.path ?? process.env.PATH ?? '')) {
       this.unavailable = true;
       this.note(missingMessage(pySpy));
     } else if (this.o.preflight && !this.o.preflight.ok) this.note(this.o.preflight.message);
@@ -302,22 +301,4 @@ export class ServerStacksProbe implements RunProbe {
     this.ctx?.log(`warning: ${message}`);
     this.ctx?.emit({ type: 'run.warning', message: `server stacks: ${message}` });
   }
-}
-
-/** Whether `cmd` (a path, or a name looked up on PATH) is an executable file. */
-function onPath(cmd: string, path: string): boolean {
-  const candidates = cmd.includes('/')
-    ? [cmd]
-    : path
-        .split(delimiter)
-        .filter(Boolean)
-        .map((d) => join(d, cmd));
-  return candidates.some((f) => {
-    try {
-      accessSync(f, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }

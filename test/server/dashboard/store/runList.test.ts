@@ -17,6 +17,7 @@ import { openPgStore } from '#server/dashboard/store/pg/pgStore.ts';
 import { listSql as pgListSql } from '#server/dashboard/store/pg/pgRunList.ts';
 import { startPostgres, type PgCluster } from '#test/helpers/postgres.ts';
 import { generateHistory, loadHistory, type HistoryOptions } from '#test/perf/boardHistory.ts';
+import { mulberry32 } from '#server/repro/code2wav/kernels/rng.ts';
 
 const HISTORY: HistoryOptions = { seed: 7, runs: 400, pipelines: 6, nodes: 5, fingerprints: 8 };
 
@@ -56,25 +57,13 @@ function oldPg(f: RunFilter): { count: string; page: string; args: unknown[] } {
   return { count: `SELECT COUNT(*) AS n FROM runs r ${w}`, page: `SELECT r.id FROM runs r ${w} ${order}`, args };
 }
 
-/** mulberry32, for the random filters. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Filters people type: substrings of a run's label, id, target or metadata (cut anywhere, of 1 to 12 characters,
  * in either case), LIKE's own wildcards and quotes, texts nothing holds; metadata pairs of the history; pages.
  */
 function randomFilters(n: number): RunFilter[] {
   const runs = [...generateHistory(HISTORY)];
-  const rand = prng(11);
+  const rand = mulberry32(11);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const filters: RunFilter[] = [];
   for (let i = 0; i < n; i++) {
