@@ -63,8 +63,9 @@ const ctes = (f: BoardFilter) => sql`
   ),
   fp AS (
     SELECT DISTINCT s.run_id, s.fingerprint FROM stall_facts s JOIN w ON w.id = s.run_id
-    WHERE s.kind <> 'timeout'
-      OR NOT EXISTS (SELECT 1 FROM stall_facts t WHERE t.run_id = s.run_id AND t.kind <> 'timeout')
+    -- the window's time span: the facts are read by their time index, not every fact probed by run
+    WHERE s.at_ms BETWEEN (SELECT MIN(at_ms) FROM w) AND (SELECT MAX(at_ms) FROM w) AND (s.kind <> 'timeout'
+      OR NOT EXISTS (SELECT 1 FROM stall_facts t WHERE t.run_id = s.run_id AND t.kind <> 'timeout'))
   ),
   near AS (
     SELECT wr.*,
@@ -102,12 +103,15 @@ interface OccurrenceRow {
 const key = (r: { pipeline: string; step: string; fingerprint: string }) =>
   `${r.pipeline}\u0000${r.step}\u0000${r.fingerprint}`;
 
-/** The board's groups over the window of `f`, counted by the database. */
-export async function boardGroupCounts(db: Kysely<StallscopeDb>, f: BoardFilter): Promise<GroupCounts[]> {
-  const counts = await sql<CountRow>`${ctes(f)}
+/** The GROUP BY: one row per scope and fingerprint (exported for the EXPLAIN test). */
+export const countsQuery = (f: BoardFilter) => sql<CountRow>`${ctes(f)}
     SELECT n.pipeline, n.step, fp.fingerprint, COUNT(*) AS occurrences, MIN(n.at_ms) AS first_seen,
       MAX(n.at_ms) AS last_seen, MAX(n.scope_runs) AS scope_runs
-    FROM fp JOIN near n ON n.id = fp.run_id GROUP BY n.pipeline, n.step, fp.fingerprint`.execute(db);
+    FROM fp JOIN near n ON n.id = fp.run_id GROUP BY n.pipeline, n.step, fp.fingerprint`;
+
+/** The board's groups over the window of `f`, counted by the database. */
+export async function boardGroupCounts(db: Kysely<StallscopeDb>, f: BoardFilter): Promise<GroupCounts[]> {
+  const counts = await countsQuery(f).execute(db);
   // The occurrences themselves (the groups' own rows, a fraction of the window) for their nodes and controls.
   const occ = await sql<OccurrenceRow>`${ctes(f)}
     SELECT n.pipeline, n.step, fp.fingerprint, n.id AS run_id, n.at_ms, n.node,
