@@ -117,8 +117,8 @@ export async function boardGroupCounts(db: Kysely<StallscopeDb>, f: BoardFilter)
     SELECT n.pipeline, n.step, fp.fingerprint, n.id AS run_id, n.at_ms, n.node,
       cb.id AS before_id, cb.at_ms AS before_at, ca.id AS after_id, ca.at_ms AS after_at
     FROM fp JOIN near n ON n.id = fp.run_id
-      LEFT JOIN wr cb ON cb.pipeline = n.pipeline AND cb.step = n.step AND cb.ctl_at = n.before_at
-      LEFT JOIN wr ca ON ca.pipeline = n.pipeline AND ca.step = n.step AND ca.ctl_at = n.after_at
+      LEFT JOIN near cb ON cb.pipeline = n.pipeline AND cb.step = n.step AND cb.ctl_at = n.before_at
+      LEFT JOIN near ca ON ca.pipeline = n.pipeline AND ca.step = n.step AND ca.ctl_at = n.after_at
     ORDER BY n.at_ms, n.id`.execute(db);
   const byGroup = new Map<string, OccurrenceRow[]>();
   for (const o of occ.rows) {
