@@ -61,13 +61,13 @@ const ctes = (f: BoardFilter) => sql`
         THEN w.at_ms END AS ctl_at
     FROM w
   ),
-  fp AS (
+  fp AS MATERIALIZED (
     SELECT DISTINCT s.run_id, s.fingerprint FROM stall_facts s JOIN w ON w.id = s.run_id
     -- the window's time span: the facts are read by their time index, not every fact probed by run
     WHERE s.at_ms BETWEEN (SELECT MIN(at_ms) FROM w) AND (SELECT MAX(at_ms) FROM w) AND (s.kind <> 'timeout'
       OR NOT EXISTS (SELECT 1 FROM stall_facts t WHERE t.run_id = s.run_id AND t.kind <> 'timeout'))
   ),
-  near AS (
+  near AS MATERIALIZED (
     SELECT wr.*,
       MAX(ctl_at) OVER (PARTITION BY pipeline, step ORDER BY at_ms
         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS before_at,
