@@ -6,15 +6,11 @@
  * pg_trgm), the page in the `runs_happened` index's order.
  */
 import type { RunFilter } from '../common/records.ts';
+import { listColumns } from '../common/listColumns.ts';
 
 export const HAPPENED = 'COALESCE(r.started_at_ms, r.created_at_ms)';
 export const EVIDENCE = `NOT (s.worker_id = -1 AND (s.report_json::jsonb ->> 'stackError') IS NOT NULL)`;
-export const LIST_COLUMNS = `r.id, r.source, r.status, r.verdict, r.label, r.model, r.target, r.dataset, r.num_prompts,
-  r.max_concurrency, r.request_rate, r.fail_fast, r.created_at_ms, r.started_at_ms, r.finished_at_ms, r.last_seq,
-  r.state_json, r.summary_json, r.metadata_json,
-  (SELECT COUNT(*) FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}) AS stall_count,
-  (SELECT s.phase FROM stall_reports s WHERE s.run_id = r.id AND ${EVIDENCE}
-    GROUP BY s.phase ORDER BY COUNT(*) DESC, s.phase LIMIT 1) AS stall_phase`;
+export const LIST_COLUMNS = listColumns(EVIDENCE);
 
 /**
  * What the text search looks in, one text a run: the expression `runs_text_trgm` indexes (pg/pgMigrations.ts,
