@@ -53,6 +53,43 @@ describe('app store', () => {
     expect(seen.at(-1)).toBe(all.length);
   });
 
+  it("keeps who interrupted a run (a run marked abandoned) in the active run's light state", () => {
+    const store = createRunStore();
+    const light = {
+      runId: 'run1',
+      status: 'running' as const,
+      seq: 0,
+      startedAtMs: null,
+      label: null,
+      counts: {
+        total: 4,
+        completed: 0,
+        failed: 0,
+        timedOut: 0,
+        cancelledAfterTimeout: 0,
+        cancelled: 0,
+        errored: 0,
+        unsent: 0,
+      },
+      inFlight: 0,
+      breaker: { tripped: false, cause: null },
+      verdict: null,
+    };
+    store.dispatch({ type: 'server', msg: { type: 'snapshot', runs: [light] } });
+    const started = all.slice(0, 3);
+    const abandoned = {
+      seq: started.length + 1,
+      event: {
+        type: 'run.status' as const,
+        t: 5,
+        status: 'interrupted' as const,
+        interruptCause: 'dashboard' as const,
+      },
+    };
+    store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: [...started, abandoned] } });
+    expect(store.getSnapshot().active.run1).toMatchObject({ status: 'interrupted', interruptCause: 'dashboard' });
+  });
+
   it('does not notify for duplicate deltas, counts resyncs, and forgets removed runs', () => {
     const store = createRunStore();
     store.dispatch({ type: 'history', runId: 'run1', events: all });

@@ -128,5 +128,7 @@ function lightFromModel(prev: RunState, m: RunModel): RunState {
     inFlight: m.inFlight,
     breaker: { tripped: m.breaker.tripped, cause: m.breaker.cause, stoppedBy: m.breaker.stoppedBy },
     verdict: m.verdict ?? prev.verdict,
+    // Who interrupted the run (`run.status`): the light state is what the console shows before the detail loads.
+    ...(m.interruptCause ? { interruptCause: m.interruptCause } : {}),
   };
 }
