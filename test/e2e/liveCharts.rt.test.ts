@@ -66,8 +66,22 @@ describe('live run charts, in Chromium', () => {
     expect(live.belowFold).toBe(true);
     expect((JSON.parse(live.drawn!) as Drawn).endMs).toBeGreaterThan(1000);
 
-    await page.reload();
-    await expect.poll(() => page.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
-    await expect.poll(async () => (await look(page)).drawn, { timeout: 10_000 }).toBe(live.drawn);
+    // The same run loaded fresh in a second tab (what a reload draws), and the live page, never scrolled or
+    // reloaded, arriving at exactly that: the run's last events (its end time) may still be on their way when every
+    // request is drawn as ended, so the live page is polled, not read once.
+    const fresh = await page.context().newPage();
+    try {
+      await fresh.goto(`${dashboard.url}/#/runs/${id}`);
+      await expect.poll(() => fresh.getByTestId('run-page').getAttribute('data-loaded')).toBe('true');
+      await expect
+        .poll(async () => ended(JSON.parse((await look(fresh)).drawn ?? '{"series":[]}') as Drawn), {
+          timeout: 10_000,
+        })
+        .toBe(CODE2WAV_HANG.spec.numPrompts);
+      const reloaded = (await look(fresh)).drawn;
+      await expect.poll(async () => (await look(page)).drawn, { timeout: 10_000 }).toBe(reloaded);
+    } finally {
+      await fresh.close();
+    }
   }, 90_000);
 });
