@@ -137,6 +137,10 @@ describe('pages at 1024×768, light and dark (Chromium)', () => {
       await expect
         .poll(() => page.getByTestId('count-cancelled_after_timeout').textContent())
         .toBe('12 stopped by errors>=3');
+      // The metrics table's row too: vLLM's key kept, its label the rule.
+      const cancelledRow = page.getByTestId('metric-cancelled_after_timeout_requests');
+      await expect.poll(() => cancelledRow.locator('th').textContent()).toBe('Stopped by errors>=3');
+      await expect.poll(() => cancelledRow.locator('td').textContent()).toBe('12');
       await expect.poll(() => page.getByTestId('run-id').textContent()).toBe(ids.stopped);
       await checkLayout(page, `${scheme} run page`);
 
@@ -144,6 +148,9 @@ describe('pages at 1024×768, light and dark (Chromium)', () => {
       await page.getByTestId('compare-page').waitFor();
       await expect.poll(() => page.getByTestId('compare-stop-part').count()).toBe(1);
       await expect.poll(() => page.getByTestId('compare-stop-part').textContent()).toBe('12 stopped by errors>=3');
+      await expect
+        .poll(() => page.getByTestId('metric-cancelled_after_timeout_requests').locator('th').textContent())
+        .toBe('Stopped by errors>=3');
       // The picker is one button until asked for.
       await expect.poll(() => page.getByTestId('compare-picker').count()).toBe(0);
       await expect.poll(() => page.getByTestId('compare-add-open').count()).toBe(1);

@@ -4,9 +4,19 @@
  */
 import { delta, metricNumber, metricSections, type Metrics } from '../state/metricsTable.ts';
 import { fmtNum } from '../state/selectors.ts';
+import type { StopLike } from '../../shared/requests/stopLabel.ts';
 
-export function MetricsTable({ results, names }: { results: readonly Metrics[]; names?: readonly string[] }) {
-  const sections = metricSections(results);
+export function MetricsTable({
+  results,
+  names,
+  stops,
+}: {
+  results: readonly Metrics[];
+  names?: readonly string[];
+  /** Each run's stop (the stored `stopped_by`), so the row of the requests it cancelled names its rule. */
+  stops?: readonly StopLike[];
+}) {
+  const sections = metricSections(results, stops);
   if (sections.length === 0) return <p className="muted">No metrics yet: they appear when the run finishes.</p>;
   return (
     <table className="metrics" data-testid="metrics-table">
@@ -30,8 +40,8 @@ export function MetricsTable({ results, names }: { results: readonly Metrics[]; 
           {sec.rows.map((row) => {
             const base = metricNumber(results[0], row.key);
             return (
-              <tr key={row.key}>
-                <th>{row.label}</th>
+              <tr key={row.key} data-testid={`metric-${row.key}`}>
+                <th title={row.title}>{row.label}</th>
                 {results.map((m, i) => {
                   const v = m[row.key];
                   const d = i > 0 ? delta(base, metricNumber(m, row.key)) : null;

@@ -61,7 +61,7 @@ export function ComparePage({ ids }: { ids: string[] }) {
       <StallPhaseChart runs={stallRuns} />
       <section className="panel">
         <h2>Metrics</h2>
-        <MetricsTable results={metrics} names={runs.map(nameOf)} />
+        <MetricsTable results={metrics} names={runs.map(nameOf)} stops={runs.map((r) => r.breaker.stoppedBy)} />
       </section>
       <ConfigDiff diff={diff} onlyDiff={onlyDiff} setOnlyDiff={setOnlyDiff} />
     </div>

@@ -129,7 +129,7 @@ export function RunPage({ id, request, stall, only }: RunPageProps) {
       />
       <section className="panel">
         <h2>Metrics</h2>
-        <MetricsTable results={summary ? [summary.metrics] : []} />
+        <MetricsTable results={summary ? [summary.metrics] : []} stops={[breaker.stoppedBy]} />
       </section>
       <RunWarnings warnings={model.warnings} />
     </div>

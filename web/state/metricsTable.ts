@@ -13,6 +13,7 @@ import {
   SEED_TTS_TITLE,
   type LabelledKey,
 } from '../../shared/metrics/index.ts';
+import { stopCancelLabel, stopCancelTitle, stoppedByRule, type StopLike } from '../../shared/requests/stopLabel.ts';
 
 export type Metrics = Record<string, number | string | null | undefined>;
 
@@ -21,6 +22,8 @@ export interface MetricRow {
   label: string;
   /** Decimals shown (default 2); WER needs 4 to be read against a bound such as 0.0156. */
   digits?: number;
+  /** Hover text: what the label means where the key alone would mislead (a stop that was not a timeout). */
+  title?: string;
 }
 export interface MetricSection {
   title: string;
@@ -61,11 +64,35 @@ export const METRIC_SECTIONS: { metric: string; suffix: string; title: string; s
 
 const present = (m: Metrics, k: string) => m[k] !== undefined && m[k] !== null && m[k] !== '';
 
-/** Sections of rows whose keys at least one of the given results has. */
-export function metricSections(results: readonly Metrics[]): MetricSection[] {
+const upFirst = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The head row of the requests a stop cancelled: the key stays `cancelled_after_timeout_requests` (vLLM's), the label
+ * names the rule that stopped the run(s), as the counters do (shared/requests/stopLabel.ts). Runs stopped by different
+ * rules share one row: its label then says only that a stop cancelled them, each rule in its hover text.
+ */
+function cancelledRow(results: readonly Metrics[], stops: readonly StopLike[] | undefined): MetricRow {
+  const key = 'cancelled_after_timeout_requests';
+  if (!stops || stops.length === 0) return { key, label: RESULT_LABELS[key] };
+  // A run whose stop cancelled nothing (a passed run beside a stopped one in Compare) does not blur the label.
+  const cancelling = stops.filter((_, i) => Number(results[i]?.[key] ?? 0) > 0);
+  const named = cancelling.length > 0 ? cancelling : stops;
+  // Capitalised as the table's other labels are (vLLM's "Successful requests").
+  const labels = [...new Set(named.map((s) => (stoppedByRule(s) ? upFirst(stopCancelLabel(s)) : RESULT_LABELS[key])))];
+  const titles = [...new Set(named.map(stopCancelTitle))].join('; ');
+  return { key, label: labels.length === 1 ? labels[0] : 'Cancelled when the run stopped', title: titles };
+}
+
+/**
+ * Sections of rows whose keys at least one of the given results has; `stops` (one per result, the stored `stopped_by`)
+ * names what cancelled the requests a stop ended.
+ */
+export function metricSections(results: readonly Metrics[], stops?: readonly StopLike[]): MetricSection[] {
   const any = (k: string) => results.some((m) => present(m, k));
   const out: MetricSection[] = [];
-  const head = HEAD.filter((k) => any(k)).map((key) => ({ key, label: RESULT_LABELS[key] }));
+  const head = HEAD.filter((k) => any(k)).map((key): MetricRow =>
+    key === 'cancelled_after_timeout_requests' ? cancelledRow(results, stops) : { key, label: RESULT_LABELS[key] },
+  );
   if (head.length) out.push({ title: 'Serving Benchmark Result', rows: head });
   // The Seed-TTS gate (`--seed-tts-wer-eval`); WER with 4 decimals, as vLLM-Omni prints it.
   const accuracy = Object.entries(SEED_TTS_LABELS)

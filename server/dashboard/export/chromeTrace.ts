@@ -41,6 +41,8 @@ export interface TraceFrame {
 
 export function traceFrame(runId: string, label: string | null, events: RunEvent[]): TraceFrame {
   const w = new TraceWriter();
+  // Cancellations are written before or after the run.stopped that caused them: the rule is known from the start.
+  for (const e of events) if (e.type === 'run.stopped') w.stop ??= e.stoppedBy;
   const requests = new RequestTrack(w);
   const code2wav = new Code2WavTrack(w);
   let captures = 0;

@@ -4,6 +4,7 @@
  * trace is built by one pass over a run's events (chromeTrace.ts), each kind
  * of event written by its own emitter into a `TraceWriter`.
  */
+import type { StopLike } from '../../../shared/requests/stopLabel.ts';
 
 export interface TraceEvent {
   name: string;
@@ -54,6 +55,11 @@ export class TraceWriter {
   startedAt: number | null = null;
   /** The latest run-clock ms seen: spans that never ended run to it. */
   lastT = 0;
+  /**
+   * The rule that stopped the run (its `run.stopped`), found before the pass: the requests it cancelled keep the key
+   * `cancelled_after_timeout`, but their instants and slices are named by it (shared/requests/stopLabel.ts).
+   */
+  stop: StopLike = null;
 
   push(e: TraceEvent): void {
     this.out.push(e);

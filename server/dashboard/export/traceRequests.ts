@@ -10,6 +10,7 @@ import type { RequestRow } from '../../../shared/protocol/apiSchemas.ts';
 import type { BreakerTripped, RequestsUnsent, RunStopped } from '../../../shared/protocol/protocol.ts';
 import { bulkUnsent, emptyCounts } from '../../../shared/requests/outcomes.ts';
 import { LiveRequests } from '../../../shared/requests/liveRequests.ts';
+import { stopCancelLabel, stoppedByRule } from '../../../shared/requests/stopLabel.ts';
 import type { RequestEvent, RequestTally } from '../../../shared/requests/requestLifecycle.ts';
 import { meta, REQ_PID, slice, us, type TraceWriter } from './traceFormat.ts';
 
@@ -35,15 +36,17 @@ export class RequestTrack {
         cat: 'timeout',
         args: { kind: e.kind, error: e.outcome.error },
       });
+    // A stop's cancellation is named by what stopped the run; one the user asked for (status `cancelled`) is not a stop.
     if (e.type === 'request.cancelled')
       this.w.push({
-        name: 'cancelled after timeout',
+        name: e.outcome.status === 'cancelled_after_timeout' ? stopCancelLabel(this.w.stop) : 'cancelled',
         ph: 'i',
         s: 't',
         ts: us(e.t),
         pid: REQ_PID,
         tid: e.outcome.index + 1,
-        cat: 'breaker',
+        cat: e.outcome.status === 'cancelled_after_timeout' ? 'breaker' : 'request',
+        args: { status: e.outcome.status },
       });
   }
 
@@ -100,8 +103,10 @@ export function emitRequestRow(w: TraceWriter, r: RequestRow): void {
   const start = r.queuedT ?? r.sentT;
   if (start === null) return;
   const end = r.endT ?? w.lastT;
+  // The status key stays in args; a request a stop rule cancelled is named by the rule, not by a timeout it never had.
+  const named = r.status === 'cancelled_after_timeout' && stoppedByRule(w.stop) ? stopCancelLabel(w.stop) : r.status;
   w.push({
-    name: `request ${r.index}: ${r.status}`,
+    name: `request ${r.index}: ${named}`,
     ph: 'X',
     ...slice(start, end),
     pid: REQ_PID,
