@@ -4,6 +4,14 @@
  * agree across dashboards sharing one database. Written in Kysely for both
  * stores; counts go through `Number()` (pg returns them as strings).
  *
+ * Every read is of `run_labels` (one narrow row per run: its status, source,
+ * verdict, job, node, stalled, pinned, pruned, events numbered) and
+ * `stall_facts` (a row per run and fingerprint of its evidence), both kept
+ * by triggers wherever runs, their metadata and their evidence are written —
+ * never of the runs' own rows, their metadata or their stall reports' JSON,
+ * which cost a scrape 0.5 s (PostgreSQL) to 3.3 s (SQLite) at a year of
+ * history (docs/performance.md#year-of-history).
+ *
  * Labels that peers choose (`ci_pipeline`, `ci_node`, a stall's fingerprint
  * and phase) are capped where the query groups: the `max` values with the
  * most runs keep their labels, the rest are summed into rows whose labels are
@@ -13,8 +21,8 @@
  * 100,000 distinct 400-character names, or numbering them with a window,
  * costs SQLite a second.
  */
-import type { ExpressionBuilder, Kysely } from 'kysely';
-import { jobRunsByOutcome, timeoutOnlyRuns, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
+import type { Kysely } from 'kysely';
+import { jobRunsByOutcome, timeoutOnlyRuns, topPipelines, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
 import type { StallscopeDb } from './schema.ts';
 
 /**
@@ -44,80 +52,38 @@ export interface MetricsQueries {
   retentionCounts(): Promise<{ pinned: number; pruned: number }>;
 }
 
-/** Stall reports that are evidence: captures that read no stack are not (as on the board). */
-function stallEvidence(db: Kysely<StallscopeDb>) {
-  return db
-    .selectFrom('stall_reports as s')
-    .where('s.fingerprint', 'is not', null)
-    .where((eb) => eb.not(eb.and([eb('s.worker_id', '=', -1), eb('s.report_json', 'like', '%"stackError"%')])));
-}
-
 export class KyselyMetricsQueries implements MetricsQueries {
   constructor(
     private readonly db: Kysely<StallscopeDb>,
     private readonly max = MAX_GROUPS,
   ) {}
 
-  /**
-   * The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict
-   * (null pipeline). Each read streams an index or groups a handful of values: none sorts the pipelines' names.
-   */
+  /** The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict. */
   async runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string | null; runs: number }[]> {
-    const meta = this.db.selectFrom('run_metadata').where('key', '=', 'ci_pipeline');
-    const [top, named, byVerdict] = await Promise.all([
-      // Grouped in the order of the (key, value) index; only `max` rows are kept by the sort.
-      meta
-        .select(['value', (eb) => eb.fn.countAll().as('n')])
-        .groupBy('value')
-        .orderBy('n', 'desc')
-        .orderBy('value')
-        .limit(this.max)
-        .execute(),
-      meta.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
+    const [ranked, byVerdict] = await Promise.all([
+      topPipelines(this.db, this.max),
       this.db
-        .selectFrom('runs')
+        .selectFrom('run_labels')
         .select(['verdict', (eb) => eb.fn.countAll().as('n')])
         .groupBy('verdict')
         .execute(),
     ]);
-    const total = byVerdict.reduce((a, r) => a + Number(r.n), 0);
-    // Runs without a pipeline are one value among the others ('').
-    const unset = total - Number(named?.n ?? 0);
-    const ranked = [...top.map((r) => ({ value: r.value, n: Number(r.n) })), { value: '', n: unset }]
-      .filter((r) => r.n > 0)
-      .sort((x, y) => y.n - x.n || (x.value < y.value ? -1 : 1))
-      .slice(0, this.max);
-    const kept = ranked.map((r) => r.value).filter((v) => v !== '');
+    const kept = ranked.filter((v): v is string => v !== null);
     const rows: { verdict: string; pipeline: string | null; runs: number }[] = [];
-    if (kept.length > 0) {
+    if (ranked.length > 0) {
       const split = await this.db
-        .selectFrom('run_metadata as m')
-        .innerJoin('runs as r', 'r.id', 'm.run_id')
-        .select(['r.verdict', 'm.value', (eb) => eb.fn.countAll().as('n')])
-        .where('m.key', '=', 'ci_pipeline')
-        .where('m.value', 'in', kept)
-        .groupBy(['r.verdict', 'm.value'])
+        .selectFrom('run_labels')
+        .select(['verdict', 'pipeline', (eb) => eb.fn.countAll().as('n')])
+        .where((eb) => {
+          const or = [];
+          if (kept.length > 0) or.push(eb('pipeline', 'in', kept));
+          if (ranked.includes(null)) or.push(eb('pipeline', 'is', null));
+          return eb.or(or);
+        })
+        .groupBy(['pipeline', 'verdict'])
         .execute();
-      for (const r of split) rows.push({ verdict: r.verdict ?? 'none', pipeline: r.value, runs: Number(r.n) });
-    }
-    if (ranked.some((r) => r.value === '')) {
-      const split = await this.db
-        .selectFrom('runs as r')
-        .select(['r.verdict', (eb) => eb.fn.countAll().as('n')])
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('run_metadata as m')
-                .select('m.key')
-                .whereRef('m.run_id', '=', 'r.id')
-                .where('m.key', '=', 'ci_pipeline'),
-            ),
-          ),
-        )
-        .groupBy('r.verdict')
-        .execute();
-      for (const r of split) rows.push({ verdict: r.verdict ?? 'none', pipeline: UNSET_LABEL, runs: Number(r.n) });
+      for (const r of split)
+        rows.push({ verdict: r.verdict ?? 'none', pipeline: r.pipeline ?? UNSET_LABEL, runs: Number(r.n) });
     }
     // What the kept series do not hold, per verdict: the rest of the pipelines.
     for (const v of byVerdict) {
@@ -130,38 +96,34 @@ export class KyselyMetricsQueries implements MetricsQueries {
 
   /**
    * The `max` fingerprints on the most runs, split by phase and node into at most `max` series (the largest);
-   * the rest summed into one series of null labels. The fingerprints are grouped in their index's order.
+   * the rest summed into one series of null labels. A stall fact of kind `stack` is one run and fingerprint.
    */
   async stallRunsByFingerprintAndNode(): Promise<
     { fingerprint: string | null; phase: string | null; node: string | null; runs: number }[]
   > {
-    const runs = (eb: ExpressionBuilder<{ s: StallscopeDb['stall_reports'] }, 's'>) =>
-      eb.fn.count('s.run_id').distinct().as('n');
+    const stacks = this.db.selectFrom('stall_facts as f').where('f.kind', '=', 'stack');
     const [top, total] = await Promise.all([
-      stallEvidence(this.db)
-        .select(['s.fingerprint', runs])
-        .groupBy('s.fingerprint')
+      stacks
+        .select(['f.fingerprint', (eb) => eb.fn.countAll().as('n')])
+        .groupBy('f.fingerprint')
         .orderBy('n', 'desc')
-        .orderBy('s.fingerprint')
+        .orderBy('f.fingerprint')
         .limit(this.max)
         .execute(),
-      this.db
-        .selectFrom(stallEvidence(this.db).select(runs).groupBy('s.fingerprint').as('f'))
-        .select((eb) => eb.fn.sum<number | string | null>('f.n').as('n'))
-        .executeTakeFirst(),
+      stacks.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
     ]);
-    const kept = top.map((r) => r.fingerprint).filter((f): f is string => f !== null);
+    const kept = top.map((r) => r.fingerprint);
     const rows: { fingerprint: string | null; phase: string | null; node: string | null; runs: number }[] = [];
     if (kept.length > 0) {
-      const split = await stallEvidence(this.db)
-        .leftJoin('run_metadata as m', (j) => j.onRef('m.run_id', '=', 's.run_id').on('m.key', '=', 'ci_node'))
-        .select(['s.fingerprint', 's.phase', 'm.value as node', runs])
-        .where('s.fingerprint', 'in', kept)
-        .groupBy(['s.fingerprint', 's.phase', 'm.value'])
+      const split = await stacks
+        .innerJoin('run_labels as l', 'l.run_id', 'f.run_id')
+        .select(['f.fingerprint', 'f.phase', 'l.node', (eb) => eb.fn.countAll().as('n')])
+        .where('f.fingerprint', 'in', kept)
+        .groupBy(['f.fingerprint', 'f.phase', 'l.node'])
         .orderBy('n', 'desc')
-        .orderBy('s.fingerprint')
-        .orderBy('s.phase')
-        .orderBy('m.value')
+        .orderBy('f.fingerprint')
+        .orderBy('f.phase')
+        .orderBy('l.node')
         .limit(this.max)
         .execute();
       for (const r of split)
@@ -180,7 +142,7 @@ export class KyselyMetricsQueries implements MetricsQueries {
   /** The run's own status and source (values the dashboard writes, a few): grouped as they are. */
   async runsByStatusAndSource(): Promise<{ status: string; source: string; runs: number }[]> {
     const rows = await this.db
-      .selectFrom('runs')
+      .selectFrom('run_labels')
       .select(['status', 'source', (eb) => eb.fn.countAll().as('n')])
       .groupBy(['status', 'source'])
       .execute();
@@ -189,7 +151,7 @@ export class KyselyMetricsQueries implements MetricsQueries {
 
   async eventsNumbered(): Promise<number> {
     const r = await this.db
-      .selectFrom('runs')
+      .selectFrom('run_labels')
       .select((eb) => eb.fn.sum<number | string | null>('last_seq').as('n'))
       .executeTakeFirst();
     return Number(r?.n ?? 0);
@@ -197,10 +159,10 @@ export class KyselyMetricsQueries implements MetricsQueries {
 
   async retentionCounts(): Promise<{ pinned: number; pruned: number }> {
     const r = await this.db
-      .selectFrom('runs')
+      .selectFrom('run_labels')
       .select((eb) => [
-        eb.fn.countAll().filterWhere('pinned', '=', 1).as('pinned'),
-        eb.fn.countAll().filterWhere('pruned_at_ms', 'is not', null).as('pruned'),
+        eb.fn.sum<number | string | null>('pinned').as('pinned'),
+        eb.fn.sum<number | string | null>('pruned').as('pruned'),
       ])
       .executeTakeFirst();
     return { pinned: Number(r?.pinned ?? 0), pruned: Number(r?.pruned ?? 0) };
