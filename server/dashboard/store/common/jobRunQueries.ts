@@ -1,15 +1,13 @@
 /**
- * The /metrics reads that agree with the stall board (docs/design.md#metrics):
- * runs per CI job (`ci_pipeline`, `ci_step`) and outcome, by the board's rule
- * (shared/stalls/stallBoard.ts `runOutcome`: stalled = any stall evidence — a
- * stack or a first structural timeout, i.e. a stall fact — whatever the
- * verdict; passed; failed otherwise), and the phase-only fingerprints of runs
- * whose only evidence is a first timeout. Read from `run_labels` and
- * `stall_facts` (store/common/metricsQueries.ts). Capped as the other reads
- * are: the `max` pipelines with the most runs keep their series, the rest are
- * summed per outcome with null labels (`other` in the exposition).
+ * The /metrics reads by job and by the board's evidence (docs/design.md#metrics):
+ * which pipelines keep their own series (the `max` with the most runs; the
+ * rest are summed with null labels, `other` in the exposition), and the
+ * phase-only fingerprints of runs whose only evidence is a first timeout —
+ * the board's phase-only groups. Read from `run_labels` and `stall_facts`
+ * (store/common/metricsQueries.ts, which counts runs per job and the board's
+ * outcome, shared/stalls/stallBoard.ts `runOutcome`).
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { StallscopeDb } from './schema.ts';
 
 /** The label value of an unset `ci_pipeline`, `ci_step` or `ci_node`: never an empty label. */
@@ -21,9 +19,6 @@ export interface JobRunsRow {
   outcome: string;
   runs: number;
 }
-
-/** A run's outcome on the board (shared/stalls/stallBoard.ts `runOutcome`), on `run_labels`. */
-const OUTCOME = sql<string>`CASE WHEN stalled = 1 THEN 'stalled' WHEN verdict = 'passed' THEN 'passed' ELSE 'failed' END`;
 
 const count = (n: unknown) => Number(n);
 
@@ -46,43 +41,6 @@ export async function topPipelines(db: Kysely<StallscopeDb>, max: number): Promi
     .sort((x, y) => y.n - x.n || ((x.value ?? '') < (y.value ?? '') ? -1 : 1))
     .slice(0, max)
     .map((r) => r.value);
-}
-
-/** Runs per job and outcome: the `max` pipelines with the most runs (runs without one are one value), the rest summed. */
-export async function jobRunsByOutcome(db: Kysely<StallscopeDb>, max: number): Promise<JobRunsRow[]> {
-  const [ranked, byOutcome] = await Promise.all([
-    topPipelines(db, max),
-    sql<{ outcome: string; n: unknown }>`SELECT o.outcome, COUNT(*) AS n FROM (SELECT ${OUTCOME} AS outcome
-      FROM run_labels) o GROUP BY o.outcome`.execute(db),
-  ]);
-  const kept = ranked.filter((v): v is string => v !== null);
-  const rows: JobRunsRow[] = [];
-  if (ranked.length > 0) {
-    const split = await db
-      .selectFrom('run_labels')
-      .select(['pipeline', 'step', OUTCOME.as('outcome'), (eb) => eb.fn.countAll().as('n')])
-      .where((eb) => {
-        const or = [];
-        if (kept.length > 0) or.push(eb('pipeline', 'in', kept));
-        if (ranked.includes(null)) or.push(eb('pipeline', 'is', null));
-        return eb.or(or);
-      })
-      .groupBy(['pipeline', 'step', 'outcome'])
-      .execute();
-    for (const r of split)
-      rows.push({
-        pipeline: r.pipeline ?? UNSET_LABEL,
-        step: r.step ?? UNSET_LABEL,
-        outcome: r.outcome,
-        runs: count(r.n),
-      });
-  }
-  // What the kept series do not hold, per outcome: the rest of the pipelines.
-  for (const o of byOutcome.rows) {
-    const rest = count(o.n) - rows.reduce((a, r) => a + (r.outcome === o.outcome ? r.runs : 0), 0);
-    if (rest > 0) rows.push({ pipeline: null, step: null, outcome: o.outcome, runs: rest });
-  }
-  return rows;
 }
 
 /**

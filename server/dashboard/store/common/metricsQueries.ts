@@ -22,7 +22,8 @@
  * costs SQLite a second.
  */
 import type { Kysely } from 'kysely';
-import { jobRunsByOutcome, timeoutOnlyRuns, topPipelines, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
+import { runOutcome } from '../../../../shared/stalls/stallBoard.ts';
+import { timeoutOnlyRuns, topPipelines, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
 import type { StallscopeDb } from './schema.ts';
 
 /**
@@ -52,44 +53,144 @@ export interface MetricsQueries {
   retentionCounts(): Promise<{ pinned: number; pruned: number }>;
 }
 
+/** Runs per status, source, verdict and stalled, with their events numbered, pinned and pruned: one pass. */
+interface Totals {
+  status: string;
+  source: string;
+  verdict: string | null;
+  stalled: number;
+  runs: number;
+  events: number;
+  pinned: number;
+  pruned: number;
+}
+
+/** Runs of the kept pipelines (null: without one) per step, verdict and stalled: one pass. */
+interface JobSplit {
+  pipeline: string | null;
+  step: string | null;
+  verdict: string | null;
+  stalled: number;
+  runs: number;
+}
+
+/** Sums `runs` by a key, in first-seen order. */
+function sumBy<T extends { runs: number }>(
+  rows: readonly T[],
+  key: (r: T) => string,
+): Map<string, { row: T; runs: number }> {
+  const out = new Map<string, { row: T; runs: number }>();
+  for (const r of rows) {
+    const k = key(r);
+    const had = out.get(k);
+    if (had) had.runs += r.runs;
+    else out.set(k, { row: r, runs: r.runs });
+  }
+  return out;
+}
+
 export class KyselyMetricsQueries implements MetricsQueries {
+  /** Reads under way: a scrape asks for its families together, and those that share a pass share its statement. */
+  private readonly inflight = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly db: Kysely<StallscopeDb>,
     private readonly max = MAX_GROUPS,
   ) {}
 
-  /** The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict. */
-  async runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string | null; runs: number }[]> {
-    const [ranked, byVerdict] = await Promise.all([
-      topPipelines(this.db, this.max),
-      this.db
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const had = this.inflight.get(key) as Promise<T> | undefined;
+    if (had) return had;
+    const p = read().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  private totals(): Promise<Totals[]> {
+    return this.shared('totals', async () => {
+      const rows = await this.db
         .selectFrom('run_labels')
-        .select(['verdict', (eb) => eb.fn.countAll().as('n')])
-        .groupBy('verdict')
-        .execute(),
-    ]);
-    const kept = ranked.filter((v): v is string => v !== null);
-    const rows: { verdict: string; pipeline: string | null; runs: number }[] = [];
-    if (ranked.length > 0) {
-      const split = await this.db
+        .select((eb) => [
+          'status',
+          'source',
+          'verdict',
+          'stalled',
+          eb.fn.countAll().as('n'),
+          eb.fn.sum<number | string | null>('last_seq').as('events'),
+          eb.fn.sum<number | string | null>('pinned').as('pinned'),
+          eb.fn.sum<number | string | null>('pruned').as('pruned'),
+        ])
+        .groupBy(['status', 'source', 'verdict', 'stalled'])
+        .execute();
+      return rows.map((r) => ({
+        status: r.status,
+        source: r.source,
+        verdict: r.verdict,
+        stalled: Number(r.stalled),
+        runs: Number(r.n),
+        events: Number(r.events ?? 0),
+        pinned: Number(r.pinned ?? 0),
+        pruned: Number(r.pruned ?? 0),
+      }));
+    });
+  }
+
+  /** The `max` pipelines with the most runs (null: runs without one), split by step, verdict and stalled. */
+  private jobSplit(): Promise<JobSplit[]> {
+    return this.shared('jobs', async () => {
+      const ranked = await topPipelines(this.db, this.max);
+      if (ranked.length === 0) return [];
+      const kept = ranked.filter((v): v is string => v !== null);
+      const rows = await this.db
         .selectFrom('run_labels')
-        .select(['verdict', 'pipeline', (eb) => eb.fn.countAll().as('n')])
+        .select(['pipeline', 'step', 'verdict', 'stalled', (eb) => eb.fn.countAll().as('n')])
         .where((eb) => {
           const or = [];
           if (kept.length > 0) or.push(eb('pipeline', 'in', kept));
           if (ranked.includes(null)) or.push(eb('pipeline', 'is', null));
           return eb.or(or);
         })
-        .groupBy(['pipeline', 'verdict'])
+        .groupBy(['pipeline', 'step', 'verdict', 'stalled'])
         .execute();
-      for (const r of split)
-        rows.push({ verdict: r.verdict ?? 'none', pipeline: r.pipeline ?? UNSET_LABEL, runs: Number(r.n) });
-    }
+      return rows.map((r) => ({ ...r, stalled: Number(r.stalled), runs: Number(r.n) }));
+    });
+  }
+
+  /** The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict. */
+  async runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string | null; runs: number }[]> {
+    const [totals, split] = await Promise.all([this.totals(), this.jobSplit()]);
+    const rows: { verdict: string; pipeline: string | null; runs: number }[] = [
+      ...sumBy(split, (r) => JSON.stringify([r.verdict, r.pipeline])).values(),
+    ].map(({ row, runs }) => ({
+      verdict: row.verdict ?? 'none',
+      pipeline: row.pipeline ?? UNSET_LABEL,
+      runs,
+    }));
     // What the kept series do not hold, per verdict: the rest of the pipelines.
-    for (const v of byVerdict) {
-      const verdict = v.verdict ?? 'none';
-      const rest = Number(v.n) - rows.reduce((a, r) => a + (r.verdict === verdict ? r.runs : 0), 0);
+    for (const { row, runs } of sumBy(totals, (r) => r.verdict ?? 'none').values()) {
+      const verdict = row.verdict ?? 'none';
+      const rest = runs - rows.reduce((a, r) => a + (r.verdict === verdict ? r.runs : 0), 0);
       if (rest > 0) rows.push({ verdict, pipeline: null, runs: rest });
+    }
+    return rows;
+  }
+
+  /** Runs per job and the board's outcome: the kept pipelines' series, the rest summed per outcome. */
+  async jobRunsByOutcome(): Promise<JobRunsRow[]> {
+    const [totals, split] = await Promise.all([this.totals(), this.jobSplit()]);
+    const outcome = (r: { stalled: number; verdict: string | null }) => runOutcome(r.stalled === 1, r.verdict);
+    const rows: JobRunsRow[] = [...sumBy(split, (r) => JSON.stringify([r.pipeline, r.step, outcome(r)])).values()].map(
+      ({ row, runs }) => ({
+        pipeline: row.pipeline ?? UNSET_LABEL,
+        step: row.step ?? UNSET_LABEL,
+        outcome: outcome(row),
+        runs,
+      }),
+    );
+    for (const { row, runs } of sumBy(totals, outcome).values()) {
+      const o = outcome(row);
+      const rest = runs - rows.reduce((a, r) => a + (r.outcome === o ? r.runs : 0), 0);
+      if (rest > 0) rows.push({ pipeline: null, step: null, outcome: o, runs: rest });
     }
     return rows;
   }
@@ -135,36 +236,19 @@ export class KyselyMetricsQueries implements MetricsQueries {
     return [...rows, ...(await timeoutOnlyRuns(this.db, this.max))];
   }
 
-  jobRunsByOutcome(): Promise<JobRunsRow[]> {
-    return jobRunsByOutcome(this.db, this.max);
-  }
-
-  /** The run's own status and source (values the dashboard writes, a few): grouped as they are. */
+  /** The run's own status and source (values the dashboard writes, a few). */
   async runsByStatusAndSource(): Promise<{ status: string; source: string; runs: number }[]> {
-    const rows = await this.db
-      .selectFrom('run_labels')
-      .select(['status', 'source', (eb) => eb.fn.countAll().as('n')])
-      .groupBy(['status', 'source'])
-      .execute();
-    return rows.map((r) => ({ status: r.status, source: r.source, runs: Number(r.n) }));
+    return [...sumBy(await this.totals(), (r) => JSON.stringify([r.status, r.source])).values()].map(
+      ({ row, runs }) => ({ status: row.status, source: row.source, runs }),
+    );
   }
 
   async eventsNumbered(): Promise<number> {
-    const r = await this.db
-      .selectFrom('run_labels')
-      .select((eb) => eb.fn.sum<number | string | null>('last_seq').as('n'))
-      .executeTakeFirst();
-    return Number(r?.n ?? 0);
+    return (await this.totals()).reduce((a, r) => a + r.events, 0);
   }
 
   async retentionCounts(): Promise<{ pinned: number; pruned: number }> {
-    const r = await this.db
-      .selectFrom('run_labels')
-      .select((eb) => [
-        eb.fn.sum<number | string | null>('pinned').as('pinned'),
-        eb.fn.sum<number | string | null>('pruned').as('pruned'),
-      ])
-      .executeTakeFirst();
-    return { pinned: Number(r?.pinned ?? 0), pruned: Number(r?.pruned ?? 0) };
+    const t = await this.totals();
+    return { pinned: t.reduce((a, r) => a + r.pinned, 0), pruned: t.reduce((a, r) => a + r.pruned, 0) };
   }
 }

@@ -282,26 +282,35 @@ export const PG_MIGRATIONS: PgMigration[] = [
   END $$;
   CREATE TRIGGER run_labels_run AFTER INSERT OR UPDATE OF status, source, verdict, pinned, pruned_at_ms, last_seq
     ON runs FOR EACH ROW EXECUTE FUNCTION stallscope_runs_labels();
-  CREATE FUNCTION stallscope_meta_labels() RETURNS trigger LANGUAGE plpgsql AS $$
+  CREATE FUNCTION stallscope_meta_label() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF TG_OP <> 'INSERT' AND OLD.key IN ('ci_pipeline', 'ci_step', 'ci_node') THEN
-      UPDATE run_labels SET
-        pipeline = (SELECT value FROM run_metadata WHERE run_id = OLD.run_id AND key = 'ci_pipeline'),
-        step = (SELECT value FROM run_metadata WHERE run_id = OLD.run_id AND key = 'ci_step'),
-        node = (SELECT value FROM run_metadata WHERE run_id = OLD.run_id AND key = 'ci_node')
-      WHERE run_id = OLD.run_id;
-    END IF;
-    IF TG_OP <> 'DELETE' AND NEW.key IN ('ci_pipeline', 'ci_step', 'ci_node') THEN
-      UPDATE run_labels SET
-        pipeline = (SELECT value FROM run_metadata WHERE run_id = NEW.run_id AND key = 'ci_pipeline'),
-        step = (SELECT value FROM run_metadata WHERE run_id = NEW.run_id AND key = 'ci_step'),
-        node = (SELECT value FROM run_metadata WHERE run_id = NEW.run_id AND key = 'ci_node')
-      WHERE run_id = NEW.run_id;
-    END IF;
+    UPDATE run_labels SET pipeline = CASE NEW.key WHEN 'ci_pipeline' THEN NEW.value ELSE pipeline END,
+      step = CASE NEW.key WHEN 'ci_step' THEN NEW.value ELSE step END,
+      node = CASE NEW.key WHEN 'ci_node' THEN NEW.value ELSE node END
+    WHERE run_id = NEW.run_id;
     RETURN NULL;
   END $$;
-  CREATE TRIGGER run_labels_meta AFTER INSERT OR UPDATE OR DELETE ON run_metadata
-    FOR EACH ROW EXECUTE FUNCTION stallscope_meta_labels();
+  CREATE FUNCTION stallscope_meta_labels() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    id TEXT;
+  BEGIN
+    FOREACH id IN ARRAY CASE TG_OP WHEN 'DELETE' THEN ARRAY[OLD.run_id] ELSE ARRAY[OLD.run_id, NEW.run_id] END LOOP
+      UPDATE run_labels SET
+        pipeline = (SELECT value FROM run_metadata WHERE run_id = id AND key = 'ci_pipeline'),
+        step = (SELECT value FROM run_metadata WHERE run_id = id AND key = 'ci_step'),
+        node = (SELECT value FROM run_metadata WHERE run_id = id AND key = 'ci_node')
+      WHERE run_id = id;
+    END LOOP;
+    RETURN NULL;
+  END $$;
+  -- Only the keys it labels by fire it: a reporter's other metadata (builds, commits, URLs) costs nothing more.
+  CREATE TRIGGER run_labels_meta_insert AFTER INSERT ON run_metadata
+    FOR EACH ROW WHEN (NEW.key IN ('ci_pipeline', 'ci_step', 'ci_node')) EXECUTE FUNCTION stallscope_meta_label();
+  CREATE TRIGGER run_labels_meta_update AFTER UPDATE ON run_metadata
+    FOR EACH ROW WHEN (OLD.key IN ('ci_pipeline', 'ci_step', 'ci_node') OR NEW.key IN ('ci_pipeline', 'ci_step', 'ci_node'))
+    EXECUTE FUNCTION stallscope_meta_labels();
+  CREATE TRIGGER run_labels_meta_delete AFTER DELETE ON run_metadata
+    FOR EACH ROW WHEN (OLD.key IN ('ci_pipeline', 'ci_step', 'ci_node')) EXECUTE FUNCTION stallscope_meta_labels();
   CREATE FUNCTION stallscope_fact_labels() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP = 'INSERT' THEN

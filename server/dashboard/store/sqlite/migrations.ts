@@ -292,7 +292,9 @@ export const MIGRATIONS: Migration[] = [
       pruned = new.pruned_at_ms IS NOT NULL, last_seq = new.last_seq WHERE run_id = new.id;
   END;
   CREATE TRIGGER run_labels_meta_insert AFTER INSERT ON run_metadata WHEN new.key IN (${LABEL_KEYS}) BEGIN
-    ${labelFromMetadata('new.run_id')}
+    UPDATE run_labels SET pipeline = CASE new.key WHEN 'ci_pipeline' THEN new.value ELSE pipeline END,
+      step = CASE new.key WHEN 'ci_step' THEN new.value ELSE step END,
+      node = CASE new.key WHEN 'ci_node' THEN new.value ELSE node END WHERE run_id = new.run_id;
   END;
   CREATE TRIGGER run_labels_meta_update AFTER UPDATE ON run_metadata WHEN new.key IN (${LABEL_KEYS}) OR old.key IN (${LABEL_KEYS}) BEGIN
     ${labelFromMetadata('old.run_id')}

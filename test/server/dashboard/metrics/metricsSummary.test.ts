@@ -226,7 +226,7 @@ for (const [name, open] of [
         q.eventsNumbered(),
         q.retentionCounts(),
       ]);
-      expect(side.statements.length).toBeGreaterThanOrEqual(10);
+      expect(side.statements.length).toBeGreaterThanOrEqual(8);
       for (const st of side.statements) {
         const tables = await side.tablesRead(st.sql, st.params);
         expect(tables.length).toBeGreaterThan(0);
