@@ -4,10 +4,11 @@
  * and a dashboard in this process on it, so its event loop and its own CPU are measured here. Prints, with the target beside each:
  * `GET /api/stalls` (the default window, one pipeline) and `GET /api/runs` (first page, a metadata filter, a text
  * search, the Compare picker's search) p99 over 50 requests, a `/metrics` scrape (the first, which reads the
- * database, and the p99 of the next), and — while 5 viewers poll the board every second — 8 reporters' 10-event
- * batches, five a second each: ingest p99 and the loop's delay p99 beside the dashboard's longest stall of its own
- * work (main-thread CPU). Smaller: STALLSCOPE_BENCH_RUNS=2000; one store: STALLSCOPE_BENCH_STORES=sqlite;
- * the load's length: STALLSCOPE_BENCH_LOAD_S (default 20).
+ * database, the p99 of the next, and 20 that each read the database: median and p99), and — while 5 viewers poll
+ * the board every second — 8 reporters' 10-event batches, five a second each: ingest p99 and the loop's delay p99
+ * beside the dashboard's longest stall of its own work (main-thread CPU); then the same figures while retention
+ * prunes the year (boardRetention.ts). Smaller: STALLSCOPE_BENCH_RUNS=2000; one store:
+ * STALLSCOPE_BENCH_STORES=sqlite; the load's length: STALLSCOPE_BENCH_LOAD_S (default 20).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,17 +20,11 @@ import { openStore } from '#server/dashboard/store/openStore.ts';
 import { startPostgres } from '../helpers/postgres.ts';
 import { ownStalls } from '../helpers/reporterFleet.ts';
 import { generateHistory, loadHistory, type HistoryOptions } from './boardHistory.ts';
+import { duringRetention, freshScrapes, line, pct, printScrapes } from './boardRetention.ts';
 
 const RUNS = Number(process.env.STALLSCOPE_BENCH_RUNS ?? 20_000);
 const LOAD_S = Number(process.env.STALLSCOPE_BENCH_LOAD_S ?? 20);
 const history: HistoryOptions = { runs: RUNS };
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-};
-const line = (what: string, ms: number, target: number, unit = 'p99') =>
-  `  ${what}: ${unit} ${ms.toFixed(1)} ms (target ≤ ${target}) ${ms <= target ? 'OK' : 'ABOVE'}`;
 
 /** Values the queries look for, taken from the history itself so every filter matches runs. */
 function probes(): { pipeline: string; node: string; commit: string; build: string } {
@@ -52,11 +47,11 @@ async function timed(url: string, path: string, n = 50): Promise<number[]> {
   return ms;
 }
 
-function clients(url: string, boardPath: string) {
+function clients(url: string, boardPath: string, seconds = LOAD_S) {
   return new Promise<{ ingestMs: number[]; boardMs: number[]; errors: string[]; errorCount: number }>(
     (resolve, reject) => {
       const w = new Worker(new URL('./boardClients.worker.mjs', import.meta.url), {
-        workerData: { url, boardPath, viewers: 5, reporters: 8, batchEvents: 10, batchesPerS: 5, seconds: LOAD_S },
+        workerData: { url, boardPath, viewers: 5, reporters: 8, batchEvents: 10, batchesPerS: 5, seconds },
       });
       w.once('message', (m) => {
         resolve(m as never);
@@ -87,6 +82,7 @@ async function measure(label: string, opts: { dataDir: string | null; database: 
     const first = await timed(url, '/metrics', 1);
     console.log(line('/metrics, first scrape (reads the database)', first[0], 100, 'wall'));
     console.log(line('/metrics, next 50 scrapes', pct(await timed(url, '/metrics'), 99), 100));
+    printScrapes('at rest', await freshScrapes(app.store));
     console.log(line('GET /api/stalls (default window)', pct(await timed(url, '/api/stalls'), 99), 150));
     console.log(line(`GET /api/stalls?${pipeline}`, pct(await timed(url, `/api/stalls?${pipeline}`), 99), 150));
     console.log(line('GET /api/runs first page', pct(await timed(url, '/api/runs?limit=25&offset=0'), 99), 100));
@@ -114,6 +110,7 @@ async function measure(label: string, opts: { dataDir: string | null; database: 
   } finally {
     await app.close();
   }
+  await duringRetention(opts, timed, (url) => clients(url, '/api/stalls', Math.min(LOAD_S, 10)));
 }
 
 const stores = (process.env.STALLSCOPE_BENCH_STORES ?? 'sqlite,postgres').split(',');

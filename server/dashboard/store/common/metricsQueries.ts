@@ -4,6 +4,14 @@
  * agree across dashboards sharing one database. Written in Kysely for both
  * stores; counts go through `Number()` (pg returns them as strings).
  *
+ * Every read is of `run_labels` (one narrow row per run: its status, source,
+ * verdict, job, node, stalled, pinned, pruned, events numbered) and
+ * `stall_facts` (a row per run and fingerprint of its evidence), both kept
+ * by triggers wherever runs, their metadata and their evidence are written —
+ * never of the runs' own rows, their metadata or their stall reports' JSON,
+ * which cost a scrape 0.5 s (PostgreSQL) to 3.3 s (SQLite) at a year of
+ * history (docs/performance.md#year-of-history).
+ *
  * Labels that peers choose (`ci_pipeline`, `ci_node`, a stall's fingerprint
  * and phase) are capped where the query groups: the `max` values with the
  * most runs keep their labels, the rest are summed into rows whose labels are
@@ -13,8 +21,9 @@
  * 100,000 distinct 400-character names, or numbering them with a window,
  * costs SQLite a second.
  */
-import type { ExpressionBuilder, Kysely } from 'kysely';
-import { jobRunsByOutcome, timeoutOnlyRuns, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
+import type { Kysely } from 'kysely';
+import { runOutcome } from '../../../../shared/stalls/stallBoard.ts';
+import { timeoutOnlyRuns, topPipelines, UNSET_LABEL, type JobRunsRow } from './jobRunQueries.ts';
 import type { StallscopeDb } from './schema.ts';
 
 /**
@@ -44,124 +53,178 @@ export interface MetricsQueries {
   retentionCounts(): Promise<{ pinned: number; pruned: number }>;
 }
 
-/** Stall reports that are evidence: captures that read no stack are not (as on the board). */
-function stallEvidence(db: Kysely<StallscopeDb>) {
-  return db
-    .selectFrom('stall_reports as s')
-    .where('s.fingerprint', 'is not', null)
-    .where((eb) => eb.not(eb.and([eb('s.worker_id', '=', -1), eb('s.report_json', 'like', '%"stackError"%')])));
+/** Runs per status, source, verdict and stalled, with their events numbered, pinned and pruned: one pass. */
+interface Totals {
+  status: string;
+  source: string;
+  verdict: string | null;
+  stalled: number;
+  runs: number;
+  events: number;
+  pinned: number;
+  pruned: number;
+}
+
+/** Runs of the kept pipelines (null: without one) per step, verdict and stalled: one pass. */
+interface JobSplit {
+  pipeline: string | null;
+  step: string | null;
+  verdict: string | null;
+  stalled: number;
+  runs: number;
+}
+
+/** Sums `runs` by a key, in first-seen order. */
+function sumBy<T extends { runs: number }>(
+  rows: readonly T[],
+  key: (r: T) => string,
+): Map<string, { row: T; runs: number }> {
+  const out = new Map<string, { row: T; runs: number }>();
+  for (const r of rows) {
+    const k = key(r);
+    const had = out.get(k);
+    if (had) had.runs += r.runs;
+    else out.set(k, { row: r, runs: r.runs });
+  }
+  return out;
 }
 
 export class KyselyMetricsQueries implements MetricsQueries {
+  /** Reads under way: a scrape asks for its families together, and those that share a pass share its statement. */
+  private readonly inflight = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly db: Kysely<StallscopeDb>,
     private readonly max = MAX_GROUPS,
   ) {}
 
-  /**
-   * The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict
-   * (null pipeline). Each read streams an index or groups a handful of values: none sorts the pipelines' names.
-   */
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const had = this.inflight.get(key) as Promise<T> | undefined;
+    if (had) return had;
+    const p = read().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  private totals(): Promise<Totals[]> {
+    return this.shared('totals', async () => {
+      const rows = await this.db
+        .selectFrom('run_labels')
+        .select((eb) => [
+          'status',
+          'source',
+          'verdict',
+          'stalled',
+          eb.fn.countAll().as('n'),
+          eb.fn.sum<number | string | null>('last_seq').as('events'),
+          eb.fn.sum<number | string | null>('pinned').as('pinned'),
+          eb.fn.sum<number | string | null>('pruned').as('pruned'),
+        ])
+        .groupBy(['status', 'source', 'verdict', 'stalled'])
+        .execute();
+      return rows.map((r) => ({
+        status: r.status,
+        source: r.source,
+        verdict: r.verdict,
+        stalled: Number(r.stalled),
+        runs: Number(r.n),
+        events: Number(r.events ?? 0),
+        pinned: Number(r.pinned ?? 0),
+        pruned: Number(r.pruned ?? 0),
+      }));
+    });
+  }
+
+  /** The `max` pipelines with the most runs (null: runs without one), split by step, verdict and stalled. */
+  private jobSplit(): Promise<JobSplit[]> {
+    return this.shared('jobs', async () => {
+      const ranked = await topPipelines(this.db, this.max);
+      if (ranked.length === 0) return [];
+      const kept = ranked.filter((v): v is string => v !== null);
+      const rows = await this.db
+        .selectFrom('run_labels')
+        .select(['pipeline', 'step', 'verdict', 'stalled', (eb) => eb.fn.countAll().as('n')])
+        .where((eb) => {
+          const or = [];
+          if (kept.length > 0) or.push(eb('pipeline', 'in', kept));
+          if (ranked.includes(null)) or.push(eb('pipeline', 'is', null));
+          return eb.or(or);
+        })
+        .groupBy(['pipeline', 'step', 'verdict', 'stalled'])
+        .execute();
+      return rows.map((r) => ({ ...r, stalled: Number(r.stalled), runs: Number(r.n) }));
+    });
+  }
+
+  /** The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict. */
   async runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string | null; runs: number }[]> {
-    const meta = this.db.selectFrom('run_metadata').where('key', '=', 'ci_pipeline');
-    const [top, named, byVerdict] = await Promise.all([
-      // Grouped in the order of the (key, value) index; only `max` rows are kept by the sort.
-      meta
-        .select(['value', (eb) => eb.fn.countAll().as('n')])
-        .groupBy('value')
-        .orderBy('n', 'desc')
-        .orderBy('value')
-        .limit(this.max)
-        .execute(),
-      meta.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
-      this.db
-        .selectFrom('runs')
-        .select(['verdict', (eb) => eb.fn.countAll().as('n')])
-        .groupBy('verdict')
-        .execute(),
-    ]);
-    const total = byVerdict.reduce((a, r) => a + Number(r.n), 0);
-    // Runs without a pipeline are one value among the others ('').
-    const unset = total - Number(named?.n ?? 0);
-    const ranked = [...top.map((r) => ({ value: r.value, n: Number(r.n) })), { value: '', n: unset }]
-      .filter((r) => r.n > 0)
-      .sort((x, y) => y.n - x.n || (x.value < y.value ? -1 : 1))
-      .slice(0, this.max);
-    const kept = ranked.map((r) => r.value).filter((v) => v !== '');
-    const rows: { verdict: string; pipeline: string | null; runs: number }[] = [];
-    if (kept.length > 0) {
-      const split = await this.db
-        .selectFrom('run_metadata as m')
-        .innerJoin('runs as r', 'r.id', 'm.run_id')
-        .select(['r.verdict', 'm.value', (eb) => eb.fn.countAll().as('n')])
-        .where('m.key', '=', 'ci_pipeline')
-        .where('m.value', 'in', kept)
-        .groupBy(['r.verdict', 'm.value'])
-        .execute();
-      for (const r of split) rows.push({ verdict: r.verdict ?? 'none', pipeline: r.value, runs: Number(r.n) });
-    }
-    if (ranked.some((r) => r.value === '')) {
-      const split = await this.db
-        .selectFrom('runs as r')
-        .select(['r.verdict', (eb) => eb.fn.countAll().as('n')])
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('run_metadata as m')
-                .select('m.key')
-                .whereRef('m.run_id', '=', 'r.id')
-                .where('m.key', '=', 'ci_pipeline'),
-            ),
-          ),
-        )
-        .groupBy('r.verdict')
-        .execute();
-      for (const r of split) rows.push({ verdict: r.verdict ?? 'none', pipeline: UNSET_LABEL, runs: Number(r.n) });
-    }
+    const [totals, split] = await Promise.all([this.totals(), this.jobSplit()]);
+    const rows: { verdict: string; pipeline: string | null; runs: number }[] = [
+      ...sumBy(split, (r) => JSON.stringify([r.verdict, r.pipeline])).values(),
+    ].map(({ row, runs }) => ({
+      verdict: row.verdict ?? 'none',
+      pipeline: row.pipeline ?? UNSET_LABEL,
+      runs,
+    }));
     // What the kept series do not hold, per verdict: the rest of the pipelines.
-    for (const v of byVerdict) {
-      const verdict = v.verdict ?? 'none';
-      const rest = Number(v.n) - rows.reduce((a, r) => a + (r.verdict === verdict ? r.runs : 0), 0);
+    for (const { row, runs } of sumBy(totals, (r) => r.verdict ?? 'none').values()) {
+      const verdict = row.verdict ?? 'none';
+      const rest = runs - rows.reduce((a, r) => a + (r.verdict === verdict ? r.runs : 0), 0);
       if (rest > 0) rows.push({ verdict, pipeline: null, runs: rest });
+    }
+    return rows;
+  }
+
+  /** Runs per job and the board's outcome: the kept pipelines' series, the rest summed per outcome. */
+  async jobRunsByOutcome(): Promise<JobRunsRow[]> {
+    const [totals, split] = await Promise.all([this.totals(), this.jobSplit()]);
+    const outcome = (r: { stalled: number; verdict: string | null }) => runOutcome(r.stalled === 1, r.verdict);
+    const rows: JobRunsRow[] = [...sumBy(split, (r) => JSON.stringify([r.pipeline, r.step, outcome(r)])).values()].map(
+      ({ row, runs }) => ({
+        pipeline: row.pipeline ?? UNSET_LABEL,
+        step: row.step ?? UNSET_LABEL,
+        outcome: outcome(row),
+        runs,
+      }),
+    );
+    for (const { row, runs } of sumBy(totals, outcome).values()) {
+      const o = outcome(row);
+      const rest = runs - rows.reduce((a, r) => a + (r.outcome === o ? r.runs : 0), 0);
+      if (rest > 0) rows.push({ pipeline: null, step: null, outcome: o, runs: rest });
     }
     return rows;
   }
 
   /**
    * The `max` fingerprints on the most runs, split by phase and node into at most `max` series (the largest);
-   * the rest summed into one series of null labels. The fingerprints are grouped in their index's order.
+   * the rest summed into one series of null labels. A stall fact of kind `stack` is one run and fingerprint.
    */
   async stallRunsByFingerprintAndNode(): Promise<
     { fingerprint: string | null; phase: string | null; node: string | null; runs: number }[]
   > {
-    const runs = (eb: ExpressionBuilder<{ s: StallscopeDb['stall_reports'] }, 's'>) =>
-      eb.fn.count('s.run_id').distinct().as('n');
+    const stacks = this.db.selectFrom('stall_facts as f').where('f.kind', '=', 'stack');
     const [top, total] = await Promise.all([
-      stallEvidence(this.db)
-        .select(['s.fingerprint', runs])
-        .groupBy('s.fingerprint')
+      stacks
+        .select(['f.fingerprint', (eb) => eb.fn.countAll().as('n')])
+        .groupBy('f.fingerprint')
         .orderBy('n', 'desc')
-        .orderBy('s.fingerprint')
+        .orderBy('f.fingerprint')
         .limit(this.max)
         .execute(),
-      this.db
-        .selectFrom(stallEvidence(this.db).select(runs).groupBy('s.fingerprint').as('f'))
-        .select((eb) => eb.fn.sum<number | string | null>('f.n').as('n'))
-        .executeTakeFirst(),
+      stacks.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
     ]);
-    const kept = top.map((r) => r.fingerprint).filter((f): f is string => f !== null);
+    const kept = top.map((r) => r.fingerprint);
     const rows: { fingerprint: string | null; phase: string | null; node: string | null; runs: number }[] = [];
     if (kept.length > 0) {
-      const split = await stallEvidence(this.db)
-        .leftJoin('run_metadata as m', (j) => j.onRef('m.run_id', '=', 's.run_id').on('m.key', '=', 'ci_node'))
-        .select(['s.fingerprint', 's.phase', 'm.value as node', runs])
-        .where('s.fingerprint', 'in', kept)
-        .groupBy(['s.fingerprint', 's.phase', 'm.value'])
+      const split = await stacks
+        .innerJoin('run_labels as l', 'l.run_id', 'f.run_id')
+        .select(['f.fingerprint', 'f.phase', 'l.node', (eb) => eb.fn.countAll().as('n')])
+        .where('f.fingerprint', 'in', kept)
+        .groupBy(['f.fingerprint', 'f.phase', 'l.node'])
         .orderBy('n', 'desc')
-        .orderBy('s.fingerprint')
-        .orderBy('s.phase')
-        .orderBy('m.value')
+        .orderBy('f.fingerprint')
+        .orderBy('f.phase')
+        .orderBy('l.node')
         .limit(this.max)
         .execute();
       for (const r of split)
@@ -173,36 +236,19 @@ export class KyselyMetricsQueries implements MetricsQueries {
     return [...rows, ...(await timeoutOnlyRuns(this.db, this.max))];
   }
 
-  jobRunsByOutcome(): Promise<JobRunsRow[]> {
-    return jobRunsByOutcome(this.db, this.max);
-  }
-
-  /** The run's own status and source (values the dashboard writes, a few): grouped as they are. */
+  /** The run's own status and source (values the dashboard writes, a few). */
   async runsByStatusAndSource(): Promise<{ status: string; source: string; runs: number }[]> {
-    const rows = await this.db
-      .selectFrom('runs')
-      .select(['status', 'source', (eb) => eb.fn.countAll().as('n')])
-      .groupBy(['status', 'source'])
-      .execute();
-    return rows.map((r) => ({ status: r.status, source: r.source, runs: Number(r.n) }));
+    return [...sumBy(await this.totals(), (r) => JSON.stringify([r.status, r.source])).values()].map(
+      ({ row, runs }) => ({ status: row.status, source: row.source, runs }),
+    );
   }
 
   async eventsNumbered(): Promise<number> {
-    const r = await this.db
-      .selectFrom('runs')
-      .select((eb) => eb.fn.sum<number | string | null>('last_seq').as('n'))
-      .executeTakeFirst();
-    return Number(r?.n ?? 0);
+    return (await this.totals()).reduce((a, r) => a + r.events, 0);
   }
 
   async retentionCounts(): Promise<{ pinned: number; pruned: number }> {
-    const r = await this.db
-      .selectFrom('runs')
-      .select((eb) => [
-        eb.fn.countAll().filterWhere('pinned', '=', 1).as('pinned'),
-        eb.fn.countAll().filterWhere('pruned_at_ms', 'is not', null).as('pruned'),
-      ])
-      .executeTakeFirst();
-    return { pinned: Number(r?.pinned ?? 0), pruned: Number(r?.pruned ?? 0) };
+    const t = await this.totals();
+    return { pinned: t.reduce((a, r) => a + r.pinned, 0), pruned: t.reduce((a, r) => a + r.pruned, 0) };
   }
 }

@@ -111,6 +111,27 @@ export interface StallFactsTable {
   step: Generated<string>;
 }
 
+/**
+ * What /metrics counts, one narrow row per run (docs/design.md#metrics; SQLite migration 12, PostgreSQL 10), kept by
+ * triggers from the run's row, its `ci_*` metadata and its stall facts; deleted with the run.
+ */
+export interface RunLabelsTable {
+  run_id: string;
+  status: string;
+  source: string;
+  verdict: string | null;
+  /** Its `ci_pipeline`, `ci_step`, `ci_node`; null when it has none. */
+  pipeline: string | null;
+  step: string | null;
+  node: string | null;
+  /** 1 when it has a stall fact: the board's `stalled` outcome. */
+  stalled: number;
+  pinned: number;
+  /** 1 when `pruned_at_ms` is set. */
+  pruned: number;
+  last_seq: number;
+}
+
 export interface StallscopeDb {
   runs: RunsTable;
   run_metadata: { run_id: string; key: string; value: string };
@@ -128,6 +149,7 @@ export interface StallscopeDb {
     fingerprint_json: string | null;
   };
   stall_facts: StallFactsTable;
+  run_labels: RunLabelsTable;
   run_results: { run_id: string; part: number; text: string };
   api_tokens: ApiTokensTable;
   request_ranges: RequestRangesTable;

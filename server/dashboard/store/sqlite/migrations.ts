@@ -25,6 +25,20 @@ const factInsert = (kind: string, fingerprint: string, phase: string, runId: str
   `INSERT OR IGNORE INTO stall_facts (run_id, kind, fingerprint, phase, at_ms, pipeline, step)
       SELECT ${runId}, ${kind}, ${fingerprint}, ${phase}, ${FACT_RUN_COLUMNS(runId)} FROM runs r WHERE r.id = ${runId};`;
 
+/** The metadata keys /metrics labels runs by (migration 12). */
+const LABEL_KEYS = "'ci_pipeline', 'ci_step', 'ci_node'";
+const meta = (id: string, key: string) => `(SELECT value FROM run_metadata WHERE run_id = ${id} AND key = '${key}')`;
+/** A run's /metrics row, from its row read as `r` (migration 12). */
+const runLabelsInsert = (from: string) =>
+  `INSERT OR REPLACE INTO run_labels (run_id, status, source, verdict, pipeline, step, node, stalled, pinned, pruned, last_seq)
+    SELECT r.id, r.status, r.source, r.verdict, ${meta('r.id', 'ci_pipeline')}, ${meta('r.id', 'ci_step')},
+      ${meta('r.id', 'ci_node')}, EXISTS (SELECT 1 FROM stall_facts f WHERE f.run_id = r.id), r.pinned,
+      r.pruned_at_ms IS NOT NULL, r.last_seq ${from};`;
+/** A run's job and node read again from its metadata (migration 12). */
+const labelFromMetadata = (id: string) =>
+  `UPDATE run_labels SET pipeline = ${meta(id, 'ci_pipeline')}, step = ${meta(id, 'ci_step')},
+      node = ${meta(id, 'ci_node')} WHERE run_id = ${id};`;
+
 export type Migration = string | ((db: Database.Database) => void);
 
 export const MIGRATIONS: Migration[] = [
@@ -248,6 +262,53 @@ export const MIGRATIONS: Migration[] = [
   `
   CREATE INDEX runs_due ON runs(COALESCE(started_at_ms, created_at_ms), id) WHERE pinned = 0 AND pruned_at_ms IS NULL;
   CREATE INDEX runs_newest ON runs(COALESCE(started_at_ms, created_at_ms) DESC, id);
+  `,
+  // 12: what /metrics counts, one narrow row per run (docs/design.md#metrics): the run's status, source, verdict,
+  // job and node, whether it has stall evidence (a stall fact), pinned, pruned and its events numbered — kept by
+  // triggers wherever those are written, so a scrape groups 20,000 small rows instead of reading every run's row,
+  // its metadata and its stall reports' JSON (3.3 s at a year of history). Deleted with its run.
+  `
+  CREATE TABLE run_labels (
+    run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    source TEXT NOT NULL,
+    verdict TEXT,
+    pipeline TEXT,                     -- its ci_pipeline; NULL when it has none
+    step TEXT,                         -- its ci_step
+    node TEXT,                         -- its ci_node
+    stalled INTEGER NOT NULL,          -- 1: it has a stall fact (the board's stalled outcome)
+    pinned INTEGER NOT NULL,
+    pruned INTEGER NOT NULL,           -- 1: pruned_at_ms is set
+    last_seq INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX run_labels_job ON run_labels(pipeline, step, verdict, stalled);
+  CREATE INDEX run_labels_status ON run_labels(status, source, verdict, pinned, pruned, last_seq);
+  ${runLabelsInsert('FROM runs r')}
+  CREATE TRIGGER run_labels_insert AFTER INSERT ON runs BEGIN
+    ${runLabelsInsert('FROM runs r WHERE r.id = new.id')}
+  END;
+  CREATE TRIGGER run_labels_update AFTER UPDATE OF status, source, verdict, pinned, pruned_at_ms, last_seq ON runs BEGIN
+    UPDATE run_labels SET status = new.status, source = new.source, verdict = new.verdict, pinned = new.pinned,
+      pruned = new.pruned_at_ms IS NOT NULL, last_seq = new.last_seq WHERE run_id = new.id;
+  END;
+  CREATE TRIGGER run_labels_meta_insert AFTER INSERT ON run_metadata WHEN new.key IN (${LABEL_KEYS}) BEGIN
+    UPDATE run_labels SET pipeline = CASE new.key WHEN 'ci_pipeline' THEN new.value ELSE pipeline END,
+      step = CASE new.key WHEN 'ci_step' THEN new.value ELSE step END,
+      node = CASE new.key WHEN 'ci_node' THEN new.value ELSE node END WHERE run_id = new.run_id;
+  END;
+  CREATE TRIGGER run_labels_meta_update AFTER UPDATE ON run_metadata WHEN new.key IN (${LABEL_KEYS}) OR old.key IN (${LABEL_KEYS}) BEGIN
+    ${labelFromMetadata('old.run_id')}
+    ${labelFromMetadata('new.run_id')}
+  END;
+  CREATE TRIGGER run_labels_meta_delete AFTER DELETE ON run_metadata WHEN old.key IN (${LABEL_KEYS}) BEGIN
+    ${labelFromMetadata('old.run_id')}
+  END;
+  CREATE TRIGGER run_labels_fact_insert AFTER INSERT ON stall_facts BEGIN
+    UPDATE run_labels SET stalled = 1 WHERE run_id = new.run_id;
+  END;
+  CREATE TRIGGER run_labels_fact_delete AFTER DELETE ON stall_facts BEGIN
+    UPDATE run_labels SET stalled = EXISTS (SELECT 1 FROM stall_facts WHERE run_id = old.run_id) WHERE run_id = old.run_id;
+  END;
   `,
 ];
 
