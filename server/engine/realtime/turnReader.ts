@@ -22,6 +22,7 @@ import {
   type RealtimeEvent,
 } from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
+import { stage0TokensOut } from './stageTokens.ts';
 
 const TEXT_DELTAS = new Set([
   'response.output_audio_transcript.delta',
@@ -48,6 +49,9 @@ export class TurnReader {
   readonly timing: TurnTiming;
   private markReady!: () => void;
   private began = false;
+  /** The native flow counts output tokens as upstream's newest client does: stage 0's `num_tokens_out` (stageTokens.ts). */
+  private native = false;
+  private stage0Tokens: number | null = null;
   private rate = 24_000;
   /** The text deltas, kept up to KEPT_TEXT_CHARS (the rest counted): written to the record at the end. */
   private readonly text = new KeptTextBuilder(KEPT_TEXT_CHARS);
@@ -84,11 +88,12 @@ export class TurnReader {
    * turn keeps its request's start (before its own session's upgrade): upstream's E2EL spans the whole session
    * (native.ts), while TTFT/TTFP/RTF count from this origin, the first silent chunk.
    */
-  begin(ts: number, keepStart = false): void {
+  begin(ts: number, native = false): void {
     this.began = true;
+    this.native = native;
     // As vLLM-Omni: a turn is timed from its send; the session's upgrade and handshake are not in it.
     this.timing.originTs = ts;
-    if (!keepStart) this.record.startTime = ts;
+    if (!native) this.record.startTime = ts;
   }
 
   /** Duplex: the end of the input speech is the origin of TTFT/TTFP/E2EL, as vLLM-Omni measures it. */
@@ -114,6 +119,7 @@ export class TurnReader {
       return;
     }
     if (responseId === null || responseId !== this.timing.responseId) return;
+    this.stage0Tokens = stage0TokensOut(e) ?? this.stage0Tokens;
     if (TEXT_DELTAS.has(e.type)) this.onText(e, ts);
     else if (AUDIO_DELTAS.has(e.type)) this.onAudio(e, ts);
     else if (e.type === 'response.done') this.onDone(e, ts);
@@ -173,13 +179,13 @@ export class TurnReader {
     this.timing.doneTs = ts;
     const rec = this.record;
     rec.latency = ts - rec.startTime;
-    const tokens = response.usage?.output_tokens;
+    // Native: upstream's newest client sums stage 0's num_tokens_out (0 without one) and ignores usage; the older
+    // turn flow (08-20's client) keeps the server's usage.output_tokens.
+    const tokens = this.native ? (this.stage0Tokens ?? 0) : response.usage?.output_tokens;
+    const source = this.native ? 'stage_metrics["0"].num_tokens_out' : 'response.done usage.output_tokens';
     // Held to chat's bound (docs/design.md#peer-bounds): a server's count is not a throughput of 1e17.
     if (typeof tokens === 'number' && tokens > MAX_COMPLETION_TOKENS)
-      return this.fail(
-        'REQ_TOKEN_BOUND',
-        `response.done usage.output_tokens = ${tokens} exceeds ${MAX_COMPLETION_TOKENS}`,
-      );
+      return this.fail('REQ_TOKEN_BOUND', `${source} = ${tokens} exceeds ${MAX_COMPLETION_TOKENS}`);
     if (typeof tokens === 'number' && Number.isInteger(tokens) && tokens >= 0) {
       rec.outputTokens = tokens;
       this.timing.outputTokens = tokens;

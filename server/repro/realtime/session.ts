@@ -281,7 +281,12 @@ export class RealtimeSession {
       serverEvent('response.done', {
         response: responseObject(id, status, {
           usage: { input_tokens: input, output_tokens: tokens, total_tokens: input + tokens },
-          metadata: { audio_duration_ms: (samples * 1000) / this.shape.sampleRateHz },
+          // stage_metrics as vLLM-Omni's realtime server reports them: upstream's newest client counts stage 0's
+          // num_tokens_out as the response's output tokens (server/engine/realtime/stageTokens.ts).
+          metadata: {
+            audio_duration_ms: (samples * 1000) / this.shape.sampleRateHz,
+            stage_metrics: { '0': { num_tokens_out: tokens } },
+          },
         }),
       }),
     );
