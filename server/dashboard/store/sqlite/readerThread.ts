@@ -54,7 +54,21 @@ export class ReaderThread {
     return this.live;
   }
 
+  /** Reads in flight by task and arguments: viewers polling the same board share one read, not one each. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
   read<K extends ReaderTask>(task: K, args: ReaderArgs<K>): Promise<ReaderResult<K>> {
+    const key = `${task}\u0000${JSON.stringify(args)}`;
+    const same = this.inFlight.get(key);
+    if (same) return same as Promise<ReaderResult<K>>;
+    const p = this.start(task, args);
+    this.inFlight.set(key, p);
+    const done = () => void this.inFlight.delete(key);
+    p.then(done, done);
+    return p;
+  }
+
+  private start<K extends ReaderTask>(task: K, args: ReaderArgs<K>): Promise<ReaderResult<K>> {
     if (this.closing) return Promise.reject(new StallscopeError('STORE_UNAVAILABLE', 'the store is closing'));
     if (this.pending.size >= this.maxQueue)
       return Promise.reject(new StallscopeError('STORE_BUSY', `${this.pending.size} reads are already waiting`));

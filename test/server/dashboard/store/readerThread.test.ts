@@ -107,6 +107,18 @@ describe('the reader thread itself', () => {
     }
   });
 
+  it('shares one read among identical requests in flight (five viewers of one board cost one read)', async () => {
+    const reader = new ReaderThread(file, { maxQueue: 1 });
+    try {
+      const boards = await Promise.all(
+        Array.from({ length: 5 }, () => reader.read('board', { filter: all, last: 20 })),
+      );
+      expect(boards.map((b) => b.runsConsidered)).toEqual([50, 50, 50, 50, 50]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("leaves no thread after the store closes, and the store's board reads on one before", async () => {
     const store = sqliteOf(app.store);
     await store.board.view(all, 20);
