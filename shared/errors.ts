@@ -64,6 +64,9 @@ export const ERRORS = {
   STORE_UNREADABLE: { status: 500, exit: 4, message: 'the database cannot be opened' },
   STORE_UNAVAILABLE: { status: 503, exit: 4, message: 'the database is unavailable' },
   STORE_URL_INVALID: { status: 400, exit: 2, message: 'invalid database URL' },
+  // The SQLite reader thread (server/dashboard/store/sqlite/readerThread.ts): a full queue, a read past its deadline.
+  STORE_BUSY: { status: 503, exit: 4, message: 'too many database reads are waiting' },
+  STORE_READ_TIMEOUT: { status: 504, exit: 4, message: 'a database read took too long' },
   INTERNAL: { status: 500, exit: 5, message: 'internal error' },
 } as const;
 

@@ -10,7 +10,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import { BOARD_MAX_RUNS, buildBoard, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
+import { BOARD_MAX_RUNS, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 const StallsQuery = Type.Object({
@@ -35,9 +35,10 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
         maxRuns: BOARD_MAX_RUNS,
       };
       await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
-      const { runs, truncated } = await app.store.board.runs(filter);
-      const groups = buildBoard(runs, q.last).filter((g) => !q.fingerprint || g.fingerprint === q.fingerprint);
-      return stallsReply({ groups, runsConsidered: runs.length, truncated });
+      // SQLite folds it on its reader thread, so viewers never hold ingest (docs/design.md#stall-board).
+      const board = await app.store.board.view(filter, q.last);
+      const groups = board.groups.filter((g) => !q.fingerprint || g.fingerprint === q.fingerprint);
+      return stallsReply({ ...board, groups });
     },
   );
 };

@@ -4,6 +4,7 @@
  * end is told to the other processes in the same transaction.
  */
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
+import { boardView } from '../common/boardView.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
 import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
@@ -95,5 +96,9 @@ export class PgBoard implements BoardReads {
 
   runs(f: BoardFilter) {
     return reads.boardRuns(this.q, f);
+  }
+
+  async view(f: BoardFilter, last: number) {
+    return boardView(await reads.boardRuns(this.q, f), last);
   }
 }

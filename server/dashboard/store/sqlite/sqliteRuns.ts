@@ -1,10 +1,12 @@
 /** The SQLite store's run reads and one-off writes: the synchronous queries (runQueries.ts) behind the async roles. */
 import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
+import { boardView } from '../common/boardView.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
 import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
 import { boardRuns } from './boardQueries.ts';
+import type { ReaderThread } from './readerThread.ts';
 import type { RunQueries } from './runQueries.ts';
 import type { SqliteIngest } from './sqliteIngest.ts';
 
@@ -70,9 +72,17 @@ export class SqliteRuns implements RunReads, RunWrites {
 }
 
 export class SqliteBoard implements BoardReads {
-  constructor(private readonly db: Database.Database) {}
+  /** `reader` null (an in-memory database, which no other connection can open): the board is read here. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly reader: ReaderThread | null,
+  ) {}
 
   async runs(f: BoardFilter) {
     return boardRuns(this.db, f);
+  }
+
+  async view(f: BoardFilter, last: number) {
+    return this.reader ? this.reader.read('board', { filter: f, last }) : boardView(boardRuns(this.db, f), last);
   }
 }

@@ -16,6 +16,7 @@ import type { DashboardStore } from '../common/storeApi.ts';
 import { KyselyTokenStore } from '../common/tokens.ts';
 import { Checkpointer } from './checkpointer.ts';
 import { DB_FILE, openDb } from './db.ts';
+import { ReaderThread } from './readerThread.ts';
 import { RunQueries } from './runQueries.ts';
 import { SqliteAdmin } from './sqliteAdmin.ts';
 import { SqliteIngest } from './sqliteIngest.ts';
@@ -44,6 +45,9 @@ export class SqliteStore implements DashboardStore {
   readonly retention: KyselyRetentionStore;
   readonly admin: SqliteAdmin;
   private readonly checkpointer: Checkpointer | null = null;
+  /** Heavy reads (the board) off the event loop; none in memory, where no other connection sees the data. */
+  readonly reader: ReaderThread | null = null;
+  private readerClosed: Promise<void> = Promise.resolve();
 
   constructor(opts: StoreOptions) {
     this.db = openDb(opts.dataDir);
@@ -51,6 +55,7 @@ export class SqliteStore implements DashboardStore {
       this.db.pragma('wal_autocheckpoint = 0');
       this.db.pragma('journal_size_limit = 33554432'); // truncate a WAL grown past 32 MB once it is reset
       this.checkpointer = new Checkpointer(join(opts.dataDir, DB_FILE));
+      this.reader = new ReaderThread(join(opts.dataDir, DB_FILE));
     }
     this.runs = new RunQueries(this.db);
     // Never destroyed: that would close the connection this store closes itself.
@@ -68,7 +73,7 @@ export class SqliteStore implements DashboardStore {
     });
     this.ingest = new SqliteIngest(feed, this.runs, this.writer);
     this.runReads = this.runWrites = new SqliteRuns(this.db, this.runs, new RequestPages(this.kysely), this.ingest);
-    this.board = new SqliteBoard(this.db);
+    this.board = new SqliteBoard(this.db, this.reader);
     this.admin = new SqliteAdmin(this.db, this.runs, this.ingest);
   }
 
@@ -81,6 +86,7 @@ export class SqliteStore implements DashboardStore {
   closeNow(): void {
     this.writer.close();
     this.checkpointer?.stop();
+    this.readerClosed = this.reader?.close() ?? Promise.resolve();
     this.db.close();
   }
 
@@ -91,5 +97,6 @@ export class SqliteStore implements DashboardStore {
    */
   async closed(): Promise<void> {
     await this.checkpointer?.exited;
+    await this.readerClosed;
   }
 }
