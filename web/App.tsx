@@ -4,12 +4,14 @@ import { StoreBanner } from './components/StoreBanner.tsx';
 import { Empty } from './components/States.tsx';
 import { lazy, Suspense, useEffect } from 'react';
 import { Loading } from './components/States.tsx';
-import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { href, useRoute, type Route } from './state/router.ts';
 import { useAllowed } from './hooks/useScope.ts';
 
-// Split off what the first view rarely needs: the form (with the schema compiler) and Compare.
+// Split off what the first view rarely needs: the form (with the schema compiler), Compare, Stalls and the run
+// page (its timeline and reducer views): the entry holds the shell and the Runs list only, so a cold load of any
+// page parses less before its first request (docs/performance.md#cold-loads).
+const RunPage = lazy(() => import('./pages/RunPage.tsx').then((m) => ({ default: m.RunPage })));
 const NewRunPage = lazy(() => import('./pages/NewRunPage.tsx').then((m) => ({ default: m.NewRunPage })));
 const ComparePage = lazy(() => import('./pages/ComparePage.tsx').then((m) => ({ default: m.ComparePage })));
 const StallsPage = lazy(() => import('./pages/StallsPage.tsx').then((m) => ({ default: m.StallsPage })));

@@ -1,0 +1,220 @@
+/**
+ * Cold loads of the pages a maintainer opens first (`npm run bench coldLoad`; docs/performance.md#cold-loads):
+ * Runs, Stalls, Compare and a story range link (the run page a stall's evidence link opens), each in a new
+ * Chromium context at 1440 px with the cache disabled, over the generated history (boardHistory.ts) at ~120 runs
+ * and at 20,000 runs, on SQLite. The figure is the time from navigation start to a named element with data being
+ * in the DOM (not the shell, not "Loading"), read from a MutationObserver the page runs from its first script, so
+ * no polling from the test adds to it. Beside it: the page's own requests to /api/ (start → end, from Resource
+ * Timing), so a reader sees what is the server's and what is the page's, and the bytes of script and CSS the page
+ * fetched. Then the Runs list over the whole history: the longest task (PerformanceObserver 'longtask') while
+ * walking it to its last run. Sizes: STALLSCOPE_BENCH_COLD_RUNS=120,20000; loads per page: STALLSCOPE_BENCH_COLD_N.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildApp } from '#server/dashboard/app.ts';
+import { openStore } from '#server/dashboard/store/openStore.ts';
+import { ensureWebBuild, requireChromium, ROOT } from '../helpers/browser.ts';
+import { loadHistory } from './boardHistory.ts';
+
+const SIZES = (process.env.STALLSCOPE_BENCH_COLD_RUNS ?? '120,20000').split(',').map(Number);
+const N = Number(process.env.STALLSCOPE_BENCH_COLD_N ?? 3);
+const TARGET_MS = 500;
+const LONG_TASK_MS = 100;
+
+/** Runs before the page's own scripts: when the first element matching the selector appears, and long tasks. */
+const OBSERVER = `(() => {
+  const w = window;
+  w.__longTasks = [];
+  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__longTasks.push(e.duration); })
+    .observe({ type: 'longtask', buffered: true }); } catch {}
+  const sel = sessionStorage.getItem('__contentSelector');
+  if (!sel) return;
+  const check = () => { if (w.__contentAt === undefined && document.querySelector(sel)) w.__contentAt = performance.now(); };
+  new MutationObserver(check).observe(document, { childList: true, subtree: true, attributes: true });
+})();`;
+
+/** What the page fetched before its content showed: its /api/ requests, and the bytes of its scripts and CSS. */
+const RESOURCES = `(() => {
+  const at = window.__contentAt;
+  const entries = performance.getEntriesByType('resource');
+  const kb = (re) => entries.filter((e) => re.test(new URL(e.name).pathname)).reduce((s, e) => s + e.encodedBodySize, 0) / 1024;
+  const api = entries.filter((e) => new URL(e.name).pathname.startsWith('/api/') && e.startTime < at).map((e) => {
+    const u = new URL(e.name);
+    return { path: u.pathname + u.search, startMs: e.startTime, ms: e.responseEnd - e.startTime };
+  });
+  return { contentMs: at, api, scriptKb: kb(/\\.m?js$/), cssKb: kb(/\\.css$/) };
+})()`;
+
+interface Load {
+  contentMs: number;
+  api: { path: string; startMs: number; ms: number }[];
+  scriptKb: number;
+  cssKb: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** One cold load: a new context (empty cache, cache disabled over CDP), the selector timed from navigation start. */
+async function coldLoad(browser: Browser, url: string, selector: string): Promise<Load> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  try {
+    // The selector travels in sessionStorage of the origin, set on a blank page of it before the timed navigation.
+    await context.addInitScript(`sessionStorage.setItem('__contentSelector', ${JSON.stringify(selector)});`);
+    await context.addInitScript(OBSERVER);
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.waitForFunction(() => (window as unknown as { __contentAt?: number }).__contentAt !== undefined, null, {
+      timeout: 30_000,
+      polling: 50,
+    });
+    // A string, not a function: the bench runs under tsx, whose helper names do not exist in the page.
+    return (await page.evaluate(RESOURCES)) as Load;
+  } finally {
+    await context.close();
+  }
+}
+
+function report(name: string, loads: Load[]): void {
+  const ms = loads.map((l) => l.contentMs);
+  const m = median(ms);
+  const worst = Math.max(...ms);
+  const mid = loads[ms.indexOf(m)] ?? loads[0];
+  console.log(
+    `  ${name.padEnd(34)} median ${m.toFixed(0).padStart(5)} ms, worst ${worst.toFixed(0).padStart(5)} ms` +
+      `   target ≤ ${TARGET_MS} ${worst <= TARGET_MS ? 'OK' : 'ABOVE'}` +
+      `   (JS ${mid.scriptKb.toFixed(0)} KB, CSS ${mid.cssKb.toFixed(0)} KB)`,
+  );
+  for (const a of mid.api)
+    console.log(
+      `      api ${a.path.slice(0, 70).padEnd(70)} at ${a.startMs.toFixed(0).padStart(5)} ms, took ${a.ms.toFixed(0)} ms`,
+    );
+}
+
+/** The Runs list walked to its last run; the longest task seen while doing it. */
+async function walkRuns(browser: Browser, url: string, total: number): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  try {
+    await context.addInitScript(OBSERVER);
+    const page: Page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${url}/#/`);
+    await page.locator('[data-testid=run-row]').first().waitFor();
+    const t0 = Date.now();
+    let steps = 0;
+    // Walk by the list's own control until its last run is shown, at most 60 steps (the rest by the URL's offset).
+    for (; steps < 60; steps++) {
+      const older = page.getByRole('button', { name: 'Older →' });
+      if ((await older.count()) === 0 || (await older.isDisabled())) break;
+      const before = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+      await older.click();
+      await page.waitForFunction(
+        (b) => document.querySelector('[data-testid=run-row]')?.getAttribute('data-run-id') !== b,
+        before,
+      );
+      await page.mouse.wheel(0, 4000);
+    }
+    const lastOffset = Math.max(0, total - 1);
+    await page.evaluate((o) => {
+      window.location.hash = `#/?offset=${o}`;
+    }, lastOffset);
+    await page.locator('.pager').getByText(`of ${total}`).waitFor();
+    const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
+    const longest = Math.max(0, ...longTasks);
+    const rows = await page.locator('[data-testid=run-row]').count();
+    console.log(
+      `  Runs list walked (${steps} pages by Older, then the last offset) in ${((Date.now() - t0) / 1000).toFixed(1)} s, ` +
+        `${rows} rows in the DOM at the end: longest task ${longest.toFixed(0)} ms (target ≤ ${LONG_TASK_MS}) ${longest <= LONG_TASK_MS ? 'OK' : 'ABOVE'}; ` +
+        `${longTasks.length} long tasks`,
+    );
+  } finally {
+    await context.close();
+  }
+}
+
+async function measure(browser: Browser, runs: number): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-cold-load-'));
+  try {
+    const store = await openStore({ dataDir, database: null });
+    const n = await loadHistory(store, { runs });
+    await store.close();
+    const app = await buildApp({ dataDir, database: null, logger: false, webRoot: join(ROOT, 'dist', 'web') });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    try {
+      const list = (await (await fetch(`${url}/api/runs?limit=2`)).json()) as { runs: { id: string }[]; total: number };
+      console.log(`${n} runs (SQLite), load ${(await loadAvg()).join(' ')}:`);
+      const pages: [string, string, string][] = [
+        ['Runs (rows)', '#/', '[data-testid=run-row]'],
+        ['Stalls (board loaded)', '#/stalls', '[data-testid=stalls-page][data-loaded=true]'],
+        [
+          'Compare 2 runs (timelines)',
+          `#/compare?ids=${list.runs.map((r) => r.id).join(',')}`,
+          '[data-testid=compare-timeline]',
+        ],
+      ];
+      for (const [name, hash, selector] of pages) {
+        const loads: Load[] = [];
+        try {
+          for (let i = 0; i < N; i++) loads.push(await coldLoad(browser, `${url}/${hash}`, selector));
+          report(name, loads);
+        } catch (e) {
+          // One page that never shows its content is a figure too; the other pages are still measured.
+          console.log(`  ${name}: content not shown within 30 s (${String(e).split('\n')[0]})`);
+        }
+      }
+      const story = await storyLink(browser, url);
+      if (story) {
+        const loads: Load[] = [];
+        for (let i = 0; i < N; i++)
+          loads.push(await coldLoad(browser, `${url}/${story}`, '[data-testid=run-page][data-loaded=true]'));
+        report(`Story range link (${story.slice(0, 20)}…)`, loads);
+      } else console.log('  Story range link: no evidence link on the board');
+      await walkRuns(browser, url, list.total);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The hash of the first evidence link the Stalls page offers: the story's range link a maintainer follows. */
+async function storyLink(browser: Browser, url: string): Promise<string | null> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${url}/#/stalls`);
+    const link = page.locator('[data-testid=evidence]').first();
+    await link.waitFor({ timeout: 30_000 }).catch(() => undefined);
+    const h = (await link.count()) ? await link.getAttribute('href') : null;
+    return h && h.startsWith('#') ? h : null;
+  } finally {
+    await context.close();
+  }
+}
+
+async function loadAvg(): Promise<string[]> {
+  const { loadavg } = await import('node:os');
+  return loadavg().map((x) => x.toFixed(1));
+}
+
+ensureWebBuild();
+const browser = await chromium.launch({
+  executablePath: requireChromium(),
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+});
+try {
+  console.log(
+    `cold loads at 1440×900, new context each, cache disabled; ${N} loads per page; figure: navigation start → content`,
+  );
+  for (const runs of SIZES) await measure(browser, runs);
+} finally {
+  await browser.close();
+}
