@@ -6,6 +6,7 @@
  * per session `summarize_session_request_metrics`'s distributions
  * `{count, mean, p50, p99}` (nearest rank) of `ttft_ms`, `ttfp_ms`, `rtf`.
  */
+import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
 
 /** One turn's client receive times (monotonic seconds) and audio, as the engine saw them. */
 export interface RealtimeTurnTiming {
@@ -139,7 +140,7 @@ export function realtimeResultKeys(
 /**
  * Realtime turns only (docs/design.md#realtime): the turn's session, its place there, its response and how its
  * input ended (duplex), and its receive times from the turn's origin in seconds (TTFT absent without text; TTFP and
- * the audio generation time absent without audio), with the PCM bytes received. The engine's record carries them
+ * the audio generation time absent without audio, `response.done` absent without one), with the PCM bytes received. The engine's record carries them
  * (columns of the same names).
  */
 export interface RealtimeTurnFields {
@@ -151,6 +152,8 @@ export interface RealtimeTurnFields {
   realtimeTtfpS?: number;
   realtimeGenerationS?: number;
   realtimeAudioBytes?: number;
+  /** `response.done`'s receive time from the turn's origin: the turn-level E2EL (the native flow's stallscope key). */
+  realtimeDoneS?: number;
 }
 
 /** What a realtime turn's request row keeps. */
@@ -174,8 +177,31 @@ export function turnTimingOf(r: RealtimeTurnRow): RealtimeTurnTiming | null {
     firstAudioTs: r.realtimeTtfpS ?? null,
     lastAudioTs: r.realtimeGenerationS ?? null,
     audioBytes: r.realtimeAudioBytes ?? 0,
-    doneTs: null,
+    doneTs: r.realtimeDoneS ?? null,
     outputTokens: r.outputTokens,
     ...(r.realtimeTrigger ? { trigger: r.realtimeTrigger } : {}),
   };
+}
+
+/**
+ * The native flow's turn-level E2EL (first silent chunk → `response.done`, client receive times) under
+ * stallscope's own keys, beside upstream's session-level `*_e2el_ms` (docs/design.md#realtime): mean, median and
+ * the run's `--metric-percentiles`, numpy's rules as the other E2EL keys, over the completed turns. Named
+ * `*_turn_e2el_ms` so no upstream key is shadowed; none without a completed turn.
+ */
+export function turnE2elKeys(
+  rows: Iterable<{ success: boolean; realtimeDoneS?: number }>,
+  percentiles: readonly number[],
+): Record<string, number> {
+  const values: number[] = [];
+  for (const r of rows) if (r.success && r.realtimeDoneS !== undefined) values.push(r.realtimeDoneS * 1000);
+  if (values.length === 0) return {};
+  const sorted = Float64Array.from(values).sort();
+  const out: Record<string, number> = {
+    num_turn_e2el_samples: values.length,
+    mean_turn_e2el_ms: mean(values),
+    median_turn_e2el_ms: medianSorted(sorted),
+  };
+  for (const p of percentiles) out[`p${percentileLabel(p)}_turn_e2el_ms`] = percentileSorted(sorted, p);
+  return out;
 }

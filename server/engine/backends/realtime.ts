@@ -19,7 +19,7 @@ import { realtimeAttempt, realtimeSocketsOf, type RealtimeBody } from '../realti
 import type { RealtimeRecord } from '../realtime/turnReader.ts';
 import { readDuplexInput, DUPLEX_INPUT_RATE_HZ } from '../realtime/duplexInput.ts';
 import { realtimeTrigger, realtimeTtsFlow } from '../realtime/validate.ts';
-import { realtimeResultKeys, turnTimingOf } from '../../../shared/metrics/realtime.ts';
+import { realtimeResultKeys, turnE2elKeys, turnTimingOf } from '../../../shared/metrics/realtime.ts';
 import type { MetricInput, RecordList } from '../../../shared/metrics/input.ts';
 import type { EndedRecord } from '../records/record.ts';
 import { promptText } from './speech.ts';
@@ -83,22 +83,26 @@ function keepTurnTimes(record: RequestRecord): void {
   if (t.firstAudioTs !== null) rec.realtimeTtfpS = t.firstAudioTs - t.originTs;
   if (t.lastAudioTs !== null) rec.realtimeGenerationS = t.lastAudioTs - t.originTs;
   rec.realtimeAudioBytes = t.audioBytes;
+  if (t.doneTs !== null) rec.realtimeDoneS = t.doneTs - t.originTs;
 }
 
 /**
  * vLLM-Omni's `duplex_request_metrics` / `duplex_session_metrics`: written by the tts path only when
  * `--extra-body` has `save_duplex_request_metrics: true` (as upstream's realtime TTS client), always by the
- * duplex path (as upstream's Seed-TTS duplex client returns them with every request).
+ * duplex path (as upstream's Seed-TTS duplex client returns them with every request). The native tts flow adds
+ * stallscope's turn-level E2EL keys (`*_turn_e2el_ms`), always: upstream's `*_e2el_ms` time its whole session.
  */
 function resultKeysOf(duplex: boolean) {
   return (records: RecordList<MetricInput>, _detailed: boolean, config?: RunConfig): Record<string, unknown> => {
-    if (!duplex && config?.workload.extraBody?.save_duplex_request_metrics !== true) return {};
+    const rows = records as RecordList<EndedRecord>;
     const native = !duplex && config !== undefined && realtimeTtsFlow(config) === 'native';
-    const turns = Array.from(records as RecordList<EndedRecord>, (r) => {
+    const turnE2el = native ? turnE2elKeys(rows, config.output.metricPercentiles) : {};
+    if (!duplex && config?.workload.extraBody?.save_duplex_request_metrics !== true) return turnE2el;
+    const turns = Array.from(rows, (r) => {
       const timing = turnTimingOf(r);
       return { timing: timing && native ? { ...timing, native } : timing, success: r.success };
     });
-    return realtimeResultKeys(turns, OUTPUT_RATE_HZ);
+    return { ...realtimeResultKeys(turns, OUTPUT_RATE_HZ), ...turnE2el };
   };
 }
 

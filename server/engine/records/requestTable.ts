@@ -71,6 +71,7 @@ export const REQUEST_COLUMNS: readonly ColumnSpec[] = [
   { name: 'realtimeTtfpS', kind: 'float', absent: true },
   { name: 'realtimeGenerationS', kind: 'float', absent: true },
   { name: 'realtimeAudioBytes', kind: 'float', absent: true },
+  { name: 'realtimeDoneS', kind: 'float', absent: true },
   // PCM streams (docs/design.md#speech-metrics): the continuity check, absent for other backends.
   { name: 'audioUnderrunS', kind: 'float', absent: true },
   { name: 'audioContinuityOk', kind: 'flag', absent: true },
@@ -216,19 +217,19 @@ export class RequestTable implements RecordList<EndedRecord> {
   private readonly text = new TextStore();
   /**
    * The columns and the record field each keeps, side by side, walked by index: a `for…of` over [spec, column]
-   * pairs ran the array iterator and a destructuring per column, 29 a request, before V8 optimised it.
+   * pairs ran the array iterator and a destructuring per column, 30 a request, before V8 optimised it.
    */
   private readonly names: (keyof EndedRecord)[];
   /**
    * Per column, whether it is an `absent` one (undefined reads back as undefined): a row is written once, on
    * a fresh row every column already holds its empty value, so an absent field of the record is skipped —
-   * a chat run's records lack 11 of the 29 (the realtime and continuity columns), each a call or two, once a
+   * a chat run's records lack 12 of the 30 (the realtime and continuity columns), each a call or two, once a
    * request, in code that runs mostly unoptimised.
    */
   private readonly absent: boolean[];
   /**
    * Per column, what every row reads while the column is untouched: at() takes it without a read — a text
-   * run that completes leaves 18 of the 29 columns untouched (audio, errors, realtime, continuity), and reading
+   * run that completes leaves 19 of the 30 columns untouched (audio, errors, realtime, continuity), and reading
    * each back was a decode and a chunk lookup a record, in the end-of-run pass that runs cold.
    */
   private readonly defaults: unknown[];
