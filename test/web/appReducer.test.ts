@@ -1,9 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION } from '#shared/protocol/protocol.ts';
+import { PROTOCOL_VERSION, type RunState } from '#shared/protocol/protocol.ts';
 import { createRunStore } from '#web/state/runStore.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());
+
+/** An active run's light state as the snapshot carries it, before any delta. */
+const lightRun = (): RunState => ({
+  runId: 'run1',
+  status: 'running',
+  seq: 0,
+  startedAtMs: null,
+  label: null,
+  counts: {
+    total: 4,
+    completed: 0,
+    failed: 0,
+    timedOut: 0,
+    cancelledAfterTimeout: 0,
+    cancelled: 0,
+    errored: 0,
+    unsent: 0,
+  },
+  inFlight: 0,
+  breaker: { tripped: false, cause: null },
+  verdict: null,
+});
 
 describe('app store', () => {
   it('takes a snapshot, then keeps the active run current from deltas', () => {
@@ -15,28 +37,7 @@ describe('app store', () => {
       type: 'server',
       msg: {
         type: 'snapshot',
-        runs: [
-          {
-            runId: 'run1',
-            status: 'running',
-            seq: 0,
-            startedAtMs: null,
-            label: null,
-            counts: {
-              total: 4,
-              completed: 0,
-              failed: 0,
-              timedOut: 0,
-              cancelledAfterTimeout: 0,
-              cancelled: 0,
-              errored: 0,
-              unsent: 0,
-            },
-            inFlight: 0,
-            breaker: { tripped: false, cause: null },
-            verdict: null,
-          },
-        ],
+        runs: [lightRun()],
       },
     });
     store.dispatch({ type: 'server', msg: { type: 'deltas', runId: 'run1', events: all.slice(0, 20) } });
@@ -55,27 +56,7 @@ describe('app store', () => {
 
   it("keeps who interrupted a run (a run marked abandoned) in the active run's light state", () => {
     const store = createRunStore();
-    const light = {
-      runId: 'run1',
-      status: 'running' as const,
-      seq: 0,
-      startedAtMs: null,
-      label: null,
-      counts: {
-        total: 4,
-        completed: 0,
-        failed: 0,
-        timedOut: 0,
-        cancelledAfterTimeout: 0,
-        cancelled: 0,
-        errored: 0,
-        unsent: 0,
-      },
-      inFlight: 0,
-      breaker: { tripped: false, cause: null },
-      verdict: null,
-    };
-    store.dispatch({ type: 'server', msg: { type: 'snapshot', runs: [light] } });
+    store.dispatch({ type: 'server', msg: { type: 'snapshot', runs: [lightRun()] } });
     const started = all.slice(0, 3);
     const abandoned = {
       seq: started.length + 1,
