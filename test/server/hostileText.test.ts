@@ -44,7 +44,9 @@ describe('regular expressions on outside text run in linear time', () => {
     mkdirSync(join(root, '7'));
     const raw = 'python\0' + '\0'.repeat(N) + 'serve\0\0';
     writeFileSync(join(root, '7', 'cmdline'), raw);
-    expect(costRatio(raw, () => readCmdline(7, root))).toBeLessThan(LINEAR);
+    // It reads a file: its syscalls cost more than the loop under load (68× once under stress-ng); the quadratic
+    // `/\0+$/` was ~100,000×.
+    expect(costRatio(raw, () => readCmdline(7, root))).toBeLessThan(LINEAR * 10);
     expect(readCmdline(7, root)).toBe(`python${' '.repeat(1000 - 6)}…`);
     writeFileSync(join(root, '7', 'cmdline'), 'python\0-m\0x\0\0\0');
     expect(readCmdline(7, root)).toBe('python -m x');
