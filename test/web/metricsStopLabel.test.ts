@@ -1,6 +1,6 @@
 /**
  * The metrics table's row of the requests a stop cancelled: the key stays vLLM's `cancelled_after_timeout_requests`,
- * the label names the rule that stopped the run (issue 46), as the counters and the CLI summary do.
+ * the label names the rule that stopped the run, as the counters and the CLI summary do.
  */
 import { describe, expect, it } from 'vitest';
 import type { StopLike } from '#shared/requests/stopLabel.ts';

@@ -1,5 +1,5 @@
 /**
- * The Perfetto export names the requests a stop cancelled by the rule that stopped the run (issue 46: every label a
+ * The Perfetto export names the requests a stop cancelled by the rule that stopped the run (every label a
  * human reads names the rule), while their status key stays vLLM's `cancelled_after_timeout` (docs/design.md#stop-rules).
  */
 import { describe, expect, it } from 'vitest';
