@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION, type RunState } from '#shared/protocol/protocol.ts';
 import { createRunStore } from '#web/state/runStore.ts';
+import { emptyCounts } from '#shared/requests/outcomes.ts';
 import { failFastRun, numbered } from '#test/helpers/failFastRun.ts';
 
 const all = numbered(failFastRun());
@@ -12,16 +13,7 @@ const lightRun = (): RunState => ({
   seq: 0,
   startedAtMs: null,
   label: null,
-  counts: {
-    total: 4,
-    completed: 0,
-    failed: 0,
-    timedOut: 0,
-    cancelledAfterTimeout: 0,
-    cancelled: 0,
-    errored: 0,
-    unsent: 0,
-  },
+  counts: emptyCounts(4),
   inFlight: 0,
   breaker: { tripped: false, cause: null },
   verdict: null,
