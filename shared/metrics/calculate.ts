@@ -20,7 +20,7 @@ import {
   type PercentileMetric,
   type RecordList,
 } from './input.ts';
-import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
+import { writeStatKeys } from './stats.ts';
 import { TimelineInput } from './timeline.ts';
 import { Floats } from './floats.ts';
 
@@ -166,9 +166,5 @@ function writeStats(
   percentiles: readonly number[],
 ): void {
   const suffix = METRIC_SUFFIX[m];
-  const scale = suffix === '_ms' ? 1000 : 1;
-  const sorted = values.slice().sort();
-  out[`mean_${m}${suffix}`] = mean(values) * scale;
-  out[`median_${m}${suffix}`] = medianSorted(sorted) * scale;
-  for (const p of percentiles) out[`p${percentileLabel(p)}_${m}${suffix}`] = percentileSorted(sorted, p) * scale;
+  writeStatKeys(out, `${m}${suffix}`, values, percentiles, suffix === '_ms' ? 1000 : 1);
 }

@@ -6,7 +6,7 @@
  * per session `summarize_session_request_metrics`'s distributions
  * `{count, mean, p50, p99}` (nearest rank) of `ttft_ms`, `ttfp_ms`, `rtf`.
  */
-import { mean, medianSorted, percentileLabel, percentileSorted } from './stats.ts';
+import { writeStatKeys } from './stats.ts';
 
 /** One turn's client receive times (monotonic seconds) and audio, as the engine saw them. */
 export interface RealtimeTurnTiming {
@@ -196,12 +196,7 @@ export function turnE2elKeys(
   const values: number[] = [];
   for (const r of rows) if (r.success && r.realtimeDoneS !== undefined) values.push(r.realtimeDoneS * 1000);
   if (values.length === 0) return {};
-  const sorted = Float64Array.from(values).sort();
-  const out: Record<string, number> = {
-    num_turn_e2el_samples: values.length,
-    mean_turn_e2el_ms: mean(values),
-    median_turn_e2el_ms: medianSorted(sorted),
-  };
-  for (const p of percentiles) out[`p${percentileLabel(p)}_turn_e2el_ms`] = percentileSorted(sorted, p);
+  const out: Record<string, number> = { num_turn_e2el_samples: values.length };
+  writeStatKeys(out, 'turn_e2el_ms', Float64Array.from(values), percentiles);
   return out;
 }

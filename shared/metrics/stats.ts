@@ -83,3 +83,20 @@ export function percentile(values: readonly number[], p: number): number {
 export function percentileLabel(p: number): string {
   return Math.abs(p - Math.round(p)) < 1e-9 ? String(Math.round(p)) : String(p);
 }
+
+/**
+ * vLLM's `mean_<name>`, `median_<name>` and `p<P>_<name>` of `values` by numpy's rules, each times `scale` (vLLM
+ * scales the statistic of seconds, not the seconds: `np.mean(e2els) * 1000`), written into `out` in that order.
+ */
+export function writeStatKeys(
+  out: Record<string, number>,
+  name: string,
+  values: Float64Array,
+  percentiles: readonly number[],
+  scale = 1,
+): void {
+  const sorted = values.slice().sort();
+  out[`mean_${name}`] = mean(values) * scale;
+  out[`median_${name}`] = medianSorted(sorted) * scale;
+  for (const p of percentiles) out[`p${percentileLabel(p)}_${name}`] = percentileSorted(sorted, p) * scale;
+}

@@ -37,7 +37,8 @@ export class ReaderThread {
   private closing = false;
   private readonly maxQueue: number;
   private readonly deadlineMs: number;
-  private exits: Promise<void>[] = [];
+  /** Each started thread's exit, until it has exited: close() awaits the ones still running. */
+  private readonly exits = new Set<Promise<void>>();
 
   constructor(
     private readonly file: string,
@@ -47,11 +48,9 @@ export class ReaderThread {
     this.deadlineMs = opts.deadlineMs ?? 20_000;
   }
 
-  private live = 0;
-
   /** Threads started and not yet exited (tests: none after close; one replaced at a deadline is gone too). */
   get liveThreads(): number {
-    return this.live;
+    return this.exits.size;
   }
 
   /** Reads in flight by task and arguments: viewers polling the same board share one read, not one each. */
@@ -90,7 +89,7 @@ export class ReaderThread {
     if (w) {
       w.postMessage({ id: 0, task: 'close' });
       const deadline = setTimeout(() => void w.terminate(), 1000);
-      await Promise.all(this.exits);
+      await Promise.all([...this.exits]);
       clearTimeout(deadline);
     }
   }
@@ -100,15 +99,13 @@ export class ReaderThread {
     // execArgv: [] keeps a parent's `--import tsx` (tests, bench) out of the thread: it runs compiled code.
     const w = new Worker(ENTRY, { execArgv: [], workerData: { file: this.file }, name: 'sqlite-reader' });
     this.worker = w;
-    this.live++;
-    this.exits.push(
-      new Promise((resolve) =>
-        w.once('exit', () => {
-          this.live--;
-          resolve();
-        }),
-      ),
+    const exited: Promise<void> = new Promise((resolve) =>
+      w.once('exit', () => {
+        this.exits.delete(exited);
+        resolve();
+      }),
     );
+    this.exits.add(exited);
     w.on('message', (r: ReaderReply) => this.answer(r));
     // A thread that dies (cannot open the file, runs out of memory) fails what it held; the next read starts another.
     const lost = (why: string) => {
