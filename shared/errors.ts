@@ -67,6 +67,7 @@ export const ERRORS = {
   // The SQLite reader thread (server/dashboard/store/sqlite/readerThread.ts): a full queue, a read past its deadline.
   STORE_BUSY: { status: 503, exit: 4, message: 'too many database reads are waiting' },
   STORE_READ_TIMEOUT: { status: 504, exit: 4, message: 'a database read took too long' },
+  BOARD_CHANGED: { status: 503, exit: 4, message: 'runs changed while the stall board was read: retry' },
   INTERNAL: { status: 500, exit: 5, message: 'internal error' },
 } as const;
 

@@ -54,7 +54,32 @@ export function jobStrip(runs: readonly BoardRun[], pipeline: string | null, ste
     .filter((r) => meta(r, 'ci_pipeline') === pipeline && meta(r, 'ci_step') === step)
     .sort((a, b) => a.atMs - b.atMs);
   const from = Math.max(0, all.length - n);
-  const cells = all.slice(from).map((r): StripCell => {
+  let prior = -1;
+  for (let i = from - 1; i >= 0 && prior < 0; i--) if (isControl(all[i])) prior = i;
+  return stripOf({
+    pipeline,
+    step,
+    tail: all.slice(from),
+    prior: prior < 0 ? null : { run: all[prior], runsBefore: from - prior },
+    total: { stalled: all.filter(isStalled).length, runs: all.length },
+  });
+}
+
+/** What a strip is made of, however it was read (the fold above, or the database: store/common/boardReply.ts). */
+export interface StripParts {
+  pipeline: string | null;
+  step: string | null;
+  /** The job's last runs, oldest first, with their evidence. */
+  tail: readonly BoardRun[];
+  /** The nearest passing control before the tail, and how many runs before its first; null: none. */
+  prior: { run: BoardRun; runsBefore: number } | null;
+  /** Every run of the job the board read, and the stalled ones among them. */
+  total: { stalled: number; runs: number };
+}
+
+/** A strip from its parts: the one rule for cells, node rates and the prior control. */
+export function stripOf(p: StripParts): JobStrip {
+  const cells = p.tail.map((r): StripCell => {
     const fps = runFingerprints(r);
     return {
       id: r.id,
@@ -75,12 +100,10 @@ export function jobStrip(runs: readonly BoardRun[], pipeline: string | null, ste
     if (c.outcome === 'stalled') e.stalled++;
     byNode.set(k, e);
   }
-  let prior = -1;
-  for (let i = from - 1; i >= 0 && prior < 0; i--) if (isControl(all[i])) prior = i;
   const { stalled, hangRate, low, high } = rateOf(cells.filter((c) => c.outcome === 'stalled').length, cells.length);
   return {
-    pipeline,
-    step,
+    pipeline: p.pipeline,
+    step: p.step,
     runs: cells,
     nodes: [...byNode]
       .map(([node, e]) => ({ node, ...rateOf(e.stalled, e.runs) }))
@@ -89,9 +112,12 @@ export function jobStrip(runs: readonly BoardRun[], pipeline: string | null, ste
     hangRate,
     low,
     high,
-    total: rateOf(all.filter(isStalled).length, all.length),
-    priorControl:
-      prior < 0 ? null : { id: all[prior].id, build: meta(all[prior], 'ci_build'), runsBefore: from - prior },
+    total: rateOf(p.total.stalled, p.total.runs),
+    priorControl: p.prior && {
+      id: p.prior.run.id,
+      build: meta(p.prior.run, 'ci_build'),
+      runsBefore: p.prior.runsBefore,
+    },
   };
 }
 

@@ -116,24 +116,99 @@ function controlsAround(at: number, controls: readonly BoardRun[]): BoardRun[] {
   return [before, after].filter((c): c is BoardRun => c !== null);
 }
 
-/** Per node of `scopeRuns` (oldest first): runs, and runs with `fingerprint`. */
-function nodeRates(scopeRuns: readonly BoardRun[], has: Set<string>): NodeRate[] {
-  const byNode = new Map<string, { runs: number; stalled: number }>();
+/**
+ * Of `candidates`, the one nearest to `at` in time (either side), or null; of two as near, the earlier (the last
+ * green run before a stall: what changed since is what to look at). The nearest of all controls is the nearer of
+ * the nearest on each side, so a caller may pass just those two (the database's board does).
+ */
+export function nearestTo<T extends { atMs: number }>(at: number, candidates: readonly T[]): T | null {
+  let best: T | null = null;
+  for (const c of candidates) {
+    const d = Math.abs(c.atMs - at);
+    const bestD = best === null ? Infinity : Math.abs(best.atMs - at);
+    if (d < bestD || (d === bestD && c.atMs < best!.atMs)) best = c;
+  }
+  return best;
+}
+
+/** Per node of a scope: its runs (`scopeNodes`, by node name) and those of them in `occurrences`. */
+function nodeRates(scopeNodes: ReadonlyMap<string, number>, occurrences: readonly BoardRun[]): NodeRate[] {
+  const stalled = new Map<string, number>();
+  for (const r of occurrences) {
+    const k = meta(r, 'ci_node') ?? UNKNOWN_NODE;
+    stalled.set(k, (stalled.get(k) ?? 0) + 1);
+  }
+  return [...scopeNodes]
+    .map(([node, runs]) => ({ node, ...rateOf(stalled.get(node) ?? 0, runs) }))
+    .sort((a, b) => a.node.localeCompare(b.node));
+}
+
+/** A scope's runs by node (a run without `ci_node` under UNKNOWN_NODE). */
+export function runsByNode(scopeRuns: readonly BoardRun[]): Map<string, number> {
+  const byNode = new Map<string, number>();
   for (const r of scopeRuns) {
     const k = meta(r, 'ci_node') ?? UNKNOWN_NODE;
-    const e = byNode.get(k) ?? { runs: 0, stalled: 0 };
-    e.runs++;
-    if (has.has(r.id)) e.stalled++;
-    byNode.set(k, e);
+    byNode.set(k, (byNode.get(k) ?? 0) + 1);
   }
-  return [...byNode]
-    .map(([node, e]) => ({ node, ...rateOf(e.stalled, e.runs) }))
-    .sort((a, b) => a.node.localeCompare(b.node));
+  return byNode;
+}
+
+/** What one group is made of, however it was counted (this fold, or the database: store/common/boardReply.ts). */
+export interface GroupParts {
+  job: JobId;
+  /** The evidence that names the fingerprint (its phase, frames and label). */
+  head: StallEvidence;
+  /** The scope's runs with this fingerprint, oldest first, with their evidence. */
+  occurrences: readonly BoardRun[];
+  /** The nearest passing control on each side of each occurrence, oldest first, each once. */
+  controls: readonly BoardRun[];
+  /** The last passing control before the first occurrence, or null. */
+  lastPassing: BoardRun | null;
+  /** Runs of the scope, and per node of it. */
+  scopeRuns: number;
+  scopeNodes: ReadonlyMap<string, number>;
+}
+
+/** One group from its parts: the rule both the fold and the database's board fill the reply by. */
+export function assembleGroup(p: GroupParts): StallGroup {
+  const { head, occurrences: runs, job } = p;
+  const first = runs[0];
+  const evidence = runs.map((r): StallOccurrence => ({
+    ...runRef(r),
+    node: meta(r, 'ci_node'),
+    buildUrl: meta(r, 'ci_build_url'),
+    refs: r.evidence.filter((e) => e.fingerprint === head.fingerprint || e.kind === 'timeout').map((e) => e.ref),
+  }));
+  const rate = rateOf(runs.length, p.scopeRuns);
+  return {
+    ...job,
+    scope: job.pipeline === null && job.step === null ? 'local' : 'job',
+    fingerprint: head.fingerprint,
+    phase: head.phase,
+    frames: head.frames,
+    label: head.label,
+    occurrences: runs.length,
+    runs: runs.map((r) => r.id),
+    builds: distinct(evidence.map((o) => o.build)),
+    nodes: distinct(evidence.map((o) => o.node)),
+    commits: distinct(evidence.map((o) => o.commit)),
+    scopeRuns: p.scopeRuns,
+    hangRate: rate.hangRate,
+    low: rate.low,
+    high: rate.high,
+    nodeRates: nodeRates(p.scopeNodes, runs),
+    controls: { runs: p.controls.map((c) => c.id), builds: distinct(p.controls.map((c) => meta(c, 'ci_build'))) },
+    onset: { lastPassing: p.lastPassing && runRef(p.lastPassing), firstStalled: runRef(first) },
+    firstSeen: first.atMs,
+    lastSeen: runs[runs.length - 1].atMs,
+    evidence,
+  };
 }
 
 /** The groups of one scope's runs (oldest first). */
 function scopeGroups(job: JobId, scopeRuns: readonly BoardRun[]): StallGroup[] {
   const controls = scopeRuns.filter(isControl);
+  const scopeNodes = runsByNode(scopeRuns);
   const groups = new Map<string, { head: StallEvidence; runs: BoardRun[] }>();
   for (const r of scopeRuns)
     for (const fp of runFingerprints(r)) {
@@ -144,39 +219,15 @@ function scopeGroups(job: JobId, scopeRuns: readonly BoardRun[]): StallGroup[] {
   return [...groups.values()].map(({ head, runs }) => {
     const ctl = new Map<string, BoardRun>();
     for (const r of runs) for (const c of controlsAround(r.atMs, controls)) ctl.set(c.id, c);
-    const ctlRuns = [...ctl.values()].sort((a, b) => a.atMs - b.atMs);
-    const first = runs[0];
-    const lastPassing = controls.filter((c) => c.atMs < first.atMs).at(-1) ?? null;
-    const evidence = runs.map((r): StallOccurrence => ({
-      ...runRef(r),
-      node: meta(r, 'ci_node'),
-      buildUrl: meta(r, 'ci_build_url'),
-      refs: r.evidence.filter((e) => e.fingerprint === head.fingerprint || e.kind === 'timeout').map((e) => e.ref),
-    }));
-    const rate = rateOf(runs.length, scopeRuns.length);
-    return {
-      ...job,
-      scope: job.pipeline === null && job.step === null ? 'local' : 'job',
-      fingerprint: head.fingerprint,
-      phase: head.phase,
-      frames: head.frames,
-      label: head.label,
-      occurrences: runs.length,
-      runs: runs.map((r) => r.id),
-      builds: distinct(evidence.map((o) => o.build)),
-      nodes: distinct(evidence.map((o) => o.node)),
-      commits: distinct(evidence.map((o) => o.commit)),
+    return assembleGroup({
+      job,
+      head,
+      occurrences: runs,
+      controls: [...ctl.values()].sort((a, b) => a.atMs - b.atMs),
+      lastPassing: controls.filter((c) => c.atMs < runs[0].atMs).at(-1) ?? null,
       scopeRuns: scopeRuns.length,
-      hangRate: rate.hangRate,
-      low: rate.low,
-      high: rate.high,
-      nodeRates: nodeRates(scopeRuns, new Set(runs.map((r) => r.id))),
-      controls: { runs: ctlRuns.map((c) => c.id), builds: distinct(ctlRuns.map((c) => meta(c, 'ci_build'))) },
-      onset: { lastPassing: lastPassing && runRef(lastPassing), firstStalled: runRef(first) },
-      firstSeen: first.atMs,
-      lastSeen: runs[runs.length - 1].atMs,
-      evidence,
-    };
+      scopeNodes,
+    });
   });
 }
 
@@ -198,6 +249,22 @@ export function runsByScope(runs: readonly BoardRun[]): Map<string, { job: JobId
 export function groupStalls(runs: readonly BoardRun[]): StallGroup[] {
   const out: StallGroup[] = [];
   for (const s of runsByScope(runs).values()) out.push(...scopeGroups(s.job, s.runs));
-  const local = (g: StallGroup) => (g.scope === 'local' ? 1 : 0);
-  return out.sort((a, b) => local(a) - local(b) || b.occurrences - a.occurrences || b.lastSeen - a.lastSeen);
+  return out.sort(compareGroups);
+}
+
+const local = (g: StallGroup) => (g.scope === 'local' ? 1 : 0);
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The board's order: CI jobs' groups first, then local ones; most occurrences first, then most recent; then by
+ * job and fingerprint, so two boards of the same runs list their groups alike however they were counted.
+ */
+export function compareGroups(a: StallGroup, b: StallGroup): number {
+  return (
+    local(a) - local(b) ||
+    b.occurrences - a.occurrences ||
+    b.lastSeen - a.lastSeen ||
+    byText(jobKey(a), jobKey(b)) ||
+    byText(a.fingerprint, b.fingerprint)
+  );
 }

@@ -15,7 +15,7 @@
 import { Type, type Static } from 'typebox';
 import { jobKey, jobOf, type BoardRun } from './boardRun.ts';
 import { jobStrip, patternSentence, type JobStrip } from './jobStrip.ts';
-import { groupStalls, isControl, type StallGroup } from './stallBoard.ts';
+import { groupStalls, isControl, nearestTo, type StallGroup } from './stallBoard.ts';
 
 /** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
 export const BOARD_MAX_RUNS = 5000;
@@ -152,18 +152,13 @@ export function stallsReply(board: StallBoardReply): StallsReply {
   };
 }
 
-/**
- * Of `controls` (the passing runs of `r`'s scope), the one nearest to `r` in time (either side), or null; of
- * two as near, the earlier (the last green run before it: what changed since is what to look at).
- */
-function nearestControl(r: BoardRun, controls: readonly BoardRun[]): string | null {
-  let best: BoardRun | null = null;
-  for (const c of controls) {
-    const d = Math.abs(c.atMs - r.atMs);
-    const bestD = best === null ? Infinity : Math.abs(best.atMs - r.atMs);
-    if (d < bestD || (d === bestD && c.atMs < best!.atMs)) best = c;
-  }
-  return best?.id ?? null;
+/** A group with its occurrences' nearest controls (`controlOf`, by run id) and its scope's strip and sentence. */
+export function groupReply(g: StallGroup, controlOf: (runId: string) => string | null, strip: JobStrip) {
+  return {
+    ...g,
+    evidence: g.evidence.map((o) => ({ ...o, control: controlOf(o.runId) })),
+    jobs: [{ ...strip, sentence: patternSentence(g, strip) }],
+  } satisfies StallGroupReply;
 }
 
 /** The board of `runs`: groups per scope and fingerprint, with their scope's strip over its last `last` runs. */
@@ -179,7 +174,7 @@ export function buildBoard(runs: readonly BoardRun[], last = 20): StallGroupRepl
   }
   const controlsByScope = new Map([...byScope].map(([k, rs]) => [k, rs.filter(isControl)]));
   const strips = new Map<string, JobStrip>();
-  const stripOf = (g: StallGroup): JobStrip => {
+  const stripOfGroup = (g: StallGroup): JobStrip => {
     const k = jobKey(g);
     let strip = strips.get(k);
     if (!strip) strips.set(k, (strip = jobStrip(byScope.get(k) ?? [], g.pipeline, g.step, last)));
@@ -187,11 +182,6 @@ export function buildBoard(runs: readonly BoardRun[], last = 20): StallGroupRepl
   };
   return groupStalls(runs).map((g) => {
     const controls = controlsByScope.get(jobKey(g)) ?? [];
-    const strip = stripOf(g);
-    return {
-      ...g,
-      evidence: g.evidence.map((o) => ({ ...o, control: nearestControl(byId.get(o.runId)!, controls) })),
-      jobs: [{ ...strip, sentence: patternSentence(g, strip) }],
-    };
+    return groupReply(g, (id) => nearestTo(byId.get(id)!.atMs, controls)?.id ?? null, stripOfGroup(g));
   });
 }

@@ -12,7 +12,7 @@
  * its end (the board, the list and retention read rows, evidence and events, not a run's request stream).
  */
 import type { RunEvent, RunSummary } from '#shared/protocol/protocol.ts';
-import type { StackFrame, WatchdogStallReport } from '#shared/stalls/stallReport.ts';
+import type { ServerStacksReport, StackFrame, WatchdogStallReport } from '#shared/stalls/stallReport.ts';
 import { firstTimeout, type FirstTimeout } from '#shared/stalls/stallEvidence.ts';
 import { fingerprintColumns } from '#server/dashboard/store/common/effects.ts';
 import type { NewRun, RunUpdate, StallRow, StoredEvent } from '#server/dashboard/store/common/records.ts';
@@ -32,6 +32,12 @@ export interface HistoryOptions {
   stalledShare?: number;
   /** The newest run happens just before this (epoch ms; default 2026-12-01). */
   endMs?: number;
+  /**
+   * The board's edge cases too (tests; off by default, so a seed's year stays byte for byte what it was): runs
+   * without CI metadata or without `ci_node`, stalled runs with only a timeout, with a second fingerprint, and
+   * with a py-spy capture that read a stack or failed (no stack: not evidence).
+   */
+  variety?: boolean;
 }
 
 export interface GeneratedRun {
@@ -104,6 +110,83 @@ function summaryOf(verdict: string, total: number, timedOut: number, failed: num
     },
     metrics: { completed, failed, mean_ttft_ms: 180 },
   } as RunSummary;
+}
+
+/** The edge cases of `variety` for one generated run (its metadata and stall rows changed in place). */
+function varied(
+  rand: () => number,
+  g: {
+    id: string;
+    at: number;
+    metadata: Record<string, string>;
+    stalls: StallRow[];
+    fingerprints: number;
+    k: number;
+    stalled: boolean;
+  },
+  setTimeout: (t: FirstTimeout | undefined) => void,
+): void {
+  const roll = rand();
+  if (roll < 0.1) for (const key of Object.keys(g.metadata)) delete g.metadata[key];
+  else if (roll < 0.15) delete g.metadata.ci_node;
+  if (!g.stalled) return;
+  const kind = rand();
+  const { phase } = hangFrames(g.k);
+  if (kind < 0.2) {
+    // Only a timeout: the run's fingerprint is phase-only.
+    g.stalls.length = 0;
+    setTimeout(firstTimeout(8, `${g.id}-8`, 'total', 64_000, phase));
+    return;
+  }
+  if (kind < 0.4) {
+    const k2 = (g.k + 1 + Math.floor(rand() * (g.fingerprints - 1))) % g.fingerprints;
+    const second = {
+      ...JSON.parse(g.stalls[0].reportJson),
+      opId: 90,
+      phase: hangFrames(k2).phase,
+      stack: stackOf(k2, 24),
+    };
+    pushReport(g.stalls, second as WatchdogStallReport, 1, 90);
+  }
+  if (rand() < 0.3) {
+    const failed = rand() < 0.5;
+    const capture: ServerStacksReport = {
+      source: 'py-spy',
+      capture: 1,
+      reason: { kind: 'first_timeout', requestIndex: 8, requestId: `${g.id}-8`, timeoutKind: 'total', elapsedS: 64 },
+      rootPid: 100,
+      native: false,
+      capturedAtMs: g.at + 61_000,
+      durationMs: 800,
+      phase,
+      inferred: null,
+      requestIds: [`${g.id}-8`],
+      processes: [],
+      stack: failed ? [] : stackOf(g.k, 22),
+      ...(failed ? { stackError: 'py-spy: Permission denied (os error 13)' } : {}),
+      notes: [],
+    };
+    pushReport(g.stalls, capture, -1, 1);
+  }
+}
+
+function pushReport(
+  stalls: StallRow[],
+  report: WatchdogStallReport | ServerStacksReport,
+  workerId: number,
+  opId: number,
+) {
+  const fp = fingerprintColumns(report);
+  stalls.push({
+    workerId,
+    opId,
+    seq: 2 + stalls.length,
+    phase: report.phase,
+    reportJson: JSON.stringify(report),
+    recoveredJson: null,
+    fingerprint: fp.fingerprint,
+    fingerprintJson: fp.json,
+  });
 }
 
 /** The year, oldest run first; deterministic from the seed and the options. */
@@ -184,6 +267,7 @@ export function* generateHistory(o: HistoryOptions = {}): Generator<GeneratedRun
       if (rand() < 0.5)
         first = firstTimeout(opId2Index(stalls[0].opId), `${id}-${stalls[0].opId * 2}`, 'total', 64_000, phase);
     }
+    if (o.variety) varied(rand, { id, at, metadata, stalls, fingerprints, k, stalled }, (t) => (first = t));
     const summary = summaryOf(verdict, total, timedOut, failed);
     const started: RunEvent = {
       type: 'run.started',

@@ -34,7 +34,7 @@ export interface GroupCounts {
 
 const HAPPENED = sql`COALESCE(r.started_at_ms, r.created_at_ms)`;
 
-function windowRuns(f: BoardFilter): RawBuilder<unknown> {
+export function windowRuns(f: BoardFilter): RawBuilder<unknown> {
   const conds: RawBuilder<unknown>[] = [sql`1 = 1`];
   for (const [k, v] of f.metadata ?? [])
     conds.push(sql`r.id IN (SELECT m.run_id FROM run_metadata m WHERE m.key = ${k} AND m.value = ${v})`);
@@ -44,22 +44,19 @@ function windowRuns(f: BoardFilter): RawBuilder<unknown> {
     ORDER BY ${HAPPENED} DESC, r.id LIMIT ${f.maxRuns}`;
 }
 
-const metaOf = (key: string) =>
-  sql`(SELECT m.value FROM run_metadata m WHERE m.run_id = w.id AND m.key = ${key} AND m.value <> '')`;
-
 /**
- * The window with each run's scope, node and (a passing run without stall evidence) control time; its
- * fingerprints (its stacks', else its timeouts'); and per run the scope's nearest control at or before it and
- * after it (the JavaScript rule: `controlsAround`), and the scope's size.
+ * The window with each run's scope, node, whether it stalled and (a passing run without stall evidence) its control
+ * time — from `run_labels` (one narrow row per run, kept by triggers: no metadata lookups per run); its
+ * fingerprints (its stacks', else its timeouts'); and per run the scope's nearest control at or before it and after
+ * it (the JavaScript rule: `controlsAround`), and the scope's size.
  */
-const ctes = (f: BoardFilter) => sql`
+export const boardCtes = (f: BoardFilter) => sql`
   WITH w AS (${windowRuns(f)}),
   wr AS (
-    SELECT w.id, w.at_ms, COALESCE(${metaOf('ci_pipeline')}, '') AS pipeline, COALESCE(${metaOf('ci_step')}, '') AS step,
-      ${metaOf('ci_node')} AS node,
-      CASE WHEN w.verdict = 'passed' AND NOT EXISTS (SELECT 1 FROM stall_facts s WHERE s.run_id = w.id)
-        THEN w.at_ms END AS ctl_at
-    FROM w
+    SELECT w.id, w.at_ms, w.verdict, COALESCE(l.pipeline, '') AS pipeline, COALESCE(l.step, '') AS step,
+      NULLIF(l.node, '') AS node, l.stalled,
+      CASE WHEN w.verdict = 'passed' AND l.stalled = 0 THEN w.at_ms END AS ctl_at
+    FROM w JOIN run_labels l ON l.run_id = w.id
   ),
   fp AS MATERIALIZED (
     SELECT DISTINCT s.run_id, s.fingerprint FROM stall_facts s JOIN w ON w.id = s.run_id
@@ -73,11 +70,12 @@ const ctes = (f: BoardFilter) => sql`
         RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS before_at,
       MIN(ctl_at) OVER (PARTITION BY pipeline, step ORDER BY at_ms
         RANGE BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS after_at,
-      COUNT(*) OVER (PARTITION BY pipeline, step) AS scope_runs
+      COUNT(*) OVER (PARTITION BY pipeline, step) AS scope_runs,
+      SUM(stalled) OVER (PARTITION BY pipeline, step) AS scope_stalled
     FROM wr
   )`;
 
-interface CountRow {
+export interface CountRow {
   pipeline: string;
   step: string;
   fingerprint: string;
@@ -87,7 +85,29 @@ interface CountRow {
   scope_runs: number | string;
 }
 
-interface OccurrenceRow {
+/** A group as a map key: its scope (stored as '' when unset) and fingerprint. */
+export const groupKey = (r: { pipeline: string; step: string; fingerprint: string }) =>
+  `${r.pipeline}\u0000${r.step}\u0000${r.fingerprint}`;
+
+/** The GROUP BY over the CTEs: one row per scope and fingerprint. */
+export const countsSelect = sql`
+    SELECT n.pipeline, n.step, fp.fingerprint, COUNT(*) AS occurrences, MIN(n.at_ms) AS first_seen,
+      MAX(n.at_ms) AS last_seen, MAX(n.scope_runs) AS scope_runs
+    FROM fp JOIN near n ON n.id = fp.run_id GROUP BY n.pipeline, n.step, fp.fingerprint`;
+
+/** The GROUP BY as a statement (exported for the EXPLAIN test). */
+export const countsQuery = (f: BoardFilter) => sql<CountRow>`${boardCtes(f)} ${countsSelect}`;
+
+/** Each group's occurrences over the CTEs, with the scope's nearest passing control on each side of each. */
+export const occurrencesSelect = sql`
+    SELECT n.pipeline, n.step, fp.fingerprint, n.id AS run_id, n.at_ms, n.node,
+      cb.id AS before_id, cb.at_ms AS before_at, ca.id AS after_id, ca.at_ms AS after_at
+    FROM fp JOIN near n ON n.id = fp.run_id
+      LEFT JOIN near cb ON cb.pipeline = n.pipeline AND cb.step = n.step AND cb.ctl_at = n.before_at
+      LEFT JOIN near ca ON ca.pipeline = n.pipeline AND ca.step = n.step AND ca.ctl_at = n.after_at`;
+
+/** One occurrence of a group: its run, node and the scope's nearest passing control on each side. */
+export interface OccurrenceRow {
   pipeline: string;
   step: string;
   fingerprint: string;
@@ -100,53 +120,55 @@ interface OccurrenceRow {
   after_at: number | string | null;
 }
 
-const key = (r: { pipeline: string; step: string; fingerprint: string }) =>
-  `${r.pipeline}\u0000${r.step}\u0000${r.fingerprint}`;
+/** The GROUP BY's rows and each group's occurrences (oldest first), keyed by scope and fingerprint. */
+export async function boardGroupRows(
+  db: Kysely<StallscopeDb>,
+  f: BoardFilter,
+): Promise<{ counts: CountRow[]; occurrences: Map<string, OccurrenceRow[]> }> {
+  const counts = await countsQuery(f).execute(db);
+  // The occurrences themselves (the groups' own rows, a fraction of the window) for their nodes and controls.
+  const occ = await sql<OccurrenceRow>`${boardCtes(f)} ${occurrencesSelect}
+    ORDER BY n.at_ms, n.id, cb.id, ca.id`.execute(db);
+  return { counts: counts.rows, occurrences: byGroup(occ.rows) };
+}
 
-/** The GROUP BY: one row per scope and fingerprint (exported for the EXPLAIN test). */
-export const countsQuery = (f: BoardFilter) => sql<CountRow>`${ctes(f)}
-    SELECT n.pipeline, n.step, fp.fingerprint, COUNT(*) AS occurrences, MIN(n.at_ms) AS first_seen,
-      MAX(n.at_ms) AS last_seen, MAX(n.scope_runs) AS scope_runs
-    FROM fp JOIN near n ON n.id = fp.run_id GROUP BY n.pipeline, n.step, fp.fingerprint`;
+/** Occurrence rows (oldest first) by group; two controls at the same millisecond both join: the first is kept. */
+export function byGroup(rows: readonly OccurrenceRow[]): Map<string, OccurrenceRow[]> {
+  const occurrences = new Map<string, OccurrenceRow[]>();
+  for (const o of rows) {
+    const list = occurrences.get(groupKey(o));
+    if (!list) occurrences.set(groupKey(o), [o]);
+    else if (list[list.length - 1].run_id !== o.run_id) list.push(o);
+  }
+  return occurrences;
+}
+
+/** A group's counts from its GROUP BY row and its occurrences. */
+export function groupCounts(c: CountRow, rows: readonly OccurrenceRow[]): GroupCounts {
+  const ctl = new Map<string, number>();
+  for (const o of rows) {
+    if (o.before_id !== null) ctl.set(o.before_id, Number(o.before_at));
+    if (o.after_id !== null) ctl.set(o.after_id, Number(o.after_at));
+  }
+  const first = rows[0];
+  const firstAt = Number(first?.at_ms);
+  return {
+    pipeline: c.pipeline || null,
+    step: c.step || null,
+    fingerprint: c.fingerprint,
+    occurrences: Number(c.occurrences),
+    firstSeen: Number(c.first_seen),
+    lastSeen: Number(c.last_seen),
+    scopeRuns: Number(c.scope_runs),
+    nodes: [...new Set(rows.map((o) => o.node).filter((n): n is string => n !== null))],
+    runs: rows.map((o) => o.run_id),
+    controls: [...ctl].sort((a, b) => a[1] - b[1]).map(([id]) => id),
+    lastPassing: first && first.before_id !== null && Number(first.before_at) < firstAt ? first.before_id : null,
+  };
+}
 
 /** The board's groups over the window of `f`, counted by the database. */
 export async function boardGroupCounts(db: Kysely<StallscopeDb>, f: BoardFilter): Promise<GroupCounts[]> {
-  const counts = await countsQuery(f).execute(db);
-  // The occurrences themselves (the groups' own rows, a fraction of the window) for their nodes and controls.
-  const occ = await sql<OccurrenceRow>`${ctes(f)}
-    SELECT n.pipeline, n.step, fp.fingerprint, n.id AS run_id, n.at_ms, n.node,
-      cb.id AS before_id, cb.at_ms AS before_at, ca.id AS after_id, ca.at_ms AS after_at
-    FROM fp JOIN near n ON n.id = fp.run_id
-      LEFT JOIN near cb ON cb.pipeline = n.pipeline AND cb.step = n.step AND cb.ctl_at = n.before_at
-      LEFT JOIN near ca ON ca.pipeline = n.pipeline AND ca.step = n.step AND ca.ctl_at = n.after_at
-    ORDER BY n.at_ms, n.id`.execute(db);
-  const byGroup = new Map<string, OccurrenceRow[]>();
-  for (const o of occ.rows) {
-    const list = byGroup.get(key(o));
-    if (list) list.push(o);
-    else byGroup.set(key(o), [o]);
-  }
-  return counts.rows.map((c): GroupCounts => {
-    const rows = byGroup.get(key(c)) ?? [];
-    const ctl = new Map<string, number>();
-    for (const o of rows) {
-      if (o.before_id !== null) ctl.set(o.before_id, Number(o.before_at));
-      if (o.after_id !== null) ctl.set(o.after_id, Number(o.after_at));
-    }
-    const first = rows[0];
-    const firstAt = Number(first?.at_ms);
-    return {
-      pipeline: c.pipeline || null,
-      step: c.step || null,
-      fingerprint: c.fingerprint,
-      occurrences: Number(c.occurrences),
-      firstSeen: Number(c.first_seen),
-      lastSeen: Number(c.last_seen),
-      scopeRuns: Number(c.scope_runs),
-      nodes: [...new Set(rows.map((o) => o.node).filter((n): n is string => n !== null))],
-      runs: rows.map((o) => o.run_id),
-      controls: [...ctl].sort((a, b) => a[1] - b[1]).map(([id]) => id),
-      lastPassing: first && first.before_id !== null && Number(first.before_at) < firstAt ? first.before_id : null,
-    };
-  });
+  const { counts, occurrences } = await boardGroupRows(db, f);
+  return counts.map((c) => groupCounts(c, occurrences.get(groupKey(c)) ?? []));
 }

@@ -13,6 +13,7 @@ import type { BoardFilter, RunFilter, StallRow, StoredEvent, StoredRunRow } from
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
 import type { PgRunsOnly, RunsTable } from '../common/schema.ts';
 import type { Query } from './pgQuery.ts';
+import { REPORT_IS_EVIDENCE } from '../common/boardDetails.ts';
 import { EVIDENCE, HAPPENED, LIST_COLUMNS, listSql, metadataAndTime } from './pgRunList.ts';
 
 const parse = <T>(s: string | null | undefined): T | null => (s ? (JSON.parse(s) as T) : null);
@@ -85,7 +86,7 @@ export async function boardRuns(q: Query, f: BoardFilter): Promise<{ runs: Board
   const stalls = await q<BoardStallRow>(
     `SELECT s.run_id, s.worker_id, s.op_id, s.fingerprint_json,
        CASE WHEN s.fingerprint_json IS NULL THEN s.report_json END AS report_json
-     FROM stall_reports s WHERE s.run_id IN (SELECT r.id ${newest} LIMIT $${args.length + 1})
+     FROM stall_reports s WHERE ${REPORT_IS_EVIDENCE} AND s.run_id IN (SELECT r.id ${newest} LIMIT $${args.length + 1})
      ORDER BY s.run_id, s.seq`,
     [...args, f.maxRuns],
   );

@@ -4,7 +4,9 @@
  * end is told to the other processes in the same transaction.
  */
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
-import { boardView } from '../common/boardView.ts';
+import type { Kysely } from 'kysely';
+import { boardReply } from '../common/boardReply.ts';
+import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
 import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
@@ -92,13 +94,21 @@ export class PgRuns implements RunReads, RunWrites {
 }
 
 export class PgBoard implements BoardReads {
-  constructor(private readonly q: Query) {}
+  constructor(
+    private readonly q: Query,
+    private readonly kysely: Kysely<StallscopeDb>,
+  ) {}
 
   runs(f: BoardFilter) {
     return reads.boardRuns(this.q, f);
   }
 
-  async view(f: BoardFilter, last: number) {
-    return boardView(await reads.boardRuns(this.q, f), last);
+  /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */
+  view(f: BoardFilter, last: number) {
+    return this.kysely
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute((trx) => boardReply(trx, f, last));
   }
 }

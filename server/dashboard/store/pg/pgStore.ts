@@ -111,7 +111,7 @@ export class PgStore implements DashboardStore {
     const q = poolQuery(pool);
     const tx = poolTransaction(pool);
     this.runReads = this.runWrites = new PgRuns(q, tx, this.writer, new RequestPages(this.kysely), this.instance);
-    this.board = new PgBoard(q);
+    this.board = new PgBoard(q, this.kysely);
     this.admin = new PgAdmin(q, tx, this.instance);
     this.probe = new PgProbe(pool, this.writer);
     this.probe.start();

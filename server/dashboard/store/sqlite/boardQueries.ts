@@ -9,6 +9,7 @@ import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
 import { boardFromRows, type BoardRunRow, type BoardStallRow } from '../common/boardRows.ts';
 import type { BoardFilter } from '../common/records.ts';
 import { HAPPENED, metadataAndTime } from './runListSql.ts';
+import { REPORT_IS_EVIDENCE } from '../common/boardDetails.ts';
 
 export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardRun[]; truncated: boolean } {
   const args: unknown[] = [];
@@ -26,7 +27,7 @@ export function boardRuns(db: Database.Database, f: BoardFilter): { runs: BoardR
     .prepare(
       `SELECT s.run_id, s.worker_id, s.op_id, s.fingerprint_json,
          CASE WHEN s.fingerprint_json IS NULL THEN s.report_json END AS report_json
-       FROM stall_reports s WHERE s.run_id IN (SELECT r.id ${newest}) ORDER BY s.run_id, s.seq`,
+       FROM stall_reports s WHERE ${REPORT_IS_EVIDENCE} AND s.run_id IN (SELECT r.id ${newest}) ORDER BY s.run_id, s.seq`,
     )
     .all(...args, f.maxRuns) as BoardStallRow[];
   return { runs: boardFromRows(rows, stalls), truncated };

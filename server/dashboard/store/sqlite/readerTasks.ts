@@ -4,15 +4,33 @@
  * never hold the dashboard's event loop, where the batched writer stores every reporter's events.
  */
 import type Database from 'better-sqlite3';
-import { boardView } from '../common/boardView.ts';
+import { Kysely, SqliteDialect } from 'kysely';
+import { boardReply } from '../common/boardReply.ts';
 import type { BoardFilter } from '../common/records.ts';
+import type { StallscopeDb } from '../common/schema.ts';
 import type { StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
-import { boardRuns } from './boardQueries.ts';
+
+const kyselies = new WeakMap<Database.Database, Kysely<StallscopeDb>>();
+const kyselyOf = (db: Database.Database) => {
+  let k = kyselies.get(db);
+  if (!k) kyselies.set(db, (k = new Kysely<StallscopeDb>({ dialect: new SqliteDialect({ database: db }) })));
+  return k;
+};
+
+/**
+ * The board counted by the database (common/boardReply.ts) in one read transaction: WAL gives its statements one
+ * snapshot, so no run leaves the board between them. `db` must be a connection nothing else writes on (the reader
+ * thread's): a transaction on the store's own connection would take in the writer's statements.
+ */
+export const boardInSnapshot = (db: Database.Database, filter: BoardFilter, last: number): Promise<StallBoardReply> =>
+  kyselyOf(db)
+    .transaction()
+    .execute((trx) => boardReply(trx, filter, last));
 
 export const READER_TASKS = {
-  /** `GET /api/stalls`: the newest runs of the filter, folded into the board. */
-  board: (db: Database.Database, a: { filter: BoardFilter; last: number }): StallBoardReply =>
-    boardView(boardRuns(db, a.filter), a.last),
+  /** `GET /api/stalls`: the board over the newest runs of the filter, counted by the database. */
+  board: (db: Database.Database, a: { filter: BoardFilter; last: number }): Promise<StallBoardReply> =>
+    boardInSnapshot(db, a.filter, a.last),
   /** Holds the thread for `ms` inside SQLite's own call (tests: a read that is in flight for a known time). */
   hold: (db: Database.Database, a: { ms: number }): number => {
     const until = Date.now() + a.ms;
@@ -25,7 +43,7 @@ export const READER_TASKS = {
 
 export type ReaderTask = keyof typeof READER_TASKS;
 export type ReaderArgs<K extends ReaderTask> = Parameters<(typeof READER_TASKS)[K]>[1];
-export type ReaderResult<K extends ReaderTask> = ReturnType<(typeof READER_TASKS)[K]>;
+export type ReaderResult<K extends ReaderTask> = Awaited<ReturnType<(typeof READER_TASKS)[K]>>;
 
 export type ReaderRequest = { id: number; task: ReaderTask; args: unknown } | { id: 0; task: 'close' };
 export type ReaderReply =

@@ -12,15 +12,13 @@ const db = new Database(file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 1000');
 const post = (r: ReaderReply) => parentPort!.postMessage(r);
 
-parentPort!.on('message', (m: ReaderRequest) => {
-  if (m.task === 'close') {
-    db.close();
-    parentPort!.close();
-    return;
-  }
+/** One task at a time: an async one (the board's transaction) finishes before the next starts on the connection. */
+let queue: Promise<void> = Promise.resolve();
+
+async function answer(m: Exclude<ReaderRequest, { task: 'close' }>): Promise<void> {
   try {
     const run = READER_TASKS[m.task] as (d: Database.Database, a: unknown) => unknown;
-    post({ id: m.id, ok: true, value: run(db, m.args) });
+    post({ id: m.id, ok: true, value: await run(db, m.args) });
   } catch (e) {
     const err = e as { code?: unknown; message?: unknown };
     post({
@@ -30,4 +28,12 @@ parentPort!.on('message', (m: ReaderRequest) => {
       message: String(err.message ?? e),
     });
   }
+}
+
+parentPort!.on('message', (m: ReaderRequest) => {
+  queue = queue.then(() => {
+    if (m.task !== 'close') return answer(m);
+    db.close();
+    parentPort!.close();
+  });
 });

@@ -1,7 +1,11 @@
 /** The SQLite store's run reads and one-off writes: the synchronous queries (runQueries.ts) behind the async roles. */
 import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
-import { boardView } from '../common/boardView.ts';
+import type { Kysely } from 'kysely';
+import { StallscopeError } from '../../../../shared/errors.ts';
+import type { StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import { boardReply } from '../common/boardReply.ts';
+import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
 import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
@@ -75,6 +79,7 @@ export class SqliteBoard implements BoardReads {
   /** `reader` null (an in-memory database, which no other connection can open): the board is read here. */
   constructor(
     private readonly db: Database.Database,
+    private readonly kysely: Kysely<StallscopeDb>,
     private readonly reader: ReaderThread | null,
   ) {}
 
@@ -82,7 +87,15 @@ export class SqliteBoard implements BoardReads {
     return boardRuns(this.db, f);
   }
 
-  async view(f: BoardFilter, last: number) {
-    return this.reader ? this.reader.read('board', { filter: f, last }) : boardView(boardRuns(this.db, f), last);
+  async view(f: BoardFilter, last: number): Promise<StallBoardReply> {
+    if (this.reader) return this.reader.read('board', { filter: f, last });
+    // The one connection is also the writer's: no read transaction here (it would take in the writer's
+    // statements), so a run deleted between two statements is read again, at most twice more.
+    for (let attempt = 1; ; attempt++)
+      try {
+        return await boardReply(this.kysely, f, last);
+      } catch (e) {
+        if (attempt >= 3 || !(e instanceof StallscopeError && e.code === 'BOARD_CHANGED')) throw e;
+      }
   }
 }

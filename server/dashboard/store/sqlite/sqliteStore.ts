@@ -73,7 +73,7 @@ export class SqliteStore implements DashboardStore {
     });
     this.ingest = new SqliteIngest(feed, this.runs, this.writer);
     this.runReads = this.runWrites = new SqliteRuns(this.db, this.runs, new RequestPages(this.kysely), this.ingest);
-    this.board = new SqliteBoard(this.db, this.reader);
+    this.board = new SqliteBoard(this.db, this.kysely, this.reader);
     this.admin = new SqliteAdmin(this.db, this.runs, this.ingest);
   }
 

@@ -85,7 +85,9 @@ describe('the reader thread itself', () => {
   });
 
   it('refuses a read past its deadline, replaces the stuck thread, and answers the next read', async () => {
-    const reader = new ReaderThread(file, { deadlineMs: 2000 });
+    // 5 s: the replacement thread's start (loading its modules, opening the file) counts against the read's deadline,
+    // ~1.5 s on this machine under load ~10.
+    const reader = new ReaderThread(file, { deadlineMs: 5000 });
     try {
       await expect(reader.read('hold', { ms: 20_000 })).rejects.toMatchObject({ code: 'STORE_READ_TIMEOUT' });
       const board = await reader.read('board', { filter: all, last: 20 });
