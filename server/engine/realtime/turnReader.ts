@@ -115,14 +115,12 @@ export class TurnReader {
     }
     if (!this.began) return;
     const responseId = responseIdOf(e);
-    if (e.type === 'response.created') {
-      if (this.timing.responseId === null && responseId) {
-        this.timing.responseId = responseId;
-        this.firstResponseEvent();
-      }
-      return;
+    if (e.type === 'response.created' && this.timing.responseId === null && responseId) {
+      this.timing.responseId = responseId;
+      this.firstResponseEvent();
     }
     if (responseId === null || responseId !== this.timing.responseId) return;
+    // Any event of the response may carry stage 0 (upstream reads them all, response.created included).
     this.stage0 = stage0Snapshot(e) ?? this.stage0;
     if (TEXT_DELTAS.has(e.type)) this.onText(e, ts);
     else if (AUDIO_DELTAS.has(e.type)) this.onAudio(e, ts);

@@ -37,10 +37,12 @@ async function peer(stage0s: (object | null)[]): Promise<string> {
         if (e.type === 'input_audio_buffer.append' && !answered) {
           answered = true;
           const id = `r${sessions}`;
-          send({ type: 'response.created', response: { id, status: 'in_progress' } });
+          const early = stage0 !== null && 'onCreated' in stage0;
+          const created = early ? { metadata: { stage_metrics: { '0': stage0 } } } : {};
+          send({ type: 'response.created', response: { id, status: 'in_progress', ...created } });
           send({ type: 'response.audio_transcript.delta', response_id: id, delta: 'one two three four' });
           send({ type: 'response.audio.delta', response_id: id, delta: Buffer.alloc(4800).toString('base64') });
-          const metadata = stage0 ? { stage_metrics: { '0': stage0 } } : {};
+          const metadata = stage0 && !early ? { stage_metrics: { '0': stage0 } } : {};
           send({ type: 'response.done', response: { id, status: 'completed', usage: { output_tokens: 4 }, metadata } });
         }
         if (e.type === 'session.close') ws.close();
@@ -55,7 +57,7 @@ const config = (url: string) =>
   testBenchConfig(url, {
     backend: 'openai-realtime-tts',
     endpoint: '/v1/realtime',
-    numPrompts: 4,
+    numPrompts: 5,
     maxConcurrency: 1,
     percentileMetrics: ['ttft', 'tpot', 'itl', 'e2el'],
     metricPercentiles: [50, 99],
@@ -66,13 +68,17 @@ const config = (url: string) =>
 const exact = { num_tokens_out: 4, vllm_ttft_ms: 30, vllm_tpot_ms: 20, vllm_itls_ms: [10, 20, 30] };
 const tpotOnly = { num_tokens_out: 4, vllm_ttft_ms: 30, vllm_tpot_ms: 40, vllm_itls_ms: [] };
 const untimed = { num_tokens_out: 4 };
+/** Carried by response.created only: upstream reads stage 0 on any event of the response. */
+const onCreated = { num_tokens_out: 4, vllm_tpot_ms: 30, vllm_itls_ms: [30, 30, 30], onCreated: true };
 
 describe('native realtime tts: TPOT/ITL from stage 0', () => {
   it('exact ITLs, a weighted TPOT, none, or no stage 0: the keys and duplex metrics upstream writes', async () => {
-    const out = await runBenchmark(config(await peer([exact, tpotOnly, untimed, null])), { warmClient: false });
+    const out = await runBenchmark(config(await peer([exact, tpotOnly, untimed, null, onCreated])), {
+      warmClient: false,
+    });
     const res = out.result;
-    expect(res.completed).toBe(4);
-    const [a, b, c, d] = [...out.records];
+    expect(res.completed).toBe(5);
+    const [a, b, c, d, early] = [...out.records];
     // Exact: the engine's ITLs, in seconds; the record's text latency is TTFT + their sum.
     expect([...a.itl]).toEqual([0.01, 0.02, 0.03]);
     expect(a.textLatency).toBeCloseTo(a.ttft + 0.06, 12);
@@ -84,19 +90,20 @@ describe('native realtime tts: TPOT/ITL from stage 0', () => {
     expect(c.textLatency).toBe(c.ttft);
     expect(c.outputTokens).toBe(4);
     expect([...d.itl]).toEqual([]);
+    expect([...early.itl]).toEqual([0.03, 0.03, 0.03]);
 
-    expect(res.num_itl_samples).toBe(3);
-    expect(res.mean_itl_ms).toBeCloseTo(20, 9);
-    expect(res.num_tpot_samples).toBe(2);
-    expect(res.mean_tpot_ms).toBeCloseTo((20 + 40) / 2, 9);
+    expect(res.num_itl_samples).toBe(6);
+    expect(res.mean_itl_ms).toBeCloseTo((10 + 20 + 30 + 90) / 6, 9);
+    expect(res.num_tpot_samples).toBe(3);
+    expect(res.mean_tpot_ms).toBeCloseTo((20 + 40 + 30) / 3, 9);
     expect(res.median_tpot_ms).toBeCloseTo(30, 9);
 
     const entries = res.duplex_request_metrics as Record<string, unknown>[];
-    expect(entries.map((e) => e.tpot_ms)).toEqual([20, 40, null, undefined]);
+    expect(entries.map((e) => e.tpot_ms)).toEqual([20, 40, null, undefined, 30]);
     // A response without stage 0 has neither the key nor its origin.
     expect('tpot_ms' in entries[3]).toBe(false);
     expect('tpot' in (entries[3].measurement_origin as object)).toBe(false);
-    for (const e of entries.slice(0, 3)) {
+    for (const e of [...entries.slice(0, 3), entries[4]]) {
       expect((e.measurement_origin as Record<string, string>).tpot).toBe('Stage-0 engine mean time per output token');
       // Upstream's order: the response's request metrics (tpot_ms last), then the RTF the benchmark adds.
       expect(Object.keys(e).slice(-3)).toEqual(['audio_duration_ms', 'tpot_ms', 'rtf']);
@@ -107,6 +114,7 @@ describe('native realtime tts: TPOT/ITL from stage 0', () => {
       { count: 1, mean: 40, p50: 40, p99: 40 },
       undefined,
       undefined,
+      { count: 1, mean: 30, p50: 30, p99: 30 },
     ]);
     expect(Object.keys(sessions[0]).at(-1)).toBe('tpot_ms');
   }, 40_000);
