@@ -26,6 +26,10 @@ export interface RealtimeTurnTiming {
   trigger?: 'explicit' | 'vad';
   /** The native tts flow: timed from the first silent chunk (docs/design.md#realtime). */
   native?: boolean;
+  /** Native: the response carried stage-0 engine metrics (its entry then has `tpot_ms`). */
+  stage0?: boolean;
+  /** Native: stage 0's `vllm_tpot_ms` when a finite number ≥ 0, else null. */
+  tpotMs?: number | null;
 }
 
 export interface DistributionSummary {
@@ -64,6 +68,8 @@ const NATIVE_ORIGIN = {
   ttfp: 'first silence append client send to first audio packet',
   rtf: 'request-start-to-last-audio receive time divided by emitted audio duration',
 };
+/** A native response with stage-0 metrics also says where its TPOT comes from (clients/duplex.py `timing_summary`). */
+const NATIVE_STAGE0_ORIGIN = { ...NATIVE_ORIGIN, tpot: 'Stage-0 engine mean time per output token' };
 const DUPLEX_ORIGIN = {
   ttft: 'end of reference speech to first non-empty text delta',
   ttfp: 'end of reference speech to first audio packet',
@@ -76,6 +82,7 @@ export function turnRequestMetric(t: RealtimeTurnTiming, sampleRateHz: number): 
   const ms = (s: number) => pyRound(s * 1000, 3);
   const audioDurationMs = ms(t.audioBytes / 2 / sampleRateHz);
   const audioGenerationMs = ms(Math.max(0, t.lastAudioTs - t.originTs));
+  const stage0 = t.native === true && t.stage0 === true;
   return {
     session_id: t.sessionId,
     request_index: t.turn,
@@ -83,11 +90,19 @@ export function turnRequestMetric(t: RealtimeTurnTiming, sampleRateHz: number): 
     utterance_id: null,
     response_id: t.responseId,
     source: 'client_monotonic_receive',
-    measurement_origin: t.trigger ? DUPLEX_ORIGIN : t.native ? NATIVE_ORIGIN : TTS_ORIGIN,
+    measurement_origin: t.trigger
+      ? DUPLEX_ORIGIN
+      : stage0
+        ? NATIVE_STAGE0_ORIGIN
+        : t.native
+          ? NATIVE_ORIGIN
+          : TTS_ORIGIN,
     ttft_ms: t.firstTextTs === null ? null : ms(t.firstTextTs - t.originTs),
     ttfp_ms: ms(t.firstAudioTs - t.originTs),
     audio_generation_ms: audioGenerationMs,
     audio_duration_ms: audioDurationMs,
+    // Upstream appends it to the response's request metrics, before the RTF the benchmark adds.
+    ...(stage0 ? { tpot_ms: t.tpotMs ?? null } : {}),
     rtf: audioDurationMs > 0 ? pyRound(audioGenerationMs / 1000 / (audioDurationMs / 1000), 6) : 0,
     ...(t.trigger ? { trigger: t.trigger } : {}),
   };
@@ -100,12 +115,15 @@ export function sessionSummary(
 ): Record<string, unknown> {
   const values = (key: string) =>
     metrics.flatMap((m) => (typeof m[key] === 'number' && Number.isFinite(m[key]) ? [m[key]] : []));
+  // Upstream omits zero (or missing) TPOTs, and the key when none is left.
+  const tpot = distributionSummary(values('tpot_ms').filter((v) => v > 0));
   return {
     session_id: sessionId,
     audio_turn_count: metrics.length,
     ttft_ms: distributionSummary(values('ttft_ms')),
     ttfp_ms: distributionSummary(values('ttfp_ms')),
     rtf: distributionSummary(values('rtf'), 6),
+    ...(tpot ? { tpot_ms: tpot } : {}),
   };
 }
 
@@ -154,6 +172,10 @@ export interface RealtimeTurnFields {
   realtimeAudioBytes?: number;
   /** `response.done`'s receive time from the turn's origin: the turn-level E2EL (the native flow's stallscope key). */
   realtimeDoneS?: number;
+  /** Native: the response carried stage-0 engine metrics. */
+  realtimeStage0?: boolean;
+  /** Native: stage 0's reported TPOT in ms (absent when it reported none usable). */
+  realtimeTpotMs?: number;
 }
 
 /** What a realtime turn's request row keeps. */
@@ -180,6 +202,7 @@ export function turnTimingOf(r: RealtimeTurnRow): RealtimeTurnTiming | null {
     doneTs: r.realtimeDoneS ?? null,
     outputTokens: r.outputTokens,
     ...(r.realtimeTrigger ? { trigger: r.realtimeTrigger } : {}),
+    ...(r.realtimeStage0 ? { stage0: true, tpotMs: r.realtimeTpotMs ?? null } : {}),
   };
 }
 

@@ -84,6 +84,8 @@ function keepTurnTimes(record: RequestRecord): void {
   if (t.lastAudioTs !== null) rec.realtimeGenerationS = t.lastAudioTs - t.originTs;
   rec.realtimeAudioBytes = t.audioBytes;
   if (t.doneTs !== null) rec.realtimeDoneS = t.doneTs - t.originTs;
+  if (t.stage0) rec.realtimeStage0 = true;
+  if (typeof t.tpotMs === 'number') rec.realtimeTpotMs = t.tpotMs;
 }
 
 /**

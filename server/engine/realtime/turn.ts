@@ -53,6 +53,8 @@ export async function runRealtimeTurn(
   cancel.bind((reason) => ctrl.abort(reason));
   const timers = new AttemptTimers(ctrl, target.limits, (e) => hooks.onTimeout?.(e));
   const reader = new TurnReader(record, job, session, hooks, () => timers.headersReceived());
+  // Set in the ready callback; the assertion keeps TypeScript from narrowing it to null here.
+  let silence = null as Promise<void> | null;
   try {
     const end = await new Promise<ConnectionFailure | 'done'>((resolve) => {
       ctrl.onAbort(() => resolve({ code: 'REQ_CANCELLED', detail: 'aborted' }));
@@ -76,10 +78,13 @@ export async function runRealtimeTurn(
         if (ctrl.aborted || reader.finished) return;
         reader.begin(target.now(), target.native);
         if (job.input) void sendDuplexInput(conn, job, reader, ctrl, target.now);
-        else if (target.native) void streamSilence(conn, reader, ctrl);
+        else if (target.native) silence = streamSilence(conn, reader, ctrl);
         else sendTextTurn(conn, job);
       });
     });
+    // As upstream's client: its silence loop sees the answer settled only between 200 ms chunks, and the playback
+    // acknowledgement and the close follow that loop's end, so a native session lasts to the next chunk boundary.
+    if (silence && end === 'done' && record.success) await silence;
     const conn = session.conn;
     const result = finish(target, end, record, ctrl, session, reader, job);
     // As upstream's close_session: the next utterance's session opens once this one has closed.

@@ -22,7 +22,8 @@ import {
   type RealtimeEvent,
 } from '../transport/index.ts';
 import type { RealtimeSession, TurnJob, TurnTiming } from './session.ts';
-import { stage0TokensOut } from './stageTokens.ts';
+import { reportedTpotMs, stage0Snapshot, stage0Tokens } from './stageTokens.ts';
+import { stage0TokenTimings, type Stage0Tokens } from '../../../shared/metrics/stageTiming.ts';
 
 const TEXT_DELTAS = new Set([
   'response.output_audio_transcript.delta',
@@ -49,9 +50,12 @@ export class TurnReader {
   readonly timing: TurnTiming;
   private markReady!: () => void;
   private began = false;
-  /** The native flow counts output tokens as upstream's newest client does: stage 0's `num_tokens_out` (stageTokens.ts). */
+  /**
+   * The native flow reads the response's stage-0 engine metrics as upstream's newest client does (stageTokens.ts):
+   * its output tokens (`num_tokens_out`) and its TPOT/ITL. The last snapshot of the response wins.
+   */
   private native = false;
-  private stage0Tokens: number | null = null;
+  private stage0: Record<string, unknown> | null = null;
   private rate = 24_000;
   /** The text deltas, kept up to KEPT_TEXT_CHARS (the rest counted): written to the record at the end. */
   private readonly text = new KeptTextBuilder(KEPT_TEXT_CHARS);
@@ -111,15 +115,13 @@ export class TurnReader {
     }
     if (!this.began) return;
     const responseId = responseIdOf(e);
-    if (e.type === 'response.created') {
-      if (this.timing.responseId === null && responseId) {
-        this.timing.responseId = responseId;
-        this.firstResponseEvent();
-      }
-      return;
+    if (e.type === 'response.created' && this.timing.responseId === null && responseId) {
+      this.timing.responseId = responseId;
+      this.firstResponseEvent();
     }
     if (responseId === null || responseId !== this.timing.responseId) return;
-    this.stage0Tokens = stage0TokensOut(e) ?? this.stage0Tokens;
+    // Any event of the response may carry stage 0 (upstream reads them all, response.created included).
+    this.stage0 = stage0Snapshot(e) ?? this.stage0;
     if (TEXT_DELTAS.has(e.type)) this.onText(e, ts);
     else if (AUDIO_DELTAS.has(e.type)) this.onAudio(e, ts);
     else if (e.type === 'response.done') this.onDone(e, ts);
@@ -181,7 +183,8 @@ export class TurnReader {
     rec.latency = ts - rec.startTime;
     // Native: upstream's newest client sums stage 0's num_tokens_out (0 without one) and ignores usage; the older
     // turn flow (08-20's client) keeps the server's usage.output_tokens.
-    const tokens = this.native ? (this.stage0Tokens ?? 0) : response.usage?.output_tokens;
+    const stage0 = this.native && this.stage0 ? stage0Tokens(this.stage0) : null;
+    const tokens = this.native ? (stage0?.outputTokenCount ?? 0) : response.usage?.output_tokens;
     const source = this.native ? 'stage_metrics["0"].num_tokens_out' : 'response.done usage.output_tokens';
     // Held to chat's bound (docs/design.md#peer-bounds): a server's count is not a throughput of 1e17.
     if (typeof tokens === 'number' && tokens > MAX_COMPLETION_TOKENS)
@@ -194,9 +197,26 @@ export class TurnReader {
       rec.audioRtf = (this.timing.lastAudioTs - this.timing.originTs) / rec.audioDuration;
     if (response.status !== 'completed')
       return this.fail('REQ_STREAM_ERROR', `the response ended with status ${JSON.stringify(response.status ?? null)}`);
+    if (this.native) this.stageTiming(stage0);
     rec.success = true;
     rec.error = '';
     this.end();
+  }
+
+  /**
+   * Native: TPOT/ITL from stage 0's engine timings, as upstream's `_apply_stage0_token_timings` (stageTiming.ts);
+   * without a complete timing the turn has none (no ITLs, text latency = TTFT). The turn is one upstream request
+   * (one utterance per session by default), so its own stage 0 is the request's only one.
+   */
+  private stageTiming(stage0: Stage0Tokens | null): void {
+    const rec = this.record;
+    const t = stage0TokenTimings(rec.ttft, [stage0], rec.outputTokens);
+    rec.itl = t.itl;
+    rec.textLatency = t.textLatency;
+    if (this.stage0 === null) return;
+    // `duplex_request_metrics` writes stage 0's reported TPOT (null when it has none) for a response with a stage 0.
+    this.timing.stage0 = true;
+    this.timing.tpotMs = reportedTpotMs(this.stage0);
   }
 
   /**

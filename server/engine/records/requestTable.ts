@@ -72,6 +72,8 @@ export const REQUEST_COLUMNS: readonly ColumnSpec[] = [
   { name: 'realtimeGenerationS', kind: 'float', absent: true },
   { name: 'realtimeAudioBytes', kind: 'float', absent: true },
   { name: 'realtimeDoneS', kind: 'float', absent: true },
+  { name: 'realtimeStage0', kind: 'flag', absent: true },
+  { name: 'realtimeTpotMs', kind: 'float', absent: true },
   // PCM streams (docs/design.md#speech-metrics): the continuity check, absent for other backends.
   { name: 'audioUnderrunS', kind: 'float', absent: true },
   { name: 'audioContinuityOk', kind: 'flag', absent: true },

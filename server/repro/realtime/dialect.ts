@@ -7,10 +7,15 @@
  * `OpenAI-Beta: realtime=v1`. A client that speaks GA says so: its
  * `session.update` has `session.type: "realtime"` (as the openai SDK's
  * `client.realtime.connect` sends) and its upgrade no beta header; from then
- * on the session uses the GA names. The events are built with the GA names
- * (events.ts) and renamed here on the way out.
+ * on the session uses the GA names. So does a model-native session seeded
+ * with `duplex_initial_user_text` (native.ts) without the beta header:
+ * vLLM-Omni's newest realtime TTS client (clients/duplex.py's event table) and
+ * its own end-to-end test of that route read only the GA names there. The
+ * events are built with the GA names (events.ts) and renamed here on the way
+ * out.
  */
 import type { ServerEvent } from './events.ts';
+import { nativeSeed } from './native.ts';
 
 export type Dialect = 'beta' | 'ga';
 
@@ -34,11 +39,14 @@ export function hasBetaHeader(headers: Record<string, string | string[] | undefi
   return values.some((v) => v.trim().toLowerCase() === 'realtime=v1');
 }
 
-/** A `session.update` moves a session without the beta header to GA when its session says `type: "realtime"`. */
+/**
+ * A `session.update` moves a session without the beta header to GA when its session says `type: "realtime"`, or
+ * seeds the model-native flow (upstream's newest client reads only GA names on it).
+ */
 export function dialectAfterUpdate(current: Dialect, betaHeader: boolean, session: unknown): Dialect {
   if (betaHeader) return 'beta';
   const type = typeof session === 'object' && session !== null ? (session as { type?: unknown }).type : undefined;
-  return type === 'realtime' ? 'ga' : current;
+  return type === 'realtime' || nativeSeed(session) !== null ? 'ga' : current;
 }
 
 /** The event as `dialect` names it, or null when that dialect has no such event. */

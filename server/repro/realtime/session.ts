@@ -21,6 +21,7 @@ import { ServerVad } from './vad.ts';
 import { applySessionUpdate, userItemText } from './clientEvents.ts';
 import { dialectAfterUpdate, inDialect, type Dialect } from './dialect.ts';
 import { nativeSeed } from './native.ts';
+import { Stage0Clock, type Stage0Snapshot } from './stageMetrics.ts';
 import { messageTooLarge, SessionTextBudget } from './limits.ts';
 
 export interface RealtimeDeps {
@@ -223,6 +224,7 @@ export class RealtimeSession {
     let samples = 0;
     let status: 'completed' | 'failed' | 'cancelled' = 'completed';
     let tokens = 0;
+    const stage0 = new Stage0Clock(performance.now());
     try {
       const outcome = await runOmniRequest(
         key,
@@ -231,6 +233,7 @@ export class RealtimeSession {
         deps.omni,
         {
           text: (delta) => {
+            stage0.token(performance.now());
             transcript += delta;
             const type = wantAudio ? 'response.output_audio_transcript.delta' : 'response.output_text.delta';
             this.send(serverEvent(type, { ...ids, delta }));
@@ -258,7 +261,7 @@ export class RealtimeSession {
       deps.omni.pool.release(key, controller.signal.aborted);
       this.response = null;
     }
-    this.finishResponse(id, ids, status, transcript, samples, tokens, wantAudio);
+    this.finishResponse(id, ids, status, transcript, samples, stage0.snapshot(tokens), wantAudio);
   }
 
   private finishResponse(
@@ -267,9 +270,10 @@ export class RealtimeSession {
     status: 'completed' | 'failed' | 'cancelled',
     transcript: string,
     samples: number,
-    tokens: number,
+    stage0: Stage0Snapshot,
     wantAudio: boolean,
   ): void {
+    const tokens = stage0.num_tokens_out;
     if (status === 'completed') {
       if (wantAudio) {
         this.send(serverEvent('response.output_audio.done', ids));
@@ -282,10 +286,10 @@ export class RealtimeSession {
         response: responseObject(id, status, {
           usage: { input_tokens: input, output_tokens: tokens, total_tokens: input + tokens },
           // stage_metrics as vLLM-Omni's realtime server reports them: upstream's newest client counts stage 0's
-          // num_tokens_out as the response's output tokens (server/engine/realtime/stageTokens.ts).
+          // num_tokens_out as the response's output tokens and reads its TPOT/ITL there (stageMetrics.ts).
           metadata: {
             audio_duration_ms: (samples * 1000) / this.shape.sampleRateHz,
-            stage_metrics: { '0': { num_tokens_out: tokens } },
+            stage_metrics: { '0': stage0 },
           },
         }),
       }),

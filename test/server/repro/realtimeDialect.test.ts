@@ -2,7 +2,7 @@
  * The rule that picks a realtime session's event names
  * (docs/design.md#realtime-dialects): beta by default and under
  * `OpenAI-Beta: realtime=v1`, GA once a client without that header sends
- * `session.type: "realtime"`.
+ * `session.type: "realtime"` or seeds the model-native flow.
  */
 import { describe, expect, it } from 'vitest';
 import { dialectAfterUpdate, hasBetaHeader, inDialect } from '#server/repro/realtime/dialect.ts';
@@ -22,6 +22,17 @@ describe('realtime dialects', () => {
     expect(dialectAfterUpdate('beta', false, { modalities: ['audio'] })).toBe('beta');
     expect(dialectAfterUpdate('ga', false, { instructions: 'x' })).toBe('ga');
     expect(dialectAfterUpdate('beta', false, { type: 'transcription' })).toBe('beta');
+  });
+
+  it('moves a model-native seeded session to GA, unless the upgrade said beta', () => {
+    const native = { extra_body: { auto_response: true, duplex_initial_user_text: 'hello' } };
+    expect(dialectAfterUpdate('beta', false, native)).toBe('ga');
+    expect(dialectAfterUpdate('beta', true, native)).toBe('beta');
+    // Not the native flow: no seed, or the client (not the model) decides when to answer.
+    expect(dialectAfterUpdate('beta', false, { extra_body: { auto_response: true } })).toBe('beta');
+    expect(
+      dialectAfterUpdate('beta', false, { extra_body: { auto_response: false, duplex_initial_user_text: 'x' } }),
+    ).toBe('beta');
   });
 
   it('renames the GA events for a beta client and leaves the rest', () => {

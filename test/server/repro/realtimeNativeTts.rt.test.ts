@@ -6,7 +6,8 @@
  * `auto_response: true`, then 200 ms chunks of 16 kHz silence. The server
  * answers the seeded text (audio within 5 s of the first chunk, the text
  * spoken back as the transcript) and ends with `response.done`, under the
- * beta names (no beta header, no `session.type`: the default).
+ * GA names a seeded native session speaks (dialect.ts), as upstream's newest
+ * client reads them.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -49,8 +50,10 @@ describe('the newest upstream realtime TTS flow (model-native duplex) against th
       expect(out.first_audio_after_s!).toBeLessThan(5);
       // The client stopped its silence once the answer settled, long before its 30 s bound.
       expect(out.silence_s).toBeLessThan(30);
-      expect(out.event_types).toContain('response.audio.delta');
-      expect(out.event_types).not.toContain('response.output_audio.delta');
+      // The GA names, which upstream's newest client reads on this route (and only those).
+      expect(out.event_types).toContain('response.output_audio.delta');
+      expect(out.event_types).toContain('response.output_audio_transcript.delta');
+      expect(out.event_types).not.toContain('response.audio.delta');
     } finally {
       await target.close();
     }
