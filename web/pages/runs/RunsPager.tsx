@@ -1,6 +1,6 @@
 /** Newer / older pages of the runs list, and which runs of how many are shown. */
 import type { RunsQuery } from '../../state/router.ts';
-import { PAGE } from './useRunsFilter.ts';
+import { PAGE } from '../../state/runsFilter.ts';
 
 export function RunsPager({
   offset,
