@@ -15,7 +15,7 @@ const TEXT = /\.(?:js|mjs|css|html|svg|json|txt)$/;
 const MIN_BYTES = 1024;
 
 /** The compressed copies of one file: `.br` and `.gz`, each only when it is smaller than the file. */
-export function compressFile(path: string): void {
+function compressFile(path: string): void {
   const raw = readFileSync(path);
   if (raw.length < MIN_BYTES) return;
   const br = brotliCompressSync(raw, {

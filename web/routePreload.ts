@@ -13,7 +13,7 @@ import { listFilter } from './state/runsFilter.ts';
 import { stallsFilter } from './state/stallsView.ts';
 
 /** The reads the page for `route` makes first, in the order it makes them. */
-export function firstReads(route: Route): string[] {
+function firstReads(route: Route): string[] {
   switch (route.page) {
     case 'runs':
       return [runsPath(listFilter(route))];

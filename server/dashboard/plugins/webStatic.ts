@@ -18,14 +18,14 @@ export function hasWebBuild(root: string | null | undefined): root is string {
   return !!root && existsSync(join(root, 'index.html'));
 }
 
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
-export const REVALIDATE = 'no-cache';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const REVALIDATE = 'no-cache';
 
 /** Vite's output name for a hashed file: `name-<8 url-safe characters>.ext` (compressed copies end `.br`/`.gz`). */
 const HASHED = /-[A-Za-z0-9_-]{8}\.[a-z0-9]+(?:\.br|\.gz)?$/;
 
 /** Whether a file served from `root` is one of Vite's content-hashed assets (under `assets/`, its name hashed). */
-export function isHashedAsset(root: string, file: string): boolean {
+function isHashedAsset(root: string, file: string): boolean {
   return dirname(file) === join(root, 'assets') && HASHED.test(basename(file));
 }
 
