@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { DEFAULT_DASHBOARD_PORT } from './shared/protocol/dashboardPort.ts';
+import { precompress } from './scripts/precompress.ts';
 
 /**
  * Tests that measure real time against real threads, processes or a browser
@@ -25,7 +26,8 @@ const shared = {
 // One config for the web build (root: web/, output: dist/web) and for Vitest.
 export default defineConfig({
   root: 'web',
-  plugins: [react()],
+  // precompress: the built files' .br and .gz copies, which the dashboard serves as they are (plugins/webStatic.ts).
+  plugins: [react(), precompress()],
   build: { outDir: '../dist/web', emptyOutDir: true },
   server: {
     proxy: {

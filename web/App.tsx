@@ -4,17 +4,19 @@ import { StoreBanner } from './components/StoreBanner.tsx';
 import { Empty } from './components/States.tsx';
 import { lazy, Suspense, useEffect } from 'react';
 import { Loading } from './components/States.tsx';
+import { pageModules } from './pages/pageModules.ts';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { href, useRoute, type Route } from './state/router.ts';
 import { useAllowed } from './hooks/useScope.ts';
 
 // Split off what the first view rarely needs: the form (with the schema compiler), Compare, Stalls and the run
 // page (its timeline and reducer views): the entry holds the shell and the Runs list only, so a cold load of any
-// page parses less before its first request (docs/performance.md#cold-loads).
-const RunPage = lazy(() => import('./pages/RunPage.tsx').then((m) => ({ default: m.RunPage })));
-const NewRunPage = lazy(() => import('./pages/NewRunPage.tsx').then((m) => ({ default: m.NewRunPage })));
-const ComparePage = lazy(() => import('./pages/ComparePage.tsx').then((m) => ({ default: m.ComparePage })));
-const StallsPage = lazy(() => import('./pages/StallsPage.tsx').then((m) => ({ default: m.StallsPage })));
+// page parses less before its first request (docs/performance.md#cold-loads). The entry has started the current
+// route's chunk already (routePreload.ts): these resolve to the same modules.
+const RunPage = lazy(() => pageModules.run().then((m) => ({ default: m.RunPage })));
+const NewRunPage = lazy(() => pageModules.new().then((m) => ({ default: m.NewRunPage })));
+const ComparePage = lazy(() => pageModules.compare().then((m) => ({ default: m.ComparePage })));
+const StallsPage = lazy(() => pageModules.stalls().then((m) => ({ default: m.StallsPage })));
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {

@@ -14,7 +14,8 @@ import { DIST, PACKAGE_ROOT as ROOT } from '../common/packageRoot.ts';
 
 export const WEB_OUT = join(DIST, 'web');
 const WEB_SOURCES = [join(ROOT, 'web'), join(ROOT, 'shared')];
-const VITE_CONFIG = join(ROOT, 'vite.config.ts');
+// The build's own configuration: the vite config and its plugin that writes the compressed copies.
+const BUILD_CONFIG = [join(ROOT, 'vite.config.ts'), join(ROOT, 'scripts', 'precompress.ts')];
 
 /** Newest modification time under a directory (files only). */
 function newestMtime(dir: string): number {
@@ -27,13 +28,20 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Whether dist/web must be (re)built: no index.html, or older than the web sources (web/ and the shared/ it imports) or the vite config. */
-export function webBuildNeeded(src: string | string[] = WEB_SOURCES, out = WEB_OUT, config = VITE_CONFIG): boolean {
+/** Whether dist/web must be (re)built: no index.html, or older than the web sources (web/ and the shared/ it imports) or the build's config. */
+export function webBuildNeeded(
+  src: string | string[] = WEB_SOURCES,
+  out = WEB_OUT,
+  config: string | string[] = BUILD_CONFIG,
+): boolean {
   const index = join(out, 'index.html');
   if (!existsSync(index)) return true;
   const built = statSync(index).mtimeMs;
   const sources = (Array.isArray(src) ? src : [src]).filter((d) => existsSync(d));
-  return sources.some((d) => newestMtime(d) > built) || (existsSync(config) && statSync(config).mtimeMs > built);
+  const configs = Array.isArray(config) ? config : [config];
+  return (
+    sources.some((d) => newestMtime(d) > built) || configs.some((c) => existsSync(c) && statSync(c).mtimeMs > built)
+  );
 }
 
 /** `vite build` (production); returns whether it succeeded and what it printed when `quiet`. */

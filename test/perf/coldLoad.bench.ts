@@ -6,8 +6,9 @@
  * in the DOM (not the shell, not "Loading"), read from a MutationObserver the page runs from its first script, so
  * no polling from the test adds to it. Beside it: the page's own requests to /api/ (start → end, from Resource
  * Timing), so a reader sees what is the server's and what is the page's, and the bytes of script and CSS the page
- * fetched. Then the Runs list over the whole history: the longest task (PerformanceObserver 'longtask') while
- * walking it to its last run. Sizes: STALLSCOPE_BENCH_COLD_RUNS=120,20000; loads per page: STALLSCOPE_BENCH_COLD_N.
+ * fetched (as sent and decoded). Then the Runs list over the whole history: the longest task (PerformanceObserver
+ * 'longtask') while walking it to its last run. Sizes: STALLSCOPE_BENCH_COLD_RUNS=120,20000; loads per page:
+ * STALLSCOPE_BENCH_COLD_N; web builds compared round by round on the same history: STALLSCOPE_BENCH_COLD_WEB.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,13 +22,18 @@ import { loadHistory } from './boardHistory.ts';
 const SIZES = (process.env.STALLSCOPE_BENCH_COLD_RUNS ?? '120,20000').split(',').map(Number);
 const N = Number(process.env.STALLSCOPE_BENCH_COLD_N ?? 3);
 const TARGET_MS = 500;
+/**
+ * The web builds served, compared round by round under the same load (STALLSCOPE_BENCH_COLD_WEB=dirA,dirB: e.g. an
+ * older commit's `vite build` beside this one's); dist/web by default.
+ */
+const WEB_ROOTS = (process.env.STALLSCOPE_BENCH_COLD_WEB ?? join(ROOT, 'dist', 'web')).split(',');
 const LONG_TASK_MS = 100;
 
 /** Runs before the page's own scripts: when the first element matching the selector appears, and long tasks. */
 const OBSERVER = `(() => {
   const w = window;
-  w.__longTasks = [];
-  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__longTasks.push(e.duration); })
+  w.__longTaskEntries = [];
+  try { new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__longTaskEntries.push([e.startTime, e.duration]); })
     .observe({ type: 'longtask', buffered: true }); } catch {}
   const sel = sessionStorage.getItem('__contentSelector');
   if (!sel) return;
@@ -39,18 +45,21 @@ const OBSERVER = `(() => {
 const RESOURCES = `(() => {
   const at = window.__contentAt;
   const entries = performance.getEntriesByType('resource');
-  const kb = (re) => entries.filter((e) => re.test(new URL(e.name).pathname)).reduce((s, e) => s + e.encodedBodySize, 0) / 1024;
+  const sum = (re, k) => entries.filter((e) => re.test(new URL(e.name).pathname)).reduce((s, e) => s + e[k], 0) / 1024;
+  const kb = (re) => sum(re, 'encodedBodySize');
   const api = entries.filter((e) => new URL(e.name).pathname.startsWith('/api/') && e.startTime < at).map((e) => {
     const u = new URL(e.name);
     return { path: u.pathname + u.search, startMs: e.startTime, ms: e.responseEnd - e.startTime };
   });
-  return { contentMs: at, api, scriptKb: kb(/\\.m?js$/), cssKb: kb(/\\.css$/) };
+  return { contentMs: at, api, scriptKb: kb(/\\.m?js$/), scriptRawKb: sum(/\\.m?js$/, 'decodedBodySize'), cssKb: kb(/\\.css$/) };
 })()`;
 
 interface Load {
   contentMs: number;
   api: { path: string; startMs: number; ms: number }[];
+  /** Script bytes as sent (compressed when the server compresses), and once decoded. */
   scriptKb: number;
+  scriptRawKb: number;
   cssKb: number;
 }
 
@@ -87,7 +96,7 @@ function report(name: string, loads: Load[]): void {
   console.log(
     `  ${name.padEnd(34)} median ${m.toFixed(0).padStart(5)} ms, worst ${worst.toFixed(0).padStart(5)} ms` +
       `   target ≤ ${TARGET_MS} ${worst <= TARGET_MS ? 'OK' : 'ABOVE'}` +
-      `   (JS ${mid.scriptKb.toFixed(0)} KB, CSS ${mid.cssKb.toFixed(0)} KB)`,
+      `   (JS ${mid.scriptKb.toFixed(0)} KB sent, ${mid.scriptRawKb.toFixed(0)} KB decoded; CSS ${mid.cssKb.toFixed(0)} KB)`,
   );
   for (const a of mid.api)
     console.log(
@@ -95,7 +104,10 @@ function report(name: string, loads: Load[]): void {
     );
 }
 
-/** The Runs list walked to its last run; the longest task seen while doing it. */
+/**
+ * The Runs list walked to its last run: a few pages by Older, then its Oldest control (or, on a build without one, the
+ * last offset in the URL); the longest task from the first page drawn and live to the last page shown.
+ */
 async function walkRuns(browser: Browser, url: string, total: number): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   try {
@@ -104,37 +116,61 @@ async function walkRuns(browser: Browser, url: string, total: number): Promise<v
     page.setDefaultTimeout(30_000);
     await page.goto(`${url}/#/`);
     await page.locator('[data-testid=run-row]').first().waitFor();
+    await page.locator('[data-testid=connection][data-state=live]').waitFor();
+    const from = (await page.evaluate('performance.now()')) as number;
     const t0 = Date.now();
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    const firstId = () => page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
     let steps = 0;
-    // Walk by the list's own control until its last run is shown, at most 60 steps (the rest by the URL's offset).
-    for (; steps < 60; steps++) {
-      const older = page.getByRole('button', { name: 'Older →' });
+    for (; steps < 5; steps++) {
+      const older = pager.getByRole('button', { name: 'Older →' });
       if ((await older.count()) === 0 || (await older.isDisabled())) break;
-      const before = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+      const before = await firstId();
       await older.click();
       await page.waitForFunction(
         (b) => document.querySelector('[data-testid=run-row]')?.getAttribute('data-run-id') !== b,
         before,
       );
-      await page.mouse.wheel(0, 4000);
     }
-    const lastOffset = Math.max(0, total - 1);
-    await page.evaluate((o) => {
-      window.location.hash = `#/?offset=${o}`;
-    }, lastOffset);
-    await page.locator('.pager').getByText(`of ${total}`).waitFor();
-    const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
-    const longest = Math.max(0, ...longTasks);
-    const rows = await page.locator('[data-testid=run-row]').count();
+    const oldest = pager.getByRole('button', { name: 'Oldest ⇥' });
+    const how = (await oldest.count()) ? 'Oldest' : 'the last offset in the URL';
+    if (how === 'Oldest') {
+      if (!(await oldest.isDisabled())) await oldest.click();
+    } else await page.evaluate(`window.location.hash = '#/?offset=${Math.max(0, total - 1)}'`);
+    await page.waitForFunction(
+      (n) =>
+        /(\d[\d,]*)–(\d[\d,]*) of/.exec(document.querySelector('.pager')?.textContent ?? '')?.[2]?.replace(/,/g, '') ===
+        String(n),
+      total,
+    );
+    const ms = Date.now() - t0;
+    const tasks = (await page.evaluate('window.__longTaskEntries')) as [number, number][];
+    const walk = tasks.filter(([start]) => start >= from).map(([, d]) => d);
+    const longest = Math.max(0, ...walk);
     console.log(
-      `  Runs list walked (${steps} pages by Older, then the last offset) in ${((Date.now() - t0) / 1000).toFixed(1)} s, ` +
-        `${rows} rows in the DOM at the end: longest task ${longest.toFixed(0)} ms (target ≤ ${LONG_TASK_MS}) ${longest <= LONG_TASK_MS ? 'OK' : 'ABOVE'}; ` +
-        `${longTasks.length} long tasks`,
+      `  Runs list walked (${steps} pages by Older, then ${how}) to run ${total.toLocaleString('en-US')} in ${ms} ms: ` +
+        `longest task ${longest.toFixed(0)} ms (target ≤ ${LONG_TASK_MS}) ${longest <= LONG_TASK_MS ? 'OK' : 'ABOVE'}; ` +
+        `${walk.length} long tasks`,
     );
   } finally {
     await context.close();
   }
 }
+
+/** One dashboard on the loaded data dir serving `webRoot`, its URL handed to `fn`, closed after. */
+async function withApp<T>(dataDir: string, webRoot: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const app = await buildApp({ dataDir, database: null, logger: false, webRoot });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  try {
+    return await fn(`http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`);
+  } finally {
+    await app.close();
+  }
+}
+
+/** The pages timed: name, hash, the selector of their content. */
+type PageSpec = [string, string, string];
 
 async function measure(browser: Browser, runs: number): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-cold-load-'));
@@ -142,14 +178,10 @@ async function measure(browser: Browser, runs: number): Promise<void> {
     const store = await openStore({ dataDir, database: null });
     const n = await loadHistory(store, { runs });
     await store.close();
-    const app = await buildApp({ dataDir, database: null, logger: false, webRoot: join(ROOT, 'dist', 'web') });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = app.server.address();
-    const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-    try {
+    const { pages, total } = await withApp(dataDir, WEB_ROOTS[0], async (url) => {
       const list = (await (await fetch(`${url}/api/runs?limit=2`)).json()) as { runs: { id: string }[]; total: number };
-      console.log(`${n} runs (SQLite), load ${(await loadAvg()).join(' ')}:`);
-      const pages: [string, string, string][] = [
+      const story = await storyLink(browser, url);
+      const specs: PageSpec[] = [
         ['Runs (rows)', '#/', '[data-testid=run-row]'],
         ['Stalls (board loaded)', '#/stalls', '[data-testid=stalls-page][data-loaded=true]'],
         [
@@ -157,28 +189,47 @@ async function measure(browser: Browser, runs: number): Promise<void> {
           `#/compare?ids=${list.runs.map((r) => r.id).join(',')}`,
           '[data-testid=compare-timeline]',
         ],
+        ...(story
+          ? [
+              [
+                `Story range link (${story.slice(0, 20)}…)`,
+                story,
+                '[data-testid=run-page][data-loaded=true]',
+              ] as PageSpec,
+            ]
+          : []),
       ];
-      for (const [name, hash, selector] of pages) {
-        const loads: Load[] = [];
-        try {
-          for (let i = 0; i < N; i++) loads.push(await coldLoad(browser, `${url}/${hash}`, selector));
-          report(name, loads);
-        } catch (e) {
-          // One page that never shows its content is a figure too; the other pages are still measured.
-          console.log(`  ${name}: content not shown within 30 s (${String(e).split('\n')[0]})`);
-        }
+      if (!story) console.log('  Story range link: no evidence link on the board');
+      return { pages: specs, total: list.total };
+    });
+    console.log(`${n} runs (SQLite), load ${(await loadAvg()).join(' ')}:`);
+    // Each round loads every page once from every web build, so builds compared share the machine's load.
+    const loads = new Map<string, Load[]>();
+    const failed = new Set<string>();
+    for (let i = 0; i < N; i++)
+      for (const webRoot of WEB_ROOTS)
+        await withApp(dataDir, webRoot, async (url) => {
+          for (const [name, hash, selector] of pages) {
+            const key = `${webRoot}\0${name}`;
+            if (failed.has(key)) continue;
+            try {
+              loads.set(key, [...(loads.get(key) ?? []), await coldLoad(browser, `${url}/${hash}`, selector)]);
+            } catch (e) {
+              // One page that never shows its content is a figure too; the other pages are still measured.
+              failed.add(key);
+              console.log(`  ${name}: content not shown within 30 s (${String(e).split('\n')[0]})`);
+            }
+          }
+        });
+    for (const webRoot of WEB_ROOTS) {
+      if (WEB_ROOTS.length > 1) console.log(` web build ${webRoot}:`);
+      for (const [name] of pages) {
+        const l = loads.get(`${webRoot}\0${name}`);
+        if (l?.length) report(name, l);
       }
-      const story = await storyLink(browser, url);
-      if (story) {
-        const loads: Load[] = [];
-        for (let i = 0; i < N; i++)
-          loads.push(await coldLoad(browser, `${url}/${story}`, '[data-testid=run-page][data-loaded=true]'));
-        report(`Story range link (${story.slice(0, 20)}…)`, loads);
-      } else console.log('  Story range link: no evidence link on the board');
-      await walkRuns(browser, url, list.total);
-    } finally {
-      await app.close();
+      await withApp(dataDir, webRoot, (url) => walkRuns(browser, url, total));
     }
+    console.log(`  (load after: ${(await loadAvg()).join(' ')})`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 /** The runs list's metadata filter: a word that is not key=value matches nothing, and the list says so. */
 import { describe, expect, it } from 'vitest';
-import { noMatchText, parseMetaFilter } from '#web/state/runsFilter.ts';
+import { lastPageOffset, noMatchText, pageOffset, parseMetaFilter } from '#web/state/runsFilter.ts';
 
 describe('metadata filter', () => {
   // Caught: words without "=" dropped silently, so "mi300-7" listed every run as if it had matched.
@@ -23,5 +23,22 @@ describe('metadata filter', () => {
     );
     // A ci_* filter that matched nothing needs no hint about the keys.
     expect(noMatchText({ meta: parseMetaFilter('ci_node=zzz') })).toBe('No run matches metadata ci_node=zzz.');
+  });
+});
+
+describe('pages of the runs list', () => {
+  it('the oldest page starts at the last full page of 25, and a page number is clamped to the pages there are', () => {
+    expect(lastPageOffset(20_000)).toBe(19_975);
+    expect(lastPageOffset(20_001)).toBe(20_000);
+    expect(lastPageOffset(25)).toBe(0);
+    expect(lastPageOffset(0)).toBe(0);
+    expect(pageOffset('1', 20_000)).toBe(0);
+    expect(pageOffset('400', 20_000)).toBe(9_975);
+    expect(pageOffset(' 800 ', 20_000)).toBe(19_975);
+    expect(pageOffset('9999', 20_000)).toBe(19_975);
+    expect(pageOffset('0', 20_000)).toBe(0);
+    expect(pageOffset('', 20_000)).toBeNull();
+    expect(pageOffset('2.5', 20_000)).toBeNull();
+    expect(pageOffset('-3', 20_000)).toBeNull();
   });
 });

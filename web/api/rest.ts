@@ -8,6 +8,7 @@ import type { SeqEvent } from '../../shared/protocol/protocol.ts';
 import type { Preset, RunSpec, SpecIssue } from '../../shared/config/runSpec.ts';
 import type { StallBoardReply } from '../../shared/stalls/stallsApi.ts';
 import type { RunFilter } from '../state/runFilter.ts';
+import { takePrimed } from './primed.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -25,7 +26,8 @@ export class ApiError extends Error {
 async function call<T>(path: string, init?: RequestInit): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path, init);
+    // A read the entry started before this page's code arrived (routePreload.ts) is this call's reply.
+    res = await ((init === undefined ? takePrimed(path) : undefined) ?? fetch(path, init));
   } catch (e) {
     throw new ApiError(0, 'NETWORK', `cannot reach the dashboard server (${(e as Error).message})`);
   }
@@ -57,7 +59,10 @@ const json = (method: string, body: unknown): RequestInit => ({
 
 export type { RunFilter };
 
-export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
+export const listRuns = (f: RunFilter = {}): Promise<RunListReply> => call(runsPath(f));
+
+/** The path of `GET /api/runs` for a filter: what listRuns asks, and what the entry primes for the Runs page. */
+export function runsPath(f: RunFilter = {}): string {
   const p = new URLSearchParams();
   if (f.q) p.set('q', f.q);
   if (f.verdict) p.set('verdict', f.verdict);
@@ -67,22 +72,25 @@ export function listRuns(f: RunFilter = {}): Promise<RunListReply> {
   if (f.until) p.set('until', f.until);
   p.set('limit', String(f.limit ?? 25));
   p.set('offset', String(f.offset ?? 0));
-  return call(`/api/runs?${p}`);
+  return `/api/runs?${p}`;
 }
 
+type StallsFilter = Pick<RunFilter, 'metadata' | 'since' | 'until'> & { fingerprint?: string };
+
 /** The stall board (GET /api/stalls), filtered like the runs list by metadata pairs and time. */
-export function getStalls(
-  f: Pick<RunFilter, 'metadata' | 'since' | 'until'> & { fingerprint?: string } = {},
-): Promise<StallBoardReply> {
+export const getStalls = (f: StallsFilter = {}): Promise<StallBoardReply> => call(stallsPath(f));
+
+export function stallsPath(f: StallsFilter = {}): string {
   const p = new URLSearchParams();
   for (const m of f.metadata ?? []) p.append('metadata', m);
   if (f.fingerprint) p.set('fingerprint', f.fingerprint);
   if (f.since) p.set('since', f.since);
   if (f.until) p.set('until', f.until);
-  return call(`/api/stalls${p.size ? `?${p}` : ''}`);
+  return `/api/stalls${p.size ? `?${p}` : ''}`;
 }
 
-export const getRun = (id: string) => call<RunDetail>(`/api/runs/${encodeURIComponent(id)}`);
+export const runPath = (id: string) => `/api/runs/${encodeURIComponent(id)}`;
+export const getRun = (id: string) => call<RunDetail>(runPath(id));
 
 /** The run's bug report in Markdown (GET /api/runs/:id/report.md). */
 export async function getBugReport(id: string): Promise<string> {
@@ -91,8 +99,10 @@ export async function getBugReport(id: string): Promise<string> {
   return res.text();
 }
 
+export const eventsPath = (id: string, after: number) =>
+  `/api/runs/${encodeURIComponent(id)}/events?after=${after}&limit=20000`;
 export function getEvents(id: string, after: number): Promise<{ events: SeqEvent[]; lastSeq: number; more: boolean }> {
-  return call(`/api/runs/${encodeURIComponent(id)}/events?after=${after}&limit=20000`);
+  return call(eventsPath(id, after));
 }
 
 export function getRequests(
@@ -100,8 +110,10 @@ export function getRequests(
   offset: number,
   limit: number,
 ): Promise<{ total: number; requests: RequestRow[] }> {
-  return call(`/api/runs/${encodeURIComponent(id)}/requests?offset=${offset}&limit=${limit}`);
+  return call(requestsPath(id, offset, limit));
 }
+export const requestsPath = (id: string, offset: number, limit: number) =>
+  `/api/runs/${encodeURIComponent(id)}/requests?offset=${offset}&limit=${limit}`;
 
 export const startRun = (spec: RunSpec) => call<{ id: string; warnings: SpecIssue[] }>('/api/runs', json('POST', spec));
 export const cancelRun = (id: string) => call<unknown>(`/api/runs/${encodeURIComponent(id)}/cancel`, json('POST', {}));

@@ -1,6 +1,6 @@
 /**
- * Loads one run into the store: its detail, then its event stream over REST
- * page by page (each page is drawn as it lands), request rows for runs that
+ * Loads one run into the store: its detail and the first page of its event
+ * stream over REST together, then the rest page by page (each page is drawn as it lands), request rows for runs that
  * have no events (imports), and finally a live subscription from the last
  * seq loaded when the run is still active. Returns a stop function.
  */
@@ -21,16 +21,19 @@ export function loadRun(svc: AppServices, id: string, cb: LoadCallbacks): () => 
   let unwatch: (() => void) | null = null;
   const { store, live } = svc;
   (async () => {
+    // The detail and the first page of events are asked together: one round trip before the page draws, not two.
+    const firstPage = getEvents(id, store.getSnapshot().runs[id]?.seq ?? 0);
+    // A run that is missing fails both: the detail's error is the one reported.
+    firstPage.catch(() => undefined);
     const detail = await getRun(id);
     if (stopped) return;
     cb.onDetail(detail);
     store.dispatch({ type: 'watch', runId: id });
-    for (;;) {
-      const after = store.getSnapshot().runs[id]?.seq ?? 0;
-      const page = await getEvents(id, after);
+    for (let page = await firstPage; ;) {
       if (stopped) return;
       store.dispatch({ type: 'history', runId: id, events: page.events });
       if (!page.more || page.events.length === 0) break;
+      page = await getEvents(id, store.getSnapshot().runs[id]?.seq ?? 0);
     }
     const m = store.getSnapshot().runs[id];
     if (m && m.seq === 0 && detail.counts.total > 0) {

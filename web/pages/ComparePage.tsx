@@ -4,8 +4,7 @@
  * deltas against the first run, the configs with differing keys
  * highlighted, and stall reports per phase across the runs.
  */
-import { useState } from 'react';
-import { StallPhaseChart } from '../charts/StallPhaseChart.tsx';
+import { lazy, Suspense, useState } from 'react';
 import { MetricsTable } from '../components/MetricsTable.tsx';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { configDiff } from '../state/metricsTable.ts';
@@ -17,6 +16,21 @@ import { CompareTimelines } from './compare/CompareTimelines.tsx';
 import { ConfigDiff } from './compare/ConfigDiff.tsx';
 import { nameOf } from './compare/runName.ts';
 import { MissingRun, useCompareRuns } from './compare/useCompareRuns.ts';
+
+// Recharts is ~420 KB of script: the summary, timelines and tables draw first, the chart when its chunk arrives.
+const StallPhaseChart = lazy(() =>
+  import('../charts/StallPhaseChart.tsx').then((m) => ({ default: m.StallPhaseChart })),
+);
+
+/** Where the chart will be, as tall as it, so nothing below moves when it arrives. */
+function ChartPending() {
+  return (
+    <figure className="chart wide" aria-busy="true" data-testid="stall-phase-chart-pending">
+      <figcaption>Stall reports per Code2Wav phase</figcaption>
+      <div style={{ height: 220 }} />
+    </figure>
+  );
+}
 
 export function ComparePage({ ids }: { ids: string[] }) {
   // Here, not in ConfigDiff: the choice outlives the "loading" between two sets of runs.
@@ -58,7 +72,9 @@ export function ComparePage({ ids }: { ids: string[] }) {
       {runs.length < 2 && <p className="notice">Add at least one more run to see differences.</p>}
       <CompareSummary runs={runs} ids={ids} />
       <CompareTimelines runs={runs} />
-      <StallPhaseChart runs={stallRuns} />
+      <Suspense fallback={<ChartPending />}>
+        <StallPhaseChart runs={stallRuns} />
+      </Suspense>
       <section className="panel">
         <h2>Metrics</h2>
         <MetricsTable results={metrics} names={runs.map(nameOf)} stops={runs.map((r) => r.breaker.stoppedBy)} />

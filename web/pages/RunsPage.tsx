@@ -6,7 +6,7 @@
  * filters and the page live in the URL (`#/?verdict=…&q=…&meta=…&offset=…`):
  * a filtered view can be shared, and Back returns to the previous filter.
  */
-import { useState } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import { deleteRun, type RunFilter } from '../api/rest.ts';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { href, type RunsQuery } from '../state/router.ts';
@@ -26,7 +26,11 @@ export function RunsPage({ query }: { query: RunsQuery }) {
   const [notice, setNotice] = useState<string | null>(null);
   const allowed = useAllowed();
 
-  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  // Stable callbacks, so the memoized rows are not drawn again when only the route or the notice changed.
+  const toggle = useCallback(
+    (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id])),
+    [],
+  );
   const remove = async (id: string) => {
     try {
       await deleteRun(id);
@@ -37,6 +41,11 @@ export function RunsPage({ query }: { query: RunsQuery }) {
       setError(e);
     }
   };
+  const latestRemove = useRef(remove);
+  useLayoutEffect(() => {
+    latestRemove.current = remove;
+  });
+  const onDelete = useCallback((id: string) => void latestRemove.current(id), []);
 
   const offset = filter.offset ?? 0;
   return (
@@ -85,7 +94,7 @@ export function RunsPage({ query }: { query: RunsQuery }) {
             runs={data.runs}
             selected={selected}
             onToggle={toggle}
-            onDelete={allowed.manageRuns ? remove : null}
+            onDelete={allowed.manageRuns ? onDelete : null}
           />
           <RunsPager offset={offset} shown={data.runs.length} total={data.total} go={go} />
         </>

@@ -4,7 +4,12 @@
  * word that is not a pair cannot match anything, so the list says so rather
  * than dropping it and showing every run as if it had matched.
  */
+import type { RunsQuery } from './router.ts';
+import type { RunFilter } from './runFilter.ts';
 import { humanVerdict } from './verdictWords.ts';
+
+/** Runs a page of the list holds. */
+export const PAGE = 25;
 
 export interface MetaFilter {
   pairs: string[];
@@ -21,6 +26,22 @@ export function parseMetaFilter(text: string | undefined): MetaFilter {
     else bad.push(word);
   }
   return { pairs, bad };
+}
+
+/** The offset of the list's last page: the oldest runs. */
+export function lastPageOffset(total: number): number {
+  return total <= 0 ? 0 : Math.floor((total - 1) / PAGE) * PAGE;
+}
+
+/** The offset of the page typed (1 = newest), clamped to the pages there are; null for what is not a page number. */
+export function pageOffset(typed: string, total: number): number | null {
+  if (!/^\s*\d+\s*$/.test(typed)) return null;
+  return Math.min(Math.max(0, (Number(typed) - 1) * PAGE), lastPageOffset(total));
+}
+
+/** What the list asks the server for, for the URL's filters: one rule for the page and for the entry's early read. */
+export function listFilter(query: RunsQuery, meta: MetaFilter = parseMetaFilter(query.meta)): RunFilter {
+  return { verdict: query.verdict, q: query.q, metadata: meta.pairs, offset: query.offset ?? 0, limit: PAGE };
 }
 
 /** Why the list is empty, naming the filters that matched nothing. */

@@ -1,4 +1,5 @@
 /** One saved run in the runs table: select, name and metadata, verdict, what it ran, counts, stalls, delete. */
+import { memo } from 'react';
 import type { RunListItem } from '../../../shared/protocol/apiSchemas.ts';
 import { normalizeCounts } from '../../../shared/requests/outcomes.ts';
 import type { RunCounts } from '../../../shared/types.ts';
@@ -23,7 +24,18 @@ interface RunRowProps {
   onDelete: ((id: string) => void) | null;
 }
 
-export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, onDelete }: RunRowProps) {
+/**
+ * Memoized: a page change re-renders the list at once with the rows it still shows (the route changes before the new
+ * page's reply arrives); those rows are unchanged and are not drawn again (docs/performance.md#cold-loads).
+ */
+export const RunRow = memo(function RunRow({
+  run: r,
+  selected,
+  onToggle,
+  confirming,
+  setConfirming,
+  onDelete,
+}: RunRowProps) {
   return (
     <tr data-testid="run-row" data-run-id={r.id} className={selected ? 'selected' : ''}>
       <td>
@@ -85,7 +97,7 @@ export function RunRow({ run: r, selected, onToggle, confirming, setConfirming, 
       )}
     </tr>
   );
-}
+});
 
 function DeleteControl({
   run: r,

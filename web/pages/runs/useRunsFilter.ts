@@ -6,16 +6,14 @@
 import { useMemo } from 'react';
 import type { RunFilter } from '../../api/rest.ts';
 import { navigate, type RunsQuery } from '../../state/router.ts';
-import { parseMetaFilter } from '../../state/runsFilter.ts';
+import { listFilter, parseMetaFilter } from '../../state/runsFilter.ts';
 import { useUrlText } from '../../hooks/urlText.ts';
-
-export const PAGE = 25;
 
 export function useRunsFilter(query: RunsQuery) {
   const { verdict, q, meta: metaQ, offset: offsetQ } = query;
   const metaFilter = useMemo(() => parseMetaFilter(metaQ), [metaQ]);
   const filter: RunFilter = useMemo(
-    () => ({ verdict, q, metadata: metaFilter.pairs, offset: offsetQ ?? 0, limit: PAGE }),
+    () => listFilter({ verdict, q, offset: offsetQ }, metaFilter),
     [verdict, q, metaFilter, offsetQ],
   );
   // A filter change is a new history entry (Back returns to the previous view); a new filter starts at page 1.
