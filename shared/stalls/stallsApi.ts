@@ -19,6 +19,18 @@ import { groupStalls, isControl, nearestTo, type StallGroup } from './stallBoard
 
 /** The most runs one board reads: the newest within the filter (a narrower filter reaches further back). */
 export const BOARD_MAX_RUNS = 5000;
+/**
+ * Groups one reply holds unless asked for more (`limit`, up to BOARD_MAX_GROUPS): a year's window has hundreds
+ * (852 groups, 7.3 MB of JSON at 20,000 runs), and a reader looks at the most frequent first.
+ */
+export const BOARD_DEFAULT_GROUPS = 100;
+export const BOARD_MAX_GROUPS = 1000;
+
+/** Which groups of the board a reply holds: the first `limit` (all when unset), one fingerprint's only. */
+export interface BoardPick {
+  limit?: number;
+  fingerprint?: string;
+}
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Strings = Type.Array(Type.String());
@@ -123,6 +135,8 @@ const alias = (of: string) =>
   Type.Number({ deprecated: true, description: `Deprecated: use ${of} (removed in 0.2.0).` });
 
 const StallsReplyFields = {
+  /** Groups that matched (`groups` holds the first `limit` of them, in the board's order). */
+  groupsTotal: Type.Integer({ minimum: 0 }),
   /** Runs read (the newest within the filter). */
   runsConsidered: Type.Integer(),
   /** More runs matched than were read: older ones were left out. */

@@ -2,15 +2,22 @@
  * GET /api/stalls: the stall board (docs/design.md#stall-board). Filter by
  * any metadata key (`metadata=ci_pipeline=vllm-omni`, repeatable) and by
  * when the runs happened (`since`, `until`); `last` is how many runs of a
- * job its strip shows; `fingerprint` keeps one fingerprint's groups. Reply
- * `{groups: [...], runsConsidered, truncated}`, one group per scope (a CI job,
+ * job its strip shows; `fingerprint` keeps one fingerprint's groups; `limit`
+ * how many groups (default 100, the most frequent first). Reply
+ * `{groups: [...], groupsTotal, runsConsidered, truncated}`, one group per scope (a CI job,
  * or the runs without CI metadata) and fingerprint, with the deprecated
  * snake_case aliases until 0.2.0.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import { BOARD_MAX_RUNS, stallsReply, StallsReplySchema } from '../../../shared/stalls/stallsApi.ts';
+import {
+  BOARD_DEFAULT_GROUPS,
+  BOARD_MAX_GROUPS,
+  BOARD_MAX_RUNS,
+  stallsReply,
+  StallsReplySchema,
+} from '../../../shared/stalls/stallsApi.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 const StallsQuery = Type.Object({
@@ -18,6 +25,8 @@ const StallsQuery = Type.Object({
   since: TimeParam,
   until: TimeParam,
   last: Type.Integer({ minimum: 1, maximum: 500, default: 20 }),
+  /** How many groups the reply holds (the most frequent first); `groupsTotal` says how many matched. */
+  limit: Type.Integer({ minimum: 1, maximum: BOARD_MAX_GROUPS, default: BOARD_DEFAULT_GROUPS }),
   /** Only this fingerprint's groups (one per scope it occurred in): what a CI job's summary links to. */
   fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{12}$' })),
 });
@@ -35,10 +44,8 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
         maxRuns: BOARD_MAX_RUNS,
       };
       await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
-      // SQLite folds it on its reader thread, so viewers never hold ingest (docs/design.md#stall-board).
-      const board = await app.store.board.view(filter, q.last);
-      const groups = board.groups.filter((g) => !q.fingerprint || g.fingerprint === q.fingerprint);
-      return stallsReply({ ...board, groups });
+      // Counted by the database; SQLite's on its reader thread, so viewers never hold ingest (docs/design.md#stall-board).
+      return stallsReply(await app.store.board.view(filter, q.last, { limit: q.limit, fingerprint: q.fingerprint }));
     },
   );
 };

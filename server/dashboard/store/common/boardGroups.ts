@@ -50,7 +50,7 @@ export function windowRuns(f: BoardFilter): RawBuilder<unknown> {
  * fingerprints (its stacks', else its timeouts'); and per run the scope's nearest control at or before it and after
  * it (the JavaScript rule: `controlsAround`), and the scope's size.
  */
-export const boardCtes = (f: BoardFilter) => sql`
+export const boardCtes = (f: BoardFilter, fingerprint?: string) => sql`
   WITH w AS (${windowRuns(f)}),
   wr AS (
     SELECT w.id, w.at_ms, w.verdict, COALESCE(l.pipeline, '') AS pipeline, COALESCE(l.step, '') AS step,
@@ -63,6 +63,7 @@ export const boardCtes = (f: BoardFilter) => sql`
     -- the window's time span: the facts are read by their time index, not every fact probed by run
     WHERE s.at_ms BETWEEN (SELECT MIN(at_ms) FROM w) AND (SELECT MAX(at_ms) FROM w) AND (s.kind <> 'timeout'
       OR NOT EXISTS (SELECT 1 FROM stall_facts t WHERE t.run_id = s.run_id AND t.kind <> 'timeout'))
+      ${fingerprint === undefined ? sql`` : sql`AND s.fingerprint = ${fingerprint}`}
   ),
   near AS MATERIALIZED (
     SELECT wr.*,

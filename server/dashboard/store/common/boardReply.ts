@@ -18,7 +18,7 @@ import {
   type BoardRun,
   type StallGroup,
 } from '../../../../shared/stalls/stallBoard.ts';
-import { groupReply, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import { groupReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 import { boardRunsById } from './boardDetails.ts';
 import { groupCounts, groupKey, type OccurrenceRow } from './boardGroups.ts';
 import { boardRows, windowSize, type StripRow } from './boardScopes.ts';
@@ -28,11 +28,17 @@ import type { StallscopeDb } from './schema.ts';
 const scopeKey = (r: { pipeline: string; step: string }) => `${r.pipeline}\u0000${r.step}`;
 const orNull = (s: string) => s || null;
 
-/** The board over the window of `f`, each group with its scope's strip over its last `last` runs. */
-export async function boardReply(db: Kysely<StallscopeDb>, f: BoardFilter, last: number): Promise<StallBoardReply> {
+/** The board over the window of `f`: the groups `pick` names, each with its scope's strip over its last `last` runs. */
+export async function boardReply(
+  db: Kysely<StallscopeDb>,
+  f: BoardFilter,
+  last: number,
+  pick: BoardPick = {},
+): Promise<StallBoardReply> {
   const size = await windowSize(db, f);
-  const { counts, occurrences, strips, nodes: nodeRows } = await boardRows(db, f, last);
-  if (counts.length === 0) return { groups: [], runsConsidered: size.runs, truncated: size.truncated };
+  const { counts, groupsTotal, occurrences, strips, nodes: nodeRows } = await boardRows(db, f, last, pick);
+  const reply = { groupsTotal, runsConsidered: size.runs, truncated: size.truncated };
+  if (counts.length === 0) return { groups: [], ...reply };
   const nodes = new Map<string, Map<string, number>>();
   for (const n of nodeRows) {
     const byNode = nodes.get(scopeKey(n)) ?? new Map<string, number>();
@@ -67,7 +73,10 @@ export async function boardReply(db: Kysely<StallscopeDb>, f: BoardFilter, last:
     return { group, rows, strip: stripByScope.get(scopeKey(c))! };
   });
   groups.sort((a, b) => compareGroups(a.group, b.group));
+  // The rank let every group tied with the last one through: the board's full order cuts them here.
+  if (pick.limit !== undefined) groups.length = Math.min(groups.length, pick.limit);
   return {
+    ...reply,
     groups: groups.map(({ group, rows, strip }) => {
       const near = new Map(rows.map((o) => [o.run_id, o]));
       const controlOf = (id: string) => {
@@ -80,8 +89,6 @@ export async function boardReply(db: Kysely<StallscopeDb>, f: BoardFilter, last:
       };
       return groupReply(group, controlOf, strip);
     }),
-    runsConsidered: size.runs,
-    truncated: size.truncated,
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type CountRow,
   type OccurrenceRow,
 } from './boardGroups.ts';
+import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
 import type { BoardFilter } from './records.ts';
 import type { StallscopeDb } from './schema.ts';
 
@@ -40,7 +41,7 @@ export interface NodeCountRow {
 
 /** One row of the statement: the union of the four parts' columns, the unused ones null. */
 interface BoardRow {
-  kind: 'g' | 'o' | 's' | 'n';
+  kind: 'g' | 't' | 'o' | 's' | 'n';
   pipeline: string;
   step: string;
   fingerprint: string | null;
@@ -62,32 +63,58 @@ const TEXT = sql`CAST(NULL AS TEXT)`;
 const INT = sql`CAST(NULL AS BIGINT)`;
 
 export interface BoardRows {
+  /** The groups `pick` names (with every group tied with the last), and how many matched. */
   counts: CountRow[];
+  groupsTotal: number;
   occurrences: Map<string, OccurrenceRow[]>;
   /** By scope, oldest first. */
   strips: StripRow[];
   nodes: NodeCountRow[];
 }
 
-/** The board's rows over the window of `f`, the strips over each scope's last `last` runs. */
-export async function boardRows(db: Kysely<StallscopeDb>, f: BoardFilter, last: number): Promise<BoardRows> {
-  const { rows } = await sql<BoardRow>`${boardCtes(f)},
+/**
+ * The board's rows over the window of `f`, the strips over each scope's last `last` runs; of the groups, those
+ * `pick` names: one fingerprint's, and the first `limit` in the board's order (by rank, so every group tied with the
+ * last one comes too: the caller orders them by `compareGroups` and cuts, as the fold does) — only their
+ * occurrences, and only their scopes' strips and nodes, leave the database.
+ */
+export async function boardRows(
+  db: Kysely<StallscopeDb>,
+  f: BoardFilter,
+  last: number,
+  pick: BoardPick = {},
+): Promise<BoardRows> {
+  const { rows } = await sql<BoardRow>`${boardCtes(f, pick.fingerprint)},
+    g AS (${countsSelect}),
+    top AS (
+      SELECT * FROM (
+        SELECT g.*, RANK() OVER (ORDER BY CASE WHEN pipeline = '' AND step = '' THEN 1 ELSE 0 END,
+          occurrences DESC, last_seen DESC) AS place
+        FROM g
+      ) x ${pick.limit === undefined ? sql`` : sql`WHERE place <= ${pick.limit}`}
+    ),
+    scopes AS (SELECT DISTINCT pipeline, step FROM top),
     ranked AS (
       SELECT near.*, ROW_NUMBER() OVER (PARTITION BY pipeline, step ORDER BY at_ms DESC, id DESC) AS rn
-      FROM near WHERE scope_stalled > 0
+      FROM near WHERE EXISTS (SELECT 1 FROM scopes c WHERE c.pipeline = near.pipeline AND c.step = near.step)
     ),
     prior AS (
       SELECT pipeline, step, MIN(rn) AS prior_rn FROM ranked WHERE ctl_at IS NOT NULL AND rn > ${last}
       GROUP BY pipeline, step
     )
-    SELECT 'g' AS kind, g.pipeline, g.step, g.fingerprint, ${TEXT} AS id, ${INT} AS at_ms, ${TEXT} AS node,
-      ${TEXT} AS verdict, g.occurrences AS a, g.first_seen AS b, g.last_seen AS c, g.scope_runs AS d,
+    SELECT 'g' AS kind, t.pipeline, t.step, t.fingerprint, ${TEXT} AS id, ${INT} AS at_ms, ${TEXT} AS node,
+      ${TEXT} AS verdict, t.occurrences AS a, t.first_seen AS b, t.last_seen AS c, t.scope_runs AS d,
       ${TEXT} AS before_id, ${INT} AS before_at, ${TEXT} AS after_id, ${INT} AS after_at
-    FROM (${countsSelect}) g
+    FROM top t
+    UNION ALL
+    SELECT 't', '', '', ${TEXT}, ${TEXT}, ${INT}, ${TEXT}, ${TEXT}, COUNT(*), ${INT}, ${INT}, ${INT},
+      ${TEXT}, ${INT}, ${TEXT}, ${INT}
+    FROM g
     UNION ALL
     SELECT 'o', o.pipeline, o.step, o.fingerprint, o.run_id, o.at_ms, o.node, ${TEXT}, ${INT}, ${INT}, ${INT}, ${INT},
       o.before_id, o.before_at, o.after_id, o.after_at
     FROM (${occurrencesSelect}) o
+    WHERE EXISTS (SELECT 1 FROM top t WHERE t.pipeline = o.pipeline AND t.step = o.step AND t.fingerprint = o.fingerprint)
     UNION ALL
     SELECT 's', k.pipeline, k.step, ${TEXT}, k.id, k.at_ms, ${TEXT}, k.verdict, k.rn, k.scope_runs, k.scope_stalled,
       ${INT}, ${TEXT}, ${INT}, ${TEXT}, ${INT}
@@ -96,9 +123,10 @@ export async function boardRows(db: Kysely<StallscopeDb>, f: BoardFilter, last: 
     UNION ALL
     SELECT 'n', pipeline, step, ${TEXT}, ${TEXT}, ${INT}, node, ${TEXT}, COUNT(*), ${INT}, ${INT}, ${INT},
       ${TEXT}, ${INT}, ${TEXT}, ${INT}
-    FROM near WHERE scope_stalled > 0 GROUP BY pipeline, step, node
+    FROM near WHERE EXISTS (SELECT 1 FROM scopes c WHERE c.pipeline = near.pipeline AND c.step = near.step)
+    GROUP BY pipeline, step, node
     ORDER BY 1, 2, 3, 6, 5, 13, 15`.execute(db);
-  const out: BoardRows = { counts: [], occurrences: new Map(), strips: [], nodes: [] };
+  const out: BoardRows = { counts: [], groupsTotal: 0, occurrences: new Map(), strips: [], nodes: [] };
   const occurrences: OccurrenceRow[] = [];
   for (const r of rows)
     if (r.kind === 'g')
@@ -135,6 +163,7 @@ export async function boardRows(db: Kysely<StallscopeDb>, f: BoardFilter, last: 
         scope_runs: r.b!,
         scope_stalled: r.c!,
       });
+    else if (r.kind === 't') out.groupsTotal = Number(r.a);
     else out.nodes.push({ pipeline: r.pipeline, step: r.step, node: r.node, runs: r.a! });
   out.occurrences = byGroup(occurrences);
   return out;

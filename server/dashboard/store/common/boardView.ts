@@ -1,11 +1,21 @@
 /**
- * The whole stall board over the runs a store read (docs/design.md#stall-board): the one fold both stores
- * answer `GET /api/stalls` with. SQLite runs it on its reader thread (sqlite/readerThread.ts), so the
- * fold never holds the dashboard's event loop; PostgreSQL runs it where the rows arrive.
+ * The whole stall board over the runs a store read (docs/design.md#stall-board), by the JavaScript fold: the
+ * definition the database's board (boardReply.ts) is checked against, and what a reply is when its runs are
+ * already in memory.
  */
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
-import { buildBoard, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import { buildBoard, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 
-export function boardView(read: { runs: BoardRun[]; truncated: boolean }, last: number): StallBoardReply {
-  return { groups: buildBoard(read.runs, last), runsConsidered: read.runs.length, truncated: read.truncated };
+export function boardView(
+  read: { runs: BoardRun[]; truncated: boolean },
+  last: number,
+  pick: BoardPick = {},
+): StallBoardReply {
+  const all = buildBoard(read.runs, last).filter((g) => !pick.fingerprint || g.fingerprint === pick.fingerprint);
+  return {
+    groups: pick.limit === undefined ? all : all.slice(0, pick.limit),
+    groupsTotal: all.length,
+    runsConsidered: read.runs.length,
+    truncated: read.truncated,
+  };
 }

@@ -14,7 +14,7 @@ import type { RunListItem, RequestRow, StallEntry } from '../../../../shared/pro
 import type { RunState } from '../../../../shared/protocol/protocol.ts';
 import type { StoreHealth } from '../../../../shared/protocol/storeHealth.ts';
 import type { BoardRun } from '../../../../shared/stalls/stallBoard.ts';
-import type { StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import type { BoardPick, StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 import type { Kysely } from 'kysely';
 import type { Effects } from './effects.ts';
 import type { StallscopeDb } from './schema.ts';
@@ -109,8 +109,8 @@ export interface RunWrites {
 export interface BoardReads {
   /** The newest runs matching `f`, each with its stall evidence fingerprinted. */
   runs(f: BoardFilter): Promise<{ runs: BoardRun[]; truncated: boolean }>;
-  /** The whole board over those runs (`GET /api/stalls`), each job's strip `last` runs long. */
-  view(f: BoardFilter, last: number): Promise<StallBoardReply>;
+  /** The board over those runs (`GET /api/stalls`): the groups `pick` names, each job's strip `last` runs long. */
+  view(f: BoardFilter, last: number, pick?: BoardPick): Promise<StallBoardReply>;
 }
 
 /** Starting a dashboard and moving runs between stores (`stallscope db export` / `db import`). */

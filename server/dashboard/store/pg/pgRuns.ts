@@ -5,6 +5,7 @@
  */
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
+import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -104,11 +105,11 @@ export class PgBoard implements BoardReads {
   }
 
   /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */
-  view(f: BoardFilter, last: number) {
+  view(f: BoardFilter, last: number, pick?: BoardPick) {
     return this.kysely
       .transaction()
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
-      .execute((trx) => boardReply(trx, f, last));
+      .execute((trx) => boardReply(trx, f, last, pick));
   }
 }

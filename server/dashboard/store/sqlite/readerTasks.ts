@@ -8,7 +8,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { boardReply } from '../common/boardReply.ts';
 import type { BoardFilter } from '../common/records.ts';
 import type { StallscopeDb } from '../common/schema.ts';
-import type { StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import type { BoardPick, StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 
 const kyselies = new WeakMap<Database.Database, Kysely<StallscopeDb>>();
 const kyselyOf = (db: Database.Database) => {
@@ -22,15 +22,22 @@ const kyselyOf = (db: Database.Database) => {
  * snapshot, so no run leaves the board between them. `db` must be a connection nothing else writes on (the reader
  * thread's): a transaction on the store's own connection would take in the writer's statements.
  */
-export const boardInSnapshot = (db: Database.Database, filter: BoardFilter, last: number): Promise<StallBoardReply> =>
+export const boardInSnapshot = (
+  db: Database.Database,
+  filter: BoardFilter,
+  last: number,
+  pick: BoardPick,
+): Promise<StallBoardReply> =>
   kyselyOf(db)
     .transaction()
-    .execute((trx) => boardReply(trx, filter, last));
+    .execute((trx) => boardReply(trx, filter, last, pick));
 
 export const READER_TASKS = {
   /** `GET /api/stalls`: the board over the newest runs of the filter, counted by the database. */
-  board: (db: Database.Database, a: { filter: BoardFilter; last: number }): Promise<StallBoardReply> =>
-    boardInSnapshot(db, a.filter, a.last),
+  board: (
+    db: Database.Database,
+    a: { filter: BoardFilter; last: number; pick?: BoardPick },
+  ): Promise<StallBoardReply> => boardInSnapshot(db, a.filter, a.last, a.pick ?? {}),
   /** Holds the thread for `ms` inside SQLite's own call (tests: a read that is in flight for a known time). */
   hold: (db: Database.Database, a: { ms: number }): number => {
     const until = Date.now() + a.ms;

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
 import { StallscopeError } from '../../../../shared/errors.ts';
-import type { StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import type { BoardPick, StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -87,13 +87,13 @@ export class SqliteBoard implements BoardReads {
     return boardRuns(this.db, f);
   }
 
-  async view(f: BoardFilter, last: number): Promise<StallBoardReply> {
-    if (this.reader) return this.reader.read('board', { filter: f, last });
+  async view(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<StallBoardReply> {
+    if (this.reader) return this.reader.read('board', { filter: f, last, pick });
     // The one connection is also the writer's: no read transaction here (it would take in the writer's
     // statements), so a run deleted between two statements is read again, at most twice more.
     for (let attempt = 1; ; attempt++)
       try {
-        return await boardReply(this.kysely, f, last);
+        return await boardReply(this.kysely, f, last, pick);
       } catch (e) {
         if (attempt >= 3 || !(e instanceof StallscopeError && e.code === 'BOARD_CHANGED')) throw e;
       }

@@ -81,6 +81,30 @@ for (const kind of ['SQLite (reader thread)', 'SQLite (in memory)', 'PostgreSQL'
         ['one node', () => ({ maxRuns: 5000, metadata: [['ci_node', 'gpu-node-02']] })],
         ['a time range', () => ({ maxRuns: 5000, since: end - 250 * DAY, until: end - 60 * DAY })],
       ];
+      it("holds the first `limit` groups in the fold's order, ties at the cut included, and counts them all", async () => {
+        const f = { maxRuns: 5000 };
+        const all = boardView(await app.store.board.runs(f), 20);
+        // A cut inside a run of equal occurrences and last occurrence: the rank lets the ties through, the order cuts.
+        const tied = all.groups.findIndex(
+          (g, i) =>
+            i > 0 && g.occurrences === all.groups[i - 1].occurrences && g.lastSeen === all.groups[i - 1].lastSeen,
+        );
+        for (const limit of [1, 4, tied > 0 ? tied : 2, all.groups.length + 5]) {
+          const got = await app.store.board.view(f, 20, { limit });
+          expect(got).toEqual({ ...all, groups: all.groups.slice(0, limit) });
+          expect(got.groupsTotal).toBe(all.groups.length);
+        }
+      });
+
+      it("keeps one fingerprint's groups, counted as the fold filters them", async () => {
+        const f = { maxRuns: 5000 };
+        const all = boardView(await app.store.board.runs(f), 20);
+        const fp = all.groups.find((g) => all.groups.filter((h) => h.fingerprint === g.fingerprint).length > 1)!;
+        const got = await app.store.board.view(f, 20, { fingerprint: fp.fingerprint, limit: 50 });
+        expect(got.groups.length).toBeGreaterThan(1);
+        expect(got).toEqual(boardView(await app.store.board.runs(f), 20, { fingerprint: fp.fingerprint, limit: 50 }));
+      });
+
       for (const [name, filter] of windows)
         for (const last of [20, 3])
           it(`answers what the fold answers: ${name}, strips of ${last}`, async () => {
