@@ -45,7 +45,7 @@ export { RealtimeSockets, bothSweepers } from './ws/sockets.ts';
 
 // Reading a stream (client performance code).
 export type { ResponseReading } from './reading/responseReading.ts';
-export { SSE_READING } from './reading/sseReading.ts';
+export { CHAT_OMNI_SSE_READING, SSE_READING } from './reading/sseReading.ts';
 export { PcmReader, type PcmFormat } from './reading/pcmReader.ts';
 export { ChunkShapes } from './reading/chunkTemplate.ts';
 export type { MessageInfo } from './reading/streamParser.ts';

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseChatRequest, type ChatRequest } from '../requests/chatRequest.ts';
-import { ChunkFactory, SSE_DONE, sseData, streamError, type StageCounters } from './sse.ts';
+import { ChunkFactory, SSE_DONE, sseData, stage0Entry, streamError, type StageCounters } from './sse.ts';
+import { Stage0Clock } from '../realtime/stageMetrics.ts';
 import { runOmniRequest, type OmniDeps } from '../pipeline/omniRequest.ts';
 import { pipelineKey, requestIdOf } from '../pipeline/requestKeys.ts';
 import { concatWavs } from './wavConcat.ts';
@@ -57,6 +58,8 @@ async function streamResponse(
     if (!raw.writableFinished) controller.abort();
   });
   const counters: StageCounters = { tokens: 0, textFinish: null, audioFrames: 0, sampleRate: SAMPLE_RATE };
+  // Stage 0's own token times, from the request's arrival at the route (only kept when they are reported).
+  const stage0 = req.stageMetrics ? new Stage0Clock(performance.now()) : null;
   const chunks = new ChunkFactory(
     `chatcmpl-${randomUUID().replace(/-/g, '')}`,
     Math.floor(Date.now() / 1000),
@@ -76,8 +79,12 @@ async function streamResponse(
       deps.omni,
       {
         text(delta, tokens, isLast, finish) {
+          stage0?.token(performance.now());
           counters.tokens = tokens;
-          if (isLast) counters.textFinish = finish;
+          if (isLast) {
+            counters.textFinish = finish;
+            if (stage0) counters.stage0Timing = stage0.snapshot(tokens);
+          }
           write(chunks.text(delta, isLast && !req.wantAudio ? finish : null));
         },
         audio(wav, samples, isLast) {
@@ -114,6 +121,7 @@ async function jsonResponse(
   let text = '';
   let tokens = 0;
   const wavs: Uint8Array[] = [];
+  const stage0 = req.stageMetrics ? new Stage0Clock(performance.now()) : null;
   const outcome = await runOmniRequest(
     key,
     requestId,
@@ -121,6 +129,7 @@ async function jsonResponse(
     deps.omni,
     {
       text(delta, n) {
+        stage0?.token(performance.now());
         text += delta;
         tokens = n;
       },
@@ -157,7 +166,9 @@ async function jsonResponse(
       ? {
           metrics: {
             num_tokens_out: tokens,
-            stage_metrics: { '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: tokens } },
+            stage_metrics: {
+              '0': stage0Entry(tokens, outcome.textFinish, tokens > 0 ? stage0?.snapshot(tokens) : null),
+            },
           },
         }
       : {}),

@@ -3,15 +3,34 @@
  * the role chunk, text deltas with cumulative usage, audio chunks whose
  * content is the base64 of a complete WAV file, the usage-only final event,
  * and in-stream errors. Every content event carries `modality`; `metrics`
- * only when the request asked for stage metrics.
+ * only when the request asked for stage metrics (`return_stage_metrics`):
+ * stage 0's count on every event, and its token timing (`vllm_ttft_ms`,
+ * `vllm_tpot_ms`, `vllm_itls_ms`, one interval per token as usage counts
+ * them) from the event with its last token on, once stage 0 has finished.
  */
 import type { ChatRequest } from '../requests/chatRequest.ts';
+import type { Stage0Snapshot } from '../realtime/stageMetrics.ts';
 
 export interface StageCounters {
   tokens: number;
   textFinish: string | null;
   audioFrames: number;
   sampleRate: number;
+  /** Stage 0's token timing once its last token left (null before, and when it never finished). */
+  stage0Timing?: Stage0Snapshot | null;
+}
+
+/** Stage 0's engine entry: the text stage's count and finish, and its token timing once it has finished. */
+export function stage0Entry(tokens: number, finish: string | null, timing: Stage0Snapshot | null | undefined) {
+  return {
+    stage_id: 0,
+    final_output_type: 'text',
+    num_tokens_out: tokens,
+    finish_reason: finish,
+    ...(timing
+      ? { vllm_ttft_ms: timing.vllm_ttft_ms, vllm_tpot_ms: timing.vllm_tpot_ms, vllm_itls_ms: timing.vllm_itls_ms }
+      : {}),
+  };
 }
 
 export class ChunkFactory {
@@ -33,9 +52,7 @@ export class ChunkFactory {
 
   private metrics() {
     const c = this.counters;
-    const m: Record<string, unknown> = {
-      '0': { stage_id: 0, final_output_type: 'text', num_tokens_out: c.tokens, finish_reason: c.textFinish },
-    };
+    const m: Record<string, unknown> = { '0': stage0Entry(c.tokens, c.textFinish, c.stage0Timing) };
     if (this.req.wantAudio) {
       m['2'] = {
         stage_id: 2,

@@ -15,6 +15,15 @@ export const SSE_READING: ResponseReading = {
   wrongBody: 'REQ_NOT_EVENT_STREAM',
 };
 
+/**
+ * openai-chat-omni's reading: the same, and with no positive client ITL the request's TPOT/ITL come from stage 0's
+ * engine metrics (chatStage0.ts), as vLLM-Omni's chat client does; vLLM's openai-chat client reads no metrics.
+ */
+export const CHAT_OMNI_SSE_READING: ResponseReading = {
+  ...SSE_READING,
+  open: (record, opts) => new StreamParser(record, { ...opts, stage0Timings: true }),
+};
+
 function isEventStream(contentType: string | null): boolean {
   return contentType !== null && contentType.split(';')[0].trim() === 'text/event-stream';
 }

@@ -34,6 +34,7 @@ import {
   type Json,
 } from './payload.ts';
 import { WavError } from './wav.ts';
+import { chatStage0Timing, hasPositiveItl } from './chatStage0.ts';
 import { AudioChunks, type AudioSink } from './audioChunks.ts';
 import { KEPT_ERROR_CHARS, KEPT_TEXT_CHARS, KeptTextBuilder, keptText } from '../../records/keptText.ts';
 
@@ -61,6 +62,11 @@ export interface StreamParserOptions {
   audioSink?: AudioSink;
   /** The run's learnt chunk shapes, shared by its streams; the stream learns its own when absent. */
   shapes?: ChunkShapes;
+  /**
+   * openai-chat-omni: with no positive client ITL, take TPOT/ITL from stage 0's engine metrics (chatStage0.ts);
+   * vLLM's plain openai-chat client reads no metrics.
+   */
+  stage0Timings?: boolean;
 }
 
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -91,6 +97,8 @@ export class StreamParser {
   /** Refilled for every message (MessageInfo): an object per message was a tenth of a stream's garbage. */
   private readonly info: MessageInfo = { ts: 0, modality: null, newTokens: 0, firstToken: false, firstAudio: false };
   private audioGenerateTime = 0;
+  /** The last `metrics.stage_metrics["0"]` of the stream (upstream's dict.update keeps the latest); undefined: none. */
+  private stage0: unknown = undefined;
   private streamError: string | null = null;
   private warnedNoSpace = false;
   private ended = false;
@@ -295,8 +303,10 @@ export class StreamParser {
     const tokens = outputTokensFromMetrics(metrics);
     if (!this.withinTokenBound(tokens, 'metrics output tokens')) return;
     if (tokens !== null) rec.outputTokens = Math.max(rec.outputTokens, tokens);
-    if (isObject(metrics.stage_metrics)) Object.assign(rec.stageMetrics, metrics.stage_metrics);
-    else {
+    if (isObject(metrics.stage_metrics)) {
+      Object.assign(rec.stageMetrics, metrics.stage_metrics);
+      if ('0' in metrics.stage_metrics) this.stage0 = metrics.stage_metrics['0'];
+    } else {
       // A flat per-stage object (no `stage_metrics` map): keep it under its stage id.
       const id =
         typeof metrics.stage_id === 'number' || typeof metrics.stage_id === 'string'
@@ -319,6 +329,22 @@ export class StreamParser {
     return false;
   }
 
+  /**
+   * Upstream's chat fallback (`_apply_chat_stage0_token_timings`): more than one output token and no positive
+   * interval among the client's ITLs (every token came in one read) — stage 0's exact ITLs or its TPOT replace
+   * them, when its token count is the request's.
+   */
+  private applyStage0Timings(): void {
+    const rec = this.record;
+    if (!this.opts.stage0Timings || this.stage0 === undefined || rec.outputTokens <= 1 || hasPositiveItl(rec.itl))
+      return;
+    const t = chatStage0Timing(this.stage0, rec.ttft, rec.outputTokens);
+    if (t === null) return;
+    rec.itl.length = 0;
+    for (const v of t.itl) rec.itl.push(v);
+    rec.textLatency = t.textLatency;
+  }
+
   private finish(): void {
     const rec = this.record;
     if (this.framer.pending)
@@ -327,6 +353,7 @@ export class StreamParser {
     if (dropWarning) this.warn(dropWarning);
     rec.latency = this.lastTs - this.st;
     rec.generatedText = this.text.toString();
+    this.applyStage0Timings();
     if (rec.itl.length > 0) rec.textLatency = rec.ttft + sequentialSum(rec.itl);
     const { frames, durationS } = this.audio.totals();
     if (frames > 0) {
