@@ -63,9 +63,10 @@ describe('db move memory', () => {
     const bigFrom = make(40);
     const big = exportPeak(bigFrom);
     const grew = big.peakMb - small.peakMb;
-    // Parsed and re-serialised, the same move grew ~6.6× the result; as text ~1.1×.
+    // Parsed and re-serialised, the same move grew ~4.7-6.6× the result; as text 1.1-2.2× (+45 to +86 MiB over runs:
+    // the peak moves with when V8 collects). 2.5× keeps the text move and fails the parsed one.
     console.log(`db move: +${grew.toFixed(0)} MiB for a 40 MiB result`);
-    expect(grew).toBeLessThan(40 * 2);
+    expect(grew).toBeLessThan(40 * 2.5);
     const source = storedResult(bigFrom);
     const moved = storedResult(big.to);
     expect(moved.text.length).toBe(source.text.length);
