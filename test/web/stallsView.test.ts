@@ -6,7 +6,14 @@
  */
 import { dateTime } from '#shared/format.ts';
 import { describe, expect, it } from 'vitest';
-import { compareIds, evidenceName, evidenceRoute, stallsFilter, stripByNode } from '#web/state/stallsView.ts';
+import {
+  compareIds,
+  evidenceName,
+  evidenceRoute,
+  groupsShown,
+  stallsFilter,
+  stripByNode,
+} from '#web/state/stallsView.ts';
 import { pickerFilter, pickerLine } from '#web/state/comparePicker.ts';
 import { laneChart } from '#web/state/compareTimeline.ts';
 import { href, parseRoute, type Route } from '#web/state/router.ts';
@@ -14,6 +21,15 @@ import type { JobBoard, StallGroupReply } from '#shared/stalls/stallsApi.ts';
 import type { RequestRow, RunListItem } from '#shared/protocol/apiSchemas.ts';
 
 describe('the stall board in the browser', () => {
+  it('says when the reply holds fewer groups than matched, and nothing when it holds them all', () => {
+    const groups = Array.from({ length: 100 }, () => ({}) as StallGroupReply);
+    expect(groupsShown({ groups, groupsTotal: 1852 })).toBe(
+      'Showing the 100 most frequent of 1,852 groups: narrow the filters to see the others.',
+    );
+    expect(groupsShown({ groups, groupsTotal: 100 })).toBeNull();
+    expect(groupsShown({ groups: [], groupsTotal: 0 })).toBeNull();
+  });
+
   it('an occurrence’s evidence: a report is brought into view, a first timeout opens its request', () => {
     expect(evidenceRoute('ci-1', 'w0-op3')).toEqual({ page: 'run', id: 'ci-1', stall: 'w0-op3' });
     expect(evidenceRoute('ci-1', 'capture-2')).toEqual({ page: 'run', id: 'ci-1', stall: 'capture-2' });

@@ -6,10 +6,9 @@
  * every occurrence with links to its evidence, and Compare with the nearest
  * passing control in one click. Filters (metadata, dates) live in the URL.
  */
-import { count } from '../../shared/format.ts';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { href, type StallsQuery } from '../state/router.ts';
-import { CI_KEYS_HINT } from '../state/stallsView.ts';
+import { CI_KEYS_HINT, groupsShown } from '../state/stallsView.ts';
 import { StallBoard } from './stalls/StallBoard.tsx';
 import { StallFilters } from './stalls/StallFilters.tsx';
 import { useStalls } from './stalls/useStalls.ts';
@@ -64,8 +63,7 @@ export function StallsPage({ query }: { query: StallsQuery }) {
           <p className="muted" data-testid="board-scope">
             From {data.runsConsidered} run{data.runsConsidered === 1 ? '' : 's'}
             {data.truncated ? ' (the newest; narrow the filters to reach older ones)' : ''}.
-            {data.groupsTotal > data.groups.length &&
-              ` Showing the ${count(data.groups.length)} most frequent of ${count(data.groupsTotal)} groups: narrow the filters to see the others.`}
+            {groupsShown(data) && ` ${groupsShown(data)}`}
           </p>
         </>
       )}

@@ -3,7 +3,8 @@
  * pure: where an occurrence's evidence is, a job's strip by node, rates in
  * words, the filter the URL holds, the run to compare a group with.
  */
-import type { JobBoard, StallGroupReply } from '../../shared/stalls/stallsApi.ts';
+import { count } from '../../shared/format.ts';
+import type { JobBoard, StallBoardReply, StallGroupReply } from '../../shared/stalls/stallsApi.ts';
 import type { Route, StallsQuery } from './router.ts';
 
 /** The run page at a piece of evidence: a first timeout opens its request, a report is brought into view. */
@@ -23,6 +24,12 @@ export function evidenceName(ref: string): string {
 }
 
 export const percent = (rate: number): string => `${Math.round(rate * 100)} %`;
+
+/** What the page says when the reply holds fewer groups than matched (the most frequent first), else null. */
+export function groupsShown(board: Pick<StallBoardReply, 'groups' | 'groupsTotal'>): string | null {
+  if (board.groupsTotal <= board.groups.length) return null;
+  return `Showing the ${count(board.groups.length)} most frequent of ${count(board.groupsTotal)} groups: narrow the filters to see the others.`;
+}
 
 export type StripCell = JobBoard['runs'][number];
 
