@@ -4,7 +4,6 @@
  * running run is added from the hub.
  */
 import { Type } from 'typebox';
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StallscopeError } from '../../../shared/errors.ts';
 import {
@@ -26,6 +25,7 @@ import {
 } from '../../../shared/protocol/apiSchemas.ts';
 import { SpecError } from '../plugins/errors.ts';
 import { redactConfig, redactSpec, redactUrl } from '../runs/redact.ts';
+import { sendJsonText } from './jsonText.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 import { interruptCauseOf } from '../export/storedRun.ts';
 import { cancelRefusal, deleteRefusal } from './abandon.ts';
@@ -47,18 +47,6 @@ const ListQuery = Type.Object({
   /** Bounded as the databases' OFFSET takes it (beyond, PostgreSQL failed the query). */
   offset: Type.Integer({ minimum: 0, maximum: INT4_MAX, default: 0 }),
 });
-
-/**
- * Sends JSON already serialized (stored rows and events spliced together, not
- * parsed and re-encoded): the text has the route's reply shape, which the
- * typed reply cannot see in a string, so it is sent through the plain reply type.
- */
-function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
-  return reply
-    .type('application/json')
-    .serializer((s) => s as string)
-    .send(json);
-}
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 

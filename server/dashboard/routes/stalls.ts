@@ -15,9 +15,9 @@ import {
   BOARD_DEFAULT_GROUPS,
   BOARD_MAX_GROUPS,
   BOARD_MAX_RUNS,
-  stallsReply,
   StallsReplySchema,
 } from '../../../shared/stalls/stallsApi.ts';
+import { sendJsonText } from './jsonText.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
 const StallsQuery = Type.Object({
@@ -35,7 +35,7 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/stalls',
     { schema: { querystring: StallsQuery, response: { 200: StallsReplySchema, 400: ErrorReplySchema } } },
-    async (req) => {
+    async (req, reply) => {
       const q = req.query;
       const filter = {
         metadata: metadataPairs(q.metadata),
@@ -44,8 +44,10 @@ export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
         maxRuns: BOARD_MAX_RUNS,
       };
       await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
-      // Counted by the database; SQLite's on its reader thread, so viewers never hold ingest (docs/design.md#stall-board).
-      return stallsReply(await app.store.board.view(filter, q.last, { limit: q.limit, fingerprint: q.fingerprint }));
+      // Counted and serialized by the store (SQLite: on its reader thread), so viewers never hold ingest or the
+      // event loop (docs/design.md#stall-board); the text is `stallsReply`'s, the schema's shape.
+      const json = await app.store.board.viewJson(filter, q.last, { limit: q.limit, fingerprint: q.fingerprint });
+      return sendJsonText(reply, json);
     },
   );
 };

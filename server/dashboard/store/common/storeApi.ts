@@ -111,6 +111,11 @@ export interface BoardReads {
   runs(f: BoardFilter): Promise<{ runs: BoardRun[]; truncated: boolean }>;
   /** The board over those runs (`GET /api/stalls`): the groups `pick` names, each job's strip `last` runs long. */
   view(f: BoardFilter, last: number, pick?: BoardPick): Promise<StallBoardReply>;
+  /**
+   * The same board as the route's reply (`stallsReply`), serialized: SQLite serializes it on its reader thread, so
+   * a reply of ~1 MB is neither cloned into nor serialized on the dashboard's event loop.
+   */
+  viewJson(f: BoardFilter, last: number, pick?: BoardPick): Promise<string>;
 }
 
 /** Starting a dashboard and moving runs between stores (`stallscope db export` / `db import`). */

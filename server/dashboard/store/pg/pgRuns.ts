@@ -5,7 +5,7 @@
  */
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
-import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
+import { stallsReply, type BoardPick } from '../../../../shared/stalls/stallsApi.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -102,6 +102,10 @@ export class PgBoard implements BoardReads {
 
   runs(f: BoardFilter) {
     return reads.boardRuns(this.q, f);
+  }
+
+  async viewJson(f: BoardFilter, last: number, pick?: BoardPick) {
+    return JSON.stringify(stallsReply(await this.view(f, last, pick)));
   }
 
   /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */

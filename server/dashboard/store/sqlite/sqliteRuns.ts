@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
 import { StallscopeError } from '../../../../shared/errors.ts';
-import type { BoardPick, StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import { stallsReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -85,6 +85,11 @@ export class SqliteBoard implements BoardReads {
 
   async runs(f: BoardFilter) {
     return boardRuns(this.db, f);
+  }
+
+  async viewJson(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<string> {
+    if (this.reader) return this.reader.read('boardJson', { filter: f, last, pick });
+    return JSON.stringify(stallsReply(await this.view(f, last, pick)));
   }
 
   async view(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<StallBoardReply> {
