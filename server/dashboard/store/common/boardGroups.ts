@@ -9,9 +9,8 @@
  * A window's runs are ordered by when they happened, then id (the JavaScript read breaks ties by insertion order:
  * the two differ only for runs at the same millisecond at the window's edge).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { BoardFilter } from './records.ts';
-import type { StallscopeDb } from './schema.ts';
 
 /** One group's counts and the occurrences they were counted from (oldest first). */
 export interface GroupCounts {
@@ -121,18 +120,6 @@ export interface OccurrenceRow {
   after_at: number | string | null;
 }
 
-/** The GROUP BY's rows and each group's occurrences (oldest first), keyed by scope and fingerprint. */
-export async function boardGroupRows(
-  db: Kysely<StallscopeDb>,
-  f: BoardFilter,
-): Promise<{ counts: CountRow[]; occurrences: Map<string, OccurrenceRow[]> }> {
-  const counts = await countsQuery(f).execute(db);
-  // The occurrences themselves (the groups' own rows, a fraction of the window) for their nodes and controls.
-  const occ = await sql<OccurrenceRow>`${boardCtes(f)} ${occurrencesSelect}
-    ORDER BY n.at_ms, n.id, cb.id, ca.id`.execute(db);
-  return { counts: counts.rows, occurrences: byGroup(occ.rows) };
-}
-
 /** Occurrence rows (oldest first) by group; two controls at the same millisecond both join: the first is kept. */
 export function byGroup(rows: readonly OccurrenceRow[]): Map<string, OccurrenceRow[]> {
   const occurrences = new Map<string, OccurrenceRow[]>();
@@ -166,10 +153,4 @@ export function groupCounts(c: CountRow, rows: readonly OccurrenceRow[]): GroupC
     controls: [...ctl].sort((a, b) => a[1] - b[1]).map(([id]) => id),
     lastPassing: first && first.before_id !== null && Number(first.before_at) < firstAt ? first.before_id : null,
   };
-}
-
-/** The board's groups over the window of `f`, counted by the database. */
-export async function boardGroupCounts(db: Kysely<StallscopeDb>, f: BoardFilter): Promise<GroupCounts[]> {
-  const { counts, occurrences } = await boardGroupRows(db, f);
-  return counts.map((c) => groupCounts(c, occurrences.get(groupKey(c)) ?? []));
 }

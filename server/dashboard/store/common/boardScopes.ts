@@ -10,9 +10,12 @@ import {
   boardCtes,
   byGroup,
   countsSelect,
+  groupCounts,
+  groupKey,
   occurrencesSelect,
   windowRuns,
   type CountRow,
+  type GroupCounts,
   type OccurrenceRow,
 } from './boardGroups.ts';
 import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
@@ -167,6 +170,12 @@ export async function boardRows(
     else out.nodes.push({ pipeline: r.pipeline, step: r.step, node: r.node, runs: r.a! });
   out.occurrences = byGroup(occurrences);
   return out;
+}
+
+/** The board's groups over the window of `f` as the one statement counts them, all of them, each with its counts. */
+export async function boardGroupCounts(db: Kysely<StallscopeDb>, f: BoardFilter): Promise<GroupCounts[]> {
+  const { counts, occurrences } = await boardRows(db, f, 1);
+  return counts.map((c) => groupCounts(c, occurrences.get(groupKey(c)) ?? []));
 }
 
 /** How many runs the window holds, and whether more matched the filter than it reads. */
