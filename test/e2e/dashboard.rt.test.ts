@@ -112,7 +112,9 @@ describe('dashboard in Chromium', () => {
       .poll(() => page.getByTestId('breaker').getAttribute('data-state'), { timeout: 30_000 })
       .toBe('tripped');
     await expect
-      .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 30_000 })
+      .poll(() => page.getByTestId('run-page').getByTestId('verdict-badge').getAttribute('data-verdict'), {
+        timeout: 30_000,
+      })
       .toBe('failed_closed');
     await page.locator('[data-testid="timeline-row"][data-status="timed_out"] .mark-timeout').first().waitFor();
     await page.locator('[data-testid="timeline-row"][data-status="not_dispatched"]').first().waitFor();
@@ -132,7 +134,9 @@ describe('dashboard in Chromium', () => {
 
     await row.locator('a.run-link').click();
     await page.getByTestId('run-page').waitFor();
-    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('failed_closed');
+    await expect
+      .poll(() => page.getByTestId('run-page').getByTestId('verdict-badge').getAttribute('data-verdict'))
+      .toBe('failed_closed');
     await expect.poll(() => page.getByTestId('breaker').getAttribute('data-state')).toBe('tripped');
     const stall = page.getByTestId('stall-report').first();
     await stall.waitFor();
@@ -257,7 +261,9 @@ describe('dashboard in Chromium', () => {
     await page.getByTestId('cancel-run').click();
     await page.getByTestId('confirm-cancel').click();
     await expect
-      .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
+      .poll(() => page.getByTestId('run-page').getByTestId('verdict-badge').getAttribute('data-verdict'), {
+        timeout: 20_000,
+      })
       .toBe('interrupted');
     await expect.poll(() => page.getByTestId('cancel-run').count()).toBe(0);
   }, 45_000);

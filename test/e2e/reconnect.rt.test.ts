@@ -75,7 +75,9 @@ describe('dashboard restart in Chromium', () => {
 
     await dashboard.restart(); // same port, same data
     await expect.poll(connection, { timeout: 15_000 }).toBe('live');
-    await expect.poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict')).toBe('interrupted');
+    await expect
+      .poll(() => page.getByTestId('run-page').getByTestId('verdict-badge').getAttribute('data-verdict'))
+      .toBe('interrupted');
     await expect.poll(completedRows).toBe(3); // nothing lost or duplicated by the resubscribe
 
     // A run reported to the restarted server streams into the same page (no reload) over the new socket.

@@ -284,7 +284,9 @@ describe('the run page tells one story', () => {
     await page.getByTestId('cancel-run').click();
     await page.getByTestId('confirm-cancel').click();
     await expect
-      .poll(() => page.getByTestId('verdict-badge').getAttribute('data-verdict'), { timeout: 20_000 })
+      .poll(() => page.getByTestId('run-page').getByTestId('verdict-badge').getAttribute('data-verdict'), {
+        timeout: 20_000,
+      })
       .toBe('interrupted');
     const run = await finished(dashboard, id);
     expect(run.summary!.metrics.interrupt_cause).toBe('dashboard');

@@ -55,11 +55,28 @@ export interface ServerStacksProbeOptions {
   capture?: typeof captureTree;
   /** Tests: the PATH py-spy is looked up on. */
   path?: string;
+  /** Tests: the clock silence is measured on and the timer that checks it (a loaded machine delays real timers). */
+  clock?: SilenceClock;
   /** Take the GPU state and the kernel log at the first stall; absent: off. */
   belowPython?: BelowPythonOptions;
   /** What the check before the run found (preflight.ts): said once at the start when stacks cannot work. */
   preflight?: Preflight;
 }
+
+/** What silence is measured with: a monotonic clock and a repeating check that can be stopped. */
+export interface SilenceClock {
+  now(): number;
+  every(ms: number, fn: () => void): () => void;
+}
+
+const REAL_CLOCK: SilenceClock = {
+  now: () => performance.now(),
+  every: (ms, fn) => {
+    const t = setInterval(fn, ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+};
 
 export interface BelowPythonOptions {
   /** `--gpu-smi PATH`. */
@@ -77,12 +94,12 @@ interface BelowPython {
 
 export class ServerStacksProbe implements RunProbe {
   private ctx: ProbeContext | null = null;
-  /** In-flight requests: index → id and the performance.now() of its last SSE event (or its send). */
+  /** In-flight requests: index → id and the clock's time of its last SSE event (or its send). */
   private readonly live = new Map<number, { id: string; lastMs: number }>();
   private readonly reports: ServerStacksReport[] = [];
   private readonly notes: string[] = [];
   private readonly pending = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
+  private stopTimer: (() => void) | null = null;
   private firstTimeoutSeen = false;
   private noProgressCount = 0;
   private noProgressBusy = false;
@@ -97,7 +114,11 @@ export class ServerStacksProbe implements RunProbe {
   private belowResult: BelowPython | null = null;
   private belowHanded = false;
 
-  constructor(private readonly o: ServerStacksProbeOptions) {}
+  private readonly clock: SilenceClock;
+
+  constructor(private readonly o: ServerStacksProbeOptions) {
+    this.clock = o.clock ?? REAL_CLOCK;
+  }
 
   start(ctx: ProbeContext): void {
     this.ctx = ctx;
@@ -110,21 +131,20 @@ export class ServerStacksProbe implements RunProbe {
     const s = this.o.config.stallAfterS;
     if (s !== undefined) {
       // Often enough to catch S within a tenth of it (at most a second late), cheap: it scans the in-flight map.
-      this.timer = setInterval(() => this.checkSilence(), Math.max(50, Math.min(1000, (s * 1000) / 10)));
-      this.timer.unref();
+      this.stopTimer = this.clock.every(Math.max(50, Math.min(1000, (s * 1000) / 10)), () => this.checkSilence());
     }
   }
 
   onEvent(e: BenchEvent): void {
     switch (e.type) {
       case 'request.sent':
-        this.live.set(e.index, { id: e.requestId, lastMs: performance.now() });
+        this.live.set(e.index, { id: e.requestId, lastMs: this.clock.now() });
         return;
       case 'request.first_token':
       case 'request.first_audio':
       case 'request.progress': {
         const r = this.live.get(e.index);
-        if (r) r.lastMs = performance.now();
+        if (r) r.lastMs = this.clock.now();
         return;
       }
       case 'request.completed':
@@ -201,8 +221,8 @@ export class ServerStacksProbe implements RunProbe {
 
   async finish(): Promise<Record<string, unknown>> {
     this.finished = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.stopTimer?.();
+    this.stopTimer = null;
     while (this.pending.size) await Promise.all([...this.pending]);
     const c = this.o.config;
     return {
@@ -225,7 +245,7 @@ export class ServerStacksProbe implements RunProbe {
     const s = this.o.config.stallAfterS;
     if (s === undefined || this.finished || (this.unavailable && (this.below || !this.o.belowPython))) return;
     if (this.noProgressBusy || this.noProgressCount >= MAX_NO_PROGRESS) return;
-    const now = performance.now();
+    const now = this.clock.now();
     if (now - this.lastNoProgressMs < s * 1000) return;
     let silentMs = 0;
     const ids: string[] = [];

@@ -10,13 +10,45 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchEvent } from '#shared/protocol/protocol.ts';
 import type { ServerStacksReport } from '#shared/stalls/stallReport.ts';
-import { ServerStacksProbe, MAX_NO_PROGRESS } from '#server/engine/probes/serverStacks/probe.ts';
+import { ServerStacksProbe, MAX_NO_PROGRESS, type SilenceClock } from '#server/engine/probes/serverStacks/probe.ts';
 import type { CaptureInput, CaptureOptions } from '#server/engine/probes/serverStacks/capture.ts';
 import { loadPhaseRules } from '#server/engine/probes/serverStacks/rules.ts';
 import type { Unstamped } from '#server/engine/records/events.ts';
 
 const rules = loadPhaseRules();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Silence measured on a clock the test moves: a loaded machine delays real
+ * timers by more than the 100 ms of silence these tests use, so a request that
+ * "keeps streaming" on real timers can look silent.
+ */
+function manualClock() {
+  let t = 0;
+  const timers = new Set<{ ms: number; fn: () => void; next: number }>();
+  const clock: SilenceClock = {
+    now: () => t,
+    every: (ms, fn) => {
+      const h = { ms, fn, next: t + ms };
+      timers.add(h);
+      return () => timers.delete(h);
+    },
+  };
+  /** Moves time by `ms`, firing each timer at its due times in order, and lets each capture settle. */
+  const advance = async (ms: number) => {
+    const end = t + ms;
+    for (;;) {
+      const due = [...timers].filter((h) => h.next <= end).sort((a, b) => a.next - b.next)[0];
+      if (!due) break;
+      t = due.next;
+      due.next += due.ms;
+      due.fn();
+      await new Promise((r) => setImmediate(r));
+    }
+    t = end;
+  };
+  return { clock, advance, timerCount: () => timers.size };
+}
 
 interface SetupOptions {
   stallAfterS?: number;
@@ -27,6 +59,7 @@ interface SetupOptions {
   pySpyMissing?: boolean;
   /** The capture reads no process (every one failed with this error). */
   readNothing?: { code: string; message: string };
+  clock?: SilenceClock;
 }
 
 /** One readable process with one thread blocked in hift: what a capture that worked returns. */
@@ -58,14 +91,15 @@ function setup(over: SetupOptions = {}) {
       // A path that exists (this Node) stands for py-spy: the capture itself is the fake below.
       pySpy: over.pySpyMissing ? 'py-spy' : process.execPath,
     },
+    clock: over.clock,
     pid: 4242,
     pidSource: 'flag',
     rules,
     path: '/nowhere',
     capture: async (opts, inp) => {
       order.push('capture');
-      calls.push({ at: performance.now(), inp, opts });
-      await sleep(over.delayMs ?? 0);
+      calls.push({ at: over.clock?.now() ?? performance.now(), inp, opts });
+      if (over.delayMs) await sleep(over.delayMs);
       return {
         source: 'py-spy',
         capture: inp.capture,
@@ -121,28 +155,34 @@ describe('ServerStacksProbe', () => {
   });
 
   it('no SSE event for S s: captures the silent requests only, again at most every S s, at most 5 times', async () => {
-    const s = setup({ stallAfterS: 0.1, captureOnTimeout: false });
+    const m = manualClock();
+    const s = setup({ stallAfterS: 0.1, captureOnTimeout: false, clock: m.clock });
     s.sent(0); // goes silent
-    s.sent(1); // keeps streaming
-    const stream = setInterval(() => s.ev({ type: 'request.progress', index: 1, outputTokens: 1, audioS: 0 }), 20);
-    await sleep(1200);
-    clearInterval(stream);
+    s.sent(1); // keeps streaming, every 20 ms
+    for (let ms = 0; ms < 1200; ms += 20) {
+      await m.advance(20);
+      s.ev({ type: 'request.progress', index: 1, outputTokens: 1, audioS: 0 });
+    }
     await s.probe.finish();
+    expect(m.timerCount()).toBe(0); // finish stopped the check
     expect(s.calls).toHaveLength(MAX_NO_PROGRESS);
     for (const c of s.calls) {
       expect(c.inp.reason).toMatchObject({ kind: 'no_progress', afterS: 0.1 });
       expect(c.inp.requestIds).toEqual(['r-0']);
     }
-    for (let i = 1; i < s.calls.length; i++) expect(s.calls[i].at - s.calls[i - 1].at).toBeGreaterThanOrEqual(95);
+    // The first at 100 ms of silence (the check runs every 50 ms), then one every 100 ms.
+    expect(s.calls.map((c) => c.at)).toEqual([100, 200, 300, 400, 500]);
   });
 
   it('a request that ended is no longer watched', async () => {
-    const s = setup({ stallAfterS: 0.1, captureOnTimeout: false });
+    const m = manualClock();
+    const s = setup({ stallAfterS: 0.1, captureOnTimeout: false, clock: m.clock });
     s.sent(0);
     s.ev({ type: 'request.completed', outcome: s.outcome(0) });
-    await sleep(300);
+    s.sent(1); // a second one that goes silent: the check itself runs
+    await m.advance(300);
     await s.probe.finish();
-    expect(s.calls).toHaveLength(0);
+    expect(s.calls.map((c) => c.inp.requestIds)).toEqual([['r-1'], ['r-1'], ['r-1']]); // at 100, 200 and 300 ms
   });
 
   it('failures: each distinct note once, as run.warning and in the notes', async () => {
@@ -157,10 +197,11 @@ describe('ServerStacksProbe', () => {
   });
 
   it('py-spy missing: one warning with what to install, and no capture at the timeout or after silence', async () => {
-    const s = setup({ pySpyMissing: true, stallAfterS: 0.05 });
+    const m = manualClock();
+    const s = setup({ pySpyMissing: true, stallAfterS: 0.05, clock: m.clock });
     s.sent(0);
     s.probe.onTimeout({ index: 0, requestId: 'r-0', kind: 'total', elapsedS: 2 });
-    await sleep(200);
+    await m.advance(200);
     const out = (await s.probe.finish()) as { server_stacks: { notes: string[]; captures: unknown[] } };
     expect(s.calls).toHaveLength(0);
     expect(s.emitted.filter((e) => e.type === 'server.stacks')).toHaveLength(0);
