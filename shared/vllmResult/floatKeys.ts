@@ -15,7 +15,8 @@
  * - `intUnlessZero`: an int, except that a run with none writes the float default `0.0`
  *   (`total_audio_frames`: `int` when frames were counted, the dataclass default `0.0` in
  *   a text-only run, as the real files show);
- * - an object: the kinds of its keys (of each element's keys, for a list of objects).
+ * - an object: the kinds of its keys (of each element's keys, for a list of objects); its `'*'` entry is the
+ *   kind of any key it does not name (a map keyed by stage id).
  */
 export type FloatKind = 'float' | 'floats' | 'floatRows' | 'intUnlessZero' | { readonly [key: string]: FloatKind };
 
@@ -63,6 +64,8 @@ const NESTED: Record<string, FloatKind> = {
     audio_duration_ms: 'float',
     rtf: 'float',
   },
+  // Per request, stage id → the kept stage fields (requestStageMetrics.ts): the engine's audio duration is a float.
+  request_stage_metrics: { '*': { audio_duration_s: 'float' } },
   duplex_session_metrics: {
     ttft_ms: { mean: 'float', p50: 'float', p99: 'float' },
     ttfp_ms: { mean: 'float', p50: 'float', p99: 'float' },

@@ -67,7 +67,7 @@ function dump(value: unknown, kind: FloatKind | undefined, keyKind?: (key: strin
     const parts: string[] = [];
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (v === undefined) continue;
-      parts.push(`${pyString(k)}: ${dump(v, keyKind ? keyKind(k) : fields?.[k])}`);
+      parts.push(`${pyString(k)}: ${dump(v, keyKind ? keyKind(k) : (fields?.[k] ?? fields?.['*']))}`);
     }
     return `{${parts.join(', ')}}`;
   }

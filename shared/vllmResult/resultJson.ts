@@ -15,6 +15,7 @@
 import { outputLength } from '../metrics/index.ts';
 import type { MetricInput, RecordList } from '../metrics/input.ts';
 import type { StoppedBy } from '../config/stopRules.ts';
+import type { RequestStageSnapshot } from './requestStageMetrics.ts';
 import type { BreakerCause, ConnectionMode, InterruptCause, RequestEndStatus, RunCounts, Verdict } from '../types.ts';
 
 /** One request's fields the result reads (the engine's RequestRecord has them all). */
@@ -112,6 +113,8 @@ export interface ResultJsonInput {
   seedTts?: Record<string, unknown> | null;
   /** The backend's own keys (the speech backend's continuity rate and arrays), after the metrics and seed_tts_*. */
   backendKeys?: Record<string, unknown> | null;
+  /** `request_stage_metrics` (requestStageMetrics.ts), after the sample counts; null or absent: not written. */
+  requestStageMetrics?: readonly (RequestStageSnapshot | null)[] | null;
 }
 
 /** Keys of omni `benchmark()`'s result before the per-request arrays. */
@@ -176,8 +179,9 @@ export function buildResultJson(input: ResultJsonInput): Record<string, unknown>
   }
   if (input.detailed) Object.assign(out, detailedArrays(input.records));
   for (const key of TAIL_METRICS) put(key);
-  // Then, as upstream's result dict: the sample counts, then the realtime duplex_* keys.
+  // Then, as upstream's result dict: the sample counts, the per-request stage fields, then the realtime duplex_* keys.
   for (const key of SAMPLE_COUNTS) put(key);
+  if (input.requestStageMetrics) out.request_stage_metrics = input.requestStageMetrics;
   const backendKeys = input.backendKeys ?? {};
   for (const key of DUPLEX_KEYS) if (key in backendKeys) out[key] = backendKeys[key];
   if (input.rpsChangeEvents?.length) out.rps_change_events = [...input.rpsChangeEvents];

@@ -30,7 +30,8 @@ export async function streamThroughParser(
   requestId: string,
 ): Promise<{ record: RequestRecord; events: any[] }> {
   const record = newRecord(1, performance.now() / 1000);
-  const parser = new StreamParser(record, { now: () => performance.now() / 1000 });
+  // openai-chat-omni's reading: the stage fields are kept for request_stage_metrics.
+  const parser = new StreamParser(record, { now: () => performance.now() / 1000, omniStageMetrics: true });
   const res = await post(url, body, { 'x-request-id': requestId });
   const raw: string[] = [];
   const dec = new TextDecoder();

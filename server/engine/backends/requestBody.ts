@@ -92,18 +92,16 @@ function template(
 
 /**
  * vLLM-Omni's should_request_stage_metrics: its main() adds
- * `return_stage_metrics: true` to the extra body for --print-stage, for the
- * openai-chat-omni backend when tpot or itl is a percentile metric (as by
- * default; current upstream), or when the modalities include image. An
- * explicit value in --extra-body is kept.
+ * `return_stage_metrics: true` to the extra body for --print-stage, and for
+ * the openai-chat-omni backend when tpot or itl is a percentile metric (as by
+ * default; current upstream) or when the modalities include image (its image
+ * backends always ask; stallscope has none). An explicit value in
+ * --extra-body is kept.
  */
 export function requestsStageMetrics(config: RunConfig): boolean {
   if (config.workload.printStage) return true;
-  if (
-    config.target.backend === 'openai-chat-omni' &&
-    config.output.percentileMetrics.some((m) => m === 'tpot' || m === 'itl')
-  )
-    return true;
+  if (config.target.backend !== 'openai-chat-omni') return false;
+  if (config.output.percentileMetrics.some((m) => m === 'tpot' || m === 'itl')) return true;
   const modalities = config.workload.extraBody?.modalities;
   return Array.isArray(modalities) && modalities.includes('image');
 }

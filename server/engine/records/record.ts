@@ -7,6 +7,7 @@
 import { StallscopeError, type ErrorCode } from '../../../shared/errors.ts';
 import type { MetricInput } from '../../../shared/metrics/input.ts';
 import type { RealtimeTurnFields } from '../../../shared/metrics/realtime.ts';
+import type { RequestStageSnapshot } from '../../../shared/vllmResult/requestStageMetrics.ts';
 import { KEPT_ERROR_CHARS, keptText } from './keptText.ts';
 
 /**
@@ -26,14 +27,14 @@ export interface EndedRecord extends MetricInput, RealtimeTurnFields {
   hasAudio: boolean;
   /** HTTP attempts made for this request (retries of transport errors count). */
   attempts: number;
+  /** The stage fields the result's `request_stage_metrics` keeps (shared/vllmResult/requestStageMetrics.ts); absent: none seen. */
+  stageSnapshot?: RequestStageSnapshot;
 }
 
 /** The record the stream parser fills while a request runs. */
 export interface RequestRecord extends EndedRecord {
   /** Filled in place while the stream is read. */
   itl: number[];
-  /** Stage metrics from the events' `metrics` objects, keyed by stage id (read only while the stream runs). */
-  stageMetrics: Record<string, unknown>;
   /** Per-request warnings (format drift, a tolerated protocol deviation), each at most once (events by the end). */
   warnings: string[];
 }
@@ -55,7 +56,6 @@ export function newRecord(promptLen: number, startTime: number): RequestRecord {
     audioRtf: 0,
     textLatency: 0,
     startTime,
-    stageMetrics: {},
     warnings: [],
     hasAudio: false,
     // The runner sets the attempt number before each send; a record that was unsent keeps 0.

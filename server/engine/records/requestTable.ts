@@ -40,7 +40,9 @@ export type ColumnSpec =
    */
   | { name: keyof EndedRecord; kind: 'text'; intern?: true; absent?: true }
   /** A list of float64 (the ITLs), packed. */
-  | { name: keyof EndedRecord; kind: 'numbers' };
+  | { name: keyof EndedRecord; kind: 'numbers' }
+  /** A small JSON value, kept as its text (interned: many requests have the same); undefined reads back as undefined. */
+  | { name: keyof EndedRecord; kind: 'json'; absent: true };
 
 /** The record's fields, in the order the stream parser's records have them. */
 export const REQUEST_COLUMNS: readonly ColumnSpec[] = [
@@ -78,6 +80,8 @@ export const REQUEST_COLUMNS: readonly ColumnSpec[] = [
   { name: 'audioUnderrunS', kind: 'float', absent: true },
   { name: 'audioContinuityOk', kind: 'flag', absent: true },
   { name: 'audioUnderrunEventCount', kind: 'float', absent: true },
+  // The engine's stage fields per request (docs/design.md#request-stage-metrics), when the server sent any.
+  { name: 'stageSnapshot', kind: 'json', absent: true },
 ];
 
 /** One column's storage: what it writes and reads back, and a range set to one value. */
@@ -157,6 +161,12 @@ function column(spec: ColumnSpec, text: TextStore): Column {
     }
     case 'numbers':
       return new ListColumn();
+    case 'json':
+      return new CodedColumn(
+        new NumberColumn(),
+        (v) => (v === undefined ? 0 : text.add(JSON.stringify(v), true)),
+        (n) => (n === 0 ? undefined : (JSON.parse(text.get(n)) as unknown)),
+      );
   }
 }
 

@@ -3,6 +3,7 @@
  * plus ours), the result file, and `run.finished`. Runs after every socket
  * of the run was closed (see engine.ts).
  */
+import { requestStageMetrics } from '../../../shared/vllmResult/requestStageMetrics.ts';
 import { modelMismatch, type ServerIdentity } from '../../../shared/runInfo/serverIdentity.ts';
 import { join } from 'node:path';
 import { calculateMetrics } from '../../../shared/metrics/index.ts';
@@ -119,6 +120,7 @@ export async function finishBenchmark({
     run: { connectionMode, interruptCause, cleanupForcedSockets: run.cleanupForcedSockets },
     seedTts: seedTts?.keys,
     backendKeys: backendKeys?.(run.records, config.output.save?.detailed ?? false, config),
+    requestStageMetrics: requestStageMetrics(run.records),
   });
   Object.assign(result, extraResult);
 

@@ -128,11 +128,17 @@ describe('reproduction server: stage 0 token timing on the chat stream', () => {
         expect([...r.itl]).toEqual(stage0s[i].vllm_itls_ms.map((v: number) => v / 1000));
       });
       expect(out.result.num_tpot_samples).toBe(2);
+      // Upstream's request_stage_metrics: stage 0's count and finish per request, in request order.
+      expect(out.result.request_stage_metrics).toEqual([
+        { '0': { num_tokens_out: 6, finish_reason: 'length' } },
+        { '0': { num_tokens_out: 6, finish_reason: 'length' } },
+      ]);
 
       stage0s.length = 0;
       const unasked = await runBenchmark(config(['ttft', 'e2el']), { warmClient: false });
       expect(stage0s).toEqual([null, null]);
       for (const r of unasked.records) expect([...r.itl]).toEqual([0, 0, 0, 0, 0]);
+      expect('request_stage_metrics' in unasked.result).toBe(false);
     } finally {
       proxy.server.closeAllConnections();
       await new Promise((r) => proxy.server.close(r));

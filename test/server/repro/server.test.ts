@@ -40,8 +40,11 @@ describe('repro server: streaming format', () => {
     expect(record.audioDuration).toBeCloseTo(2.4, 9);
     expect(record.audioTtfp).toBeGreaterThan(0);
     expect(record.latency).toBeGreaterThanOrEqual(record.audioTtfp);
-    expect(record.stageMetrics['0']).toMatchObject({ stage_id: 0, final_output_type: 'text', num_tokens_out: 12 });
-    expect(record.stageMetrics['2']).toMatchObject({ stage_id: 2, final_output_type: 'audio', audio_frames: 57600 });
+    // What the result's request_stage_metrics keeps of the engine's stage metrics.
+    expect(record.stageSnapshot).toEqual({
+      '0': { num_tokens_out: 12, finish_reason: 'length' },
+      '2': { audio_frames: 57600, audio_duration_s: 2.4 },
+    });
     // Shape: role chunk first, modality on every content event, usage-only event last.
     expect(events[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
     expect(events[0].usage.completion_tokens).toBe(0);

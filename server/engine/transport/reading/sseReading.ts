@@ -16,12 +16,13 @@ export const SSE_READING: ResponseReading = {
 };
 
 /**
- * openai-chat-omni's reading: the same, and with no positive client ITL the request's TPOT/ITL come from stage 0's
- * engine metrics (chatStage0.ts), as vLLM-Omni's chat client does; vLLM's openai-chat client reads no metrics.
+ * openai-chat-omni's reading: the same, keeping each request's stage fields for `request_stage_metrics`, and with no
+ * positive client ITL the request's TPOT/ITL come from stage 0's engine metrics (chatStage0.ts), as vLLM-Omni's chat
+ * client does; vLLM's openai-chat client reads no metrics.
  */
 export const CHAT_OMNI_SSE_READING: ResponseReading = {
   ...SSE_READING,
-  open: (record, opts) => new StreamParser(record, { ...opts, stage0Timings: true }),
+  open: (record, opts) => new StreamParser(record, { ...opts, omniStageMetrics: true }),
 };
 
 function isEventStream(contentType: string | null): boolean {

@@ -34,6 +34,11 @@ import {
   type Json,
 } from './payload.ts';
 import { WavError } from './wav.ts';
+import {
+  compactStageSnapshot,
+  mergeStageMetrics,
+  type StageSnapshotBuilder,
+} from '../../../../shared/vllmResult/requestStageMetrics.ts';
 import { chatStage0Timing, hasPositiveItl } from './chatStage0.ts';
 import { AudioChunks, type AudioSink } from './audioChunks.ts';
 import { KEPT_ERROR_CHARS, KEPT_TEXT_CHARS, KeptTextBuilder, keptText } from '../../records/keptText.ts';
@@ -63,10 +68,10 @@ export interface StreamParserOptions {
   /** The run's learnt chunk shapes, shared by its streams; the stream learns its own when absent. */
   shapes?: ChunkShapes;
   /**
-   * openai-chat-omni: with no positive client ITL, take TPOT/ITL from stage 0's engine metrics (chatStage0.ts);
-   * vLLM's plain openai-chat client reads no metrics.
+   * openai-chat-omni: keep the request's stage fields for `request_stage_metrics`, and with no positive client ITL
+   * take TPOT/ITL from stage 0's engine metrics (chatStage0.ts); vLLM's plain openai-chat client reads no metrics.
    */
-  stage0Timings?: boolean;
+  omniStageMetrics?: boolean;
 }
 
 export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -99,6 +104,9 @@ export class StreamParser {
   private audioGenerateTime = 0;
   /** The last `metrics.stage_metrics["0"]` of the stream (upstream's dict.update keeps the latest); undefined: none. */
   private stage0: unknown = undefined;
+  /** The stage fields kept so far (requestStageMetrics.ts); undefined: no `stage_metrics` map yet. */
+  private stages: StageSnapshotBuilder | undefined;
+  private warnedStages = false;
   private streamError: string | null = null;
   private warnedNoSpace = false;
   private ended = false;
@@ -303,17 +311,17 @@ export class StreamParser {
     const tokens = outputTokensFromMetrics(metrics);
     if (!this.withinTokenBound(tokens, 'metrics output tokens')) return;
     if (tokens !== null) rec.outputTokens = Math.max(rec.outputTokens, tokens);
-    if (isObject(metrics.stage_metrics)) {
-      Object.assign(rec.stageMetrics, metrics.stage_metrics);
-      if ('0' in metrics.stage_metrics) this.stage0 = metrics.stage_metrics['0'];
-    } else {
-      // A flat per-stage object (no `stage_metrics` map): keep it under its stage id.
-      const id =
-        typeof metrics.stage_id === 'number' || typeof metrics.stage_id === 'string'
-          ? String(metrics.stage_id)
-          : 'metrics';
-      rec.stageMetrics[id] = metrics;
+    if (!isObject(metrics.stage_metrics)) return;
+    if ('0' in metrics.stage_metrics) this.stage0 = metrics.stage_metrics['0'];
+    if (!this.opts.omniStageMetrics) return;
+    this.stages ??= new Map();
+    const refused = mergeStageMetrics(this.stages, metrics.stage_metrics);
+    if (refused && !this.warnedStages) {
+      this.warnedStages = true;
+      this.warn(refused);
     }
+    // Kept on the record at once: a request that times out keeps what it saw, as upstream's output does.
+    rec.stageSnapshot = compactStageSnapshot(this.stages);
   }
 
   /**
@@ -336,7 +344,7 @@ export class StreamParser {
    */
   private applyStage0Timings(): void {
     const rec = this.record;
-    if (!this.opts.stage0Timings || this.stage0 === undefined || rec.outputTokens <= 1 || hasPositiveItl(rec.itl))
+    if (!this.opts.omniStageMetrics || this.stage0 === undefined || rec.outputTokens <= 1 || hasPositiveItl(rec.itl))
       return;
     const t = chatStage0Timing(this.stage0, rec.ttft, rec.outputTokens);
     if (t === null) return;

@@ -133,6 +133,13 @@ describe('seed-tts dataset', () => {
     expect(await asks({ percentileMetrics: ['ttft', 'tpot'], backend: 'openai-chat' })).toBeUndefined();
     expect(await asks({ percentileMetrics: ['ttft'], printStage: true })).toBe(true);
     expect(await asks({ percentileMetrics: ['ttft'], extraBody: { modalities: ['text', 'image'] } })).toBe(true);
+    // Image modalities ask only on openai-chat-omni (upstream's should_request_stage_metrics).
+    const image: Partial<FlatBenchConfig> = {
+      percentileMetrics: ['ttft'],
+      extraBody: { modalities: ['text', 'image'] },
+    };
+    expect(await asks({ ...image, backend: 'openai-chat' })).toBeUndefined();
+    expect(await asks({ ...image, backend: 'openai-chat', printStage: true })).toBe(true);
     expect(await asks({ percentileMetrics: ['tpot'], extraBody: { return_stage_metrics: false } })).toBe(false);
   });
 

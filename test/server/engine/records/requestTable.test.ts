@@ -11,7 +11,7 @@ import { RequestTable } from '#server/engine/records/requestTable.ts';
 
 /** What the table keeps of a record: everything but the in-stream diagnostics. */
 const kept = (r: RequestRecord): Record<string, unknown> => {
-  const { stageMetrics: _s, warnings: _w, itl, ...rest } = r;
+  const { warnings: _w, itl, ...rest } = r;
   return { ...rest, itl: Array.from(itl) };
 };
 const read = (t: RequestTable, i: number): Record<string, unknown> => {
@@ -37,6 +37,10 @@ function odd(i: number): RequestRecord {
   r.textLatency = 3.25;
   r.hasAudio = true;
   r.endTime = 99.5;
+  r.stageSnapshot = {
+    '0': { num_tokens_out: i, finish_reason: i % 2 ? 'stop' : null },
+    '2': { audio_duration_s: 0.5 },
+  };
   return r;
 }
 
@@ -56,6 +60,7 @@ describe('the request table', () => {
     t.write(1, plain, 'completed', null, null);
     expect(read(t, 1)).toEqual(kept(plain));
     expect('endTime' in t.at(1)).toBe(false); // absent stays absent
+    expect('stageSnapshot' in t.at(1)).toBe(false);
     for (const [i, r] of written) {
       expect(read(t, i)).toEqual(kept(r));
       expect(Object.is(t.at(i).ttft, -0)).toBe(true);

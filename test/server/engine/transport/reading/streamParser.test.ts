@@ -8,7 +8,10 @@ import { ManualClock } from '#test/fixtures/golden-helpers/golden.ts';
 const enc = (s: string) => new TextEncoder().encode(s);
 
 /** Feed `reads` (strings or bytes) one per clock step of `stepS` seconds after start 100. */
-function parse(reads: (string | Uint8Array)[], opts: { stepS?: number; maxEventBytes?: number; end?: boolean } = {}) {
+function parse(
+  reads: (string | Uint8Array)[],
+  opts: { stepS?: number; maxEventBytes?: number; end?: boolean; omni?: boolean } = {},
+) {
   const clock = new ManualClock(100);
   const record = newRecord(10, 100);
   const messages: MessageInfo[] = [];
@@ -16,6 +19,7 @@ function parse(reads: (string | Uint8Array)[], opts: { stepS?: number; maxEventB
   const parser = new StreamParser(record, {
     now: clock.now,
     maxEventBytes: opts.maxEventBytes,
+    omniStageMetrics: opts.omni,
     hooks: {
       // Copied: the parser refills one MessageInfo per message.
       onMessage: (m) => messages.push({ ...m }),
@@ -81,10 +85,60 @@ describe('StreamParser: tokens and timing', () => {
     ]);
     expect(record.promptLen).toBe(33);
     expect(record.outputTokens).toBe(9);
-    expect(record.stageMetrics).toEqual(metrics.stage_metrics);
+    expect(record.stageSnapshot).toBeUndefined(); // vLLM's plain chat client keeps no stage metrics
     const flat = parse([`data: ${JSON.stringify({ choices: [], metrics: { stage_id: 1, num_tokens_out: 4 } })}\n\n`]);
     expect(flat.record.outputTokens).toBe(4);
-    expect(flat.record.stageMetrics).toEqual({ '1': { stage_id: 1, num_tokens_out: 4 } });
+  });
+
+  it('openai-chat-omni keeps the stage fields request_stage_metrics writes: each stage replaced whole by its latest entry', () => {
+    const ev = (stageMetrics: unknown) =>
+      `data: ${JSON.stringify({ choices: [], metrics: { stage_metrics: stageMetrics } })}\n\n`;
+    const { record, warnings } = parse(
+      [
+        ev({ '0': { num_tokens_out: 1, finish_reason: null, vllm_itls_ms: [] }, '1': 'pending' }),
+        textEvent('a', 1),
+        // Stage 0 again without finish_reason: dict.update replaces the entry, so the earlier null is gone.
+        ev({ '0': { num_tokens_out: 2, vllm_itls_ms: [5] }, '2': { audio_frames: 4800, audio_duration_s: 0.2, x: 1 } }),
+        ev({ '1': { stage_id: 1 } }),
+      ],
+      { omni: true },
+    );
+    expect(record.stageSnapshot).toEqual({
+      '0': { num_tokens_out: 2 },
+      '1': {},
+      '2': { audio_frames: 4800, audio_duration_s: 0.2 },
+    });
+    expect(warnings).toEqual([]);
+    // A stage whose latest entry is no object keeps no fields; a flat metrics object is no stage map.
+    const odd = parse(
+      [ev({ '0': 7 }), `data: ${JSON.stringify({ choices: [], metrics: { stage_id: 1, num_tokens_out: 4 } })}\n\n`],
+      { omni: true },
+    );
+    expect(odd.record.stageSnapshot).toEqual({});
+    expect(parse([textEvent('a', 1)], { omni: true }).record.stageSnapshot).toBeUndefined();
+  });
+
+  it('keeps a request that ends early with the stage fields it saw (a timeout reads them from the record)', () => {
+    const { record } = parse(
+      [`data: ${JSON.stringify({ choices: [], metrics: { stage_metrics: { '0': { num_tokens_out: 3 } } } })}\n\n`],
+      { omni: true, end: false },
+    );
+    expect(record.stageSnapshot).toEqual({ '0': { num_tokens_out: 3 } });
+  });
+
+  it('bounds the stage fields a hostile server sends: 16 stages, scalars, short strings, one warning', () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, k) => [String(k), { num_tokens_out: k }]));
+    const { record, warnings } = parse(
+      [
+        `data: ${JSON.stringify({ choices: [], metrics: { stage_metrics: many } })}\n\n`,
+        `data: ${JSON.stringify({ choices: [], metrics: { stage_metrics: { '0': { finish_reason: 'x'.repeat(201), audio_frames: [1, 2] } } } })}\n\n`,
+      ],
+      { omni: true },
+    );
+    expect(Object.keys(record.stageSnapshot!)).toHaveLength(16);
+    expect(record.stageSnapshot!['0']).toEqual({});
+    expect(record.stageSnapshot!['15']).toEqual({ num_tokens_out: 15 });
+    expect(warnings).toEqual(['stage metrics name more than 16 stages; the others are not kept']);
   });
 
   it('two messages in one read share its timestamp; comments and [DONE] take none', () => {
