@@ -194,6 +194,7 @@ export async function run(argv: string[]): Promise<number> {
       allowedHosts: args['allowed-host'],
       retention: { policy },
       webRoot: WEB_OUT,
+      warmBoard: true,
       manager: verbose ? { log: (l) => process.stderr.write(`${l}\n`) } : {},
     });
   } catch (e) {

@@ -17,7 +17,7 @@ import { installTypeBoxValidation } from './plugins/validation.ts';
 import { hasWebBuild, registerWebStatic, spaFallback } from './plugins/webStatic.ts';
 import { installErrorHandler } from './plugins/errors.ts';
 import { runRoutes } from './routes/runs.ts';
-import { stallRoutes } from './routes/stalls.ts';
+import { DEFAULT_BOARD, stallRoutes } from './routes/stalls.ts';
 import { abandonRoutes } from './routes/abandon.ts';
 import { presetRoutes } from './routes/presets.ts';
 import { ingestRoutes } from './routes/ingest.ts';
@@ -61,9 +61,14 @@ export interface AppOptions {
   reportedIdleMs?: number;
   /** Body limit of ordinary JSON routes (import/ingest have their own). */
   bodyLimit?: number;
+  /** Read the default stall board once the app is ready, so the first viewer's is kept (the CLI's dashboard does). */
+  warmBoard?: boolean;
   /** `--retain-days` / `--retain-runs` and the pruner's pace (docs/design.md#retention); default: keep everything. */
   retention?: Partial<Omit<PrunerOptions, 'store' | 'isActive'>>;
 }
+
+/** How long ready waits for the warm-up board read (opts.warmBoard). */
+const WARM_WAIT_MS = 5000;
 
 /** Where this server can reach itself: loopback when bound everywhere, else the bound address. */
 export function selfHost(bindHost: string): string {
@@ -134,10 +139,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await externalRuns.shutdown();
   });
   // Pruning starts once the app is ready, off the request path; it stops (at its next batch) before the store closes.
-  app.addHook('onReady', async () => pruner.start());
+  // The default board read once at the start (opts.warmBoard): the first viewer is served a kept board
+  // (docs/design.md#board-cache), not the store's coldest read. Ready waits for it up to WARM_WAIT_MS (a year of
+  // history reads in well under a second), then it goes on in the background; a failure is the next viewer's to see.
+  let warming: Promise<unknown> = Promise.resolve();
+  app.addHook('onReady', async () => {
+    pruner.start();
+    if (!opts.warmBoard) return;
+    const { filter, last, pick } = DEFAULT_BOARD;
+    warming = store.board.viewJson(filter, last, pick).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([warming, new Promise((r) => (timer = setTimeout(r, WARM_WAIT_MS)))]);
+    clearTimeout(timer);
+  });
   app.addHook('onClose', async () => {
     await pruner.stop();
+    // Closing the store ends a warm-up read still running (SQLite's reader thread refuses it): then it is awaited.
     await store.close();
+    await warming;
   });
   return app;
 }

@@ -8,7 +8,7 @@
  * or the runs without CI metadata) and fingerprint, with the deprecated
  * snake_case aliases until 0.2.0.
  */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
 import {
@@ -16,7 +16,9 @@ import {
   BOARD_MAX_GROUPS,
   BOARD_MAX_RUNS,
   StallsReplySchema,
+  type BoardPick,
 } from '../../../shared/stalls/stallsApi.ts';
+import type { BoardFilter } from '../store/common/records.ts';
 import { sendJsonText } from './jsonText.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';
 
@@ -31,23 +33,36 @@ const StallsQuery = Type.Object({
   fingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{12}$' })),
 });
 
+type StallsQueryT = Static<typeof StallsQuery>;
+
+/** The store's board arguments for a query: one rule for the route and the warm-up read, so both share a kept board. */
+export function boardArgs(q: StallsQueryT): { filter: BoardFilter; last: number; pick: BoardPick } {
+  return {
+    filter: {
+      metadata: metadataPairs(q.metadata),
+      since: timeParam(q.since, 'since'),
+      until: timeParam(q.until, 'until'),
+      maxRuns: BOARD_MAX_RUNS,
+    },
+    last: q.last,
+    pick: { limit: q.limit, fingerprint: q.fingerprint },
+  };
+}
+
+/** What a viewer opening Stalls asks for: the query's defaults. */
+export const DEFAULT_BOARD = boardArgs({ last: 20, limit: BOARD_DEFAULT_GROUPS });
+
 export const stallRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/stalls',
     { schema: { querystring: StallsQuery, response: { 200: StallsReplySchema, 400: ErrorReplySchema } } },
     async (req, reply) => {
-      const q = req.query;
-      const filter = {
-        metadata: metadataPairs(q.metadata),
-        since: timeParam(q.since, 'since'),
-        until: timeParam(q.until, 'until'),
-        maxRuns: BOARD_MAX_RUNS,
-      };
+      const { filter, last, pick } = boardArgs(req.query);
       await app.store.ingest.flush(); // live runs' latest reports and timeouts may still be queued
       // Counted and serialized by the store (SQLite: on its reader thread), so viewers never hold ingest or the
-      // event loop (docs/design.md#stall-board); the text is `stallsReply`'s, the schema's shape.
-      const json = await app.store.board.viewJson(filter, q.last, { limit: q.limit, fingerprint: q.fingerprint });
-      return sendJsonText(reply, json);
+      // event loop (docs/design.md#stall-board), and served again while nothing it reads has changed
+      // (docs/design.md#board-cache); the text is `stallsReply`'s, the schema's shape.
+      return sendJsonText(reply, await app.store.board.viewJson(filter, last, pick));
     },
   );
 };

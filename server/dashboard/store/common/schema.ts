@@ -132,6 +132,15 @@ export interface RunLabelsTable {
   last_seq: number;
 }
 
+/**
+ * The stall board's version (one row, id 1): bumped by triggers with every write the board reads
+ * (docs/design.md#board-cache).
+ */
+export interface BoardVersionTable {
+  id: number;
+  v: number;
+}
+
 export interface StallscopeDb {
   runs: RunsTable;
   run_metadata: { run_id: string; key: string; value: string };
@@ -150,6 +159,7 @@ export interface StallscopeDb {
   };
   stall_facts: StallFactsTable;
   run_labels: RunLabelsTable;
+  board_version: BoardVersionTable;
   run_results: { run_id: string; part: number; text: string };
   api_tokens: ApiTokensTable;
   request_ranges: RequestRangesTable;

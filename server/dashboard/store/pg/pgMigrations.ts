@@ -325,6 +325,42 @@ export const PG_MIGRATIONS: PgMigration[] = [
     FOR EACH ROW EXECUTE FUNCTION stallscope_fact_labels();
   SELECT stallscope_run_labels(id) FROM runs;
   `,
+  // 11: the stall board's version, as SQLite's migration 14 (docs/design.md#board-cache). Bumped once per
+  // transaction that writes what the board reads, at its commit (deferred constraint triggers): the counter's row
+  // lock is the last one a writer takes, so two writers never wait on each other through it (taken first, a writer
+  // holding it could wait on a run row that another writer, already locked on that row, needs the counter for).
+  `
+  CREATE TABLE board_version (id INTEGER PRIMARY KEY CHECK (id = 1), v BIGINT NOT NULL);
+  INSERT INTO board_version (id, v) VALUES (1, 0);
+  -- Once per transaction (a setting local to it says it is done): an import's thousands of rows bump it once.
+  CREATE FUNCTION stallscope_board_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF current_setting('stallscope.board_bumped', true) IS DISTINCT FROM 'yes' THEN
+      UPDATE board_version SET v = v + 1 WHERE id = 1;
+      PERFORM set_config('stallscope.board_bumped', 'yes', true);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE CONSTRAINT TRIGGER board_version_run_change AFTER INSERT OR DELETE ON runs
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stallscope_board_bump();
+  CREATE CONSTRAINT TRIGGER board_version_run_update
+    AFTER UPDATE OF started_at_ms, created_at_ms, verdict, status, label, first_timeout_json ON runs
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+    WHEN (OLD.started_at_ms IS DISTINCT FROM NEW.started_at_ms OR OLD.created_at_ms IS DISTINCT FROM NEW.created_at_ms
+      OR OLD.verdict IS DISTINCT FROM NEW.verdict OR OLD.status IS DISTINCT FROM NEW.status
+      OR OLD.label IS DISTINCT FROM NEW.label OR OLD.first_timeout_json IS DISTINCT FROM NEW.first_timeout_json)
+    EXECUTE FUNCTION stallscope_board_bump();
+  CREATE CONSTRAINT TRIGGER board_version_metadata AFTER INSERT OR UPDATE OR DELETE ON run_metadata
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stallscope_board_bump();
+  CREATE CONSTRAINT TRIGGER board_version_report_change AFTER INSERT OR DELETE ON stall_reports
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stallscope_board_bump();
+  CREATE CONSTRAINT TRIGGER board_version_report_update AFTER UPDATE OF fingerprint, fingerprint_json ON stall_reports
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+    WHEN (OLD.fingerprint IS DISTINCT FROM NEW.fingerprint OR OLD.fingerprint_json IS DISTINCT FROM NEW.fingerprint_json)
+    EXECUTE FUNCTION stallscope_board_bump();
+  CREATE CONSTRAINT TRIGGER board_version_facts AFTER INSERT OR UPDATE OR DELETE ON stall_facts
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stallscope_board_bump();
+  `,
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

@@ -5,7 +5,8 @@
  */
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
-import { stallsReply, type BoardPick } from '../../../../shared/stalls/stallsApi.ts';
+import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
+import { BoardCache, boardKey, boardVersion, versionedBoard } from '../common/boardCache.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -104,8 +105,21 @@ export class PgBoard implements BoardReads {
     return reads.boardRuns(this.q, f);
   }
 
-  async viewJson(f: BoardFilter, last: number, pick?: BoardPick) {
-    return JSON.stringify(stallsReply(await this.view(f, last, pick)));
+  /** The boards served, each with the version it was read at (common/boardCache.ts). */
+  private readonly cache = new BoardCache();
+
+  async viewJson(f: BoardFilter, last: number, pick: BoardPick = {}) {
+    const key = boardKey(f, last, pick);
+    // Any process's write moves the version: a board kept here is served only while nothing it reads has changed.
+    const hit = this.cache.get(key, await boardVersion(this.kysely));
+    if (hit !== null) return hit;
+    const board = await this.kysely
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute((trx) => versionedBoard(trx, f, last, pick));
+    this.cache.set(key, board);
+    return board.json;
   }
 
   /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */

@@ -314,7 +314,39 @@ export const MIGRATIONS: Migration[] = [
   // from this index (a WITHOUT ROWID table's index holds its primary key), never the rows, each of which carries its
   // whole report (20-60 frames): 2,400 runs' reports read 0.4-0.9 s from the rows at load ~9.
   `CREATE INDEX stall_reports_board ON stall_reports(run_id, seq, fingerprint);`,
+  // 14: the stall board's version (docs/design.md#board-cache): bumped by triggers in the same transaction as any
+  // write the board reads — a run added, removed or changed where the board looks, its metadata, its stall reports'
+  // fingerprints, its stall facts — and by nothing else (a batch of request events moves last_seq only). A
+  // dashboard keeps the board it last served with the version read in the same snapshot, and serves it again while
+  // the version is unchanged.
+  `
+  CREATE TABLE board_version (id INTEGER PRIMARY KEY CHECK (id = 1), v INTEGER NOT NULL);
+  INSERT INTO board_version (id, v) VALUES (1, 0);
+  ${boardVersionTriggers()}
+  `,
 ];
+
+/** Migration 14's triggers: every write the board reads bumps board_version. */
+function boardVersionTriggers(): string {
+  const bump = 'UPDATE board_version SET v = v + 1 WHERE id = 1;';
+  const runColumns = ['started_at_ms', 'created_at_ms', 'verdict', 'status', 'label', 'first_timeout_json'];
+  const changed = runColumns.map((c) => `old.${c} IS NOT new.${c}`).join(' OR ');
+  const out = [
+    `CREATE TRIGGER board_version_run_insert AFTER INSERT ON runs BEGIN ${bump} END;`,
+    `CREATE TRIGGER board_version_run_delete AFTER DELETE ON runs BEGIN ${bump} END;`,
+    `CREATE TRIGGER board_version_run_update AFTER UPDATE OF ${runColumns.join(', ')} ON runs WHEN ${changed}
+      BEGIN ${bump} END;`,
+    `CREATE TRIGGER board_version_report_update AFTER UPDATE OF fingerprint, fingerprint_json ON stall_reports
+      WHEN old.fingerprint IS NOT new.fingerprint OR old.fingerprint_json IS NOT new.fingerprint_json BEGIN ${bump} END;`,
+  ];
+  for (const t of ['run_metadata', 'stall_reports', 'stall_facts']) {
+    out.push(`CREATE TRIGGER board_version_${t}_insert AFTER INSERT ON ${t} BEGIN ${bump} END;`);
+    out.push(`CREATE TRIGGER board_version_${t}_delete AFTER DELETE ON ${t} BEGIN ${bump} END;`);
+  }
+  out.push(`CREATE TRIGGER board_version_run_metadata_update AFTER UPDATE ON run_metadata BEGIN ${bump} END;`);
+  out.push(`CREATE TRIGGER board_version_stall_facts_update AFTER UPDATE ON stall_facts BEGIN ${bump} END;`);
+  return out.join('\n  ');
+}
 
 /** Applies the pending migrations; returns the schema version reached. */
 export function migrate(db: Database.Database): number {

@@ -8,7 +8,8 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { boardReply } from '../common/boardReply.ts';
 import type { BoardFilter } from '../common/records.ts';
 import type { StallscopeDb } from '../common/schema.ts';
-import { stallsReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import type { BoardPick, StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import { versionedBoard, type VersionedBoard } from '../common/boardCache.ts';
 
 const kyselies = new WeakMap<Database.Database, Kysely<StallscopeDb>>();
 const kyselyOf = (db: Database.Database) => {
@@ -38,11 +39,17 @@ export const READER_TASKS = {
     db: Database.Database,
     a: { filter: BoardFilter; last: number; pick?: BoardPick },
   ): Promise<StallBoardReply> => boardInSnapshot(db, a.filter, a.last, a.pick ?? {}),
-  /** The same, as the route's reply serialized (`stallsReply`): the string crosses to the loop, not the objects. */
-  boardJson: async (
+  /**
+   * The same, as the route's reply serialized (`stallsReply`) — the string crosses to the loop, not the objects —
+   * with the board version its snapshot saw (common/boardCache.ts).
+   */
+  boardJson: (
     db: Database.Database,
     a: { filter: BoardFilter; last: number; pick?: BoardPick },
-  ): Promise<string> => JSON.stringify(stallsReply(await boardInSnapshot(db, a.filter, a.last, a.pick ?? {}))),
+  ): Promise<VersionedBoard> =>
+    kyselyOf(db)
+      .transaction()
+      .execute((trx) => versionedBoard(trx, a.filter, a.last, a.pick ?? {})),
   /** Holds the thread for `ms` inside SQLite's own call (tests: a read that is in flight for a known time). */
   hold: (db: Database.Database, a: { ms: number }): number => {
     const until = Date.now() + a.ms;

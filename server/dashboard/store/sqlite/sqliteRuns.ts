@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { stallsReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 import { boardReply } from '../common/boardReply.ts';
+import { BoardCache, boardKey, type VersionedBoard } from '../common/boardCache.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
@@ -81,15 +82,47 @@ export class SqliteBoard implements BoardReads {
     private readonly db: Database.Database,
     private readonly kysely: Kysely<StallscopeDb>,
     private readonly reader: ReaderThread | null,
-  ) {}
+  ) {
+    this.readVersion = db.prepare('SELECT v FROM board_version WHERE id = 1');
+  }
 
   async runs(f: BoardFilter) {
     return boardRuns(this.db, f);
   }
 
+  /** The boards served, each with the version it was read at (common/boardCache.ts). */
+  private readonly cache = new BoardCache();
+  private readonly readVersion: Database.Statement;
+
+  /** The database's board version, read on the store's connection (one row, synchronous: microseconds). */
+  private version(): number {
+    return (this.readVersion.get() as { v: number }).v;
+  }
+
   async viewJson(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<string> {
-    if (this.reader) return this.reader.read('boardJson', { filter: f, last, pick });
-    return JSON.stringify(stallsReply(await this.view(f, last, pick)));
+    const key = boardKey(f, last, pick);
+    const hit = this.cache.get(key, this.version());
+    if (hit !== null) return hit;
+    const board = this.reader
+      ? await this.reader.read('boardJson', { filter: f, last, pick })
+      : await this.inPlace(f, last, pick);
+    if (board) this.cache.set(key, board);
+    return board ? board.json : JSON.stringify(stallsReply(await this.view(f, last, pick)));
+  }
+
+  /**
+   * The board on the store's own connection (in memory), kept only when no write came between its statements (the
+   * version before and after the same); null when one did, and the caller reads it again by `view`'s retries.
+   */
+  private async inPlace(f: BoardFilter, last: number, pick: BoardPick): Promise<VersionedBoard | null> {
+    const before = this.version();
+    try {
+      const json = JSON.stringify(stallsReply(await boardReply(this.kysely, f, last, pick)));
+      return this.version() === before ? { version: before, json } : null;
+    } catch (e) {
+      if (e instanceof StallscopeError && e.code === 'BOARD_CHANGED') return null;
+      throw e;
+    }
   }
 
   async view(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<StallBoardReply> {
