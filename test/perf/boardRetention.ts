@@ -59,6 +59,7 @@ export async function duringRetention(
   const app: FastifyInstance = await buildApp({
     ...opts,
     logger: false,
+    warmBoard: true,
     retention: { policy: { retainDays: 90, retainRuns: null }, firstDelayMs: 3_600_000 },
   });
   const batches: { ms: number; rows: number; size: number }[] = [];
