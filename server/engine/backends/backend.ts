@@ -2,8 +2,8 @@
  * A benchmark backend as the engine plugs it in (docs/design.md#backends):
  * how one request's body is built and how the answer is read into the
  * record, and what the backend adds to the result. Everything else — the
- * dispatch, the structural timeouts, retries, the breaker and every stop
- * rule, the bounded stop, the live events, the metrics and the result
+ * dispatch, the structural timeouts, the retry loop (how many attempts is
+ * the backend's), the breaker and every stop rule, the bounded stop, the live events, the metrics and the result
  * file — is shared and never asks which backend runs.
  */
 import type { BackendName } from '../../../shared/config/backends.ts';
@@ -47,4 +47,9 @@ export interface Backend {
    * the output length, and both size the request's byte budget (requestBudget.ts). Absent: the output length alone.
    */
   readonly speaksPrompt?: boolean;
+  /**
+   * Attempts a request may make when the transport fails, as this backend's upstream request function makes
+   * them (docs/design.md#retries). Absent: vLLM-Omni's chat function's 4 (the first and 3 retries, 100 ms apart).
+   */
+  readonly maxAttempts?: number;
 }

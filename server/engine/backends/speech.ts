@@ -135,6 +135,8 @@ export const SPEECH_BACKEND: Backend = {
   name: 'openai-audio-speech',
   buildBody: buildSpeechBody,
   reading: speechReading,
+  // async_request_openai_audio_speech has no retry loop: a transport error fails the request.
+  maxAttempts: 1,
   resultKeys: speechResultKeys,
   // Read as PCM, the recorded chat answer still warms the request path (pool, exchange, timers, reader).
   warmsWithRecordedChat: true,

@@ -1,7 +1,8 @@
 /**
  * Runs one request to its end state: attempts with vLLM-Omni's retry policy
- * (transport errors only, up to 3 more attempts 100 ms apart, the record
- * reset per attempt; never after a timeout, never once `cancel` fired).
+ * (transport errors only, up to 3 more attempts 100 ms apart — none for a
+ * backend whose upstream function has no retry loop, `target.maxAttempts` —
+ * the record reset per attempt; never after a timeout, never once `cancel` fired).
  */
 import type { RequestEndStatus, TimeoutKind } from '../../../shared/types.ts';
 import { markFailed, newRecord, type RequestRecord } from '../records/record.ts';
@@ -65,7 +66,7 @@ export async function runRequest(
       case 'cancelled':
         return { record, status: r.cause === 'breaker' ? 'cancelled_after_timeout' : 'cancelled' };
       case 'transport': {
-        if (attempt >= MAX_ATTEMPTS) return { record, status: 'failed' };
+        if (attempt >= (target.maxAttempts ?? MAX_ATTEMPTS)) return { record, status: 'failed' };
         const before = cancel.aborted ? cancel.reason : hooks.stopped?.();
         if (before !== undefined) return cancelledEnd(record, before);
         if (!(await backOff(RETRY_DELAY_MS, cancel))) return cancelledEnd(record, cancel.reason);

@@ -150,6 +150,7 @@ export async function setUpRun(config: RunConfig, opts: SetupOptions): Promise<R
       data.warnings.push(w);
     }),
     attempt: backend.attempt,
+    maxAttempts: backend.maxAttempts,
     chunkShapes: new ChunkShapes(),
   };
   const own = backend.sockets?.(target);

@@ -114,7 +114,18 @@ export class ChunkFactory {
   }
 }
 
-export const sseData = (obj: unknown): string => `data: ${JSON.stringify(obj)}\n\n`;
+/**
+ * Stage 2's `audio_duration_s` as vLLM-Omni's server writes it: a Python float (`frames / rate`), so a whole one is
+ * `4.0` where JSON.stringify writes `4`. Upstream's client copies the value verbatim into its result file's
+ * `request_stage_metrics`, so the spelling is part of what this server reproduces. Only the key as JSON.stringify
+ * writes it matches (a quoted copy inside a string has an escaped quote before its colon).
+ */
+const WHOLE_AUDIO_DURATION = /"audio_duration_s":(-?\d+)(?=[,}])/g;
+
+export const sseData = (obj: unknown): string => {
+  const json = JSON.stringify(obj);
+  return `data: ${json.includes('"audio_duration_s":') ? json.replace(WHOLE_AUDIO_DURATION, '"audio_duration_s":$1.0') : json}\n\n`;
+};
 export const SSE_DONE = 'data: [DONE]\n\n';
 
 /** An in-stream error, as vLLM-Omni sends it (HTTP status stays 200). */

@@ -52,6 +52,8 @@ export interface AttemptTarget {
    * WebSocket backends). Absent: `sendAttempt`, this file's HTTP attempt.
    */
   attempt?: AttemptFn;
+  /** Attempts one request may make on transport errors (the backend's; backends/backend.ts). Absent: MAX_ATTEMPTS. */
+  maxAttempts?: number;
 }
 
 /** One attempt: fills `record`, reports through `hooks`, never throws for anything the target does. */

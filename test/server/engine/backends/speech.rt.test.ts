@@ -161,6 +161,31 @@ describe('openai-audio-speech against the reproduction server', () => {
     expect(rec.errorCode).toBe('REQ_NOT_AUDIO_STREAM');
     expect(rec.error).toContain('response is audio/wav, not the raw PCM asked for');
   }, 30_000);
+
+  it('a dropped connection fails a speech request at once: the upstream speech function has no retry loop', async () => {
+    // async_request_openai_audio_speech has no retry loop (newest patch.py, index id 68336905632): a transport
+    // error ends the request. The chat-omni function's 3 retries 100 ms apart are its own.
+    let seen = 0;
+    const server: Server = createServer((req, res) => {
+      seen++;
+      req.resume();
+      if (seen === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      res.end(Buffer.alloc(4800));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise<void>((r) => server.close(() => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const out = await runBenchmark(speechConfig(url, { numPrompts: 1 }), { warmClient: false });
+    const rec = out.records.at(0);
+    expect(rec.success).toBe(false);
+    expect(rec.attempts).toBe(1);
+    expect(seen).toBe(1);
+    expect(out.result.failed).toBe(1);
+  }, 30_000);
 });
 
 /** The body the run sent for request i (built the same way). */
