@@ -101,13 +101,19 @@ export class SqliteBoard implements BoardReads {
 
   async viewJson(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<string> {
     const key = boardKey(f, last, pick);
-    const hit = this.cache.get(key, this.version());
+    const seen = this.version();
+    const hit = this.cache.get(key, seen);
     if (hit !== null) return hit;
-    const board = this.reader
-      ? await this.reader.read('boardJson', { filter: f, last, pick })
-      : await this.inPlace(f, last, pick);
+    let board = this.reader ? await this.shared(f, last, pick) : await this.inPlace(f, last, pick);
+    // The reader thread shares a read among viewers asking alike: one begun before a change this request already
+    // saw is read again, so no viewer is served a board older than the version it read.
+    if (this.reader && board && board.version < seen) board = await this.shared(f, last, pick);
     if (board) this.cache.set(key, board);
     return board ? board.json : JSON.stringify(stallsReply(await this.view(f, last, pick)));
+  }
+
+  private shared(f: BoardFilter, last: number, pick: BoardPick): Promise<VersionedBoard> {
+    return this.reader!.read('boardJson', { filter: f, last, pick });
   }
 
   /**

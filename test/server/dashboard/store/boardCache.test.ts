@@ -13,6 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#server/dashboard/app.ts';
 import { openStore } from '#server/dashboard/store/openStore.ts';
+import { SqliteStore } from '#server/dashboard/store/sqlite/sqliteStore.ts';
+import { SqliteBoard } from '#server/dashboard/store/sqlite/sqliteRuns.ts';
+import type { ReaderThread } from '#server/dashboard/store/sqlite/readerThread.ts';
 import type { DashboardStore } from '#server/dashboard/store/common/storeApi.ts';
 import type { BoardFilter } from '#server/dashboard/store/common/records.ts';
 import { BoardCache, boardVersion } from '#server/dashboard/store/common/boardCache.ts';
@@ -148,6 +151,34 @@ describe('the board read once at the start (warmBoard)', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+});
+
+describe('a read shared among viewers (SQLite’s reader thread)', () => {
+  it('is read again when it began before a change the asking viewer already saw', async () => {
+    const store = new SqliteStore({ dataDir: null });
+    try {
+      // The reader thread's answers, in order: a board read at version 1 (shared, begun before the change), then 2.
+      const answers = [
+        { version: 1, json: 'board at 1' },
+        { version: 2, json: 'board at 2' },
+      ];
+      const reads: string[] = [];
+      const reader = {
+        read: async (task: string) => {
+          reads.push(task);
+          return answers.shift();
+        },
+      } as unknown as ReaderThread;
+      const board = new SqliteBoard(store.db, store.kysely, reader);
+      store.db.prepare('UPDATE board_version SET v = 2').run();
+      expect(await board.viewJson(FILTER, 20, PICK)).toBe('board at 2');
+      expect(reads).toEqual(['boardJson', 'boardJson']);
+      expect(await board.viewJson(FILTER, 20, PICK)).toBe('board at 2'); // kept at 2
+      expect(reads).toHaveLength(2);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('BoardCache', () => {
