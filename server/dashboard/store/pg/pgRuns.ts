@@ -6,7 +6,7 @@
 import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
 import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
-import { BoardCache, boardKey, boardVersion, versionedBoard } from '../common/boardCache.ts';
+import { BoardCache, boardKey, boardVersion, versionedBoard, type VersionedBoard } from '../common/boardCache.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -108,16 +108,32 @@ export class PgBoard implements BoardReads {
   /** The boards served, each with the version it was read at (common/boardCache.ts). */
   private readonly cache = new BoardCache();
 
+  /**
+   * Board reads in flight, by board and the version their askers saw: viewers polling alike after a change share
+   * one read (five viewers' five ~0.6 s counts at once held PostgreSQL's cores and every reporter's batch behind them).
+   */
+  private readonly inFlight = new Map<string, Promise<VersionedBoard>>();
+
   async viewJson(f: BoardFilter, last: number, pick: BoardPick = {}) {
     const key = boardKey(f, last, pick);
     // Any process's write moves the version: a board kept here is served only while nothing it reads has changed.
-    const hit = this.cache.get(key, await boardVersion(this.kysely));
+    const seen = await boardVersion(this.kysely);
+    const hit = this.cache.get(key, seen);
     if (hit !== null) return hit;
-    const board = await this.kysely
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute((trx) => versionedBoard(trx, f, last, pick));
+    // Shared only among askers that saw the same version, so none is served a board older than the one it read.
+    const shareKey = `${seen}\u0000${key}`;
+    let read = this.inFlight.get(shareKey);
+    if (!read) {
+      read = this.kysely
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute((trx) => versionedBoard(trx, f, last, pick));
+      this.inFlight.set(shareKey, read);
+      const done = () => void this.inFlight.delete(shareKey);
+      read.then(done, done);
+    }
+    const board = await read;
     this.cache.set(key, board);
     return board.json;
   }

@@ -106,6 +106,29 @@ for (const kind of ['SQLite (reader thread)', 'SQLite (in memory)', 'PostgreSQL'
     });
 
     if (kind === 'PostgreSQL')
+      it('viewers asking alike after a change share one read of the database', async () => {
+        await store.kysely
+          .updateTable('board_version')
+          .set((eb) => ({ v: eb('v', '+', 1) }))
+          .execute();
+        const k = store.kysely;
+        const transaction = k.transaction.bind(k);
+        let reads = 0;
+        k.transaction = () => {
+          reads++;
+          return transaction();
+        };
+        try {
+          const replies = await Promise.all(Array.from({ length: 5 }, () => served(store)));
+          expect(reads).toBe(1);
+          expect(new Set(replies).size).toBe(1);
+          expect(replies[0]).toBe(await fresh(store));
+        } finally {
+          delete (k as { transaction?: unknown }).transaction;
+        }
+      });
+
+    if (kind === 'PostgreSQL')
       it('two processes on one database: what one writes, the other serves next', async () => {
         const other = await openStore({ dataDir: null, database });
         try {
