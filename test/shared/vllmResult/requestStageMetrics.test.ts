@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildResultJson, type ResultJsonInput } from '#shared/vllmResult/resultJson.ts';
+import { emptyCounts } from '#shared/requests/outcomes.ts';
 import { pyJsonDumps } from '#shared/vllmResult/pyJson.ts';
 import { resultFloatKindFor } from '#shared/vllmResult/floatKeys.ts';
 import {
@@ -48,16 +49,7 @@ function input(snapshots: (RequestStageSnapshot | undefined)[], backendKeys: Rec
     detailed: false,
     records,
     statuses: records.map(() => 'completed'),
-    counts: {
-      total: records.length,
-      completed: records.length,
-      failed: 0,
-      timedOut: 0,
-      cancelledAfterTimeout: 0,
-      cancelled: 0,
-      errored: 0,
-      unsent: 0,
-    },
+    counts: { ...emptyCounts(records.length), completed: records.length },
     failFast: { enabled: false, tripped: false, cause: null },
     verdict: 'passed',
     verdictReasons: [],
