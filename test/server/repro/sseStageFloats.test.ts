@@ -2,7 +2,7 @@
  * The reproduction server writes stage 2's `audio_duration_s` as vLLM-Omni's server does: a Python float
  * (`frames / rate`), so a whole duration is `4.0` on the wire, not JSON.stringify's `4`. vLLM-Omni's newest client
  * copies that value verbatim into `request_stage_metrics` (`_compact_request_stage_metrics`), so with `4` its
- * result file held an int where a run against the real server holds a float (issue 44's side-by-side, entries #2
+ * result file held an int where a run against the real server holds a float (the side-by-side with upstream's own client, entries #2
  * and #12). Only the number's spelling changes: the parsed event is the same.
  */
 import { describe, expect, it } from 'vitest';
