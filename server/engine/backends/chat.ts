@@ -16,5 +16,13 @@ export const CHAT_OMNI_BACKEND: Backend = {
   warmsWithRecordedChat: true,
 };
 
-/** vLLM's own chat client reads no `metrics`: no stage-0 timing fallback. */
-export const CHAT_BACKEND: Backend = { ...CHAT_OMNI_BACKEND, name: 'openai-chat', reading: () => SSE_READING };
+/**
+ * vLLM's own chat client (`async_request_openai_chat_completions`) reads no `metrics` — no stage-0 timing fallback,
+ * no stage fields — and has no retry loop: a transport error fails the request at once.
+ */
+export const CHAT_BACKEND: Backend = {
+  ...CHAT_OMNI_BACKEND,
+  name: 'openai-chat',
+  reading: () => SSE_READING,
+  maxAttempts: 1,
+};
