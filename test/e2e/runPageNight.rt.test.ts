@@ -131,10 +131,12 @@ describe('the run page of a failed nightly (Chromium)', () => {
       .getByTestId('story-link')
       .filter({ hasText: /^#\d+–#\d+$/ })
       .nth(1);
+    // Back re-renders the story from its data: on a loaded machine its links come later than an action's 10 s.
+    await behind.waitFor({ timeout: 30_000 });
     const waited = (await behind.getAttribute('data-requests'))!.split(',');
     await behind.click();
     await expect.poll(rowIndexes).toEqual(waited);
-  });
+  }, 60_000);
 
   for (const [width, height] of [
     [1440, 900],
