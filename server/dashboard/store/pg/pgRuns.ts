@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
 import { BoardCache, boardKey, boardVersion, versionedBoard, type VersionedBoard } from '../common/boardCache.ts';
 import { boardReply } from '../common/boardReply.ts';
+import { SharedReads } from '../common/sharedReads.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
@@ -112,7 +113,7 @@ export class PgBoard implements BoardReads {
    * Board reads in flight, by board and the version their askers saw: viewers polling alike after a change share
    * one read (five viewers' five ~0.6 s counts at once held PostgreSQL's cores and every reporter's batch behind them).
    */
-  private readonly inFlight = new Map<string, Promise<VersionedBoard>>();
+  private readonly inFlight = new SharedReads<VersionedBoard>();
 
   async viewJson(f: BoardFilter, last: number, pick: BoardPick = {}) {
     const key = boardKey(f, last, pick);
@@ -121,29 +122,19 @@ export class PgBoard implements BoardReads {
     const hit = this.cache.get(key, seen);
     if (hit !== null) return hit;
     // Shared only among askers that saw the same version, so none is served a board older than the one it read.
-    const shareKey = `${seen}\u0000${key}`;
-    let read = this.inFlight.get(shareKey);
-    if (!read) {
-      read = this.kysely
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .setAccessMode('read only')
-        .execute((trx) => versionedBoard(trx, f, last, pick));
-      this.inFlight.set(shareKey, read);
-      const done = () => void this.inFlight.delete(shareKey);
-      read.then(done, done);
-    }
-    const board = await read;
+    const board = await this.inFlight.share(`${seen}\u0000${key}`, () =>
+      this.snapshot((trx) => versionedBoard(trx, f, last, pick)),
+    );
     this.cache.set(key, board);
     return board.json;
   }
 
   /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */
   view(f: BoardFilter, last: number, pick?: BoardPick) {
-    return this.kysely
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute((trx) => boardReply(trx, f, last, pick));
+    return this.snapshot((trx) => boardReply(trx, f, last, pick));
+  }
+
+  private snapshot<T>(read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> {
+    return this.kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
   }
 }

@@ -19,26 +19,19 @@ const kyselyOf = (db: Database.Database) => {
 };
 
 /**
- * The board counted by the database (common/boardReply.ts) in one read transaction: WAL gives its statements one
- * snapshot, so no run leaves the board between them. `db` must be a connection nothing else writes on (the reader
- * thread's): a transaction on the store's own connection would take in the writer's statements.
+ * `read` in one read transaction: WAL gives its statements one snapshot, so no run leaves the board between them.
+ * `db` must be a connection nothing else writes on (the reader thread's): a transaction on the store's own
+ * connection would take in the writer's statements.
  */
-export const boardInSnapshot = (
-  db: Database.Database,
-  filter: BoardFilter,
-  last: number,
-  pick: BoardPick,
-): Promise<StallBoardReply> =>
-  kyselyOf(db)
-    .transaction()
-    .execute((trx) => boardReply(trx, filter, last, pick));
+const inSnapshot = <T>(db: Database.Database, read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> =>
+  kyselyOf(db).transaction().execute(read);
 
 export const READER_TASKS = {
   /** `GET /api/stalls`: the board over the newest runs of the filter, counted by the database. */
   board: (
     db: Database.Database,
     a: { filter: BoardFilter; last: number; pick?: BoardPick },
-  ): Promise<StallBoardReply> => boardInSnapshot(db, a.filter, a.last, a.pick ?? {}),
+  ): Promise<StallBoardReply> => inSnapshot(db, (trx) => boardReply(trx, a.filter, a.last, a.pick ?? {})),
   /**
    * The same, as the route's reply serialized (`stallsReply`) — the string crosses to the loop, not the objects —
    * with the board version its snapshot saw (common/boardCache.ts).
@@ -46,10 +39,7 @@ export const READER_TASKS = {
   boardJson: (
     db: Database.Database,
     a: { filter: BoardFilter; last: number; pick?: BoardPick },
-  ): Promise<VersionedBoard> =>
-    kyselyOf(db)
-      .transaction()
-      .execute((trx) => versionedBoard(trx, a.filter, a.last, a.pick ?? {})),
+  ): Promise<VersionedBoard> => inSnapshot(db, (trx) => versionedBoard(trx, a.filter, a.last, a.pick ?? {})),
   /** Holds the thread for `ms` inside SQLite's own call (tests: a read that is in flight for a known time). */
   hold: (db: Database.Database, a: { ms: number }): number => {
     const until = Date.now() + a.ms;

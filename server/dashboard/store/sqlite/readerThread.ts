@@ -10,6 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import { ERRORS, StallscopeError, type ErrorCode } from '../../../../shared/errors.ts';
 import { compiledModule } from '../../../common/packageRoot.ts';
+import { SharedReads } from '../common/sharedReads.ts';
 import type { ReaderArgs, ReaderReply, ReaderResult, ReaderTask } from './readerTasks.ts';
 
 /** Compiled, like the import's parse worker: no TypeScript loader in the thread (tests rebuild a stale dist/). */
@@ -54,17 +55,12 @@ export class ReaderThread {
   }
 
   /** Reads in flight by task and arguments: viewers polling the same board share one read, not one each. */
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly inFlight = new SharedReads<unknown>();
 
   read<K extends ReaderTask>(task: K, args: ReaderArgs<K>): Promise<ReaderResult<K>> {
-    const key = `${task}\u0000${JSON.stringify(args)}`;
-    const same = this.inFlight.get(key);
-    if (same) return same as Promise<ReaderResult<K>>;
-    const p = this.start(task, args);
-    this.inFlight.set(key, p);
-    const done = () => void this.inFlight.delete(key);
-    p.then(done, done);
-    return p;
+    return this.inFlight.share(`${task}\u0000${JSON.stringify(args)}`, () => this.start(task, args)) as Promise<
+      ReaderResult<K>
+    >;
   }
 
   private start<K extends ReaderTask>(task: K, args: ReaderArgs<K>): Promise<ReaderResult<K>> {

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { stallsReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
 import { boardReply } from '../common/boardReply.ts';
-import { BoardCache, boardKey, type VersionedBoard } from '../common/boardCache.ts';
+import { BoardCache, boardKey } from '../common/boardCache.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
@@ -104,31 +104,21 @@ export class SqliteBoard implements BoardReads {
     const seen = this.version();
     const hit = this.cache.get(key, seen);
     if (hit !== null) return hit;
-    let board = this.reader ? await this.shared(f, last, pick) : await this.inPlace(f, last, pick);
+    const reader = this.reader;
+    if (!reader) {
+      // In memory: the board is read on the store's own connection, between the writer's statements (view), and
+      // kept only when no write came between its statements (the version before and after the same).
+      const json = JSON.stringify(stallsReply(await this.view(f, last, pick)));
+      if (this.version() === seen) this.cache.set(key, { version: seen, json });
+      return json;
+    }
+    const read = () => reader.read('boardJson', { filter: f, last, pick });
+    let board = await read();
     // The reader thread shares a read among viewers asking alike: one begun before a change this request already
     // saw is read again, so no viewer is served a board older than the version it read.
-    if (this.reader && board && board.version < seen) board = await this.shared(f, last, pick);
-    if (board) this.cache.set(key, board);
-    return board ? board.json : JSON.stringify(stallsReply(await this.view(f, last, pick)));
-  }
-
-  private shared(f: BoardFilter, last: number, pick: BoardPick): Promise<VersionedBoard> {
-    return this.reader!.read('boardJson', { filter: f, last, pick });
-  }
-
-  /**
-   * The board on the store's own connection (in memory), kept only when no write came between its statements (the
-   * version before and after the same); null when one did, and the caller reads it again by `view`'s retries.
-   */
-  private async inPlace(f: BoardFilter, last: number, pick: BoardPick): Promise<VersionedBoard | null> {
-    const before = this.version();
-    try {
-      const json = JSON.stringify(stallsReply(await boardReply(this.kysely, f, last, pick)));
-      return this.version() === before ? { version: before, json } : null;
-    } catch (e) {
-      if (e instanceof StallscopeError && e.code === 'BOARD_CHANGED') return null;
-      throw e;
-    }
+    if (board.version < seen) board = await read();
+    this.cache.set(key, board);
+    return board.json;
   }
 
   async view(f: BoardFilter, last: number, pick: BoardPick = {}): Promise<StallBoardReply> {
