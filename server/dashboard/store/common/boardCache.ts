@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { stallsReply, type BoardPick } from '../../../../shared/stalls/stallsApi.ts';
+import type { IdTable } from './boardDetails.ts';
 import { boardReply } from './boardReply.ts';
 import type { BoardFilter } from './records.ts';
 import type { StallscopeDb } from './schema.ts';
@@ -40,12 +41,13 @@ export async function boardVersion(db: Kysely<StallscopeDb>): Promise<number> {
  */
 export async function versionedBoard(
   db: Kysely<StallscopeDb>,
+  ids: IdTable,
   f: BoardFilter,
   last: number,
   pick: BoardPick,
 ): Promise<VersionedBoard> {
   const version = await boardVersion(db);
-  return { version, json: JSON.stringify(stallsReply(await boardReply(db, f, last, pick))) };
+  return { version, json: JSON.stringify(stallsReply(await boardReply(db, ids, f, last, pick))) };
 }
 
 export class BoardCache {

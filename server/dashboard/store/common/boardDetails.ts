@@ -20,8 +20,18 @@ import type { StallscopeDb } from './schema.ts';
 
 /** The metadata the board shows of a run (node, build, its link, commit). */
 const SHOWN = ['ci_node', 'ci_build', 'ci_build_url', 'ci_commit'];
-/** Ids per statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
+/** Fingerprints' first reports per statement: each is an OR of three bound parameters. */
 const CHUNK = 500;
+
+/**
+ * A table of `ids` (one column, `id`) from one bound parameter, as each store's SQL writes it: a statement per kind
+ * for all the board's ids (~1,800 at its default), with no bound on how many. An `IN (…)` list of 500 parameters
+ * per part cost PostgreSQL a sequential scan of the stall reports per part (~25 ms each at a year): its planner
+ * priced the list as a filter, where a table of ids is joined.
+ */
+export type IdTable = (ids: readonly string[]) => RawBuilder<unknown>;
+export const PG_IDS: IdTable = (ids) => sql`SELECT unnest(CAST(${[...ids]} AS text[])) AS id`;
+export const SQLITE_IDS: IdTable = (ids) => sql`SELECT value AS id FROM json_each(${JSON.stringify(ids)})`;
 
 /** `read` over `items` in parts of CHUNK, the rows of all parts. */
 async function inParts<I, T>(items: readonly I[], read: (part: readonly I[]) => Promise<T[]>): Promise<T[]> {
@@ -29,10 +39,6 @@ async function inParts<I, T>(items: readonly I[], read: (part: readonly I[]) => 
   for (let i = 0; i < items.length; i += CHUNK) out.push(...(await read(items.slice(i, i + CHUNK))));
   return out;
 }
-
-/** `read` over `ids` in parts, each part as an `IN (…)` list. */
-const chunked = <T>(ids: readonly string[], read: (part: RawBuilder<unknown>) => Promise<T[]>): Promise<T[]> =>
-  inParts(ids, (part) => read(sql.join(part)));
 
 interface RunRow {
   id: string;
@@ -57,33 +63,25 @@ interface ReportRow {
 export const REPORT_IS_EVIDENCE = `EXISTS (SELECT 1 FROM stall_facts f
   WHERE f.run_id = s.run_id AND f.kind = 'stack' AND f.fingerprint = s.fingerprint)`;
 
-/** The runs `ids` as the board reads them. */
-export async function boardRunsById(db: Kysely<StallscopeDb>, ids: readonly string[]): Promise<Map<string, BoardRun>> {
-  const runs = await chunked(
-    ids,
-    async (part) =>
-      (
-        await sql<RunRow>`SELECT r.id, COALESCE(r.started_at_ms, r.created_at_ms) AS at_ms, r.verdict, r.status,
-        r.label, r.first_timeout_json FROM runs r WHERE r.id IN (${part})`.execute(db)
-      ).rows,
-  );
-  const metadata = await chunked(
-    ids,
-    async (part) =>
-      (
-        await sql<{ run_id: string; key: string; value: string }>`SELECT run_id, key, value FROM run_metadata
-        WHERE key IN (${sql.join(SHOWN)}) AND run_id IN (${part})`.execute(db)
-      ).rows,
-  );
-  const reports = await chunked(
-    ids,
-    async (part) =>
-      (
-        await sql<ReportRow>`SELECT s.run_id, s.worker_id, s.op_id, s.fingerprint FROM stall_reports s
-        WHERE s.run_id IN (${part}) AND s.fingerprint IS NOT NULL AND ${sql.raw(REPORT_IS_EVIDENCE)}
-        ORDER BY s.run_id, s.seq`.execute(db)
-      ).rows,
-  );
+/** The stall evidence reports of the runs `these` (a table of ids), by key, in the order they were stored. */
+export const reportKeys = (these: RawBuilder<unknown>) => sql<ReportRow>`SELECT s.run_id, s.worker_id, s.op_id,
+    s.fingerprint FROM stall_reports s WHERE s.run_id IN (${these}) AND s.fingerprint IS NOT NULL
+      AND ${sql.raw(REPORT_IS_EVIDENCE)}
+    ORDER BY s.run_id, s.seq`;
+
+/** The runs `ids` as the board reads them; `table` is the store's SQL for a table of ids. */
+export async function boardRunsById(
+  db: Kysely<StallscopeDb>,
+  ids: readonly string[],
+  table: IdTable,
+): Promise<Map<string, BoardRun>> {
+  if (ids.length === 0) return new Map();
+  const these = table(ids);
+  const { rows: runs } = await sql<RunRow>`SELECT r.id, COALESCE(r.started_at_ms, r.created_at_ms) AS at_ms,
+    r.verdict, r.status, r.label, r.first_timeout_json FROM runs r WHERE r.id IN (${these})`.execute(db);
+  const { rows: metadata } = await sql<{ run_id: string; key: string; value: string }>`SELECT run_id, key, value
+    FROM run_metadata WHERE key IN (${sql.join(SHOWN)}) AND run_id IN (${these})`.execute(db);
+  const { rows: reports } = await reportKeys(these).execute(db);
   const prints = await fingerprints(db, reports);
   const evidence = new Map<string, StallEvidence[]>();
   for (const s of reports) {

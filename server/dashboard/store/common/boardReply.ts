@@ -19,7 +19,7 @@ import {
   type StallGroup,
 } from '../../../../shared/stalls/stallBoard.ts';
 import { groupReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
-import { boardRunsById } from './boardDetails.ts';
+import { boardRunsById, type IdTable } from './boardDetails.ts';
 import { groupCounts, groupKey, type OccurrenceRow } from './boardGroups.ts';
 import { boardRows, windowSize, type StripRow } from './boardScopes.ts';
 import type { BoardFilter } from './records.ts';
@@ -28,9 +28,13 @@ import type { StallscopeDb } from './schema.ts';
 const scopeKey = (r: { pipeline: string; step: string }) => `${r.pipeline}\u0000${r.step}`;
 const orNull = (s: string) => s || null;
 
-/** The board over the window of `f`: the groups `pick` names, each with its scope's strip over its last `last` runs. */
+/**
+ * The board over the window of `f`: the groups `pick` names, each with its scope's strip over its last `last` runs;
+ * `ids` is the store's SQL for a table of ids (boardDetails.ts).
+ */
 export async function boardReply(
   db: Kysely<StallscopeDb>,
+  ids: IdTable,
   f: BoardFilter,
   last: number,
   pick: BoardPick = {},
@@ -47,9 +51,9 @@ export async function boardReply(
     nodes.set(scopeKey(n), byNode);
   }
   const groupsCounted = counts.map((c) => ({ c, g: groupCounts(c, occurrences.get(groupKey(c)) ?? []) }));
-  const ids = new Set<string>(strips.map((s) => s.id));
-  for (const { g } of groupsCounted) for (const id of [...g.runs, ...g.controls]) ids.add(id);
-  const runs = await boardRunsById(db, [...ids]);
+  const named = new Set<string>(strips.map((s) => s.id));
+  for (const { g } of groupsCounted) for (const id of [...g.runs, ...g.controls]) named.add(id);
+  const runs = await boardRunsById(db, [...named], ids);
   const run = (id: string): BoardRun => {
     const r = runs.get(id);
     // Both stores read in one snapshot; only the in-memory store (one connection, no snapshot) can lose a run here.

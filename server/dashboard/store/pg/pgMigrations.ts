@@ -361,6 +361,16 @@ export const PG_MIGRATIONS: PgMigration[] = [
   CREATE CONSTRAINT TRIGGER board_version_facts AFTER INSERT OR UPDATE OR DELETE ON stall_facts
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stallscope_board_bump();
   `,
+  // 12: the stall board's reads answered from indexes alone (docs/performance.md#year-of-history). Its window (the
+  // newest runs) reads the runs' time, id and verdict from `runs_newest`: 5,000 runs' rows, each on its own page,
+  // cost 30-60 ms a board. Its runs' reports by key, in order, from `stall_reports_board` (as SQLite's 13), never
+  // the rows with their whole reports (a sequential scan of them: ~40 ms a board at a year).
+  `
+  DROP INDEX runs_newest;
+  CREATE INDEX runs_newest ON runs ((COALESCE(started_at_ms, created_at_ms)) DESC, id)
+    INCLUDE (started_at_ms, created_at_ms, verdict);
+  CREATE INDEX stall_reports_board ON stall_reports (run_id, seq) INCLUDE (worker_id, op_id, fingerprint);
+  `,
 ];
 
 /** The advisory lock (two int4 keys) every migration runs under: 'stal' 'migr'. */

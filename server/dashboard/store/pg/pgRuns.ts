@@ -7,6 +7,7 @@ import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
 import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
 import { BoardCache, boardKey, boardVersion, versionedBoard, type VersionedBoard } from '../common/boardCache.ts';
+import { PG_IDS } from '../common/boardDetails.ts';
 import { boardReply } from '../common/boardReply.ts';
 import { SharedReads } from '../common/sharedReads.ts';
 import type { StallscopeDb } from '../common/schema.ts';
@@ -123,7 +124,7 @@ export class PgBoard implements BoardReads {
     if (hit !== null) return hit;
     // Shared only among askers that saw the same version, so none is served a board older than the one it read.
     const board = await this.inFlight.share(`${seen}\u0000${key}`, () =>
-      this.snapshot((trx) => versionedBoard(trx, f, last, pick)),
+      this.snapshot((trx) => versionedBoard(trx, PG_IDS, f, last, pick)),
     );
     this.cache.set(key, board);
     return board.json;
@@ -131,7 +132,7 @@ export class PgBoard implements BoardReads {
 
   /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */
   view(f: BoardFilter, last: number, pick?: BoardPick) {
-    return this.snapshot((trx) => boardReply(trx, f, last, pick));
+    return this.snapshot((trx) => boardReply(trx, PG_IDS, f, last, pick));
   }
 
   private snapshot<T>(read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> {

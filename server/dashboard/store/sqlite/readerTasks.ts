@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { SQLITE_IDS } from '../common/boardDetails.ts';
 import { boardReply } from '../common/boardReply.ts';
 import type { BoardFilter } from '../common/records.ts';
 import type { StallscopeDb } from '../common/schema.ts';
@@ -31,7 +32,7 @@ export const READER_TASKS = {
   board: (
     db: Database.Database,
     a: { filter: BoardFilter; last: number; pick?: BoardPick },
-  ): Promise<StallBoardReply> => inSnapshot(db, (trx) => boardReply(trx, a.filter, a.last, a.pick ?? {})),
+  ): Promise<StallBoardReply> => inSnapshot(db, (trx) => boardReply(trx, SQLITE_IDS, a.filter, a.last, a.pick ?? {})),
   /**
    * The same, as the route's reply serialized (`stallsReply`) — the string crosses to the loop, not the objects —
    * with the board version its snapshot saw (common/boardCache.ts).
@@ -39,7 +40,8 @@ export const READER_TASKS = {
   boardJson: (
     db: Database.Database,
     a: { filter: BoardFilter; last: number; pick?: BoardPick },
-  ): Promise<VersionedBoard> => inSnapshot(db, (trx) => versionedBoard(trx, a.filter, a.last, a.pick ?? {})),
+  ): Promise<VersionedBoard> =>
+    inSnapshot(db, (trx) => versionedBoard(trx, SQLITE_IDS, a.filter, a.last, a.pick ?? {})),
   /** Holds the thread for `ms` inside SQLite's own call (tests: a read that is in flight for a known time). */
   hold: (db: Database.Database, a: { ms: number }): number => {
     const until = Date.now() + a.ms;

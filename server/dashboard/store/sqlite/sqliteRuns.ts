@@ -4,6 +4,7 @@ import type { RequestRow } from '../../../../shared/protocol/apiSchemas.ts';
 import type { Kysely } from 'kysely';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { stallsReply, type BoardPick, type StallBoardReply } from '../../../../shared/stalls/stallsApi.ts';
+import { SQLITE_IDS } from '../common/boardDetails.ts';
 import { boardReply } from '../common/boardReply.ts';
 import { BoardCache, boardKey } from '../common/boardCache.ts';
 import type { StallscopeDb } from '../common/schema.ts';
@@ -127,7 +128,7 @@ export class SqliteBoard implements BoardReads {
     // statements), so a run deleted between two statements is read again, at most twice more.
     for (let attempt = 1; ; attempt++)
       try {
-        return await boardReply(this.kysely, f, last, pick);
+        return await boardReply(this.kysely, SQLITE_IDS, f, last, pick);
       } catch (e) {
         if (attempt >= 3 || !(e instanceof StallscopeError && e.code === 'BOARD_CHANGED')) throw e;
       }

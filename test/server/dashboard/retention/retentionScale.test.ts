@@ -92,7 +92,9 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       expect(days).not.toMatch(/SCAN runs(?! USING)|Seq Scan on runs/);
       const newest = await plan({ retainDays: null, retainRuns: 100 });
       expect(newest).toMatch(/runs_due/);
-      expect(newest).toMatch(/runs_newest/);
+      // The newest N in time order from an index (PostgreSQL may take the narrower `runs_happened` and order its
+      // ties by id, now that `runs_newest` carries the board's columns too), never a sort of every run.
+      expect(newest).toMatch(/runs_newest|Index Scan using runs_happened on runs newest/);
       expect(newest).not.toMatch(/SCAN (runs|newest)(?! USING)|Seq Scan on runs/);
     });
 

@@ -5,11 +5,12 @@
  * range. Any count, list or control that differs fails. On PostgreSQL the GROUP BY reads the stall facts through
  * an index, never by a sequential scan (EXPLAIN with sequential scans priced out: only a missing index shows one).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#server/dashboard/app.ts';
-import { countsQuery, type GroupCounts } from '#server/dashboard/store/common/boardGroups.ts';
+import { PG_IDS, reportKeys } from '#server/dashboard/store/common/boardDetails.ts';
+import { countsQuery, windowRuns, type GroupCounts } from '#server/dashboard/store/common/boardGroups.ts';
 import { boardGroupCounts } from '#server/dashboard/store/common/boardScopes.ts';
 import type { BoardFilter } from '#server/dashboard/store/common/records.ts';
 import type { DashboardStore } from '#server/dashboard/store/common/storeApi.ts';
@@ -118,4 +119,31 @@ describe("the board's GROUP BY on PostgreSQL", () => {
       expect(text).toMatch(/(Bitmap Index Scan on|Index (Only )?Scan using) stall_facts_time/);
       expect(text).not.toMatch(/Seq Scan on stall_facts/);
     });
+
+  /** `q`'s plan once vacuumed (a year's tables are: autovacuum), sequential scans priced out. */
+  const planOf = (q: RawBuilder<unknown>) =>
+    app.store.kysely.connection().execute(async (db) => {
+      await sql`VACUUM ANALYZE runs, stall_reports`.execute(db);
+      await sql`SET enable_seqscan = off`.execute(db);
+      try {
+        return (await sql<{ 'QUERY PLAN': string }>`EXPLAIN ${q}`.execute(db)).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+      } finally {
+        await sql`RESET enable_seqscan`.execute(db);
+      }
+    });
+
+  it("reads the window's runs from runs_newest alone, never their rows", async () => {
+    expect(await planOf(windowRuns({ maxRuns: 5000 }))).toMatch(/Index Only Scan using runs_newest on runs/);
+  });
+
+  it("reads the named runs' report keys from stall_reports_board alone, never the reports", async () => {
+    const { rows } = await sql<{ run_id: string }>`SELECT DISTINCT run_id FROM stall_reports LIMIT 40`.execute(
+      app.store.kysely,
+    );
+    expect(rows.length).toBeGreaterThan(10);
+    const plan = await planOf(reportKeys(PG_IDS(rows.map((r) => r.run_id))));
+    expect(plan).toMatch(/Index Only Scan using stall_reports_board on stall_reports/);
+  });
 });
