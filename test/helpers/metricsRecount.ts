@@ -6,7 +6,7 @@
  */
 import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { StallscopeDb } from '#server/dashboard/store/common/schema.ts';
-import { MAX_GROUPS, type MetricsQueries } from '#server/dashboard/store/common/metricsQueries.ts';
+import { MAX_GROUPS, readEach, type MetricsQueries } from '#server/dashboard/store/common/metricsQueries.ts';
 import { UNSET_LABEL, type JobRunsRow } from '#server/dashboard/store/common/jobRunQueries.ts';
 
 /** Stall reports that are evidence: captures that read no stack are not (as on the board). */
@@ -133,6 +133,10 @@ export class RecountMetricsQueries implements MetricsQueries {
     private readonly db: Kysely<StallscopeDb>,
     private readonly max = MAX_GROUPS,
   ) {}
+
+  readAll() {
+    return readEach(this);
+  }
 
   /**
    * The `max` pipelines with the most runs keep their own series per verdict; the rest are summed per verdict

@@ -180,15 +180,7 @@ export class FleetMetrics {
 
   private async readDatabase(): Promise<void> {
     try {
-      const qs = this.s.queries;
-      const [byVerdict, jobRuns, byStatus, stalls, events, retention] = await Promise.all([
-        qs.runsByVerdictAndPipeline(),
-        qs.jobRunsByOutcome(),
-        qs.runsByStatusAndSource(),
-        qs.stallRunsByFingerprintAndNode(),
-        qs.eventsNumbered(),
-        qs.retentionCounts(),
-      ]);
+      const { byVerdict, jobRuns, byStatus, stalls, events, retention } = await this.s.queries.readAll();
       this.runs.replace(
         byVerdict.map((r) => ({ labels: { verdict: r.verdict, pipeline: r.pipeline }, value: r.runs })),
       );

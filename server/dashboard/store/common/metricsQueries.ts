@@ -32,7 +32,39 @@ import type { StallscopeDb } from './schema.ts';
  */
 export const MAX_GROUPS = 50;
 
+/** What one scrape reads of the database: every family's rows, read together. */
+export interface MetricsRead {
+  byVerdict: Awaited<ReturnType<MetricsQueries['runsByVerdictAndPipeline']>>;
+  jobRuns: JobRunsRow[];
+  byStatus: Awaited<ReturnType<MetricsQueries['runsByStatusAndSource']>>;
+  stalls: Awaited<ReturnType<MetricsQueries['stallRunsByFingerprintAndNode']>>;
+  events: number;
+  retention: { pinned: number; pruned: number };
+}
+
+/** A scrape's reads of `q`, issued together (the families that share a pass share its statement). */
+export async function readEach(q: MetricsQueries): Promise<MetricsRead> {
+  const [byVerdict, jobRuns, byStatus, stalls, events, retention] = await Promise.all([
+    q.runsByVerdictAndPipeline(),
+    q.jobRunsByOutcome(),
+    q.runsByStatusAndSource(),
+    q.stallRunsByFingerprintAndNode(),
+    q.eventsNumbered(),
+    q.retentionCounts(),
+  ]);
+  return { byVerdict, jobRuns, byStatus, stalls, events, retention };
+}
+
+/** Runs `read` in one read-only snapshot on one connection (PostgreSQL's store gives one). */
+export type OneRead = <T>(read: (db: Kysely<StallscopeDb>) => Promise<T>) => Promise<T>;
+
 export interface MetricsQueries {
+  /**
+   * Every family of a scrape (`readEach`); where the store gives a snapshot (PostgreSQL), in it: the families
+   * agree with each other, and a scrape holds one of the pool's connections, not one per statement (eight at once,
+   * each new one a backend to start and its catalog to read: a cold scrape's cost).
+   */
+  readAll(): Promise<MetricsRead>;
   /** Runs per verdict (`none` while running or without one) and `ci_pipeline` (`none` when unset); null: the rest. */
   runsByVerdictAndPipeline(): Promise<{ verdict: string; pipeline: string | null; runs: number }[]>;
   /** Runs per CI job (`none` for an unset pipeline or step) and the board's outcome; null labels: the rest. */
@@ -96,7 +128,13 @@ export class KyselyMetricsQueries implements MetricsQueries {
   constructor(
     private readonly db: Kysely<StallscopeDb>,
     private readonly max = MAX_GROUPS,
+    private readonly oneRead: OneRead | null = null,
   ) {}
+
+  readAll(): Promise<MetricsRead> {
+    const { oneRead } = this;
+    return oneRead ? oneRead((trx) => readEach(new KyselyMetricsQueries(trx, this.max))) : readEach(this);
+  }
 
   private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
     const had = this.inflight.get(key) as Promise<T> | undefined;

@@ -3,9 +3,11 @@
  * failure becomes STORE_UNAVAILABLE (503: retry later), and a transaction
  * hands a broken connection back to the pool as broken.
  */
+import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { isConnectionError } from '../common/connectionError.ts';
+import type { StallscopeDb } from '../common/schema.ts';
 
 /** Runs one query; rows back. */
 export type Query = <T>(text: string, params?: unknown[]) => Promise<T[]>;
@@ -46,4 +48,13 @@ export function poolTransaction(pool: pg.Pool): Transaction {
       throw e;
     }
   };
+}
+
+/**
+ * `read` in one read-only REPEATABLE READ transaction on one pooled connection: its statements see one snapshot
+ * (the board's runs, a scrape's families), and it holds one connection however many statements it issues.
+ */
+export function readSnapshot(kysely: Kysely<StallscopeDb>) {
+  return <T>(read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> =>
+    kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
 }

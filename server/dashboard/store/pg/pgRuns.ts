@@ -14,7 +14,7 @@ import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
 import type { BoardFilter, NewRun, RowSlice, RunFilter, RunUpdate, StoredEvent } from '../common/records.ts';
 import type { BoardReads, RunReads, RunWrites } from '../common/storeApi.ts';
-import type { Query, Transaction } from './pgQuery.ts';
+import { readSnapshot, type Query, type Transaction } from './pgQuery.ts';
 import * as reads from './pgReads.ts';
 import type { PgWriter } from './pgWriter.ts';
 import { insertRunSql, updateSql } from './pgWrites.ts';
@@ -136,6 +136,6 @@ export class PgBoard implements BoardReads {
   }
 
   private snapshot<T>(read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> {
-    return this.kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+    return readSnapshot(this.kysely)(read);
   }
 }

@@ -13,7 +13,7 @@ import { randomInt } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { IngestFeed } from '../common/ingestFeed.ts';
-import { KyselyMetricsQueries } from '../common/metricsQueries.ts';
+import { KyselyMetricsQueries, MAX_GROUPS } from '../common/metricsQueries.ts';
 import { RequestPages } from '../common/requestPages.ts';
 import { KyselyRetentionStore } from '../common/retention.ts';
 import type { StallscopeDb } from '../common/schema.ts';
@@ -25,7 +25,7 @@ import { PgIngest } from './pgIngest.ts';
 import { PgListener } from './pgListener.ts';
 import { PgProbe } from './pgProbe.ts';
 import { migratePg } from './pgMigrations.ts';
-import { poolQuery, poolTransaction } from './pgQuery.ts';
+import { poolQuery, poolTransaction, readSnapshot } from './pgQuery.ts';
 import { PgBoard, PgRuns } from './pgRuns.ts';
 import { PgWriter } from './pgWriter.ts';
 
@@ -94,7 +94,7 @@ export class PgStore implements DashboardStore {
     this.kysely = new Kysely<StallscopeDb>({ dialect: new PostgresDialect({ pool }) });
     this.tokens = new KyselyTokenStore(this.kysely);
     this.retention = new KyselyRetentionStore(this.kysely);
-    this.metrics = new KyselyMetricsQueries(this.kysely);
+    this.metrics = new KyselyMetricsQueries(this.kysely, MAX_GROUPS, readSnapshot(this.kysely));
     const feed = new IngestFeed();
     this.writer = new PgWriter(pool, {
       intervalMs: o.flushIntervalMs,

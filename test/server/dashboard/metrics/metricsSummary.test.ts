@@ -137,7 +137,10 @@ async function storedLabels(db: Kysely<StallscopeDb>): Promise<unknown[]> {
 async function agrees(side: Side): Promise<void> {
   const db = side.store.kysely;
   expect(await storedLabels(db)).toEqual(await recountedLabels(db));
-  expect(await exposition(new KyselyMetricsQueries(db))).toEqual(await exposition(new RecountMetricsQueries(db)));
+  const recount = await exposition(new RecountMetricsQueries(db));
+  expect(await exposition(new KyselyMetricsQueries(db))).toEqual(recount);
+  // The store's own, as a scrape reads it (PostgreSQL: in one snapshot).
+  expect(await exposition(side.store.metrics)).toEqual(recount);
 }
 
 /** Runs the year does not hold: one running without metadata, a py-spy capture that read no stack, a late pipeline. */
@@ -238,3 +241,31 @@ for (const [name, open] of [
     });
   });
 }
+
+describe('a scrape on PostgreSQL', () => {
+  it('reads every family on one pooled connection, in one read-only snapshot', async () => {
+    const store = await openPgStore({ url: await cluster!.freshDatabase() });
+    try {
+      const seen: string[] = [];
+      const texts: string[] = [];
+      store.pool.on('acquire', (client: pg.PoolClient) => {
+        seen.push('acquire');
+        const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+        // Every statement the connection is sent, in order (config objects or text).
+        client.query = ((...a: unknown[]) => {
+          texts.push(typeof a[0] === 'string' ? a[0] : (a[0] as { text: string }).text);
+          return query(...a);
+        }) as typeof client.query;
+      });
+      const read = await store.metrics.readAll();
+      expect(read.byStatus).toEqual([]);
+      // Eight statements, one connection taken from the pool once (unsnapshotted, each statement takes its own).
+      expect(seen).toEqual(['acquire']);
+      expect(texts[0]).toMatch(/^start transaction isolation level repeatable read read only$/i);
+      expect(texts.length).toBeGreaterThanOrEqual(6);
+      expect(texts.at(-1)).toMatch(/^commit$/i);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FleetMetrics } from '#server/dashboard/metrics/fleetMetrics.ts';
-import type { MetricsQueries } from '#server/dashboard/store/common/metricsQueries.ts';
+import { readEach, type MetricsQueries } from '#server/dashboard/store/common/metricsQueries.ts';
 
 /** Database reads that each wait for `release()`; `runs` is what the next read finds. */
 function slowQueries() {
@@ -22,6 +22,7 @@ function slowQueries() {
     stallRunsByFingerprintAndNode: () => gated(() => []),
     eventsNumbered: () => gated(() => 0),
     retentionCounts: () => gated(() => ({ pinned: 0, pruned: 0 })),
+    readAll: () => readEach(queries),
   };
   const release = () => {
     const gs = state.gates.splice(0);
