@@ -2,7 +2,8 @@
  * Cold loads of the pages a maintainer opens first (`npm run bench coldLoad`; docs/performance.md#cold-loads):
  * Runs, Stalls, Compare and a story range link (the run page a stall's evidence link opens), each in a new
  * Chromium context at 1440 px with the cache disabled, over the generated history (boardHistory.ts) at ~120 runs
- * and at 20,000 runs, on SQLite. The figure is the time from navigation start to a named element with data being
+ * and at 20,000 runs, on each store (SQLite, then a throwaway PostgreSQL; STALLSCOPE_BENCH_STORES=sqlite for one), each
+ * dashboard started as the CLI's is (the default board read at ready). The figure is the time from navigation start to a named element with data being
  * in the DOM (not the shell, not "Loading"), read from a MutationObserver the page runs from its first script, so
  * no polling from the test adds to it. Beside it: the page's own requests to /api/ (start → end, from Resource
  * Timing), so a reader sees what is the server's and what is the page's, and the bytes of script and CSS the page
@@ -17,6 +18,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildApp } from '#server/dashboard/app.ts';
 import { openStore } from '#server/dashboard/store/openStore.ts';
 import { ensureWebBuild, requireChromium, ROOT } from '../helpers/browser.ts';
+import { startPostgres, type PgCluster } from '../helpers/postgres.ts';
 import { loadHistory } from './boardHistory.ts';
 
 const SIZES = (process.env.STALLSCOPE_BENCH_COLD_RUNS ?? '120,20000').split(',').map(Number);
@@ -157,9 +159,12 @@ async function walkRuns(browser: Browser, url: string, total: number): Promise<v
   }
 }
 
-/** One dashboard on the loaded data dir serving `webRoot`, its URL handed to `fn`, closed after. */
-async function withApp<T>(dataDir: string, webRoot: string, fn: (url: string) => Promise<T>): Promise<T> {
-  const app = await buildApp({ dataDir, database: null, logger: false, webRoot });
+/** Where the history is: SQLite's data folder, or a PostgreSQL database. */
+type StoreAt = { dataDir: string; database: null } | { dataDir: null; database: string };
+
+/** One dashboard on the loaded store serving `webRoot` (as the CLI starts it), its URL handed to `fn`, closed after. */
+async function withApp<T>(at: StoreAt, webRoot: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const app = await buildApp({ ...at, logger: false, webRoot, warmBoard: true });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   try {
@@ -172,13 +177,16 @@ async function withApp<T>(dataDir: string, webRoot: string, fn: (url: string) =>
 /** The pages timed: name, hash, the selector of their content. */
 type PageSpec = [string, string, string];
 
-async function measure(browser: Browser, runs: number): Promise<void> {
+async function measure(browser: Browser, runs: number, cluster: PgCluster | null): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-cold-load-'));
+  const at: StoreAt = cluster
+    ? { dataDir: null, database: await cluster.freshDatabase() }
+    : { dataDir, database: null };
   try {
-    const store = await openStore({ dataDir, database: null });
+    const store = await openStore(at);
     const n = await loadHistory(store, { runs });
     await store.close();
-    const { pages, total } = await withApp(dataDir, WEB_ROOTS[0], async (url) => {
+    const { pages, total } = await withApp(at, WEB_ROOTS[0], async (url) => {
       const list = (await (await fetch(`${url}/api/runs?limit=2`)).json()) as { runs: { id: string }[]; total: number };
       const story = await storyLink(browser, url);
       const specs: PageSpec[] = [
@@ -202,13 +210,13 @@ async function measure(browser: Browser, runs: number): Promise<void> {
       if (!story) console.log('  Story range link: no evidence link on the board');
       return { pages: specs, total: list.total };
     });
-    console.log(`${n} runs (SQLite), load ${(await loadAvg()).join(' ')}:`);
+    console.log(`${n} runs (${cluster ? 'PostgreSQL' : 'SQLite'}), load ${(await loadAvg()).join(' ')}:`);
     // Each round loads every page once from every web build, so builds compared share the machine's load.
     const loads = new Map<string, Load[]>();
     const failed = new Set<string>();
     for (let i = 0; i < N; i++)
       for (const webRoot of WEB_ROOTS)
-        await withApp(dataDir, webRoot, async (url) => {
+        await withApp(at, webRoot, async (url) => {
           for (const [name, hash, selector] of pages) {
             const key = `${webRoot}\0${name}`;
             if (failed.has(key)) continue;
@@ -227,7 +235,7 @@ async function measure(browser: Browser, runs: number): Promise<void> {
         const l = loads.get(`${webRoot}\0${name}`);
         if (l?.length) report(name, l);
       }
-      await withApp(dataDir, webRoot, (url) => walkRuns(browser, url, total));
+      await withApp(at, webRoot, (url) => walkRuns(browser, url, total));
     }
     console.log(`  (load after: ${(await loadAvg()).join(' ')})`);
   } finally {
@@ -265,7 +273,16 @@ try {
   console.log(
     `cold loads at 1440×900, new context each, cache disabled; ${N} loads per page; figure: navigation start → content`,
   );
-  for (const runs of SIZES) await measure(browser, runs);
+  const stores = (process.env.STALLSCOPE_BENCH_STORES ?? 'sqlite,postgres').split(',');
+  if (stores.includes('sqlite')) for (const runs of SIZES) await measure(browser, runs, null);
+  if (stores.includes('postgres')) {
+    const cluster = await startPostgres();
+    try {
+      for (const runs of SIZES) await measure(browser, runs, cluster);
+    } finally {
+      cluster.destroy();
+    }
+  }
 } finally {
   await browser.close();
 }
