@@ -138,6 +138,11 @@ describe("the board's GROUP BY on PostgreSQL", () => {
     expect(await planOf(windowRuns({ maxRuns: 5000 }))).toMatch(/Index Only Scan using runs_newest on runs/);
   });
 
+  it("reads a metadata filter's runs from run_metadata_kv alone", async () => {
+    const plan = await planOf(windowRuns({ maxRuns: 5000, metadata: [['ci_pipeline', 'vllm-omni/nightly-1']] }));
+    expect(plan).toMatch(/Index Only Scan using run_metadata_kv on run_metadata/);
+  });
+
   it("reads the named runs' report keys from stall_reports_board alone, never the reports", async () => {
     const { rows } = await sql<{ run_id: string }>`SELECT DISTINCT run_id FROM stall_reports LIMIT 40`.execute(
       app.store.kysely,
