@@ -11,6 +11,8 @@ import {
   evidenceName,
   evidenceRoute,
   groupsShown,
+  moreGroups,
+  shownGroups,
   stallsFilter,
   stripByNode,
 } from '#web/state/stallsView.ts';
@@ -23,11 +25,31 @@ import type { RequestRow, RunListItem } from '#shared/protocol/apiSchemas.ts';
 describe('the stall board in the browser', () => {
   it('says when the reply holds fewer groups than matched, and nothing when it holds them all', () => {
     const groups = Array.from({ length: 100 }, () => ({}) as StallGroupReply);
-    expect(groupsShown({ groups, groupsTotal: 1852 })).toBe(
-      'Showing the 100 most frequent of 1,852 groups: narrow the filters to see the others.',
-    );
+    expect(groupsShown({ groups, groupsTotal: 1852 })).toBe('Showing the 100 most frequent of 1,852 groups.');
     expect(groupsShown({ groups, groupsTotal: 100 })).toBeNull();
     expect(groupsShown({ groups: [], groupsTotal: 0 })).toBeNull();
+  });
+
+  it('asks for the default groups unless the URL asks for more, and offers the next ones until all are shown', () => {
+    const groups = (n: number) => Array.from({ length: n }, () => ({}) as StallGroupReply);
+    // The default is the server's own: not asked for, so the page's read is the board kept warm at ready.
+    expect(stallsFilter({})).toEqual({ metadata: [] });
+    expect(stallsFilter({ groups: '50' })).toEqual({ metadata: [], limit: 50 });
+    expect(stallsFilter({ groups: '25' })).toEqual({ metadata: [] });
+    expect([shownGroups({}), shownGroups({ groups: '0' }), shownGroups({ groups: '5000' })]).toEqual([25, 25, 1000]);
+    expect(moreGroups({ meta: 'ci_step=tts' }, { groups: groups(25), groupsTotal: 852 })).toEqual({
+      query: { meta: 'ci_step=tts', groups: '50' },
+      more: 25,
+    });
+    expect(moreGroups({ groups: '50' }, { groups: groups(50), groupsTotal: 60 })).toEqual({
+      query: { groups: '60' },
+      more: 10,
+    });
+    expect(moreGroups({}, { groups: groups(12), groupsTotal: 12 })).toBeNull();
+    expect(moreGroups({ groups: '1000' }, { groups: groups(1000), groupsTotal: 1852 })).toBeNull();
+    const r: Route = { page: 'stalls', meta: 'ci_step=tts', groups: '50' };
+    expect(parseRoute(href(r))).toEqual(r);
+    expect(parseRoute('#/stalls?groups=abc')).toEqual({ page: 'stalls' });
   });
 
   it('an occurrence’s evidence: a report is brought into view, a first timeout opens its request', () => {

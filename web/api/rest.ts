@@ -75,7 +75,7 @@ export function runsPath(f: RunFilter = {}): string {
   return `/api/runs?${p}`;
 }
 
-type StallsFilter = Pick<RunFilter, 'metadata' | 'since' | 'until'> & { fingerprint?: string };
+type StallsFilter = Pick<RunFilter, 'metadata' | 'since' | 'until'> & { fingerprint?: string; limit?: number };
 
 /** The stall board (GET /api/stalls), filtered like the runs list by metadata pairs and time. */
 export const getStalls = (f: StallsFilter = {}): Promise<StallBoardReply> => call(stallsPath(f));
@@ -86,6 +86,7 @@ export function stallsPath(f: StallsFilter = {}): string {
   if (f.fingerprint) p.set('fingerprint', f.fingerprint);
   if (f.since) p.set('since', f.since);
   if (f.until) p.set('until', f.until);
+  if (f.limit !== undefined) p.set('limit', String(f.limit));
   return `/api/stalls${p.size ? `?${p}` : ''}`;
 }
 

@@ -8,7 +8,7 @@
  */
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { href, type StallsQuery } from '../state/router.ts';
-import { CI_KEYS_HINT, groupsShown } from '../state/stallsView.ts';
+import { CI_KEYS_HINT, groupsShown, moreGroups } from '../state/stallsView.ts';
 import { StallBoard } from './stalls/StallBoard.tsx';
 import { StallFilters } from './stalls/StallFilters.tsx';
 import { useStalls } from './stalls/useStalls.ts';
@@ -19,6 +19,7 @@ export function StallsPage({ query }: { query: StallsQuery }) {
   const filtered = Boolean(query.meta || query.since || query.until || query.fp);
   const jobs = data?.groups.filter((g) => g.scope === 'job') ?? [];
   const local = data?.groups.filter((g) => g.scope === 'local') ?? [];
+  const more = data && moreGroups(query, data);
   return (
     <div className="stalls-page" data-testid="stalls-page" data-loaded={data !== null}>
       <div className="page-head">
@@ -63,7 +64,12 @@ export function StallsPage({ query }: { query: StallsQuery }) {
           <p className="muted" data-testid="board-scope">
             From {data.runsConsidered} run{data.runsConsidered === 1 ? '' : 's'}
             {data.truncated ? ' (the newest; narrow the filters to reach older ones)' : ''}.
-            {groupsShown(data) && ` ${groupsShown(data)}`}
+            {groupsShown(data) && ` ${groupsShown(data)}`}{' '}
+            {more && (
+              <a href={href({ page: 'stalls', ...more.query })} data-testid="more-groups">
+                Show {more.more} more
+              </a>
+            )}
           </p>
         </>
       )}

@@ -3,7 +3,7 @@
  * so a filtered view can be shared and Back works), `#/new` (`?preset=`: the
  * preset or `custom`), `#/runs/<id>` (`?req=5` opens request #5; `?request=5`
  * is kept as an alias; `?stall=w0-op3` brings that stall report into view; `?reqs=5-8` shows only requests #5–#8,
- * e.g. a stalled batch), `#/compare?ids=a,b`, `#/stalls` (`?meta=&since=&until=`: the stall board's filters).
+ * e.g. a stalled batch), `#/compare?ids=a,b`, `#/stalls` (`?meta=&since=&until=`: the stall board's filters; `groups=`: how many it shows).
  * Hash routing needs no server fallback and survives reloads.
  */
 import { useSyncExternalStore } from 'react';
@@ -28,6 +28,8 @@ export interface StallsQuery {
   until?: string;
   /** One fingerprint's groups (a stall card's "where else it occurred"). */
   fp?: string;
+  /** How many groups to show, the most frequent first (absent: the board's default); digits, as in the URL. */
+  groups?: string;
 }
 
 export type Route =
@@ -54,7 +56,14 @@ export function parseRoute(hash: string): Route {
   }
   if (path === '/stalls') {
     const pick = (k: keyof StallsQuery) => (q.get(k) ? { [k]: q.get(k)! } : {});
-    return { page: 'stalls', ...pick('meta'), ...pick('since'), ...pick('until'), ...pick('fp') };
+    return {
+      page: 'stalls',
+      ...pick('meta'),
+      ...pick('since'),
+      ...pick('until'),
+      ...pick('fp'),
+      ...(/^\d+$/.test(q.get('groups') ?? '') ? { groups: q.get('groups')! } : {}),
+    };
   }
   if (path === '/new') return q.get('preset') ? { page: 'new', preset: q.get('preset')! } : { page: 'new' };
   const run = /^\/runs\/([^/]+)$/.exec(path);
@@ -100,7 +109,7 @@ export function href(r: Route): string {
     }
     case 'stalls': {
       const q = new URLSearchParams();
-      for (const k of ['meta', 'since', 'until', 'fp'] as const) if (r[k]) q.set(k, r[k]);
+      for (const k of ['meta', 'since', 'until', 'fp', 'groups'] as const) if (r[k]) q.set(k, r[k]);
       return q.size ? `#/stalls?${q}` : '#/stalls';
     }
     case 'compare':

@@ -4,7 +4,13 @@
  * words, the filter the URL holds, the run to compare a group with.
  */
 import { count } from '../../shared/format.ts';
-import type { JobBoard, StallBoardReply, StallGroupReply } from '../../shared/stalls/stallsApi.ts';
+import {
+  BOARD_DEFAULT_GROUPS,
+  BOARD_MAX_GROUPS,
+  type JobBoard,
+  type StallBoardReply,
+  type StallGroupReply,
+} from '../../shared/stalls/stallsApi.ts';
 import type { Route, StallsQuery } from './router.ts';
 
 /** The run page at a piece of evidence: a first timeout opens its request, a report is brought into view. */
@@ -28,7 +34,7 @@ export const percent = (rate: number): string => `${Math.round(rate * 100)} %`;
 /** What the page says when the reply holds fewer groups than matched (the most frequent first), else null. */
 export function groupsShown(board: Pick<StallBoardReply, 'groups' | 'groupsTotal'>): string | null {
   if (board.groupsTotal <= board.groups.length) return null;
-  return `Showing the ${count(board.groups.length)} most frequent of ${count(board.groupsTotal)} groups: narrow the filters to see the others.`;
+  return `Showing the ${count(board.groups.length)} most frequent of ${count(board.groupsTotal)} groups.`;
 }
 
 export type StripCell = JobBoard['runs'][number];
@@ -57,13 +63,34 @@ export function stallsFilter(q: StallsQuery): {
   since?: string;
   until?: string;
   fingerprint?: string;
+  limit?: number;
 } {
+  const limit = shownGroups(q);
   return {
     metadata: metaPairs(q.meta),
     ...(q.fp && /^[0-9a-f]{12}$/.test(q.fp) ? { fingerprint: q.fp } : {}),
     ...(q.since ? { since: q.since } : {}),
     ...(q.until ? { until: q.until } : {}),
+    // The default is the server's (and the board it keeps warm): asked for only when it differs.
+    ...(limit === BOARD_DEFAULT_GROUPS ? {} : { limit }),
   };
+}
+
+/** How many groups the URL asks the board for: within 1…BOARD_MAX_GROUPS, the default when unset. */
+export function shownGroups(q: Pick<StallsQuery, 'groups'>): number {
+  const n = Number(q.groups);
+  return q.groups && Number.isInteger(n) && n >= 1 ? Math.min(n, BOARD_MAX_GROUPS) : BOARD_DEFAULT_GROUPS;
+}
+
+/** The query that shows the next groups (as many again as the default), or null when every group is shown. */
+export function moreGroups(
+  q: StallsQuery,
+  board: Pick<StallBoardReply, 'groups' | 'groupsTotal'>,
+): { query: StallsQuery; more: number } | null {
+  const shown = shownGroups(q);
+  if (board.groupsTotal <= board.groups.length || shown >= BOARD_MAX_GROUPS) return null;
+  const next = Math.min(shown + BOARD_DEFAULT_GROUPS, board.groupsTotal, BOARD_MAX_GROUPS);
+  return { query: { ...q, groups: String(next) }, more: next - board.groups.length };
 }
 
 /**

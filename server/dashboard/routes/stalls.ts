@@ -3,7 +3,7 @@
  * any metadata key (`metadata=ci_pipeline=vllm-omni`, repeatable) and by
  * when the runs happened (`since`, `until`); `last` is how many runs of a
  * job its strip shows; `fingerprint` keeps one fingerprint's groups; `limit`
- * how many groups (default 100, the most frequent first). Reply
+ * how many groups (default 25, the most frequent first). Reply
  * `{groups: [...], groupsTotal, runsConsidered, truncated}`, one group per scope (a CI job,
  * or the runs without CI metadata) and fingerprint, with the deprecated
  * snake_case aliases until 0.2.0.

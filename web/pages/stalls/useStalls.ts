@@ -7,8 +7,8 @@ import type { StallsQuery } from '../../state/router.ts';
 import { stallsFilter } from '../../state/stallsView.ts';
 
 export function useStalls(query: StallsQuery) {
-  const { meta, since, until, fp } = query;
-  const filter = useMemo(() => stallsFilter({ meta, since, until, fp }), [meta, since, until, fp]);
+  const { meta, since, until, fp, groups } = query;
+  const filter = useMemo(() => stallsFilter({ meta, since, until, fp, groups }), [meta, since, until, fp, groups]);
   const [loaded, setLoaded] = useState<{ filter: typeof filter; data: StallBoardReply | null; error: unknown }>({
     filter,
     data: null,

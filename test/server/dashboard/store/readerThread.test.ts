@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#server/dashboard/app.ts';
 import { boardView } from '#server/dashboard/store/common/boardView.ts';
+import { BOARD_DEFAULT_GROUPS } from '#shared/stalls/stallsApi.ts';
 import { ReaderThread } from '#server/dashboard/store/sqlite/readerThread.ts';
 import { DB_FILE } from '#server/dashboard/store/sqlite/db.ts';
 import { BOARD_MAX_RUNS, stallsReply } from '#shared/stalls/stallsApi.ts';
@@ -43,7 +44,8 @@ describe('the SQLite board on the reader thread', () => {
       const res = await app.inject(`/api/stalls?${query}`);
       expect(res.statusCode).toBe(200);
       const last = query === 'last=7' ? 7 : 20;
-      const here = boardView(await app.store.board.runs({ ...all, metadata }), last);
+      // The route's default: the most frequent BOARD_DEFAULT_GROUPS groups.
+      const here = boardView(await app.store.board.runs({ ...all, metadata }), last, { limit: BOARD_DEFAULT_GROUPS });
       expect(here.groups.length).toBeGreaterThan(0);
       expect(res.json()).toEqual(JSON.parse(JSON.stringify(stallsReply(here))));
     }

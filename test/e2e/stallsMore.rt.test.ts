@@ -1,0 +1,49 @@
+/**
+ * The Stalls page on a history with more groups than the board shows by default (Chromium): the most frequent
+ * BOARD_DEFAULT_GROUPS first, the page saying how many matched, and "Show N more" asking for the next ones through
+ * the URL (`groups=`), until every group is shown.
+ */
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
+import { BOARD_DEFAULT_GROUPS } from '#shared/stalls/stallsApi.ts';
+import { ensureWebBuild, launchBrowser, requireChromium, ROOT } from '#test/helpers/browser.ts';
+import { test as it } from '#test/helpers/fixtures.ts';
+import { loadHistory } from '#test/perf/boardHistory.ts';
+
+describe('the Stalls page with more groups than it shows at first (Chromium)', () => {
+  it(
+    'shows the most frequent, then the next ones on demand, until all are shown',
+    { timeout: 120_000 },
+    async ({ serveApp }) => {
+      requireChromium();
+      ensureWebBuild();
+      const { app, url } = await serveApp({ webRoot: join(ROOT, 'dist', 'web') });
+      // 3 pipelines × 3 steps × 8 fingerprints: well over the default's groups.
+      await loadHistory(app.store, { seed: 11, runs: 400, pipelines: 3, nodes: 4, fingerprints: 8 });
+      const total = ((await (await fetch(`${url}/api/stalls?limit=1000`)).json()) as { groupsTotal: number })
+        .groupsTotal;
+      expect(total).toBeGreaterThan(BOARD_DEFAULT_GROUPS);
+      expect(total).toBeLessThanOrEqual(2 * BOARD_DEFAULT_GROUPS);
+      const browser = await launchBrowser({ width: 1440, height: 900 });
+      try {
+        const page = await browser.context.newPage();
+        page.setDefaultTimeout(10_000);
+        await page.goto(`${url}/#/stalls`);
+        const groups = page.getByTestId('stall-board').getByTestId('stall-group');
+        await expect.poll(() => groups.count()).toBe(BOARD_DEFAULT_GROUPS);
+        await expect
+          .poll(() => page.getByTestId('board-scope').textContent())
+          .toContain(`Showing the ${BOARD_DEFAULT_GROUPS} most frequent of ${total} groups.`);
+        const more = page.getByTestId('more-groups');
+        await expect.poll(() => more.textContent()).toBe(`Show ${total - BOARD_DEFAULT_GROUPS} more`);
+        await more.click();
+        await expect.poll(() => groups.count()).toBe(total);
+        await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/stalls?groups=${total}`);
+        await expect.poll(() => more.count()).toBe(0);
+        await expect.poll(() => page.getByTestId('board-scope').textContent()).not.toContain('most frequent');
+      } finally {
+        await browser.close();
+      }
+    },
+  );
+});
