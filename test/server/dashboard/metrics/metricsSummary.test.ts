@@ -220,15 +220,7 @@ for (const [name, open] of [
     it("reads neither the runs, their metadata, events nor stall reports: only the summary's small rows", async () => {
       if (side.store.kind === 'postgres') await sql`ANALYZE`.execute(side.store.kysely);
       side.statements.length = 0;
-      const q = new KyselyMetricsQueries(side.logged);
-      await Promise.all([
-        q.runsByVerdictAndPipeline(),
-        q.jobRunsByOutcome(),
-        q.runsByStatusAndSource(),
-        q.stallRunsByFingerprintAndNode(),
-        q.eventsNumbered(),
-        q.retentionCounts(),
-      ]);
+      await new KyselyMetricsQueries(side.logged).readAll();
       expect(side.statements.length).toBeGreaterThanOrEqual(8);
       for (const st of side.statements) {
         const tables = await side.tablesRead(st.sql, st.params);
