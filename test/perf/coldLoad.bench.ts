@@ -178,10 +178,9 @@ async function withApp<T>(at: StoreAt, webRoot: string, fn: (url: string) => Pro
 type PageSpec = [string, string, string];
 
 async function measure(browser: Browser, runs: number, cluster: PgCluster | null): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stallscope-cold-load-'));
   const at: StoreAt = cluster
     ? { dataDir: null, database: await cluster.freshDatabase() }
-    : { dataDir, database: null };
+    : { dataDir: mkdtempSync(join(tmpdir(), 'stallscope-cold-load-')), database: null };
   try {
     const store = await openStore(at);
     const n = await loadHistory(store, { runs });
@@ -239,7 +238,7 @@ async function measure(browser: Browser, runs: number, cluster: PgCluster | null
     }
     console.log(`  (load after: ${(await loadAvg()).join(' ')})`);
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (at.dataDir) rmSync(at.dataDir, { recursive: true, force: true });
   }
 }
 

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { StallscopeError } from '../../../../shared/errors.ts';
 import { isConnectionError } from '../common/connectionError.ts';
+import type { OneRead } from '../common/metricsQueries.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 
 /** Runs one query; rows back. */
@@ -54,7 +55,6 @@ export function poolTransaction(pool: pg.Pool): Transaction {
  * `read` in one read-only REPEATABLE READ transaction on one pooled connection: its statements see one snapshot
  * (the board's runs, a scrape's families), and it holds one connection however many statements it issues.
  */
-export function readSnapshot(kysely: Kysely<StallscopeDb>) {
-  return <T>(read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> =>
-    kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+export function readSnapshot(kysely: Kysely<StallscopeDb>): OneRead {
+  return (read) => kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
 }

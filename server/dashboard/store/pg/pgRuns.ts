@@ -9,6 +9,7 @@ import type { BoardPick } from '../../../../shared/stalls/stallsApi.ts';
 import { BoardCache, boardKey, boardVersion, versionedBoard, type VersionedBoard } from '../common/boardCache.ts';
 import { PG_IDS } from '../common/boardDetails.ts';
 import { boardReply } from '../common/boardReply.ts';
+import type { OneRead } from '../common/metricsQueries.ts';
 import { SharedReads } from '../common/sharedReads.ts';
 import type { StallscopeDb } from '../common/schema.ts';
 import type { RequestPages } from '../common/requestPages.ts';
@@ -98,10 +99,15 @@ export class PgRuns implements RunReads, RunWrites {
 }
 
 export class PgBoard implements BoardReads {
+  /** The board's statements in one read-only snapshot (no run leaves between them). */
+  private readonly snapshot: OneRead;
+
   constructor(
     private readonly q: Query,
     private readonly kysely: Kysely<StallscopeDb>,
-  ) {}
+  ) {
+    this.snapshot = readSnapshot(kysely);
+  }
 
   runs(f: BoardFilter) {
     return reads.boardRuns(this.q, f);
@@ -133,9 +139,5 @@ export class PgBoard implements BoardReads {
   /** The board counted by the database, its statements in one read-only snapshot (no run leaves between them). */
   view(f: BoardFilter, last: number, pick?: BoardPick) {
     return this.snapshot((trx) => boardReply(trx, PG_IDS, f, last, pick));
-  }
-
-  private snapshot<T>(read: (trx: Kysely<StallscopeDb>) => Promise<T>): Promise<T> {
-    return readSnapshot(this.kysely)(read);
   }
 }
