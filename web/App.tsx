@@ -2,9 +2,9 @@
 import { ConnectionIndicator } from './components/ConnectionIndicator.tsx';
 import { StoreBanner } from './components/StoreBanner.tsx';
 import { Empty } from './components/States.tsx';
-import { lazy, Suspense, useEffect } from 'react';
+import { Suspense, use, useEffect, type ComponentType } from 'react';
 import { Loading } from './components/States.tsx';
-import { pageModules } from './pages/pageModules.ts';
+import { pageModules, type PageChunk } from './pages/pageModules.ts';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { href, useRoute, type Route } from './state/router.ts';
 import { useAllowed } from './hooks/useScope.ts';
@@ -12,11 +12,18 @@ import { useAllowed } from './hooks/useScope.ts';
 // Split off what the first view rarely needs: the form (with the schema compiler), Compare, Stalls and the run
 // page (its timeline and reducer views): the entry holds the shell and the Runs list only, so a cold load of any
 // page parses less before its first request (docs/performance.md#cold-loads). The entry has started the current
-// route's chunk already (routePreload.ts): these resolve to the same modules.
-const RunPage = lazy(() => pageModules.run().then((m) => ({ default: m.RunPage })));
-const NewRunPage = lazy(() => pageModules.new().then((m) => ({ default: m.NewRunPage })));
-const ComparePage = lazy(() => pageModules.compare().then((m) => ({ default: m.ComparePage })));
-const StallsPage = lazy(() => pageModules.stalls().then((m) => ({ default: m.StallsPage })));
+// route's chunk already (routePreload.ts) and draws once it has arrived, so that page is drawn without suspending:
+// a Suspense fallback, once shown, holds back what replaces it by React's 300 ms throttle.
+function lazyPage<M, P extends object>(chunk: PageChunk<M>, pick: (m: M) => ComponentType<P>) {
+  return function LazyPage(props: P) {
+    const Drawn = pick(chunk.loaded() ?? use(chunk.load()));
+    return <Drawn {...props} />;
+  };
+}
+const RunPage = lazyPage(pageModules.run, (m) => m.RunPage);
+const NewRunPage = lazyPage(pageModules.new, (m) => m.NewRunPage);
+const ComparePage = lazyPage(pageModules.compare, (m) => m.ComparePage);
+const StallsPage = lazyPage(pageModules.stalls, (m) => m.StallsPage);
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {

@@ -30,11 +30,15 @@ function firstReads(route: Route): string[] {
 }
 
 /**
- * Starts the route's chunk and reads. Not when the address carries `?token=`: the session read (api/session.ts) sets
- * the cookie the other reads need, so they wait for the page as before.
+ * Starts the route's chunk and reads; the chunk's arrival (settled either way; at once for the Runs list, which the
+ * entry holds). Not when the address carries `?token=`: the session read (api/session.ts) sets the cookie the other
+ * reads need, so they wait for the page as before.
  */
-export function preloadRoute(route: Route, search: string): void {
-  if (route.page !== 'runs' && route.page !== 'notFound') void pageModules[route.page]().catch(() => undefined);
-  if (new URLSearchParams(search).has('token')) return;
-  for (const path of firstReads(route)) prime(path);
+export function preloadRoute(route: Route, search: string): Promise<unknown> {
+  const chunk =
+    route.page !== 'runs' && route.page !== 'notFound'
+      ? pageModules[route.page].load().catch(() => undefined)
+      : Promise.resolve();
+  if (!new URLSearchParams(search).has('token')) for (const path of firstReads(route)) prime(path);
+  return chunk;
 }

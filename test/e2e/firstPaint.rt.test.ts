@@ -2,7 +2,8 @@
  * What a cold load's first paint waits for (docs/performance.md#cold-loads), in Chromium on the board story: each
  * page's data read starts beside its code, not after it. The page's chunks are held or slowed by the browser's own
  * request routing, so the order is forced, not raced: the Stalls page's read starts while its chunk is still on its
- * way; the Runs list's read starts before React first draws; the run page asks for its run and its events together;
+ * way, and the page is drawn with its chunk, not a fallback React would then hold back (a chunk that never comes still
+ * gets the shell drawn); the Runs list's read starts before React first draws; the run page asks for its run and its events together;
  * Compare draws its runs while the chart library's chunk is held, and the chart when it arrives.
  */
 import { join } from 'node:path';
@@ -17,13 +18,18 @@ import { testApp } from '#test/helpers/dashboardApp.ts';
 /** How long a slowed response is held back: far longer than the loopback read it delays, on a loaded machine too. */
 const SLOW_MS = 600;
 
-/** Runs before the page's scripts: when React first puts something into #root. */
+/**
+ * Runs before the page's scripts: when React first puts something into #root, and whether the page's Suspense
+ * fallback ("Loading the page…") was ever in it.
+ */
 const FIRST_DRAW = `(() => {
   const mark = () => {
     const root = document.getElementById('root');
     if (!root) return false;
     new MutationObserver((_, o) => { window.__firstDrawAt = performance.now(); o.disconnect(); })
       .observe(root, { childList: true });
+    new MutationObserver(() => { if (root.textContent.includes('Loading the page')) window.__pageFallback = true; })
+      .observe(root, { childList: true, subtree: true, characterData: true });
     return true;
   };
   if (!mark()) document.addEventListener('DOMContentLoaded', mark, { once: true });
@@ -99,6 +105,39 @@ describe('a cold load starts its data beside its code (Chromium, 1440 px)', () =
       // Before: the read could start only once the chunk had arrived and run (start ≥ its end).
       expect(board.startTime).toBeLessThan(chunk.responseEnd - SLOW_MS / 2);
     } finally {
+      await page.close();
+    }
+  });
+
+  it('Stalls: a chunk that arrives within the first draw wait is drawn with its page, never the fallback', async () => {
+    const page = await coldPage();
+    try {
+      await page.route(/\/assets\/StallsPage-[^/]+\.js$/, slow);
+      await page.goto(`${url}/#/stalls`);
+      await expect.poll(() => page.locator('[data-testid=stalls-page][data-loaded=true]').count()).toBe(1);
+      // Before: React drew the shell at once and the page's fallback until the chunk came; what replaced a fallback
+      // was then held back by React's 300 ms throttle.
+      expect(await page.evaluate(() => (window as unknown as { __pageFallback?: boolean }).__pageFallback)).toBe(
+        undefined,
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('Stalls: a chunk that does not come still gets the shell and "Loading the page" drawn', async () => {
+    const page = await coldPage();
+    const held: Route[] = [];
+    try {
+      await page.route(/\/assets\/StallsPage-[^/]+\.js$/, (r) => void held.push(r));
+      await page.goto(`${url}/#/stalls`);
+      // Without a bound on the first draw's wait, nothing would be drawn until the chunk came.
+      await expect.poll(() => page.getByRole('navigation', { name: 'Main' }).count()).toBe(1);
+      await expect.poll(() => page.locator('#main').textContent()).toContain('Loading the page');
+      for (const r of held.splice(0)) await r.continue();
+      await expect.poll(() => page.locator('[data-testid=stalls-page][data-loaded=true]').count()).toBe(1);
+    } finally {
+      for (const r of held) await r.continue().catch(() => undefined);
       await page.close();
     }
   });

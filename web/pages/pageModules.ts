@@ -1,10 +1,40 @@
 /**
- * The pages split off the entry (App.tsx loads them lazily): one import each, so the entry can start a route's
- * chunk before React asks for it (routePreload.ts) and both share the one module.
+ * The pages split off the entry (App.tsx draws them): one import each, started once, so the entry can start a
+ * route's chunk before React asks for it (routePreload.ts) and both share the one module. A page whose chunk has
+ * arrived is drawn at once: App.tsx suspends only on a chunk still on its way (docs/performance.md#cold-loads).
  */
+export interface PageChunk<M> {
+  /**
+   * The module: the same promise every time (React's `use` suspends on it while it is on its way). A failed import is
+   * forgotten, so the next draw of the page tries again instead of failing forever.
+   */
+  load(): Promise<M>;
+  /** The module once its chunk has arrived and run, else undefined. */
+  loaded(): M | undefined;
+}
+
+function pageChunk<M>(load: () => Promise<M>): PageChunk<M> {
+  let started: Promise<M> | undefined;
+  let arrived: M | undefined;
+  return {
+    load() {
+      if (!started) {
+        const p = load();
+        started = p;
+        p.then(
+          (m) => void (arrived = m),
+          () => void (started = undefined),
+        );
+      }
+      return started;
+    },
+    loaded: () => arrived,
+  };
+}
+
 export const pageModules = {
-  run: () => import('./RunPage.tsx'),
-  new: () => import('./NewRunPage.tsx'),
-  compare: () => import('./ComparePage.tsx'),
-  stalls: () => import('./StallsPage.tsx'),
+  run: pageChunk(() => import('./RunPage.tsx')),
+  new: pageChunk(() => import('./NewRunPage.tsx')),
+  compare: pageChunk(() => import('./ComparePage.tsx')),
+  stalls: pageChunk(() => import('./StallsPage.tsx')),
 };

@@ -48,18 +48,22 @@ export function JobStripView({ job, fingerprint }: { job: JobBoard; fingerprint:
                 {percent(n.hangRate)}
               </td>
               <td>
-                {n.cells.map((c) => (
-                  <a
-                    key={c.id}
-                    href={href({ page: 'run', id: c.id })}
-                    className={cellClass(c, fingerprint)}
-                    title={cellTitle(c)}
-                    aria-label={cellTitle(c)}
-                    data-outcome={c.outcome}
-                  >
-                    {c.build ?? '·'}
-                  </a>
-                ))}
+                {n.cells.map((c) => {
+                  // Once a cell: a default board draws thousands of them, each title a formatted date.
+                  const title = cellTitle(c);
+                  return (
+                    <a
+                      key={c.id}
+                      href={href({ page: 'run', id: c.id })}
+                      className={cellClass(c, fingerprint)}
+                      title={title}
+                      aria-label={title}
+                      data-outcome={c.outcome}
+                    >
+                      {c.build ?? '·'}
+                    </a>
+                  );
+                })}
               </td>
             </tr>
           ))}
