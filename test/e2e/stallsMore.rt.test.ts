@@ -1,9 +1,10 @@
 /**
  * The Stalls page on a history with more groups than the board shows by default (Chromium): the most frequent
  * BOARD_DEFAULT_GROUPS first, the page saying how many matched, and "Show N more" asking for the next ones through
- * the URL (`groups=`), until every group is shown.
+ * the URL (`groups=`), the groups shown staying drawn while the next ones load, until every group is shown.
  */
 import { join } from 'node:path';
+import type { Route } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { BOARD_DEFAULT_GROUPS } from '#shared/stalls/stallsApi.ts';
 import { ensureWebBuild, launchBrowser, requireChromium, ROOT } from '#test/helpers/browser.ts';
@@ -36,8 +37,19 @@ describe('the Stalls page with more groups than it shows at first (Chromium)', (
           .toContain(`Showing the ${BOARD_DEFAULT_GROUPS} most frequent of ${total} groups.`);
         const more = page.getByTestId('more-groups');
         await expect.poll(() => more.textContent()).toBe(`Show ${total - BOARD_DEFAULT_GROUPS} more`);
+        // The longer board is held on its way: the groups shown stay drawn, the page saying what it is loading.
+        const held: Route[] = [];
+        await page.route(/\/api\/stalls\?.*limit=/, (r) => void held.push(r));
         await more.click();
+        await expect.poll(() => held.length).toBe(1);
+        await expect
+          .poll(() => page.getByTestId('more-groups-loading').textContent())
+          .toBe(`Loading ${total - BOARD_DEFAULT_GROUPS} more…`);
+        expect(await groups.count()).toBe(BOARD_DEFAULT_GROUPS);
+        expect(await page.getByText('Loading the stall board').count()).toBe(0);
+        for (const r of held.splice(0)) await r.continue();
         await expect.poll(() => groups.count()).toBe(total);
+        await expect.poll(() => page.getByTestId('more-groups-loading').count()).toBe(0);
         await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/stalls?groups=${total}`);
         await expect.poll(() => more.count()).toBe(0);
         await expect.poll(() => page.getByTestId('board-scope').textContent()).not.toContain('most frequent');

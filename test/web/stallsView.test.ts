@@ -12,6 +12,7 @@ import {
   evidenceRoute,
   groupsShown,
   moreGroups,
+  moreOfSameBoard,
   shownGroups,
   stallsFilter,
   stripByNode,
@@ -50,6 +51,20 @@ describe('the stall board in the browser', () => {
     const r: Route = { page: 'stalls', meta: 'ci_step=tts', groups: '50' };
     expect(parseRoute(href(r))).toEqual(r);
     expect(parseRoute('#/stalls?groups=abc')).toEqual({ page: 'stalls' });
+  });
+
+  it('keeps a board drawn only while more groups of the same filters load', () => {
+    const f = (q: Parameters<typeof stallsFilter>[0]) => stallsFilter(q);
+    const base = { meta: 'ci_step=tts', since: '2026-04-01' };
+    expect(moreOfSameBoard(f(base), f({ ...base, groups: '50' }))).toBe(true);
+    expect(moreOfSameBoard(f({ ...base, groups: '50' }), f({ ...base, groups: '75' }))).toBe(true);
+    // Fewer groups, the same count, or any other filter changed: a different board, loaded afresh.
+    expect(moreOfSameBoard(f({ ...base, groups: '50' }), f(base))).toBe(false);
+    expect(moreOfSameBoard(f(base), f({ ...base, groups: '25' }))).toBe(false);
+    expect(moreOfSameBoard(f(base), f({ ...base, meta: 'ci_step=asr', groups: '50' }))).toBe(false);
+    expect(moreOfSameBoard(f(base), f({ ...base, since: '2026-05-01', groups: '50' }))).toBe(false);
+    expect(moreOfSameBoard(f(base), f({ ...base, until: '2026-05-01', groups: '50' }))).toBe(false);
+    expect(moreOfSameBoard(f(base), f({ ...base, fp: 'a1b2c3d4e5f6', groups: '50' }))).toBe(false);
   });
 
   it('an occurrence’s evidence: a report is brought into view, a first timeout opens its request', () => {

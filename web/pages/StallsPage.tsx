@@ -8,18 +8,18 @@
  */
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { href, type StallsQuery } from '../state/router.ts';
-import { CI_KEYS_HINT, groupsShown, moreGroups } from '../state/stallsView.ts';
+import { CI_KEYS_HINT, groupsShown, moreGroups, shownGroups } from '../state/stallsView.ts';
 import { StallBoard } from './stalls/StallBoard.tsx';
 import { StallFilters } from './stalls/StallFilters.tsx';
 import { useStalls } from './stalls/useStalls.ts';
 import '../styles/stalls.css';
 
 export function StallsPage({ query }: { query: StallsQuery }) {
-  const { data, error, load } = useStalls(query);
+  const { data, error, loadingMore, load } = useStalls(query);
   const filtered = Boolean(query.meta || query.since || query.until || query.fp);
   const jobs = data?.groups.filter((g) => g.scope === 'job') ?? [];
   const local = data?.groups.filter((g) => g.scope === 'local') ?? [];
-  const more = data && moreGroups(query, data);
+  const more = data && !loadingMore && moreGroups(query, data);
   return (
     <div className="stalls-page" data-testid="stalls-page" data-loaded={data !== null}>
       <div className="page-head">
@@ -69,6 +69,11 @@ export function StallsPage({ query }: { query: StallsQuery }) {
               <a href={href({ page: 'stalls', ...more.query })} data-testid="more-groups">
                 Show {more.more} more
               </a>
+            )}
+            {loadingMore && data && (
+              <span role="status" data-testid="more-groups-loading">
+                Loading {Math.min(shownGroups(query), data.groupsTotal) - data.groups.length} more…
+              </span>
             )}
           </p>
         </>

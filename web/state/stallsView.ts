@@ -57,14 +57,17 @@ export function stripByNode(
 export const metaPairs = (meta: string | undefined): string[] =>
   (meta ?? '').split(/[\s,]+/).filter((m) => m.indexOf('=') > 0);
 
-/** The board's query for the URL's filters. */
-export function stallsFilter(q: StallsQuery): {
+/** The board's query: its filters and how many groups. */
+export interface StallsFilter {
   metadata: string[];
   since?: string;
   until?: string;
   fingerprint?: string;
   limit?: number;
-} {
+}
+
+/** The board's query for the URL's filters. */
+export function stallsFilter(q: StallsQuery): StallsFilter {
   const limit = shownGroups(q);
   return {
     metadata: metaPairs(q.meta),
@@ -91,6 +94,21 @@ export function moreGroups(
   if (board.groupsTotal <= board.groups.length || shown >= BOARD_MAX_GROUPS) return null;
   const next = Math.min(shown + BOARD_DEFAULT_GROUPS, board.groupsTotal, BOARD_MAX_GROUPS);
   return { query: { ...q, groups: String(next) }, more: next - board.groups.length };
+}
+
+/**
+ * Whether `next` asks for the same board as `prev` with more of its groups ("Show N more"): the groups `prev` holds
+ * are the first of `next`'s, so they stay drawn while the longer reply is on its way instead of the page going back
+ * to "Loading".
+ */
+export function moreOfSameBoard(prev: StallsFilter, next: StallsFilter): boolean {
+  return (
+    prev.metadata.join('\u0000') === next.metadata.join('\u0000') &&
+    prev.since === next.since &&
+    prev.until === next.until &&
+    prev.fingerprint === next.fingerprint &&
+    (next.limit ?? BOARD_DEFAULT_GROUPS) > (prev.limit ?? BOARD_DEFAULT_GROUPS)
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import type { StallBoardReply } from '../../../shared/stalls/stallsApi.ts';
 import { getStalls } from '../../api/rest.ts';
 import { useAppState } from '../../hooks/services.ts';
 import type { StallsQuery } from '../../state/router.ts';
-import { stallsFilter } from '../../state/stallsView.ts';
+import { moreOfSameBoard, stallsFilter } from '../../state/stallsView.ts';
 
 export function useStalls(query: StallsQuery) {
   const { meta, since, until, fp, groups } = query;
@@ -31,7 +31,9 @@ export function useStalls(query: StallsQuery) {
     };
   }, [filter]);
   useEffect(load, [load, activeKey]);
-  // What was loaded for another filter is not shown as this one's.
+  // What was loaded for another filter is not shown as this one's, but for the groups it already holds of a longer
+  // board of the same filters: those stay drawn while the rest loads (`loadingMore`).
   const mine = loaded.filter === filter;
-  return { data: mine ? loaded.data : null, error: mine ? loaded.error : null, load };
+  const loadingMore = !mine && loaded.data !== null && moreOfSameBoard(loaded.filter, filter);
+  return { data: mine || loadingMore ? loaded.data : null, error: mine ? loaded.error : null, loadingMore, load };
 }
