@@ -8,13 +8,17 @@
 
 /**
  * One formatter for every count: `toLocaleString` with options builds a new one per call, which in Chromium was the
- * largest share of drawing a page of the runs list (~1 ms a call under load; the list makes ~6 a row).
+ * largest share of drawing a page of the runs list (~1 ms a call under load; the list makes ~6 a row). Built on first
+ * use, not when the module loads: the first Intl object of a new page starts the locale data (30–50 ms in Chromium on
+ * a loaded machine), which the web entry's first reads must not wait for (docs/performance.md#cold-loads).
  */
-const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
+let countFormat: Intl.NumberFormat | undefined;
 
 /** A count with thousands separators: 1083 → "1,083". Non-integers keep their decimals. */
 export function count(n: number): string {
-  return Number.isFinite(n) ? COUNT.format(n) : String(n);
+  if (!Number.isFinite(n)) return String(n);
+  countFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 20 });
+  return countFormat.format(n);
 }
 
 /** "1 request", "1,083 requests", "1 process", "2 processes" (the plural given when it is not one + s). */

@@ -6,7 +6,8 @@ import { Suspense, use, useEffect, type ComponentType } from 'react';
 import { Loading } from './components/States.tsx';
 import { pageModules, type PageChunk } from './pages/pageModules.ts';
 import { RunsPage } from './pages/RunsPage.tsx';
-import { href, useRoute, type Route } from './state/router.ts';
+import { href, type Route } from './state/router.ts';
+import { useRoute } from './hooks/useRoute.ts';
 import { useAllowed } from './hooks/useScope.ts';
 
 // Split off what the first view rarely needs: the form (with the schema compiler), Compare, Stalls and the run

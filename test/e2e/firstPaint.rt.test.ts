@@ -3,7 +3,8 @@
  * page's data read starts beside its code, not after it. The page's chunks are held or slowed by the browser's own
  * request routing, so the order is forced, not raced: the Stalls page's read starts while its chunk is still on its
  * way, and the page is drawn with its chunk, not a fallback React would then hold back (a chunk that never comes still
- * gets the shell drawn); the Runs list's read starts before React first draws; the run page asks for its run and its events together;
+ * gets the shell drawn); the Runs list's read starts while React itself is still on its way, and before React first
+ * draws; the run page asks for its run and its events together;
  * Compare draws its runs while the chart library's chunk is held, and the chart when it arrives.
  */
 import { join } from 'node:path';
@@ -138,6 +139,37 @@ describe('a cold load starts its data beside its code (Chromium, 1440 px)', () =
       await expect.poll(() => page.locator('[data-testid=stalls-page][data-loaded=true]').count()).toBe(1);
     } finally {
       for (const r of held) await r.continue().catch(() => undefined);
+      await page.close();
+    }
+  });
+
+  it('Runs: the list is asked for while the app (React and the shell) is still on its way', async () => {
+    const page = await coldPage();
+    const held: Route[] = [];
+    try {
+      const asked: string[] = [];
+      page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+      await page.route(/\/assets\/start-[^/]+\.js$/, (r) => void held.push(r));
+      await page.goto(`${url}/#/`);
+      await expect.poll(() => held.length).toBe(1);
+      // Before: the entry held React, so no read started before all of it had been fetched, compiled and run.
+      await expect.poll(() => asked.filter((p) => p === '/api/runs').length).toBe(1);
+      expect(await page.locator('#root').innerHTML()).toBe('');
+      for (const r of held.splice(0)) await r.continue();
+      await expect.poll(() => page.locator('[data-testid=run-row]').count()).toBeGreaterThan(0);
+    } finally {
+      for (const r of held) await r.continue().catch(() => undefined);
+      await page.close();
+    }
+  });
+
+  it('an app that cannot be loaded says so instead of a blank page', async () => {
+    const page = await coldPage();
+    try {
+      await page.route(/\/assets\/start-[^/]+\.js$/, (r) => void r.abort());
+      await page.goto(`${url}/#/`);
+      await expect.poll(() => page.locator('#root').textContent()).toContain('could not be loaded');
+    } finally {
       await page.close();
     }
   });

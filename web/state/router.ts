@@ -6,7 +6,6 @@
  * e.g. a stalled batch), `#/compare?ids=a,b`, `#/stalls` (`?meta=&since=&until=`: the stall board's filters; `groups=`: how many it shows).
  * Hash routing needs no server fallback and survives reloads.
  */
-import { useSyncExternalStore } from 'react';
 import { formatRanges, parseRanges } from '../../shared/runView/requestRanges.ts';
 
 /** The runs list's filters, as they appear in the URL (absent = not filtered). */
@@ -120,7 +119,7 @@ export function href(r: Route): string {
 }
 
 /** Tells route subscribers at once, not a task later as the browser's hashchange does. */
-const NAVIGATED = 'stallscope:navigated';
+export const NAVIGATED = 'stallscope:navigated';
 
 export function navigate(r: Route): void {
   window.location.hash = href(r);
@@ -139,18 +138,4 @@ export function navigate(r: Route): void {
 export function replaceRoute(r: Route): void {
   window.history.replaceState(null, '', href(r));
   window.dispatchEvent(new Event(NAVIGATED));
-}
-
-const subscribe = (cb: () => void) => {
-  window.addEventListener('hashchange', cb);
-  window.addEventListener(NAVIGATED, cb);
-  return () => {
-    window.removeEventListener('hashchange', cb);
-    window.removeEventListener(NAVIGATED, cb);
-  };
-};
-
-export function useRoute(): Route {
-  const hash = useSyncExternalStore(subscribe, () => window.location.hash);
-  return parseRoute(hash);
 }

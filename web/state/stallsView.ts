@@ -4,13 +4,8 @@
  * words, the filter the URL holds, the run to compare a group with.
  */
 import { count } from '../../shared/format.ts';
-import {
-  BOARD_DEFAULT_GROUPS,
-  BOARD_MAX_GROUPS,
-  type JobBoard,
-  type StallBoardReply,
-  type StallGroupReply,
-} from '../../shared/stalls/stallsApi.ts';
+import { BOARD_DEFAULT_GROUPS, BOARD_MAX_GROUPS } from '../../shared/stalls/boardLimits.ts';
+import type { JobBoard, StallBoardReply, StallGroupReply } from '../../shared/stalls/stallsApi.ts';
 import type { Route, StallsQuery } from './router.ts';
 
 /** The run page at a piece of evidence: a first timeout opens its request, a report is brought into view. */

@@ -11,13 +11,8 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorReplySchema } from '../../../shared/protocol/apiSchemas.ts';
-import {
-  BOARD_DEFAULT_GROUPS,
-  BOARD_MAX_GROUPS,
-  BOARD_MAX_RUNS,
-  StallsReplySchema,
-  type BoardPick,
-} from '../../../shared/stalls/stallsApi.ts';
+import { BOARD_DEFAULT_GROUPS, BOARD_MAX_GROUPS, BOARD_MAX_RUNS } from '../../../shared/stalls/boardLimits.ts';
+import { StallsReplySchema, type BoardPick } from '../../../shared/stalls/stallsApi.ts';
 import type { BoardFilter } from '../store/common/records.ts';
 import { sendJsonText } from './jsonText.ts';
 import { MetadataParam, metadataPairs, TimeParam, timeParam } from './query.ts';

@@ -7,7 +7,8 @@
  * job's board, not the whole store's.
  */
 import type { BoardRun } from '../../../shared/stalls/boardRun.ts';
-import { BOARD_MAX_RUNS, buildBoard, type StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
+import { BOARD_MAX_RUNS } from '../../../shared/stalls/boardLimits.ts';
+import { buildBoard, type StallGroupReply } from '../../../shared/stalls/stallsApi.ts';
 import type { DashboardStore } from '../store/common/storeApi.ts';
 
 export interface BoardContext {

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#server/dashboard/app.ts';
 import { boardView } from '#server/dashboard/store/common/boardView.ts';
-import { BOARD_DEFAULT_GROUPS } from '#shared/stalls/stallsApi.ts';
+import { BOARD_DEFAULT_GROUPS, BOARD_MAX_RUNS } from '#shared/stalls/boardLimits.ts';
 import { ReaderThread } from '#server/dashboard/store/sqlite/readerThread.ts';
 import { DB_FILE } from '#server/dashboard/store/sqlite/db.ts';
-import { BOARD_MAX_RUNS, stallsReply } from '#shared/stalls/stallsApi.ts';
+import { stallsReply } from '#shared/stalls/stallsApi.ts';
 import { sqliteOf } from '#test/helpers/sqliteStore.ts';
 import { loadHistory } from '#test/perf/boardHistory.ts';
 
