@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { DEFAULT_DASHBOARD_PORT } from './shared/protocol/dashboardPort.ts';
 import { precompress } from './scripts/precompress.ts';
+import { preloadApp } from './scripts/preloadApp.ts';
 
 /**
  * Tests that measure real time against real threads, processes or a browser
@@ -27,7 +28,8 @@ const shared = {
 export default defineConfig({
   root: 'web',
   // precompress: the built files' .br and .gz copies, which the dashboard serves as they are (plugins/webStatic.ts).
-  plugins: [react(), precompress()],
+  // preloadApp: index.html fetches the app (web/start.tsx and its chunks) beside the small entry.
+  plugins: [react(), preloadApp(/[\\/]web[\\/]start\.tsx$/), precompress()],
   build: { outDir: '../dist/web', emptyOutDir: true },
   server: {
     proxy: {

@@ -163,6 +163,25 @@ describe('a cold load starts its data beside its code (Chromium, 1440 px)', () =
     }
   });
 
+  it('the app is fetched beside the entry, not a round trip after it runs', async () => {
+    const page = await coldPage();
+    const held: Route[] = [];
+    try {
+      const asked: string[] = [];
+      page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+      // The entry itself is held: whatever is fetched meanwhile was named by index.html.
+      await page.route(/\/assets\/index-[^/]+\.js$/, (r) => void held.push(r));
+      await page.goto(`${url}/#/`);
+      await expect.poll(() => held.length).toBe(1);
+      await expect.poll(() => asked.filter((p) => /^\/assets\/start-[^/]+\.js$/.test(p)).length).toBe(1);
+      for (const r of held.splice(0)) await r.continue();
+      await expect.poll(() => page.locator('[data-testid=run-row]').count()).toBeGreaterThan(0);
+    } finally {
+      for (const r of held) await r.continue().catch(() => undefined);
+      await page.close();
+    }
+  });
+
   it('an app that cannot be loaded says so instead of a blank page', async () => {
     const page = await coldPage();
     try {
