@@ -171,7 +171,8 @@ describe('a cold load starts its data beside its code (Chromium, 1440 px)', () =
       page.on('request', (r) => asked.push(new URL(r.url()).pathname));
       // The entry itself is held: whatever is fetched meanwhile was named by index.html.
       await page.route(/\/assets\/index-[^/]+\.js$/, (r) => void held.push(r));
-      await page.goto(`${url}/#/`);
+      // Not waiting for the load event: the held entry holds it.
+      await page.goto(`${url}/#/`, { waitUntil: 'commit' });
       await expect.poll(() => held.length).toBe(1);
       await expect.poll(() => asked.filter((p) => /^\/assets\/start-[^/]+\.js$/.test(p)).length).toBe(1);
       for (const r of held.splice(0)) await r.continue();
