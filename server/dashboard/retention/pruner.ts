@@ -3,11 +3,14 @@
  * outside the policy lose their request rows and event streams, oldest run
  * first, in bounded batches with the event loop free between them, so live
  * ingest and the web UI never wait long behind a prune. The batch size adapts
- * to keep each delete near `targetBatchMs`. A pinned run, a live one, and one
+ * to keep each delete near `targetBatchMs`, and a sweep takes at most
+ * `loopShare` of the event loop: a year's sweep is tens of thousands of small
+ * batches, and back to back they kept the loop busy throughout (ingest's p99
+ * 140 ms on SQLite, docs/performance.md#year-of-history). A pinned run, a live one, and one
  * already pruned are never touched; a run pinned while its rows are being
  * pruned keeps what is left (and says it was pruned, since some rows went).
  */
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import {
   PRUNED_TABLES,
   type PrunedTable,
@@ -27,6 +30,13 @@ export interface PrunerOptions {
   batchRows?: number;
   maxBatchRows?: number;
   targetBatchMs?: number;
+  /**
+   * The share of the event loop a sweep may take (default 0.5): after each SLICE_MS of its own calls it rests as
+   * long as keeps it to that share, so a request arriving mid-sweep waits behind at most one slice.
+   */
+  loopShare?: number;
+  /** How a sweep rests between slices (default a timer); tests record it. */
+  rest?: (ms: number) => Promise<void>;
   now?: () => number;
   /** A sweep that failed (default stderr): it is retried at the next one. */
   onError?: (e: Error) => void;
@@ -41,6 +51,10 @@ export interface PrunerStats {
 }
 
 const MIN_BATCH = 100;
+/** The work a sweep does before it rests: a few batches, short next to a request's wait. */
+const SLICE_MS = 4;
+/** The longest one rest lasts (a batch that took seconds on a slow disk does not stop the sweep for as long again). */
+const MAX_REST_MS = 1000;
 /** Runs taken per query of the due list. */
 const RUNS_PER_PAGE = 50;
 
@@ -50,6 +64,8 @@ export class Pruner {
   private running: Promise<void> | null = null;
   private stopping = false;
   private batch: number;
+  /** The sweep's own time since it last rested. */
+  private worked = 0;
   private readonly now: () => number;
 
   constructor(private readonly o: PrunerOptions) {
@@ -112,6 +128,7 @@ export class Pruner {
     for (const table of Object.keys(PRUNED_TABLES) as PrunedTable[]) {
       for (;;) {
         if (this.stopping) return;
+        const turn = performance.now();
         const facts = await this.o.store.retentionFacts(id);
         if (!facts) return; // deleted meanwhile
         if (facts.pinned) {
@@ -125,12 +142,29 @@ export class Pruner {
         this.adapt(performance.now() - started, n, size);
         deleted += n;
         this.stats.rowsPruned += n;
-        await yieldToLoop();
+        await this.pace(turn);
         if (n < size) break; // the run's last rows of this table
       }
     }
     await this.o.store.markPruned(id, this.now());
     this.stats.runsPruned++;
+  }
+
+  /**
+   * Between batches: the loop turns at once, and once the sweep has worked SLICE_MS since it last rested (this turn's
+   * calls from `turn` on, awaits included: on PostgreSQL they are its backend's work on the same machine) it rests
+   * long enough to keep to `loopShare`.
+   */
+  private async pace(turn: number): Promise<void> {
+    this.worked += performance.now() - turn;
+    if (this.worked < SLICE_MS) {
+      await yieldToLoop();
+      return;
+    }
+    const share = this.o.loopShare ?? 0.5;
+    const ms = Math.min(MAX_REST_MS, (this.worked * (1 - share)) / share);
+    this.worked = 0;
+    await (this.o.rest ?? sleep)(ms);
   }
 
   /** Aims each delete at targetBatchMs: the next batch scaled by how far this one (of `size` rows) was from it. */

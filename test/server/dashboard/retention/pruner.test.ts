@@ -145,6 +145,39 @@ describe('retention', () => {
     expect((await held(app, 'newest')).detail.prunedAtMs).toBeNull();
   });
 
+  it('takes at most its share of the event loop: after each slice of its own work it rests as long again', async ({
+    app,
+  }) => {
+    for (let k = 0; k < 6; k++) await seedRun(app, `old-${k}`, NOW - (10 + k) * DAY);
+    await seedRun(app, 'newest', NOW);
+    const inner = app.store.retention;
+    const work: number[] = [];
+    const rests: number[] = [];
+    const pruner = new Pruner({
+      store: {
+        ...bind(inner),
+        async pruneBatch(id, t, max) {
+          // Each batch costs 3 ms of this thread, as a year's small deletes do together.
+          const t0 = performance.now();
+          while (performance.now() - t0 < 3);
+          work.push(performance.now() - t0);
+          return inner.pruneBatch(id, t, max);
+        },
+      },
+      policy: { retainDays: null, retainRuns: 1 },
+      isActive: () => false,
+      loopShare: 0.25,
+      rest: async (ms) => void rests.push(ms),
+    });
+    await pruner.sweep();
+    expect(pruner.stats.runsPruned).toBe(6);
+    // Every second batch or so ends a slice (4 ms), and each rest is three times the slice's work (a quarter share).
+    expect(rests.length).toBeGreaterThanOrEqual(Math.floor(work.length / 2) - 1);
+    expect(rests.every((ms) => ms >= 3 * 4)).toBe(true);
+    const worked = work.reduce((a, b) => a + b, 0);
+    expect(rests.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(3 * worked * 0.8);
+  });
+
   it('a batch size that grows between batches still prunes every row of every table', async ({ app }) => {
     const events = [runStarted('grow', 600, NOW - 10 * DAY)];
     for (let i = 0; i < 600; i++) events.push(...completedRequest('grow', i, i));
