@@ -4,6 +4,7 @@ import { StoreBanner } from './components/StoreBanner.tsx';
 import { Empty } from './components/States.tsx';
 import { Suspense, use, useEffect, type ComponentType } from 'react';
 import { Loading } from './components/States.tsx';
+import { PageErrorBoundary } from './components/PageErrorBoundary.tsx';
 import { pageModules, type PageChunk } from './pages/pageModules.ts';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { href, type Route } from './state/router.ts';
@@ -95,9 +96,11 @@ export function App() {
       </header>
       <StoreBanner />
       <main id="main" tabIndex={-1}>
-        <Suspense fallback={<Loading what="the page" />}>
-          <Page route={route} />
-        </Suspense>
+        <PageErrorBoundary page={href(route)}>
+          <Suspense fallback={<Loading what="the page" />}>
+            <Page route={route} />
+          </Suspense>
+        </PageErrorBoundary>
       </main>
     </>
   );

@@ -5,7 +5,8 @@
  * way, and the page is drawn with its chunk, not a fallback React would then hold back (a chunk that never comes still
  * gets the shell drawn); the Runs list's read starts while React itself is still on its way, and before React first
  * draws; the run page asks for its run and its events together;
- * Compare draws its runs while the chart library's chunk is held, and the chart when it arrives.
+ * Compare draws its runs while the chart library's chunk is held, and the chart when it arrives. Code that cannot be
+ * loaded is said, not a blank window.
  */
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -189,6 +190,25 @@ describe('a cold load starts its data beside its code (Chromium, 1440 px)', () =
       await page.route(/\/assets\/start-[^/]+\.js$/, (r) => void r.abort());
       await page.goto(`${url}/#/`);
       await expect.poll(() => page.locator('#root').textContent()).toContain('could not be loaded');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('a page whose code cannot be loaded says so, the shell and the other pages still there', async () => {
+    const page = await coldPage();
+    try {
+      await page.goto(`${url}/#/`);
+      await expect.poll(() => page.locator('[data-testid=run-row]').count()).toBeGreaterThan(0);
+      // As after the dashboard was upgraded under an open tab: the chunk this build names is gone.
+      await page.route(/\/assets\/StallsPage-[^/]+\.js$/, (r) => void r.fulfill({ status: 404, body: 'gone' }));
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Stalls' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('This page could not be drawn');
+      await expect.poll(() => page.getByRole('alert').getByRole('button', { name: 'Try again' }).count()).toBe(1);
+      // Before: nothing caught it and React took the whole app down (a blank window, no navigation).
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+      await expect.poll(() => page.locator('[data-testid=run-row]').count()).toBeGreaterThan(0);
+      await expect.poll(() => page.getByRole('alert').count()).toBe(0);
     } finally {
       await page.close();
     }

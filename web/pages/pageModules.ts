@@ -5,8 +5,9 @@
  */
 export interface PageChunk<M> {
   /**
-   * The module: the same promise every time (React's `use` suspends on it while it is on its way). A failed import is
-   * forgotten, so the next draw of the page tries again instead of failing forever.
+   * The module: the same promise every time (React's `use` suspends on it while it is on its way). A failed import
+   * stays failed, so the page's error boundary shows it (App.tsx): asked again, each draw would start a new import and
+   * suspend on it for ever.
    */
   load(): Promise<M>;
   /** The module once its chunk has arrived and run, else undefined. */
@@ -19,11 +20,10 @@ function pageChunk<M>(load: () => Promise<M>): PageChunk<M> {
   return {
     load() {
       if (!started) {
-        const p = load();
-        started = p;
-        p.then(
+        started = load();
+        started.then(
           (m) => void (arrived = m),
-          () => void (started = undefined),
+          () => undefined, // reported where it is used
         );
       }
       return started;
