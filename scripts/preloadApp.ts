@@ -10,10 +10,11 @@ import type { HtmlTagDescriptor, Plugin, Rollup } from 'vite';
 type OutputBundle = Rollup.OutputBundle;
 type OutputChunk = Rollup.OutputChunk;
 
-/** The chunks the module `facade` loads: its own and, depth first, every chunk it statically imports. */
+/** The chunks the module `facade` loads: the one holding it and, depth first, every chunk it statically imports. */
 function chunkClosure(bundle: OutputBundle, facade: RegExp): string[] {
   const chunks = Object.values(bundle).filter((c): c is OutputChunk => c.type === 'chunk');
-  const start = chunks.find((c) => c.facadeModuleId !== null && facade.test(c.facadeModuleId));
+  // The chunk holding the module: its own (its facade), or one it was grouped into.
+  const start = chunks.find((c) => c.moduleIds.some((id) => facade.test(id)));
   if (!start) throw new Error(`no chunk of the bundle is built from ${facade}`);
   const byName = new Map(chunks.map((c) => [c.fileName, c]));
   const seen = new Set<string>();
@@ -36,14 +37,14 @@ export function preloadApp(facade: RegExp): Plugin {
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
-      handler(_html, ctx): HtmlTagDescriptor[] {
+      handler(html, ctx): HtmlTagDescriptor[] {
         if (!ctx.bundle) return [];
         const entries = new Set(
           Object.values(ctx.bundle).flatMap((c) => (c.type === 'chunk' && c.isEntry ? [c.fileName] : [])),
         );
-        // The entry's own chunk is fetched by its script tag already.
+        // The entry's own chunk is fetched by its script tag already; a file the page names already is not named twice.
         return chunkClosure(ctx.bundle, facade)
-          .filter((file) => !entries.has(file))
+          .filter((file) => !entries.has(file) && !html.includes(`/${file}"`))
           .map((file) => ({
             tag: 'link',
             attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` },
