@@ -12,8 +12,8 @@ import { useRoute } from './hooks/useRoute.ts';
 import { useAllowed } from './hooks/useScope.ts';
 
 // Split off what the first view rarely needs: the form (with the schema compiler), Compare, Stalls and the run
-// page (its timeline and reducer views): the entry holds the shell and the Runs list only, so a cold load of any
-// page parses less before its first request (docs/performance.md#cold-loads). The entry has started the current
+// page (its timeline and reducer views): the app's chunk (start.tsx) holds the shell and the Runs list only, so a cold
+// load of any page fetches and parses less (docs/performance.md#cold-loads). The entry has started the current
 // route's chunk already (routePreload.ts) and draws once it has arrived, so that page is drawn without suspending:
 // a Suspense fallback, once shown, holds back what replaces it by React's 300 ms throttle.
 function lazyPage<M, P extends object>(chunk: PageChunk<M>, pick: (m: M) => ComponentType<P>) {

@@ -20,7 +20,10 @@ void loadSession(window.location, window.history);
 const root = document.getElementById('root')!;
 // Drawn once the route's chunk has arrived: the page is drawn with its content, not a fallback React then holds for
 // 300 ms (App.tsx).
-const drawWhen = Promise.race([chunk, new Promise((r) => setTimeout(r, FIRST_DRAW_WAITS_MS))]);
+let waited: ReturnType<typeof setTimeout> | undefined;
+const drawWhen = Promise.race([chunk, new Promise((r) => (waited = setTimeout(r, FIRST_DRAW_WAITS_MS)))]).finally(() =>
+  clearTimeout(waited),
+);
 import('./start.tsx').then(
   ({ startApp }) => startApp(root, drawWhen),
   () => {
