@@ -39,12 +39,9 @@ export function preloadApp(facade: RegExp): Plugin {
       order: 'post',
       handler(html, ctx): HtmlTagDescriptor[] {
         if (!ctx.bundle) return [];
-        const entries = new Set(
-          Object.values(ctx.bundle).flatMap((c) => (c.type === 'chunk' && c.isEntry ? [c.fileName] : [])),
-        );
-        // The entry's own chunk is fetched by its script tag already; a file the page names already is not named twice.
+        // A file the page names already (the entry's own script, Vite's preloads of its imports) is not named twice.
         return chunkClosure(ctx.bundle, facade)
-          .filter((file) => !entries.has(file) && !html.includes(`/${file}"`))
+          .filter((file) => !html.includes(`/${file}"`))
           .map((file) => ({
             tag: 'link',
             attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` },

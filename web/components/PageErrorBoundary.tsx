@@ -1,8 +1,8 @@
 /**
  * What a page that cannot be drawn shows instead of a blank window: its code that did not load (a dashboard upgraded
  * while the tab was open names chunks that are gone) or an error thrown while drawing it. The shell stays, so the
- * other pages are a click away; another page clears it, and "Try again" reloads (a module that failed to load is not
- * fetched again by the same document).
+ * other pages are a click away; another page clears it, and "Try again" reloads (a page chunk that failed stays
+ * failed for this document: web/pages/pageModules.ts).
  */
 import { Component, type ReactNode } from 'react';
 import { ErrorState } from './States.tsx';
@@ -28,11 +28,10 @@ export class PageErrorBoundary extends Component<Props, { error: unknown; page: 
     if (this.state.error === null) return this.props.children;
     return (
       <ErrorState
-        error={new Error(`This page could not be drawn: ${message(this.state.error)}`)}
+        context="This page could not be drawn"
+        error={this.state.error}
         retry={() => window.location.reload()}
       />
     );
   }
 }
-
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));

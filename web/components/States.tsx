@@ -9,8 +9,10 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
-  const msg = error instanceof Error ? error.message : String(error);
+/** `context`: what could not be done, said before the error's own message ("This page could not be drawn: …"). */
+export function ErrorState({ error, retry, context }: { error: unknown; retry?: () => void; context?: string }) {
+  const own = error instanceof Error ? error.message : String(error);
+  const msg = context ? `${context}: ${own}` : own;
   return (
     <div className="state state-error" role="alert">
       <strong>Something went wrong.</strong> {msg}
