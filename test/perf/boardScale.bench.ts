@@ -126,7 +126,7 @@ async function measure(label: string, opts: { dataDir: string | null; database: 
   } finally {
     await app.close();
   }
-  await duringRetention(opts, timed, (url) => clients(url, '/api/stalls', Math.min(LOAD_S, 10)));
+  await duringRetention(opts, timed, (url) => clients(url, '/api/stalls', Math.min(LOAD_S, 6)));
 }
 
 const stores = (process.env.STALLSCOPE_BENCH_STORES ?? 'sqlite,postgres').split(',');
