@@ -6,6 +6,7 @@
  * every occurrence with links to its evidence, and Compare with the nearest
  * passing control in one click. Filters (metadata, dates) live in the URL.
  */
+import { useMemo } from 'react';
 import { Empty, ErrorState, Loading } from '../components/States.tsx';
 import { href, type StallsQuery } from '../state/router.ts';
 import { CI_KEYS_HINT, groupsShown, moreGroups, shownGroups } from '../state/stallsView.ts';
@@ -17,8 +18,9 @@ import '../styles/stalls.css';
 export function StallsPage({ query }: { query: StallsQuery }) {
   const { data, error, loadingMore, load } = useStalls(query);
   const filtered = Boolean(query.meta || query.since || query.until || query.fp);
-  const jobs = data?.groups.filter((g) => g.scope === 'job') ?? [];
-  const local = data?.groups.filter((g) => g.scope === 'local') ?? [];
+  // Kept while the reply is: each board draws its groups after its first screen only when they change.
+  const jobs = useMemo(() => data?.groups.filter((g) => g.scope === 'job') ?? [], [data]);
+  const local = useMemo(() => data?.groups.filter((g) => g.scope === 'local') ?? [], [data]);
   const more = data && !loadingMore && moreGroups(query, data);
   return (
     <div className="stalls-page" data-testid="stalls-page" data-loaded={data !== null}>
