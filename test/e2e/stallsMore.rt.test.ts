@@ -5,31 +5,48 @@
  * board's first draw holds the first screen's groups only, the rest drawn right after (docs/performance.md#cold-loads).
  */
 import { join } from 'node:path';
-import type { Route } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import type { Page, Route } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { BOARD_DEFAULT_GROUPS } from '#shared/stalls/boardLimits.ts';
-import { ensureWebBuild, launchBrowser, requireChromium, ROOT } from '#test/helpers/browser.ts';
+import { ensureWebBuild, launchBrowser, requireChromium, ROOT, type Browser } from '#test/helpers/browser.ts';
 import { test as it } from '#test/helpers/fixtures.ts';
 import { loadHistory } from '#test/perf/boardHistory.ts';
+
+type ServeApp = (opts: { webRoot: string }) => Promise<{ app: FastifyInstance; url: string }>;
+
+/**
+ * A dashboard over a history of 3 pipelines × 3 steps × 8 fingerprints (well over the default's groups), and a page
+ * of Chromium at 1440 px.
+ */
+async function withBoard(
+  serveApp: ServeApp,
+  fn: (url: string, page: Page, browser: Browser) => Promise<void>,
+): Promise<void> {
+  requireChromium();
+  ensureWebBuild();
+  const { app, url } = await serveApp({ webRoot: join(ROOT, 'dist', 'web') });
+  await loadHistory(app.store, { seed: 11, runs: 400, pipelines: 3, nodes: 4, fingerprints: 8 });
+  const browser = await launchBrowser({ width: 1440, height: 900 });
+  try {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+    await fn(url, page, browser);
+  } finally {
+    await browser.close();
+  }
+}
 
 describe('the Stalls page with more groups than it shows at first (Chromium)', () => {
   it(
     'shows the most frequent, then the next ones on demand, until all are shown',
     { timeout: 120_000 },
     async ({ serveApp }) => {
-      requireChromium();
-      ensureWebBuild();
-      const { app, url } = await serveApp({ webRoot: join(ROOT, 'dist', 'web') });
-      // 3 pipelines × 3 steps × 8 fingerprints: well over the default's groups.
-      await loadHistory(app.store, { seed: 11, runs: 400, pipelines: 3, nodes: 4, fingerprints: 8 });
-      const total = ((await (await fetch(`${url}/api/stalls?limit=1000`)).json()) as { groupsTotal: number })
-        .groupsTotal;
-      expect(total).toBeGreaterThan(BOARD_DEFAULT_GROUPS);
-      expect(total).toBeLessThanOrEqual(2 * BOARD_DEFAULT_GROUPS);
-      const browser = await launchBrowser({ width: 1440, height: 900 });
-      try {
-        const page = await browser.context.newPage();
-        page.setDefaultTimeout(10_000);
+      await withBoard(serveApp, async (url, page) => {
+        const total = ((await (await fetch(`${url}/api/stalls?limit=1000`)).json()) as { groupsTotal: number })
+          .groupsTotal;
+        expect(total).toBeGreaterThan(BOARD_DEFAULT_GROUPS);
+        expect(total).toBeLessThanOrEqual(2 * BOARD_DEFAULT_GROUPS);
         await page.goto(`${url}/#/stalls`);
         const groups = page.getByTestId('stall-board').getByTestId('stall-group');
         await expect.poll(() => groups.count()).toBe(BOARD_DEFAULT_GROUPS);
@@ -55,9 +72,7 @@ describe('the Stalls page with more groups than it shows at first (Chromium)', (
         await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#/stalls?groups=${total}`);
         await expect.poll(() => more.count()).toBe(0);
         await expect.poll(() => page.getByTestId('board-scope').textContent()).not.toContain('most frequent');
-      } finally {
-        await browser.close();
-      }
+      });
     },
   );
 
@@ -65,14 +80,7 @@ describe('the Stalls page with more groups than it shows at first (Chromium)', (
     "draws the first screen's groups with the page's first data, the rest right after",
     { timeout: 120_000 },
     async ({ serveApp }) => {
-      requireChromium();
-      ensureWebBuild();
-      const { app, url } = await serveApp({ webRoot: join(ROOT, 'dist', 'web') });
-      await loadHistory(app.store, { seed: 11, runs: 400, pipelines: 3, nodes: 4, fingerprints: 8 });
-      const browser = await launchBrowser({ width: 1440, height: 900 });
-      try {
-        const page = await browser.context.newPage();
-        page.setDefaultTimeout(10_000);
+      await withBoard(serveApp, async (url, page, browser) => {
         // What the board held when the page first had its data: read by a MutationObserver, whose callback runs
         // once the commit's task ends. React starts its next render in a new task once a render took 5 ms; slowed
         // 4×, the first one always takes longer than that, so the two draws are seen apart on any machine.
@@ -94,9 +102,7 @@ describe('the Stalls page with more groups than it shows at first (Chromium)', (
           groups: 3,
           all: 'false',
         });
-      } finally {
-        await browser.close();
-      }
+      });
     },
   );
 });
