@@ -5,15 +5,14 @@
  * board's first draw holds the first screen's groups only, the rest drawn right after (docs/performance.md#cold-loads).
  */
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { Page, Route } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { BOARD_DEFAULT_GROUPS } from '#shared/stalls/boardLimits.ts';
 import { ensureWebBuild, launchBrowser, requireChromium, ROOT, type Browser } from '#test/helpers/browser.ts';
-import { test as it } from '#test/helpers/fixtures.ts';
+import { test as it, type ServedApp } from '#test/helpers/fixtures.ts';
 import { loadHistory } from '#test/perf/boardHistory.ts';
 
-type ServeApp = (opts: { webRoot: string }) => Promise<{ app: FastifyInstance; url: string }>;
+type ServeApp = (opts: { webRoot: string }) => Promise<ServedApp>;
 
 /**
  * A dashboard over a history of 3 pipelines × 3 steps × 8 fingerprints (well over the default's groups), and a page

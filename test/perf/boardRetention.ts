@@ -45,6 +45,19 @@ export function printScrapes(what: string, ms: number[]): void {
   );
 }
 
+/** A sample, and when it ended (performance.now()). */
+type Sample = { endAt: number; ms: number };
+
+/** The reporters' event batches this dashboard answers from now on: each one's server-side time and when it ended. */
+export function recordIngest(app: FastifyInstance): Sample[] {
+  const batches: Sample[] = [];
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method === 'POST' && req.url.endsWith('/events'))
+      batches.push({ endAt: performance.now(), ms: reply.elapsedTime });
+  });
+  return batches;
+}
+
 type Timed = (url: string, path: string, n?: number) => Promise<number[]>;
 
 /**
@@ -71,12 +84,8 @@ export async function duringRetention(
     batches.push({ ms: performance.now() - t0, rows, size: max });
     return rows;
   };
-  // Server-side ingest times with when each ended, so the figure counts only the batches the sweep overlapped.
-  const ingest: { endAt: number; ms: number }[] = [];
-  app.addHook('onResponse', async (req, reply) => {
-    if (req.method === 'POST' && req.url.endsWith('/events'))
-      ingest.push({ endAt: performance.now(), ms: reply.elapsedTime });
-  });
+  // With when each ended, so the figure counts only the batches the sweep overlapped.
+  const ingest = recordIngest(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
@@ -86,34 +95,32 @@ export async function duringRetention(
     const sweep = app.pruner.sweep().finally(() => (sweepEndAt = performance.now()));
     const still = () => (sweepEndAt === Infinity ? 'pruning throughout' : 'THE SWEEP ENDED BEFORE THIS FIGURE');
     console.log(`  while retention (--retain-days 90, default pace) prunes the year:`);
-    // Each figure from the samples that ended while the sweep ran, with how many those were.
+    // Each figure from the samples that ended while the sweep ran, with how many those were; none is said so.
     const timedAt = async (n: number, one: () => Promise<number>) => {
-      const xs: { endAt: number; ms: number }[] = [];
+      const xs: Sample[] = [];
       for (let i = 0; i < n; i++) xs.push({ ms: await one(), endAt: performance.now() });
       return xs;
     };
-    const whileSweeping = (xs: { endAt: number; ms: number }[]) => {
+    const whileSweeping = (what: string, xs: Sample[], say: (ms: number[], of: string) => void) => {
       const ms = xs.filter((x) => x.endAt <= sweepEndAt).map((x) => x.ms);
-      return { ms, of: `${ms.length} of ${xs.length} while it ran` };
+      if (ms.length) say(ms, `${ms.length} of ${xs.length} while it ran`);
+      else console.log(`  ${what}, during pruning: NOT MEASURED (the sweep had ended)`);
     };
-    const none = (what: string) => console.log(`  ${what}, during pruning: NOT MEASURED (the sweep had ended)`);
-    const scrapes = whileSweeping(await timedAt(20, async () => (await freshScrapes(app.store, 1))[0]));
-    if (scrapes.ms.length) printScrapes(`during pruning (${scrapes.of})`, scrapes.ms);
-    else none('/metrics');
-    const boards = whileSweeping(await timedAt(20, async () => (await timed(url, '/api/stalls', 1))[0]));
-    if (boards.ms.length)
-      console.log(line(`GET /api/stalls (default window), during pruning (${boards.of})`, pct(boards.ms, 99), 150));
-    else none('GET /api/stalls');
-    const runs = whileSweeping(await timedAt(50, async () => (await timed(url, '/api/runs?limit=25', 1))[0]));
-    if (runs.ms.length)
-      console.log(line(`GET /api/runs first page, during pruning (${runs.of})`, pct(runs.ms, 99), 100));
-    else none('GET /api/runs first page');
+    const scrapes = await timedAt(20, async () => (await freshScrapes(app.store, 1))[0]);
+    whileSweeping('/metrics', scrapes, (ms, of) => printScrapes(`during pruning (${of})`, ms));
+    const boards = await timedAt(20, async () => (await timed(url, '/api/stalls', 1))[0]);
+    whileSweeping('GET /api/stalls', boards, (ms, of) =>
+      console.log(line(`GET /api/stalls (default window), during pruning (${of})`, pct(ms, 99), 150)),
+    );
+    const runs = await timedAt(50, async () => (await timed(url, '/api/runs?limit=25', 1))[0]);
+    whileSweeping('GET /api/runs first page', runs, (ms, of) =>
+      console.log(line(`GET /api/runs first page, during pruning (${of})`, pct(ms, 99), 100)),
+    );
     // Ingest last, for a shorter time than the first part's: SQLite's sweep lasts ~10 s on this machine.
     const l = await clients(url);
-    const during = whileSweeping(ingest);
-    if (during.ms.length)
-      console.log(line(`ingest during pruning, server-side (${during.of})`, pct(during.ms, 99), 100));
-    else none('ingest');
+    whileSweeping('ingest', ingest, (ms, of) =>
+      console.log(line(`ingest during pruning, server-side (${of})`, pct(ms, 99), 100)),
+    );
     console.log(
       `${line(`ingest as the reporters saw it, during pruning (${l.ingestMs.length} batches)`, pct(l.ingestMs, 99), 100)}; board p99 ${pct(l.boardMs, 99).toFixed(0)} ms; ${still()}`,
     );

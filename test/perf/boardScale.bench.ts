@@ -22,7 +22,7 @@ import { openStore } from '#server/dashboard/store/openStore.ts';
 import { startPostgres } from '../helpers/postgres.ts';
 import { ownStalls } from '../helpers/reporterFleet.ts';
 import { generateHistory, loadHistory, type HistoryOptions } from './boardHistory.ts';
-import { duringRetention, freshScrapes, line, pct, printScrapes } from './boardRetention.ts';
+import { duringRetention, freshScrapes, line, pct, printScrapes, recordIngest } from './boardRetention.ts';
 
 const RUNS = Number(process.env.STALLSCOPE_BENCH_RUNS ?? 20_000);
 const LOAD_S = Number(process.env.STALLSCOPE_BENCH_LOAD_S ?? 20);
@@ -82,10 +82,7 @@ async function measure(label: string, opts: { dataDir: string | null; database: 
   console.log(`${label}: ${n} runs loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s (db import's calls)`);
   // As the CLI's dashboard: the default board read once at ready (docs/design.md#board-cache).
   const app = await buildApp({ ...opts, logger: false, warmBoard: true });
-  const ingestMs: number[] = [];
-  app.addHook('onResponse', async (req, reply) => {
-    if (req.method === 'POST' && req.url.endsWith('/events')) ingestMs.push(reply.elapsedTime);
-  });
+  const ingest = recordIngest(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
@@ -117,7 +114,16 @@ async function measure(label: string, opts: { dataDir: string | null; database: 
     console.log(
       `  while 5 viewers poll the board every second (${load.boardMs.length} boards, p99 ${pct(load.boardMs, 99).toFixed(0)} ms), 8 reporters × 10-event batches 5/s for ${LOAD_S} s:`,
     );
-    console.log(line(`ingest (${ingestMs.length} batches, server-side)`, pct(ingestMs, 99), 100));
+    console.log(
+      line(
+        `ingest (${ingest.length} batches, server-side)`,
+        pct(
+          ingest.map((b) => b.ms),
+          99,
+        ),
+        100,
+      ),
+    );
     console.log(line(`ingest as the reporters saw it (${load.ingestMs.length} batches)`, pct(load.ingestMs, 99), 100));
     console.log(
       `${line('event-loop delay', loop.percentile(99) / 1e6, 50)}; max ${(loop.max / 1e6).toFixed(0)} ms; the dashboard's longest stall of its own work: ${own.cpu.toFixed(0)} ms CPU in ${own.wall.toFixed(0)} ms`,
